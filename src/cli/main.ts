@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { UsageError } from '../spec/errors.ts';
+import { TargetUnreachable } from '../engine/http.ts';
+import type { ToolInfo } from '../engine/runner.ts';
+import { resolveRunOptions, parseCliArgs } from './options.ts';
+import { runCommand } from './run.ts';
+import { startReference, FAULTS } from '../../fixtures/reference/server.ts';
+
+const USAGE = `usage:
+  cloud-conformance run [options]          run the suite (default target: the embedded reference)
+  cloud-conformance reference [options]    serve the reference target on 127.0.0.1
+  cloud-conformance --version
+
+run options:
+  --base-url URL            target API host (default: start the embedded reference target)
+  --api-key KEY             API key of the primary organization
+  --api-key-b KEY           API key of a second organization
+  --api-key-readonly KEY    API key whose owner may only read
+  --image NAME              image valid on the target for creating a VM
+  --subnet-id ID            subnet valid on the target for creating a VM
+  --overlay FILE            OpenAPI Overlay 1.0 declaring the target's choices
+  --only GROUPS             comma list of groups to run
+  --profile quick|full      quick (default): no long waits; full: waits out windows and token expiry
+  --time-scale N            target-seconds per real second (default 1)
+  --seed N                  seed for generated data
+  --report FORMAT:PATH      json, junit or html; repeatable
+  --task-timeout SECONDS    target-seconds a task may take to finish (default 120)
+  --request-timeout SECONDS seconds allowed per request (default 15)
+  --quiet                   no progress output
+  Settings also come from CONFORMANCE_BASE_URL, CONFORMANCE_API_KEY, CONFORMANCE_API_KEY_B,
+  CONFORMANCE_API_KEY_READONLY, CONFORMANCE_IMAGE, CONFORMANCE_SUBNET_ID, CONFORMANCE_OVERLAY and .env.
+
+reference options:
+  --port N  --fault NAME (repeatable)  --time-scale N  --list-faults
+
+exit codes: 0 conformant, 1 nonconformant, 2 could not run`;
+
+export function toolInfo(): ToolInfo {
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { name: string; version: string };
+  return { name: pkg.name, version: pkg.version };
+}
+
+async function referenceCommand(args: string[]): Promise<number> {
+  const { values } = parseCliArgs(args, {
+    port: { type: 'string' },
+    fault: { type: 'string', multiple: true },
+    'time-scale': { type: 'string' },
+    'list-faults': { type: 'boolean' },
+  });
+  if (values['list-faults']) {
+    for (const f of FAULTS) process.stdout.write(`${f.name}\t${f.level}\t${f.clauses.join(',')}\t${f.description}\n`);
+    return 0;
+  }
+  const port = values['port'] === undefined ? 0 : Number(values['port']);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values['port'])}`);
+  const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
+  if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got ${JSON.stringify(values['time-scale'])}`);
+  let target;
+  try {
+    target = await startReference({ port, faults: (values['fault'] as string[] | undefined) ?? [], timeScale });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  process.stdout.write(JSON.stringify(target.settings) + '\n');
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await target.close();
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === '--version' || command === '-v') {
+      process.stdout.write(`${toolInfo().version}\n`);
+      return 0;
+    }
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      process.stdout.write(USAGE + '\n');
+      return command === undefined ? 2 : 0;
+    }
+    if (command === 'reference') return await referenceCommand(rest);
+    if (command === 'run') {
+      const opts = resolveRunOptions(rest);
+      if (opts.help) {
+        process.stdout.write(USAGE + '\n');
+        return 0;
+      }
+      const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'));
+      return exitCode;
+    }
+    throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, reference)`);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof TargetUnreachable) {
+      process.stderr.write(`cloud-conformance: ${err.message}\n`);
+      return 2;
+    }
+    // Anything else is a defect of the suite; still one line, no stack, exit 2.
+    process.stderr.write(`cloud-conformance: internal error: ${(err as Error).message ?? String(err)}\n`);
+    if (process.env['CONFORMANCE_DEBUG']) process.stderr.write(`${(err as Error).stack}\n`);
+    return 2;
+  }
+}

@@ -1,0 +1,138 @@
+import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
+import { parse as parseDotenv } from 'dotenv';
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../spec/errors.ts';
+import { REPORT_FORMATS, type ReportTarget, type ReportFormat } from '../report/index.ts';
+import type { Profile } from '../engine/config.ts';
+
+export const RUN_OPTIONS = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  'api-key-b': { type: 'string' },
+  'api-key-readonly': { type: 'string' },
+  image: { type: 'string' },
+  'subnet-id': { type: 'string' },
+  overlay: { type: 'string' },
+  only: { type: 'string' },
+  profile: { type: 'string' },
+  'time-scale': { type: 'string' },
+  seed: { type: 'string' },
+  report: { type: 'string', multiple: true },
+  'task-timeout': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Flag → environment variable. Flags win over the environment, which wins over .env. */
+export const ENV_OF: Record<string, string> = {
+  'base-url': 'CONFORMANCE_BASE_URL',
+  'api-key': 'CONFORMANCE_API_KEY',
+  'api-key-b': 'CONFORMANCE_API_KEY_B',
+  'api-key-readonly': 'CONFORMANCE_API_KEY_READONLY',
+  image: 'CONFORMANCE_IMAGE',
+  'subnet-id': 'CONFORMANCE_SUBNET_ID',
+  overlay: 'CONFORMANCE_OVERLAY',
+};
+
+export interface RunOptions {
+  baseUrl?: string;
+  apiKey?: string;
+  apiKeyB?: string;
+  apiKeyReadonly?: string;
+  image?: string;
+  subnetId?: string;
+  overlay?: string;
+  only?: string[];
+  profile: Profile;
+  timeScale: number;
+  seed: number;
+  reports: ReportTarget[];
+  taskTimeoutSeconds: number;
+  requestTimeoutSeconds: number;
+  quiet: boolean;
+  help: boolean;
+}
+
+export type FlagValues = Record<string, string | string[] | boolean | undefined>;
+
+export function parseCliArgs(args: string[], options: NonNullable<Parameters<typeof parseArgs>[0]>['options']): { values: FlagValues } {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }) as { values: FlagValues };
+  } catch (err) {
+    // node:util's messages name the flag; drop its stack and hint suffixes.
+    throw new UsageError((err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, ''));
+  }
+}
+
+function positiveNumber(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${flag} must be a positive number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+function readDotenv(cwd: string): Record<string, string> {
+  const file = `${cwd}/.env`;
+  if (!existsSync(file)) return {};
+  try {
+    return parseDotenv(readFileSync(file));
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+export function parseReportFlag(value: string): ReportTarget {
+  const i = value.indexOf(':');
+  const format = value.slice(0, i) as ReportFormat;
+  const path = value.slice(i + 1);
+  if (i <= 0 || !(format in REPORT_FORMATS) || path === '') {
+    throw new UsageError(`--report expects FORMAT:PATH with FORMAT one of ${Object.keys(REPORT_FORMATS).join(', ')}; got ${JSON.stringify(value)}`);
+  }
+  return { format, path };
+}
+
+export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): RunOptions {
+  const { values: v } = parseCliArgs(args, RUN_OPTIONS);
+  const dotenv = readDotenv(cwd);
+  const setting = (flag: string): string | undefined => {
+    const fromFlag = v[flag] as string | undefined;
+    const name = ENV_OF[flag]!;
+    const value = fromFlag ?? env[name] ?? dotenv[name];
+    return value === '' ? undefined : value;
+  };
+  const profile = (v['profile'] as string | undefined) ?? 'quick';
+  if (profile !== 'quick' && profile !== 'full') throw new UsageError(`--profile must be quick or full, got ${JSON.stringify(profile)}`);
+  const seedRaw = v['seed'] as string | undefined;
+  if (seedRaw !== undefined && !/^\d{1,15}$/.test(seedRaw)) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(seedRaw)}`);
+  const baseUrl = setting('base-url');
+  if (baseUrl !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(baseUrl);
+    } catch {
+      throw new UsageError(`--base-url is not a URL: ${JSON.stringify(baseUrl)}`);
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--base-url must be http or https, got ${u.protocol}`);
+  }
+  const only = (v['only'] as string | undefined)?.split(',').map((s) => s.trim()).filter(Boolean);
+  return {
+    baseUrl: baseUrl?.replace(/\/+$/, ''),
+    apiKey: setting('api-key'),
+    apiKeyB: setting('api-key-b'),
+    apiKeyReadonly: setting('api-key-readonly'),
+    image: setting('image'),
+    subnetId: setting('subnet-id'),
+    overlay: setting('overlay'),
+    only: only?.length ? only : undefined,
+    profile,
+    timeScale: positiveNumber('time-scale', v['time-scale'] as string | undefined, 1),
+    seed: seedRaw !== undefined ? Number(seedRaw) : Math.floor(Math.random() * 2 ** 31),
+    reports: ((v['report'] as string[] | undefined) ?? []).map(parseReportFlag),
+    taskTimeoutSeconds: positiveNumber('task-timeout', v['task-timeout'] as string | undefined, 120),
+    requestTimeoutSeconds: positiveNumber('request-timeout', v['request-timeout'] as string | undefined, 15),
+    quiet: v['quiet'] === true,
+    help: v['help'] === true,
+  };
+}

@@ -1,0 +1,31 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HttpClient } from './http.ts';
+import type { TokenManager } from './tokens.ts';
+import type { CallOptions } from './context.ts';
+import type { Exchange } from './exchange.ts';
+
+const MAX_429_RETRIES = 3;
+const MAX_RETRY_WAIT_SECONDS = 65;
+
+/** Seconds to wait after a 429: Retry-After (seconds or HTTP date) when given, else one second. */
+export function retryAfterSeconds(ex: Exchange): number {
+  const h = ex.response?.headers['retry-after'];
+  if (!h) return 1;
+  const n = Number(h);
+  if (Number.isFinite(n)) return Math.max(0, n);
+  const date = Date.parse(h);
+  return Number.isNaN(date) ? 1 : Math.max(0, (date - Date.now()) / 1000);
+}
+
+/** Sends an authenticated API call on behalf of a check. */
+export async function callApi(http: HttpClient, tokens: TokenManager, timeScale: number, sentBy: string, opts: CallOptions): Promise<Exchange> {
+  const { as = 'primary', bearer, retryOn429 = true, ...send } = opts;
+  for (let attempt = 0; ; attempt++) {
+    const headers: Record<string, string> = { ...(send.headers ?? {}) };
+    if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer}`;
+    else if (as !== 'anonymous') headers['authorization'] = `Bearer ${await tokens.get(as)}`;
+    const ex = await http.send({ ...send, headers, sentBy });
+    if (!retryOn429 || ex.response?.status !== 429 || attempt >= MAX_429_RETRIES) return ex;
+    await sleep((Math.min(retryAfterSeconds(ex), MAX_RETRY_WAIT_SECONDS) * 1000) / timeScale + 10);
+  }
+}

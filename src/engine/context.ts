@@ -1,0 +1,39 @@
+import type { LoadedSpec } from '../spec/load.ts';
+import type { Declarations } from '../spec/declarations.ts';
+import type { RunConfig } from './config.ts';
+import type { HttpClient, SendOptions } from './http.ts';
+import type { KeyName, TokenManager } from './tokens.ts';
+import type { SchemaAsserter } from './schema.ts';
+import type { Exchange } from './exchange.ts';
+import type { Ledger } from './ledger.ts';
+import type { Fixtures } from './fixtures.ts';
+
+export interface CallOptions extends Omit<SendOptions, 'sentBy'> {
+  /** Whose token to send: a configured key, nobody, or an explicit bearer value. Default: primary. */
+  as?: KeyName | 'anonymous';
+  bearer?: string;
+  /** Outside the limit probes a 429 is honoured and retried, not blamed on the check. Default true. */
+  retryOn429?: boolean;
+}
+
+/** What a check can use. Built once per check, so every exchange is attributed to the check that sent it. */
+export interface CheckContext {
+  readonly checkId: string;
+  readonly config: RunConfig;
+  readonly spec: LoadedSpec;
+  readonly declarations: Declarations;
+  readonly schema: SchemaAsserter;
+  readonly tokens: TokenManager;
+  readonly http: HttpClient;
+  readonly fixtures: Fixtures;
+  readonly ledger: Ledger;
+  /** Everything the run has exchanged so far (for checks that review the log). */
+  readonly log: readonly Exchange[];
+  call(opts: CallOptions): Promise<Exchange>;
+  /** Records what the run discovered about a choice the seed leaves open (reported, and later emitted as an overlay). */
+  observe(key: string, value: unknown): void;
+  /** Registers a value derived from a secret (an altered token) so it is redacted everywhere. */
+  registerSecret(value: string, label: string): void;
+  /** Waits target-seconds, converted to real time by the time scale. */
+  sleepTarget(seconds: number): Promise<void>;
+}

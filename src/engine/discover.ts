@@ -1,0 +1,131 @@
+import type { ValueLocation, TaskDeclaration } from '../spec/declarations.ts';
+import type { Exchange } from './exchange.ts';
+
+/** Reads a JSON pointer (RFC 6901) from a value. */
+export function readPointer(value: unknown, pointer: string): unknown {
+  if (pointer === '' || pointer === '/') return value;
+  let cur: unknown = value;
+  for (const raw of pointer.replace(/^\//, '').split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur;
+}
+
+export function readLocation(ex: Exchange, loc: ValueLocation): unknown {
+  if (loc.in === 'header') return ex.response?.headers[loc.name.toLowerCase()];
+  return readPointer(ex.response?.json, loc.pointer);
+}
+
+export function describeLocation(loc: ValueLocation): string {
+  return loc.in === 'header' ? `header ${loc.name}` : `body ${loc.pointer}`;
+}
+
+export interface Candidate {
+  location: ValueLocation;
+  value: unknown;
+}
+
+const TASK_PATH = /\/v\d+\/tasks\/([^/?#]+)/;
+
+/**
+ * Where might a create response carry its task id? The seed does not say, so every plausible place is a
+ * candidate (task-named fields up to two levels deep, a task object, the body itself, Location-like headers);
+ * the caller verifies each through GET /v1/tasks/{id}.
+ */
+export function taskIdCandidates(ex: Exchange): Candidate[] {
+  const out: Candidate[] = [];
+  const body = ex.response?.json;
+  const visit = (obj: unknown, pointer: string, depth: number) => {
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj) || depth > 2) return;
+    for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+      const p = `${pointer}/${k}`;
+      if (/task|operation|job/i.test(k)) {
+        if (typeof v === 'string' || typeof v === 'number') out.push({ location: { in: 'body', pointer: p }, value: v });
+        if (v && typeof v === 'object' && !Array.isArray(v)) {
+          const id = (v as Record<string, unknown>)['id'];
+          if (id !== undefined) out.push({ location: { in: 'body', pointer: `${p}/id` }, value: id });
+        }
+      }
+      if (v && typeof v === 'object') visit(v, p, depth + 1);
+    }
+  };
+  visit(body, '', 0);
+  // The body may be the task itself: { id, status }.
+  if (body && typeof body === 'object' && 'id' in body && /status|state/i.test(Object.keys(body).join(' '))) {
+    out.push({ location: { in: 'body', pointer: '/id' }, value: (body as Record<string, unknown>)['id'] });
+  }
+  for (const h of ['location', 'operation-location', 'content-location', 'azure-asyncoperation']) {
+    const v = ex.response?.headers[h];
+    const m = v ? TASK_PATH.exec(v) : null;
+    if (m) out.push({ location: { in: 'header', name: h }, value: decodeURIComponent(m[1]!) });
+  }
+  return out;
+}
+
+const SUCCESS_WORDS = new Set(['succeeded', 'success', 'successful', 'completed', 'complete', 'done', 'finished', 'ok']);
+const FAILURE_WORDS = new Set(['failed', 'failure', 'error', 'errored', 'cancelled', 'canceled', 'aborted', 'rejected', 'timed_out', 'timeout', 'expired']);
+const STATE_KEYS = ['status', 'state', 'phase', 'stage', 'task_status', 'taskStatus'];
+
+export interface TaskState {
+  field?: string;
+  value?: string;
+  terminal: boolean;
+  success?: boolean;
+  /** True when the state vocabulary came from the overlay. */
+  declared: boolean;
+}
+
+/** Reads a task's state, by the overlay's declaration or by recognising a common vocabulary. */
+export function readTaskState(body: unknown, decl: TaskDeclaration): TaskState {
+  if (!body || typeof body !== 'object') return { terminal: false, declared: false };
+  const obj = body as Record<string, unknown>;
+  if (decl.stateField && decl.terminal) {
+    const value = readPointer(obj, '/' + decl.stateField.replace(/\./g, '/'));
+    const v = typeof value === 'string' ? value : undefined;
+    const terminal = v !== undefined && decl.terminal.includes(v);
+    const success = terminal ? (decl.success ? decl.success.includes(v!) : undefined) : undefined;
+    return { field: decl.stateField, value: v, terminal, success, declared: true };
+  }
+  const containers: Record<string, unknown>[] = [obj];
+  for (const k of ['task', 'data', 'operation']) {
+    const inner = obj[k];
+    if (inner && typeof inner === 'object' && !Array.isArray(inner)) containers.push(inner as Record<string, unknown>);
+  }
+  for (const c of containers) {
+    for (const key of STATE_KEYS) {
+      const v = c[key];
+      if (typeof v !== 'string') continue;
+      const word = v.toLowerCase();
+      if (SUCCESS_WORDS.has(word)) return { field: key, value: v, terminal: true, success: true, declared: false };
+      if (FAILURE_WORDS.has(word)) return { field: key, value: v, terminal: true, success: false, declared: false };
+      return { field: key, value: v, terminal: false, declared: false };
+    }
+    for (const key of ['done', 'completed', 'finished']) {
+      if (c[key] === true) return { field: key, value: 'true', terminal: true, success: c['error'] ? false : true, declared: false };
+      if (c[key] === false) return { field: key, value: 'false', terminal: false, declared: false };
+    }
+  }
+  return { terminal: false, declared: false };
+}
+
+export interface TotalCandidate {
+  pointer: string;
+  value: number;
+}
+
+/** Integer fields whose name says "total" or "count", up to two levels deep: where the list's total may sit. */
+export function totalCandidates(body: unknown): TotalCandidate[] {
+  const out: TotalCandidate[] = [];
+  const visit = (obj: unknown, pointer: string, depth: number) => {
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj) || depth > 1) return;
+    for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+      if (typeof v === 'number' && Number.isInteger(v) && /total|count/i.test(k)) out.push({ pointer: `${pointer}/${k}`, value: v });
+      else if (v && typeof v === 'object' && !Array.isArray(v)) visit(v, `${pointer}/${k}`, depth + 1);
+    }
+  };
+  visit(body, '', 0);
+  // Prefer names that say total over names that say count (count may be the page's count).
+  return out.sort((a, b) => Number(/total/i.test(b.pointer)) - Number(/total/i.test(a.pointer)));
+}

@@ -1,0 +1,57 @@
+/** One request and what came back, as recorded for assertions and evidence (secrets already redacted). */
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface RecordedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The body parsed as JSON, whatever the content type said; undefined when it is not JSON. */
+  json?: unknown;
+  truncated?: boolean;
+}
+
+export interface Exchange {
+  seq: number;
+  /** The check that sent it ("setup" for tokens and fixtures shared by checks). */
+  sentBy: string;
+  request: RecordedRequest;
+  response?: RecordedResponse;
+  /** Transport failure: refused, reset, timed out, body too large. */
+  transportError?: string;
+  startedAt: string;
+  durationMs: number;
+  /** Operation of the derived spec this request addresses, when it matches one. */
+  operationId?: string;
+}
+
+export function isErrorStatus(ex: Exchange): boolean {
+  return ex.response !== undefined && ex.response.status >= 400;
+}
+
+export function isSuccess(ex: Exchange): boolean {
+  return ex.response !== undefined && ex.response.status >= 200 && ex.response.status < 300;
+}
+
+export function statusText(ex: Exchange): string {
+  return ex.response ? String(ex.response.status) : `no response (${ex.transportError ?? 'unknown'})`;
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A curl line that replays the request; secrets are already redacted in the recorded request. */
+export function toCurl(req: RecordedRequest): string {
+  const parts = ['curl', '-sS', '-i', '-X', req.method, shellQuote(req.url)];
+  for (const [k, v] of Object.entries(req.headers)) {
+    const value = /^\[REDACTED|Bearer \[REDACTED\]/.test(v) && k.toLowerCase() === 'authorization' ? 'Bearer $CONFORMANCE_TOKEN' : v;
+    parts.push('-H', shellQuote(`${k}: ${value}`));
+  }
+  if (req.body !== undefined) parts.push('--data-raw', shellQuote(req.body));
+  return parts.join(' ');
+}

@@ -1,0 +1,48 @@
+import type { Evidence, Level, Status } from './check.ts';
+import type { LedgerEntry } from './ledger.ts';
+import type { Profile } from './config.ts';
+
+/** One check's result, as the JSON report carries it (field names are a public contract). */
+export interface CheckReport {
+  id: string;
+  group: string;
+  clauses: string[];
+  level: Level;
+  status: Status;
+  message: string;
+  evidence?: Evidence;
+  title: string;
+  durationMs: number;
+}
+
+export type Verdict = 'conformant' | 'nonconformant' | 'error';
+
+export interface RunReport {
+  tool: { name: string; version: string };
+  target: { baseUrl: string; embedded: boolean };
+  profile: Profile;
+  startedAt: string;
+  finishedAt: string;
+  verdict: Verdict;
+  summary: { passed: number; failed: number; skipped: number; warnings: number };
+  checks: CheckReport[];
+  seed: number;
+  timeScale: number;
+  overlay?: string;
+  /** What the run discovered about choices the seed leaves open. */
+  observations: Record<string, unknown>;
+  ledger: LedgerEntry[];
+  /** How to rerun this exact run (secrets left out). */
+  reproduce: string;
+}
+
+/** nonconformant exactly when a must or declared check failed; a failed should check is a warning. */
+export function verdictOf(checks: CheckReport[], internalError: boolean): Verdict {
+  if (internalError) return 'error';
+  return checks.some((c) => c.status === 'failed') ? 'nonconformant' : 'conformant';
+}
+
+export function summarize(checks: CheckReport[]): RunReport['summary'] {
+  const count = (s: Status) => checks.filter((c) => c.status === s).length;
+  return { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), warnings: count('warning') };
+}

@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadSpec } from '../spec/load.ts';
+import { readDeclarations } from '../spec/declarations.ts';
+import { UsageError } from '../spec/errors.ts';
+import type { RunConfig } from './config.ts';
+import type { Check, CheckOutcome } from './check.ts';
+import { Unavailable } from './check.ts';
+import type { CheckContext, CallOptions } from './context.ts';
+import { HttpClient, TargetUnreachable } from './http.ts';
+import { Redactor } from './redact.ts';
+import { TokenManager, CredentialError } from './tokens.ts';
+import { SchemaAsserter } from './schema.ts';
+import { Ledger } from './ledger.ts';
+import { Fixtures, vmsOf } from './fixtures.ts';
+import { callApi } from './api.ts';
+import { statusText, isSuccess } from './exchange.ts';
+import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
+
+export interface RunHooks {
+  onCheckStart?(check: Check): void;
+  onCheckEnd?(report: CheckReport): void;
+}
+
+export interface ToolInfo {
+  name: string;
+  version: string;
+}
+
+export function newRunId(): string {
+  return randomBytes(4).toString('hex');
+}
+
+/** Selects checks by --only; a group that does not exist is a usage error. */
+export function selectChecks(all: Check[], only?: string[]): Check[] {
+  if (!only || only.length === 0) return all;
+  const groups = new Set(all.map((c) => c.group));
+  const unknown = only.filter((g) => !groups.has(g));
+  if (unknown.length) throw new UsageError(`--only: unknown group ${unknown.join(', ')} (groups: ${[...groups].join(', ')})`);
+  return all.filter((c) => only.includes(c.group));
+}
+
+function toReport(check: Check, outcome: CheckOutcome, durationMs: number): CheckReport {
+  // A failed should check is a warning and never fails the verdict.
+  const status = outcome.status === 'failed' && check.level === 'should' ? 'warning' : outcome.status;
+  return {
+    id: check.id,
+    group: check.group,
+    clauses: check.clauses,
+    level: check.level,
+    status,
+    message: outcome.message,
+    evidence: 'evidence' in outcome ? outcome.evidence : undefined,
+    title: check.title,
+    durationMs,
+  };
+}
+
+export async function runSuite(config: RunConfig, allChecks: Check[], tool: ToolInfo, hooks: RunHooks = {}): Promise<RunReport> {
+  const startedAt = new Date().toISOString();
+  const checks = selectChecks(allChecks, config.only);
+  const spec = await loadSpec(config.overlayPath);
+  const declarations = readDeclarations(spec);
+  const redactor = new Redactor();
+  const http = new HttpClient(config.baseUrl, { timeoutSeconds: config.requestTimeoutSeconds, maxBodyBytes: config.maxBodyBytes }, redactor);
+  const tokens = new TokenManager(http, config.keys, config.timeScale, redactor);
+  const schema = new SchemaAsserter(spec);
+  const ledger = new Ledger();
+  const observations: Record<string, unknown> = {};
+  const fixtures = new Fixtures((opts) => callApi(http, tokens, config.timeScale, 'setup', opts), config, declarations, ledger);
+
+  try {
+    // Preflight: a target we cannot reach or whose key is refused cannot be judged (exit 2).
+    try {
+      await tokens.get('primary', 'setup');
+    } catch (err) {
+      if (err instanceof CredentialError) {
+        if (!err.exchange.response) throw new TargetUnreachable(`target unreachable at ${config.baseUrl}: ${err.exchange.transportError}`);
+        throw new UsageError(`${err.message}; check --api-key and --base-url`);
+      }
+      throw err;
+    }
+
+    const ordered = [...checks.filter((c) => !c.reviewsLog), ...checks.filter((c) => c.reviewsLog)];
+    const reports: CheckReport[] = [];
+    let internalError = false;
+    for (const check of ordered) {
+      hooks.onCheckStart?.(check);
+      const ctx: CheckContext = {
+        checkId: check.id,
+        config,
+        spec,
+        declarations,
+        schema,
+        tokens,
+        http,
+        fixtures,
+        ledger,
+        log: http.log,
+        call: (opts: CallOptions) => callApi(http, tokens, config.timeScale, check.id, opts),
+        observe: (key, value) => {
+          observations[key] = value;
+        },
+        registerSecret: (value, label) => redactor.add(value, label),
+        sleepTarget: (seconds) => sleep((seconds * 1000) / config.timeScale),
+      };
+      const started = Date.now();
+      let outcome: CheckOutcome;
+      try {
+        outcome = await check.run(ctx);
+      } catch (err) {
+        if (err instanceof Unavailable) outcome = { status: 'skipped', message: err.message };
+        else if (err instanceof CredentialError && err.key !== 'primary') outcome = { status: 'skipped', message: err.message };
+        else {
+          internalError = true;
+          outcome = { status: 'failed', message: `internal error in the suite: ${(err as Error).message}`, evidence: { exchanges: [] } };
+        }
+      }
+      const report = toReport(check, outcome, Date.now() - started);
+      reports.push(report);
+      hooks.onCheckEnd?.(report);
+    }
+    // Report in declaration order, whatever order they ran in.
+    reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
+    await cleanup(config, declarations, ledger, (opts) => callApi(http, tokens, config.timeScale, 'cleanup', opts));
+    return {
+      tool,
+      target: { baseUrl: config.baseUrl, embedded: config.embedded },
+      profile: config.profile,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      verdict: verdictOf(reports, internalError),
+      summary: summarize(reports),
+      checks: reports,
+      seed: config.seed,
+      timeScale: config.timeScale,
+      overlay: config.overlayPath,
+      observations,
+      ledger: ledger.entries,
+      reproduce: reproduceLine(config),
+    };
+  } finally {
+    await http.close();
+  }
+}
+
+function reproduceLine(config: RunConfig): string {
+  const parts = ['npx cloud-conformance run', `--profile ${config.profile}`, `--seed ${config.seed}`];
+  if (!config.embedded) parts.push(`--base-url ${config.baseUrl}`, '--api-key "$CONFORMANCE_API_KEY"');
+  if (config.overlayPath) parts.push(`--overlay ${config.overlayPath}`);
+  if (config.timeScale !== 1) parts.push(`--time-scale ${config.timeScale}`);
+  if (config.only?.length) parts.push(`--only ${config.only.join(',')}`);
+  return parts.join(' ');
+}
+
+/** Deletes what the run created where the overlay declares a delete operation; otherwise leaves a note in the ledger. */
+async function cleanup(config: RunConfig, declarations: ReturnType<typeof readDeclarations>, ledger: Ledger, call: (o: CallOptions) => ReturnType<typeof callApi>): Promise<void> {
+  const vms = ledger.entries.filter((e) => e.kind === 'vm');
+  if (vms.length === 0) return;
+  const del = declarations.deleteVm;
+  if (!del) {
+    for (const e of vms) {
+      e.cleanup = 'not-declared';
+      e.note = 'the seed shows no delete operation and the overlay declares none';
+    }
+    return;
+  }
+  const missing = vms.filter((e) => !e.id);
+  if (missing.length) {
+    // Learn ids by name from the list (bounded walk at the maximum page size).
+    for (let page = 1; page <= 20 && missing.some((e) => !e.id); page++) {
+      const ex = await call({ method: 'GET', path: '/v1/vms', query: { page, per_page: 100 } });
+      const items = vmsOf(ex);
+      for (const item of items) {
+        const entry = missing.find((e) => e.name === item['name'] && typeof item['id'] === 'string');
+        if (entry) entry.id = item['id'] as string;
+      }
+      if (!isSuccess(ex) || items.length < 100) break;
+    }
+  }
+  for (const e of vms) {
+    if (!e.id) {
+      e.cleanup = 'delete-failed';
+      e.note = 'its id could not be found in the list';
+      continue;
+    }
+    const ex = await call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(e.id)) });
+    e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
+    if (!isSuccess(ex)) e.note = `delete answered ${statusText(ex)}`;
+  }
+  void config;
+}

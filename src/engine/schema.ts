@@ -1,0 +1,123 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { LoadedSpec, OpenApiDocument } from '../spec/load.ts';
+import type { Exchange } from './exchange.ts';
+
+// ajv-formats ships CommonJS with a default export; under NodeNext the namespace arrives, so unwrap it.
+type AddFormats = (ajv: Ajv2020) => unknown;
+const addFormats: AddFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+
+export interface SchemaVerdict {
+  operationId: string;
+  /** Which response of the document applied ("2XX", "default", "404"...). */
+  responseKey: string;
+  /** Violations of the seed-derived document: MUST level. */
+  baseErrors: string[];
+  /** Violations of base + overlay that the base does not have: DECLARED level. */
+  declaredErrors: string[];
+}
+
+interface RouteMatcher {
+  method: string;
+  template: string;
+  regex: RegExp;
+}
+
+function compileRoutes(doc: OpenApiDocument): RouteMatcher[] {
+  const routes: RouteMatcher[] = [];
+  for (const [template, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete', 'head']) {
+      if (!(item as Record<string, unknown>)[method]) continue;
+      const regex = new RegExp('^' + template.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '{' || c === '}' ? c : '\\' + c)).replace(/\{[^}]+\}/g, '[^/]+') + '$');
+      routes.push({ method: method.toUpperCase(), template, regex });
+    }
+  }
+  // Literal paths win over templated ones (/v1/vms/x/backups before /v1/vms/{id}).
+  return routes.sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
+}
+
+function pickResponse(responses: OpenAPIV3_1.ResponsesObject, status: number): [string, OpenAPIV3_1.ResponseObject] | undefined {
+  const exact = responses[String(status)];
+  if (exact) return [String(status), exact as OpenAPIV3_1.ResponseObject];
+  const range = `${String(status)[0]}XX`;
+  if (responses[range]) return [range, responses[range] as OpenAPIV3_1.ResponseObject];
+  if (responses['default']) return ['default', responses['default'] as OpenAPIV3_1.ResponseObject];
+  return undefined;
+}
+
+function formatErrors(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params['allowedValues'])}` : ''}`);
+}
+
+/** Asserts responses against the derived document (MUST) and against document + overlay (DECLARED) with ajv. */
+export class SchemaAsserter {
+  private readonly ajv: Ajv2020;
+  private readonly cache = new Map<object, ValidateFunction>();
+  private readonly baseRoutes: RouteMatcher[];
+  private readonly mergedRoutes: RouteMatcher[];
+
+  constructor(private readonly spec: LoadedSpec) {
+    // strict: false because OpenAPI schemas carry x- extensions and annotation keywords ajv does not know.
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    addFormats(this.ajv);
+    this.baseRoutes = compileRoutes(spec.base);
+    this.mergedRoutes = compileRoutes(spec.merged);
+  }
+
+  private validator(schema: object): ValidateFunction {
+    let v = this.cache.get(schema);
+    if (!v) {
+      v = this.ajv.compile(schema);
+      this.cache.set(schema, v);
+    }
+    return v;
+  }
+
+  /** The operation of the document (merged if given) that a method and path address. */
+  operationFor(doc: 'base' | 'merged', method: string, pathname: string): { template: string; op: OpenAPIV3_1.OperationObject } | undefined {
+    const routes = doc === 'base' ? this.baseRoutes : this.mergedRoutes;
+    const document = doc === 'base' ? this.spec.base : this.spec.merged;
+    const route = routes.find((r) => r.method === method.toUpperCase() && r.regex.test(pathname));
+    if (!route) return undefined;
+    const op = (document.paths?.[route.template] as Record<string, OpenAPIV3_1.OperationObject>)[method.toLowerCase()]!;
+    return { template: route.template, op };
+  }
+
+  private check(doc: 'base' | 'merged', ex: Exchange): { op?: string; key?: string; errors: string[]; applied: boolean } {
+    if (!ex.response) return { errors: [], applied: false };
+    const pathname = new URL(ex.request.url).pathname;
+    const found = this.operationFor(doc, ex.request.method, pathname);
+    if (!found) return { errors: [], applied: false };
+    const picked = pickResponse(found.op.responses ?? {}, ex.response.status);
+    if (!picked) return { op: found.op.operationId, errors: [], applied: false };
+    const [key, response] = picked;
+    const media = response.content?.['application/json'];
+    if (!media?.schema) return { op: found.op.operationId, key, errors: [], applied: false };
+    const validate = this.validator(media.schema as object);
+    if (ex.response.json === undefined) return { op: found.op.operationId, key, errors: ['(body) is not JSON'], applied: true };
+    return { op: found.op.operationId, key, errors: validate(ex.response.json) ? [] : formatErrors(validate.errors), applied: true };
+  }
+
+  /** Validates one exchange; undefined when no documented response applies (unknown path, transport error). */
+  assert(ex: Exchange): SchemaVerdict | undefined {
+    const base = this.check('base', ex);
+    const merged = this.spec.merged === this.spec.base ? base : this.check('merged', ex);
+    if (!base.applied && !merged.applied) return undefined;
+    const declaredErrors = merged.errors.filter((e) => !base.errors.includes(e));
+    return {
+      operationId: (merged.op ?? base.op)!,
+      responseKey: (merged.key ?? base.key)!,
+      baseErrors: base.errors,
+      declaredErrors,
+    };
+  }
+
+  /** Validates a value against a component schema of the base document (e.g. Error, Token). */
+  validateComponent(name: string, value: unknown): string[] {
+    const schema = this.spec.base.components?.schemas?.[name];
+    if (!schema) throw new Error(`no schema ${name} in the derived document`);
+    const v = this.validator(schema as object);
+    return v(value) ? [] : formatErrors(v.errors);
+  }
+}

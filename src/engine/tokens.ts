@@ -1,0 +1,89 @@
+import type { HttpClient } from './http.ts';
+import type { Redactor } from './redact.ts';
+import type { Exchange } from './exchange.ts';
+import { statusText } from './exchange.ts';
+
+export type KeyName = 'primary' | 'second' | 'readonly';
+
+export const KEY_FLAGS: Record<KeyName, string> = {
+  primary: '--api-key',
+  second: '--api-key-b',
+  readonly: '--api-key-readonly',
+};
+
+/** The token exchange failed for a key the user supplied. */
+export class CredentialError extends Error {
+  constructor(
+    readonly key: KeyName,
+    readonly exchange: Exchange,
+  ) {
+    super(`the target refused to issue a token for ${KEY_FLAGS[key]} (${statusText(exchange)})`);
+  }
+}
+
+interface HeldToken {
+  token: string;
+  body: Record<string, unknown>;
+  /** Real-time ms after which the suite renews it. */
+  renewAt: number;
+}
+
+/**
+ * Issues and renews bearer tokens per API key. Renews at 80% of the lifetime (scaled by the target's
+ * time scale) so long runs never fail on expiry, and counts issuances so a run stays inside 10/min/key.
+ */
+export class TokenManager {
+  private readonly held = new Map<KeyName, HeldToken>();
+  readonly issued: Record<KeyName, number> = { primary: 0, second: 0, readonly: 0 };
+
+  constructor(
+    private readonly http: HttpClient,
+    private readonly keys: Partial<Record<KeyName, string>>,
+    private readonly timeScale: number,
+    private readonly redactor: Redactor,
+  ) {
+    for (const [name, key] of Object.entries(keys)) redactor.add(key, `api key ${KEY_FLAGS[name as KeyName]}`);
+  }
+
+  has(key: KeyName): boolean {
+    return typeof this.keys[key] === 'string' && this.keys[key] !== '';
+  }
+
+  secret(key: KeyName): string | undefined {
+    return this.keys[key];
+  }
+
+  /** Exchanges an API key (by name or raw value) for a token; records the exchange, registers the token as a secret. */
+  async exchange(apiKey: string, sentBy: string): Promise<Exchange> {
+    const ex = await this.http.send({ method: 'POST', path: '/v1/auth/tokens', json: { api_key: apiKey }, sentBy });
+    const body = ex.response?.json as Record<string, unknown> | undefined;
+    if (body && typeof body['token'] === 'string') this.redactor.add(body['token'], 'token');
+    return ex;
+  }
+
+  /** A fresh token for the key, not the cached one (used by checks that need their own). */
+  async issue(key: KeyName, sentBy: string): Promise<{ token: string; body: Record<string, unknown>; exchange: Exchange }> {
+    const secret = this.keys[key];
+    if (!secret) throw new Error(`no ${KEY_FLAGS[key]} configured`);
+    this.issued[key]++;
+    const ex = await this.exchange(secret, sentBy);
+    const body = ex.response?.json as Record<string, unknown> | undefined;
+    if (!ex.response || ex.response.status >= 300 || !body || typeof body['token'] !== 'string') throw new CredentialError(key, ex);
+    return { token: body['token'] as string, body, exchange: ex };
+  }
+
+  async get(key: KeyName, sentBy = 'setup'): Promise<string> {
+    const current = this.held.get(key);
+    if (current && Date.now() < current.renewAt) return current.token;
+    const { token, body } = await this.issue(key, sentBy);
+    const lifetime = typeof body['expires_in'] === 'number' && body['expires_in'] > 0 ? body['expires_in'] : 3600;
+    this.held.set(key, { token, body, renewAt: Date.now() + (lifetime * 1000 * 0.8) / this.timeScale });
+    return token;
+  }
+
+  /** The token response body the cached token came with. */
+  async response(key: KeyName): Promise<Record<string, unknown>> {
+    await this.get(key);
+    return this.held.get(key)!.body;
+  }
+}

@@ -1,0 +1,26 @@
+import type { RunReport } from '../engine/report.ts';
+
+const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+
+/** JUnit XML: one testsuite per group, one testcase per check, clause ids in the name. */
+export function renderJunit(report: RunReport): string {
+  const groups = [...new Set(report.checks.map((c) => c.group))];
+  const suites = groups.map((group) => {
+    const checks = report.checks.filter((c) => c.group === group);
+    const cases = checks.map((c) => {
+      const name = `${c.id} [${c.level.toUpperCase()}] (${c.clauses.join(', ')})`;
+      const time = (c.durationMs / 1000).toFixed(3);
+      let inner = '';
+      if (c.status === 'failed') inner = `<failure message="${xml(c.message)}" type="${c.level}">${xml(JSON.stringify(c.evidence ?? {}, null, 2))}</failure>`;
+      else if (c.status === 'skipped') inner = `<skipped message="${xml(c.message)}"/>`;
+      else if (c.status === 'warning') inner = `<system-out>${xml(`WARNING (should): ${c.message}`)}</system-out>`;
+      else inner = `<system-out>${xml(c.message)}</system-out>`;
+      return `    <testcase classname="${xml(`cloud-conformance.${group}`)}" name="${xml(name)}" time="${time}">${inner}</testcase>`;
+    });
+    const failures = checks.filter((c) => c.status === 'failed').length;
+    const skipped = checks.filter((c) => c.status === 'skipped').length;
+    return `  <testsuite name="${xml(group)}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}">\n${cases.join('\n')}\n  </testsuite>`;
+  });
+  const failures = report.checks.filter((c) => c.status === 'failed').length;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cloud-conformance" tests="${report.checks.length}" failures="${failures}" errors="0">\n${suites.join('\n')}\n</testsuites>\n`;
+}

@@ -1,0 +1,39 @@
+import type { Check } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail, Unavailable } from '../../src/engine/check.ts';
+import { wasAccepted, describe, absentId } from '../support.ts';
+
+/** Every operation but token issuance refuses a request that carries no Authorization header. */
+export const bearerRequired: Check = {
+  id: 'auth.bearer-required',
+  group: 'auth',
+  clauses: ['AUTH-BEARER-REQUIRED'],
+  level: 'must',
+  title: 'Every endpoint except token issuance refuses a request without a bearer token',
+  async run(ctx) {
+    let createBody: Record<string, unknown> = {};
+    try {
+      // A valid body, so that only the missing token can be the reason for a refusal.
+      createBody = ctx.fixtures.vmCreateBody('noauth').body;
+    } catch (err) {
+      if (!(err instanceof Unavailable)) throw err;
+    }
+    const sent: Exchange[] = [
+      await ctx.call({ as: 'anonymous', method: 'GET', path: '/v1/vms' }),
+      await ctx.call({ as: 'anonymous', method: 'GET', path: '/v1/vms', query: { page: 1, per_page: 1 } }),
+      await ctx.call({ as: 'anonymous', method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` }),
+      await ctx.call({ as: 'anonymous', method: 'POST', path: `/v1/vms/${absentId(ctx, 'vm')}/backups`, json: { description: 'conformance' } }),
+      await ctx.call({ as: 'anonymous', method: 'POST', path: '/v1/vms', json: createBody }),
+    ];
+    const accepted = sent.filter(wasAccepted);
+    for (const ex of accepted) {
+      if (ex.request.method === 'POST' && new URL(ex.request.url).pathname === '/v1/vms') {
+        ctx.ledger.record({ kind: 'vm', name: String(createBody['name']), createdBy: ctx.checkId });
+      }
+    }
+    if (accepted.length) {
+      return fail(`served without a token: ${accepted.map(describe).join('; ')}`, accepted);
+    }
+    return pass(`all ${sent.length} requests without a token were refused`, [], { statuses: sent.map(describe) });
+  },
+};

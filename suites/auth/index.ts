@@ -1,0 +1,22 @@
+import type { Check } from '../../src/engine/check.ts';
+import { tokenShape } from './token-shape.ts';
+import { bearerRequired } from './bearer-required.ts';
+import { malformedToken } from './malformed-token.ts';
+import { tamperedToken } from './tampered-token.ts';
+import { tokenRequestInvalid } from './token-request-invalid.ts';
+import { tokenExpiry } from './token-expiry.ts';
+import { tokenOrganization } from './token-organization.ts';
+import { tokenRole } from './token-role.ts';
+import { unauthenticatedStatus } from './unauthenticated-status.ts';
+
+export const authChecks: Check[] = [
+  tokenShape,
+  bearerRequired,
+  malformedToken,
+  tamperedToken,
+  tokenRequestInvalid,
+  tokenExpiry,
+  tokenOrganization,
+  tokenRole,
+  unauthenticatedStatus,
+];

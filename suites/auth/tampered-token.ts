@@ -1,0 +1,57 @@
+import type { Check } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { wasAccepted, describe } from '../support.ts';
+
+const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
+const unb64url = (s: string) => Buffer.from(s, 'base64url').toString('utf8');
+
+/** Changes one character in the middle of a string to another of the same alphabet. */
+export function alterMiddle(s: string): string {
+  const i = Math.floor(s.length / 2);
+  const c = s[i]!;
+  const replacement = c === 'A' ? 'B' : c === 'a' ? 'b' : c === '0' ? '1' : /[A-Za-z0-9]/.test(c) ? 'A' : 'x';
+  return s.slice(0, i) + replacement + s.slice(i + 1);
+}
+
+/** Variants of a genuine token that a signed-token scheme must refuse. */
+export function tamperedVariants(token: string): Array<{ name: string; value: string }> {
+  const parts = token.split('.');
+  if (parts.length !== 3) return [{ name: 'one character altered', value: alterMiddle(token) }];
+  const [header, payload, signature] = parts as [string, string, string];
+  const variants = [
+    { name: 'signature altered', value: `${header}.${payload}.${alterMiddle(signature)}` },
+    { name: 'signature stripped', value: `${header}.${payload}.` },
+    { name: 'signature removed', value: `${header}.${payload}` },
+  ];
+  try {
+    const claims = JSON.parse(unb64url(payload)) as Record<string, unknown>;
+    const altered = { ...claims, role: 'admin', organization: 'cc-other-org', org: 'cc-other-org' };
+    variants.push({ name: 'payload altered (role, organization)', value: `${header}.${b64url(JSON.stringify(altered))}.${signature}` });
+    variants.push({ name: 'alg none', value: `${b64url(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${payload}.` });
+  } catch {
+    variants.push({ name: 'payload altered', value: `${header}.${alterMiddle(payload)}.${signature}` });
+  }
+  return variants;
+}
+
+export const tamperedToken: Check = {
+  id: 'auth.tampered-token',
+  group: 'auth',
+  clauses: ['AUTH-TOKEN-SIGNED'],
+  level: 'must',
+  title: 'A token whose payload or signature was altered is refused',
+  async run(ctx) {
+    const genuine = await ctx.tokens.get('primary', ctx.checkId);
+    const sent: Array<{ name: string; ex: Exchange }> = [];
+    for (const v of tamperedVariants(genuine)) {
+      ctx.registerSecret(v.value, 'altered token');
+      sent.push({ name: v.name, ex: await ctx.call({ bearer: v.value, method: 'GET', path: '/v1/vms' }) });
+    }
+    const accepted = sent.filter((s) => wasAccepted(s.ex));
+    if (accepted.length) {
+      return fail(`accepted altered tokens: ${accepted.map((a) => `${a.name} (${describe(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
+    }
+    return pass(`all ${sent.length} altered tokens were refused (${sent.map((s) => s.name).join(', ')})`);
+  },
+};

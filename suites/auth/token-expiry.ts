@@ -1,0 +1,32 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+import { QUICK_MAX_WAIT_SECONDS } from '../../src/engine/config.ts';
+import { wasAccepted, describe } from '../support.ts';
+
+const LIFETIME_SECONDS = 3600;
+
+/** A token older than its lifetime is refused, and a new token from the same key works. */
+export const tokenExpiry: Check = {
+  id: 'auth.token-expiry',
+  group: 'auth',
+  clauses: ['AUTH-TOKEN-EXPIRY', 'AUTH-TOKEN-TTL'],
+  level: 'must',
+  title: 'A token older than 3600 seconds is refused; a new one must be requested',
+  async run(ctx) {
+    const realWait = (LIFETIME_SECONDS + 2) / ctx.config.timeScale;
+    if (ctx.config.profile === 'quick' && realWait > QUICK_MAX_WAIT_SECONDS) {
+      return skip(`needs --profile full: it waits out the token lifetime (${Math.ceil(realWait)} s at time scale ${ctx.config.timeScale})`);
+    }
+    const { token } = await ctx.tokens.issue('primary', ctx.checkId);
+    const fresh = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
+    if (!wasAccepted(fresh)) return skip(`a fresh token was not accepted (${describe(fresh)}); cannot tell expiry apart`);
+    await ctx.sleepTarget(LIFETIME_SECONDS + 2);
+    const expired = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
+    if (wasAccepted(expired)) return fail(`a token ${LIFETIME_SECONDS + 2} s old was still accepted`, [fresh, expired]);
+    const renewed = await ctx.tokens.issue('primary', ctx.checkId);
+    const after = await ctx.call({ bearer: renewed.token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
+    if (!wasAccepted(after)) return fail(`a new token requested after expiry was not accepted (${describe(after)})`, [expired, after]);
+    ctx.observe('expiredTokenStatus', expired.response?.status);
+    return pass(`the expired token was refused (${describe(expired)}); a new token worked`, [expired]);
+  },
+};

@@ -1,0 +1,22 @@
+import type { Check } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { describe } from '../support.ts';
+
+/** HTTP convention (RFC 9110 §15.5.2, RFC 6750 §3.1): missing or invalid credentials get 401, not 403. */
+export const unauthenticatedStatus: Check = {
+  id: 'auth.unauthenticated-status',
+  group: 'auth',
+  clauses: ['AUTH-BEARER-REQUIRED'],
+  level: 'should',
+  title: 'Missing or invalid credentials are answered 401',
+  async run(ctx) {
+    const sent: Exchange[] = [
+      await ctx.call({ as: 'anonymous', method: 'GET', path: '/v1/vms' }),
+      await ctx.call({ bearer: 'not-a-token', method: 'GET', path: '/v1/vms' }),
+    ];
+    const other = sent.filter((ex) => ex.response?.status !== 401);
+    if (other.length) return fail(`expected 401: ${other.map(describe).join('; ')}`, other);
+    return pass('missing and invalid credentials were answered 401');
+  },
+};

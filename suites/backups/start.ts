@@ -1,0 +1,24 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+import { describe, documentedRefusal, isSuccess } from '../support.ts';
+
+/** POST /v1/vms/{id}/backups with a description starts a backup of a VM the run created. */
+export const startBackup: Check = {
+  id: 'backups.start',
+  group: 'backups',
+  clauses: ['BACKUP-CREATE'],
+  level: 'must',
+  title: 'Starting a backup of a VM with a description is accepted',
+  async run(ctx) {
+    // Only a VM this run created: the suite never writes to resources it did not make.
+    const vmId = await ctx.fixtures.createdVmId();
+    const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `cloud-conformance run ${ctx.config.runId}` } });
+    if (!isSuccess(ex)) {
+      const refusal = documentedRefusal(ex);
+      if (refusal) return skip(`the backup was refused with a documented reason (${refusal})`);
+      return fail(`starting a backup was refused: ${describe(ex)}`, [ex]);
+    }
+    ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` });
+    return pass(`backup started: ${describe(ex)}`, [ex]);
+  },
+};

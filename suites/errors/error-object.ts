@@ -1,0 +1,29 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { fromLog, describe, absentId } from '../support.ts';
+
+/** Every error response of the run (rejected ones provoked here included) carries {error:{code, message}}. */
+export const errorObject: Check = {
+  id: 'errors.error-object',
+  group: 'errors',
+  clauses: ['ERROR-OBJECT', 'ERROR-OBJECT-EVERY'],
+  level: 'must',
+  title: 'Every error response carries the error object',
+  reviewsLog: true,
+  async run(ctx) {
+    // Provoke the common error cases, so the check has material even when run alone.
+    await ctx.call({ method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` });
+    await ctx.call({ method: 'POST', path: '/v1/vms', json: { name: 12345 } });
+    await ctx.call({ as: 'anonymous', method: 'GET', path: '/v1/vms' });
+    const errors = fromLog(ctx, (ex) => ex.response!.status >= 400);
+    const bad = errors.map((ex) => ({ ex, problems: ctx.schema.validateComponent('Error', ex.response?.json) })).filter((r) => r.problems.length);
+    if (bad.length) {
+      return fail(`${bad.length} of ${errors.length} error responses lack the error object: ${describe(bad[0]!.ex)}: ${bad[0]!.problems.join('; ')}`, bad.map((b) => b.ex), {
+        violations: bad.slice(0, 10).map((b) => ({ exchange: describe(b.ex), problems: b.problems })),
+      });
+    }
+    const codes = [...new Set(errors.map((ex) => `${ex.response!.status} ${(ex.response!.json as { error: { code: string } }).error.code}`))];
+    ctx.observe('errorCases', codes);
+    return pass(`all ${errors.length} error responses carry the error object (${codes.join(', ')})`);
+  },
+};

@@ -1,0 +1,35 @@
+import type { Check } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { fromLog, describe } from '../support.ts';
+
+const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
+
+function problemOf(ex: Exchange): string | undefined {
+  const r = ex.response!;
+  if (r.status === 204 || r.status === 304 || ex.request.method === 'HEAD') return undefined;
+  const type = r.headers['content-type'];
+  if (!type || !JSON_TYPE.test(type)) return `content type ${JSON.stringify(type ?? null)}`;
+  if (r.json === undefined) return r.truncated ? 'body larger than the suite accepts' : 'body is not valid JSON';
+  return undefined;
+}
+
+/** Responses are JSON: a JSON content type and a body that parses. */
+export const jsonResponses: Check = {
+  id: 'errors.json-responses',
+  group: 'errors',
+  clauses: ['SVC-JSON'],
+  level: 'must',
+  title: 'Every response is JSON (content type and body)',
+  reviewsLog: true,
+  async run(ctx) {
+    const all = fromLog(ctx, () => true);
+    const bad = all.map((ex) => ({ ex, problem: problemOf(ex) })).filter((r) => r.problem);
+    if (bad.length) {
+      return fail(`${bad.length} of ${all.length} responses are not JSON: ${describe(bad[0]!.ex)}: ${bad[0]!.problem}`, bad.map((b) => b.ex), {
+        violations: bad.slice(0, 10).map((b) => `${describe(b.ex)}: ${b.problem}`),
+      });
+    }
+    return pass(`all ${all.length} responses are JSON`);
+  },
+};

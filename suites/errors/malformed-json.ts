@@ -1,0 +1,18 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { describe } from '../support.ts';
+
+/** Requests are JSON: a body that does not parse is the client's error (4xx), never accepted and never a 5xx. */
+export const malformedJson: Check = {
+  id: 'errors.malformed-json',
+  group: 'errors',
+  clauses: ['SVC-JSON'],
+  level: 'must',
+  title: 'A request body that is not valid JSON is refused with a 4xx',
+  async run(ctx) {
+    const ex = await ctx.call({ method: 'POST', path: '/v1/vms', rawBody: '{"name": "cc-malformed", "vcpus": ', headers: { 'content-type': 'application/json' } });
+    const status = ex.response?.status;
+    if (status === undefined || status < 400 || status >= 500) return fail(`malformed JSON answered ${describe(ex)}; expected a 4xx`, [ex]);
+    return pass(`malformed JSON was refused: ${describe(ex)}`);
+  },
+};

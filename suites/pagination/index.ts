@@ -1,0 +1,6 @@
+import type { Check } from '../../src/engine/check.ts';
+import { perPageMax } from './per-page-max.ts';
+import { totalCount } from './total.ts';
+import { pageWalk } from './walk.ts';
+
+export const paginationChecks: Check[] = [perPageMax, totalCount, pageWalk];

@@ -1,0 +1,33 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+
+/** Pages are disjoint and together cover the list: a walk at a small page size finds each VM exactly once. */
+export const pageWalk: Check = {
+  id: 'pagination.walk',
+  group: 'pagination',
+  clauses: ['PAGE-PARAMS'],
+  level: 'must',
+  title: 'page and per_page walk the list with no duplicates and no gaps',
+  async run(ctx) {
+    const reference = await ctx.fixtures.walk(100);
+    if (!reference.complete) return fail(`walking at per_page=100 failed: ${reference.stoppedBecause}`, reference.pages.slice(-1));
+    const n = reference.items.length;
+    if (n < 2) return skip(`the list holds ${n} VMs; at least 2 are needed to walk more than one page`);
+    const perPage = Math.max(1, Math.min(25, Math.ceil(n / 4)));
+    const walk = await ctx.fixtures.walk(perPage);
+    if (!walk.complete) return fail(`walking at per_page=${perPage} failed: ${walk.stoppedBecause}`, walk.pages.slice(-1));
+    const ids = walk.items.map((v) => JSON.stringify(v['id']));
+    const seen = new Map<string, number>();
+    ids.forEach((id, i) => seen.set(id, seen.has(id) ? seen.get(id)! : i));
+    const duplicates = ids.filter((id, i) => seen.get(id) !== i);
+    if (duplicates.length) {
+      const at = ids.indexOf(duplicates[0]!, seen.get(duplicates[0]!)! + 1);
+      const page = walk.firstPage + Math.floor(at / perPage);
+      return fail(`${duplicates.length} VMs appear on more than one page at per_page=${perPage} (e.g. id ${duplicates[0]} again on page ${page})`, walk.pages.slice(Math.max(0, page - walk.firstPage - 1), page - walk.firstPage + 1), { perPage, duplicates: duplicates.slice(0, 10) });
+    }
+    const got = new Set(ids);
+    const missing = reference.items.map((v) => JSON.stringify(v['id'])).filter((id) => !got.has(id));
+    if (missing.length) return fail(`${missing.length} VMs listed at per_page=100 are missing from the walk at per_page=${perPage} (e.g. ${missing[0]})`, walk.pages.slice(0, 2), { perPage, missing: missing.slice(0, 10) });
+    return pass(`${walk.pages.length} pages at per_page=${perPage} hold each of the ${n} VMs exactly once (first page ${walk.firstPage})`);
+  },
+};

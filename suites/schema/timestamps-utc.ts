@@ -1,0 +1,47 @@
+import type { Check } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+import { fromLog, describe } from '../support.ts';
+
+const LOOKS_LIKE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]00:?00)$/;
+const TIME_KEY = /(_at|At|_time|Time|timestamp|Timestamp)$/;
+
+interface Found {
+  ex: Exchange;
+  pointer: string;
+  value: string;
+}
+
+function timestamps(ex: Exchange): Found[] {
+  const out: Found[] = [];
+  const visit = (v: unknown, pointer: string, key: string, depth: number) => {
+    if (depth > 6) return;
+    if (typeof v === 'string' && (LOOKS_LIKE_TIME.test(v) || TIME_KEY.test(key))) out.push({ ex, pointer, value: v });
+    else if (Array.isArray(v)) v.slice(0, 200).forEach((x, i) => visit(x, `${pointer}/${i}`, key, depth + 1));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) visit(x, `${pointer}/${k}`, k, depth + 1);
+  };
+  visit(ex.response?.json, '', '', 0);
+  return out;
+}
+
+/** Timestamps are UTC ISO-8601: every date-time string (or *_at string) in every response. */
+export const timestampsUtc: Check = {
+  id: 'schema.timestamps-utc',
+  group: 'schema',
+  clauses: ['TIME-UTC-ISO8601'],
+  level: 'must',
+  title: 'Timestamps in responses are UTC ISO-8601',
+  reviewsLog: true,
+  async run(ctx) {
+    const found = fromLog(ctx, () => true).flatMap(timestamps);
+    if (found.length === 0) return skip('no timestamps seen in this run');
+    const bad = found.filter((f) => !ISO_UTC.test(f.value) || Number.isNaN(Date.parse(f.value)));
+    if (bad.length) {
+      return fail(`${bad.length} of ${found.length} timestamps are not UTC ISO-8601, e.g. ${bad[0]!.pointer} = ${JSON.stringify(bad[0]!.value)} in ${describe(bad[0]!.ex)}`, [...new Set(bad.map((b) => b.ex))], {
+        examples: bad.slice(0, 10).map((b) => `${b.pointer} = ${b.value}`),
+      });
+    }
+    return pass(`all ${found.length} timestamps are UTC ISO-8601`);
+  },
+};

@@ -1,0 +1,41 @@
+import type { CheckContext } from '../src/engine/context.ts';
+import type { Exchange } from '../src/engine/exchange.ts';
+import { isSuccess, statusText } from '../src/engine/exchange.ts';
+
+export { isSuccess, statusText };
+
+/** An exchange the target accepted although it should have been refused (any 2xx). Transport failures are not acceptance. */
+export function wasAccepted(ex: Exchange): boolean {
+  return isSuccess(ex);
+}
+
+/** Error code of an error object, if the body carries one. */
+export function errorCode(ex: Exchange): string | undefined {
+  const body = ex.response?.json as { error?: { code?: unknown } } | undefined;
+  return typeof body?.error?.code === 'string' ? body.error.code : undefined;
+}
+
+/** Refusals the seed documents for a valid request: a quota (quota_exceeded) or a rate limit. */
+export function documentedRefusal(ex: Exchange): string | undefined {
+  if (errorCode(ex) === 'quota_exceeded') return 'quota_exceeded';
+  if (ex.response?.status === 429) return 'rate limit';
+  return undefined;
+}
+
+export function describe(ex: Exchange): string {
+  return `${ex.request.method} ${new URL(ex.request.url).pathname}${new URL(ex.request.url).search} → ${statusText(ex)}`;
+}
+
+/** Exchanges in the run's log that a predicate selects (checks that review the whole run). */
+export function fromLog(ctx: CheckContext, pred: (ex: Exchange) => boolean): Exchange[] {
+  return ctx.log.filter((ex) => ex.response !== undefined && pred(ex));
+}
+
+export function pathOf(ex: Exchange): string {
+  return new URL(ex.request.url).pathname;
+}
+
+/** An id the target cannot know, for requests about resources that do not exist. */
+export function absentId(ctx: CheckContext, kind: string): string {
+  return `cc-${ctx.config.runId}-absent-${kind}`;
+}

@@ -1,0 +1,57 @@
+import type { Check } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+import { fromLog, describe } from '../support.ts';
+
+const RESOURCE = /^\/(v\d+\/)?(vms|tasks|backups|auth)(\/|$)/;
+const LINK_HEADERS = ['location', 'content-location', 'operation-location', 'link'];
+
+/** API paths the target hands out (headers and path-like strings in bodies), made relative to the target. */
+function handedOut(ex: Exchange, origin: string): string[] {
+  const out: string[] = [];
+  const consider = (value: string) => {
+    for (const raw of value.split(',').map((s) => s.trim().replace(/^<|>.*$/g, ''))) {
+      let p = raw;
+      if (/^https?:\/\//i.test(raw)) {
+        try {
+          const u = new URL(raw);
+          if (u.origin !== origin) continue;
+          p = u.pathname;
+        } catch {
+          continue;
+        }
+      }
+      if (RESOURCE.test(p)) out.push(p);
+    }
+  };
+  for (const h of LINK_HEADERS) {
+    const v = ex.response?.headers[h];
+    if (v) consider(v);
+  }
+  const visit = (v: unknown, depth: number) => {
+    if (depth > 4) return;
+    if (typeof v === 'string' && (v.startsWith('/') || /^https?:\/\//i.test(v))) consider(v);
+    else if (Array.isArray(v)) v.slice(0, 200).forEach((x) => visit(x, depth + 1));
+    else if (v && typeof v === 'object') Object.values(v).forEach((x) => visit(x, depth + 1));
+  };
+  visit(ex.response?.json, 0);
+  return out;
+}
+
+/** Every API path the target hands out (Location headers, links in bodies) carries the /v1 prefix. */
+export const handedOutPaths: Check = {
+  id: 'versioning.handed-out-paths',
+  group: 'versioning',
+  clauses: ['VERSION-PATH-PREFIX'],
+  level: 'must',
+  title: 'API paths the target hands out begin with /v1',
+  reviewsLog: true,
+  async run(ctx) {
+    const origin = new URL(ctx.config.baseUrl).origin;
+    const found = fromLog(ctx, () => true).flatMap((ex) => handedOut(ex, origin).map((p) => ({ ex, p })));
+    if (found.length === 0) return skip('the target handed out no API paths in this run (no Location headers or links)');
+    const bad = found.filter((f) => !f.p.startsWith('/v1/'));
+    if (bad.length) return fail(`${bad.length} handed-out paths lack the /v1 prefix, e.g. ${bad[0]!.p} in ${describe(bad[0]!.ex)}`, bad.map((b) => b.ex));
+    return pass(`all ${found.length} handed-out paths begin with /v1`);
+  },
+};

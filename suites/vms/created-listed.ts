@@ -1,0 +1,22 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+
+/** A VM whose creation completed appears in GET /v1/vms exactly once. */
+export const createdListed: Check = {
+  id: 'vms.created-listed',
+  group: 'vms',
+  clauses: ['VM-LIST'],
+  level: 'must',
+  title: 'A VM whose create task completed appears in the list exactly once',
+  async run(ctx) {
+    const vm = await ctx.fixtures.acceptedVm();
+    const { walk, matches, outcome } = await ctx.fixtures.createdVmInList();
+    if (!outcome.state.terminal) return skip('the create task did not complete (see tasks.reaches-terminal)');
+    if (outcome.state.success === false) return skip(`the create task ended in ${outcome.state.value}; nothing to find in the list`);
+    if (!walk.complete) return skip(`the list could not be walked to its end (${walk.stoppedBecause})`);
+    if (matches.length !== 1) {
+      return fail(`the created VM ${vm.name} appears ${matches.length} times in ${walk.items.length} listed VMs`, walk.pages.slice(-2), { name: vm.name, matches: matches.length });
+    }
+    return pass(`${vm.name} appears once among ${walk.items.length} listed VMs (id ${JSON.stringify(matches[0]!['id'])})`);
+  },
+};

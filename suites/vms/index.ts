@@ -1,0 +1,7 @@
+import type { Check } from '../../src/engine/check.ts';
+import { createReturnsTask } from './create-returns-task.ts';
+import { createdListed } from './created-listed.ts';
+import { listShape } from './list-shape.ts';
+import { tagFilter } from './tag-filter.ts';
+
+export const vmChecks: Check[] = [createReturnsTask, createdListed, listShape, tagFilter];
