@@ -3,5 +3,9 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// A closed pipe (| head) ends output quietly instead of with a stack trace.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+});
 const { main } = await import('../src/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -20,11 +20,19 @@ export function retryAfterSeconds(ex: Exchange): number {
 /** Sends an authenticated API call on behalf of a check. */
 export async function callApi(http: HttpClient, tokens: TokenManager, timeScale: number, sentBy: string, opts: CallOptions): Promise<Exchange> {
   const { as = 'primary', bearer, retryOn429 = true, ...send } = opts;
+  let renewed = false;
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = { ...(send.headers ?? {}) };
+    const cached = bearer === undefined && as !== 'anonymous' ? await tokens.get(as) : undefined;
     if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer}`;
-    else if (as !== 'anonymous') headers['authorization'] = `Bearer ${await tokens.get(as)}`;
+    else if (cached !== undefined) headers['authorization'] = `Bearer ${cached}`;
     const ex = await http.send({ ...send, headers, sentBy });
+    // A suite-held token refused mid-run (expired early, clock skew) is renewed once, not blamed on the check.
+    if (ex.response?.status === 401 && cached !== undefined && as !== 'anonymous' && !renewed) {
+      renewed = true;
+      tokens.forget(as, cached);
+      continue;
+    }
     if (!retryOn429 || ex.response?.status !== 429 || attempt >= MAX_429_RETRIES) return ex;
     await sleep((Math.min(retryAfterSeconds(ex), MAX_RETRY_WAIT_SECONDS) * 1000) / timeScale + 10);
   }

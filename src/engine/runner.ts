@@ -65,6 +65,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   const http = new HttpClient(config.baseUrl, { timeoutSeconds: config.requestTimeoutSeconds, maxBodyBytes: config.maxBodyBytes }, redactor);
   const tokens = new TokenManager(http, config.keys, config.timeScale, redactor);
   const schema = new SchemaAsserter(spec);
+  schema.compileAll();
   const ledger = new Ledger();
   const observations: Record<string, unknown> = {};
   const fixtures = new Fixtures((opts) => callApi(http, tokens, config.timeScale, 'setup', opts), config, declarations, ledger);
@@ -155,6 +156,10 @@ function reproduceLine(config: RunConfig): string {
 
 /** Deletes what the run created where the overlay declares a delete operation; otherwise leaves a note in the ledger. */
 async function cleanup(config: RunConfig, declarations: ReturnType<typeof readDeclarations>, ledger: Ledger, call: (o: CallOptions) => ReturnType<typeof callApi>): Promise<void> {
+  for (const e of ledger.entries.filter((e) => e.kind !== 'vm')) {
+    e.cleanup = 'not-declared';
+    e.note ??= 'the overlay declares no delete operation for it';
+  }
   const vms = ledger.entries.filter((e) => e.kind === 'vm');
   if (vms.length === 0) return;
   const del = declarations.deleteVm;

@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { LoadedSpec, OpenApiDocument } from '../spec/load.ts';
 import type { Exchange } from './exchange.ts';
+import { UsageError } from '../spec/errors.ts';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the namespace arrives, so unwrap it.
 type AddFormats = (ajv: Ajv2020) => unknown;
@@ -72,6 +73,25 @@ export class SchemaAsserter {
       this.cache.set(schema, v);
     }
     return v;
+  }
+
+  /** Compiles every response schema up front, so a broken overlay is reported before any request is sent. */
+  compileAll(): void {
+    for (const [doc, label] of [[this.spec.base, 'the derived spec'], [this.spec.merged, this.spec.overlayPath ? `the document after overlay ${this.spec.overlayPath}` : 'the derived spec']] as const) {
+      for (const [p, item] of Object.entries(doc.paths ?? {})) {
+        for (const [method, op] of Object.entries(item as Record<string, OpenAPIV3_1.OperationObject>)) {
+          for (const [status, response] of Object.entries(op?.responses ?? {})) {
+            const schema = (response as OpenAPIV3_1.ResponseObject).content?.['application/json']?.schema;
+            if (!schema) continue;
+            try {
+              this.validator(schema as object);
+            } catch (err) {
+              throw new UsageError(`${label}: the schema of ${method.toUpperCase()} ${p} response ${status} is invalid: ${(err as Error).message}`);
+            }
+          }
+        }
+      }
+    }
   }
 
   /** The operation of the document (merged if given) that a method and path address. */

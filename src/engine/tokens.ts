@@ -3,6 +3,9 @@ import type { Redactor } from './redact.ts';
 import type { Exchange } from './exchange.ts';
 import { statusText } from './exchange.ts';
 
+/** Token validity the seed documents (AUTH-TOKEN-TTL). */
+export const DOCUMENTED_LIFETIME_SECONDS = 3600;
+
 export type KeyName = 'primary' | 'second' | 'readonly';
 
 export const KEY_FLAGS: Record<KeyName, string> = {
@@ -76,9 +79,16 @@ export class TokenManager {
     const current = this.held.get(key);
     if (current && Date.now() < current.renewAt) return current.token;
     const { token, body } = await this.issue(key, sentBy);
-    const lifetime = typeof body['expires_in'] === 'number' && body['expires_in'] > 0 ? body['expires_in'] : 3600;
+    // Never trust a longer lifetime than the documented one: a wrong expires_in must not break the rest of the run.
+    const stated = typeof body['expires_in'] === 'number' && body['expires_in'] > 0 ? body['expires_in'] : DOCUMENTED_LIFETIME_SECONDS;
+    const lifetime = Math.min(stated, DOCUMENTED_LIFETIME_SECONDS);
     this.held.set(key, { token, body, renewAt: Date.now() + (lifetime * 1000 * 0.8) / this.timeScale });
     return token;
+  }
+
+  /** Drops the cached token (after the target refused it), so the next call issues a new one. */
+  forget(key: KeyName, token: string): void {
+    if (this.held.get(key)?.token === token) this.held.delete(key);
   }
 
   /** The token response body the cached token came with. */

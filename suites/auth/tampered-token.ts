@@ -22,7 +22,6 @@ export function tamperedVariants(token: string): Array<{ name: string; value: st
   const variants = [
     { name: 'signature altered', value: `${header}.${payload}.${alterMiddle(signature)}` },
     { name: 'signature stripped', value: `${header}.${payload}.` },
-    { name: 'signature removed', value: `${header}.${payload}` },
   ];
   try {
     const claims = JSON.parse(unb64url(payload)) as Record<string, unknown>;

@@ -1,0 +1,44 @@
+import { runCommand } from '../src/cli/run.ts';
+import type { RunOptions } from '../src/cli/options.ts';
+import type { RunReport } from '../src/engine/report.ts';
+
+export const REFERENCE_OVERLAY = 'spec/overlays/reference.yaml';
+
+/**
+ * Time scale for suite runs in tests: token lifetime 3 s real, so the quick profile also runs the expiry check;
+ * rate windows of 50 ms, so no test trips a limit by accident.
+ */
+export const TEST_TIME_SCALE = 1200;
+
+export interface ReferenceRun {
+  faults?: string[];
+  overlay?: string;
+  only?: string[];
+  timeScale?: number;
+}
+
+/** Runs the suite in-process against a fresh embedded reference target. */
+export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunReport> {
+  const opts: RunOptions = {
+    profile: 'quick',
+    timeScale: run.timeScale ?? TEST_TIME_SCALE,
+    seed: 1,
+    reports: [],
+    taskTimeoutSeconds: 120,
+    requestTimeoutSeconds: 15,
+    quiet: true,
+    help: false,
+    overlay: run.overlay,
+    only: run.only,
+  };
+  const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, { faults: run.faults });
+  return report;
+}
+
+export function statusOf(report: RunReport, id: string): string | undefined {
+  return report.checks.find((c) => c.id === id)?.status;
+}
+
+export function notPassing(report: RunReport): string[] {
+  return report.checks.filter((c) => c.status === 'failed' || c.status === 'warning').map((c) => c.id);
+}
