@@ -17,7 +17,7 @@ export interface ReferenceRun {
   timeScale?: number;
 }
 
-/** Runs the suite in-process against a fresh embedded reference target. */
+/** Runs the suite in-process against a fresh embedded reference target; no overlay unless given, to exercise discovery. */
 export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunReport> {
   const opts: RunOptions = {
     profile: 'quick',
@@ -31,7 +31,7 @@ export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunRe
     overlay: run.overlay,
     only: run.only,
   };
-  const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, { faults: run.faults });
+  const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, { faults: run.faults, noDefaultOverlay: true });
   return report;
 }
 

@@ -4,7 +4,7 @@ import { UsageError } from '../spec/errors.ts';
 import { TargetUnreachable } from '../engine/http.ts';
 import type { ToolInfo } from '../engine/runner.ts';
 import { resolveRunOptions, parseCliArgs } from './options.ts';
-import { runCommand } from './run.ts';
+import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
 import { startReference, FAULTS } from '../../fixtures/reference/server.ts';
 
 const USAGE = `usage:
@@ -49,7 +49,13 @@ async function referenceCommand(args: string[]): Promise<number> {
     'list-faults': { type: 'boolean' },
   });
   if (values['list-faults']) {
-    for (const f of FAULTS) process.stdout.write(`${f.name}\t${f.level}\t${f.clauses.join(',')}\t${f.description}\n`);
+    // The contract's level column is must or should: a declared fault fails the verdict like a must one,
+    // provided the run holds the target to its overlay (the embedded default does).
+    for (const f of FAULTS) {
+      const level = f.level === 'should' ? 'should' : 'must';
+      const note = f.level === 'declared' ? `(declared in ${REFERENCE_OVERLAY_PATH}) ` : '';
+      process.stdout.write(`${f.name}\t${level}\t${f.clauses.join(',')}\t${note}${f.description}\n`);
+    }
     return 0;
   }
   const port = values['port'] === undefined ? 0 : Number(values['port']);

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
 import type { RunConfig } from '../engine/config.ts';
 import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/runner.ts';
@@ -10,13 +11,17 @@ import { checkLine, summaryLines } from '../report/terminal.ts';
 import { startReference, type ReferenceTarget } from '../../fixtures/reference/server.ts';
 import type { RunOptions } from './options.ts';
 
+/** The embedded reference target's declarations; runs against it hold it to them unless --overlay says otherwise. */
+export const REFERENCE_OVERLAY_PATH = 'spec/overlays/reference.yaml';
+const REFERENCE_OVERLAY_FILE = fileURLToPath(new URL('../../spec/overlays/reference.yaml', import.meta.url));
+
 export interface RunResult {
   report: RunReport;
   exitCode: 0 | 1 | 2;
 }
 
 /** Resolves the target (embedded reference unless --base-url), runs the suite, writes the reports. */
-export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: string) => void, extra: { faults?: string[] } = {}): Promise<RunResult> {
+export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: string) => void, extra: { faults?: string[]; noDefaultOverlay?: boolean } = {}): Promise<RunResult> {
   for (const r of opts.reports) {
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`--report ${r.format}:${r.path}: directory ${dirname(r.path)} does not exist`);
   }
@@ -26,7 +31,9 @@ export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: s
   let keys = { primary: opts.apiKey, second: opts.apiKeyB, readonly: opts.apiKeyReadonly };
   let image = opts.image;
   let subnetId = opts.subnetId;
+  let overlayPath = opts.overlay;
   if (!baseUrl) {
+    if (overlayPath === undefined && !extra.noDefaultOverlay) overlayPath = REFERENCE_OVERLAY_FILE;
     embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults });
     const s = embedded.settings;
     baseUrl = s.baseUrl;
@@ -41,7 +48,7 @@ export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: s
     keys,
     image,
     subnetId,
-    overlayPath: opts.overlay,
+    overlayPath,
     profile: opts.profile,
     timeScale: opts.timeScale,
     seed: opts.seed,

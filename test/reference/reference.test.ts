@@ -81,9 +81,9 @@ describe('options', () => {
     expect(new Set([s.apiKey, s.apiKeyB, s.apiKeyReadonly]).size).toBe(3);
   });
 
-  it('has a catalogue of 25 uniquely named faults', () => {
-    expect(FAULTS).toHaveLength(25);
-    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(25);
+  it('has a catalogue of 26 uniquely named faults', () => {
+    expect(FAULTS).toHaveLength(26);
+    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(26);
   });
 });
 
@@ -425,6 +425,16 @@ const faultCases: FaultCase[] = [
     },
     clean: [false, 3],
     faulty: [true, 3],
+  },
+  {
+    name: 'role-constant',
+    probe: async (s) => {
+      const r = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyReadonly } });
+      const write = await call(s, 'POST', '/v1/vms', { token: r.body.token, json: {} });
+      return [r.body.role, write.status];
+    },
+    clean: ['viewer', 403],
+    faulty: ['operator', 403],
   },
   {
     name: 'unauthenticated-403',

@@ -1,0 +1,120 @@
+import { describe, it, expect } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+const BIN = path.resolve('bin/cloud-conformance.js');
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, cwd: mkdtempSync(path.join(tmpdir(), 'cc-cwd-')), timeout: 120_000 });
+
+describe('cloud-conformance run (CLI contract)', () => {
+  it('exits 0 with a conformant JSON report against the embedded default', () => {
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'cc-')), 'out.json');
+    const r = cli(['run', '--profile', 'quick', '--time-scale', '60', '--report', `json:${out}`]);
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    expect(Object.keys(report)).toEqual(expect.arrayContaining(['tool', 'target', 'profile', 'startedAt', 'finishedAt', 'verdict', 'summary', 'checks']));
+    expect(report.tool).toEqual({ name: 'cloud-api-conformance', version: expect.any(String) });
+    expect(report.verdict).toBe('conformant');
+    expect(Object.keys(report.summary).sort()).toEqual(['failed', 'passed', 'skipped', 'warnings']);
+    for (const c of report.checks) {
+      expect(c).toEqual(expect.objectContaining({ id: expect.any(String), group: expect.any(String), clauses: expect.any(Array), message: expect.any(String) }));
+      expect(['must', 'should', 'declared']).toContain(c.level);
+      expect(['passed', 'failed', 'skipped', 'warning']).toContain(c.status);
+    }
+  });
+
+  it('exits 1 when the target is nonconformant, and writes junit and html', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cc-'));
+    const ref = spawn(process.execPath, [BIN, 'reference', '--fault', 'tag-filter-ignored', '--time-scale', '60'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    return new Promise<void>((resolve, reject) => {
+      createInterface({ input: ref.stdout! }).once('line', (line) => {
+        try {
+          const s = JSON.parse(line);
+          const r = cli(['run', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--image', s.image, '--subnet-id', s.subnetId, '--time-scale', '60', '--report', `junit:${dir}/j.xml`, '--report', `html:${dir}/r.html`]);
+          expect(r.status, r.stderr).toBe(1);
+          const junit = readFileSync(`${dir}/j.xml`, 'utf8');
+          expect(junit).toMatch(/<testcase classname="cloud-conformance.vms" name="vms.tag-filter \[MUST\] \(TAG-FILTER\)"[^>]*><failure/);
+          expect(readFileSync(`${dir}/r.html`, 'utf8')).toContain('nonconformant');
+          resolve();
+        } catch (err) {
+          reject(err);
+        } finally {
+          ref.kill('SIGTERM');
+        }
+      });
+    });
+  });
+
+  it('exits 2 with a one-line reason when the target is unreachable', () => {
+    const r = cli(['run', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k'.repeat(20)]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/unreachable.*127\.0\.0\.1:9/);
+  });
+
+  it('exits 2 when credentials are missing for a --base-url target', () => {
+    const r = cli(['run', '--base-url', 'http://127.0.0.1:9']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/missing credentials: --api-key/);
+  });
+
+  it('takes settings from the environment (CONFORMANCE_BASE_URL)', () => {
+    const r = cli(['run'], { CONFORMANCE_BASE_URL: 'http://127.0.0.1:9', CONFORMANCE_API_KEY: 'k'.repeat(20) });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/unreachable/);
+  });
+
+  it.each([
+    [['run', '--bogus'], /Unknown option '--bogus'/],
+    [['run', '--profile', 'slow'], /--profile must be quick or full/],
+    [['run', '--report', 'pdf:x.pdf'], /--report expects FORMAT:PATH/],
+    [['run', '--only', 'nosuch'], /--only: unknown group nosuch/],
+    [['run', '--overlay', '/nonexistent/overlay.yaml'], /cannot read overlay \/nonexistent\/overlay.yaml/],
+    [['frobnicate'], /unknown command/],
+  ])('exits 2 on bad usage: %j', (args, message) => {
+    const r = cli(args as string[]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message as RegExp);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('cloud-conformance reference', () => {
+  it('lists faults as name, level, clauses, description separated by tabs', () => {
+    const r = cli(['reference', '--list-faults']);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(20);
+    for (const line of lines) {
+      const [name, level, clauses, description, ...rest] = line.split('\t');
+      expect(rest).toEqual([]);
+      expect(name).toMatch(/^[a-z0-9-]+$/);
+      expect(['must', 'should']).toContain(level);
+      expect(clauses).toMatch(/^[A-Z0-9-]+(,[A-Z0-9-]+)*$/);
+      expect(description!.length).toBeGreaterThan(5);
+    }
+  });
+
+  it('prints exactly one JSON line with the settings, then serves until SIGTERM', async () => {
+    const ref = spawn(process.execPath, [BIN, 'reference', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const line = await new Promise<string>((resolve) => createInterface({ input: ref.stdout! }).once('line', resolve));
+    const s = JSON.parse(line);
+    expect(Object.keys(s)).toEqual(expect.arrayContaining(['baseUrl', 'apiKey', 'apiKeyB', 'apiKeyReadonly', 'image', 'subnetId']));
+    const res = await fetch(`${s.baseUrl}/v1/auth/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: s.apiKey }) });
+    expect(res.status).toBe(200);
+    const code = await new Promise<number | null>((resolve) => {
+      ref.once('exit', resolve);
+      ref.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+  });
+
+  it('refuses an unknown fault with exit 2', () => {
+    const r = cli(['reference', '--fault', 'no-such-fault']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/unknown fault "no-such-fault"/);
+  });
+});
