@@ -49,6 +49,7 @@ export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: s
     image,
     subnetId,
     overlayPath,
+    overlayImplicit: overlayPath !== opts.overlay,
     profile: opts.profile,
     timeScale: opts.timeScale,
     seed: opts.seed,

@@ -9,6 +9,8 @@ export interface RunConfig {
   image?: string;
   subnetId?: string;
   overlayPath?: string;
+  /** True when the overlay was not asked for but is the embedded reference target's own. */
+  overlayImplicit?: boolean;
   profile: Profile;
   timeScale: number;
   seed: number;

@@ -148,7 +148,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
 function reproduceLine(config: RunConfig): string {
   const parts = ['npx cloud-conformance run', `--profile ${config.profile}`, `--seed ${config.seed}`];
   if (!config.embedded) parts.push(`--base-url ${config.baseUrl}`, '--api-key "$CONFORMANCE_API_KEY"');
-  if (config.overlayPath) parts.push(`--overlay ${config.overlayPath}`);
+  if (config.overlayPath && !config.overlayImplicit) parts.push(`--overlay ${config.overlayPath}`);
   if (config.timeScale !== 1) parts.push(`--time-scale ${config.timeScale}`);
   if (config.only?.length) parts.push(`--only ${config.only.join(',')}`);
   return parts.join(' ');

@@ -3,5 +3,6 @@ import { createReturnsTask } from './create-returns-task.ts';
 import { createdListed } from './created-listed.ts';
 import { listShape } from './list-shape.ts';
 import { tagFilter } from './tag-filter.ts';
+import { createWrongTypes } from './create-wrong-types.ts';
 
-export const vmChecks: Check[] = [createReturnsTask, createdListed, listShape, tagFilter];
+export const vmChecks: Check[] = [createReturnsTask, createdListed, listShape, tagFilter, createWrongTypes];

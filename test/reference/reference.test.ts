@@ -81,9 +81,9 @@ describe('options', () => {
     expect(new Set([s.apiKey, s.apiKeyB, s.apiKeyReadonly]).size).toBe(3);
   });
 
-  it('has a catalogue of 26 uniquely named faults', () => {
-    expect(FAULTS).toHaveLength(26);
-    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(26);
+  it('has a catalogue of 27 uniquely named faults', () => {
+    expect(FAULTS).toHaveLength(27);
+    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(27);
   });
 });
 
@@ -425,6 +425,16 @@ const faultCases: FaultCase[] = [
     },
     clean: [false, 3],
     faulty: [true, 3],
+  },
+  {
+    name: 'memory-string-500',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const body = { name: 'x', vcpus: 1, memory_gb: '2', image: s.image, system_disk_gb: 20, subnet_id: s.subnetId };
+      return (await call(s, 'POST', '/v1/vms', { token: t, json: body })).status;
+    },
+    clean: 400,
+    faulty: 500,
   },
   {
     name: 'role-constant',
