@@ -39,3 +39,10 @@ export function pathOf(ex: Exchange): string {
 export function absentId(ctx: CheckContext, kind: string): string {
   return `cc-${ctx.config.runId}-absent-${kind}`;
 }
+
+/** Logged responses the predicate selects that break the seed-derived schema of their operation (MUST level). */
+export function baseSchemaViolations(ctx: CheckContext, pred: (ex: Exchange) => boolean): { checked: number; bad: Array<{ ex: Exchange; errors: string[] }> } {
+  const selected = fromLog(ctx, pred);
+  const bad = selected.map((ex) => ({ ex, errors: ctx.schema.assert(ex)?.baseErrors ?? [] })).filter((r) => r.errors.length > 0);
+  return { checked: selected.length, bad };
+}
