@@ -32,6 +32,8 @@ export interface RunReport {
   /** What the run discovered about choices the seed leaves open. */
   observations: Record<string, unknown>;
   ledger: LedgerEntry[];
+  /** What the run sent: requests in all, writes among them, tokens issued per key. */
+  traffic: { requests: number; writes: number; tokensIssued: Record<string, number> };
   /** How to rerun this exact run (secrets left out). */
   reproduce: string;
 }

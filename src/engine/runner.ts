@@ -138,6 +138,11 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       overlay: config.overlayPath,
       observations,
       ledger: ledger.entries,
+      traffic: {
+        requests: http.log.length,
+        writes: http.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,
+        tokensIssued: { ...tokens.issued },
+      },
       reproduce: reproduceLine(config),
     };
   } finally {
