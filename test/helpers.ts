@@ -24,7 +24,7 @@ export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunRe
     timeScale: run.timeScale ?? TEST_TIME_SCALE,
     seed: 1,
     reports: [],
-    taskTimeoutSeconds: 120,
+    runs: 10, taskTimeoutSeconds: 120,
     requestTimeoutSeconds: 15,
     quiet: true,
     help: false,

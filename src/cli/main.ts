@@ -25,6 +25,7 @@ run options:
   --time-scale N            target-seconds per real second (default 1)
   --seed N                  seed for generated data
   --report FORMAT:PATH      json, junit or html; repeatable
+  --runs N                  random cases of the property phase (default 10)
   --task-timeout SECONDS    target-seconds a task may take to finish (default 120)
   --request-timeout SECONDS seconds allowed per request (default 15)
   --quiet                   no progress output

@@ -19,6 +19,7 @@ export const RUN_OPTIONS = {
   'time-scale': { type: 'string' },
   seed: { type: 'string' },
   report: { type: 'string', multiple: true },
+  runs: { type: 'string' },
   'task-timeout': { type: 'string' },
   'request-timeout': { type: 'string' },
   quiet: { type: 'boolean' },
@@ -49,6 +50,7 @@ export interface RunOptions {
   timeScale: number;
   seed: number;
   reports: ReportTarget[];
+  runs: number;
   taskTimeoutSeconds: number;
   requestTimeoutSeconds: number;
   quiet: boolean;
@@ -70,6 +72,15 @@ function positiveNumber(flag: string, raw: string | undefined, fallback: number)
   if (raw === undefined) return fallback;
   const n = Number(raw);
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${flag} must be a positive number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/** Random cases of the property phase by default: small, because every case is a write against a 60/min budget. */
+export const DEFAULT_RUNS = 10;
+
+function positiveInteger(flag: string, raw: string | undefined, fallback: number): number {
+  const n = positiveNumber(flag, raw, fallback);
+  if (!Number.isInteger(n)) throw new UsageError(`--${flag} must be a whole number, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -130,6 +141,7 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     timeScale: positiveNumber('time-scale', v['time-scale'] as string | undefined, 1),
     seed: seedRaw !== undefined ? Number(seedRaw) : Math.floor(Math.random() * 2 ** 31),
     reports: ((v['report'] as string[] | undefined) ?? []).map(parseReportFlag),
+    runs: positiveInteger('runs', v['runs'] as string | undefined, DEFAULT_RUNS),
     taskTimeoutSeconds: positiveNumber('task-timeout', v['task-timeout'] as string | undefined, 120),
     requestTimeoutSeconds: positiveNumber('request-timeout', v['request-timeout'] as string | undefined, 15),
     quiet: v['quiet'] === true,

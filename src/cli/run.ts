@@ -54,6 +54,7 @@ export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: s
     timeScale: opts.timeScale,
     seed: opts.seed,
     only: opts.only,
+    runs: opts.runs,
     taskTimeoutSeconds: opts.taskTimeoutSeconds,
     requestTimeoutSeconds: opts.requestTimeoutSeconds,
     maxBodyBytes: 8 * 1024 * 1024,

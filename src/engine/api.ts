@@ -3,6 +3,7 @@ import type { HttpClient } from './http.ts';
 import type { TokenManager } from './tokens.ts';
 import type { CallOptions } from './context.ts';
 import type { Exchange } from './exchange.ts';
+import { classOf, type Pacer } from './pacer.ts';
 
 const MAX_429_RETRIES = 3;
 const MAX_RETRY_WAIT_SECONDS = 65;
@@ -18,19 +19,21 @@ export function retryAfterSeconds(ex: Exchange): number {
 }
 
 /** Sends an authenticated API call on behalf of a check. */
-export async function callApi(http: HttpClient, tokens: TokenManager, timeScale: number, sentBy: string, opts: CallOptions): Promise<Exchange> {
-  const { as = 'primary', bearer, retryOn429 = true, ...send } = opts;
+export async function callApi(http: HttpClient, tokens: TokenManager, pacer: Pacer, timeScale: number, sentBy: string, opts: CallOptions): Promise<Exchange> {
+  const { as = 'primary', bearer, retryOn429 = true, lane = 'main', ...send } = opts;
   let renewed = false;
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = { ...(send.headers ?? {}) };
-    const cached = bearer === undefined && as !== 'anonymous' ? await tokens.get(as) : undefined;
+    const cached = bearer === undefined && as !== 'anonymous' ? await tokens.get(as, sentBy, lane) : undefined;
     if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer}`;
     else if (cached !== undefined) headers['authorization'] = `Bearer ${cached}`;
+    // Only the suite's own tokens are paced; explicit bearer values belong to checks that judge them.
+    if (cached !== undefined) await pacer.acquire(cached, classOf(send.method));
     const ex = await http.send({ ...send, headers, sentBy });
     // A suite-held token refused mid-run (expired early, clock skew) is renewed once, not blamed on the check.
     if (ex.response?.status === 401 && cached !== undefined && as !== 'anonymous' && !renewed) {
       renewed = true;
-      tokens.forget(as, cached);
+      tokens.forget(as, cached, lane);
       continue;
     }
     if (!retryOn429 || ex.response?.status !== 429 || attempt >= MAX_429_RETRIES) return ex;

@@ -15,6 +15,8 @@ export interface RunConfig {
   timeScale: number;
   seed: number;
   only?: string[];
+  /** Random cases of the property phase (generated requests); the deterministic coverage pass comes on top. */
+  runs: number;
   /** Target-seconds a task may take to reach a terminal state. */
   taskTimeoutSeconds: number;
   requestTimeoutSeconds: number;

@@ -12,6 +12,8 @@ export interface CallOptions extends Omit<SendOptions, 'sentBy'> {
   /** Whose token to send: a configured key, nobody, or an explicit bearer value. Default: primary. */
   as?: KeyName | 'anonymous';
   bearer?: string;
+  /** A separate token of the same key with its own per-token budget (generated traffic uses 'generated'). */
+  lane?: string;
   /** Outside the limit probes a 429 is honoured and retried, not blamed on the check. Default true. */
   retryOn429?: boolean;
 }

@@ -33,7 +33,7 @@ export interface RunReport {
   observations: Record<string, unknown>;
   ledger: LedgerEntry[];
   /** What the run sent: requests in all, writes among them, tokens issued per key. */
-  traffic: { requests: number; writes: number; tokensIssued: Record<string, number> };
+  traffic: { requests: number; writes: number; tokensIssued: Record<string, number>; pacedWaitMs: number };
   /** How to rerun this exact run (secrets left out). */
   reproduce: string;
 }

@@ -14,6 +14,7 @@ import { SchemaAsserter } from './schema.ts';
 import { Ledger } from './ledger.ts';
 import { Fixtures, vmsOf } from './fixtures.ts';
 import { callApi } from './api.ts';
+import { Pacer } from './pacer.ts';
 import { statusText, isSuccess } from './exchange.ts';
 import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 
@@ -67,8 +68,9 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   const schema = new SchemaAsserter(spec);
   schema.compileAll();
   const ledger = new Ledger();
+  const pacer = new Pacer(config.timeScale);
   const observations: Record<string, unknown> = {};
-  const fixtures = new Fixtures((opts) => callApi(http, tokens, config.timeScale, 'setup', opts), config, declarations, ledger);
+  const fixtures = new Fixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'setup', opts), config, declarations, ledger);
 
   try {
     // Preflight: a target we cannot reach or whose key is refused cannot be judged (exit 2).
@@ -98,7 +100,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         fixtures,
         ledger,
         log: http.log,
-        call: (opts: CallOptions) => callApi(http, tokens, config.timeScale, check.id, opts),
+        call: (opts: CallOptions) => callApi(http, tokens, pacer, config.timeScale, check.id, opts),
         observe: (key, value) => {
           observations[key] = value;
         },
@@ -123,7 +125,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     }
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
-    await cleanup(config, declarations, ledger, (opts) => callApi(http, tokens, config.timeScale, 'cleanup', opts));
+    await cleanup(config, declarations, ledger, (opts) => callApi(http, tokens, pacer, config.timeScale, 'cleanup', opts));
     return {
       tool,
       target: { baseUrl: config.baseUrl, embedded: config.embedded },
@@ -142,6 +144,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         requests: http.log.length,
         writes: http.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,
         tokensIssued: { ...tokens.issued },
+        pacedWaitMs: Math.round(pacer.waitedMs),
       },
       reproduce: reproduceLine(config),
     };

@@ -36,7 +36,7 @@ interface HeldToken {
  * time scale) so long runs never fail on expiry, and counts issuances so a run stays inside 10/min/key.
  */
 export class TokenManager {
-  private readonly held = new Map<KeyName, HeldToken>();
+  private readonly held = new Map<string, HeldToken>();
   readonly issued: Record<KeyName, number> = { primary: 0, second: 0, readonly: 0 };
 
   constructor(
@@ -75,25 +75,30 @@ export class TokenManager {
     return { token: body['token'] as string, body, exchange: ex };
   }
 
-  async get(key: KeyName, sentBy = 'setup'): Promise<string> {
-    const current = this.held.get(key);
+  /**
+   * The held token for a key, issued or renewed as needed. A lane is a separate token of the same key: the
+   * limits are per token, so heavy phases (generated requests) get their own budget instead of eating the checks'.
+   */
+  async get(key: KeyName, sentBy = 'setup', lane = 'main'): Promise<string> {
+    const slot = `${key}:${lane}`;
+    const current = this.held.get(slot);
     if (current && Date.now() < current.renewAt) return current.token;
     const { token, body } = await this.issue(key, sentBy);
     // Never trust a longer lifetime than the documented one: a wrong expires_in must not break the rest of the run.
     const stated = typeof body['expires_in'] === 'number' && body['expires_in'] > 0 ? body['expires_in'] : DOCUMENTED_LIFETIME_SECONDS;
     const lifetime = Math.min(stated, DOCUMENTED_LIFETIME_SECONDS);
-    this.held.set(key, { token, body, renewAt: Date.now() + (lifetime * 1000 * 0.8) / this.timeScale });
+    this.held.set(slot, { token, body, renewAt: Date.now() + (lifetime * 1000 * 0.8) / this.timeScale });
     return token;
   }
 
   /** Drops the cached token (after the target refused it), so the next call issues a new one. */
-  forget(key: KeyName, token: string): void {
-    if (this.held.get(key)?.token === token) this.held.delete(key);
+  forget(key: KeyName, token: string, lane = 'main'): void {
+    if (this.held.get(`${key}:${lane}`)?.token === token) this.held.delete(`${key}:${lane}`);
   }
 
   /** The token response body the cached token came with. */
   async response(key: KeyName): Promise<Record<string, unknown>> {
     await this.get(key);
-    return this.held.get(key)!.body;
+    return this.held.get(`${key}:main`)!.body;
   }
 }

@@ -1,4 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
 import { reachesTerminal } from './reaches-terminal.ts';
+import { terminalStable } from './terminal-stable.ts';
 
-export const taskChecks: Check[] = [reachesTerminal];
+export const taskChecks: Check[] = [reachesTerminal, terminalStable];

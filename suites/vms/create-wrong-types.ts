@@ -3,6 +3,7 @@ import type { Exchange } from '../../src/engine/exchange.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { pass, fail } from '../../src/engine/check.ts';
 import { describe, isSuccess } from '../support.ts';
+import { GENERATED_LANE } from './create-cases.ts';
 
 type JsonType = 'string' | 'integer';
 
@@ -31,7 +32,7 @@ export const createWrongTypes: Check = {
     const sent: Array<{ field: string; label: string; ex: Exchange }> = [];
     for (const [field, type] of fields) {
       for (const { label, value } of wrongTypedValues(type)) {
-        const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: { ...valid, [field]: value } });
+        const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: { ...valid, [field]: value }, lane: GENERATED_LANE });
         sent.push({ field, label, ex });
         if (isSuccess(ex)) ctx.ledger.record({ kind: 'vm', name: String(valid['name']), createdBy: ctx.checkId, note: `accepted with ${field} as ${label}` });
       }

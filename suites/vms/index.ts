@@ -4,5 +4,10 @@ import { createdListed } from './created-listed.ts';
 import { listShape } from './list-shape.ts';
 import { tagFilter } from './tag-filter.ts';
 import { createWrongTypes } from './create-wrong-types.ts';
+import { createConventions } from './create-conventions.ts';
+import { createRobustness } from './create-robustness.ts';
+import { listCoverage } from './list-coverage.ts';
+import { createFuzz } from './create-fuzz.ts';
+import { stateful } from './stateful.ts';
 
-export const vmChecks: Check[] = [createReturnsTask, createdListed, listShape, tagFilter, createWrongTypes];
+export const vmChecks: Check[] = [createReturnsTask, createdListed, listShape, tagFilter, listCoverage, createWrongTypes, createConventions, createRobustness, createFuzz, stateful];

@@ -81,9 +81,9 @@ describe('options', () => {
     expect(new Set([s.apiKey, s.apiKeyB, s.apiKeyReadonly]).size).toBe(3);
   });
 
-  it('has a catalogue of 27 uniquely named faults', () => {
-    expect(FAULTS).toHaveLength(27);
-    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(27);
+  it('has a catalogue of 50 uniquely named faults', () => {
+    expect(FAULTS).toHaveLength(50);
+    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(50);
   });
 });
 
@@ -361,6 +361,52 @@ async function createVm(s: ReferenceSettings, t: string) {
   return call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
 }
 
+function burst(n: number, send: () => Promise<Res>): Promise<Res[]> {
+  return Promise.all(Array.from({ length: n }, send));
+}
+
+const count = (rs: Res[], status: number) => rs.filter((r) => r.status === status).length;
+const issue = (s: ReferenceSettings, key = s.apiKey) => call(s, 'POST', '/v1/auth/tokens', { json: { api_key: key } });
+const write = (s: ReferenceSettings, t: string) => call(s, 'POST', '/v1/vms', { token: t, json: {} });
+const read = (s: ReferenceSettings, t: string) => call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+
+/** [accepted, refused] of a concurrent burst just over each documented budget (default time scale: one window is a real minute). */
+const readLimitProbe = async (s: ReferenceSettings) => {
+  const t = await tokenFor(s);
+  const rs = await burst(302, () => read(s, t));
+  return [count(rs, 200), count(rs, 429)];
+};
+const writeLimitProbe = async (s: ReferenceSettings) => {
+  const t = await tokenFor(s);
+  const rs = await burst(62, () => write(s, t));
+  return [count(rs, 400), count(rs, 429)];
+};
+const tokenLimitProbe = async (s: ReferenceSettings) => {
+  const rs = await burst(12, () => issue(s));
+  return [count(rs, 200), count(rs, 429)];
+};
+
+/** Spends token 1's read and write budgets, then uses another token of the same key and a token of key B. */
+const requestScopeProbe = async (s: ReferenceSettings) => {
+  const [t1, t2, tb] = [await tokenFor(s), await tokenFor(s), await tokenFor(s, s.apiKeyB)];
+  await Promise.all([burst(60, () => write(s, t1)), burst(300, () => read(s, t1))]);
+  return [(await write(s, t2)).status, (await write(s, tb)).status, (await read(s, t2)).status, (await read(s, tb)).status];
+};
+
+/** Shape of an issuance 429 and of a write 429: [status, content type, error code or whole body, has Retry-After]. */
+const rejectionProbe = async (s: ReferenceSettings) => {
+  const t = await tokenFor(s);
+  const [iss, ws] = await Promise.all([burst(10, () => issue(s)), burst(61, () => write(s, t))]);
+  return [iss, ws].map((rs) => {
+    const r = rs.find((x) => x.status === 429)!;
+    return [r.status, r.headers.get('content-type'), r.body.error ? r.body.error.code : r.body, r.headers.has('retry-after')];
+  });
+};
+
+function nameStatuses(s: ReferenceSettings, t: string, names: string[]): Promise<number[]> {
+  return Promise.all(names.map(async (name) => (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name }) })).status));
+}
+
 const faultCases: FaultCase[] = [
   {
     name: 'token-ttl-7200',
@@ -615,6 +661,154 @@ const faultCases: FaultCase[] = [
     clean: [403, 403],
     faulty: [202, 403],
   },
+  {
+    name: 'negative-vcpus-accepted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const statuses = await Promise.all([0, -3, 65].map(async (vcpus) => call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus }) })));
+      const created = statuses[1].status === 202 ? (await call(s, 'GET', `/v1/vms/${statuses[1].body.vm_id}`, { token: t })).body.vcpus : undefined;
+      return [...statuses.map((r) => r.status), created];
+    },
+    clean: [400, 400, 400, undefined],
+    faulty: [202, 202, 400, -3],
+  },
+  {
+    name: 'long-name-500',
+    probe: async (s) => nameStatuses(s, await tokenFor(s), ['x'.repeat(64), 'x'.repeat(200), 'x'.repeat(201), 'é'.repeat(150), '\u{1F600}'.repeat(150)]),
+    clean: [400, 400, 400, 400, 400],
+    faulty: [400, 400, 500, 400, 400],
+  },
+  {
+    name: 'unicode-name-500',
+    probe: async (s) => nameStatuses(s, await tokenFor(s), ['vm-\u{1F600}', 'vm-\u{10348}x', 'vm-é中\uFFFD', 'vm-' + '\u{1F600}'.repeat(40)]),
+    clean: [202, 202, 202, 400],
+    faulty: [500, 500, 202, 500],
+  },
+  {
+    name: 'numeric-ids-some-records',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const created = [(await createVm(s, t)).body.vm_id, (await createVm(s, t)).body.vm_id];
+      const l = (await call(s, 'GET', '/v1/vms?per_page=100&page=2', { token: t })).body.vms;
+      const seeded = [...new Set(l.filter((v: any) => v.name !== 'test-vm').map((v: any) => typeof v.id))];
+      const api = l.filter((v: any) => v.name === 'test-vm');
+      const numericEven = api.filter((v: any) => typeof v.id === 'number').every((v: any) => v.id % 2 === 0);
+      const ids = api.map((v: any) => (typeof v.id === 'number' ? `vm-${v.id}` : v.id)).sort();
+      const single = await Promise.all(created.map(async (id) => typeof (await call(s, 'GET', `/v1/vms/${id}`, { token: t })).body.id));
+      return [seeded, api.map((v: any) => typeof v.id).sort(), numericEven, ids.join() === [...created].sort().join(), single];
+    },
+    clean: [['string'], ['string', 'string'], true, true, ['string', 'string']],
+    faulty: [['string'], ['number', 'string'], true, true, ['string', 'string']],
+  },
+  {
+    name: 'tag-filter-space-ignored',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      expect((await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { tags: { env: 'blue green' } }) })).status).toBe(202);
+      const q = async (query: string) => {
+        const r = await call(s, 'GET', `/v1/vms?${query}`, { token: t });
+        return r.status === 200 ? r.body.total : r.status;
+      };
+      return [await q('tag=env:blue%20green'), await q('tag=env:blue+green'), await q('tag=env:prod'), await q('tag=env%20prod')];
+    },
+    clean: [1, 1, 44, 400],
+    faulty: [131, 131, 44, 400],
+  },
+  {
+    name: 'task-regresses',
+    timeScale: 100,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r = await createVm(s, t);
+      await sleep(100);
+      const seen: string[] = [];
+      for (let i = 0; i < 5; i++) seen.push((await call(s, 'GET', `/v1/tasks/${r.body.task_id}`, { token: t })).body.status);
+      return seen;
+    },
+    clean: ['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded'],
+    faulty: ['succeeded', 'running', 'succeeded', 'running', 'succeeded'],
+  },
+  { name: 'read-limit-missing', probe: readLimitProbe, clean: [300, 2], faulty: [302, 0] },
+  { name: 'read-limit-299', probe: readLimitProbe, clean: [300, 2], faulty: [299, 3] },
+  { name: 'read-limit-301', probe: readLimitProbe, clean: [300, 2], faulty: [301, 1] },
+  { name: 'write-limit-missing', probe: writeLimitProbe, clean: [60, 2], faulty: [62, 0] },
+  { name: 'write-limit-59', probe: writeLimitProbe, clean: [60, 2], faulty: [59, 3] },
+  { name: 'write-limit-61', probe: writeLimitProbe, clean: [60, 2], faulty: [61, 1] },
+  { name: 'token-limit-missing', probe: tokenLimitProbe, clean: [10, 2], faulty: [12, 0] },
+  { name: 'token-limit-9', probe: tokenLimitProbe, clean: [10, 2], faulty: [9, 3] },
+  { name: 'token-limit-11', probe: tokenLimitProbe, clean: [10, 2], faulty: [11, 1] },
+  { name: 'limits-shared-across-tokens', probe: requestScopeProbe, clean: [400, 400, 200, 200], faulty: [429, 400, 429, 200] },
+  { name: 'request-limits-by-address', probe: requestScopeProbe, clean: [400, 400, 200, 200], faulty: [429, 429, 429, 429] },
+  {
+    name: 'token-limit-by-address',
+    probe: async (s) => {
+      const rs = await burst(10, () => issue(s));
+      return [count(rs, 200), (await issue(s, s.apiKeyB)).status, (await issue(s, s.apiKeyReadonly)).status, (await issue(s)).status];
+    },
+    clean: [10, 200, 200, 429],
+    faulty: [10, 429, 429, 429],
+  },
+  {
+    name: 'rate-limit-no-error-object',
+    probe: rejectionProbe,
+    clean: [
+      [429, 'application/json; charset=utf-8', 'rate_limited', true],
+      [429, 'application/json; charset=utf-8', 'rate_limited', true],
+    ],
+    faulty: [
+      [429, 'application/json; charset=utf-8', { status: 429, detail: 'slow down' }, true],
+      [429, 'application/json; charset=utf-8', { status: 429, detail: 'slow down' }, true],
+    ],
+  },
+  {
+    name: 'no-retry-after',
+    probe: rejectionProbe,
+    clean: [
+      [429, 'application/json; charset=utf-8', 'rate_limited', true],
+      [429, 'application/json; charset=utf-8', 'rate_limited', true],
+    ],
+    faulty: [
+      [429, 'application/json; charset=utf-8', 'rate_limited', false],
+      [429, 'application/json; charset=utf-8', 'rate_limited', false],
+    ],
+  },
+  {
+    name: 'window-never-resets',
+    timeScale: 20, // one 60-second window = 3 real seconds
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const [iss, ws] = await Promise.all([burst(10, () => issue(s)), burst(61, () => write(s, t))]);
+      await sleep(3_300);
+      const after = [await issue(s), await write(s, t)];
+      const retryAfter = (r: Res) => (r.status === 429 ? Number(r.headers.get('retry-after')) : null);
+      return [count(iss, 429), count(ws, 429), ...after.map((r) => r.status), ...after.map((r) => {
+        const ra = retryAfter(r);
+        return ra === null ? null : ra >= 1 && ra <= 60;
+      })];
+    },
+    clean: [1, 1, 200, 400, null, null],
+    faulty: [1, 1, 429, 429, true, true],
+  },
+  {
+    name: 'per-page-cap-101',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r101 = await call(s, 'GET', '/v1/vms?per_page=101', { token: t });
+      return [r101.status, r101.body.vms?.length, (await call(s, 'GET', '/v1/vms?per_page=102', { token: t })).status, (await call(s, 'GET', '/v1/vms?per_page=100', { token: t })).status];
+    },
+    clean: [400, undefined, 400, 200],
+    faulty: [200, 101, 400, 200],
+  },
+  {
+    name: 'per-page-cap-99',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r99 = await call(s, 'GET', '/v1/vms?per_page=99', { token: t });
+      return [(await call(s, 'GET', '/v1/vms?per_page=100', { token: t })).status, r99.status, r99.body.vms.length];
+    },
+    clean: [200, 200, 99],
+    faulty: [400, 200, 99],
+  },
 ];
 
 describe('faults', () => {
@@ -627,5 +821,5 @@ describe('faults', () => {
     const faulty = await start({ timeScale: c.timeScale, faults: [c.name] });
     expect(await c.probe(clean)).toEqual(c.clean);
     expect(await c.probe(faulty)).toEqual(c.faulty);
-  });
+  }, 30_000);
 });

@@ -1,0 +1,47 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export type RequestClass = 'read' | 'write';
+
+/** The documented per-token budgets per 60-second window (LIMIT-READ-300, LIMIT-WRITE-60). */
+export const DOCUMENTED_BUDGET: Record<RequestClass, number> = { read: 300, write: 60 };
+
+/** Headroom left under each budget, for the target's own clock skew and window alignment. */
+const HEADROOM = 0.1;
+
+export function classOf(method: string): RequestClass {
+  return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
+}
+
+/**
+ * Keeps the suite's own traffic under the documented limits, per token: a sliding log of send times, and a wait
+ * when the next request would pass 90% of a budget within any window. The limit probes use their own tokens and
+ * are not paced.
+ */
+export class Pacer {
+  private readonly sent = new Map<string, number[]>();
+  /** Real milliseconds the run has waited for budget. */
+  waitedMs = 0;
+
+  constructor(private readonly timeScale: number) {}
+
+  private windowMs(): number {
+    return 60_000 / this.timeScale;
+  }
+
+  async acquire(token: string, cls: RequestClass): Promise<void> {
+    const key = `${cls}:${token}`;
+    const cap = Math.floor(DOCUMENTED_BUDGET[cls] * (1 - HEADROOM));
+    for (;;) {
+      const now = Date.now();
+      const log = (this.sent.get(key) ?? []).filter((t) => now - t < this.windowMs());
+      if (log.length < cap) {
+        log.push(now);
+        this.sent.set(key, log);
+        return;
+      }
+      const wait = this.windowMs() - (now - log[0]!) + 5;
+      this.waitedMs += wait;
+      await sleep(wait);
+    }
+  }
+}

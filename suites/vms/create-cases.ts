@@ -1,0 +1,32 @@
+import type { CheckContext } from '../../src/engine/context.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { isSuccess } from '../support.ts';
+
+/** Generated and coverage requests run on their own token, so they never eat the other checks' write budget. */
+export const GENERATED_LANE = 'generated';
+
+export interface CreateCase {
+  label: string;
+  body: unknown;
+}
+
+export interface SentCase extends CreateCase {
+  ex: Exchange;
+}
+
+/** Sends create-VM variants; one the target accepts goes into the ledger, since it created a VM. */
+export async function sendCreateCases(ctx: CheckContext, cases: CreateCase[]): Promise<SentCase[]> {
+  const sent: SentCase[] = [];
+  for (const c of cases) {
+    const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: c.body, lane: GENERATED_LANE });
+    if (isSuccess(ex)) {
+      const name = (c.body as { name?: unknown })?.name;
+      ctx.ledger.record({ kind: 'vm', name: typeof name === 'string' ? name : undefined, createdBy: ctx.checkId, note: `accepted: ${c.label}` });
+    }
+    sent.push({ ...c, ex });
+  }
+  return sent;
+}
+
+export const statusClass = (ex: Exchange): '2xx' | '4xx' | '5xx' | 'other' =>
+  !ex.response ? 'other' : ex.response.status >= 500 ? '5xx' : ex.response.status >= 400 ? '4xx' : isSuccess(ex) ? '2xx' : 'other';

@@ -1,0 +1,34 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { sendCreateCases, statusClass, GENERATED_LANE } from './create-cases.ts';
+
+/**
+ * Convention, not seed: sizes are positive and a name is not empty. The seed types these fields but shows no
+ * range, so a target that accepts them is warned, never failed.
+ */
+export const createConventions: Check = {
+  id: 'vms.create-conventions',
+  group: 'vms',
+  clauses: ['VM-CREATE-FIELDS'],
+  level: 'should',
+  title: 'A create-VM request with zero or negative sizes, an empty name or a non-JSON content type is refused with a 4xx',
+  async run(ctx) {
+    const { body } = ctx.fixtures.vmCreateBody('conv');
+    const sent = await sendCreateCases(ctx, [
+      { label: 'vcpus 0', body: { ...body, vcpus: 0 } },
+      { label: 'vcpus -1', body: { ...body, vcpus: -1 } },
+      { label: 'memory_gb 0', body: { ...body, memory_gb: 0 } },
+      { label: 'system_disk_gb 0', body: { ...body, system_disk_gb: 0 } },
+      { label: 'empty name', body: { ...body, name: '' } },
+    ]);
+    // Requests are JSON: a body labelled as something else is not a JSON request.
+    const labelled = await ctx.call({ method: 'POST', path: '/v1/vms', rawBody: JSON.stringify(body), headers: { 'content-type': 'text/plain' }, lane: GENERATED_LANE });
+    if (statusClass(labelled) === '2xx') ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'accepted with content type text/plain' });
+    sent.push({ label: 'content type text/plain', body, ex: labelled });
+    const wrong = sent.filter((s) => statusClass(s.ex) !== '4xx');
+    if (wrong.length) {
+      return fail(`not refused with a 4xx: ${wrong.map((w) => `${w.label} → ${w.ex.response?.status ?? w.ex.transportError}`).join('; ')}`, wrong.map((w) => w.ex));
+    }
+    return pass(`all ${sent.length} convention-invalid requests were refused with a 4xx`);
+  },
+};

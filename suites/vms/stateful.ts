@@ -1,0 +1,209 @@
+import fc from 'fast-check';
+import type { Check } from '../../src/engine/check.ts';
+import type { CheckContext } from '../../src/engine/context.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail, skip, Unavailable } from '../../src/engine/check.ts';
+import { readPointer, readTaskState, totalCandidates } from '../../src/engine/discover.ts';
+import { isSuccess, describe, documentedRefusal } from '../support.ts';
+import { GENERATED_LANE } from './create-cases.ts';
+import { tagsOf } from './tag-filter.ts';
+
+const MAX_CREATES = 3;
+const MAX_COMMANDS = 6;
+
+interface ModelVm {
+  name: string;
+  taskId: string;
+  tag?: [string, string];
+  /** Terminal state value once seen; it must never change afterwards. */
+  terminal?: string;
+  succeeded?: boolean;
+  id?: string;
+  backedUp?: boolean;
+}
+
+interface Model {
+  vms: ModelVm[];
+  /** Pointer of the total field, learned on the first walk (declared, or the candidate equal to the walk). */
+  totalPointer?: string | null;
+}
+
+interface Real {
+  ctx: CheckContext;
+  trail: string[];
+  evidence: Exchange[];
+}
+
+/** An invariant of the model broke: the message says which, the exchanges show it. */
+class InvariantBroken extends Error {
+  constructor(
+    message: string,
+    readonly exchanges: Exchange[],
+  ) {
+    super(message);
+  }
+}
+
+/** The target refused for a documented reason (quota, rate limit): the run proves nothing either way. */
+class Inconclusive extends Error {}
+
+async function create(model: Model, real: Real, tagValue: string): Promise<void> {
+  const { ctx } = real;
+  const n = model.vms.length + 1;
+  const { body } = ctx.fixtures.vmCreateBody(`st${n}`);
+  let tag: [string, string] | undefined;
+  if (ctx.declarations.tagsField) {
+    tag = [`cc-st-${ctx.config.runId}`, tagValue];
+    body[ctx.declarations.tagsField] = { [tag[0]]: tag[1] };
+  }
+  const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body, lane: GENERATED_LANE });
+  if (!isSuccess(ex)) {
+    if (documentedRefusal(ex)) throw new Inconclusive(`create refused: ${describe(ex)}`);
+    throw new InvariantBroken(`a valid create was refused: ${describe(ex)}`, [ex]);
+  }
+  ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId });
+  try {
+    const task = await ctx.fixtures.findTask(ex, ctx.declarations.taskIdOnCreateVm);
+    model.vms.push({ name: String(body['name']), taskId: task.id, tag });
+  } catch (err) {
+    if (err instanceof Unavailable) throw new InvariantBroken(err.message, [ex]);
+    throw err;
+  }
+}
+
+/** Polls to completion, then once more: completion is final. */
+async function poll(model: Model, real: Real, vm: ModelVm): Promise<void> {
+  const { ctx } = real;
+  const outcome = await ctx.fixtures.pollTask(vm.taskId);
+  const last = outcome.polls[outcome.polls.length - 1]!;
+  if (!outcome.state.terminal) throw new InvariantBroken(`task ${vm.taskId} did not complete (last ${outcome.state.field}=${outcome.state.value ?? '?'})`, [last]);
+  const again = await ctx.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(vm.taskId)}`, lane: GENERATED_LANE });
+  const after = readTaskState(again.response?.json, ctx.declarations.task);
+  for (const value of [outcome.state.value, after.value]) {
+    if (vm.terminal !== undefined && value !== vm.terminal) {
+      throw new InvariantBroken(`task ${vm.taskId} left its terminal state ${vm.terminal}: now ${value ?? '(none)'}`, [last, again]);
+    }
+    vm.terminal ??= value;
+  }
+  vm.succeeded = outcome.state.success !== false;
+  void model;
+}
+
+/** Walks every page and checks the model's invariants against what the list shows. */
+async function walk(model: Model, real: Real, perPage: number, tag?: [string, string]): Promise<void> {
+  const { ctx } = real;
+  const w = await ctx.fixtures.walk(perPage, tag ? { tag: `${tag[0]}:${tag[1]}` } : {});
+  const pages = w.pages;
+  if (!w.complete) throw new InvariantBroken(`walking the list at per_page=${perPage} failed: ${w.stoppedBecause}`, pages.slice(-1));
+  const ids = w.items.map((v) => v['id']);
+  const notString = ids.filter((id) => typeof id !== 'string');
+  if (notString.length) throw new InvariantBroken(`ids are not strings: ${JSON.stringify(notString.slice(0, 3))}`, pages.slice(0, 2));
+  const seen = new Set<unknown>();
+  for (const id of ids) {
+    if (seen.has(id)) throw new InvariantBroken(`id ${JSON.stringify(id)} appears on two pages at per_page=${perPage}`, pages);
+    seen.add(id);
+  }
+  const relevant = model.vms.filter((v) => v.succeeded && (!tag || (v.tag?.[0] === tag[0] && v.tag?.[1] === tag[1])));
+  for (const vm of relevant) {
+    const matches = w.items.filter((v) => v['name'] === vm.name);
+    if (matches.length !== 1) throw new InvariantBroken(`${vm.name}, whose task succeeded, appears ${matches.length} times${tag ? ` under tag=${tag.join(':')}` : ''}`, pages.slice(-2));
+    const id = matches[0]!['id'] as string;
+    if (vm.id !== undefined && vm.id !== id) throw new InvariantBroken(`${vm.name} changed id from ${vm.id} to ${id}`, pages.slice(-1));
+    vm.id = id;
+  }
+  if (tag) {
+    const stranger = w.items.find((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, val]) => k === tag[0] && val === tag[1]));
+    if (stranger) throw new InvariantBroken(`tag=${tag.join(':')} returned ${JSON.stringify(stranger['id'])}, which lacks the tag`, pages.slice(0, 1));
+    return;
+  }
+  const first = pages[0]?.response?.json;
+  if (model.totalPointer === undefined) {
+    const declared = ctx.declarations.totalField;
+    model.totalPointer = declared ? '/' + declared : (totalCandidates(first).find((c) => c.value === seen.size)?.pointer ?? null);
+  }
+  if (model.totalPointer) {
+    const total = readPointer(first, model.totalPointer);
+    if (total !== seen.size) throw new InvariantBroken(`total ${model.totalPointer} says ${String(total)} but the walk found ${seen.size} VMs`, pages.slice(0, 1));
+  }
+}
+
+async function backup(real: Real, vm: ModelVm): Promise<void> {
+  const { ctx } = real;
+  const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vm.id!)}/backups`, json: { description: `stateful ${ctx.config.runId}` }, lane: GENERATED_LANE });
+  if (!isSuccess(ex)) {
+    if (documentedRefusal(ex)) throw new Inconclusive(`backup refused: ${describe(ex)}`);
+    throw new InvariantBroken(`starting a backup of ${vm.id} was refused: ${describe(ex)}`, [ex]);
+  }
+  ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vm.id}` });
+  vm.backedUp = true;
+}
+
+type Cmd = fc.AsyncCommand<Model, Real, false>;
+
+function command(name: string, check: (m: Readonly<Model>) => boolean, run: (m: Model, r: Real) => Promise<void>): Cmd {
+  return {
+    check: (m) => check(m),
+    run: async (m, r) => {
+      r.trail.push(name);
+      await run(m, r);
+    },
+    toString: () => name,
+  };
+}
+
+const pick = <T>(xs: T[], i: number): T => xs[i % xs.length]!;
+
+function commandArbitraries(): Array<fc.Arbitrary<Cmd>> {
+  return [
+    fc.constantFrom('a', 'b').map((v) => command(`create(tag ${v})`, (m) => m.vms.length < MAX_CREATES, (m, r) => create(m, r, v))),
+    fc.nat().map((i) => command(`poll(${i})`, (m) => m.vms.length > 0, (m, r) => poll(m, r, pick(m.vms, i)))),
+    fc.constantFrom(25, 50, 100).map((n) => command(`walk(per_page ${n})`, () => true, (m, r) => walk(m, r, n))),
+    fc.nat().map((i) => command(`filter(${i})`, (m) => m.vms.some((v) => v.succeeded && v.tag), (m, r) => walk(m, r, 100, pick(m.vms.filter((v) => v.succeeded && v.tag), i).tag))),
+    fc.nat().map((i) => command(`backup(${i})`, (m) => m.vms.some((v) => v.id && !v.backedUp), (m, r) => backup(r, pick(m.vms.filter((v) => v.id && !v.backedUp), i)))),
+  ];
+}
+
+/**
+ * Model-based run (fast-check commands, deterministic under --seed): random sequences of create, poll, walk,
+ * tag filter and backup, each checked against a model; then a fixed audit polls every task and walks the list,
+ * so the invariants are checked at the end of every run whatever the sequence was.
+ */
+export const stateful: Check = {
+  id: 'vms.stateful',
+  group: 'vms',
+  clauses: ['TASK-POLL', 'VM-LIST', 'PAGE-PARAMS', 'PAGE-TOTAL', 'TAG-FILTER', 'ID-OPAQUE-STRING'],
+  level: 'must',
+  title: 'Stateful sequences keep the invariants: listed once, stable string ids, disjoint pages, final tasks',
+  async run(ctx) {
+    ctx.fixtures.vmCreateBody('stateful'); // skips the check when no VM can be created
+    let broken: InvariantBroken | undefined;
+    let inconclusive: Inconclusive | undefined;
+    let trail: string[] = [];
+    const property = fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS }), async (cmds) => {
+      const model: Model = { vms: [] };
+      const real: Real = { ctx, trail: [], evidence: [] };
+      trail = real.trail;
+      try {
+        await fc.asyncModelRun(() => ({ model, real }), cmds);
+        if (model.vms.length === 0) await create(model, real, 'a');
+        real.trail.push('audit');
+        for (const vm of model.vms) await poll(model, real, vm);
+        await walk(model, real, 100);
+      } catch (err) {
+        if (err instanceof InvariantBroken) broken = err;
+        else if (err instanceof Inconclusive) inconclusive = err;
+        else throw err;
+        return false;
+      }
+      return true;
+    });
+    // One sequence per run; replaying to shrink would repeat its writes, so the sequence is reported as found.
+    const details = await fc.check(property, { seed: ctx.config.seed, numRuns: 1, endOnFailure: true });
+    if (broken) {
+      return fail(`${broken.message} (sequence: ${trail.join(' → ')}; seed ${ctx.config.seed})`, broken.exchanges, { sequence: trail, seed: ctx.config.seed });
+    }
+    if (inconclusive) return skip(`inconclusive: ${inconclusive.message}`);
+    if (details.failed) return fail(`the stateful run stopped: ${String(details.errorInstance)}`, []);
+    return pass(`sequence ${trail.join(' → ')} kept every invariant (seed ${ctx.config.seed})`);
+  },
+};
