@@ -8,6 +8,7 @@ import { errorChecks } from './errors/index.ts';
 import { versioningChecks } from './versioning/index.ts';
 import { schemaChecks } from './schema/index.ts';
 import { securityChecks } from './security/index.ts';
+import { limitChecks } from './limits/index.ts';
 
 /** Every check of the suite, in report order. */
 export const allChecks: Check[] = [
@@ -20,4 +21,5 @@ export const allChecks: Check[] = [
   ...versioningChecks,
   ...schemaChecks,
   ...securityChecks,
+  ...limitChecks,
 ];

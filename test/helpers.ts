@@ -15,16 +15,21 @@ export interface ReferenceRun {
   overlay?: string;
   only?: string[];
   timeScale?: number;
+  profile?: 'quick' | 'full';
+  seed?: number;
+  allowWrites?: number;
 }
 
 /** Runs the suite in-process against a fresh embedded reference target; no overlay unless given, to exercise discovery. */
 export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunReport> {
   const opts: RunOptions = {
-    profile: 'quick',
+    profile: run.profile ?? 'quick',
     timeScale: run.timeScale ?? TEST_TIME_SCALE,
-    seed: 1,
+    seed: run.seed ?? 1,
     reports: [],
-    runs: 10, taskTimeoutSeconds: 120,
+    runs: 10,
+    allowWrites: run.allowWrites ?? 0,
+    taskTimeoutSeconds: 120,
     requestTimeoutSeconds: 15,
     quiet: true,
     help: false,

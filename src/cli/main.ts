@@ -26,6 +26,7 @@ run options:
   --seed N                  seed for generated data
   --report FORMAT:PATH      json, junit or html; repeatable
   --runs N                  random cases of the property phase (default 10)
+  --allow-writes N          real creates the write-limit probe may make if writes that create nothing are not counted
   --task-timeout SECONDS    target-seconds a task may take to finish (default 120)
   --request-timeout SECONDS seconds allowed per request (default 15)
   --quiet                   no progress output

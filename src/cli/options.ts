@@ -20,6 +20,7 @@ export const RUN_OPTIONS = {
   seed: { type: 'string' },
   report: { type: 'string', multiple: true },
   runs: { type: 'string' },
+  'allow-writes': { type: 'string' },
   'task-timeout': { type: 'string' },
   'request-timeout': { type: 'string' },
   quiet: { type: 'boolean' },
@@ -51,6 +52,7 @@ export interface RunOptions {
   seed: number;
   reports: ReportTarget[];
   runs: number;
+  allowWrites: number;
   taskTimeoutSeconds: number;
   requestTimeoutSeconds: number;
   quiet: boolean;
@@ -142,6 +144,7 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     seed: seedRaw !== undefined ? Number(seedRaw) : Math.floor(Math.random() * 2 ** 31),
     reports: ((v['report'] as string[] | undefined) ?? []).map(parseReportFlag),
     runs: positiveInteger('runs', v['runs'] as string | undefined, DEFAULT_RUNS),
+    allowWrites: v['allow-writes'] === undefined ? 0 : positiveInteger('allow-writes', v['allow-writes'] as string, 0),
     taskTimeoutSeconds: positiveNumber('task-timeout', v['task-timeout'] as string | undefined, 120),
     requestTimeoutSeconds: positiveNumber('request-timeout', v['request-timeout'] as string | undefined, 15),
     quiet: v['quiet'] === true,

@@ -55,6 +55,7 @@ export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: s
     seed: opts.seed,
     only: opts.only,
     runs: opts.runs,
+    allowWrites: opts.allowWrites,
     taskTimeoutSeconds: opts.taskTimeoutSeconds,
     requestTimeoutSeconds: opts.requestTimeoutSeconds,
     maxBodyBytes: 8 * 1024 * 1024,

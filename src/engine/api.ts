@@ -4,19 +4,11 @@ import type { TokenManager } from './tokens.ts';
 import type { CallOptions } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import { classOf, type Pacer } from './pacer.ts';
+import { retryAfterSeconds } from './retry-after.ts';
 
 const MAX_429_RETRIES = 3;
 const MAX_RETRY_WAIT_SECONDS = 65;
 
-/** Seconds to wait after a 429: Retry-After (seconds or HTTP date) when given, else one second. */
-export function retryAfterSeconds(ex: Exchange): number {
-  const h = ex.response?.headers['retry-after'];
-  if (!h) return 1;
-  const n = Number(h);
-  if (Number.isFinite(n)) return Math.max(0, n);
-  const date = Date.parse(h);
-  return Number.isNaN(date) ? 1 : Math.max(0, (date - Date.now()) / 1000);
-}
 
 /** Sends an authenticated API call on behalf of a check. */
 export async function callApi(http: HttpClient, tokens: TokenManager, pacer: Pacer, timeScale: number, sentBy: string, opts: CallOptions): Promise<Exchange> {

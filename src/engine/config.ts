@@ -17,6 +17,8 @@ export interface RunConfig {
   only?: string[];
   /** Random cases of the property phase (generated requests); the deterministic coverage pass comes on top. */
   runs: number;
+  /** Real creates the write-limit probe may make when writes that create nothing are not counted (--allow-writes). */
+  allowWrites: number;
   /** Target-seconds a task may take to reach a terminal state. */
   taskTimeoutSeconds: number;
   requestTimeoutSeconds: number;

@@ -7,6 +7,7 @@ import type { SchemaAsserter } from './schema.ts';
 import type { Exchange } from './exchange.ts';
 import type { Ledger } from './ledger.ts';
 import type { Fixtures } from './fixtures.ts';
+import type { LimitsReport } from './limit-session.ts';
 
 export interface CallOptions extends Omit<SendOptions, 'sentBy'> {
   /** Whose token to send: a configured key, nobody, or an explicit bearer value. Default: primary. */
@@ -29,6 +30,8 @@ export interface CheckContext {
   readonly http: HttpClient;
   readonly fixtures: Fixtures;
   readonly ledger: Ledger;
+  /** What the limit probes observed (run before every other check when the limits group is selected). */
+  readonly limits?: LimitsReport;
   /** Everything the run has exchanged so far (for checks that review the log). */
   readonly log: readonly Exchange[];
   call(opts: CallOptions): Promise<Exchange>;

@@ -13,6 +13,8 @@ export interface CheckReport {
   evidence?: Evidence;
   title: string;
   durationMs: number;
+  /** Requests the run had sent when this check ended (how much it took to get this far). */
+  requestsAtEnd: number;
 }
 
 export type Verdict = 'conformant' | 'nonconformant' | 'error';

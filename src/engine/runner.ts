@@ -15,6 +15,7 @@ import { Ledger } from './ledger.ts';
 import { Fixtures, vmsOf } from './fixtures.ts';
 import { callApi } from './api.ts';
 import { Pacer } from './pacer.ts';
+import { runLimitProbes, type LimitsReport } from './limit-session.ts';
 import { statusText, isSuccess } from './exchange.ts';
 import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 
@@ -41,7 +42,7 @@ export function selectChecks(all: Check[], only?: string[]): Check[] {
   return all.filter((c) => only.includes(c.group));
 }
 
-function toReport(check: Check, outcome: CheckOutcome, durationMs: number): CheckReport {
+function toReport(check: Check, outcome: CheckOutcome, durationMs: number, requestsAtEnd: number): CheckReport {
   // A failed should check is a warning and never fails the verdict.
   const status = outcome.status === 'failed' && check.level === 'should' ? 'warning' : outcome.status;
   return {
@@ -54,6 +55,7 @@ function toReport(check: Check, outcome: CheckOutcome, durationMs: number): Chec
     evidence: 'evidence' in outcome ? outcome.evidence : undefined,
     title: check.title,
     durationMs,
+    requestsAtEnd,
   };
 }
 
@@ -73,9 +75,12 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   const fixtures = new Fixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'setup', opts), config, declarations, ledger);
 
   try {
-    // Preflight: a target we cannot reach or whose key is refused cannot be judged (exit 2).
+    // Preflight: a target we cannot reach or whose key is refused cannot be judged (exit 2). With the limits
+    // group, the issuance probe is the preflight: it must be the key's first issuance in its window.
+    let limits: LimitsReport | undefined;
     try {
-      await tokens.get('primary', 'setup');
+      if (checks.some((c) => c.group === 'limits')) limits = await runLimitProbes({ config, http, tokens, ledger });
+      else await tokens.get('primary', 'setup');
     } catch (err) {
       if (err instanceof CredentialError) {
         if (!err.exchange.response) throw new TargetUnreachable(`target unreachable at ${config.baseUrl}: ${err.exchange.transportError}`);
@@ -100,6 +105,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         fixtures,
         ledger,
         log: http.log,
+        limits,
         call: (opts: CallOptions) => callApi(http, tokens, pacer, config.timeScale, check.id, opts),
         observe: (key, value) => {
           observations[key] = value;
@@ -119,7 +125,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
           outcome = { status: 'failed', message: `internal error in the suite: ${(err as Error).message}`, evidence: { exchanges: [] } };
         }
       }
-      const report = toReport(check, outcome, Date.now() - started);
+      const report = toReport(check, outcome, Date.now() - started, http.log.length);
       reports.push(report);
       hooks.onCheckEnd?.(report);
     }

@@ -2,6 +2,8 @@ import type { HttpClient } from './http.ts';
 import type { Redactor } from './redact.ts';
 import type { Exchange } from './exchange.ts';
 import { statusText } from './exchange.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { retryAfterSeconds } from './retry-after.ts';
 
 /** Token validity the seed documents (AUTH-TOKEN-TTL). */
 export const DOCUMENTED_LIFETIME_SECONDS = 3600;
@@ -64,12 +66,40 @@ export class TokenManager {
     return ex;
   }
 
-  /** A fresh token for the key, not the cached one (used by checks that need their own). */
+  /** Tokens issued up front (by the issuance probe) and not yet handed out, per key. */
+  private readonly spares = new Map<KeyName, Array<{ token: string; body: Record<string, unknown>; exchange: Exchange }>>();
+
+  /** Takes a token issued elsewhere (the issuance probe) into a lane, or into the spares when no lane is named. */
+  adopt(key: KeyName, token: string, body: Record<string, unknown>, exchange: Exchange, lane?: string): void {
+    this.redactor.add(token, 'token');
+    if (lane === undefined) {
+      this.spares.set(key, [...(this.spares.get(key) ?? []), { token, body, exchange }]);
+      return;
+    }
+    this.held.set(`${key}:${lane}`, { token, body, renewAt: Date.now() + (this.lifetimeOf(body) * 1000 * 0.8) / this.timeScale });
+  }
+
+  private lifetimeOf(body: Record<string, unknown>): number {
+    // Never trust a longer lifetime than the documented one: a wrong expires_in must not break the rest of the run.
+    const stated = typeof body['expires_in'] === 'number' && body['expires_in'] > 0 ? body['expires_in'] : DOCUMENTED_LIFETIME_SECONDS;
+    return Math.min(stated, DOCUMENTED_LIFETIME_SECONDS);
+  }
+
+  /**
+   * A token for the key that no lane holds: a spare from the issuance probe if one is left, else a new one.
+   * A 429 (the issuance budget is spent) is waited out as Retry-After says, not blamed on the caller.
+   */
   async issue(key: KeyName, sentBy: string): Promise<{ token: string; body: Record<string, unknown>; exchange: Exchange }> {
+    const spare = this.spares.get(key)?.shift();
+    if (spare) return spare;
     const secret = this.keys[key];
     if (!secret) throw new Error(`no ${KEY_FLAGS[key]} configured`);
     this.issued[key]++;
-    const ex = await this.exchange(secret, sentBy);
+    let ex = await this.exchange(secret, sentBy);
+    for (let attempt = 0; ex.response?.status === 429 && attempt < 3; attempt++) {
+      await sleep((Math.min(retryAfterSeconds(ex), 65) * 1000) / this.timeScale + 10);
+      ex = await this.exchange(secret, sentBy);
+    }
     const body = ex.response?.json as Record<string, unknown> | undefined;
     if (!ex.response || ex.response.status >= 300 || !body || typeof body['token'] !== 'string') throw new CredentialError(key, ex);
     return { token: body['token'] as string, body, exchange: ex };
@@ -84,10 +114,7 @@ export class TokenManager {
     const current = this.held.get(slot);
     if (current && Date.now() < current.renewAt) return current.token;
     const { token, body } = await this.issue(key, sentBy);
-    // Never trust a longer lifetime than the documented one: a wrong expires_in must not break the rest of the run.
-    const stated = typeof body['expires_in'] === 'number' && body['expires_in'] > 0 ? body['expires_in'] : DOCUMENTED_LIFETIME_SECONDS;
-    const lifetime = Math.min(stated, DOCUMENTED_LIFETIME_SECONDS);
-    this.held.set(slot, { token, body, renewAt: Date.now() + (lifetime * 1000 * 0.8) / this.timeScale });
+    this.held.set(slot, { token, body, renewAt: Date.now() + (this.lifetimeOf(body) * 1000 * 0.8) / this.timeScale });
     return token;
   }
 

@@ -1,0 +1,199 @@
+// Pure rendering of the load scripts' end-of-test reports: summary.json, junit.xml and the text on stdout.
+// No k6 imports here (vitest imports this module). Secrets are removed by redact() before anything is returned.
+
+/** @typedef {import('./verdicts.js').CheckResult} CheckResult */
+
+/**
+ * @typedef {object} ThresholdResult
+ * @property {string} metric
+ * @property {string} expression
+ * @property {boolean} ok
+ */
+
+/**
+ * @typedef {object} LoadSummary
+ * @property {string} script
+ * @property {{ baseUrl: string }} target
+ * @property {number} timeScale
+ * @property {string} segment
+ * @property {'conformant' | 'nonconformant' | 'inconclusive'} verdict
+ * @property {{ passed: number, failed: number, skipped: number }} summary
+ * @property {CheckResult[]} checks
+ * @property {ThresholdResult[]} thresholds
+ * @property {Record<string, unknown>} details
+ * @property {number} durationMs
+ */
+
+/**
+ * @typedef {object} SummaryMetricLike
+ * @property {Record<string, { ok: boolean }>} [thresholds]
+ */
+
+/**
+ * Threshold results from k6's summary data (`data.metrics`), sorted by metric name.
+ * @param {Record<string, SummaryMetricLike | undefined>} metrics
+ * @returns {ThresholdResult[]}
+ */
+export function thresholdResults(metrics) {
+  /** @type {ThresholdResult[]} */
+  const out = [];
+  for (const name of Object.keys(metrics).sort()) {
+    const t = metrics[name]?.thresholds;
+    if (!t) continue;
+    for (const [expression, r] of Object.entries(t)) out.push({ metric: name, expression, ok: !!r?.ok });
+  }
+  return out;
+}
+
+/**
+ * Assembles the JSON report. The verdict is nonconformant when a must check failed, inconclusive when none failed
+ * but one was skipped (not enough evidence), conformant otherwise.
+ * @param {{ script: string, baseUrl: string, timeScale: number, segment: string, checks: CheckResult[], thresholds: ThresholdResult[], details?: Record<string, unknown>, durationMs?: number }} input
+ * @returns {LoadSummary}
+ */
+export function buildSummary(input) {
+  const passed = input.checks.filter((c) => c.status === 'passed').length;
+  const failed = input.checks.filter((c) => c.status === 'failed').length;
+  const skipped = input.checks.filter((c) => c.status === 'skipped').length;
+  const mustFailed = input.checks.some((c) => c.status === 'failed' && c.level === 'must');
+  return {
+    script: input.script,
+    target: { baseUrl: input.baseUrl },
+    timeScale: input.timeScale,
+    segment: input.segment,
+    verdict: mustFailed ? 'nonconformant' : skipped > 0 || input.checks.length === 0 ? 'inconclusive' : 'conformant',
+    summary: { passed, failed, skipped },
+    checks: input.checks,
+    thresholds: input.thresholds,
+    details: input.details ?? {},
+    durationMs: input.durationMs ?? 0,
+  };
+}
+
+// XML 1.0 allows tab, LF, CR and #x20 and above (minus the surrogate block and U+FFFE/U+FFFF).
+const XML_INVALID = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * Escapes text for XML content and attribute values, dropping characters XML cannot carry.
+ * @param {unknown} value
+ */
+export function escapeXml(value) {
+  return String(value)
+    .replace(XML_INVALID, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+/**
+ * JUnit XML: one testsuite for the script, one testcase per check, named with its level and clause ids (as the
+ * suite's own JUnit report names them). Failed checks carry <failure>, inconclusive/skipped ones <skipped>.
+ * @param {LoadSummary} s
+ */
+export function renderJUnit(s) {
+  const seconds = (s.durationMs / 1000).toFixed(3);
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="cloud-api-conformance load" tests="${s.checks.length}" failures="${s.summary.failed}" errors="0" skipped="${s.summary.skipped}" time="${seconds}">`,
+    `  <testsuite name="${escapeXml(`load/${s.script}`)}" tests="${s.checks.length}" failures="${s.summary.failed}" errors="0" skipped="${s.summary.skipped}" time="${seconds}">`,
+    '    <properties>',
+    `      <property name="baseUrl" value="${escapeXml(s.target.baseUrl)}"/>`,
+    `      <property name="timeScale" value="${escapeXml(s.timeScale)}"/>`,
+    `      <property name="segment" value="${escapeXml(s.segment)}"/>`,
+    `      <property name="verdict" value="${escapeXml(s.verdict)}"/>`,
+    '    </properties>',
+  ];
+  for (const c of s.checks) {
+    const name = `${c.id} [${c.level}] ${c.clauses.join(' ')}`.trim();
+    const open = `    <testcase classname="${escapeXml(`load.${s.script.replace(/\.js$/, '')}`)}" name="${escapeXml(name)}" time="0"`;
+    if (c.status === 'passed') {
+      lines.push(`${open}>`, `      <system-out>${escapeXml(c.message)}</system-out>`, '    </testcase>');
+    } else if (c.status === 'failed') {
+      lines.push(`${open}>`, `      <failure message="${escapeXml(c.message)}" type="${escapeXml(c.verdict ?? 'failed')}">${escapeXml(c.message)}</failure>`, '    </testcase>');
+    } else {
+      lines.push(`${open}>`, `      <skipped message="${escapeXml(c.message)}"/>`, '    </testcase>');
+    }
+  }
+  lines.push('  </testsuite>', '</testsuites>', '');
+  return lines.join('\n');
+}
+
+/**
+ * The JSON report text.
+ * @param {LoadSummary} s
+ */
+export function renderJson(s) {
+  return JSON.stringify(s, null, 2) + '\n';
+}
+
+/**
+ * Plain text for stdout: one line per check and per threshold, then the verdict.
+ * @param {LoadSummary} s
+ */
+export function renderText(s) {
+  const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' };
+  const lines = [
+    `cloud-api-conformance load/${s.script} against ${s.target.baseUrl} (time scale ${s.timeScale}, segment ${s.segment})`,
+    '',
+    'checks:',
+    ...s.checks.map((c) => `  ${mark[c.status]}  ${c.id} [${c.level}] ${c.clauses.join(' ')}: ${c.message}`),
+  ];
+  if (s.thresholds.length) {
+    lines.push('', 'thresholds:');
+    for (const t of s.thresholds) lines.push(`  ${t.ok ? 'ok  ' : 'FAIL'}  ${t.metric}: ${t.expression}`);
+  }
+  lines.push('', `verdict: ${s.verdict} (${s.summary.passed} passed, ${s.summary.failed} failed, ${s.summary.skipped} inconclusive or skipped)`, '');
+  return lines.join('\n');
+}
+
+/**
+ * Replaces every occurrence of each secret (API keys, tokens) with a marker. Secrets shorter than 4 characters
+ * are still replaced; empty ones are ignored.
+ * @param {string} text
+ * @param {Array<string | undefined | null>} secrets
+ */
+export function redact(text, secrets) {
+  let out = text;
+  const list = secrets.filter((s) => typeof s === 'string' && s.length > 0);
+  // Longest first, so a secret containing another is replaced whole.
+  list.sort((a, b) => String(b).length - String(a).length);
+  for (const secret of list) out = out.split(String(secret)).join('[REDACTED]');
+  return out;
+}
+
+/**
+ * The three outputs handleSummary returns, redacted.
+ * @param {LoadSummary} s
+ * @param {Array<string | undefined | null>} secrets
+ * @param {{ json?: string, junit?: string }} [paths]
+ * @returns {Record<string, string>}
+ */
+export function summaryOutputs(s, secrets, paths = {}) {
+  // Redact the values first (a secret would otherwise survive in its XML-escaped form), then the rendered text.
+  const clean = /** @type {LoadSummary} */ (redactValue(s, secrets));
+  return {
+    stdout: redact(renderText(clean), secrets),
+    [paths.json ?? 'summary.json']: redact(renderJson(clean), secrets),
+    [paths.junit ?? 'junit.xml']: redact(renderJUnit(clean), secrets),
+  };
+}
+
+/**
+ * A deep copy of a JSON-like value with every string (keys included) redacted.
+ * @param {unknown} value
+ * @param {Array<string | undefined | null>} secrets
+ * @returns {unknown}
+ */
+export function redactValue(value, secrets) {
+  if (typeof value === 'string') return redact(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets));
+  if (value !== null && typeof value === 'object') {
+    /** @type {Record<string, unknown>} */
+    const out = {};
+    for (const [k, v] of Object.entries(value)) out[redact(k, secrets)] = redactValue(v, secrets);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,11 @@
+import type { Check } from '../../src/engine/check.ts';
+import { tokenLimit } from './token-limit.ts';
+import { readLimit } from './read-limit.ts';
+import { writeLimit } from './write-limit.ts';
+import { tokenScope } from './token-scope.ts';
+import { keyScope } from './key-scope.ts';
+import { rejectionErrorObject } from './rejection-error-object.ts';
+import { retryAfter } from './retry-after.ts';
+import { windowResets } from './window-resets.ts';
+
+export const limitChecks: Check[] = [tokenLimit, readLimit, writeLimit, tokenScope, keyScope, rejectionErrorObject, retryAfter, windowResets];

@@ -1,0 +1,14 @@
+import type { Check } from '../../src/engine/check.ts';
+import { limitOutcome } from './verdict.ts';
+
+/** 300 reads per minute per token: 300 are served, the next refused. */
+export const readLimit: Check = {
+  id: 'limits.read-limit',
+  group: 'limits',
+  clauses: ['LIMIT-READ-300'],
+  level: 'must',
+  title: 'Reads: 300 per minute per token are served, the next is refused',
+  async run(ctx) {
+    return limitOutcome(ctx.limits?.read);
+  },
+};

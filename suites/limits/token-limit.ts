@@ -1,0 +1,14 @@
+import type { Check } from '../../src/engine/check.ts';
+import { limitOutcome } from './verdict.ts';
+
+/** 10 token issuances per minute per API key: ten are served, the eleventh refused. */
+export const tokenLimit: Check = {
+  id: 'limits.token-limit',
+  group: 'limits',
+  clauses: ['LIMIT-TOKEN-10'],
+  level: 'must',
+  title: 'Token issuance: 10 per minute per API key are served, the next is refused',
+  async run(ctx) {
+    return limitOutcome(ctx.limits?.token, ctx.config.profile === 'quick' ? '; --profile full waits a window to tell a boundary from a looser limit' : '');
+  },
+};

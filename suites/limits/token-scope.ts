@@ -1,0 +1,23 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+import { isSuccess } from '../support.ts';
+
+/** The read and write budgets are per token: another token of the same key is served while the first is limited. */
+export const tokenScope: Check = {
+  id: 'limits.token-scope',
+  group: 'limits',
+  clauses: ['LIMIT-READ-300', 'LIMIT-WRITE-60'],
+  level: 'must',
+  title: 'A second token of the same key has its own read and write budget',
+  async run(ctx) {
+    const read = ctx.limits?.read;
+    const write = ctx.limits?.write;
+    const probes = [read, write].filter((p) => p?.scope);
+    if (probes.length === 0) return skip('no budget was spent during the probes, so the scope could not be seen');
+    const refused = probes.filter((p) => (p === write ? p!.scope!.response?.status === p!.firstRejection?.response?.status : !isSuccess(p!.scope!)));
+    if (refused.length) {
+      return fail(`another token of the same key was refused while the first token's ${refused.map((p) => p!.what).join(' and ')} budget was spent: the limit is not per token`, refused.flatMap((p) => [p!.firstRejection!, p!.scope!]));
+    }
+    return pass(`another token of the same key was served right after the first was limited (${probes.map((p) => p!.what).join(', ')})`);
+  },
+};

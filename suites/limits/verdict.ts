@@ -1,0 +1,20 @@
+import type { CheckOutcome } from '../../src/engine/check.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+import type { LimitProbe } from '../../src/engine/limit-session.ts';
+import { describeVerdict } from '../../src/engine/probes.ts';
+
+/** The outcome of a limit check from its probe: exact passes, stricter or looser fails, inconclusive skips. */
+export function limitOutcome(probe: LimitProbe | undefined, inconclusiveHint = ''): CheckOutcome {
+  if (!probe) return skip('the probe did not run');
+  const message = describeVerdict(probe.limit, probe.what, probe.verdict);
+  const exchanges = [probe.firstRejection, ...probe.bursts.flatMap((b) => b.exchanges.slice(-1))].filter((x) => x !== undefined);
+  const details = { bursts: probe.bursts.map((b) => ({ sent: b.exchanges.length, accepted: b.accepted, rejected: b.rejections.length, others: b.others.length, spanMs: b.spanMs })), note: probe.note };
+  switch (probe.verdict.kind) {
+    case 'exact':
+      return pass(message, [], details);
+    case 'inconclusive':
+      return skip(message + inconclusiveHint);
+    default:
+      return fail(message, exchanges, details);
+  }
+}

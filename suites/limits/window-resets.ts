@@ -1,0 +1,27 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { isSuccess } from '../support.ts';
+
+/** The limits are per minute: once a window has passed, a spent budget is available again. */
+export const windowResets: Check = {
+  id: 'limits.window-resets',
+  group: 'limits',
+  clauses: ['LIMIT-READ-300', 'LIMIT-WRITE-60', 'LIMIT-TOKEN-10'],
+  level: 'must',
+  title: 'A spent budget comes back once the minute has passed',
+  async run(ctx) {
+    if (ctx.config.profile !== 'full') return skip('needs --profile full: it waits out a window');
+    const probes = [ctx.limits?.token, ctx.limits?.read, ctx.limits?.write].filter((p) => p?.reset);
+    if (probes.length === 0) return skip('no budget was spent during the probes');
+    const served = (p: (typeof probes)[number], ex: Exchange) => (p === ctx.limits?.write ? ex.response?.status !== p!.firstRejection!.response?.status : isSuccess(ex));
+    const stuck = probes.filter((p) => {
+      const last = p!.reset!.afterWindow ?? p!.reset!.afterRetryAfter!;
+      return !served(p, last);
+    });
+    if (stuck.length) return fail(`still refused a whole window after the rejection: ${stuck.map((p) => p!.what).join(', ')}`, stuck.map((p) => (p!.reset!.afterWindow ?? p!.reset!.afterRetryAfter)!));
+    const byRetryAfter = probes.filter((p) => p!.reset!.afterRetryAfter && !p!.reset!.afterWindow).length;
+    ctx.observe('windowReset', { probes: probes.length, servedAtRetryAfter: byRetryAfter });
+    return pass(`every spent budget came back (${probes.map((p) => p!.what).join(', ')}); ${byRetryAfter} of them as soon as Retry-After said`);
+  },
+};
