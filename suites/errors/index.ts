@@ -2,5 +2,6 @@ import type { Check } from '../../src/engine/check.ts';
 import { errorObject } from './error-object.ts';
 import { jsonResponses } from './json-responses.ts';
 import { malformedJson } from './malformed-json.ts';
+import { oddPathIds } from './odd-path-ids.ts';
 
-export const errorChecks: Check[] = [malformedJson, errorObject, jsonResponses];
+export const errorChecks: Check[] = [malformedJson, oddPathIds, errorObject, jsonResponses];

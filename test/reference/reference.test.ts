@@ -81,9 +81,9 @@ describe('options', () => {
     expect(new Set([s.apiKey, s.apiKeyB, s.apiKeyReadonly]).size).toBe(3);
   });
 
-  it('has a catalogue of 50 uniquely named faults', () => {
-    expect(FAULTS).toHaveLength(50);
-    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(50);
+  it('has a catalogue of 51 uniquely named faults', () => {
+    expect(FAULTS).toHaveLength(51);
+    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(51);
   });
 });
 
@@ -471,6 +471,15 @@ const faultCases: FaultCase[] = [
     },
     clean: [false, 3],
     faulty: [true, 3],
+  },
+  {
+    name: 'quote-in-id-500',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return (await call(s, 'GET', `/v1/tasks/${encodeURIComponent("x' OR '1'='1")}`, { token: t })).status;
+    },
+    clean: 404,
+    faulty: 500,
   },
   {
     name: 'memory-string-500',

@@ -3,11 +3,12 @@ import { FAULTS } from '../../fixtures/reference/faults.ts';
 import { runAgainstReference, notPassing } from '../helpers.ts';
 
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-const GROUPS = ['vms', 'tasks', 'pagination'];
+const GROUPS = ['vms', 'tasks', 'pagination', 'errors'];
 
 /** The faults the generation and stateful phase answers for (issue #3). */
 export const GENERATION_FAULTS = [
   'memory-string-500',
+  'quote-in-id-500',
   'negative-vcpus-accepted',
   'long-name-500',
   'unicode-name-500',

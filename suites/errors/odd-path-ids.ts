@@ -1,0 +1,39 @@
+import fc from 'fast-check';
+import type { Check } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { describe, absentId } from '../support.ts';
+import { GENERATED_LANE } from '../vms/create-cases.ts';
+
+/** Ids that break careless routing, decoding and query building (RESTler's invalid dynamic objects, among others). */
+export function oddIds(base: string): string[] {
+  return [`${base}?x=1`, `${base}/`, '../', '..%2F..', '%00', '{}', `${base}' OR '1'='1`, `${base}"`, ' ', '日本', '\u{1F680}', `${base}${'z'.repeat(2000)}`, '-1', '0'];
+}
+
+/**
+ * Identifiers are opaque strings (ID-OPAQUE-STRING): any string in an id position is a well-typed request for
+ * something that does not exist, answered with a 4xx, never served and never a 5xx. A few seeded random ids
+ * (fast-check, --seed) join the fixed list.
+ */
+export const oddPathIds: Check = {
+  id: 'errors.odd-path-ids',
+  group: 'errors',
+  clauses: ['ID-OPAQUE-STRING', 'TASK-POLL', 'BACKUP-CREATE'],
+  level: 'must',
+  title: 'Unusual ids in the path get a 4xx, never a 5xx',
+  async run(ctx) {
+    const random = fc.sample(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), { seed: ctx.config.seed, numRuns: 5 });
+    const ids = [...oddIds(absentId(ctx, 'odd')), ...random.map((r) => `${absentId(ctx, 'rnd')}${r}`)];
+    const sent: Array<{ id: string; ex: Exchange }> = [];
+    for (const id of ids) sent.push({ id, ex: await ctx.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(id)}`, lane: GENERATED_LANE }) });
+    // Writes are budgeted: the fixed list only, for the backup operation.
+    for (const id of oddIds(absentId(ctx, 'odd')).slice(0, 8)) {
+      sent.push({ id, ex: await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(id)}/backups`, json: { description: 'conformance' }, lane: GENERATED_LANE }) });
+    }
+    const wrong = sent.filter(({ ex }) => !ex.response || ex.response.status < 400 || ex.response.status >= 500);
+    if (wrong.length) {
+      return fail(`${wrong.length} of ${sent.length} requests with unusual ids were not answered with a 4xx: ${wrong.slice(0, 3).map((w) => `${JSON.stringify(w.id.slice(0, 60))}: ${describe(w.ex)}`).join('; ')}`, wrong.map((w) => w.ex));
+    }
+    return pass(`all ${sent.length} requests with unusual ids got a 4xx`);
+  },
+};
