@@ -6,7 +6,7 @@ import { describe, documentedRefusal, isSuccess } from '../support.ts';
 export const startBackup: Check = {
   id: 'backups.start',
   group: 'backups',
-  clauses: ['BACKUP-CREATE'],
+  clauses: ['BACKUP-CREATE', 'BACKUP-CREATE-FIELDS'],
   level: 'must',
   title: 'Starting a backup of a VM with a description is accepted',
   async run(ctx) {

@@ -2,8 +2,11 @@ import type { CheckContext } from '../../src/engine/context.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { isSuccess } from '../support.ts';
 
-/** Generated and coverage requests run on their own token, so they never eat the other checks' write budget. */
+/** Coverage requests run on their own token, so they never eat the other checks' write budget. */
 export const GENERATED_LANE = 'generated';
+
+/** The random phase (fuzzing, stateful sequences) has a token of its own too: shrinking may spend extra writes. */
+export const RANDOM_LANE = 'random';
 
 export interface CreateCase {
   label: string;
@@ -15,10 +18,10 @@ export interface SentCase extends CreateCase {
 }
 
 /** Sends create-VM variants; one the target accepts goes into the ledger, since it created a VM. */
-export async function sendCreateCases(ctx: CheckContext, cases: CreateCase[]): Promise<SentCase[]> {
+export async function sendCreateCases(ctx: CheckContext, cases: CreateCase[], lane = GENERATED_LANE): Promise<SentCase[]> {
   const sent: SentCase[] = [];
   for (const c of cases) {
-    const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: c.body, lane: GENERATED_LANE });
+    const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: c.body, lane });
     if (isSuccess(ex)) {
       const name = (c.body as { name?: unknown })?.name;
       ctx.ledger.record({ kind: 'vm', name: typeof name === 'string' ? name : undefined, createdBy: ctx.checkId, note: `accepted: ${c.label}` });

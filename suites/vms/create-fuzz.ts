@@ -4,7 +4,7 @@ import type { Check } from '../../src/engine/check.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail } from '../../src/engine/check.ts';
 import { classify, createBodyArbitrary, fieldsOf, type Violations } from '../../src/engine/generate/create-body.ts';
-import { sendCreateCases, statusClass } from './create-cases.ts';
+import { sendCreateCases, statusClass, RANDOM_LANE } from './create-cases.ts';
 
 /** Extra requests shrinking may spend on top of --runs before it settles for the smallest case found so far. */
 const SHRINK_BUDGET = 20;
@@ -48,7 +48,7 @@ export const createFuzz: Check = {
     const property = fc.asyncProperty(arbitrary, async (body) => {
       if (sent >= budget) return true; // out of budget: keep the smallest failure found so far
       sent++;
-      const [c] = await sendCreateCases(ctx, [{ label: 'generated', body }]);
+      const [c] = await sendCreateCases(ctx, [{ label: 'generated', body }], RANDOM_LANE);
       sentFor.set(JSON.stringify(body), c!.ex);
       return judge(classify(body, fields), c!.ex).ok;
     });

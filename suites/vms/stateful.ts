@@ -5,7 +5,7 @@ import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/check.ts';
 import { readPointer, readTaskState, totalCandidates } from '../../src/engine/discover.ts';
 import { isSuccess, describe, documentedRefusal } from '../support.ts';
-import { GENERATED_LANE } from './create-cases.ts';
+import { RANDOM_LANE } from './create-cases.ts';
 import { tagsOf } from './tag-filter.ts';
 
 const MAX_CREATES = 3;
@@ -56,7 +56,7 @@ async function create(model: Model, real: Real, tagValue: string): Promise<void>
     tag = [`cc-st-${ctx.config.runId}`, tagValue];
     body[ctx.declarations.tagsField] = { [tag[0]]: tag[1] };
   }
-  const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body, lane: GENERATED_LANE });
+  const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body, lane: RANDOM_LANE });
   if (!isSuccess(ex)) {
     if (documentedRefusal(ex)) throw new Inconclusive(`create refused: ${describe(ex)}`);
     throw new InvariantBroken(`a valid create was refused: ${describe(ex)}`, [ex]);
@@ -77,7 +77,7 @@ async function poll(model: Model, real: Real, vm: ModelVm): Promise<void> {
   const outcome = await ctx.fixtures.pollTask(vm.taskId);
   const last = outcome.polls[outcome.polls.length - 1]!;
   if (!outcome.state.terminal) throw new InvariantBroken(`task ${vm.taskId} did not complete (last ${outcome.state.field}=${outcome.state.value ?? '?'})`, [last]);
-  const again = await ctx.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(vm.taskId)}`, lane: GENERATED_LANE });
+  const again = await ctx.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(vm.taskId)}`, lane: RANDOM_LANE });
   const after = readTaskState(again.response?.json, ctx.declarations.task);
   for (const value of [outcome.state.value, after.value]) {
     if (vm.terminal !== undefined && value !== vm.terminal) {
@@ -129,7 +129,7 @@ async function walk(model: Model, real: Real, perPage: number, tag?: [string, st
 
 async function backup(real: Real, vm: ModelVm): Promise<void> {
   const { ctx } = real;
-  const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vm.id!)}/backups`, json: { description: `stateful ${ctx.config.runId}` }, lane: GENERATED_LANE });
+  const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vm.id!)}/backups`, json: { description: `stateful ${ctx.config.runId}` }, lane: RANDOM_LANE });
   if (!isSuccess(ex)) {
     if (documentedRefusal(ex)) throw new Inconclusive(`backup refused: ${describe(ex)}`);
     throw new InvariantBroken(`starting a backup of ${vm.id} was refused: ${describe(ex)}`, [ex]);
