@@ -1,14 +1,11 @@
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { describe, isSuccess } from '../support.ts';
-import { GENERATED_LANE } from './create-cases.ts';
-
-type JsonType = 'string' | 'integer';
+import { fieldsOf, type FieldType } from '../../src/engine/generate/create-body.ts';
+import { sendCreateCases, statusClass } from './create-cases.ts';
 
 /** Values of the wrong JSON type for a field of the given seed type: the opposite primitive, null, a container. */
-export function wrongTypedValues(type: JsonType): Array<{ label: string; value: unknown }> {
+export function wrongTypedValues(type: FieldType): Array<{ label: string; value: unknown }> {
   return type === 'integer'
     ? [{ label: 'a numeric string', value: '2' }, { label: 'a fraction', value: 1.5 }, { label: 'null', value: null }]
     : [{ label: 'an integer', value: 12345 }, { label: 'null', value: null }, { label: 'an array', value: ['x'] }];
@@ -27,22 +24,15 @@ export const createWrongTypes: Check = {
   title: 'A create-VM request with one field of the wrong JSON type is refused with a 4xx',
   async run(ctx) {
     const { body: valid } = ctx.fixtures.vmCreateBody('types');
-    const schema = ctx.spec.base.components?.schemas?.['VmCreateRequest'] as OpenAPIV3_1.SchemaObject;
-    const fields = Object.entries(schema.properties ?? {}).map(([name, s]) => [name, (s as OpenAPIV3_1.SchemaObject).type as JsonType] as const);
-    const sent: Array<{ field: string; label: string; ex: Exchange }> = [];
-    for (const [field, type] of fields) {
-      for (const { label, value } of wrongTypedValues(type)) {
-        const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: { ...valid, [field]: value }, lane: GENERATED_LANE });
-        sent.push({ field, label, ex });
-        if (isSuccess(ex)) ctx.ledger.record({ kind: 'vm', name: String(valid['name']), createdBy: ctx.checkId, note: `accepted with ${field} as ${label}` });
-      }
-    }
-    const wrong = sent.filter((s) => !s.ex.response || s.ex.response.status < 400 || s.ex.response.status >= 500);
+    const fields = fieldsOf(ctx.spec.base.components?.schemas?.['VmCreateRequest'] as OpenAPIV3_1.SchemaObject, {});
+    const cases = fields.flatMap((f) => wrongTypedValues(f.type).map(({ label, value }) => ({ label: `${f.name} as ${label}`, body: { ...valid, [f.name]: value } })));
+    const sent = await sendCreateCases(ctx, cases);
+    const wrong = sent.filter((s) => statusClass(s.ex) !== '4xx');
     if (wrong.length) {
       return fail(
-        `${wrong.length} of ${sent.length} wrong-typed requests were not refused with a 4xx: ${wrong.slice(0, 3).map((w) => `${w.field} as ${w.label} → ${describe(w.ex).split('→ ')[1]}`).join('; ')}`,
+        `${wrong.length} of ${sent.length} wrong-typed requests were not refused with a 4xx: ${wrong.slice(0, 3).map((w) => `${w.label} → ${w.ex.response?.status ?? w.ex.transportError}`).join('; ')}`,
         wrong.map((w) => w.ex),
-        { cases: wrong.map((w) => ({ field: w.field, value: w.label, status: w.ex.response?.status ?? w.ex.transportError })) },
+        { cases: wrong.map((w) => ({ case: w.label, status: w.ex.response?.status ?? w.ex.transportError })) },
       );
     }
     return pass(`all ${sent.length} wrong-typed requests (${fields.length} fields × ${sent.length / fields.length} wrong types) were refused with a 4xx`);
