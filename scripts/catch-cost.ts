@@ -10,7 +10,7 @@ const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const GENERATION_FAULTS = ['memory-string-500', 'quote-in-id-500', 'negative-vcpus-accepted', 'long-name-500', 'unicode-name-500', 'numeric-ids-some-records', 'tag-filter-space-ignored', 'page-boundary-duplicate', 'task-regresses', 'vm-never-listed'];
 
 async function run(seed: number, faults: string[] = []): Promise<{ report: RunReport; wallMs: number }> {
-  const opts: RunOptions = { profile: 'quick', timeScale: 60, seed, reports: [], runs: 10, allowWrites: 0, taskTimeoutSeconds: 120, requestTimeoutSeconds: 15, quiet: true, help: false, only: GROUPS };
+  const opts: RunOptions = { profile: 'quick', timeScale: 60, seed, reports: [], runs: 10, allowWrites: 0, webhookListen: '127.0.0.1:0', taskTimeoutSeconds: 120, requestTimeoutSeconds: 15, quiet: true, help: false, only: GROUPS };
   const started = Date.now();
   const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'catch-cost' }, () => {}, { faults, noDefaultOverlay: true });
   return { report, wallMs: Date.now() - started };

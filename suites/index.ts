@@ -9,6 +9,10 @@ import { versioningChecks } from './versioning/index.ts';
 import { schemaChecks } from './schema/index.ts';
 import { securityChecks } from './security/index.ts';
 import { limitChecks } from './limits/index.ts';
+import { webhookChecks } from './webhooks/index.ts';
+import { alarmChecks } from './alarms/index.ts';
+import { auditChecks } from './audit/index.ts';
+import { s3Checks } from './s3/index.ts';
 
 /** Every check of the suite, in report order. */
 export const allChecks: Check[] = [
@@ -22,4 +26,8 @@ export const allChecks: Check[] = [
   ...schemaChecks,
   ...securityChecks,
   ...limitChecks,
+  ...webhookChecks,
+  ...alarmChecks,
+  ...auditChecks,
+  ...s3Checks,
 ];

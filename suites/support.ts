@@ -46,3 +46,9 @@ export function baseSchemaViolations(ctx: CheckContext, pred: (ex: Exchange) => 
   const bad = selected.map((ex) => ({ ex, errors: ctx.schema.assert(ex)?.baseErrors ?? [] })).filter((r) => r.errors.length > 0);
   return { checked: selected.length, bad };
 }
+
+/** Records the status and code a named error case got (emitted as x-error-cases; compared with a declared one). */
+export function observeErrorCase(ctx: CheckContext, name: string, ex: Exchange): void {
+  if (!ex.response || ex.response.status < 400) return;
+  ctx.observe(`errorCase.${name}`, { status: ex.response.status, code: errorCode(ex) ?? null });
+}

@@ -29,6 +29,7 @@ export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunRe
     reports: [],
     runs: 10,
     allowWrites: run.allowWrites ?? 0,
+    webhookListen: '127.0.0.1:0',
     taskTimeoutSeconds: 120,
     requestTimeoutSeconds: 15,
     quiet: true,

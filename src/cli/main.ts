@@ -6,6 +6,7 @@ import type { ToolInfo } from '../engine/runner.ts';
 import { resolveRunOptions, parseCliArgs } from './options.ts';
 import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
 import { startReference, FAULTS } from '../../fixtures/reference/server.ts';
+import { startEmbeddedS3, S3_FAULTS } from '../../fixtures/s3/server.ts';
 
 const USAGE = `usage:
   cloud-conformance run [options]          run the suite (default target: the embedded reference)
@@ -26,15 +27,23 @@ run options:
   --seed N                  seed for generated data
   --report FORMAT:PATH      json, junit or html; repeatable
   --runs N                  random cases of the property phase (default 10)
+  --webhook-listen H:P      where the suite's webhook receiver listens (default 127.0.0.1:0)
+  --webhook-url URL         the receiver's address as the target should post to it, when it differs
+  --emit-overlay FILE       write what the run observed about the target's choices as an Overlay
   --allow-writes N          real creates the write-limit probe may make if writes that create nothing are not counted
   --task-timeout SECONDS    target-seconds a task may take to finish (default 120)
   --request-timeout SECONDS seconds allowed per request (default 15)
   --quiet                   no progress output
+  --s3-url URL              object storage endpoint (default: the embedded s3rver when the API target is
+                            embedded; with --base-url and no --s3-url the s3 group is skipped)
+  --s3-access-key KEY, --s3-secret-key SECRET, --s3-region NAME (default us-east-1)
+  --s3-path-style (default) | --s3-virtual-host   addressing style
   Settings also come from CONFORMANCE_BASE_URL, CONFORMANCE_API_KEY, CONFORMANCE_API_KEY_B,
-  CONFORMANCE_API_KEY_READONLY, CONFORMANCE_IMAGE, CONFORMANCE_SUBNET_ID, CONFORMANCE_OVERLAY and .env.
+  CONFORMANCE_API_KEY_READONLY, CONFORMANCE_IMAGE, CONFORMANCE_SUBNET_ID, CONFORMANCE_OVERLAY,
+  CONFORMANCE_S3_URL, CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY, CONFORMANCE_S3_REGION and .env.
 
 reference options:
-  --port N  --fault NAME (repeatable)  --time-scale N  --list-faults
+  --port N  --fault NAME (repeatable)  --s3-fault NAME (repeatable)  --time-scale N  --list-faults
 
 exit codes: 0 conformant, 1 nonconformant, 2 could not run`;
 
@@ -47,6 +56,7 @@ async function referenceCommand(args: string[]): Promise<number> {
   const { values } = parseCliArgs(args, {
     port: { type: 'string' },
     fault: { type: 'string', multiple: true },
+    's3-fault': { type: 'string', multiple: true },
     'time-scale': { type: 'string' },
     'list-faults': { type: 'boolean' },
   });
@@ -58,6 +68,8 @@ async function referenceCommand(args: string[]): Promise<number> {
       const note = f.level === 'declared' ? `(declared in ${REFERENCE_OVERLAY_PATH}) ` : '';
       process.stdout.write(`${f.name}\t${level}\t${f.clauses.join(',')}\t${note}${f.description}\n`);
     }
+    // Object storage faults (--s3-fault), injected by the embedded S3 endpoint's front proxy.
+    for (const f of S3_FAULTS) process.stdout.write(`${f.name}\t${f.level}\t${f.clauses.join(',')}\t(--s3-fault) ${f.description}\n`);
     return 0;
   }
   const port = values['port'] === undefined ? 0 : Number(values['port']);
@@ -65,17 +77,26 @@ async function referenceCommand(args: string[]): Promise<number> {
   const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
   if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got ${JSON.stringify(values['time-scale'])}`);
   let target;
+  let s3;
   try {
     target = await startReference({ port, faults: (values['fault'] as string[] | undefined) ?? [], timeScale });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  process.stdout.write(JSON.stringify(target.settings) + '\n');
+  try {
+    s3 = await startEmbeddedS3({ faults: (values['s3-fault'] as string[] | undefined) ?? [] });
+  } catch (err) {
+    await target.close();
+    throw new UsageError((err as Error).message);
+  }
+  const { s3Url, s3AccessKey, s3SecretKey } = s3.settings;
+  process.stdout.write(JSON.stringify({ ...target.settings, s3Url, s3AccessKey, s3SecretKey }) + '\n');
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  await s3.close();
   await target.close();
   return 0;
 }

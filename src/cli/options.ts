@@ -21,8 +21,17 @@ export const RUN_OPTIONS = {
   report: { type: 'string', multiple: true },
   runs: { type: 'string' },
   'allow-writes': { type: 'string' },
+  'webhook-listen': { type: 'string' },
+  'webhook-url': { type: 'string' },
+  'emit-overlay': { type: 'string' },
   'task-timeout': { type: 'string' },
   'request-timeout': { type: 'string' },
+  's3-url': { type: 'string' },
+  's3-access-key': { type: 'string' },
+  's3-secret-key': { type: 'string' },
+  's3-region': { type: 'string' },
+  's3-path-style': { type: 'boolean' },
+  's3-virtual-host': { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -36,6 +45,10 @@ export const ENV_OF: Record<string, string> = {
   image: 'CONFORMANCE_IMAGE',
   'subnet-id': 'CONFORMANCE_SUBNET_ID',
   overlay: 'CONFORMANCE_OVERLAY',
+  's3-url': 'CONFORMANCE_S3_URL',
+  's3-access-key': 'CONFORMANCE_S3_ACCESS_KEY',
+  's3-secret-key': 'CONFORMANCE_S3_SECRET_KEY',
+  's3-region': 'CONFORMANCE_S3_REGION',
 };
 
 export interface RunOptions {
@@ -53,10 +66,20 @@ export interface RunOptions {
   reports: ReportTarget[];
   runs: number;
   allowWrites: number;
+  webhookListen: string;
+  webhookUrl?: string;
+  emitOverlay?: string;
   taskTimeoutSeconds: number;
   requestTimeoutSeconds: number;
   quiet: boolean;
   help: boolean;
+  /** Object storage endpoint ({s3_url}); without it the s3 group runs against the embedded s3rver or is skipped. */
+  s3Url?: string;
+  s3AccessKey?: string;
+  s3SecretKey?: string;
+  s3Region?: string;
+  /** Virtual-host style addressing (--s3-virtual-host); path style is the default. */
+  s3VirtualHost?: boolean;
 }
 
 export type FlagValues = Record<string, string | string[] | boolean | undefined>;
@@ -84,6 +107,24 @@ function positiveInteger(flag: string, raw: string | undefined, fallback: number
   const n = positiveNumber(flag, raw, fallback);
   if (!Number.isInteger(n)) throw new UsageError(`--${flag} must be a whole number, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+function parseListen(raw: string | undefined): string {
+  if (raw === undefined) return '127.0.0.1:0';
+  const m = /^(.*):(\d{1,5})$/.exec(raw);
+  if (!m || Number(m[2]) > 65535) throw new UsageError(`--webhook-listen expects HOST:PORT, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
+function parseWebhookUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const u = new URL(raw);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return raw;
+  } catch {
+    // fall through to the usage error
+  }
+  throw new UsageError(`--webhook-url must be an http or https URL, got ${JSON.stringify(raw)}`);
 }
 
 function readDotenv(cwd: string): Record<string, string> {
@@ -129,6 +170,17 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--base-url must be http or https, got ${u.protocol}`);
   }
+  const s3Url = setting('s3-url');
+  if (s3Url !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(s3Url);
+    } catch {
+      throw new UsageError(`--s3-url is not a URL: ${JSON.stringify(s3Url)}`);
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--s3-url must be http or https, got ${u.protocol}`);
+  }
+  if (v['s3-path-style'] && v['s3-virtual-host']) throw new UsageError('--s3-path-style and --s3-virtual-host exclude each other');
   const only = (v['only'] as string | undefined)?.split(',').map((s) => s.trim()).filter(Boolean);
   return {
     baseUrl: baseUrl?.replace(/\/+$/, ''),
@@ -144,10 +196,18 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     seed: seedRaw !== undefined ? Number(seedRaw) : Math.floor(Math.random() * 2 ** 31),
     reports: ((v['report'] as string[] | undefined) ?? []).map(parseReportFlag),
     runs: positiveInteger('runs', v['runs'] as string | undefined, DEFAULT_RUNS),
+    webhookListen: parseListen(v['webhook-listen'] as string | undefined),
+    webhookUrl: parseWebhookUrl(v['webhook-url'] as string | undefined),
+    emitOverlay: v['emit-overlay'] as string | undefined,
     allowWrites: v['allow-writes'] === undefined ? 0 : positiveInteger('allow-writes', v['allow-writes'] as string, 0),
     taskTimeoutSeconds: positiveNumber('task-timeout', v['task-timeout'] as string | undefined, 120),
     requestTimeoutSeconds: positiveNumber('request-timeout', v['request-timeout'] as string | undefined, 15),
     quiet: v['quiet'] === true,
     help: v['help'] === true,
+    s3Url: s3Url?.replace(/\/+$/, ''),
+    s3AccessKey: setting('s3-access-key'),
+    s3SecretKey: setting('s3-secret-key'),
+    s3Region: setting('s3-region'),
+    s3VirtualHost: v['s3-virtual-host'] === true,
   };
 }

@@ -9,6 +9,9 @@ import { allChecks } from '../../suites/index.ts';
 import { writeReports } from '../report/index.ts';
 import { checkLine, summaryLines } from '../report/terminal.ts';
 import { startReference, type ReferenceTarget } from '../../fixtures/reference/server.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../fixtures/s3/server.ts';
+import { sweepS3, sweepAllS3 } from '../../suites/s3/session.ts';
+import type { S3Config } from '../engine/config.ts';
 import type { RunOptions } from './options.ts';
 
 /** The embedded reference target's declarations; runs against it hold it to them unless --overlay says otherwise. */
@@ -21,11 +24,19 @@ export interface RunResult {
 }
 
 /** Resolves the target (embedded reference unless --base-url), runs the suite, writes the reports. */
-export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: string) => void, extra: { faults?: string[]; noDefaultOverlay?: boolean } = {}): Promise<RunResult> {
+export async function runCommand(
+  opts: RunOptions,
+  tool: ToolInfo,
+  out: (line: string) => void,
+  extra: { faults?: string[]; noDefaultOverlay?: boolean; s3Faults?: string[]; s3LargeObjectBytes?: number } = {},
+): Promise<RunResult> {
   for (const r of opts.reports) {
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`--report ${r.format}:${r.path}: directory ${dirname(r.path)} does not exist`);
   }
-  selectChecks(allChecks, opts.only);
+  const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
+  if (opts.s3Url && (!opts.s3AccessKey || !opts.s3SecretKey)) {
+    throw new UsageError('missing credentials: --s3-access-key and --s3-secret-key (or CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY) are required with --s3-url');
+  }
   let embedded: ReferenceTarget | undefined;
   let baseUrl = opts.baseUrl;
   let keys = { primary: opts.apiKey, second: opts.apiKeyB, readonly: opts.apiKeyReadonly };
@@ -43,6 +54,22 @@ export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: s
   } else if (!keys.primary) {
     throw new UsageError('missing credentials: --api-key (or CONFORMANCE_API_KEY) is required with --base-url');
   }
+  // Object storage: --s3-url, else the embedded s3rver when the API target is embedded too; else the s3 group is skipped.
+  let embeddedS3: EmbeddedS3 | undefined;
+  let s3: S3Config | undefined;
+  if (opts.s3Url) {
+    s3 = { url: opts.s3Url, accessKey: opts.s3AccessKey!, secretKey: opts.s3SecretKey!, region: opts.s3Region ?? 'us-east-1', forcePathStyle: !opts.s3VirtualHost };
+  } else if (embedded && s3Selected) {
+    try {
+      embeddedS3 = await startEmbeddedS3({ faults: extra.s3Faults });
+    } catch (err) {
+      await embedded.close();
+      throw err;
+    }
+    const e = embeddedS3.settings;
+    s3 = { url: e.s3Url, accessKey: e.s3AccessKey, secretKey: e.s3SecretKey, region: e.s3Region, forcePathStyle: true, embedded: true };
+  }
+  if (s3 && extra.s3LargeObjectBytes) s3.largeObjectBytes = extra.s3LargeObjectBytes;
   const config: RunConfig = {
     baseUrl,
     keys,
@@ -56,20 +83,43 @@ export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: s
     only: opts.only,
     runs: opts.runs,
     allowWrites: opts.allowWrites,
+    webhookListen: opts.webhookListen,
+    webhookUrl: opts.webhookUrl,
     taskTimeoutSeconds: opts.taskTimeoutSeconds,
     requestTimeoutSeconds: opts.requestTimeoutSeconds,
     maxBodyBytes: 8 * 1024 * 1024,
     runId: newRunId(),
     embedded: !!embedded,
+    s3,
   };
   const hooks: RunHooks = opts.quiet ? {} : { onCheckEnd: (c) => out(checkLine(c)) };
+  // Ctrl-C: remove the run's buckets (bounded), stop what was started, exit 130.
+  const onSigint = () => {
+    void (async () => {
+      await Promise.race([sweepAllS3(), new Promise((r) => setTimeout(r, 15_000).unref())]);
+      await embeddedS3?.close().catch(() => {});
+      await embedded?.close().catch(() => {});
+      process.exit(130);
+    })();
+  };
+  if (s3 && s3Selected) process.once('SIGINT', onSigint);
+  let swept = false;
   try {
     if (!opts.quiet) out(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
     const report = await runSuite(config, allChecks, tool, hooks);
+    const s3Cleanup = await sweepS3(config);
+    swept = true;
+    if (s3Cleanup) {
+      report.s3Cleanup = s3Cleanup;
+      if (!opts.quiet && s3Cleanup.failed.length) out(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
+    }
     if (!opts.quiet) summaryLines(report).forEach((l) => out(l));
     await writeReports(report, opts.reports);
     return { report, exitCode: report.verdict === 'conformant' ? 0 : report.verdict === 'nonconformant' ? 1 : 2 };
   } finally {
+    if (!swept) await sweepS3(config).catch(() => undefined);
+    process.off('SIGINT', onSigint);
+    await embeddedS3?.close();
     await embedded?.close();
   }
 }

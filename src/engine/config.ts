@@ -2,6 +2,20 @@ import type { KeyName } from './tokens.ts';
 
 export type Profile = 'quick' | 'full';
 
+/** The object storage endpoint ({s3_url}) and its credentials; absent when the s3 group cannot run. */
+export interface S3Config {
+  url: string;
+  accessKey: string;
+  secretKey: string;
+  region: string;
+  /** Path-style addressing (http://host/bucket/key) rather than virtual-host style (http://bucket.host/key). */
+  forcePathStyle: boolean;
+  /** Size of the large-object check's object; default 64 MiB. */
+  largeObjectBytes?: number;
+  /** True when the suite started the embedded endpoint (s3rver) itself. */
+  embedded?: boolean;
+}
+
 /** Everything a run needs, resolved from flags, environment and .env by the CLI. */
 export interface RunConfig {
   baseUrl: string;
@@ -23,10 +37,16 @@ export interface RunConfig {
   taskTimeoutSeconds: number;
   requestTimeoutSeconds: number;
   maxBodyBytes: number;
+  /** host:port the suite's webhook receiver listens on (port 0: ephemeral). */
+  webhookListen: string;
+  /** The address the target posts to, when it differs from the listening address (NAT, tunnels). */
+  webhookUrl?: string;
   /** Unique per run; names everything the run creates. */
   runId: string;
   /** True when the suite started the embedded reference target itself. */
   embedded: boolean;
+  /** Object storage endpoint for the s3 group (--s3-url or the embedded s3rver). */
+  s3?: S3Config;
 }
 
 /** Longest single wait the quick profile allows (real seconds). */

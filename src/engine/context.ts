@@ -8,6 +8,7 @@ import type { Exchange } from './exchange.ts';
 import type { Ledger } from './ledger.ts';
 import type { Fixtures } from './fixtures.ts';
 import type { LimitsReport } from './limit-session.ts';
+import type { EventFixtures } from './events.ts';
 
 export interface CallOptions extends Omit<SendOptions, 'sentBy'> {
   /** Whose token to send: a configured key, nobody, or an explicit bearer value. Default: primary. */
@@ -29,6 +30,8 @@ export interface CheckContext {
   readonly tokens: TokenManager;
   readonly http: HttpClient;
   readonly fixtures: Fixtures;
+  /** The webhook receiver, registrations and the backup and alarm that should raise events. */
+  readonly events: EventFixtures;
   readonly ledger: Ledger;
   /** What the limit probes observed (run before every other check when the limits group is selected). */
   readonly limits?: LimitsReport;
@@ -37,6 +40,8 @@ export interface CheckContext {
   call(opts: CallOptions): Promise<Exchange>;
   /** Records what the run discovered about a choice the seed leaves open (reported, and later emitted as an overlay). */
   observe(key: string, value: unknown): void;
+  /** What the run has observed so far (for checks that hold the target to its declared choices). */
+  readonly observations: Readonly<Record<string, unknown>>;
   /** Registers a value derived from a secret (an altered token) so it is redacted everywhere. */
   registerSecret(value: string, label: string): void;
   /** Waits target-seconds, converted to real time by the time scale. */

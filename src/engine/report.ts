@@ -38,6 +38,16 @@ export interface RunReport {
   traffic: { requests: number; writes: number; tokensIssued: Record<string, number>; pacedWaitMs: number };
   /** How to rerun this exact run (secrets left out). */
   reproduce: string;
+  /** S3 operations the s3 group tried: supported (true), not supported (false) or not determined, with evidence. */
+  s3Capabilities?: S3Capability[];
+  /** Buckets the s3 group created (named cc-<run id>-…) and whether they were removed at the end. */
+  s3Cleanup?: { buckets: string[]; removed: string[]; failed: Array<{ bucket: string; error: string }> };
+}
+
+export interface S3Capability {
+  operation: string;
+  supported: boolean | 'unknown';
+  evidence: string;
 }
 
 /** nonconformant exactly when a must or declared check failed; a failed should check is a warning. */

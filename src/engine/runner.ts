@@ -15,6 +15,7 @@ import { Ledger } from './ledger.ts';
 import { Fixtures, vmsOf } from './fixtures.ts';
 import { callApi } from './api.ts';
 import { Pacer } from './pacer.ts';
+import { EventFixtures } from './events.ts';
 import { runLimitProbes, type LimitsReport } from './limit-session.ts';
 import { statusText, isSuccess } from './exchange.ts';
 import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
@@ -73,6 +74,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   const pacer = new Pacer(config.timeScale);
   const observations: Record<string, unknown> = {};
   const fixtures = new Fixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'setup', opts), config, declarations, ledger);
+  const events = new EventFixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'events', opts), config, declarations, ledger, fixtures);
 
   try {
     // Preflight: a target we cannot reach or whose key is refused cannot be judged (exit 2). With the limits
@@ -103,10 +105,12 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         tokens,
         http,
         fixtures,
+        events,
         ledger,
         log: http.log,
         limits,
         call: (opts: CallOptions) => callApi(http, tokens, pacer, config.timeScale, check.id, opts),
+        observations,
         observe: (key, value) => {
           observations[key] = value;
         },
@@ -132,6 +136,9 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
     await cleanup(config, declarations, ledger, (opts) => callApi(http, tokens, pacer, config.timeScale, 'cleanup', opts));
+    // The s3 group's capability matrix travels as an observation and gets its own report field.
+    const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
+    delete observations['s3Capabilities'];
     return {
       tool,
       target: { baseUrl: config.baseUrl, embedded: config.embedded },
@@ -153,8 +160,10 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         pacedWaitMs: Math.round(pacer.waitedMs),
       },
       reproduce: reproduceLine(config),
+      ...(s3Capabilities ? { s3Capabilities } : {}),
     };
   } finally {
+    await events.close();
     await http.close();
   }
 }
@@ -164,6 +173,11 @@ function reproduceLine(config: RunConfig): string {
   if (!config.embedded) parts.push(`--base-url ${config.baseUrl}`, '--api-key "$CONFORMANCE_API_KEY"');
   if (config.overlayPath && !config.overlayImplicit) parts.push(`--overlay ${config.overlayPath}`);
   if (config.timeScale !== 1) parts.push(`--time-scale ${config.timeScale}`);
+  if (config.s3 && !config.s3.embedded) {
+    parts.push(`--s3-url ${config.s3.url}`, '--s3-access-key "$CONFORMANCE_S3_ACCESS_KEY"', '--s3-secret-key "$CONFORMANCE_S3_SECRET_KEY"');
+    if (config.s3.region !== 'us-east-1') parts.push(`--s3-region ${config.s3.region}`);
+    if (!config.s3.forcePathStyle) parts.push('--s3-virtual-host');
+  }
   if (config.only?.length) parts.push(`--only ${config.only.join(',')}`);
   return parts.join(' ');
 }

@@ -22,6 +22,35 @@ export interface DeclaredOperation {
   operationId?: string;
 }
 
+export interface WebhookDeclaration {
+  register: DeclaredOperation & { urlField: string; eventsField: string; secretField?: string };
+  /** The operation that deletes a registration (x-cleanup-for: registerWebhook). */
+  remove?: DeclaredOperation;
+  signature?: { header: string; algorithm: string; prefix: string; encoding: 'hex' | 'base64' };
+  retry?: { attempts: number; afterSeconds: number };
+  /** Event names from the document's top-level webhooks, with their family. */
+  events: Array<{ name: string; family: string }>;
+  /** Where a delivery names its event type: a header, else a body field. */
+  typeHeader?: string;
+  typeField?: string;
+}
+
+export interface AlarmDeclaration {
+  create: DeclaredOperation;
+  /** A request body that makes an alarm fire; "{vm_id}" stands for a VM the run created. */
+  firingBody: Record<string, unknown>;
+}
+
+export interface AuditDeclaration {
+  search: DeclaredOperation;
+  export?: DeclaredOperation & { formatParam: string; formats: Record<string, string> };
+  entriesField: string;
+  fields: { id: string; actor: string; sourceIp: string; result: string; path: string; status?: string };
+  /** Query parameters that filter by actor and by result, and the result values. */
+  filters: { actor?: string; result?: string };
+  resultValues: { success: string; failure: string };
+}
+
 /** The target's choices for what the seed leaves unshown, as declared by its overlay (spec/README.md). */
 export interface Declarations {
   taskIdOnCreateVm?: ValueLocation;
@@ -34,6 +63,9 @@ export interface Declarations {
   errorCases: Record<string, ErrorCase>;
   deleteVm?: DeclaredOperation;
   restoreBackup?: DeclaredOperation;
+  webhooks?: WebhookDeclaration;
+  alarms?: AlarmDeclaration;
+  audit?: AuditDeclaration;
 }
 
 type Operation = OpenAPIV3_1.OperationObject;
@@ -108,5 +140,68 @@ export function readDeclarations(spec: LoadedSpec): Declarations {
     errorCases: (info['x-error-cases'] as Record<string, ErrorCase> | undefined) ?? {},
     deleteVm: findOperation(doc, (op) => op['x-cleanup-for'] === 'createVm'),
     restoreBackup: findOperation(doc, (op) => op['x-restores'] === 'startBackup'),
+    webhooks: readWebhooks(doc),
+    alarms: readAlarms(doc),
+    audit: readAudit(doc),
+  };
+}
+
+type Ext = Record<string, unknown>;
+const str = (v: unknown, fallback?: string): string | undefined => (typeof v === 'string' ? v : fallback);
+
+function operationWith(doc: OpenApiDocument, key: string, value?: unknown): (DeclaredOperation & { op: Ext }) | undefined {
+  for (const [p, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
+      const op = (item as Record<string, unknown>)?.[method] as Ext | undefined;
+      if (op && key in op && (value === undefined || op[key] === value)) return { method: method.toUpperCase(), path: p, operationId: str(op['operationId']), op };
+    }
+  }
+  return undefined;
+}
+
+function readWebhooks(doc: OpenApiDocument): WebhookDeclaration | undefined {
+  const reg = operationWith(doc, 'x-webhook-registration');
+  if (!reg) return undefined;
+  const r = (reg.op['x-webhook-registration'] ?? {}) as Ext;
+  const sig = reg.op['x-webhook-signature'] as Ext | undefined;
+  const retry = reg.op['x-webhook-retry'] as Ext | undefined;
+  const events = Object.entries(((doc as Ext)['webhooks'] ?? {}) as Record<string, Ext>).map(([name, item]) => ({
+    name,
+    family: str(((item['post'] ?? {}) as Ext)['x-event-family'], 'unknown')!,
+  }));
+  const remove = operationWith(doc, 'x-cleanup-for', 'registerWebhook');
+  const type = (reg.op['x-event-type-in'] ?? {}) as Ext;
+  return {
+    register: { method: reg.method, path: reg.path, operationId: reg.operationId, urlField: str(r['url-field'], 'url')!, eventsField: str(r['events-field'], 'events')!, secretField: str(r['secret-field']) },
+    remove: remove && { method: remove.method, path: remove.path, operationId: remove.operationId },
+    signature: sig && { header: str(sig['header'], 'X-Signature')!, algorithm: str(sig['algorithm'], 'hmac-sha256')!, prefix: str(sig['prefix'], '')!, encoding: sig['encoding'] === 'base64' ? 'base64' : 'hex' },
+    retry: retry && { attempts: Number(retry['attempts'] ?? 2), afterSeconds: Number(retry['after-seconds'] ?? 1) },
+    events,
+    typeHeader: str(type['header']),
+    typeField: str(type['body-field']),
+  };
+}
+
+function readAlarms(doc: OpenApiDocument): AlarmDeclaration | undefined {
+  const create = operationWith(doc, 'x-alarm-firing-example');
+  if (!create) return undefined;
+  return { create: { method: create.method, path: create.path, operationId: create.operationId }, firingBody: (create.op['x-alarm-firing-example'] ?? {}) as Record<string, unknown> };
+}
+
+function readAudit(doc: OpenApiDocument): AuditDeclaration | undefined {
+  const search = operationWith(doc, 'x-audit', 'search');
+  if (!search) return undefined;
+  const a = (search.op['x-audit-fields'] ?? {}) as Ext;
+  const f = (search.op['x-audit-filters'] ?? {}) as Ext;
+  const rv = (search.op['x-audit-result-values'] ?? {}) as Ext;
+  const exp = operationWith(doc, 'x-audit', 'export');
+  const formats = (exp?.op['x-audit-formats'] ?? {}) as Record<string, string>;
+  return {
+    search: { method: search.method, path: search.path, operationId: search.operationId },
+    export: exp && { method: exp.method, path: exp.path, operationId: exp.operationId, formatParam: str(exp.op['x-audit-format-param'], 'format')!, formats },
+    entriesField: str(search.op['x-audit-entries-field'], 'entries')!,
+    fields: { id: str(a['id'], 'id')!, actor: str(a['actor'], 'actor')!, sourceIp: str(a['source-ip'], 'source_ip')!, result: str(a['result'], 'result')!, path: str(a['path'], 'path')!, status: str(a['status']) },
+    filters: { actor: str(f['actor']), result: str(f['result']) },
+    resultValues: { success: str(rv['success'], 'success')!, failure: str(rv['failure'], 'failure')! },
   };
 }

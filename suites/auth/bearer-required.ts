@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/check.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/check.ts';
-import { wasAccepted, describe, absentId } from '../support.ts';
+import { wasAccepted, describe, absentId, observeErrorCase } from '../support.ts';
 
 /** Every operation but token issuance refuses a request that carries no Authorization header. */
 export const bearerRequired: Check = {
@@ -34,6 +34,7 @@ export const bearerRequired: Check = {
     if (accepted.length) {
       return fail(`served without a token: ${accepted.map(describe).join('; ')}`, accepted);
     }
+    observeErrorCase(ctx, 'unauthenticated', sent[0]!);
     return pass(`all ${sent.length} requests without a token were refused`, [], { statuses: sent.map(describe) });
   },
 };

@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
 import { QUICK_MAX_WAIT_SECONDS } from '../../src/engine/config.ts';
-import { wasAccepted, describe } from '../support.ts';
+import { wasAccepted, describe, observeErrorCase } from '../support.ts';
 
 const LIFETIME_SECONDS = 3600;
 
@@ -26,7 +26,7 @@ export const tokenExpiry: Check = {
     const renewed = await ctx.tokens.issue('primary', ctx.checkId);
     const after = await ctx.call({ bearer: renewed.token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (!wasAccepted(after)) return fail(`a new token requested after expiry was not accepted (${describe(after)})`, [expired, after]);
-    ctx.observe('expiredTokenStatus', expired.response?.status);
+    observeErrorCase(ctx, 'token-expired', expired);
     return pass(`the expired token was refused (${describe(expired)}); a new token worked`, [expired]);
   },
 };

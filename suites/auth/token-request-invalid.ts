@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/check.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { wasAccepted, describe } from '../support.ts';
+import { wasAccepted, describe, observeErrorCase } from '../support.ts';
 
 /** Token issuance exchanges a valid key only: no key, a wrong key or a key of the wrong type gets no token. */
 export const tokenRequestInvalid: Check = {
@@ -24,6 +24,8 @@ export const tokenRequestInvalid: Check = {
     if (accepted.length) {
       return fail(`issued a token for: ${accepted.map((a) => `${a.name} (${describe(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
     }
+    observeErrorCase(ctx, 'invalid-api-key', sent[1]!.ex);
+    observeErrorCase(ctx, 'invalid-request', sent[0]!.ex);
     return pass(`all ${sent.length} invalid token requests were refused`, [], { statuses: sent.map((s) => `${s.name}: ${describe(s.ex)}`) });
   },
 };

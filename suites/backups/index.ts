@@ -1,4 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { startBackup } from './start.ts';
+import { missingVm } from './missing-vm.ts';
+import { restoreTask } from './restore-task.ts';
 
-export const backupChecks: Check[] = [startBackup];
+export const backupChecks: Check[] = [startBackup, missingVm, restoreTask];

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { fromLog, describe, absentId } from '../support.ts';
+import { fromLog, describe, absentId, observeErrorCase } from '../support.ts';
 
 /** Every error response of the run (rejected ones provoked here included) carries {error:{code, message}}. */
 export const errorObject: Check = {
@@ -12,7 +12,7 @@ export const errorObject: Check = {
   reviewsLog: true,
   async run(ctx) {
     // Provoke the common error cases, so the check has material even when run alone.
-    await ctx.call({ method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` });
+    observeErrorCase(ctx, 'not-found', await ctx.call({ method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` }));
     await ctx.call({ method: 'POST', path: '/v1/vms', json: { name: 12345 } });
     await ctx.call({ as: 'anonymous', method: 'GET', path: '/v1/vms' });
     // The limit probes' answers are judged by limits.rejection-error-object, so one fault fails one check.

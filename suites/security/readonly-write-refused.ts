@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
-import { describe, wasAccepted } from '../support.ts';
+import { describe, wasAccepted, observeErrorCase } from '../support.ts';
 
 /** A key inherits its owner's permissions: a read-only owner's key cannot create a VM. */
 export const readonlyWriteRefused: Check = {
@@ -17,7 +17,7 @@ export const readonlyWriteRefused: Check = {
       ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId });
       return fail(`the read-only key created a VM: ${describe(ex)}`, [ex]);
     }
-    ctx.observe('readonlyWriteStatus', ex.response?.status);
+    observeErrorCase(ctx, 'forbidden', ex);
     return pass(`refused: ${describe(ex)}`);
   },
 };

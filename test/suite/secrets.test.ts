@@ -17,7 +17,7 @@ describe('secrets', () => {
       const { report } = await runCommand(
         {
           baseUrl: s.baseUrl, apiKey: s.apiKey, apiKeyB: s.apiKeyB, apiKeyReadonly: s.apiKeyReadonly, image: s.image, subnetId: s.subnetId,
-          profile: 'quick', timeScale: TEST_TIME_SCALE, seed: 7, runs: 10, allowWrites: 0, taskTimeoutSeconds: 120, requestTimeoutSeconds: 15, quiet: false, help: false,
+          profile: 'quick', timeScale: TEST_TIME_SCALE, seed: 7, runs: 10, allowWrites: 0, webhookListen: '127.0.0.1:0', taskTimeoutSeconds: 120, requestTimeoutSeconds: 15, quiet: false, help: false,
           reports: [{ format: 'json', path: `${dir}/r.json` }, { format: 'junit', path: `${dir}/r.xml` }, { format: 'html', path: `${dir}/r.html` }],
         },
         { name: 'cloud-api-conformance', version: 'test' },

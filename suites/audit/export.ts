@@ -1,0 +1,83 @@
+import type { Check } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+import { isSuccess, describe } from '../support.ts';
+import { auditOf, auditProbes, searchAudit } from './search.ts';
+
+/** Minimal RFC 4180 reader: quoted fields, doubled quotes, CRLF or LF. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  if (field !== '' || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** The audit is exportable (seed §1): each declared format parses, and holds exactly what the search finds. */
+export const exportMatches: Check = {
+  id: 'audit.export',
+  group: 'audit',
+  clauses: ['AUDIT-SEARCH-EXPORT'],
+  level: 'must',
+  title: 'Audit exports parse in each declared format and match the search',
+  async run(ctx) {
+    const a = auditOf(ctx);
+    if (!a.export) return skip('the overlay declares no audit export operation (x-audit: export)');
+    if (!a.filters.result) return skip('the overlay declares no result filter, so a stable set to compare cannot be chosen');
+    await auditProbes(ctx);
+    // Failures only: the suite's own searches succeed, so they do not change the set while it is compared.
+    const filter = { [a.filters.result]: a.resultValues.failure };
+    const searched = await searchAudit(ctx, filter);
+    if (!searched.complete) return skip('too many failure entries to compare within the page bound');
+    const want = new Set(searched.entries.map((e) => String(e[a.fields.id])));
+    const findings: string[] = [];
+    for (const [format, type] of Object.entries(a.export.formats)) {
+      const ex: Exchange = await ctx.call({ method: a.export.method, path: a.export.path, query: { ...filter, [a.export.formatParam]: format } });
+      if (!isSuccess(ex)) return fail(`the ${format} export answered ${describe(ex)}`, [ex]);
+      let ids: string[];
+      if (/json/.test(type)) {
+        const body = ex.response!.json;
+        if (!Array.isArray(body)) return fail(`the ${format} export is not a JSON array`, [ex]);
+        ids = body.map((e) => String((e as Record<string, unknown>)[a.fields.id]));
+      } else if (/csv/.test(type)) {
+        const rows = parseCsv(ex.response!.body);
+        const col = rows[0]?.indexOf(a.fields.id) ?? -1;
+        if (col < 0) return fail(`the ${format} export has no ${a.fields.id} column (header: ${rows[0]?.join(',')})`, [ex]);
+        ids = rows.slice(1).filter((r) => r.length > 1).map((r) => r[col]!);
+      } else {
+        findings.push(`${format} (${type}) not parsed by the suite`);
+        continue;
+      }
+      const got = new Set(ids);
+      const missing = [...want].filter((id) => !got.has(id));
+      const extra = [...got].filter((id) => !want.has(id));
+      if (missing.length || extra.length) return fail(`the ${format} export disagrees with the search: ${missing.length} entries missing, ${extra.length} extra (search found ${want.size})`, [ex]);
+      findings.push(`${format}: the same ${got.size} entries`);
+    }
+    return pass(findings.join('; '));
+  },
+};

@@ -1,0 +1,40 @@
+import type { Check } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { auditOf, auditProbes, findEntry } from './search.ts';
+
+/** Every API call, failed ones included, is logged with actor, source IP and result (seed §1). */
+export const logged: Check = {
+  id: 'audit.logged',
+  group: 'audit',
+  clauses: ['AUDIT-LOGGED'],
+  level: 'must',
+  title: 'Calls of the run, rejected ones included, appear in the audit with actor, source IP and result',
+  async run(ctx) {
+    const a = auditOf(ctx);
+    const probes = await auditProbes(ctx);
+    const problems: string[] = [];
+    const evidence: Exchange[] = [];
+    for (const [label, ex, expected] of [
+      ['a failed call', probes.failing, a.resultValues.failure],
+      ['a successful call', probes.succeeding, a.resultValues.success],
+    ] as const) {
+      if (!ex) continue;
+      const path = new URL(ex.request.url).pathname;
+      const { entry, pages } = await findEntry(ctx, path);
+      if (!entry) {
+        problems.push(`${label} (${ex.request.method} ${path} → ${ex.response?.status}) is not in the audit`);
+        evidence.push(ex, ...pages.slice(0, 1));
+        continue;
+      }
+      for (const [field, name] of [[a.fields.actor, 'actor'], [a.fields.sourceIp, 'source IP'], [a.fields.result, 'result']] as const) {
+        const v = entry[field];
+        if (typeof v !== 'string' || v === '') problems.push(`the entry for ${label} has no ${name} (${field}: ${JSON.stringify(v ?? null)})`);
+      }
+      if (entry[a.fields.result] !== expected) problems.push(`the entry for ${label} says ${a.fields.result}=${JSON.stringify(entry[a.fields.result])}, expected ${expected}`);
+      if (problems.length) evidence.push(...pages.slice(0, 1));
+    }
+    if (problems.length) return fail(problems.join('; '), evidence);
+    return pass(`the run's failed${probes.succeeding ? ' and successful' : ''} calls are logged with actor, source IP and result`);
+  },
+};

@@ -1,0 +1,21 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { absentId, describe } from '../support.ts';
+
+/** A backup of a VM that does not exist cannot start: the target refuses it with a 4xx. */
+export const missingVm: Check = {
+  id: 'backups.missing-vm',
+  group: 'backups',
+  clauses: ['BACKUP-CREATE'],
+  level: 'must',
+  title: 'A backup of a VM that does not exist is refused',
+  async run(ctx) {
+    const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${absentId(ctx, 'vm')}/backups`, json: { description: 'conformance' } });
+    const status = ex.response?.status;
+    if (status === undefined || status < 400 || status >= 500) {
+      if (status !== undefined && status < 300) ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: 'of a VM that does not exist' });
+      return fail(`a backup of a VM that does not exist answered ${describe(ex)}`, [ex]);
+    }
+    return pass(`refused: ${describe(ex)}`);
+  },
+};

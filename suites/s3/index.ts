@@ -1,0 +1,16 @@
+import type { Check } from '../../src/engine/check.ts';
+import { bucketLifecycle } from './bucket-lifecycle.ts';
+import { objectRoundtrip } from './object-roundtrip.ts';
+import { etagMd5 } from './etag-md5.ts';
+import { listV2 } from './list-v2.ts';
+import { errorCodes } from './error-codes.ts';
+import { authErrors } from './auth-errors.ts';
+import { rangeGet } from './range-get.ts';
+import { conditionalGet } from './conditional-get.ts';
+import { copyObject } from './copy-object.ts';
+import { multipart } from './multipart.ts';
+import { presigned } from './presigned.ts';
+import { largeObject } from './large-object.ts';
+
+/** Core checks (must: standard clients work unchanged), then the extended operations (should, in the capability matrix). */
+export const s3Checks: Check[] = [bucketLifecycle, objectRoundtrip, etagMd5, listV2, errorCodes, authErrors, rangeGet, conditionalGet, copyObject, multipart, presigned, largeObject];

@@ -1,0 +1,59 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { PutObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, removeBucket } from './session.ts';
+
+/** Shows a presigned URL without its signature (it is a credential until it expires). */
+const shown = (url: string) => url.replace(/(X-Amz-Signature=)[0-9a-f]+/i, '$1…').replace(/(X-Amz-Credential=)[^&]+/i, '$1…');
+
+/** Presigned PUT and GET URLs work with a plain HTTP client; a URL whose signature was altered is refused. */
+export const presigned: Check = {
+  id: 's3.presigned',
+  group: 's3',
+  clauses: EXTENDED_CLAUSES,
+  level: 'should',
+  title: 'Presigned GET and PUT URLs work; an altered signature is refused',
+  async run(ctx) {
+    const s = s3Session(ctx);
+    const trace = new Trace();
+    const bucket = await runBucket(ctx, trace, 'presigned');
+    const body = `uploaded through a presigned URL in run ${s.runId}`;
+    const problems: string[] = [];
+    const send = async (label: string, url: string, init: RequestInit) => {
+      try {
+        const res = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(s.timeoutMs) });
+        const text = await res.text();
+        trace.note(`${label} ${init.method} ${shown(url)} → ${res.status}`);
+        return { status: res.status, text };
+      } catch (err) {
+        trace.note(`${label} ${init.method} ${shown(url)} → no answer (${(err as Error).message})`);
+        return { status: 0, text: '' };
+      }
+    };
+    try {
+      const putUrl = await getSignedUrl(s.client, new PutObjectCommand({ Bucket: bucket, Key: 'presigned.txt' }), { expiresIn: 300 });
+      const put = await send('presigned PUT', putUrl, { method: 'PUT', body });
+      const putOk = put.status >= 200 && put.status < 300;
+      if (!putOk) problems.push(`PUT to a presigned URL answered ${put.status || 'nothing'}`);
+      record(ctx, 'Presigned PUT', putOk ? true : put.status === 501 ? false : put.status === 0 ? 'unknown' : false, `PUT answered ${put.status || 'nothing'}`);
+
+      const getUrl = await getSignedUrl(s.client, new GetObjectCommand({ Bucket: bucket, Key: 'presigned.txt' }), { expiresIn: 300 });
+      const get = await send('presigned GET', getUrl, { method: 'GET' });
+      const getOk = get.status === 200 && (!putOk || get.text === body);
+      if (get.status !== 200) problems.push(`GET of a presigned URL answered ${get.status || 'nothing'}`);
+      else if (putOk && get.text !== body) problems.push(`GET of a presigned URL gave ${JSON.stringify(get.text.slice(0, 60))}, not what was put`);
+      record(ctx, 'Presigned GET', getOk || (get.status === 200 && !putOk) ? true : get.status === 0 ? 'unknown' : false, `GET answered ${get.status || 'nothing'}`);
+
+      // The same URL with one hex digit of the signature changed must be refused.
+      const tampered = getUrl.replace(/(X-Amz-Signature=[0-9a-f]*)([0-9a-f])/i, (_m, head: string, last: string) => head + (last === '0' ? '1' : '0'));
+      const forged = await send('presigned GET, signature altered', tampered, { method: 'GET' });
+      if (forged.status !== 403) problems.push(`a presigned URL with an altered signature answered ${forged.status || 'nothing'}, expected 403`);
+
+      if (problems.length) return fail(problems.join('; '), [], trace.details());
+      return pass('a presigned PUT stores the object, a presigned GET returns it, an altered signature gets 403', [], trace.details());
+    } finally {
+      await removeBucket(s.client, bucket);
+    }
+  },
+};

@@ -1,0 +1,57 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+import { PutObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket } from './session.ts';
+
+const OP = 'GetObject (Range bytes=first-last)';
+const SUFFIX_OP = 'GetObject (Range suffix bytes=-n)';
+
+/** Range GET: bytes=10-19 answers 206 with those ten bytes and Content-Range; a suffix range bytes=-5 the last five. */
+export const rangeGet: Check = {
+  id: 's3.range-get',
+  group: 's3',
+  clauses: EXTENDED_CLAUSES,
+  level: 'should',
+  title: 'Range GET answers 206 Partial Content with the requested bytes',
+  async run(ctx) {
+    const s = s3Session(ctx);
+    const trace = new Trace();
+    const bucket = await runBucket(ctx, trace, 'range');
+    const body = 'abcdefghijklmnopqrstuvwxyz0123456789';
+    try {
+      const put = await trace.call('PutObject range.txt', () => s.client.send(new PutObjectCommand({ Bucket: bucket, Key: 'range.txt', Body: body })));
+      if (!put.ok) {
+        record(ctx, OP, 'unknown', `PutObject failed: ${describeFailure(put.failure)}`);
+        return fail(`PutObject failed: ${describeFailure(put.failure)}`, [], trace.details());
+      }
+      const problems: string[] = [];
+      const suffixProblems: string[] = [];
+      const r = await trace.call('GetObject range.txt Range: bytes=10-19', () => s.client.send(new GetObjectCommand({ Bucket: bucket, Key: 'range.txt', Range: 'bytes=10-19' })));
+      if (!r.ok && notImplemented(r.failure)) {
+        record(ctx, OP, false, `answered ${describeFailure(r.failure)}`);
+        record(ctx, SUFFIX_OP, 'unknown', 'not tried: ranges answered NotImplemented');
+        return skip(`not supported: a range GET answered ${describeFailure(r.failure)}`);
+      }
+      if (!r.ok) problems.push(`bytes=10-19 answered ${describeFailure(r.failure)}`);
+      else {
+        const got = await r.value.Body!.transformToString();
+        if (r.status !== 206) problems.push(`bytes=10-19 answered ${r.status}, expected 206`);
+        if (got !== body.slice(10, 20)) problems.push(`bytes=10-19 gave ${JSON.stringify(got.slice(0, 40))}, expected ${JSON.stringify(body.slice(10, 20))}`);
+        if (r.value.ContentRange !== `bytes 10-19/${body.length}`) problems.push(`Content-Range ${JSON.stringify(r.value.ContentRange)}, expected "bytes 10-19/${body.length}"`);
+      }
+      const suffix = await trace.call('GetObject range.txt Range: bytes=-5', () => s.client.send(new GetObjectCommand({ Bucket: bucket, Key: 'range.txt', Range: 'bytes=-5' })));
+      if (!suffix.ok) suffixProblems.push(`bytes=-5 answered ${describeFailure(suffix.failure)}`);
+      else {
+        const got = await suffix.value.Body!.transformToString();
+        if (suffix.status !== 206 || got !== body.slice(-5)) suffixProblems.push(`bytes=-5 answered ${suffix.status} ${JSON.stringify(got.slice(0, 40))}, expected 206 ${JSON.stringify(body.slice(-5))}`);
+      }
+      record(ctx, OP, problems.length === 0, problems.length ? problems.join('; ') : '206 with bytes 10-19 and Content-Range "bytes 10-19/36"');
+      record(ctx, SUFFIX_OP, suffixProblems.length === 0, suffixProblems.length ? suffixProblems.join('; ') : '206 with the last 5 bytes');
+      problems.push(...suffixProblems);
+      if (problems.length) return fail(problems.join('; '), [], trace.details());
+      return pass('bytes=10-19 and bytes=-5 answer 206 with exactly those bytes and a matching Content-Range', [], trace.details());
+    } finally {
+      await removeBucket(s.client, bucket);
+    }
+  },
+};

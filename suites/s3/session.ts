@@ -1,0 +1,198 @@
+// Shared state of the s3 group for one run: the client, the buckets the run created, the capability matrix.
+import { S3Client, ListBucketsCommand, ListObjectsV2Command, DeleteObjectCommand, DeleteBucketCommand, ListMultipartUploadsCommand, AbortMultipartUploadCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
+import type { CheckContext } from '../../src/engine/context.ts';
+import type { RunConfig, S3Config } from '../../src/engine/config.ts';
+import type { S3Capability } from '../../src/engine/report.ts';
+import { Unavailable } from '../../src/engine/check.ts';
+
+export interface S3Session {
+  config: S3Config;
+  runId: string;
+  timeoutMs: number;
+  client: S3Client;
+  /** Every bucket the run asked to create, removed by the end-of-run sweep whatever the checks left. */
+  buckets: Set<string>;
+  capabilities: S3Capability[];
+}
+
+const sessions = new WeakMap<RunConfig, S3Session>();
+/** Sessions not yet swept, for the end of the run and for Ctrl-C. */
+const live = new Set<{ run: RunConfig; session: S3Session }>();
+
+export const NEEDS_S3_URL = 'needs --s3-url (the object storage endpoint and its credentials)';
+
+/**
+ * A standard client, configured only with the endpoint, the credentials and the addressing style. Checksums are
+ * computed and validated only where S3 requires them (the SDK default adds CRC trailers that many S3-compatible
+ * endpoints do not accept); one attempt per request, each bounded by --request-timeout.
+ */
+export function makeClient(cfg: S3Config, timeoutMs: number, credentials?: { accessKeyId: string; secretAccessKey: string }): S3Client {
+  // Node 20 is this project's platform; the SDK's advisory about its future Node 22 requirement is noise in reports.
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+  return new S3Client({
+    endpoint: cfg.url,
+    region: cfg.region,
+    forcePathStyle: cfg.forcePathStyle,
+    credentials: credentials ?? { accessKeyId: cfg.accessKey, secretAccessKey: cfg.secretKey },
+    maxAttempts: 1,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: { requestTimeout: timeoutMs, connectionTimeout: Math.min(timeoutMs, 10_000) },
+  });
+}
+
+export function s3Session(ctx: CheckContext): S3Session {
+  const cfg = ctx.config.s3;
+  if (!cfg) throw new Unavailable(NEEDS_S3_URL);
+  let session = sessions.get(ctx.config);
+  if (!session) {
+    const timeoutMs = ctx.config.requestTimeoutSeconds * 1000;
+    session = { config: cfg, runId: ctx.config.runId, timeoutMs, client: makeClient(cfg, timeoutMs), buckets: new Set(), capabilities: [] };
+    sessions.set(ctx.config, session);
+    live.add({ run: ctx.config, session });
+    ctx.registerSecret(cfg.secretKey, 'S3 secret key');
+  }
+  return session;
+}
+
+/** A valid bucket name carrying the run id: cc-<run id>-<suffix>, lowercase, at most 63 characters. */
+export function bucketName(session: S3Session, suffix: string): string {
+  return `cc-${session.runId}-${suffix}`.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 63).replace(/-+$/, '');
+}
+
+/** Records an operation in the capability matrix (the latest finding for an operation wins). */
+export function record(ctx: CheckContext, operation: string, supported: boolean | 'unknown', evidence: string): void {
+  const session = s3Session(ctx);
+  const existing = session.capabilities.find((c) => c.operation === operation);
+  // A definite answer is not overwritten by a later "unknown".
+  if (existing) {
+    if (supported !== 'unknown' || existing.supported === 'unknown') Object.assign(existing, { supported, evidence: `${evidence} (${ctx.checkId})` });
+  } else session.capabilities.push({ operation, supported, evidence: `${evidence} (${ctx.checkId})` });
+  ctx.observe('s3Capabilities', session.capabilities);
+}
+
+export interface S3Failure {
+  status?: number;
+  code?: string;
+  message: string;
+  /** No HTTP answer at all (connection refused, timeout). */
+  transport: boolean;
+}
+
+export function failureOf(err: unknown): S3Failure {
+  const e = err as { name?: string; message?: string; Code?: string; $metadata?: { httpStatusCode?: number }; $response?: { statusCode?: number } };
+  const status = e.$metadata?.httpStatusCode ?? e.$response?.statusCode;
+  if (status === undefined) return { transport: true, message: e.message ?? String(err) };
+  return { transport: false, status, code: e.Code ?? e.name, message: e.message ?? '' };
+}
+
+export const describeFailure = (f: S3Failure) => (f.transport ? `no answer (${f.message})` : `${f.status} ${f.code ?? ''}`.trim());
+
+/** Not supported: 501 / NotImplemented, or 405 MethodNotAllowed for an operation S3 defines on that resource. */
+export const notImplemented = (f: S3Failure) => !f.transport && (f.status === 501 || f.code === 'NotImplemented' || (f.status === 405 && f.code === 'MethodNotAllowed'));
+
+export type Result<T> = { ok: true; value: T; status: number } | { ok: false; failure: S3Failure };
+
+/** A check's record of what it sent and what came back: the evidence of its outcome. */
+export class Trace {
+  readonly steps: string[] = [];
+
+  async call<T extends { $metadata?: { httpStatusCode?: number } }>(label: string, fn: () => Promise<T>): Promise<Result<T>> {
+    try {
+      const value = await fn();
+      const status = value.$metadata?.httpStatusCode ?? 200;
+      this.steps.push(`${label} → ${status}`);
+      return { ok: true, value, status };
+    } catch (err) {
+      const failure = failureOf(err);
+      this.steps.push(`${label} → ${describeFailure(failure)}`);
+      return { ok: false, failure };
+    }
+  }
+
+  note(line: string): void {
+    this.steps.push(line);
+  }
+
+  details(extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return { steps: this.steps, ...extra };
+  }
+}
+
+/** Creates a bucket of the run for a check that needs one; the check is skipped if the endpoint refuses. */
+export async function runBucket(ctx: CheckContext, trace: Trace, suffix: string): Promise<string> {
+  const session = s3Session(ctx);
+  const bucket = bucketName(session, suffix);
+  session.buckets.add(bucket);
+  const r = await trace.call(`CreateBucket ${bucket}`, () => session.client.send(new CreateBucketCommand({ Bucket: bucket })));
+  if (!r.ok) throw new Unavailable(`could not create bucket ${bucket}: ${describeFailure(r.failure)}`);
+  return bucket;
+}
+
+/** Removes a bucket and everything in it (objects, unfinished multipart uploads). Returns an error text or undefined. */
+export async function removeBucket(client: S3Client, bucket: string): Promise<string | undefined> {
+  try {
+    try {
+      const uploads = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
+      for (const u of uploads.Uploads ?? []) await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key!, UploadId: u.UploadId! })).catch(() => {});
+    } catch {
+      // Not supported by every endpoint; objects and the bucket are still removed.
+    }
+    let token: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const list = await client.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
+      for (const o of list.Contents ?? []) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: o.Key! }));
+      token = list.NextContinuationToken;
+      if (!list.IsTruncated || !token) break;
+    }
+    await client.send(new DeleteBucketCommand({ Bucket: bucket }));
+    return undefined;
+  } catch (err) {
+    const f = failureOf(err);
+    if (f.code === 'NoSuchBucket' || f.status === 404) return undefined;
+    return describeFailure(f);
+  }
+}
+
+export interface S3CleanupResult {
+  buckets: string[];
+  removed: string[];
+  failed: Array<{ bucket: string; error: string }>;
+}
+
+/** Removes every bucket of the run: those it asked for and any cc-<run id>- bucket the endpoint lists. */
+export async function sweepS3(run: RunConfig): Promise<S3CleanupResult | undefined> {
+  const session = sessions.get(run);
+  if (!session) return undefined;
+  sessions.delete(run);
+  for (const l of live) if (l.session === session) live.delete(l);
+  const prefix = `cc-${session.runId}-`;
+  const names = new Set(session.buckets);
+  try {
+    const listed = await session.client.send(new ListBucketsCommand({}));
+    for (const b of listed.Buckets ?? []) if (b.Name?.startsWith(prefix)) names.add(b.Name);
+  } catch {
+    // Listing is best effort; the buckets the run asked for are known.
+  }
+  const result: S3CleanupResult = { buckets: [...names].sort(), removed: [], failed: [] };
+  for (const bucket of result.buckets) {
+    const error = await removeBucket(session.client, bucket);
+    if (error) result.failed.push({ bucket, error });
+    else result.removed.push(bucket);
+  }
+  session.client.destroy();
+  return result;
+}
+
+/** Sweeps every run still in progress (Ctrl-C). */
+export async function sweepAllS3(): Promise<void> {
+  for (const l of [...live]) await sweepS3(l.run).catch(() => {});
+}
+
+/** Core checks: what a standard client needs from {s3_url} (seed §1, §4). */
+export const CORE_CLAUSES = ['S3-ENDPOINT', 'S3-STANDARD-CLIENTS'];
+/** Extended checks: operations of the unshown supported subset, reported per operation. */
+export const EXTENDED_CLAUSES = ['S3-STANDARD-CLIENTS', 'U-S3-SUBSET'];
+
+export const md5Hex = async (data: Uint8Array | string) => (await import('node:crypto')).createHash('md5').update(data).digest('hex');
+export const unquote = (etag: string | undefined) => (etag ?? '').replace(/^W\//, '').replace(/"/g, '');

@@ -1,0 +1,27 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+import { eventTypeOf } from '../../src/engine/events.ts';
+import { isSuccess } from '../support.ts';
+
+/** After a backup runs, a backup-job event reaches the registered endpoint. */
+export const backupEvent: Check = {
+  id: 'webhooks.backup-event',
+  group: 'webhooks',
+  clauses: ['EVENTS-BACKUP-JOB', 'EVENTS-WEBHOOK-JSON'],
+  level: 'declared',
+  title: 'A backup-job event is delivered after a backup',
+  async run(ctx) {
+    const s = await ctx.events.events();
+    if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)');
+    const names = new Set(s.decl.events.filter((e) => e.family === 'backup-job').map((e) => e.name));
+    if (names.size === 0) return skip('the overlay declares no backup-job event');
+    const backup = await ctx.events.eventBackup();
+    const got = await s.receiver.waitFor((d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? ''), ctx.events.deliveryTimeoutMs());
+    if (!got) {
+      const seen = s.receiver.deliveries.filter((d) => d.path === s.main.path).map((d) => eventTypeOf(d, s.decl) ?? '?');
+      return fail(`no ${[...names].join('/')} event reached ${s.main.url} within ${Math.round(ctx.events.deliveryTimeoutMs() / 1000)} s of the backup (seen there: ${seen.join(', ') || 'nothing'})`, [backup.exchange]);
+    }
+    ctx.observe('backupEventDelaySeconds', ((got.receivedAt - backup.startedAt) / 1000) * ctx.config.timeScale);
+    return pass(`${eventTypeOf(got, s.decl)} arrived ${Math.round(((got.receivedAt - backup.startedAt) / 1000) * ctx.config.timeScale)} target-seconds after the backup started`);
+  },
+};

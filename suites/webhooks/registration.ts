@@ -1,0 +1,17 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { describe, isSuccess } from '../support.ts';
+
+/** The declared registration operation accepts the suite's receiver for every declared event. */
+export const registration: Check = {
+  id: 'webhooks.registration',
+  group: 'webhooks',
+  clauses: ['EVENTS-WEBHOOK-JSON', 'U-WEBHOOK-REGISTRATION'],
+  level: 'declared',
+  title: 'A webhook endpoint can be registered as the overlay declares',
+  async run(ctx) {
+    const s = await ctx.events.events();
+    if (!isSuccess(s.main.exchange)) return fail(`registering ${s.main.url} was refused: ${describe(s.main.exchange)}`, [s.main.exchange]);
+    return pass(`registered for ${s.decl.events.map((e) => e.name).join(', ')}: ${describe(s.main.exchange)}`);
+  },
+};
