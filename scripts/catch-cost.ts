@@ -2,7 +2,7 @@
 // check failed (median over seeds 1-10), and the phase's wall time on the clean reference at time scale 60.
 import { FAULTS } from '../fixtures/reference/faults.ts';
 import { runCommand } from '../src/cli/run.ts';
-import type { RunOptions } from '../src/cli/options.ts';
+import { runOptions, type RunOptions } from '../src/cli/options.ts';
 import type { RunReport } from '../src/engine/report.ts';
 
 const GROUPS = ['vms', 'tasks', 'pagination', 'errors'];
@@ -10,7 +10,7 @@ const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const GENERATION_FAULTS = ['memory-string-500', 'quote-in-id-500', 'negative-vcpus-accepted', 'long-name-500', 'unicode-name-500', 'numeric-ids-some-records', 'tag-filter-space-ignored', 'page-boundary-duplicate', 'task-regresses', 'vm-never-listed'];
 
 async function run(seed: number, faults: string[] = []): Promise<{ report: RunReport; wallMs: number }> {
-  const opts: RunOptions = { profile: 'quick', timeScale: 60, seed, reports: [], runs: 10, allowWrites: 0, webhookListen: '127.0.0.1:0', taskTimeoutSeconds: 120, requestTimeoutSeconds: 15, quiet: true, help: false, only: GROUPS };
+  const opts: RunOptions = runOptions({ timeScale: 60, seed, only: GROUPS });
   const started = Date.now();
   const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'catch-cost' }, () => {}, { faults, noDefaultOverlay: true });
   return { report, wallMs: Date.now() - started };

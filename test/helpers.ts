@@ -1,5 +1,5 @@
 import { runCommand } from '../src/cli/run.ts';
-import type { RunOptions } from '../src/cli/options.ts';
+import { runOptions, type RunOptions } from '../src/cli/options.ts';
 import type { RunReport } from '../src/engine/report.ts';
 
 export const REFERENCE_OVERLAY = 'spec/overlays/reference.yaml';
@@ -18,25 +18,20 @@ export interface ReferenceRun {
   profile?: 'quick' | 'full';
   seed?: number;
   allowWrites?: number;
+  readOnly?: boolean;
 }
 
 /** Runs the suite in-process against a fresh embedded reference target; no overlay unless given, to exercise discovery. */
 export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunReport> {
-  const opts: RunOptions = {
+  const opts: RunOptions = runOptions({
     profile: run.profile ?? 'quick',
     timeScale: run.timeScale ?? TEST_TIME_SCALE,
     seed: run.seed ?? 1,
-    reports: [],
-    runs: 10,
     allowWrites: run.allowWrites ?? 0,
-    webhookListen: '127.0.0.1:0',
-    taskTimeoutSeconds: 120,
-    requestTimeoutSeconds: 15,
-    quiet: true,
-    help: false,
+    readOnly: run.readOnly ?? false,
     overlay: run.overlay,
     only: run.only,
-  };
+  });
   const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, { faults: run.faults, noDefaultOverlay: true });
   return report;
 }

@@ -30,6 +30,9 @@ run options:
   --webhook-listen H:P      where the suite's webhook receiver listens (default 127.0.0.1:0)
   --webhook-url URL         the receiver's address as the target should post to it, when it differs
   --emit-overlay FILE       write what the run observed about the target's choices as an Overlay
+  --read-only               no writes at all; checks that need them are skipped with the reason
+  --dry-run                 print the plan (groups, requests per endpoint, writes) and send nothing
+  --insecure                do not verify TLS certificates (said loudly in the report)
   --allow-writes N          real creates the write-limit probe may make if writes that create nothing are not counted
   --task-timeout SECONDS    target-seconds a task may take to finish (default 120)
   --request-timeout SECONDS seconds allowed per request (default 15)

@@ -24,6 +24,9 @@ export const RUN_OPTIONS = {
   'webhook-listen': { type: 'string' },
   'webhook-url': { type: 'string' },
   'emit-overlay': { type: 'string' },
+  'read-only': { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  insecure: { type: 'boolean' },
   'task-timeout': { type: 'string' },
   'request-timeout': { type: 'string' },
   's3-url': { type: 'string' },
@@ -69,6 +72,9 @@ export interface RunOptions {
   webhookListen: string;
   webhookUrl?: string;
   emitOverlay?: string;
+  readOnly: boolean;
+  dryRun: boolean;
+  insecure: boolean;
   taskTimeoutSeconds: number;
   requestTimeoutSeconds: number;
   quiet: boolean;
@@ -199,6 +205,9 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     webhookListen: parseListen(v['webhook-listen'] as string | undefined),
     webhookUrl: parseWebhookUrl(v['webhook-url'] as string | undefined),
     emitOverlay: v['emit-overlay'] as string | undefined,
+    readOnly: v['read-only'] === true,
+    dryRun: v['dry-run'] === true,
+    insecure: v['insecure'] === true,
     allowWrites: v['allow-writes'] === undefined ? 0 : positiveInteger('allow-writes', v['allow-writes'] as string, 0),
     taskTimeoutSeconds: positiveNumber('task-timeout', v['task-timeout'] as string | undefined, 120),
     requestTimeoutSeconds: positiveNumber('request-timeout', v['request-timeout'] as string | undefined, 15),
@@ -209,5 +218,26 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     s3SecretKey: setting('s3-secret-key'),
     s3Region: setting('s3-region'),
     s3VirtualHost: v['s3-virtual-host'] === true,
+  };
+}
+
+/** Run options with every default filled in: for callers that run the suite in-process (tests, scripts). */
+export function runOptions(partial: Partial<RunOptions> = {}): RunOptions {
+  return {
+    profile: 'quick',
+    timeScale: 1,
+    seed: 1,
+    reports: [],
+    runs: DEFAULT_RUNS,
+    allowWrites: 0,
+    webhookListen: '127.0.0.1:0',
+    readOnly: false,
+    dryRun: false,
+    insecure: false,
+    taskTimeoutSeconds: 120,
+    requestTimeoutSeconds: 15,
+    quiet: true,
+    help: false,
+    ...partial,
   };
 }

@@ -7,6 +7,8 @@ import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '
 import type { RunReport } from '../engine/report.ts';
 import { allChecks } from '../../suites/index.ts';
 import { writeReports } from '../report/index.ts';
+import { renderOverlay } from '../report/overlay.ts';
+import { writeFile } from 'node:fs/promises';
 import { checkLine, summaryLines } from '../report/terminal.ts';
 import { startReference, type ReferenceTarget } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../fixtures/s3/server.ts';
@@ -30,10 +32,12 @@ export async function runCommand(
   out: (line: string) => void,
   extra: { faults?: string[]; noDefaultOverlay?: boolean; s3Faults?: string[]; s3LargeObjectBytes?: number } = {},
 ): Promise<RunResult> {
-  for (const r of opts.reports) {
-    if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`--report ${r.format}:${r.path}: directory ${dirname(r.path)} does not exist`);
+  for (const r of [...opts.reports, ...(opts.emitOverlay ? [{ format: 'overlay', path: opts.emitOverlay }] : [])]) {
+    if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
   }
   const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
+  if (opts.dryRun) return dryRun(opts, tool, out);
+  if (opts.insecure && !opts.quiet) out('WARNING: --insecure: TLS certificates are NOT verified; the report says so.');
   if (opts.s3Url && (!opts.s3AccessKey || !opts.s3SecretKey)) {
     throw new UsageError('missing credentials: --s3-access-key and --s3-secret-key (or CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY) are required with --s3-url');
   }
@@ -84,6 +88,8 @@ export async function runCommand(
     runs: opts.runs,
     allowWrites: opts.allowWrites,
     webhookListen: opts.webhookListen,
+    readOnly: opts.readOnly,
+    insecure: opts.insecure,
     webhookUrl: opts.webhookUrl,
     taskTimeoutSeconds: opts.taskTimeoutSeconds,
     requestTimeoutSeconds: opts.requestTimeoutSeconds,
@@ -115,6 +121,7 @@ export async function runCommand(
     }
     if (!opts.quiet) summaryLines(report).forEach((l) => out(l));
     await writeReports(report, opts.reports);
+    if (opts.emitOverlay) await writeFile(opts.emitOverlay, renderOverlay(report));
     return { report, exitCode: report.verdict === 'conformant' ? 0 : report.verdict === 'nonconformant' ? 1 : 2 };
   } finally {
     if (!swept) await sweepS3(config).catch(() => undefined);
@@ -122,4 +129,27 @@ export async function runCommand(
     await embeddedS3?.close();
     await embedded?.close();
   }
+}
+
+/**
+ * --dry-run: the plan, measured by running the same selection against the embedded reference target in-process.
+ * Nothing is sent to the target named by --base-url.
+ */
+async function dryRun(opts: RunOptions, tool: ToolInfo, out: (line: string) => void): Promise<RunResult> {
+  const { report } = await runCommand(
+    { ...opts, dryRun: false, quiet: true, reports: [], emitOverlay: undefined, baseUrl: undefined, apiKey: undefined, apiKeyB: undefined, apiKeyReadonly: undefined, s3Url: undefined },
+    tool,
+    () => {},
+    { noDefaultOverlay: opts.overlay === undefined },
+  );
+  const target = opts.baseUrl ?? 'the embedded reference target';
+  const t = report.traffic;
+  out(`dry run: nothing was sent to ${target}.`);
+  out('plan, measured against the embedded reference target (a real target\'s answers can change it a little):');
+  out(`  groups: ${[...new Set(report.checks.map((c) => c.group))].join(', ')}${opts.readOnly ? ' (read-only: checks that need writes are skipped)' : ''}`);
+  out(`  requests: ${t.requests}, of which ${t.writes} writes or token exchanges`);
+  for (const [endpoint, n] of Object.entries(t.byEndpoint ?? {}).sort((a, b) => b[1] - a[1])) out(`    ${String(n).padStart(5)}  ${endpoint}`);
+  const created = report.ledger.reduce<Record<string, number>>((acc, e) => ({ ...acc, [e.kind]: (acc[e.kind] ?? 0) + 1 }), {});
+  out(`  it would create: ${Object.entries(created).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}`);
+  return { report, exitCode: 0 };
 }

@@ -5,14 +5,17 @@ import type { CallOptions } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import { classOf, type Pacer } from './pacer.ts';
 import { retryAfterSeconds } from './retry-after.ts';
+import { Unavailable } from './check.ts';
 
 const MAX_429_RETRIES = 3;
 const MAX_RETRY_WAIT_SECONDS = 65;
 
 
 /** Sends an authenticated API call on behalf of a check. */
-export async function callApi(http: HttpClient, tokens: TokenManager, pacer: Pacer, timeScale: number, sentBy: string, opts: CallOptions): Promise<Exchange> {
+export async function callApi(http: HttpClient, tokens: TokenManager, pacer: Pacer, timeScale: number, sentBy: string, opts: CallOptions, readOnly = false): Promise<Exchange> {
   const { as = 'primary', bearer, retryOn429 = true, lane = 'main', ...send } = opts;
+  // Exchanging a key for a token changes nothing on the target, so --read-only allows it.
+  if (readOnly && classOf(send.method) === 'write' && send.path !== '/v1/auth/tokens') throw new Unavailable(`--read-only: this check needs a write (${send.method} ${send.path})`);
   let renewed = false;
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = { ...(send.headers ?? {}) };

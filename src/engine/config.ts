@@ -41,6 +41,10 @@ export interface RunConfig {
   webhookListen: string;
   /** The address the target posts to, when it differs from the listening address (NAT, tunnels). */
   webhookUrl?: string;
+  /** No writes at all: what cannot be checked without writing is skipped with the reason (--read-only). */
+  readOnly: boolean;
+  /** TLS certificates are not verified (--insecure); said loudly in the report. */
+  insecure: boolean;
   /** Unique per run; names everything the run creates. */
   runId: string;
   /** True when the suite started the embedded reference target itself. */

@@ -70,6 +70,7 @@ export class Fixtures {
 
   /** A create-VM request valid on the target, from --image and --subnet-id. */
   vmCreateBody(suffix: string): { body: Record<string, unknown>; tags?: Record<string, string> } {
+    if (this.config.readOnly) throw new Unavailable('--read-only: it would create a VM');
     if (!this.config.image || !this.config.subnetId) {
       throw new Unavailable('needs --image and --subnet-id (values valid on the target for creating a VM)');
     }

@@ -3,6 +3,8 @@ import type { Redactor } from './redact.ts';
 import type { Exchange, RecordedRequest, RecordedResponse } from './exchange.ts';
 
 export interface HttpLimits {
+  /** Skip TLS certificate verification (--insecure). */
+  insecure?: boolean;
   /** Seconds allowed for the whole request, headers and body. */
   timeoutSeconds: number;
   /** Largest response body kept; a larger one is cut off and reported. */
@@ -35,7 +37,7 @@ export class HttpClient {
     private readonly redactor: Redactor,
   ) {
     this.agent = new Agent({
-      connect: { timeout: limits.timeoutSeconds * 1000 },
+      connect: { timeout: limits.timeoutSeconds * 1000, rejectUnauthorized: !limits.insecure },
       headersTimeout: limits.timeoutSeconds * 1000,
       bodyTimeout: limits.timeoutSeconds * 1000,
     });

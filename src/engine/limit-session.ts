@@ -172,7 +172,7 @@ export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
       sentBy: 'limits.read-limit',
       send: (t) => d.http.send({ method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy: 'limits.read-limit' }),
     }, 'main'),
-    probeRequests(d, {
+    d.config.readOnly ? Promise.resolve(undefined) : probeRequests(d, {
       limit: LIMITS.write,
       what: 'writes',
       sentBy: 'limits.write-limit',
@@ -181,7 +181,7 @@ export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
       baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
     }, 'main'),
   ]);
-  const checkedWrite = write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && d.config.allowWrites > LIMITS.write ? await probeWithCreates(d) : write;
+  const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && d.config.allowWrites > LIMITS.write ? await probeWithCreates(d) : write;
   await tokenReset;
   return { token, read, write: checkedWrite };
 }

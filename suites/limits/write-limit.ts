@@ -10,6 +10,7 @@ export const writeLimit: Check = {
   level: 'must',
   title: 'Writes: 60 per minute per token are served, the next is refused',
   async run(ctx) {
+    if (ctx.config.readOnly) return skip('--read-only: the write limit can only be probed with writes');
     const probe = ctx.limits?.write;
     if (probe?.verdict.kind === 'looser' && probe.verdict.accepted === 'unlimited' && !probe.note) {
       // Invalid bodies may simply not be counted; only real creates could tell, and those need the user's consent.

@@ -1,5 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { timestampsUtc } from './timestamps-utc.ts';
 import { declaredResponses } from './declared-responses.ts';
+import { declaredChoices } from './declared-choices.ts';
 
-export const schemaChecks: Check[] = [timestampsUtc, declaredResponses];
+export const schemaChecks: Check[] = [timestampsUtc, declaredResponses, declaredChoices];

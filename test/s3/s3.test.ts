@@ -6,7 +6,7 @@ import { S3_FAULTS } from '../../fixtures/s3/faults.ts';
 import { startEmbeddedS3 } from '../../fixtures/s3/server.ts';
 import { startReference } from '../../fixtures/reference/server.ts';
 import { runCommand } from '../../src/cli/run.ts';
-import type { RunOptions } from '../../src/cli/options.ts';
+import { runOptions, type RunOptions } from '../../src/cli/options.ts';
 import type { RunReport } from '../../src/engine/report.ts';
 import { s3Checks } from '../../suites/s3/index.ts';
 import { notPassing, TEST_TIME_SCALE } from '../helpers.ts';
@@ -14,10 +14,7 @@ import { notPassing, TEST_TIME_SCALE } from '../helpers.ts';
 const TOOL = { name: 'cloud-api-conformance', version: 'test' };
 
 function options(extra: Partial<RunOptions> = {}): RunOptions {
-  return {
-    profile: 'quick', timeScale: TEST_TIME_SCALE, seed: 1, reports: [], runs: 10, allowWrites: 0,
-    taskTimeoutSeconds: 120, requestTimeoutSeconds: 15, quiet: true, help: false, only: ['s3'], webhookListen: '127.0.0.1:0', ...extra,
-  };
+  return runOptions({ timeScale: TEST_TIME_SCALE, only: ['s3'], ...extra });
 }
 
 /** The s3 group against a fresh embedded s3rver (behind its proxy), with the given S3 faults. */

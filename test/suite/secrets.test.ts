@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startReference } from '../../fixtures/reference/server.ts';
 import { runCommand } from '../../src/cli/run.ts';
+import { runOptions } from '../../src/cli/options.ts';
 import { TEST_TIME_SCALE } from '../helpers.ts';
 
 describe('secrets', () => {
@@ -15,11 +16,11 @@ describe('secrets', () => {
     try {
       const s = target.settings;
       const { report } = await runCommand(
-        {
+        runOptions({
           baseUrl: s.baseUrl, apiKey: s.apiKey, apiKeyB: s.apiKeyB, apiKeyReadonly: s.apiKeyReadonly, image: s.image, subnetId: s.subnetId,
-          profile: 'quick', timeScale: TEST_TIME_SCALE, seed: 7, runs: 10, allowWrites: 0, webhookListen: '127.0.0.1:0', taskTimeoutSeconds: 120, requestTimeoutSeconds: 15, quiet: false, help: false,
+          timeScale: TEST_TIME_SCALE, seed: 7, quiet: false,
           reports: [{ format: 'json', path: `${dir}/r.json` }, { format: 'junit', path: `${dir}/r.xml` }, { format: 'html', path: `${dir}/r.html` }],
-        },
+        }),
         { name: 'cloud-api-conformance', version: 'test' },
         (line) => lines.push(line),
       );

@@ -1,0 +1,37 @@
+import type { Check } from '../../src/engine/check.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+
+/**
+ * The target is held to what its overlay declares for choices the seed leaves open: per_page above the maximum,
+ * and the status and code of each error case the run met. An emitted overlay fed back turns drift into a failure.
+ */
+export const declaredChoices: Check = {
+  id: 'schema.declared-choices',
+  group: 'schema',
+  clauses: ['U-PER-PAGE-OVER-MAX', 'U-ERROR-STATUS', 'U-ERROR-CODES'],
+  level: 'declared',
+  title: "Observed behaviour matches the overlay's declared choices",
+  reviewsLog: true,
+  async run(ctx) {
+    if (!ctx.spec.overlayPath) return skip('no --overlay given: the target declared no choices');
+    const d = ctx.declarations;
+    const o = ctx.observations;
+    const compared: string[] = [];
+    const drift: string[] = [];
+    if (d.perPageOverMax && o['perPageOverMax'] !== undefined) {
+      compared.push('per_page above 100');
+      if (o['perPageOverMax'] !== d.perPageOverMax) drift.push(`per_page above 100: declared ${d.perPageOverMax}, observed ${String(o['perPageOverMax'])}`);
+    }
+    for (const [name, declared] of Object.entries(d.errorCases)) {
+      const seen = o[`errorCase.${name}`] as { status: number; code: string | null } | undefined;
+      if (!seen) continue;
+      compared.push(name);
+      if (seen.status !== declared.status || (declared.code !== undefined && seen.code !== declared.code)) {
+        drift.push(`${name}: declared ${declared.status} ${declared.code}, observed ${seen.status} ${seen.code ?? '(no code)'}`);
+      }
+    }
+    if (compared.length === 0) return skip('the overlay declares none of the choices this run observed');
+    if (drift.length) return fail(`the target departs from its overlay: ${drift.join('; ')}`, [], { drift });
+    return pass(`${compared.length} declared choices hold (${compared.join(', ')})`);
+  },
+};
