@@ -5,6 +5,7 @@ import type { CallOptions } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import { isSuccess, statusText } from './exchange.ts';
 import type { Ledger } from './ledger.ts';
+import type { KeyName } from './tokens.ts';
 import { Unavailable } from './check.ts';
 import { readLocation, readTaskState, taskIdCandidates, describeLocation, type Candidate, type TaskState } from './discover.ts';
 
@@ -186,11 +187,16 @@ export class Fixtures {
 
   /** Walks every page of the VM list at the given page size. */
   async walk(perPage: number, query: Record<string, string> = {}): Promise<ListWalk> {
+    return this.walkAs('primary', perPage, query);
+  }
+
+  /** The same walk with another key's token (the second organization's view of the list). */
+  async walkAs(as: KeyName, perPage: number, query: Record<string, string> = {}): Promise<ListWalk> {
     const firstPage = await this.firstPage();
     const pages: Exchange[] = [];
     const items: Array<Record<string, unknown>> = [];
     for (let page = firstPage; page < firstPage + MAX_WALK_PAGES; page++) {
-      const ex = await this.call({ method: 'GET', path: '/v1/vms', query: { ...query, page, per_page: perPage } });
+      const ex = await this.call({ as, method: 'GET', path: '/v1/vms', query: { ...query, page, per_page: perPage } });
       pages.push(ex);
       if (!isSuccess(ex)) return { perPage, firstPage, pages, items, complete: false, stoppedBecause: `page ${page} answered ${statusText(ex)}` };
       const vms = vmsOf(ex);

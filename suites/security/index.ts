@@ -1,4 +1,8 @@
 import type { Check } from '../../src/engine/check.ts';
 import { readonlyWriteRefused } from './readonly-write-refused.ts';
+import { readonlyStatus } from './readonly-status.ts';
+import { crossOrgObjects } from './cross-org-objects.ts';
+import { brokenAuth } from './broken-auth.ts';
+import { oversizedBody } from './oversized-body.ts';
 
-export const securityChecks: Check[] = [readonlyWriteRefused];
+export const securityChecks: Check[] = [readonlyWriteRefused, readonlyStatus, crossOrgObjects, brokenAuth, oversizedBody];

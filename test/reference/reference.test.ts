@@ -1,5 +1,8 @@
 // Tests of the embedded reference target itself (not of the suite): clean behaviour, limits, and every fault.
 import { afterAll, describe, expect, it } from 'vitest';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { startReference, type ReferenceSettings, type ReferenceTarget } from '../../fixtures/reference/server.ts';
 import { FAULTS } from '../../fixtures/reference/faults.ts';
@@ -57,6 +60,78 @@ async function tokenFor(s: ReferenceSettings, key = s.apiKey): Promise<string> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Polls `cond` every 10 ms until it holds or `ms` real milliseconds have passed; returns whether it held. */
+async function until(cond: () => boolean, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) return false;
+    await sleep(10);
+  }
+  return true;
+}
+
+interface Post {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A local webhook receiver on 127.0.0.1 collecting every POST; `respond` picks the status of each answer. */
+async function receiver(respond: (p: Post, n: number) => number = () => 204) {
+  const posts: Post[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const p: Post = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      posts.push(p);
+      res.writeHead(respond(p, posts.length));
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    posts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+type Receiver = Awaited<ReturnType<typeof receiver>>;
+
+/** Runs `fn` with a fresh receiver that is always closed afterwards. */
+async function withReceiver<T>(fn: (r: Receiver) => Promise<T>, respond?: (p: Post, n: number) => number): Promise<T> {
+  const r = await receiver(respond);
+  try {
+    return await fn(r);
+  } finally {
+    await r.close();
+  }
+}
+
+const sign = (secret: string, body: string) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+
+async function firstVm(s: ReferenceSettings, t: string): Promise<string> {
+  return (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].id as string;
+}
+
+async function register(s: ReferenceSettings, t: string, url: string, events: string[], secret?: string): Promise<Res> {
+  const r = await call(s, 'POST', '/v1/webhooks', { token: t, json: secret === undefined ? { url, events } : { url, events, secret } });
+  expect(r.status).toBe(201);
+  return r;
+}
+
+async function alarm(s: ReferenceSettings, t: string, threshold = 40): Promise<Res> {
+  const vm = await firstVm(s, t);
+  const r = await call(s, 'POST', '/v1/alarms', { token: t, json: { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold } });
+  expect(r.status).toBe(201);
+  return r;
+}
+
 function vmBody(s: ReferenceSettings, extra: Record<string, unknown> = {}) {
   return { name: 'test-vm', vcpus: 2, memory_gb: 4, image: s.image, system_disk_gb: 20, subnet_id: s.subnetId, ...extra };
 }
@@ -81,9 +156,9 @@ describe('options', () => {
     expect(new Set([s.apiKey, s.apiKeyB, s.apiKeyReadonly]).size).toBe(3);
   });
 
-  it('has a catalogue of 51 uniquely named faults', () => {
-    expect(FAULTS).toHaveLength(51);
-    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(51);
+  it('has a catalogue of 64 uniquely named faults', () => {
+    expect(FAULTS).toHaveLength(64);
+    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(64);
   });
 });
 
@@ -156,7 +231,7 @@ describe('authentication', () => {
 
 describe('virtual machines and tasks', () => {
   it('creates a VM through a task that succeeds', async () => {
-    const s = await start({ timeScale: 100 });
+    const s = await start({ timeScale: 20 }); // a task completes 75 real ms after creation: room to see it provisioning
     const t = await tokenFor(s);
     const c = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { tags: { env: 'test' } }) });
     expect(c.status).toBe(202);
@@ -183,7 +258,7 @@ describe('virtual machines and tasks', () => {
     // Delete: 202 + task, then gone.
     const d = await call(s, 'DELETE', `/v1/vms/${c.body.vm_id}`, { token: t });
     expect(d.status).toBe(202);
-    await sleep(40);
+    await sleep(150);
     expect((await call(s, 'GET', `/v1/tasks/${d.body.task_id}`, { token: t })).body.status).toBe('succeeded');
     expect((await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).status).toBe(404);
   });
@@ -284,6 +359,383 @@ describe('backups', () => {
     expect(r.status).toBe(202);
     await sleep(40);
     expect((await call(s, 'GET', `/v1/tasks/${r.body.task_id}`, { token: t })).body).toMatchObject({ status: 'succeeded', operation: 'restore_backup' });
+  });
+});
+
+describe('webhooks', () => {
+  it('registers, lists and deletes webhooks, never echoing the secret', async () => {
+    const s = await start();
+    const t = await tokenFor(s);
+    const c = await call(s, 'POST', '/v1/webhooks', { token: t, json: { url: 'https://example.test/hook', events: ['backup.completed', 'alarm.triggered'], secret: 's3cret' } });
+    expect(c.status).toBe(201);
+    expect(c.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(c.body).toEqual({ id: expect.stringMatching(/^wh-/), url: 'https://example.test/hook', events: ['backup.completed', 'alarm.triggered'], created_at: expect.stringMatching(/Z$/) });
+    expect(c.text).not.toContain('s3cret');
+    const l = await call(s, 'GET', '/v1/webhooks', { token: t });
+    expect(l.body).toMatchObject({ webhooks: [c.body], total: 1 });
+    expect(l.text).not.toContain('s3cret');
+    const tb = await tokenFor(s, s.apiKeyB);
+    expect((await call(s, 'GET', '/v1/webhooks', { token: tb })).body.total).toBe(0);
+    expect((await call(s, 'DELETE', `/v1/webhooks/${c.body.id}`, { token: tb })).status).toBe(404);
+    const viewer = await tokenFor(s, s.apiKeyReadonly);
+    expect((await call(s, 'POST', '/v1/webhooks', { token: viewer, json: { url: 'http://x.test/', events: ['backup.failed'] } })).status).toBe(403);
+    expect((await call(s, 'DELETE', `/v1/webhooks/${c.body.id}`, { token: viewer })).status).toBe(403);
+    const d = await call(s, 'DELETE', `/v1/webhooks/${c.body.id}`, { token: t });
+    expect(d.status).toBe(200);
+    expect(d.body).toEqual({ id: c.body.id, deleted: true });
+    expect((await call(s, 'GET', '/v1/webhooks', { token: t })).body).toMatchObject({ webhooks: [], total: 0 });
+    expect((await call(s, 'DELETE', `/v1/webhooks/${c.body.id}`, { token: t })).status).toBe(404);
+    expect((await call(s, 'GET', '/v1/webhooks', { token: t })).status).toBe(200);
+    expect((await call(s, 'GET', '/v1/webhooks')).status).toBe(401);
+  });
+
+  it('refuses invalid registrations with invalid_request', async () => {
+    const s = await start();
+    const t = await tokenFor(s);
+    const bad: unknown[] = [
+      {},
+      [],
+      { url: 'ftp://x.test/', events: ['backup.completed'] },
+      { url: 'not a url', events: ['backup.completed'] },
+      { url: 7, events: ['backup.completed'] },
+      { url: 'http://x.test/', events: [] },
+      { url: 'http://x.test/', events: 'backup.completed' },
+      { url: 'http://x.test/', events: ['vm.created'] },
+      { url: 'http://x.test/', events: ['backup.completed'], secret: 5 },
+      { url: 'http://x.test/' },
+    ];
+    for (const json of bad) {
+      const r = await call(s, 'POST', '/v1/webhooks', { token: t, json });
+      expect(r.status, JSON.stringify(json)).toBe(400);
+      expect(r.body.error.code).toBe('invalid_request');
+    }
+  });
+
+  it('delivers a signed JSON backup.completed event to subscribed webhooks of the organization only, without polling', async () => {
+    const s = await start({ timeScale: 100 });
+    const t = await tokenFor(s);
+    const tb = await tokenFor(s, s.apiKeyB);
+    await withReceiver(async (rcv) => {
+      const wh = await register(s, t, `${rcv.url}/signed`, ['backup.completed'], 'top-secret');
+      await register(s, t, `${rcv.url}/unsigned`, ['backup.completed', 'backup.failed']);
+      await register(s, t, `${rcv.url}/alarms-only`, ['alarm.triggered']);
+      await register(s, tb, `${rcv.url}/org-b`, ['backup.completed']);
+      const vm = await firstVm(s, t);
+      const b = await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x' } });
+      expect(b.status).toBe(202);
+      expect(await until(() => rcv.posts.length >= 2)).toBe(true);
+      await sleep(100);
+      expect(rcv.posts.map((p) => p.path).sort()).toEqual(['/signed', '/unsigned']);
+      const signed = rcv.posts.find((p) => p.path === '/signed')!;
+      const unsigned = rcv.posts.find((p) => p.path === '/unsigned')!;
+      expect(signed.headers['content-type']).toBe('application/json');
+      const ev = JSON.parse(signed.body);
+      expect(ev).toEqual({
+        id: expect.stringMatching(/^evt-/),
+        type: 'backup.completed',
+        created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/),
+        organization: decodeJwt(t).org,
+        data: { backup_id: b.body.backup_id, vm_id: vm, task_id: b.body.task_id, status: 'succeeded' },
+      });
+      expect(signed.headers).toMatchObject({ 'x-event-id': ev.id, 'x-event-type': 'backup.completed', 'x-delivery-attempt': '1' });
+      expect(signed.headers['x-signature']).toBe(sign('top-secret', signed.body));
+      expect(unsigned.body).toBe(signed.body);
+      expect(unsigned.headers['x-signature']).toBeUndefined();
+      expect(wh.body.id).toMatch(/^wh-/);
+    });
+  });
+
+  it('retries a failed delivery after 2 virtual seconds, 3 attempts at most', async () => {
+    const s = await start({ timeScale: 100 }); // 2 virtual seconds = 20 ms
+    const t = await tokenFor(s);
+    // Fails the first attempt of /once; always fails /never.
+    await withReceiver(
+      async (rcv) => {
+        await register(s, t, `${rcv.url}/once`, ['alarm.triggered']);
+        await register(s, t, `${rcv.url}/never`, ['alarm.triggered']);
+        await alarm(s, t);
+        expect(await until(() => rcv.posts.filter((p) => p.path === '/never').length >= 3)).toBe(true);
+        await sleep(200);
+        const attempts = (path: string) => rcv.posts.filter((p) => p.path === path).map((p) => p.headers['x-delivery-attempt']);
+        expect(attempts('/once')).toEqual(['1', '2']);
+        expect(attempts('/never')).toEqual(['1', '2', '3']);
+        expect(new Set(rcv.posts.map((p) => p.body)).size).toBe(1);
+        expect(new Set(rcv.posts.map((p) => p.headers['x-event-id'])).size).toBe(1);
+      },
+      (p) => (p.path === '/never' || (p.path === '/once' && p.headers['x-delivery-attempt'] === '1') ? 500 : 200),
+    );
+  });
+
+  it('delivers nothing to deleted webhooks', async () => {
+    const s = await start({ timeScale: 100 });
+    const t = await tokenFor(s);
+    await withReceiver(async (rcv) => {
+      const gone = await register(s, t, `${rcv.url}/gone`, ['alarm.triggered']);
+      await register(s, t, `${rcv.url}/kept`, ['alarm.triggered']);
+      expect((await call(s, 'DELETE', `/v1/webhooks/${gone.body.id}`, { token: t })).status).toBe(200);
+      await alarm(s, t);
+      expect(await until(() => rcv.posts.length >= 1)).toBe(true);
+      await sleep(100);
+      expect(rcv.posts.map((p) => p.path)).toEqual(['/kept']);
+    });
+  });
+});
+
+describe('metric alarms', () => {
+  it('fires once, 1 virtual second after creation, when the condition holds', async () => {
+    const s = await start({ timeScale: 100 });
+    const t = await tokenFor(s);
+    const vm = await firstVm(s, t);
+    await withReceiver(async (rcv) => {
+      await register(s, t, rcv.url, ['alarm.triggered'], 'k');
+      const hot = await alarm(s, t, 40);
+      const cold = await alarm(s, t, 60);
+      expect(hot.body).toEqual({
+        id: expect.stringMatching(/^al-/),
+        vm_id: vm,
+        metric: 'cpu_utilization',
+        comparison: 'gt',
+        threshold: 40,
+        state: 'ok',
+        created_at: expect.stringMatching(/Z$/),
+      });
+      expect(await until(() => rcv.posts.length >= 1)).toBe(true);
+      await sleep(150);
+      expect(rcv.posts).toHaveLength(1);
+      const ev = JSON.parse(rcv.posts[0]!.body);
+      expect(ev).toMatchObject({ type: 'alarm.triggered', organization: decodeJwt(t).org, data: { alarm_id: hot.body.id, vm_id: vm, metric: 'cpu_utilization', value: 50, threshold: 40 } });
+      expect(rcv.posts[0]!.headers['x-signature']).toBe(sign('k', rcv.posts[0]!.body));
+      expect((await call(s, 'GET', `/v1/alarms/${hot.body.id}`, { token: t })).body).toMatchObject({ id: hot.body.id, state: 'alarm' });
+      expect((await call(s, 'GET', `/v1/alarms/${cold.body.id}`, { token: t })).body).toMatchObject({ id: cold.body.id, state: 'ok' });
+    });
+  });
+
+  it('does not fire before 1 virtual second', async () => {
+    const s = await start();
+    const t = await tokenFor(s);
+    const a = await alarm(s, t, 10);
+    expect((await call(s, 'GET', `/v1/alarms/${a.body.id}`, { token: t })).body.state).toBe('ok');
+    await sleep(1100);
+    expect((await call(s, 'GET', `/v1/alarms/${a.body.id}`, { token: t })).body.state).toBe('alarm');
+  });
+
+  it('validates alarms, scopes them to the organization and needs an existing VM', async () => {
+    const s = await start();
+    const t = await tokenFor(s);
+    const vm = await firstVm(s, t);
+    const ok = { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold: 1 };
+    for (const json of [{}, { ...ok, metric: 'memory' }, { ...ok, comparison: 'eq' }, { ...ok, threshold: '1' }, { ...ok, vm_id: 3 }]) {
+      const r = await call(s, 'POST', '/v1/alarms', { token: t, json });
+      expect(r.status, JSON.stringify(json)).toBe(400);
+      expect(r.body.error.code).toBe('invalid_request');
+    }
+    const missing = await call(s, 'POST', '/v1/alarms', { token: t, json: { ...ok, vm_id: 'vm-nope' } });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('not_found');
+    const a = await call(s, 'POST', '/v1/alarms', { token: t, json: ok });
+    expect(a.status).toBe(201);
+    const tb = await tokenFor(s, s.apiKeyB);
+    expect((await call(s, 'GET', `/v1/alarms/${a.body.id}`, { token: tb })).status).toBe(404);
+    expect((await call(s, 'POST', '/v1/alarms', { token: tb, json: ok })).status).toBe(404);
+    expect((await call(s, 'POST', '/v1/alarms', { token: await tokenFor(s, s.apiKeyReadonly), json: ok })).status).toBe(403);
+    expect((await call(s, 'GET', '/v1/alarms/al-nope', { token: t })).status).toBe(404);
+  });
+});
+
+/** GET /v1/audit with the given query, as the entries list (fails the test on any other answer). */
+async function auditEntries(s: ReferenceSettings, t: string, query = 'per_page=100'): Promise<any[]> {
+  const r = await call(s, 'GET', `/v1/audit?${query}`, { token: t });
+  expect(r.status, r.text).toBe(200);
+  return r.body.entries;
+}
+
+/** Minimal RFC 4180 parser for the tests. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') {
+        quoted = false;
+      } else {
+        field += ch;
+      }
+    } else if (ch === '"') {
+      quoted = true;
+    } else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else {
+      field += ch;
+    }
+  }
+  if (field !== '' || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}
+
+describe('audit trail', () => {
+  it('logs every authenticated request whatever its outcome, and nothing unauthenticated', async () => {
+    const s = await start();
+    const t = await tokenFor(s);
+    const keyId = decodeJwt(t).sub as string;
+    const viewer = await tokenFor(s, s.apiKeyReadonly);
+    const expected: Array<[string, string, number]> = [['POST', '/v1/auth/tokens', 200]];
+    const send = async (method: string, path: string, opts: Parameters<typeof call>[3], status: number) => {
+      const r = await call(s, method, path, opts);
+      expect(r.status, `${method} ${path}`).toBe(status);
+      expect(r.body?.error === undefined || typeof r.body.error.code === 'string').toBe(true);
+      expected.push([method, path.split('?')[0]!, status]);
+    };
+    await send('GET', '/v1/vms?per_page=2', { token: t }, 200);
+    await send('POST', '/v1/vms', { token: t, json: {} }, 400);
+    await send('GET', '/v1/vms/vm-nope', { token: t }, 404);
+    await send('GET', '/v1/nothing', { token: t }, 404);
+    await send('PATCH', '/v1/vms', { token: t }, 405);
+    await send('POST', '/v1/vms', { token: t, raw: '{}', headers: { 'content-type': 'text/plain' } }, 415);
+    await send('POST', '/v1/vms', { token: t, raw: JSON.stringify({ x: 'x'.repeat(1024 * 1024) }) }, 413);
+    await send('POST', '/v1/auth/tokens', { json: { api_key: s.apiKey }, headers: { 'content-type': 'text/plain' } }, 415);
+    // Not logged: no or bad credentials, an unknown API key.
+    expect((await call(s, 'GET', '/v1/vms')).status).toBe(401);
+    expect((await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status).toBe(401);
+    expect((await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: 'ck_nope' } })).status).toBe(401);
+    expect((await call(s, 'GET', '/v1/nothing')).status).toBe(404);
+    // A viewer's refused write is logged under the viewer's key.
+    expect((await call(s, 'POST', '/v1/vms', { token: viewer, json: {} })).status).toBe(403);
+    // 429s are logged too: a fresh token spends its write budget.
+    const t2 = await tokenFor(s);
+    expected.push(['POST', '/v1/auth/tokens', 200]);
+    const ws = await burst(61, () => write(s, t2));
+    expect(count(ws, 429)).toBe(1);
+
+    const entries = await auditEntries(s, t, 'per_page=100&actor=' + keyId);
+    // Newest first: reverse to compare with the order sent (the burst's writes last, in some order).
+    const seen = entries.map((e) => [e.method, e.path, e.status]).reverse();
+    expect(seen.slice(0, expected.length)).toEqual(expected);
+    expect(seen.slice(expected.length).map((e) => e[2]).sort()).toEqual([...Array(60).fill(400), 429]);
+    for (const e of entries) {
+      expect(e).toEqual({
+        id: expect.stringMatching(/^au-/),
+        time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        actor: keyId,
+        organization: decodeJwt(t).org,
+        source_ip: '127.0.0.1',
+        method: e.method,
+        path: e.path,
+        status: e.status,
+        result: e.status < 400 ? 'success' : 'failure',
+      });
+    }
+    expect(JSON.stringify(entries)).not.toContain(s.apiKey);
+    const all = await auditEntries(s, t);
+    const viewerId = decodeJwt(viewer).sub;
+    expect(all.filter((e) => e.actor === viewerId).map((e) => [e.method, e.path, e.status])).toEqual([
+      ['POST', '/v1/vms', 403],
+      ['POST', '/v1/auth/tokens', 200],
+    ]);
+    expect(all.some((e) => e.status === 401)).toBe(false);
+    // Org B sees none of it; the GET /v1/audit requests themselves were logged after they answered.
+    const tb = await tokenFor(s, s.apiKeyB);
+    const b = await auditEntries(s, tb);
+    expect(b.map((e) => [e.method, e.path])).toEqual([['POST', '/v1/auth/tokens']]);
+    const again = await auditEntries(s, t, 'per_page=2&path_prefix=/v1/audit');
+    expect(again.map((e) => e.path)).toEqual(['/v1/audit', '/v1/audit']);
+  });
+
+  it('logs token issuance refused by the issuance limit under the key', async () => {
+    const s = await start();
+    const rs = await burst(11, () => issue(s));
+    expect(count(rs, 429)).toBe(1);
+    const t = await tokenFor(s, s.apiKeyB);
+    expect((await auditEntries(s, t)).length).toBe(1);
+    // Key A's budget is spent, so org A's log is read with the viewer's key (its own issuance is logged too).
+    const viewer = await tokenFor(s, s.apiKeyReadonly);
+    const entries = await auditEntries(s, viewer, 'path_prefix=/v1/auth/tokens&per_page=100');
+    expect(entries.map((e) => e.status).sort()).toEqual([...Array(11).fill(200), 429]);
+  });
+
+  it('searches with exact filters, newest first, paged', async () => {
+    const s = await start();
+    const t = await tokenFor(s);
+    const viewer = await tokenFor(s, s.apiKeyReadonly);
+    // Real time equals virtual time at scale 1; the pauses keep entries off the boundaries (from and to are inclusive).
+    await sleep(5);
+    const before = new Date().toISOString();
+    await sleep(5);
+    await call(s, 'GET', '/v1/vms', { token: t });
+    await call(s, 'GET', '/v1/vms/vm-nope', { token: t });
+    await call(s, 'POST', '/v1/vms', { token: viewer, json: {} });
+    await call(s, 'GET', '/v1/tasks/task-nope', { token: t });
+    await sleep(5);
+    const after = new Date().toISOString();
+    await sleep(5);
+    const all = await auditEntries(s, t);
+    expect(all).toHaveLength(6);
+    expect(all.map((e) => e.time)).toEqual([...all.map((e) => e.time)].sort().reverse());
+    // None of these filters matches the GET /v1/audit requests the test itself makes.
+    const q = async (query: string) => (await auditEntries(s, t, query)).map((e) => `${e.method} ${e.path} ${e.status}`);
+    expect(await q('result=failure')).toEqual(['GET /v1/tasks/task-nope 404', 'POST /v1/vms 403', 'GET /v1/vms/vm-nope 404']);
+    expect(await q('result=success&path_prefix=/v1/vms')).toEqual(['GET /v1/vms 200']);
+    expect(await q('method=POST')).toEqual(['POST /v1/vms 403', 'POST /v1/auth/tokens 200', 'POST /v1/auth/tokens 200']);
+    expect(await q(`actor=${decodeJwt(viewer).sub}`)).toEqual(['POST /v1/vms 403', 'POST /v1/auth/tokens 200']);
+    expect((await auditEntries(s, t, 'path_prefix=/v1/vms')).map((e) => e.path)).toEqual(['/v1/vms', '/v1/vms/vm-nope', '/v1/vms']);
+    expect((await q(`from=${before}&to=${after}`)).length).toBe(4);
+    expect(await q(`to=${before}`)).toEqual(['POST /v1/auth/tokens 200', 'POST /v1/auth/tokens 200']);
+    const p1 = await call(s, 'GET', '/v1/audit?per_page=2&page=1&path_prefix=/v1/vms', { token: t });
+    expect(p1.body).toMatchObject({ total: 3, page: 1, per_page: 2 });
+    expect(p1.body.entries).toHaveLength(2);
+    const p2 = await call(s, 'GET', '/v1/audit?per_page=2&page=2&path_prefix=/v1/vms', { token: t });
+    expect(p2.body.entries.map((e: any) => e.path)).toEqual(['/v1/vms']);
+    for (const bad of ['per_page=101', 'per_page=0', 'page=0', 'result=ok', 'from=yesterday', 'to=2026-01-01', `from=${after}&to=${before}`]) {
+      const r = await call(s, 'GET', `/v1/audit?${bad}`, { token: t });
+      expect(r.status, bad).toBe(400);
+      expect(r.body.error.code).toBe('invalid_request');
+    }
+    expect((await call(s, 'GET', '/v1/audit?per_page=100', { token: t })).status).toBe(200);
+  });
+
+  it('exports all matching entries as JSON and RFC 4180 CSV, agreeing with the search', async () => {
+    const s = await start();
+    const t = await tokenFor(s);
+    for (let i = 0; i < 3; i++) await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+    await call(s, 'GET', '/v1/nothing,"quoted"', { token: t });
+    const searchAll = await auditEntries(s, t, 'path_prefix=/v1/vms&per_page=100');
+    const j = await call(s, 'GET', '/v1/audit/export?format=json&path_prefix=/v1/vms', { token: t });
+    expect(j.status).toBe(200);
+    expect(j.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(j.body).toEqual(searchAll);
+    const c = await call(s, 'GET', '/v1/audit/export?format=csv&path_prefix=/v1/n', { token: t });
+    expect(c.status).toBe(200);
+    expect(c.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const rows = parseCsv(c.text);
+    expect(rows[0]).toEqual(['id', 'time', 'actor', 'organization', 'source_ip', 'method', 'path', 'status', 'result']);
+    expect(rows).toHaveLength(2);
+    const [entry] = await auditEntries(s, t, 'path_prefix=/v1/n');
+    expect(entry.path).toBe('/v1/nothing,%22quoted%22');
+    expect(rows[1]).toEqual([entry.id, entry.time, entry.actor, entry.organization, entry.source_ip, 'GET', entry.path, '404', 'failure']);
+    expect(c.text).toContain('"/v1/nothing,%22quoted%22"');
+    const csvAll = parseCsv((await call(s, 'GET', '/v1/audit/export?format=csv', { token: t })).text).slice(1);
+    const jsonAll = (await call(s, 'GET', '/v1/audit/export?format=json', { token: t })).body;
+    // The export requests are logged too: the JSON one came later, so it sees the CSV one.
+    expect(jsonAll.slice(1).map((e: any) => e.id)).toEqual(csvAll.map((r) => r[0]));
+    const bad = await call(s, 'GET', '/v1/audit/export?format=xml', { token: t });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_request');
+    expect((await call(s, 'GET', '/v1/audit/export?format=csv')).status).toBe(401);
   });
 });
 
@@ -405,6 +857,20 @@ const rejectionProbe = async (s: ReferenceSettings) => {
 
 function nameStatuses(s: ReferenceSettings, t: string, names: string[]): Promise<number[]> {
   return Promise.all(names.map(async (name) => (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name }) })).status));
+}
+
+/** [signed, signature verifies with the registered secret, webhook without secret signed]. */
+function signatureProbe(s: ReferenceSettings): Promise<unknown> {
+  return withReceiver(async (rcv) => {
+    const t = await tokenFor(s);
+    await register(s, t, `${rcv.url}/secret`, ['alarm.triggered'], 'shh');
+    await register(s, t, `${rcv.url}/plain`, ['alarm.triggered']);
+    await alarm(s, t);
+    await until(() => rcv.posts.length >= 2);
+    const withSecret = rcv.posts.find((p) => p.path === '/secret')!;
+    const plain = rcv.posts.find((p) => p.path === '/plain')!;
+    return [withSecret.headers['x-signature'] !== undefined, withSecret.headers['x-signature'] === sign('shh', withSecret.body), plain.headers['x-signature'] !== undefined];
+  });
 }
 
 const faultCases: FaultCase[] = [
@@ -817,6 +1283,184 @@ const faultCases: FaultCase[] = [
     },
     clean: [200, 200, 99],
     faulty: [400, 200, 99],
+  },
+  {
+    name: 'webhook-not-delivered',
+    timeScale: 100,
+    probe: (s) =>
+      withReceiver(async (rcv) => {
+        const t = await tokenFor(s);
+        await register(s, t, rcv.url, ['backup.completed', 'backup.failed', 'alarm.triggered']);
+        const b = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
+        await alarm(s, t);
+        await until(() => rcv.posts.length >= 2, 1000);
+        await sleep(100);
+        const task = await call(s, 'GET', `/v1/tasks/${b.body.task_id}`, { token: t });
+        return [rcv.posts.map((p) => JSON.parse(p.body).type).sort(), task.body.status];
+      }),
+    clean: [['alarm.triggered', 'backup.completed'], 'succeeded'],
+    faulty: [['alarm.triggered'], 'succeeded'],
+  },
+  {
+    name: 'webhook-unsigned',
+    timeScale: 100,
+    probe: signatureProbe,
+    clean: [true, true, false],
+    faulty: [false, false, false],
+  },
+  {
+    name: 'webhook-wrong-signature',
+    timeScale: 100,
+    probe: signatureProbe,
+    clean: [true, true, false],
+    faulty: [true, false, false],
+  },
+  {
+    name: 'webhook-not-json',
+    timeScale: 100,
+    probe: (s) =>
+      withReceiver(async (rcv) => {
+        const t = await tokenFor(s);
+        await register(s, t, rcv.url, ['alarm.triggered'], 'k');
+        await alarm(s, t);
+        await until(() => rcv.posts.length >= 1);
+        const p = rcv.posts[0]!;
+        let type: unknown;
+        try {
+          type = JSON.parse(p.body).type;
+        } catch {
+          type = null;
+        }
+        const form = /^type=alarm\.triggered&id=(evt-[0-9a-f]+)$/.exec(p.body);
+        return [p.headers['content-type'], type, form?.[1] === p.headers['x-event-id'], p.headers['x-event-type'], p.headers['x-signature'] === sign('k', p.body)];
+      }),
+    clean: ['application/json', 'alarm.triggered', false, 'alarm.triggered', true],
+    faulty: ['text/plain', null, true, 'alarm.triggered', true],
+  },
+  {
+    name: 'webhook-not-retried',
+    timeScale: 100,
+    probe: (s) =>
+      withReceiver(
+        async (rcv) => {
+          const t = await tokenFor(s);
+          await register(s, t, rcv.url, ['alarm.triggered']);
+          await alarm(s, t);
+          await until(() => rcv.posts.length >= 2, 1000);
+          await sleep(100);
+          return rcv.posts.map((p) => p.headers['x-delivery-attempt']);
+        },
+        (_p, n) => (n === 1 ? 503 : 204),
+      ),
+    clean: ['1', '2'],
+    faulty: ['1'],
+  },
+  {
+    name: 'webhook-delete-ignored',
+    timeScale: 100,
+    probe: (s) =>
+      withReceiver(async (rcv) => {
+        const t = await tokenFor(s);
+        const gone = await register(s, t, `${rcv.url}/gone`, ['alarm.triggered']);
+        await register(s, t, `${rcv.url}/kept`, ['alarm.triggered']);
+        const d = await call(s, 'DELETE', `/v1/webhooks/${gone.body.id}`, { token: t });
+        await alarm(s, t);
+        await until(() => rcv.posts.length >= 2, 1000);
+        await sleep(100);
+        const listed = (await call(s, 'GET', '/v1/webhooks', { token: t })).body.total;
+        return [d.status, listed, rcv.posts.map((p) => p.path).sort()];
+      }),
+    clean: [200, 1, ['/kept']],
+    faulty: [200, 1, ['/gone', '/kept']],
+  },
+  {
+    name: 'alarm-never-fires',
+    timeScale: 100,
+    probe: (s) =>
+      withReceiver(async (rcv) => {
+        const t = await tokenFor(s);
+        await register(s, t, rcv.url, ['alarm.triggered']);
+        const a = await alarm(s, t);
+        await until(() => rcv.posts.length >= 1, 500);
+        await sleep(50);
+        return [(await call(s, 'GET', `/v1/alarms/${a.body.id}`, { token: t })).body.state, rcv.posts.length];
+      }),
+    clean: ['alarm', 1],
+    faulty: ['ok', 0],
+  },
+  {
+    name: 'audit-no-source-ip',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'GET', '/v1/vms/vm-nope', { token: t });
+      const entries = await auditEntries(s, t);
+      return [entries.length, [...new Set(entries.map((e) => e.source_ip))]];
+    },
+    clean: [2, ['127.0.0.1']],
+    faulty: [2, [null]],
+  },
+  {
+    name: 'audit-missing-failures',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+      await call(s, 'GET', '/v1/vms/vm-nope', { token: t });
+      await call(s, 'POST', '/v1/vms', { token: t, json: {} });
+      await call(s, 'PATCH', '/v1/vms', { token: t });
+      return (await auditEntries(s, t)).map((e) => e.status);
+    },
+    clean: [405, 400, 404, 200, 200],
+    faulty: [200, 200],
+  },
+  {
+    name: 'audit-filter-ignored',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'GET', '/v1/vms/vm-nope', { token: t });
+      const failures = (await auditEntries(s, t, 'result=failure')).map((e) => e.status);
+      const posts = (await auditEntries(s, t, 'method=POST')).map((e) => e.status);
+      const exported = (await call(s, 'GET', '/v1/audit/export?result=failure', { token: t })).body.map((e: any) => e.status);
+      return [failures, posts, exported];
+    },
+    clean: [[404], [200], [404]],
+    faulty: [[404, 200], [200], [404]],
+  },
+  {
+    name: 'audit-export-mismatch',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      for (let i = 0; i < 3; i++) await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+      const search = (await auditEntries(s, t, 'path_prefix=/v1/vms')).map((e) => e.id);
+      const json = (await call(s, 'GET', '/v1/audit/export?format=json&path_prefix=/v1/vms', { token: t })).body.map((e: any) => e.id);
+      const csv = parseCsv((await call(s, 'GET', '/v1/audit/export?format=csv&path_prefix=/v1/vms', { token: t })).text).slice(1).map((r) => r[0]);
+      return [search.length, json.join() === search.join(), csv.join() === search.join(), json.join() === search.slice(1).join(), csv.join() === search.slice(1).join()];
+    },
+    clean: [3, true, true, false, false],
+    faulty: [3, false, false, true, true],
+  },
+  {
+    name: 'restore-without-task-id',
+    timeScale: 100,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const b = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
+      await sleep(40);
+      const r = await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: t, json: {} });
+      return [r.status, typeof r.body.task_id, r.headers.get('location') === `/v1/tasks/${r.body.task_id}`];
+    },
+    clean: [202, 'string', true],
+    faulty: [202, 'undefined', false],
+  },
+  {
+    name: 'backup-missing-vm-accepted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r = await call(s, 'POST', '/v1/vms/vm-missing/backups', { token: t, json: { description: 'x' } });
+      const real = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
+      return [r.status, r.body.error?.code, typeof r.body.backup_id, typeof r.body.task_id, real.status];
+    },
+    clean: [404, 'not_found', 'undefined', 'undefined', 202],
+    faulty: [202, undefined, 'string', 'string', 202],
   },
 ];
 

@@ -1,0 +1,44 @@
+import type { Check } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail, skip } from '../../src/engine/check.ts';
+import { describe, isSuccess } from '../support.ts';
+
+/**
+ * Object-level authorization (OWASP API1): the second organization's key reaches none of the first organization's
+ * resources by id, its refusals leak nothing of them, and its list never shows them. A token names the organization
+ * that owns its key (AUTH-TOKEN-ORGANIZATION); a key inherits only its owner's permissions (KEY-INHERITS-ROLE).
+ */
+export const crossOrgObjects: Check = {
+  id: 'security.cross-org-objects',
+  group: 'security',
+  clauses: ['AUTH-TOKEN-ORGANIZATION', 'KEY-INHERITS-ROLE'],
+  level: 'must',
+  title: "Another organization's key cannot reach this organization's VMs, tasks or backups",
+  async run(ctx) {
+    if (!ctx.tokens.has('second')) return skip('needs --api-key-b (a key of a second organization)');
+    const vm = await ctx.fixtures.acceptedVm();
+    const vmId = await ctx.fixtures.createdVmId();
+    const task = await ctx.fixtures.vmTask();
+    const probes: Array<{ what: string; ex: Exchange }> = [
+      { what: 'its task', ex: await ctx.call({ as: 'second', method: 'GET', path: `/v1/tasks/${encodeURIComponent(task.id)}` }) },
+    ];
+    if (!ctx.config.readOnly) {
+      probes.push({ what: 'a backup of its VM', ex: await ctx.call({ as: 'second', method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: 'cross-organization probe' } }) });
+    }
+    for (const op of [ctx.declarations.deleteVm && { ...ctx.declarations.deleteVm, method: 'GET' }].filter((o) => o !== undefined)) {
+      // A declared id-addressed VM path: read it (never delete it) with the other organization's key.
+      probes.push({ what: 'its VM record', ex: await ctx.call({ as: 'second', method: 'GET', path: op.path.replace('{id}', encodeURIComponent(vmId)) }) });
+    }
+    const reached = probes.filter((p) => isSuccess(p.ex));
+    if (reached.length) {
+      for (const r of reached) if (r.ex.request.method === 'POST') ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-b on VM ${vmId}` });
+      return fail(`--api-key-b reached the first organization's ${reached.map((r) => r.what).join(', ')}: ${reached.map((r) => describe(r.ex)).join('; ')}`, reached.map((r) => r.ex));
+    }
+    const leaking = probes.filter((p) => p.ex.response?.body.includes(vm.name));
+    if (leaking.length) return fail(`a refusal to --api-key-b names the first organization's VM (${vm.name})`, leaking.map((p) => p.ex));
+    const walk = await ctx.fixtures.walkAs('second', 100);
+    const shown = walk.items.filter((v) => v['id'] === vmId || v['name'] === vm.name);
+    if (shown.length) return fail(`--api-key-b's VM list shows the first organization's VM ${vm.name}`, walk.pages.slice(0, 1));
+    return pass(`--api-key-b was refused ${probes.map((p) => `${p.what} (${p.ex.response?.status})`).join(', ')}, and its list of ${walk.items.length} VMs does not show it`);
+  },
+};
