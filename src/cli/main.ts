@@ -5,7 +5,7 @@ import { TargetUnreachable } from '../engine/http.ts';
 import type { ToolInfo } from '../engine/runner.ts';
 import { resolveRunOptions, parseCliArgs } from './options.ts';
 import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
-import { startReference, FAULTS } from '../../fixtures/reference/server.ts';
+import { startReference, FAULTS, HOSTILE_FAULTS } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, S3_FAULTS } from '../../fixtures/s3/server.ts';
 
 const USAGE = `usage:
@@ -66,7 +66,7 @@ async function referenceCommand(args: string[]): Promise<number> {
   if (values['list-faults']) {
     // The contract's level column is must or should: a declared fault fails the verdict like a must one,
     // provided the run holds the target to its overlay (the embedded default does).
-    for (const f of FAULTS) {
+    for (const f of [...FAULTS, ...HOSTILE_FAULTS]) {
       const level = f.level === 'should' ? 'should' : 'must';
       const note = f.level === 'declared' ? `(declared in ${REFERENCE_OVERLAY_PATH}) ` : '';
       process.stdout.write(`${f.name}\t${level}\t${f.clauses.join(',')}\t${note}${f.description}\n`);

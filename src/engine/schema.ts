@@ -112,6 +112,10 @@ export class SchemaAsserter {
     const picked = pickResponse(found.op.responses ?? {}, ex.response.status);
     if (!picked) return { op: found.op.operationId, errors: [], applied: false };
     const [key, response] = picked;
+    // The response's own media type decides: a declared text/csv answer is not held to the JSON schema.
+    const type = (ex.response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const declaredTypes = Object.keys(response.content ?? {});
+    if (type && !/json/.test(type) && declaredTypes.includes(type)) return { op: found.op.operationId, key, errors: [], applied: false };
     const media = response.content?.['application/json'];
     if (!media?.schema) return { op: found.op.operationId, key, errors: [], applied: false };
     const validate = this.validator(media.schema as object);

@@ -3,5 +3,6 @@ import { errorObject } from './error-object.ts';
 import { jsonResponses } from './json-responses.ts';
 import { malformedJson } from './malformed-json.ts';
 import { oddPathIds } from './odd-path-ids.ts';
+import { completeAnswers } from './complete-answers.ts';
 
-export const errorChecks: Check[] = [malformedJson, oddPathIds, errorObject, jsonResponses];
+export const errorChecks: Check[] = [malformedJson, oddPathIds, errorObject, jsonResponses, completeAnswers];

@@ -5,6 +5,7 @@ import { fromLog, describe } from '../support.ts';
 
 const RESOURCE = /^\/(v\d+\/)?(vms|tasks|backups|auth)(\/|$)/;
 const LINK_HEADERS = ['location', 'content-location', 'operation-location', 'link'];
+const LINK_KEY = /^(href|url|uri|link|links|location|next|prev|previous|self|first|last|.*_(url|uri|href))$/i;
 
 /** API paths the target hands out (headers and path-like strings in bodies), made relative to the target. */
 function handedOut(ex: Exchange, origin: string): string[] {
@@ -28,13 +29,14 @@ function handedOut(ex: Exchange, origin: string): string[] {
     const v = ex.response?.headers[h];
     if (v) consider(v);
   }
-  const visit = (v: unknown, depth: number) => {
+  // Only fields that are links by name: other strings may echo what a client sent (an audit entry's path).
+  const visit = (v: unknown, key: string, depth: number) => {
     if (depth > 4) return;
-    if (typeof v === 'string' && (v.startsWith('/') || /^https?:\/\//i.test(v))) consider(v);
-    else if (Array.isArray(v)) v.slice(0, 200).forEach((x) => visit(x, depth + 1));
-    else if (v && typeof v === 'object') Object.values(v).forEach((x) => visit(x, depth + 1));
+    if (typeof v === 'string' && LINK_KEY.test(key) && (v.startsWith('/') || /^https?:\/\//i.test(v))) consider(v);
+    else if (Array.isArray(v)) v.slice(0, 200).forEach((x) => visit(x, key, depth + 1));
+    else if (v && typeof v === 'object') Object.entries(v).forEach(([k, x]) => visit(x, k, depth + 1));
   };
-  visit(ex.response?.json, 0);
+  visit(ex.response?.json, '', 0);
   return out;
 }
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { startReference, type ReferenceSettings, type ReferenceTarget } from '../../fixtures/reference/server.ts';
-import { FAULTS } from '../../fixtures/reference/faults.ts';
+import { FAULTS, HOSTILE_FAULTS } from '../../fixtures/reference/faults.ts';
 
 const started: ReferenceTarget[] = [];
 afterAll(async () => {
@@ -156,9 +156,9 @@ describe('options', () => {
     expect(new Set([s.apiKey, s.apiKeyB, s.apiKeyReadonly]).size).toBe(3);
   });
 
-  it('has a catalogue of 64 uniquely named faults', () => {
-    expect(FAULTS).toHaveLength(64);
-    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(64);
+  it('has a catalogue of 70 uniquely named faults, and 7 hostile ones', () => {
+    expect(FAULTS).toHaveLength(70);
+    expect(new Set([...FAULTS, ...HOSTILE_FAULTS].map((f) => f.name)).size).toBe(77);
   });
 });
 
@@ -937,6 +937,47 @@ const faultCases: FaultCase[] = [
     },
     clean: [false, 3],
     faulty: [true, 3],
+  },
+  {
+    name: 'cross-org-task-visible',
+    probe: async (s) => {
+      const a = await tokenFor(s);
+      const created = await createVm(s, a);
+      const b = await tokenFor(s, s.apiKeyB);
+      return (await call(s, 'GET', `/v1/tasks/${created.body.task_id}`, { token: b })).status;
+    },
+    clean: 404,
+    faulty: 200,
+  },
+  {
+    name: 'readonly-401',
+    probe: async (s) => (await createVm(s, await tokenFor(s, s.apiKeyReadonly))).status,
+    clean: 403,
+    faulty: 401,
+  },
+  {
+    name: 'api-key-as-bearer-accepted',
+    probe: async (s) => (await call(s, 'GET', '/v1/vms', { token: s.apiKey })).status,
+    clean: 401,
+    faulty: 200,
+  },
+  {
+    name: 'oversized-body-500',
+    probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) } })).status,
+    clean: 413,
+    faulty: 500,
+  },
+  {
+    name: 'webhook-registration-refused',
+    probe: async (s) => (await call(s, 'POST', '/v1/webhooks', { token: await tokenFor(s), json: { url: 'http://127.0.0.1:9/hook', events: ['backup.completed'] } })).status,
+    clean: 201,
+    faulty: 500,
+  },
+  {
+    name: 'not-found-410',
+    probe: async (s) => (await call(s, 'GET', '/v1/tasks/task-absent', { token: await tokenFor(s) })).status,
+    clean: 404,
+    faulty: 410,
   },
   {
     name: 'quote-in-id-500',
