@@ -30,6 +30,7 @@ run options:
   --webhook-listen H:P      where the suite's webhook receiver listens (default 127.0.0.1:0)
   --webhook-url URL         the receiver's address as the target should post to it, when it differs
   --emit-overlay FILE       write what the run observed about the target's choices as an Overlay
+  --expired-token TOKEN     a token known to be expired: the expiry check judges it without waiting
   --read-only               no writes at all; checks that need them are skipped with the reason
   --dry-run                 print the plan (groups, requests per endpoint, writes) and send nothing
   --insecure                do not verify TLS certificates (said loudly in the report)

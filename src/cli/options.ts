@@ -25,6 +25,7 @@ export const RUN_OPTIONS = {
   'webhook-url': { type: 'string' },
   'emit-overlay': { type: 'string' },
   'read-only': { type: 'boolean' },
+  'expired-token': { type: 'string' },
   'dry-run': { type: 'boolean' },
   insecure: { type: 'boolean' },
   'task-timeout': { type: 'string' },
@@ -73,6 +74,7 @@ export interface RunOptions {
   webhookUrl?: string;
   emitOverlay?: string;
   readOnly: boolean;
+  expiredToken?: string;
   dryRun: boolean;
   insecure: boolean;
   taskTimeoutSeconds: number;
@@ -206,6 +208,7 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     webhookUrl: parseWebhookUrl(v['webhook-url'] as string | undefined),
     emitOverlay: v['emit-overlay'] as string | undefined,
     readOnly: v['read-only'] === true,
+    expiredToken: (v['expired-token'] as string | undefined) ?? env['CONFORMANCE_EXPIRED_TOKEN'] ?? dotenv['CONFORMANCE_EXPIRED_TOKEN'],
     dryRun: v['dry-run'] === true,
     insecure: v['insecure'] === true,
     allowWrites: v['allow-writes'] === undefined ? 0 : positiveInteger('allow-writes', v['allow-writes'] as string, 0),

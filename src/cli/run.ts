@@ -89,6 +89,7 @@ export async function runCommand(
     allowWrites: opts.allowWrites,
     webhookListen: opts.webhookListen,
     readOnly: opts.readOnly,
+    expiredToken: opts.expiredToken,
     insecure: opts.insecure,
     webhookUrl: opts.webhookUrl,
     taskTimeoutSeconds: opts.taskTimeoutSeconds,

@@ -41,6 +41,8 @@ export interface RunConfig {
   webhookListen: string;
   /** The address the target posts to, when it differs from the listening address (NAT, tunnels). */
   webhookUrl?: string;
+  /** A token the user knows to be expired (--expired-token): the expiry check judges it at once. */
+  expiredToken?: string;
   /** No writes at all: what cannot be checked without writing is skipped with the reason (--read-only). */
   readOnly: boolean;
   /** TLS certificates are not verified (--insecure); said loudly in the report. */

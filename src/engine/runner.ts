@@ -19,6 +19,7 @@ import { EventFixtures } from './events.ts';
 import { runLimitProbes, type LimitsReport } from './limit-session.ts';
 import { statusText, isSuccess } from './exchange.ts';
 import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
+import { limitTraces, specDigests } from './report-extras.ts';
 
 export interface RunHooks {
   onCheckStart?(check: Check): void;
@@ -66,15 +67,15 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   const spec = await loadSpec(config.overlayPath);
   const declarations = readDeclarations(spec);
   const redactor = new Redactor();
-  const http = new HttpClient(config.baseUrl, { timeoutSeconds: config.requestTimeoutSeconds, maxBodyBytes: config.maxBodyBytes }, redactor);
+  const http = new HttpClient(config.baseUrl, { timeoutSeconds: config.requestTimeoutSeconds, maxBodyBytes: config.maxBodyBytes, insecure: config.insecure }, redactor);
   const tokens = new TokenManager(http, config.keys, config.timeScale, redactor);
   const schema = new SchemaAsserter(spec);
   schema.compileAll();
   const ledger = new Ledger();
   const pacer = new Pacer(config.timeScale);
   const observations: Record<string, unknown> = {};
-  const fixtures = new Fixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'setup', opts), config, declarations, ledger);
-  const events = new EventFixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'events', opts), config, declarations, ledger, fixtures);
+  const fixtures = new Fixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'setup', opts, config.readOnly), config, declarations, ledger);
+  const events = new EventFixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'events', opts, config.readOnly), config, declarations, ledger, fixtures);
 
   try {
     // Preflight: a target we cannot reach or whose key is refused cannot be judged (exit 2). With the limits
@@ -109,7 +110,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         ledger,
         log: http.log,
         limits,
-        call: (opts: CallOptions) => callApi(http, tokens, pacer, config.timeScale, check.id, opts),
+        call: (opts: CallOptions) => callApi(http, tokens, pacer, config.timeScale, check.id, opts, config.readOnly),
         observations,
         observe: (key, value) => {
           observations[key] = value;
@@ -135,7 +136,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     }
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
-    await cleanup(config, declarations, ledger, (opts) => callApi(http, tokens, pacer, config.timeScale, 'cleanup', opts));
+    await cleanup(config, declarations, ledger, (opts) => callApi(http, tokens, pacer, config.timeScale, 'cleanup', opts, config.readOnly));
     // The s3 group's capability matrix travels as an observation and gets its own report field.
     const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
     delete observations['s3Capabilities'];
@@ -158,9 +159,13 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         writes: http.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,
         tokensIssued: { ...tokens.issued },
         pacedWaitMs: Math.round(pacer.waitedMs),
+        byEndpoint: countByEndpoint(http.log, schema),
       },
+      safety: { readOnly: config.readOnly, insecure: config.insecure },
       reproduce: reproduceLine(config),
       ...(s3Capabilities ? { s3Capabilities } : {}),
+      ...(limits ? { limitProbes: limitTraces(limits) } : {}),
+      digests: specDigests(),
     };
   } finally {
     await events.close();
@@ -179,12 +184,21 @@ function reproduceLine(config: RunConfig): string {
     if (!config.s3.forcePathStyle) parts.push('--s3-virtual-host');
   }
   if (config.only?.length) parts.push(`--only ${config.only.join(',')}`);
+  if (config.readOnly) parts.push('--read-only');
+  if (config.insecure) parts.push('--insecure');
   return parts.join(' ');
 }
 
 /** Deletes what the run created where the overlay declares a delete operation; otherwise leaves a note in the ledger. */
 async function cleanup(config: RunConfig, declarations: ReturnType<typeof readDeclarations>, ledger: Ledger, call: (o: CallOptions) => ReturnType<typeof callApi>): Promise<void> {
-  for (const e of ledger.entries.filter((e) => e.kind !== 'vm')) {
+  const webhookDelete = declarations.webhooks?.remove;
+  for (const e of ledger.entries.filter((e) => e.kind !== 'vm' && e.cleanup === 'pending')) {
+    if (e.kind === 'webhook' && webhookDelete && e.id) {
+      const ex = await call({ method: webhookDelete.method, path: webhookDelete.path.replace('{id}', encodeURIComponent(e.id)) });
+      e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
+      if (!isSuccess(ex)) e.note = `delete answered ${statusText(ex)}`;
+      continue;
+    }
     e.cleanup = 'not-declared';
     e.note ??= 'the overlay declares no delete operation for it';
   }
@@ -222,4 +236,15 @@ async function cleanup(config: RunConfig, declarations: ReturnType<typeof readDe
     if (!isSuccess(ex)) e.note = `delete answered ${statusText(ex)}`;
   }
   void config;
+}
+
+/** Requests per operation (method and path template of the document; other paths as "other"). */
+function countByEndpoint(log: readonly { request: { method: string; url: string } }[], schema: SchemaAsserter): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const ex of log) {
+    const found = schema.operationFor('merged', ex.request.method, new URL(ex.request.url).pathname);
+    const key = `${ex.request.method} ${found?.template ?? '(other paths)'}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
 }
