@@ -18,6 +18,7 @@ run options:
   --api-key KEY             API key of the primary organization
   --api-key-b KEY           API key of a second organization
   --api-key-readonly KEY    API key whose owner may only read
+  --api-key-revocable KEY   API key the run may revoke (where the overlay declares how), to check revocation
   --image NAME              image valid on the target for creating a VM
   --subnet-id ID            subnet valid on the target for creating a VM
   --overlay FILE            OpenAPI Overlay 1.0 declaring the target's choices

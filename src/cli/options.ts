@@ -11,6 +11,7 @@ export const RUN_OPTIONS = {
   'api-key': { type: 'string' },
   'api-key-b': { type: 'string' },
   'api-key-readonly': { type: 'string' },
+  'api-key-revocable': { type: 'string' },
   image: { type: 'string' },
   'subnet-id': { type: 'string' },
   overlay: { type: 'string' },
@@ -46,6 +47,7 @@ export const ENV_OF: Record<string, string> = {
   'api-key': 'CONFORMANCE_API_KEY',
   'api-key-b': 'CONFORMANCE_API_KEY_B',
   'api-key-readonly': 'CONFORMANCE_API_KEY_READONLY',
+  'api-key-revocable': 'CONFORMANCE_API_KEY_REVOCABLE',
   image: 'CONFORMANCE_IMAGE',
   'subnet-id': 'CONFORMANCE_SUBNET_ID',
   overlay: 'CONFORMANCE_OVERLAY',
@@ -60,6 +62,7 @@ export interface RunOptions {
   apiKey?: string;
   apiKeyB?: string;
   apiKeyReadonly?: string;
+  apiKeyRevocable?: string;
   image?: string;
   subnetId?: string;
   overlay?: string;
@@ -195,6 +198,7 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     apiKey: setting('api-key'),
     apiKeyB: setting('api-key-b'),
     apiKeyReadonly: setting('api-key-readonly'),
+    apiKeyRevocable: setting('api-key-revocable'),
     image: setting('image'),
     subnetId: setting('subnet-id'),
     overlay: setting('overlay'),

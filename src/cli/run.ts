@@ -43,7 +43,7 @@ export async function runCommand(
   }
   let embedded: ReferenceTarget | undefined;
   let baseUrl = opts.baseUrl;
-  let keys = { primary: opts.apiKey, second: opts.apiKeyB, readonly: opts.apiKeyReadonly };
+  let keys = { primary: opts.apiKey, second: opts.apiKeyB, readonly: opts.apiKeyReadonly, revocable: opts.apiKeyRevocable };
   let image = opts.image;
   let subnetId = opts.subnetId;
   let overlayPath = opts.overlay;
@@ -52,7 +52,7 @@ export async function runCommand(
     embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults });
     const s = embedded.settings;
     baseUrl = s.baseUrl;
-    keys = { primary: s.apiKey, second: s.apiKeyB, readonly: s.apiKeyReadonly };
+    keys = { primary: s.apiKey, second: s.apiKeyB, readonly: s.apiKeyReadonly, revocable: s.apiKeyRevocable };
     image = s.image;
     subnetId = s.subnetId;
   } else if (!keys.primary) {
@@ -138,7 +138,7 @@ export async function runCommand(
  */
 async function dryRun(opts: RunOptions, tool: ToolInfo, out: (line: string) => void): Promise<RunResult> {
   const { report } = await runCommand(
-    { ...opts, dryRun: false, quiet: true, reports: [], emitOverlay: undefined, baseUrl: undefined, apiKey: undefined, apiKeyB: undefined, apiKeyReadonly: undefined, s3Url: undefined },
+    { ...opts, dryRun: false, quiet: true, reports: [], emitOverlay: undefined, baseUrl: undefined, apiKey: undefined, apiKeyB: undefined, apiKeyReadonly: undefined, apiKeyRevocable: undefined, s3Url: undefined },
     tool,
     () => {},
     { noDefaultOverlay: opts.overlay === undefined },

@@ -1,6 +1,6 @@
 /** What the run created on the target, for the report and for cleanup. */
 export interface LedgerEntry {
-  kind: 'vm' | 'backup' | 'webhook' | 'alarm';
+  kind: 'vm' | 'backup' | 'webhook' | 'alarm' | 'api-key-revoked';
   /** The id, when the target revealed it. */
   id?: string;
   name?: string;

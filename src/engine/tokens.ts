@@ -8,12 +8,13 @@ import { retryAfterSeconds } from './retry-after.ts';
 /** Token validity the seed documents (AUTH-TOKEN-TTL). */
 export const DOCUMENTED_LIFETIME_SECONDS = 3600;
 
-export type KeyName = 'primary' | 'second' | 'readonly';
+export type KeyName = 'primary' | 'second' | 'readonly' | 'revocable';
 
 export const KEY_FLAGS: Record<KeyName, string> = {
   primary: '--api-key',
   second: '--api-key-b',
   readonly: '--api-key-readonly',
+  revocable: '--api-key-revocable',
 };
 
 /** The token exchange failed for a key the user supplied. */
@@ -39,7 +40,7 @@ interface HeldToken {
  */
 export class TokenManager {
   private readonly held = new Map<string, HeldToken>();
-  readonly issued: Record<KeyName, number> = { primary: 0, second: 0, readonly: 0 };
+  readonly issued: Record<KeyName, number> = { primary: 0, second: 0, readonly: 0, revocable: 0 };
 
   constructor(
     private readonly http: HttpClient,

@@ -63,6 +63,8 @@ export interface Declarations {
   errorCases: Record<string, ErrorCase>;
   deleteVm?: DeclaredOperation;
   restoreBackup?: DeclaredOperation;
+  /** The operation that revokes the key of the calling token (x-revokes-key: current). */
+  revokeKey?: DeclaredOperation;
   webhooks?: WebhookDeclaration;
   alarms?: AlarmDeclaration;
   audit?: AuditDeclaration;
@@ -140,6 +142,7 @@ export function readDeclarations(spec: LoadedSpec): Declarations {
     errorCases: (info['x-error-cases'] as Record<string, ErrorCase> | undefined) ?? {},
     deleteVm: findOperation(doc, (op) => op['x-cleanup-for'] === 'createVm'),
     restoreBackup: findOperation(doc, (op) => op['x-restores'] === 'startBackup'),
+    revokeKey: findOperation(doc, (op) => op['x-revokes-key'] === 'current'),
     webhooks: readWebhooks(doc),
     alarms: readAlarms(doc),
     audit: readAudit(doc),

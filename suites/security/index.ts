@@ -4,5 +4,6 @@ import { readonlyStatus } from './readonly-status.ts';
 import { crossOrgObjects } from './cross-org-objects.ts';
 import { brokenAuth } from './broken-auth.ts';
 import { oversizedBody } from './oversized-body.ts';
+import { revokedKey } from './revoked-key.ts';
 
-export const securityChecks: Check[] = [readonlyWriteRefused, readonlyStatus, crossOrgObjects, brokenAuth, oversizedBody];
+export const securityChecks: Check[] = [readonlyWriteRefused, readonlyStatus, crossOrgObjects, brokenAuth, oversizedBody, revokedKey];

@@ -156,9 +156,9 @@ describe('options', () => {
     expect(new Set([s.apiKey, s.apiKeyB, s.apiKeyReadonly]).size).toBe(3);
   });
 
-  it('has a catalogue of 70 uniquely named faults, and 7 hostile ones', () => {
-    expect(FAULTS).toHaveLength(70);
-    expect(new Set([...FAULTS, ...HOSTILE_FAULTS].map((f) => f.name)).size).toBe(77);
+  it('has a catalogue of 71 uniquely named faults, and 7 hostile ones', () => {
+    expect(FAULTS).toHaveLength(71);
+    expect(new Set([...FAULTS, ...HOSTILE_FAULTS].map((f) => f.name)).size).toBe(78);
   });
 });
 
@@ -978,6 +978,16 @@ const faultCases: FaultCase[] = [
     probe: async (s) => (await call(s, 'GET', '/v1/tasks/task-absent', { token: await tokenFor(s) })).status,
     clean: 404,
     faulty: 410,
+  },
+  {
+    name: 'revocation-ignored',
+    probe: async (s) => {
+      const t = await tokenFor(s, s.apiKeyRevocable);
+      const revoked = await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
+      return [revoked.status, (await call(s, 'GET', '/v1/vms', { token: t })).status];
+    },
+    clean: [200, 401],
+    faulty: [200, 200],
   },
   {
     name: 'quote-in-id-500',

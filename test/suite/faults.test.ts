@@ -1,30 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { FAULTS, type FaultDef } from '../../fixtures/reference/faults.ts';
+import { FAULTS, HOSTILE_FAULTS } from '../../fixtures/reference/faults.ts';
 import { allChecks } from '../../suites/index.ts';
-import { runAgainstReference, notPassing, REFERENCE_OVERLAY, type ReferenceRun } from '../helpers.ts';
-
-/** Checks whose cases are random: under a given seed they may also catch a fault whose own check is elsewhere. */
-export const RANDOM_PHASE = ['vms.create-fuzz', 'vms.stateful'];
-
-/** The API groups without the probes; the S3 group has its own faults and tests (test/s3). */
-const ALL_BUT_LIMITS = [...new Set(allChecks.map((c) => c.group))].filter((g) => g !== 'limits' && g !== 's3');
-
-/** Faults a quick run cannot tell from a window boundary (or that need a window to pass): judged in the full profile. */
-const NEEDS_FULL = new Set(['token-limit-11', 'token-limit-missing', 'window-never-resets']);
-
-/**
- * How each fault is run. The limit probes need a window they can fill (real minutes at scale 1, 6 s at scale 10),
- * so limit faults run the limits group alone; everything else runs the whole suite except the probes at a high
- * scale, where windows are too short for the probes to be anything but inconclusive.
- */
-export function runFor(fault: FaultDef): ReferenceRun {
-  if (fault.check.startsWith('limits.')) {
-    const base: ReferenceRun = NEEDS_FULL.has(fault.name) ? { faults: [fault.name], only: ['limits'], profile: 'full', timeScale: 10 } : { faults: [fault.name], only: ['limits'], timeScale: 1 };
-    // Writes that create nothing are counted by the reference, so only a missing limit needs real creates to show.
-    return fault.name === 'write-limit-missing' ? { ...base, allowWrites: 200 } : base;
-  }
-  return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: fault.level === 'declared' ? REFERENCE_OVERLAY : undefined };
-}
+import { runAgainstReference, notPassing, REFERENCE_OVERLAY } from '../helpers.ts';
+import { RANDOM_PHASE, ALL_BUT_LIMITS, runFor } from '../fault-runs.ts';
 
 // The fault catalogue is the specification of what the suite must catch: each fault fails its check, and
 // nothing else fails but the checks the catalogue names for it (or a random-phase check that happened on it).
@@ -81,7 +59,8 @@ describe('the catalogue', () => {
       expect(ids, f.name).toContain(f.check);
       for (const also of f.alsoCaughtBy ?? []) expect(ids, `${f.name} alsoCaughtBy`).toContain(also);
     }
-    const covered = new Set(FAULTS.flatMap((f) => [f.check, ...(f.alsoCaughtBy ?? [])]));
+    // Hostile faults (test/suite/hostile.test.ts) prove the transport-level checks.
+    const covered = new Set([...FAULTS, ...HOSTILE_FAULTS].flatMap((f) => [f.check, ...(f.alsoCaughtBy ?? [])]));
     expect(allChecks.filter((c) => c.group !== 's3').map((c) => c.id).filter((id) => !covered.has(id))).toEqual([]);
   });
 });

@@ -1,0 +1,33 @@
+// How each fault of the reference catalogue is run: shared by test/suite/faults.test.ts and scripts/mutants.ts,
+// so the test and the CI gate cannot drift apart.
+import type { FaultDef } from '../fixtures/reference/faults.ts';
+import { allChecks } from '../suites/index.ts';
+import { REFERENCE_OVERLAY, type ReferenceRun } from './helpers.ts';
+
+/** Checks whose cases are random: under a given seed they may also catch a fault whose own check is elsewhere. */
+export const RANDOM_PHASE = ['vms.create-fuzz', 'vms.stateful'];
+
+/** The API groups without the probes; the S3 group has its own faults and tests (test/s3). */
+export const ALL_BUT_LIMITS = [...new Set(allChecks.map((c) => c.group))].filter((g) => g !== 'limits' && g !== 's3');
+
+/** Faults whose check observes only through operations the seed does not show (declared in the overlay). */
+export function needsOverlay(fault: FaultDef): boolean {
+  return fault.level === 'declared' || ['webhooks', 'alarms', 'audit'].includes(fault.check.split('.')[0]!) || fault.check === 'backups.restore-task' || fault.check === 'security.revoked-key';
+}
+
+/** Faults a quick run cannot tell from a window boundary (or that need a window to pass): judged in the full profile. */
+export const NEEDS_FULL = new Set(['token-limit-11', 'token-limit-missing', 'window-never-resets']);
+
+/**
+ * How each fault is run. The limit probes need a window they can fill (real minutes at scale 1, 6 s at scale 10),
+ * so limit faults run the limits group alone; everything else runs the whole suite except the probes at a high
+ * scale, where windows are too short for the probes to be anything but inconclusive.
+ */
+export function runFor(fault: FaultDef): ReferenceRun {
+  if (fault.check.startsWith('limits.')) {
+    const base: ReferenceRun = NEEDS_FULL.has(fault.name) ? { faults: [fault.name], only: ['limits'], profile: 'full', timeScale: 10 } : { faults: [fault.name], only: ['limits'], timeScale: 1 };
+    // Writes that create nothing are counted by the reference, so only a missing limit needs real creates to show.
+    return fault.name === 'write-limit-missing' ? { ...base, allowWrites: 200 } : base;
+  }
+  return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: needsOverlay(fault) ? REFERENCE_OVERLAY : undefined };
+}
