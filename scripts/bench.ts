@@ -1,9 +1,17 @@
 // npm run bench: wall time per profile against the embedded reference target, the limit probes' request rate,
-// and peak RSS. Prints a table; no assertion anywhere (performance is measured here, never in tests).
-import { spawnSync } from 'node:child_process';
+// peak RSS, and the engine's throughput with schema assertion on next to autocannon's on the same endpoint.
+// Prints tables; no assertion anywhere (performance is measured here, never in tests).
+// --throughput-only: just the throughput table.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { HttpClient } from '../src/engine/http.ts';
+import { Redactor } from '../src/engine/redact.ts';
+import { SchemaAsserter } from '../src/engine/schema.ts';
+import { loadSpec } from '../src/spec/load.ts';
 
 interface Row {
   run: string;
@@ -30,18 +38,120 @@ function measure(label: string, args: string[], note = ''): Row {
   return { run: label, wallSeconds: wall, peakRssMb: rssKb ? Math.round(rssKb / 1024) : NaN, requests: report.traffic.requests, verdict: report.verdict, note };
 }
 
-const rows: Row[] = [
-  measure('quick, whole suite, scale 1', ['--profile', 'quick', '--time-scale', '1', '--seed', '1']),
-  measure('quick, whole suite, scale 60', ['--profile', 'quick', '--time-scale', '60', '--seed', '1']),
-  measure('full, limits group, scale 1', ['--profile', 'full', '--only', 'limits', '--time-scale', '1', '--seed', '1'], 'waits one window'),
-  measure('full, limits group, scale 60', ['--profile', 'full', '--only', 'limits', '--time-scale', '60', '--seed', '1'], 'windows of 1 s: probes may be inconclusive'),
-  measure('full, whole suite, scale 60', ['--profile', 'full', '--time-scale', '60', '--seed', '1'], 'includes the 60 s token-expiry wait'),
-  measure('quick, limits group, scale 1', ['--profile', 'quick', '--only', 'limits', '--time-scale', '1', '--seed', '1'], 'probe phase only'),
-];
+const THROUGHPUT_ONLY = process.argv.includes('--throughput-only');
 
-const probes = rows[rows.length - 1]!;
-console.log('run'.padEnd(34), 'wall s'.padStart(8), 'peak RSS MB'.padStart(12), 'requests'.padStart(9), ' verdict        note');
-for (const r of rows) {
-  console.log(r.run.padEnd(34), r.wallSeconds.toFixed(1).padStart(8), String(r.peakRssMb).padStart(12), String(r.requests).padStart(9), ` ${r.verdict.padEnd(14)} ${r.note}`);
+if (!THROUGHPUT_ONLY) {
+  const rows: Row[] = [
+    measure('quick, whole suite, scale 1', ['--profile', 'quick', '--time-scale', '1', '--seed', '1']),
+    measure('quick, whole suite, scale 60', ['--profile', 'quick', '--time-scale', '60', '--seed', '1']),
+    measure('full, limits group, scale 1', ['--profile', 'full', '--only', 'limits', '--time-scale', '1', '--seed', '1'], 'waits one window'),
+    measure('full, limits group, scale 60', ['--profile', 'full', '--only', 'limits', '--time-scale', '60', '--seed', '1'], 'windows of 1 s: probes may be inconclusive'),
+    measure('full, whole suite, scale 60', ['--profile', 'full', '--time-scale', '60', '--seed', '1'], 'includes the 60 s token-expiry wait'),
+    measure('quick, limits group, scale 1', ['--profile', 'quick', '--only', 'limits', '--time-scale', '1', '--seed', '1'], 'probe phase only'),
+  ];
+
+  const probes = rows[rows.length - 1]!;
+  console.log('run'.padEnd(34), 'wall s'.padStart(8), 'peak RSS MB'.padStart(12), 'requests'.padStart(9), ' verdict        note');
+  for (const r of rows) {
+    console.log(r.run.padEnd(34), r.wallSeconds.toFixed(1).padStart(8), String(r.peakRssMb).padStart(12), String(r.requests).padStart(9), ` ${r.verdict.padEnd(14)} ${r.note}`);
+  }
+  console.log(`\nlimit probes: ${probes.requests} requests in ${probes.wallSeconds.toFixed(1)} s = ${(probes.requests / probes.wallSeconds).toFixed(0)} requests/s (process start included)\n`);
 }
-console.log(`\nlimit probes: ${probes.requests} requests in ${probes.wallSeconds.toFixed(1)} s = ${(probes.requests / probes.wallSeconds).toFixed(0)} requests/s (process start included)`);
+
+// ---- throughput: the engine (HttpClient + SchemaAsserter.assert) next to autocannon, same endpoint, same run ----
+// The reference runs in a child process (so this process's CPU time is the client's alone), at time scale 1 with the
+// fault read-limit-missing: reads are never limited and the token lives an hour, so neither the read limit nor
+// token expiry interferes. Endpoint: GET /v1/vms?per_page=1 with a valid bearer token.
+const REQUESTS = 2000;
+const WARMUP = 200;
+const AUTOCANNON_SECONDS = 3;
+
+async function startChildReference(): Promise<{ child: ChildProcess; baseUrl: string; apiKey: string }> {
+  const child = spawn(process.execPath, [BIN, 'reference', '--fault', 'read-limit-missing'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const rl = createInterface({ input: child.stdout! });
+  const line = await new Promise<string>((resolve, reject) => {
+    rl.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`reference exited ${code}`)));
+  });
+  rl.close();
+  const settings = JSON.parse(line) as { baseUrl: string; apiKey: string };
+  return { child, baseUrl: settings.baseUrl, apiKey: settings.apiKey };
+}
+
+interface ThroughputRow {
+  client: string;
+  connections: number;
+  requests: number;
+  rps: number;
+  cpuMsPerRequest: number;
+  note: string;
+}
+
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+
+async function engineRun(baseUrl: string, token: string, connections: number, withSchema: boolean, asserter: SchemaAsserter): Promise<ThroughputRow> {
+  const http = new HttpClient(baseUrl, { timeoutSeconds: 15, maxBodyBytes: 8 * 1024 * 1024 }, new Redactor());
+  const one = async () => {
+    const ex = await http.send({ method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: { authorization: `Bearer ${token}` }, sentBy: 'bench' });
+    if (ex.response?.status !== 200) throw new Error(`GET /v1/vms answered ${ex.response?.status ?? ex.transportError}`);
+    if (withSchema) {
+      const v = asserter.assert(ex);
+      if (!v || v.baseErrors.length) throw new Error(`schema assertion: ${JSON.stringify(v)}`);
+    }
+  };
+  const drive = async (n: number) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: connections }, async () => {
+      while (next++ < n) await one();
+    }));
+  };
+  await drive(WARMUP);
+  const cpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  await drive(REQUESTS);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const used = cpuMs(process.cpuUsage(cpu));
+  await http.close();
+  return { client: withSchema ? 'engine: HttpClient + schema assertion' : 'engine: HttpClient only', connections, requests: REQUESTS, rps: REQUESTS / seconds, cpuMsPerRequest: used / REQUESTS, note: 'exchange recorded and redacted' };
+}
+
+async function autocannonRun(baseUrl: string, token: string, connections: number): Promise<ThroughputRow> {
+  const opts = { url: `${baseUrl}/v1/vms?per_page=1`, connections, pipelining: 1, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } };
+  await autocannon({ ...opts, duration: 1 });
+  // autocannon checks for its end once per sample interval (1 s), so a fixed amount would be timed to the next whole
+  // second: it runs for a fixed duration instead, and its own figure is requests completed / duration.
+  const cpu = process.cpuUsage();
+  const result = await autocannon({ ...opts, duration: AUTOCANNON_SECONDS });
+  const used = cpuMs(process.cpuUsage(cpu));
+  const done = result.requests.total;
+  if (result.non2xx || result.errors) throw new Error(`autocannon: ${result['2xx']} 2xx, ${result.non2xx} non-2xx, ${result.errors} errors`);
+  // autocannon runs in this process, so its CPU is measured the same way as the engine's.
+  return { client: `autocannon ${autocannonVersion()}`, connections, requests: done, rps: done / result.duration, cpuMsPerRequest: used / done, note: `${AUTOCANNON_SECONDS} s run; response read, not parsed (mean of per-second samples ${result.requests.mean.toFixed(0)})` };
+}
+
+function autocannonVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(path.resolve('node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '';
+  }
+}
+
+const ref = await startChildReference();
+try {
+  const tokenAnswer = await fetch(`${ref.baseUrl}/v1/auth/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: ref.apiKey }) });
+  const { token } = (await tokenAnswer.json()) as { token: string };
+  const asserter = new SchemaAsserter(await loadSpec());
+  asserter.compileAll();
+  const rows: ThroughputRow[] = [];
+  for (const connections of [1, 8]) {
+    rows.push(await engineRun(ref.baseUrl, token, connections, true, asserter));
+    rows.push(await engineRun(ref.baseUrl, token, connections, false, asserter));
+    rows.push(await autocannonRun(ref.baseUrl, token, connections));
+  }
+  console.log(`throughput: GET /v1/vms?per_page=1; engine ${REQUESTS} requests after ${WARMUP} warm-up, autocannon ${AUTOCANNON_SECONDS} s after 1 s warm-up; reference in a child process (read limit off), CPU = this process's user+system time`);
+  console.log('client'.padEnd(40), 'conns'.padStart(5), 'requests'.padStart(9), 'requests/s'.padStart(11), 'CPU ms/req'.padStart(11), ' note');
+  for (const r of rows) console.log(r.client.padEnd(40), String(r.connections).padStart(5), String(r.requests).padStart(9), r.rps.toFixed(0).padStart(11), r.cpuMsPerRequest.toFixed(3).padStart(11), ` ${r.note}`);
+} finally {
+  ref.child.kill('SIGTERM');
+}

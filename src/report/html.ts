@@ -1,43 +1,307 @@
-import type { RunReport } from '../engine/report.ts';
+import type { EvidenceExchange } from '../engine/check.ts';
+import type { CheckReport, LimitProbeTrace, RunReport } from '../engine/report.ts';
+import { loadClausesSync, type ClauseList } from '../spec/clauses.ts';
+import { allChecks } from '../../suites/index.ts';
 
-const esc = (s: string) => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]!);
+// The certification report: one self-contained HTML file (inline CSS and SVG, no script, no external resource)
+// a certifier can hand over. Everything taken from the report is escaped; the evidence is already redacted.
 
-/** One self-contained HTML file: verdict, summary, each check with its clauses, message and evidence. */
-export function renderHtml(report: RunReport): string {
-  const rows = report.checks
+const esc = (s: unknown): string =>
+  String(s ?? '').replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Long bodies are cut for reading; the JSON report keeps them whole. */
+const MAX_BODY_CHARS = 6000;
+const cut = (s: string) => (s.length > MAX_BODY_CHARS ? `${s.slice(0, MAX_BODY_CHARS)}\n… (${s.length - MAX_BODY_CHARS} more characters in the JSON report)` : s);
+
+const STATUS_RANK: Record<string, number> = { failed: 4, warning: 3, passed: 2, skipped: 1 };
+const badge = (status: string, text = status) => `<span class="badge ${esc(status)}">${esc(text)}</span>`;
+
+function metaRows(r: RunReport): string {
+  const d = r.digests;
+  const digestLines = d
+    ? [
+        d.seed ? `seed <code>${esc(d.seed.path)}</code> sha256 <code class="hash">${esc(d.seed.sha256)}</code>` : 'seed document not present where the run was made',
+        `<code>spec/clauses.yaml</code> sha256 <code class="hash">${esc(d.clauses)}</code>`,
+        `<code>spec/openapi.yaml</code> sha256 <code class="hash">${esc(d.openapi)}</code>`,
+      ].join('<br>')
+    : 'not recorded';
+  const safety = (r as Partial<RunReport>).safety;
+  const rows: Array<[string, string]> = [
+    ['Target', `${esc(r.target.baseUrl)}${r.target.embedded ? ' <span class="muted">(embedded reference target)</span>' : ''}`],
+    ['Tool', `${esc(r.tool.name)} ${esc(r.tool.version)}`],
+    ['Profile', `${esc(r.profile)} · seed ${esc(r.seed)} · time scale ${esc(r.timeScale)}`],
+    ['Overlay', r.overlay ? `<code>${esc(r.overlay)}</code>` : 'none (choices the seed leaves open were discovered)'],
+    ['Time', `${esc(r.startedAt)} → ${esc(r.finishedAt)}`],
+    ['Documents', digestLines],
+    ['Traffic', `${esc(r.traffic.requests)} requests, ${esc(r.traffic.writes)} writes, tokens issued ${esc(Object.entries(r.traffic.tokensIssued).map(([k, v]) => `${k}: ${v}`).join(', ') || 'none')}`],
+  ];
+  if (safety) rows.push(['Restrictions', [safety.readOnly ? 'read-only (no writes)' : '', safety.insecure ? '<strong>TLS certificates NOT verified (--insecure)</strong>' : ''].filter(Boolean).join(', ') || 'none']);
+  rows.push(['Reproduce', `<code>${esc(r.reproduce)}</code>`]);
+  return rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('\n');
+}
+
+function exchangeHtml(ex: EvidenceExchange, i: number): string {
+  const req = ex.request;
+  const reqText = [`${req.method} ${req.url}`, ...Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`), ...(req.body !== undefined ? ['', cut(req.body)] : [])].join('\n');
+  const resText = ex.response
+    ? [`HTTP ${ex.response.status}`, ...Object.entries(ex.response.headers).map(([k, v]) => `${k}: ${v}`), '', cut(ex.response.body)].join('\n')
+    : `no response: ${ex.transportError ?? 'unknown'}`;
+  return `<div class="exchange"><div class="exh">Exchange ${i + 1}</div>
+<div class="pair"><div><div class="lbl">request</div><pre>${esc(reqText)}</pre></div><div><div class="lbl">response</div><pre>${esc(resText)}</pre></div></div>
+<div class="lbl">curl</div><pre class="curl">${esc(ex.curl)}</pre></div>`;
+}
+
+function findingHtml(c: CheckReport, reproduce: string): string {
+  const ev = c.evidence;
+  const details = ev?.details && Object.keys(ev.details).length ? `<div class="lbl">details</div><pre class="details">${esc(cut(JSON.stringify(ev.details, null, 2)))}</pre>` : '';
+  // The first exchanges shown; the rest folded (they are usually more of the same).
+  const SHOWN = 2;
+  const all = ev?.exchanges ?? [];
+  const exchanges = all.length
+    ? all.slice(0, SHOWN).map(exchangeHtml).join('\n') + (all.length > SHOWN ? `<details class="more"><summary>${all.length - SHOWN} more exchange${all.length - SHOWN > 1 ? 's' : ''}</summary>${all.slice(SHOWN).map((ex, i) => exchangeHtml(ex, i + SHOWN)).join('\n')}</details>` : '')
+    : '<p class="muted">No exchanges recorded.</p>';
+  const only = c.group ? `${reproduce.replace(/ --only \S+/, '')} --only ${c.group}` : reproduce;
+  return `<article class="finding ${esc(c.status)}" id="f-${esc(c.id)}">
+<h3>${badge(c.status, c.status === 'warning' ? 'warning (should)' : `failed (${c.level})`)} <code>${esc(c.id)}</code> <span class="muted">${esc(c.title)}</span></h3>
+<p class="clauses">Clauses: ${c.clauses.map((id) => `<a href="#c-${esc(id)}"><code>${esc(id)}</code></a>`).join(' ')}</p>
+<p class="msg">${esc(c.message)}</p>
+<div class="lbl">reproduce</div><pre class="curl">${esc(reproduce)}\n# or this check's group alone:\n${esc(only)}</pre>
+${details}
+${exchanges}
+</article>`;
+}
+
+interface ClauseRow {
+  id: string;
+  section: string;
+  text: string;
+  kind: 'clause' | 'unshown';
+  status: string;
+  note: string;
+  checks: CheckReport[];
+  notRun: string[];
+}
+
+function clauseRows(r: RunReport, list: ClauseList): ClauseRow[] {
+  const citing = (id: string) => r.checks.filter((c) => c.clauses.includes(id));
+  const notRun = (id: string) => allChecks.filter((c) => c.clauses.includes(id) && !r.checks.some((x) => x.id === c.id)).map((c) => c.id);
+  const aggregate = (checks: CheckReport[]) => checks.reduce((best, c) => ((STATUS_RANK[c.status] ?? 0) > (STATUS_RANK[best] ?? 0) ? c.status : best), 'skipped');
+  const rows: ClauseRow[] = [];
+  for (const cl of list.clauses) {
+    const checks = citing(cl.id);
+    let status: string;
+    let note = '';
+    if (cl.checkable === false) {
+      status = 'not-checkable';
+      note = cl.reason ?? '';
+    } else if (checks.length) status = aggregate(checks);
+    else if (cl.deferred) {
+      status = 'deferred';
+      note = `deferred to issue ${cl.deferred.issue} (${cl.deferred.group})`;
+    } else status = notRun(cl.id).length ? 'not-run' : 'uncovered';
+    if (checks.length && cl.checkable === false) status = aggregate(checks);
+    rows.push({ id: cl.id, section: cl.section, text: cl.text, kind: 'clause', status, note, checks, notRun: notRun(cl.id) });
+  }
+  // Items the seed leaves unshown: held at declared level where an overlay declares them, else discovered.
+  for (const u of list.unshown) {
+    const checks = citing(u.id);
+    if (!checks.length && !notRun(u.id).length) continue;
+    rows.push({ id: u.id, section: u.section, text: u.text, kind: 'unshown', status: checks.length ? aggregate(checks) : 'not-run', note: 'unshown in the seed', checks, notRun: notRun(u.id) });
+  }
+  return rows;
+}
+
+const STATUS_LABEL: Record<string, string> = {
+  'not-checkable': 'not checkable',
+  deferred: 'deferred',
+  'not-run': 'not run',
+  uncovered: 'no check',
+};
+
+function clauseSummary(rows: ClauseRow[]): string {
+  const clauses = rows.filter((r) => r.kind === 'clause');
+  const count = (st: string) => clauses.filter((r) => r.status === st).length;
+  const parts = (['passed', 'failed', 'warning', 'skipped', 'not-run', 'not-checkable', 'deferred', 'uncovered'] as const)
+    .filter((st) => count(st))
+    .map((st) => `<span>${badge(st, STATUS_LABEL[st] ?? st)} ${count(st)}</span>`);
+  return `<p class="clause-summary">${clauses.length} clauses: ${parts.join(' ')}</p>`;
+}
+
+function clauseMatrix(rows: ClauseRow[]): string {
+  const body = rows
+    .map((row) => {
+      const checks = row.checks.map((c) => `<li>${badge(c.status)} <a href="#k-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="lvl">${esc(c.level)}</span></li>`).join('');
+      const notRun = row.notRun.length ? `<li class="muted">not in this run: ${row.notRun.map((id) => `<code>${esc(id)}</code>`).join(', ')}</li>` : '';
+      return `<tr class="${row.kind}" id="c-${esc(row.id)}" data-clause="${esc(row.id)}" data-kind="${row.kind}"><td class="cid"><code>${esc(row.id)}</code><div class="muted">§ ${esc(row.section)}</div></td><td>${esc(row.text)}${row.note ? `<div class="muted">${esc(row.note)}</div>` : ''}</td><td><ul class="checks">${checks}${notRun}</ul></td><td>${badge(row.status, STATUS_LABEL[row.status] ?? row.status)}</td></tr>`;
+    })
+    .join('\n');
+  return `<table class="matrix"><thead><tr><th>Clause</th><th>Statement</th><th>Checks citing it</th><th>Status</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
+}
+
+function checksTable(checks: CheckReport[]): string {
+  const rows = checks
     .map(
-      (c) => `<tr class="${c.status}"><td><code>${esc(c.id)}</code></td><td>${esc(c.level)}</td><td>${esc(c.clauses.join(', '))}</td><td class="st">${esc(c.status)}</td><td>${esc(c.message)}${
-        c.evidence && c.status !== 'passed' ? `<details><summary>evidence</summary><pre>${esc(JSON.stringify(c.evidence, null, 2))}</pre></details>` : ''
-      }</td></tr>`,
+      (c) =>
+        `<tr class="${esc(c.status)}" id="k-${esc(c.id)}" data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><div class="muted">${esc(c.title)}</div></td><td>${esc(c.level)}</td><td>${c.clauses.map((id) => `<a href="#c-${esc(id)}"><code>${esc(id)}</code></a>`).join(' ')}</td><td>${badge(c.status)}</td><td>${esc(c.message)}${
+          c.status === 'failed' || c.status === 'warning' ? ` <a href="#f-${esc(c.id)}">evidence</a>` : ''
+        }</td></tr>`,
     )
     .join('\n');
+  return `<table class="checks-table"><thead><tr><th>Check</th><th>Level</th><th>Clauses</th><th>Status</th><th>Message</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
+}
+
+const COLOURS = { accepted: '#1a7f37', rejected: '#cf222e', other: '#9a6700' } as const;
+
+function niceStep(max: number, ticks: number): number {
+  const raw = max / ticks;
+  const p = 10 ** Math.floor(Math.log10(raw || 1));
+  return [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw) ?? 10 * p;
+}
+
+/** One probe as an SVG chart: each request a dot at (send time, its number in the probe), coloured by outcome, with the documented limit. */
+function probeChart(p: LimitProbeTrace, timeScale: number): string {
+  const W = 720;
+  const H = 260;
+  const m = { l: 56, r: 16, t: 16, b: 40 };
+  const pw = W - m.l - m.r;
+  const ph = H - m.t - m.b;
+  const maxT = Math.max(1, ...p.points.map((x) => x.tMs));
+  const maxY = Math.max(p.limit + 1, ...p.points.map((pt, i) => pt.n ?? i + 1));
+  const x = (t: number) => m.l + (t / maxT) * pw;
+  const y = (v: number) => m.t + ph - (v / maxY) * ph;
+  const fx = (v: number) => v.toFixed(1);
+  const xStep = niceStep(maxT, 6);
+  const yStep = niceStep(maxY, 5);
+  const grid: string[] = [];
+  for (let t = 0; t <= maxT + 1e-9; t += xStep) grid.push(`<line x1="${fx(x(t))}" y1="${m.t}" x2="${fx(x(t))}" y2="${m.t + ph}" class="grid"/><text x="${fx(x(t))}" y="${m.t + ph + 16}" text-anchor="middle">${t >= 1000 && xStep >= 100 ? `${(t / 1000).toFixed(xStep >= 1000 ? 0 : 1)} s` : `${Math.round(t)} ms`}</text>`);
+  for (let v = 0; v <= maxY; v += yStep) grid.push(`<line x1="${m.l}" y1="${fx(y(v))}" x2="${m.l + pw}" y2="${fx(y(v))}" class="grid"/><text x="${m.l - 6}" y="${fx(y(v) + 4)}" text-anchor="end">${v}</text>`);
+  const bursts = new Set(p.points.map((pt) => pt.burst ?? 0)).size;
+  const dots = p.points
+    .map((pt, i) => {
+      const seq = pt.n ?? i + 1;
+      const b = pt.burst ?? 0;
+      // The confirming burst (fresh budget) is drawn hollow: its numbering starts again at 1.
+      const style = b === 0 ? `fill="${COLOURS[pt.outcome]}"` : `fill="#fff" stroke="${COLOURS[pt.outcome]}" stroke-width="1.2"`;
+      return `<circle class="pt ${pt.outcome}" cx="${fx(x(pt.tMs))}" cy="${fx(y(seq))}" r="${pt.outcome === 'accepted' ? 2.6 : 4}" ${style}><title>${b ? 'second burst, ' : ''}request ${seq} at ${pt.tMs} ms: ${pt.outcome}</title></circle>`;
+    })
+    .join('');
+  const counts = { accepted: 0, rejected: 0, other: 0 };
+  for (const pt of p.points) counts[pt.outcome]++;
+  const limitY = fx(y(p.limit));
+  return `<figure class="probe" data-probe="${esc(p.what)}">
+<figcaption><strong>${esc(p.what)}</strong>: limit ${esc(p.limit)} per window · ${badge(p.verdict === 'exact' ? 'passed' : p.verdict === 'inconclusive' ? 'skipped' : 'failed', p.verdict)} <span class="muted">${esc(p.detail ?? '')}</span></figcaption>
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${esc(`${p.what}: ${counts.accepted} accepted, ${counts.rejected} rejected, ${counts.other} other`)}">
+<rect x="${m.l}" y="${m.t}" width="${pw}" height="${ph}" class="plot"/>
+${grid.join('\n')}
+<line x1="${m.l}" y1="${limitY}" x2="${m.l + pw}" y2="${limitY}" class="limit"/><text x="${m.l + pw - 4}" y="${fx(Number(limitY) - 5)}" text-anchor="end" class="limit-label">documented limit ${esc(p.limit)}</text>
+${dots}
+<text x="${m.l + pw / 2}" y="${H - 4}" text-anchor="middle" class="axis">time since the probe's first request (real time; time scale ${esc(timeScale)})</text>
+<text transform="translate(14 ${m.t + ph / 2}) rotate(-90)" text-anchor="middle" class="axis">requests sent</text>
+</svg>
+<div class="legend"><span><i style="background:${COLOURS.accepted}"></i>accepted ${counts.accepted}</span><span><i style="background:${COLOURS.rejected}"></i>rejected (limit) ${counts.rejected}</span><span><i style="background:${COLOURS.other}"></i>other ${counts.other}</span>${bursts > 1 ? '<span><i style="background:#fff;border:1.5px solid #57606a"></i>hollow: second burst on a fresh budget (numbered from 1)</span>' : ''}</div>
+</figure>`;
+}
+
+function s3Matrix(r: RunReport): string {
+  if (!r.s3Capabilities?.length) return '<p class="muted">The s3 group did not run.</p>';
+  const rows = r.s3Capabilities
+    .map((c) => `<tr data-s3="${esc(c.operation)}"><td>${esc(c.operation)}</td><td>${c.supported === true ? badge('passed', 'supported') : c.supported === false ? badge('warning', 'not supported') : badge('skipped', 'not determined')}</td><td class="muted">${esc(c.evidence)}</td></tr>`)
+    .join('\n');
+  const cleanup = r.s3Cleanup ? `<p>Buckets created: ${r.s3Cleanup.buckets.length}, removed: ${r.s3Cleanup.removed.length}${r.s3Cleanup.failed.length ? `, <strong>not removed: ${r.s3Cleanup.failed.map((f) => `${esc(f.bucket)} (${esc(f.error)})`).join(', ')}</strong>` : ''}.</p>` : '';
+  return `<table><thead><tr><th>Operation</th><th>Supported</th><th>Evidence</th></tr></thead><tbody>\n${rows}\n</tbody></table>${cleanup}`;
+}
+
+function ledgerTable(r: RunReport): string {
+  if (!r.ledger.length) return '<p class="muted">The run created nothing.</p>';
+  const rows = r.ledger
+    .map((e) => `<tr><td>${esc(e.kind)}</td><td><code>${esc(e.id ?? '')}</code></td><td>${esc(e.name ?? '')}</td><td><code>${esc(e.createdBy)}</code></td><td>${badge(e.cleanup === 'deleted' ? 'passed' : e.cleanup === 'delete-failed' ? 'failed' : 'skipped', e.cleanup)}</td><td class="muted">${esc(e.note ?? '')}</td></tr>`)
+    .join('\n');
+  return `<table><thead><tr><th>Kind</th><th>Id</th><th>Name</th><th>Created by</th><th>Cleanup</th><th>Note</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
+}
+
+function observationsTable(r: RunReport): string {
+  const entries = Object.entries(r.observations);
+  if (!entries.length) return '<p class="muted">None.</p>';
+  return `<table><thead><tr><th>Observation</th><th>Value</th></tr></thead><tbody>\n${entries
+    .map(([k, v]) => `<tr><td><code>${esc(k)}</code></td><td><pre class="inline">${esc(cut(typeof v === 'string' ? v : JSON.stringify(v).length <= 100 ? JSON.stringify(v) : JSON.stringify(v, null, 2)))}</pre></td></tr>`)
+    .join('\n')}\n</tbody></table>`;
+}
+
+const CSS = `
+:root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--mute:#57606a;--line:#d0d7de;--bg2:#f6f8fa}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff}
+main{max-width:1200px;margin:0 auto;padding:1.5rem 2rem 4rem}
+h1{margin:.2rem 0 1rem;font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid var(--line);padding-bottom:.3rem}h3{font-size:1.05rem;margin:.2rem 0}
+.verdict{border-radius:8px;padding:1rem 1.4rem;margin:0 0 1rem;color:#fff;display:flex;gap:2rem;align-items:center;flex-wrap:wrap}
+.verdict.conformant{background:var(--ok)}.verdict.nonconformant,.verdict.error{background:var(--bad)}
+.verdict .v{font-size:1.9rem;font-weight:700;letter-spacing:.02em}.verdict .counts span{margin-right:1.2rem;font-size:1.05rem}
+dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1.2rem;margin:0}dl.meta dt{font-weight:600;color:var(--mute)}dl.meta dd{margin:0;word-break:break-word}
+code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}code.hash{font-size:11.5px;color:var(--mute)}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{border-bottom:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top}th{background:var(--bg2);position:sticky;top:0}
+.badge{display:inline-block;border-radius:10px;padding:0 .55rem;font-size:12px;font-weight:600;border:1px solid currentColor;white-space:nowrap}
+.badge.passed{color:var(--ok)}.badge.failed{color:var(--bad);background:#ffebe9}.badge.warning{color:var(--warn);background:#fff8c5}.badge.skipped,.badge.not-run,.badge.not-checkable,.badge.deferred,.badge.uncovered{color:var(--mute)}
+.muted{color:var(--mute)}td.cid code,a code{white-space:nowrap}td.cid{min-width:14rem}details.more summary{cursor:pointer;color:#0969da;margin:.4rem 0}.clause-summary span{margin-right:1rem}.lvl{color:var(--mute);font-size:12px}
+ul.checks{list-style:none;margin:0;padding:0}ul.checks li{margin:.1rem 0}
+tr.unshown td:first-child code{font-style:italic}
+nav.toc{background:var(--bg2);border:1px solid var(--line);border-radius:6px;padding:.6rem 1rem;margin:1rem 0}nav.toc a{margin-right:1rem}
+pre{white-space:pre-wrap;word-break:break-all;background:var(--bg2);border:1px solid var(--line);border-radius:4px;padding:.5rem;margin:.2rem 0 .6rem;max-height:18rem;overflow:auto;font:12px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre.inline{margin:0;max-height:12rem}pre.details{max-height:11rem}pre.curl{background:#0d1117;color:#e6edf3;border-color:#0d1117}
+.finding{border:1px solid var(--line);border-left:5px solid var(--bad);border-radius:6px;padding:.6rem 1rem;margin:1rem 0}.finding.warning{border-left-color:var(--warn)}
+.finding .msg{font-weight:600}.lbl{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--mute);margin-top:.4rem}
+.exchange{margin-top:.6rem}.exh{font-weight:600;font-size:12.5px}.pair{display:grid;grid-template-columns:1fr 1fr;gap:.8rem}
+figure.probe{margin:1rem 0;border:1px solid var(--line);border-radius:6px;padding:.6rem 1rem}figure.probe svg{display:block;max-width:760px}
+svg text{font:11px system-ui,sans-serif;fill:#57606a}svg .axis{font-size:11.5px}svg .plot{fill:#fff;stroke:#d0d7de}svg .grid{stroke:#eaeef2}svg .limit{stroke:#cf222e;stroke-dasharray:6 4;stroke-width:1.3}svg .limit-label{fill:#cf222e;font-weight:600}
+.legend span{margin-right:1.2rem;font-size:12.5px}.legend i{display:inline-block;width:10px;height:10px;border-radius:50%;margin-right:.3rem;vertical-align:middle}
+footer{margin-top:3rem;color:var(--mute);font-size:12px}
+@media print{main{max-width:none;padding:0}pre{max-height:none}th{position:static}.finding,figure.probe{break-inside:avoid}}
+`;
+
+/** The certification report as one self-contained HTML file. */
+export function renderHtml(report: RunReport, clauses: ClauseList = loadClausesSync()): string {
   const s = report.summary;
+  const findings = report.checks.filter((c) => c.status === 'failed' || c.status === 'warning').sort((a, b) => (STATUS_RANK[b.status] ?? 0) - (STATUS_RANK[a.status] ?? 0));
+  const rows = clauseRows(report, clauses);
+  const covered = rows.filter((r) => r.kind === 'clause' && r.checks.length).length;
+  const probes = report.limitProbes ?? [];
+  const title = `Conformance report: ${report.verdict} — ${report.target.baseUrl}`;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>cloud-conformance: ${esc(report.verdict)}</title>
-<style>
-body{font:14px system-ui,sans-serif;margin:2rem;color:#222}
-h1 .conformant{color:#17702f}h1 .nonconformant,h1 .error{color:#b3261e}
-table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top}
-tr.failed .st{color:#b3261e;font-weight:600}tr.warning .st{color:#9a6700;font-weight:600}tr.passed .st{color:#17702f}tr.skipped .st{color:#666}
-pre{white-space:pre-wrap;max-height:30rem;overflow:auto;background:#f6f6f6;padding:.5rem}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
-</style></head><body>
-<h1>Verdict: <span class="${esc(report.verdict)}">${esc(report.verdict)}</span></h1>
-<dl><dt>Target</dt><dd>${esc(report.target.baseUrl)}${report.target.embedded ? ' (embedded reference)' : ''}</dd>
-<dt>Tool</dt><dd>${esc(report.tool.name)} ${esc(report.tool.version)}</dd>
-<dt>Profile</dt><dd>${esc(report.profile)}, seed ${report.seed}, time scale ${report.timeScale}</dd>
-<dt>Overlay</dt><dd>${esc(report.overlay ?? 'none')}</dd>
-<dt>Time</dt><dd>${esc(report.startedAt)} – ${esc(report.finishedAt)}</dd>
-<dt>Summary</dt><dd>${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped</dd>
-<dt>Reproduce</dt><dd><code>${esc(report.reproduce)}</code></dd></dl>
-<h2>Checks</h2>
-<table><thead><tr><th>Check</th><th>Level</th><th>Clauses</th><th>Status</th><th>Message</th></tr></thead><tbody>
-${rows}
-</tbody></table>
-<h2>Created resources</h2>
-<pre>${esc(JSON.stringify(report.ledger, null, 2))}</pre>
-<h2>Observed choices</h2>
-<pre>${esc(JSON.stringify(report.observations, null, 2))}</pre>
-</body></html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>${esc(title)}</title>
+<style>${CSS}</style></head><body><main>
+<h1>Cloud Platform REST API — conformance report</h1>
+<section class="verdict ${esc(report.verdict)}" id="verdict"><div class="v">Verdict: ${esc(report.verdict)}</div>
+<div class="counts"><span>${s.passed} passed</span><span>${s.failed} failed</span><span>${s.warnings} warnings</span><span>${s.skipped} skipped</span></div></section>
+<dl class="meta">
+${metaRows(report)}
+</dl>
+<nav class="toc"><a href="#findings">Findings (${findings.length})</a><a href="#clauses">Clause coverage (${covered}/${clauses.clauses.length})</a><a href="#checks">Checks (${report.checks.length})</a><a href="#limits">Limit probes (${probes.length})</a><a href="#s3">Object storage</a><a href="#ledger">Created resources (${report.ledger.length})</a><a href="#observations">Observations</a></nav>
+
+<h2 id="findings">Findings</h2>
+${findings.length ? findings.map((c) => findingHtml(c, report.reproduce)).join('\n') : '<p>No check failed and none warned.</p>'}
+
+<h2 id="clauses">Clause coverage</h2>
+<p class="muted">Every statement of the seed (<code>spec/clauses.yaml</code>), the checks that cite it and their status in this run; items the seed leaves unshown follow where a check cites them. A clause's status is its worst check's.</p>
+${clauseSummary(rows)}
+${clauseMatrix(rows)}
+
+<h2 id="checks">Checks</h2>
+${checksTable(report.checks)}
+
+<h2 id="limits">Limit probes</h2>
+${probes.length ? `<p class="muted">Each dot is one request of a probe, placed at the time it was sent and at its number in the probe; the dashed line is the documented limit. A conformant target serves exactly the limit and refuses the next.</p>\n${probes.map((p) => probeChart(p, report.timeScale)).join('\n')}` : '<p class="muted">The limits group did not run.</p>'}
+
+<h2 id="s3">Object storage capabilities</h2>
+${s3Matrix(report)}
+
+<h2 id="ledger">Created resources</h2>
+${ledgerTable(report)}
+
+<h2 id="observations">Observations</h2>
+${observationsTable(report)}
+
+<footer>Generated by ${esc(report.tool.name)} ${esc(report.tool.version)} at ${esc(report.finishedAt)}. API keys and tokens are redacted throughout; curl lines use <code>$CONFORMANCE_TOKEN</code>.</footer>
+</main></body></html>
 `;
 }

@@ -1,0 +1,117 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import { renderJunit } from '../../src/report/junit.ts';
+import type { RunReport } from '../../src/engine/report.ts';
+import { runAgainstReference } from '../helpers.ts';
+
+interface XmlElement {
+  name: string;
+  attrs: Record<string, string>;
+  children: XmlElement[];
+  text: string;
+}
+
+const ENTITY: Record<string, string> = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
+const decode = (s: string) =>
+  s.replace(/&([^;]*);/g, (_, e: string) => {
+    if (e in ENTITY) return ENTITY[e]!;
+    if (/^#\d+$/.test(e)) return String.fromCodePoint(Number(e.slice(1)));
+    if (/^#x[0-9a-f]+$/i.test(e)) return String.fromCodePoint(parseInt(e.slice(2), 16));
+    throw new Error(`unknown entity &${e};`);
+  });
+
+/** A tiny well-formedness check and parser: balanced tags, quoted attributes, known entities, one root. */
+function parseXml(xml: string): XmlElement {
+  const s = xml.replace(/^<\?xml[^?]*\?>\s*/, '');
+  const root: XmlElement = { name: '#document', attrs: {}, children: [], text: '' };
+  const stack = [root];
+  const tag = /<(\/?)([A-Za-z_][\w.-]*)((?:\s+[A-Za-z_][\w.-]*="[^"<]*")*)\s*(\/?)>/y;
+  let i = 0;
+  while (i < s.length) {
+    const lt = s.indexOf('<', i);
+    const text = s.slice(i, lt === -1 ? s.length : lt);
+    if (/&(?![a-z]+;|#\d+;|#x[0-9a-f]+;)/i.test(text)) throw new Error(`bare & in text at ${i}`);
+    stack[stack.length - 1]!.text += decode(text);
+    if (lt === -1) break;
+    tag.lastIndex = lt;
+    const m = tag.exec(s);
+    if (!m) throw new Error(`malformed tag at ${lt}: ${s.slice(lt, lt + 60)}`);
+    const [, close, name, attrText, selfClose] = m;
+    if (close) {
+      const open = stack.pop()!;
+      if (open.name !== name) throw new Error(`</${name}> closes <${open.name}>`);
+    } else {
+      const attrs: Record<string, string> = {};
+      for (const a of attrText!.matchAll(/([A-Za-z_][\w.-]*)="([^"]*)"/g)) {
+        if (a[1]! in attrs) throw new Error(`duplicate attribute ${a[1]}`);
+        if (/&(?![a-z]+;|#\d+;|#x[0-9a-f]+;)/i.test(a[2]!)) throw new Error(`bare & in attribute ${a[1]}`);
+        attrs[a[1]!] = decode(a[2]!);
+      }
+      const el: XmlElement = { name: name!, attrs, children: [], text: '' };
+      stack[stack.length - 1]!.children.push(el);
+      if (!selfClose) stack.push(el);
+    }
+    i = tag.lastIndex;
+  }
+  if (stack.length !== 1) throw new Error(`unclosed <${stack[stack.length - 1]!.name}>`);
+  if (root.children.length !== 1) throw new Error('not exactly one root element');
+  if (root.text.trim()) throw new Error('text outside the root element');
+  return root.children[0]!;
+}
+
+const all = (el: XmlElement, name: string): XmlElement[] => [...(el.name === name ? [el] : []), ...el.children.flatMap((c) => all(c, name))];
+
+describe('the JUnit report', () => {
+  let report: RunReport;
+  let doc: XmlElement;
+
+  beforeAll(async () => {
+    // One must fault (a failure) and one should fault (a warning), so every kind of testcase is there.
+    report = await runAgainstReference({ only: ['auth', 'errors'], faults: ['token-ttl-7200', 'unauthenticated-403'] });
+    doc = parseXml(renderJunit(report));
+  });
+
+  it('is well-formed XML with one testcase per check, named with its level and clause ids', () => {
+    expect(doc.name).toBe('testsuites');
+    expect(Number(doc.attrs['tests'])).toBe(report.checks.length);
+    const cases = all(doc, 'testcase');
+    expect(cases.length).toBe(report.checks.length);
+    for (const [i, c] of report.checks.entries()) {
+      const name = cases[i]!.attrs['name']!;
+      expect(name.startsWith(c.id)).toBe(true);
+      expect(name).toContain(`[${c.level.toUpperCase()}]`);
+      for (const clause of c.clauses) expect(name).toContain(clause);
+      expect(cases[i]!.attrs['classname']).toBe(`cloud-conformance.${c.group}`);
+    }
+    for (const suite of all(doc, 'testsuite')) expect(Number(suite.attrs['tests'])).toBe(suite.children.length);
+  });
+
+  it('gives each failed check a failure carrying its message and evidence, and counts them', () => {
+    const failed = report.checks.filter((c) => c.status === 'failed');
+    expect(failed.map((c) => c.id)).toContain('auth.token-shape');
+    const failures = all(doc, 'failure');
+    expect(failures.length).toBe(failed.length);
+    expect(Number(doc.attrs['failures'])).toBe(failed.length);
+    const tokenShape = all(doc, 'testcase').find((t) => t.attrs['name']!.startsWith('auth.token-shape '))!;
+    const failure = tokenShape.children.find((c) => c.name === 'failure')!;
+    expect(failure.attrs['message']).toBe(report.checks.find((c) => c.id === 'auth.token-shape')!.message);
+    expect(failure.attrs['type']).toBe('must');
+    expect(failure.text).toContain('curl');
+  });
+
+  it('reports a should-level failure as a passing testcase with its warning, and skips as skipped', () => {
+    const warned = all(doc, 'testcase').find((t) => t.attrs['name']!.startsWith('auth.unauthenticated-status '))!;
+    expect(warned.children.map((c) => c.name)).toEqual(['system-out']);
+    expect(warned.children[0]!.text).toMatch(/^WARNING \(should\): /);
+    const skipped = report.checks.filter((c) => c.status === 'skipped');
+    expect(all(doc, 'skipped').length).toBe(skipped.length);
+  });
+
+  it('escapes what it takes from the report', () => {
+    const hostile = `a<b>&"'\u0001]]>`;
+    const r = { ...report, checks: [{ ...report.checks[0]!, id: hostile, status: 'failed' as const, message: hostile, clauses: [hostile] }] };
+    const el = parseXml(renderJunit(r));
+    const tc = all(el, 'testcase')[0]!;
+    expect(tc.attrs['name']).toContain('a<b>&"\']]>');
+    expect(tc.children[0]!.attrs['message']).toBe('a<b>&"\']]>');
+  });
+});
