@@ -68,13 +68,13 @@ export class TokenManager {
   }
 
   /** Tokens issued up front (by the issuance probe) and not yet handed out, per key. */
-  private readonly spares = new Map<KeyName, Array<{ token: string; body: Record<string, unknown>; exchange: Exchange }>>();
+  private readonly spares = new Map<KeyName, Array<{ token: string; body: Record<string, unknown>; exchange: Exchange; adoptedAt: number }>>();
 
   /** Takes a token issued elsewhere (the issuance probe) into a lane, or into the spares when no lane is named. */
   adopt(key: KeyName, token: string, body: Record<string, unknown>, exchange: Exchange, lane?: string): void {
     this.redactor.add(token, 'token');
     if (lane === undefined) {
-      this.spares.set(key, [...(this.spares.get(key) ?? []), { token, body, exchange }]);
+      this.spares.set(key, [...(this.spares.get(key) ?? []), { token, body, exchange, adoptedAt: Date.now() }]);
       return;
     }
     this.held.set(`${key}:${lane}`, { token, body, renewAt: Date.now() + (this.lifetimeOf(body) * 1000 * 0.8) / this.timeScale });
@@ -91,8 +91,12 @@ export class TokenManager {
    * A 429 (the issuance budget is spent) is waited out as Retry-After says, not blamed on the caller.
    */
   async issue(key: KeyName, sentBy: string): Promise<{ token: string; body: Record<string, unknown>; exchange: Exchange }> {
-    const spare = this.spares.get(key)?.shift();
-    if (spare) return spare;
+    // A spare is handed out only while at least half its lifetime is left (a long wait may have outlived it).
+    const fresh = (s: { body: Record<string, unknown>; adoptedAt: number }) => Date.now() - s.adoptedAt < (this.lifetimeOf(s.body) * 1000 * 0.5) / this.timeScale;
+    const spares = (this.spares.get(key) ?? []).filter(fresh);
+    const spare = spares.shift();
+    this.spares.set(key, spares);
+    if (spare) return { token: spare.token, body: spare.body, exchange: spare.exchange };
     const secret = this.keys[key];
     if (!secret) throw new Error(`no ${KEY_FLAGS[key]} configured`);
     this.issued[key]++;
