@@ -5,7 +5,7 @@ import { allChecks } from '../suites/index.ts';
 import { REFERENCE_OVERLAY, type ReferenceRun } from './helpers.ts';
 
 /** Checks whose cases are random: under a given seed they may also catch a fault whose own check is elsewhere. */
-export const RANDOM_PHASE = ['vms.create-fuzz', 'vms.stateful'];
+export const RANDOM_PHASE = ['vms.create-fuzz', 'vms.create-declared-valid', 'vms.list-fuzz', 'vms.stateful'];
 
 /** The API groups without the probes; the S3 group has its own faults and tests (test/s3). */
 export const ALL_BUT_LIMITS = [...new Set(allChecks.map((c) => c.group))].filter((g) => g !== 'limits' && g !== 's3');

@@ -137,9 +137,9 @@ export class SchemaAsserter {
     };
   }
 
-  /** Validates a value against a component schema of the base document (e.g. Error, Token). */
-  validateComponent(name: string, value: unknown): string[] {
-    const schema = this.spec.base.components?.schemas?.[name];
+  /** Validates a value against a component schema of the base document (e.g. Error, Token), or of base + overlay. */
+  validateComponent(name: string, value: unknown, doc: 'base' | 'merged' = 'base'): string[] {
+    const schema = (doc === 'base' ? this.spec.base : this.spec.merged).components?.schemas?.[name];
     if (!schema) throw new Error(`no schema ${name} in the derived document`);
     const v = this.validator(schema as object);
     return v(value) ? [] : formatErrors(v.errors);

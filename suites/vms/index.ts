@@ -9,5 +9,7 @@ import { createRobustness } from './create-robustness.ts';
 import { listCoverage } from './list-coverage.ts';
 import { createFuzz } from './create-fuzz.ts';
 import { stateful } from './stateful.ts';
+import { createDeclaredValid } from './create-declared-valid.ts';
+import { listFuzz } from './list-fuzz.ts';
 
-export const vmChecks: Check[] = [createReturnsTask, createdListed, listShape, tagFilter, listCoverage, createWrongTypes, createConventions, createRobustness, createFuzz, stateful];
+export const vmChecks: Check[] = [createReturnsTask, createdListed, listShape, tagFilter, listCoverage, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, listFuzz, stateful];

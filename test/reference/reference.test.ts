@@ -156,9 +156,9 @@ describe('options', () => {
     expect(new Set([s.apiKey, s.apiKeyB, s.apiKeyReadonly]).size).toBe(3);
   });
 
-  it('has a catalogue of 71 uniquely named faults, and 7 hostile ones', () => {
-    expect(FAULTS).toHaveLength(71);
-    expect(new Set([...FAULTS, ...HOSTILE_FAULTS].map((f) => f.name)).size).toBe(78);
+  it('has a catalogue of 73 uniquely named faults, and 7 hostile ones', () => {
+    expect(FAULTS).toHaveLength(73);
+    expect(new Set([...FAULTS, ...HOSTILE_FAULTS].map((f) => f.name)).size).toBe(80);
   });
 });
 
@@ -988,6 +988,21 @@ const faultCases: FaultCase[] = [
     },
     clean: [200, 401],
     faulty: [200, 200],
+  },
+  {
+    name: 'page-size-off-51-99',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return [(await call(s, 'GET', '/v1/vms?per_page=60', { token: t })).body.vms.length, (await call(s, 'GET', '/v1/vms?per_page=50', { token: t })).body.vms.length];
+    },
+    clean: [60, 50],
+    faulty: [61, 50],
+  },
+  {
+    name: 'vcpus-over-1-refused',
+    probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: { ...vmBody(s), vcpus: 2 } })).status,
+    clean: 202,
+    faulty: 400,
   },
   {
     name: 'quote-in-id-500',

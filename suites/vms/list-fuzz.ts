@@ -1,0 +1,60 @@
+import fc from 'fast-check';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { Check } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail } from '../../src/engine/check.ts';
+import { arbitraryFromSchema, type SchemaLike } from '../../src/engine/generate/arbitrary.ts';
+import { vmsOf } from '../../src/engine/fixtures.ts';
+import { describe, isSuccess } from '../support.ts';
+import { tagsOf } from './tag-filter.ts';
+
+/** The list's query parameters as the document types them (base + overlay), by name. */
+function parameterSchemas(ctx: Parameters<Check['run']>[0]): Record<string, SchemaLike> {
+  const op = ctx.schema.operationFor('merged', 'GET', '/v1/vms')?.op;
+  return Object.fromEntries(((op?.parameters ?? []) as OpenAPIV3_1.ParameterObject[]).map((p) => [p.name, (p.schema ?? {}) as SchemaLike]));
+}
+
+/**
+ * Generated list queries (fast-check, --seed): page and per_page from their schemas (at least the first page and 1,
+ * at most 100), tags from their key:value form over a plain alphabet. Each is served, holds at most per_page
+ * items, and under a tag holds only VMs that carry it.
+ */
+export const listFuzz: Check = {
+  id: 'vms.list-fuzz',
+  group: 'vms',
+  clauses: ['PAGE-PARAMS', 'PAGE-MAX-100', 'TAG-FILTER'],
+  level: 'must',
+  title: 'Generated list queries are served with at most per_page items, filtered by their tag',
+  async run(ctx) {
+    const params = parameterSchemas(ctx);
+    const first = await ctx.fixtures.firstPage();
+    // Unbiased: fast-check leans towards the ends of a range by default, and the middle of 1-100 matters as much.
+    const perPage = fc.noBias(arbitraryFromSchema({ ...params['per_page'], type: 'integer', minimum: Math.max(1, params['per_page']?.minimum ?? 1), maximum: Math.min(100, params['per_page']?.maximum ?? 100) }, { numberSpan: 99 }) as fc.Arbitrary<number>);
+    const page = fc.integer({ min: first, max: first + 2 });
+    const tag = fc.stringMatching(/^[a-z][a-z0-9-]{0,6}:[a-z0-9-]{1,8}$/);
+    const query = fc.record({ page, per_page: perPage, tag: fc.option(tag, { nil: undefined }) }, { requiredKeys: ['per_page'] });
+    const sentFor = new Map<string, Exchange>();
+    const problems = new Map<string, string>();
+    const property = fc.asyncProperty(query, async (q) => {
+      const key = JSON.stringify(q);
+      const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: q as Record<string, string | number | undefined> });
+      sentFor.set(key, ex);
+      const problem = !isSuccess(ex)
+        ? `answered ${describe(ex)}`
+        : vmsOf(ex).length > (q.per_page as number)
+          ? `returned ${vmsOf(ex).length} items for per_page=${q.per_page}`
+          : q.tag && vmsOf(ex).some((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, val]) => `${k}:${val}` === q.tag))
+            ? `tag=${q.tag} returned VMs without that tag`
+            : undefined;
+      if (problem) problems.set(key, problem);
+      return !problem;
+    });
+    const details = await fc.check(property, { seed: ctx.config.seed, numRuns: ctx.config.runs });
+    if (details.failed && details.counterexample) {
+      const key = JSON.stringify(details.counterexample[0]);
+      return fail(`${problems.get(key)} (query ${key}, seed ${ctx.config.seed}, after ${details.numShrinks} shrinks)`, [sentFor.get(key)!], { query: details.counterexample[0], seed: ctx.config.seed });
+    }
+    if (details.failed) return fail(`the generation stopped: ${String(details.errorInstance)}`, []);
+    return pass(`${sentFor.size} generated list queries held (seed ${ctx.config.seed})`);
+  },
+};
