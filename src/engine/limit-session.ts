@@ -100,7 +100,14 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
     const second = await burst({ max: 2 * LIMITS.token + 2, concurrency: 4, stopAtFirstRejection: true }, send, cls);
     adopt(second, []);
     bursts.push(second);
-    verdict = second.accepted === LIMITS.token && second.rejections.length ? { kind: 'exact', note: 'the first burst straddled a window boundary' } : second.accepted < LIMITS.token ? { kind: 'inconclusive', reason: `a fresh window served only ${second.accepted}` } : { kind: 'looser', accepted: second.rejections.length ? second.accepted : 'unlimited' };
+    verdict =
+      second.spanMs >= windowMs(d.config) / 2
+        ? { kind: 'inconclusive', reason: `the burst in a fresh window took ${second.spanMs} ms, more than half a window (${Math.round(windowMs(d.config))} ms)` }
+        : second.accepted === LIMITS.token && second.rejections.length
+          ? { kind: 'exact', note: 'the first burst straddled a window boundary' }
+          : second.accepted < LIMITS.token
+            ? { kind: 'inconclusive', reason: `a fresh window served only ${second.accepted}` }
+            : { kind: 'looser', accepted: second.rejections.length ? second.accepted : 'unlimited' };
     note = 'judged on a burst sent a whole window after the first';
   }
   const probe: LimitProbe = { limit: LIMITS.token, what: 'token issuances', verdict, bursts, firstRejection: firstRejection(bursts), note };
