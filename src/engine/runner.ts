@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadSpec } from '../spec/load.ts';
-import { readDeclarations } from '../spec/declarations.ts';
+import { readDeclarations, type Declarations } from '../spec/declarations.ts';
 import { UsageError } from '../spec/errors.ts';
 import type { RunConfig } from './config.ts';
 import type { Check, CheckOutcome } from './check.ts';
@@ -136,7 +136,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     }
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
-    await cleanup(config, declarations, ledger, (opts) => callApi(http, tokens, pacer, config.timeScale, 'cleanup', opts, config.readOnly));
+    await cleanup(declarations, ledger, (opts) => callApi(http, tokens, pacer, config.timeScale, 'cleanup', opts, config.readOnly));
     // The s3 group's capability matrix travels as an observation and gets its own report field.
     const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
     delete observations['s3Capabilities'];
@@ -190,7 +190,7 @@ function reproduceLine(config: RunConfig): string {
 }
 
 /** Deletes what the run created where the overlay declares a delete operation; otherwise leaves a note in the ledger. */
-async function cleanup(config: RunConfig, declarations: ReturnType<typeof readDeclarations>, ledger: Ledger, call: (o: CallOptions) => ReturnType<typeof callApi>): Promise<void> {
+async function cleanup(declarations: Declarations, ledger: Ledger, call: (o: CallOptions) => ReturnType<typeof callApi>): Promise<void> {
   const webhookDelete = declarations.webhooks?.remove;
   for (const e of ledger.entries.filter((e) => e.kind !== 'vm' && e.cleanup === 'pending')) {
     if (e.kind === 'webhook' && webhookDelete && e.id) {
@@ -235,7 +235,6 @@ async function cleanup(config: RunConfig, declarations: ReturnType<typeof readDe
     e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
     if (!isSuccess(ex)) e.note = `delete answered ${statusText(ex)}`;
   }
-  void config;
 }
 
 /** Requests per operation (method and path template of the document; other paths as "other"). */
