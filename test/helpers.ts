@@ -12,10 +12,12 @@ export const TEST_TIME_SCALE = 1200;
 
 export interface ReferenceRun {
   faults?: string[];
+  /** Conforming variants of the reference (fixtures/reference/variants.ts). */
+  variants?: string[];
   overlay?: string;
   only?: string[];
   timeScale?: number;
-  profile?: 'quick' | 'full';
+  profile?: 'quick' | 'full' | 'certify';
   seed?: number;
   allowWrites?: number;
   readOnly?: boolean;
@@ -32,7 +34,7 @@ export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunRe
     overlay: run.overlay,
     only: run.only,
   });
-  const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, { faults: run.faults, noDefaultOverlay: true });
+  const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, { faults: run.faults, variants: run.variants, noDefaultOverlay: true });
   return report;
 }
 

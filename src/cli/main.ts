@@ -5,7 +5,7 @@ import { TargetUnreachable } from '../engine/http.ts';
 import type { ToolInfo } from '../engine/runner.ts';
 import { resolveRunOptions, parseCliArgs } from './options.ts';
 import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
-import { startReference, FAULTS, HOSTILE_FAULTS } from '../../fixtures/reference/server.ts';
+import { startReference, FAULTS, HOSTILE_FAULTS, VARIANTS } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, S3_FAULTS } from '../../fixtures/s3/server.ts';
 
 const USAGE = `usage:
@@ -23,7 +23,12 @@ run options:
   --subnet-id ID            subnet valid on the target for creating a VM
   --overlay FILE            OpenAPI Overlay 1.0 declaring the target's choices
   --only GROUPS             comma list of groups to run
-  --profile quick|full      quick (default): no long waits; full: waits out windows and token expiry
+  --profile quick|full|certify
+                            quick (default): no long waits; full: waits out windows and token expiry;
+                            certify: full, plus whatever makes each MUST check conclusive (creates within
+                            --max-creates); incomplete (exit 3) unless every MUST clause is verified
+  --require-complete        exit 3 (incomplete) when any MUST clause is not verified
+  --max-creates N           most VMs the run may create (certify's default is what it needs; --dry-run prints it)
   --time-scale N            target-seconds per real second (default 1)
   --seed N                  seed for generated data
   --report FORMAT:PATH      json, junit or html; repeatable
@@ -48,9 +53,11 @@ run options:
   CONFORMANCE_S3_URL, CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY, CONFORMANCE_S3_REGION and .env.
 
 reference options:
-  --port N  --fault NAME (repeatable)  --s3-fault NAME (repeatable)  --time-scale N  --list-faults
+  --port N  --fault NAME (repeatable)  --variant NAME (repeatable)  --s3-fault NAME (repeatable)  --time-scale N
+  --list-faults  --list-variants
 
-exit codes: 0 conformant, 1 nonconformant, 2 could not run`;
+exit codes: 0 conformant, 1 nonconformant, 2 could not run, 3 incomplete (a check could not run, or with
+  --profile certify / --require-complete a MUST clause was not verified)`;
 
 export function toolInfo(): ToolInfo {
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { name: string; version: string };
@@ -61,10 +68,17 @@ async function referenceCommand(args: string[]): Promise<number> {
   const { values } = parseCliArgs(args, {
     port: { type: 'string' },
     fault: { type: 'string', multiple: true },
+    variant: { type: 'string', multiple: true },
     's3-fault': { type: 'string', multiple: true },
     'time-scale': { type: 'string' },
     'list-faults': { type: 'boolean' },
+    'list-variants': { type: 'boolean' },
   });
+  if (values['list-variants']) {
+    // Conforming variants: name, the unshown items whose choice they make differently, dimension, description.
+    for (const v of VARIANTS) process.stdout.write(`${v.name}\t${v.unshown.join(',')}\t${v.dimension}\t${v.description}\n`);
+    return 0;
+  }
   if (values['list-faults']) {
     // The contract's level column is must or should: a declared fault fails the verdict like a must one,
     // provided the run holds the target to its overlay (the embedded default does).
@@ -84,7 +98,7 @@ async function referenceCommand(args: string[]): Promise<number> {
   let target;
   let s3;
   try {
-    target = await startReference({ port, faults: (values['fault'] as string[] | undefined) ?? [], timeScale });
+    target = await startReference({ port, faults: (values['fault'] as string[] | undefined) ?? [], variants: (values['variant'] as string[] | undefined) ?? [], timeScale });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

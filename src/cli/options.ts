@@ -38,6 +38,8 @@ export const RUN_OPTIONS = {
   's3-path-style': { type: 'boolean' },
   's3-virtual-host': { type: 'boolean' },
   quiet: { type: 'boolean' },
+  'require-complete': { type: 'boolean' },
+  'max-creates': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -84,6 +86,10 @@ export interface RunOptions {
   requestTimeoutSeconds: number;
   quiet: boolean;
   help: boolean;
+  /** Exit 3 (incomplete) when a MUST clause is not verified; implied by --profile certify. */
+  requireComplete: boolean;
+  /** Most VMs the run may create (--max-creates). */
+  maxCreates?: number;
   /** Object storage endpoint ({s3_url}); without it the s3 group runs against the embedded s3rver or is skipped. */
   s3Url?: string;
   s3AccessKey?: string;
@@ -118,6 +124,11 @@ function positiveInteger(flag: string, raw: string | undefined, fallback: number
   const n = positiveNumber(flag, raw, fallback);
   if (!Number.isInteger(n)) throw new UsageError(`--${flag} must be a whole number, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+function nonNegativeInteger(flag: string, raw: string): number {
+  if (!/^\d{1,9}$/.test(raw)) throw new UsageError(`--${flag} must be a whole number, got ${JSON.stringify(raw)}`);
+  return Number(raw);
 }
 
 function parseListen(raw: string | undefined): string {
@@ -168,7 +179,7 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     return value === '' ? undefined : value;
   };
   const profile = (v['profile'] as string | undefined) ?? 'quick';
-  if (profile !== 'quick' && profile !== 'full') throw new UsageError(`--profile must be quick or full, got ${JSON.stringify(profile)}`);
+  if (profile !== 'quick' && profile !== 'full' && profile !== 'certify') throw new UsageError(`--profile must be quick, full or certify, got ${JSON.stringify(profile)}`);
   const seedRaw = v['seed'] as string | undefined;
   if (seedRaw !== undefined && !/^\d{1,15}$/.test(seedRaw)) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(seedRaw)}`);
   const baseUrl = setting('base-url');
@@ -220,6 +231,8 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     requestTimeoutSeconds: positiveNumber('request-timeout', v['request-timeout'] as string | undefined, 15),
     quiet: v['quiet'] === true,
     help: v['help'] === true,
+    requireComplete: v['require-complete'] === true || profile === 'certify',
+    maxCreates: v['max-creates'] === undefined ? undefined : nonNegativeInteger('max-creates', v['max-creates'] as string),
     s3Url: s3Url?.replace(/\/+$/, ''),
     s3AccessKey: setting('s3-access-key'),
     s3SecretKey: setting('s3-secret-key'),
@@ -245,6 +258,7 @@ export function runOptions(partial: Partial<RunOptions> = {}): RunOptions {
     requestTimeoutSeconds: 15,
     quiet: true,
     help: false,
+    requireComplete: partial.profile === 'certify',
     ...partial,
   };
 }

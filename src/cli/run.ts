@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
 import type { RunConfig } from '../engine/config.ts';
 import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/runner.ts';
-import type { RunReport } from '../engine/report.ts';
+import { EXIT_CODES, type RunReport } from '../engine/report.ts';
 import { allChecks } from '../../suites/index.ts';
 import { writeReports } from '../report/index.ts';
 import { renderOverlay } from '../report/overlay.ts';
@@ -22,7 +22,7 @@ const REFERENCE_OVERLAY_FILE = fileURLToPath(new URL('../../spec/overlays/refere
 
 export interface RunResult {
   report: RunReport;
-  exitCode: 0 | 1 | 2;
+  exitCode: 0 | 1 | 2 | 3;
 }
 
 /** Resolves the target (embedded reference unless --base-url), runs the suite, writes the reports. */
@@ -30,7 +30,7 @@ export async function runCommand(
   opts: RunOptions,
   tool: ToolInfo,
   out: (line: string) => void,
-  extra: { faults?: string[]; noDefaultOverlay?: boolean; s3Faults?: string[]; s3LargeObjectBytes?: number } = {},
+  extra: { faults?: string[]; variants?: string[]; noDefaultOverlay?: boolean; s3Faults?: string[]; s3LargeObjectBytes?: number } = {},
 ): Promise<RunResult> {
   for (const r of [...opts.reports, ...(opts.emitOverlay ? [{ format: 'overlay', path: opts.emitOverlay }] : [])]) {
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
@@ -49,7 +49,7 @@ export async function runCommand(
   let overlayPath = opts.overlay;
   if (!baseUrl) {
     if (overlayPath === undefined && !extra.noDefaultOverlay) overlayPath = REFERENCE_OVERLAY_FILE;
-    embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults });
+    embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants });
     const s = embedded.settings;
     baseUrl = s.baseUrl;
     keys = { primary: s.apiKey, second: s.apiKeyB, readonly: s.apiKeyReadonly, revocable: s.apiKeyRevocable };
@@ -87,6 +87,8 @@ export async function runCommand(
     only: opts.only,
     runs: opts.runs,
     allowWrites: opts.allowWrites,
+    requireComplete: opts.requireComplete,
+    maxCreates: opts.maxCreates,
     webhookListen: opts.webhookListen,
     readOnly: opts.readOnly,
     expiredToken: opts.expiredToken,
@@ -123,7 +125,7 @@ export async function runCommand(
     if (!opts.quiet) summaryLines(report).forEach((l) => out(l));
     await writeReports(report, opts.reports);
     if (opts.emitOverlay) await writeFile(opts.emitOverlay, renderOverlay(report));
-    return { report, exitCode: report.verdict === 'conformant' ? 0 : report.verdict === 'nonconformant' ? 1 : 2 };
+    return { report, exitCode: EXIT_CODES[report.verdict] };
   } finally {
     if (!swept) await sweepS3(config).catch(() => undefined);
     process.off('SIGINT', onSigint);

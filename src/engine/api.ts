@@ -4,7 +4,7 @@ import type { TokenManager } from './tokens.ts';
 import type { CallOptions } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import { classOf, type Pacer } from './pacer.ts';
-import { retryAfterSeconds } from './retry-after.ts';
+import { retryAfterSeconds, retryWaitMs } from './retry-after.ts';
 import { Unavailable } from './check.ts';
 
 const MAX_429_RETRIES = 3;
@@ -15,7 +15,7 @@ const MAX_RETRY_WAIT_SECONDS = 65;
 export async function callApi(http: HttpClient, tokens: TokenManager, pacer: Pacer, timeScale: number, sentBy: string, opts: CallOptions, readOnly = false): Promise<Exchange> {
   const { as = 'primary', bearer, retryOn429 = true, lane = 'main', ...send } = opts;
   // Exchanging a key for a token changes nothing on the target, so --read-only allows it.
-  if (readOnly && classOf(send.method) === 'write' && send.path !== '/v1/auth/tokens') throw new Unavailable(`--read-only: this check needs a write (${send.method} ${send.path})`);
+  if (readOnly && classOf(send.method) === 'write' && send.path !== '/v1/auth/tokens') throw new Unavailable(`--read-only: this check needs a write (${send.method} ${send.path})`, 'a run without --read-only');
   let renewed = false;
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = { ...(send.headers ?? {}) };
@@ -32,6 +32,6 @@ export async function callApi(http: HttpClient, tokens: TokenManager, pacer: Pac
       continue;
     }
     if (!retryOn429 || ex.response?.status !== 429 || attempt >= MAX_429_RETRIES) return ex;
-    await sleep((Math.min(retryAfterSeconds(ex), MAX_RETRY_WAIT_SECONDS) * 1000) / timeScale + 10);
+    await sleep(retryWaitMs(retryAfterSeconds(ex), attempt, timeScale, MAX_RETRY_WAIT_SECONDS));
   }
 }

@@ -3,7 +3,10 @@ import { toCurl } from './exchange.ts';
 import type { CheckContext } from './context.ts';
 
 export type Level = 'must' | 'should' | 'declared';
-export type Status = 'passed' | 'failed' | 'skipped' | 'warning';
+/** error: the check could not run because of the suite or the target's refusal to let it (never a silent skip). */
+export type Status = 'passed' | 'failed' | 'skipped' | 'warning' | 'error';
+
+export const LEVEL_RANK: Record<Level, number> = { should: 0, declared: 1, must: 2 };
 
 export interface EvidenceExchange {
   request: RecordedRequest;
@@ -18,17 +21,40 @@ export interface Evidence {
   details?: Record<string, unknown>;
 }
 
+/** One assertion of a check that did not hold, at its own level (a check may mix must, should and declared). */
+export interface Finding {
+  level: Level;
+  message: string;
+  evidence?: Evidence;
+}
+
 export type CheckOutcome =
   | { status: 'passed'; message: string; evidence?: Evidence }
-  | { status: 'failed'; message: string; evidence: Evidence }
-  | { status: 'skipped'; message: string };
+  | {
+      status: 'failed';
+      message: string;
+      evidence: Evidence;
+      /** The level of the assertion that failed; the check's own level when absent. */
+      level?: Level;
+      /** Further failed assertions (at their own levels) beside the main one. */
+      findings?: Finding[];
+    }
+  | {
+      status: 'skipped';
+      message: string;
+      /** The flag, profile or declaration that would let the check decide ("--api-key-b KEY"). */
+      howToVerify?: string;
+    };
 
 /** One conformance check: what it covers (clauses), how strongly (level), and how to run it. */
 export interface Check {
   id: string;
   group: string;
   clauses: string[];
+  /** The highest level among the check's assertions (the level its JUnit name carries). */
   level: Level;
+  /** Why each level the check asserts at is that level, one line each (rule 1: each assertion carries its own). */
+  why: Partial<Record<Level, string>>;
   title: string;
   /** Reviews every exchange of the run, so it runs after all other checks. */
   reviewsLog?: true;
@@ -55,13 +81,55 @@ export const pass = (message: string, exchanges: Exchange[] = [], details?: Reco
   evidence: exchanges.length || details ? evidenceOf(exchanges, details) : undefined,
 });
 
+/** A failed assertion at the check's own level. */
 export const fail = (message: string, exchanges: Exchange[], details?: Record<string, unknown>): CheckOutcome => ({
   status: 'failed',
   message,
   evidence: evidenceOf(exchanges, details),
 });
 
-export const skip = (message: string): CheckOutcome => ({ status: 'skipped', message });
+/** A failed assertion at an explicit level (a must check's convention-only assertion fails at should). */
+export const failAt = (level: Level, message: string, exchanges: Exchange[], details?: Record<string, unknown>): CheckOutcome => ({
+  status: 'failed',
+  level,
+  message,
+  evidence: evidenceOf(exchanges, details),
+});
+
+/** A convention the seed does not state did not hold: a warning, never a failed verdict. */
+export const warn = (message: string, exchanges: Exchange[], details?: Record<string, unknown>): CheckOutcome => failAt('should', message, exchanges, details);
+
+/** The check could not decide: "not verified", with what would let it decide. */
+export const skip = (message: string, howToVerify?: string): CheckOutcome => ({ status: 'skipped', message, ...(howToVerify ? { howToVerify } : {}) });
+
+export function finding(level: Level, message: string, exchanges: Exchange[] = [], details?: Record<string, unknown>): Finding {
+  return { level, message, evidence: evidenceOf(exchanges, details) };
+}
+
+/**
+ * The outcome of a check that asserts at several levels: the most severe failed assertion leads (must and declared
+ * before should), the others travel with it; no failed assertion is a pass.
+ */
+export function judge(findings: Finding[], passMessage: string, passExchanges: Exchange[] = [], passDetails?: Record<string, unknown>): CheckOutcome {
+  if (findings.length === 0) return pass(passMessage, passExchanges, passDetails);
+  const ordered = [...findings].sort((a, b) => LEVEL_RANK[b.level] - LEVEL_RANK[a.level]);
+  const [lead, ...rest] = ordered as [Finding, ...Finding[]];
+  return {
+    status: 'failed',
+    level: lead.level,
+    message: lead.message,
+    evidence: lead.evidence ?? { exchanges: [] },
+    ...(rest.length ? { findings: rest } : {}),
+  };
+}
 
 /** A fixture a check depends on could not be set up; the check is skipped with this reason. */
-export class Unavailable extends Error {}
+export class Unavailable extends Error {
+  constructor(
+    message: string,
+    /** What would make it available (a flag, a declaration). */
+    readonly howToVerify?: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,6 +1,10 @@
 import type { KeyName } from './tokens.ts';
 
-export type Profile = 'quick' | 'full';
+/** quick: no long waits; full: also waits out windows and the token lifetime; certify: full, plus whatever makes each MUST check conclusive. */
+export type Profile = 'quick' | 'full' | 'certify';
+
+/** The full and certify profiles wait out rate-limit windows and the token lifetime. */
+export const waitsLong = (config: { profile: Profile }): boolean => config.profile !== 'quick';
 
 /** The object storage endpoint ({s3_url}) and its credentials; absent when the s3 group cannot run. */
 export interface S3Config {
@@ -33,6 +37,10 @@ export interface RunConfig {
   runs: number;
   /** Real creates the write-limit probe may make when writes that create nothing are not counted (--allow-writes). */
   allowWrites: number;
+  /** The verdict is incomplete (exit 3) when a MUST clause is not verified (--profile certify, --require-complete). */
+  requireComplete: boolean;
+  /** Most VMs the run may create (--max-creates); certify's default is what it needs, printed by --dry-run. */
+  maxCreates?: number;
   /** Target-seconds a task may take to reach a terminal state. */
   taskTimeoutSeconds: number;
   requestTimeoutSeconds: number;

@@ -91,7 +91,7 @@ export class EventFixtures {
   readonly events = (): Promise<EventSession> =>
     (this.session ??= (async () => {
       const decl = this.declarations.webhooks;
-      if (!decl) throw new Unavailable('the overlay declares no webhook registration (x-webhook-registration); see spec/README.md');
+      if (!decl) throw new Unavailable('the overlay declares no webhook registration (x-webhook-registration); see spec/README.md', 'declare the webhook registration (x-webhook-registration) in --overlay');
       this.receiver = new WebhookReceiver();
       const [host, port] = splitListen(this.config.webhookListen);
       const bound = await this.receiver.start(host, port);
@@ -125,7 +125,7 @@ export class EventFixtures {
       const vmId = await this.fixtures.createdVmId();
       const startedAt = Date.now();
       const exchange = await this.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `cloud-conformance events ${this.config.runId}` } });
-      if (!isSuccess(exchange)) throw new Unavailable(`the backup that should raise an event was refused (${statusText(exchange)})`);
+      if (!isSuccess(exchange)) throw new Unavailable(`the backup that should raise an event was refused (${statusText(exchange)})`, 'a backup the target starts (see backups.start)');
       this.ledger.record({ kind: 'backup', createdBy: 'webhooks', note: `of VM ${vmId}` });
       let outcome: TaskOutcome | undefined;
       try {
@@ -141,7 +141,7 @@ export class EventFixtures {
   readonly firedAlarm = () =>
     (this.alarm ??= (async () => {
       const decl = this.declarations.alarms;
-      if (!decl) throw new Unavailable('the overlay declares no way to make a metric alarm fire (x-alarm-firing-example); see spec/README.md');
+      if (!decl) throw new Unavailable('the overlay declares no way to make a metric alarm fire (x-alarm-firing-example); see spec/README.md', 'declare x-alarm-firing-example in --overlay');
       await this.events();
       const vmId = await this.fixtures.createdVmId();
       const body = JSON.parse(JSON.stringify(decl.firingBody).split('{vm_id}').join(vmId)) as Record<string, unknown>;

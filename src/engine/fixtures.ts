@@ -71,9 +71,9 @@ export class Fixtures {
 
   /** A create-VM request valid on the target, from --image and --subnet-id. */
   vmCreateBody(suffix: string): { body: Record<string, unknown>; tags?: Record<string, string> } {
-    if (this.config.readOnly) throw new Unavailable('--read-only: it would create a VM');
+    if (this.config.readOnly) throw new Unavailable('--read-only: it would create a VM', 'a run without --read-only');
     if (!this.config.image || !this.config.subnetId) {
-      throw new Unavailable('needs --image and --subnet-id (values valid on the target for creating a VM)');
+      throw new Unavailable('needs --image and --subnet-id (values valid on the target for creating a VM)', '--image NAME --subnet-id ID (values valid on the target)');
     }
     const body: Record<string, unknown> = {
       name: this.vmName(suffix),
@@ -101,7 +101,7 @@ export class Fixtures {
 
   async acceptedVm(): Promise<CreatedVm> {
     const vm = await this.vm();
-    if (!vm.accepted) throw new Unavailable(`creating a VM was refused (${statusText(vm.exchange)})`);
+    if (!vm.accepted) throw new Unavailable(`creating a VM was refused (${statusText(vm.exchange)})`, 'a create-VM request the target accepts (check --image and --subnet-id, and the organization\'s quota)');
     return vm;
   }
 
@@ -169,9 +169,9 @@ export class Fixtures {
   /** The id of the VM this run created; dependent checks are skipped when it cannot be learned. */
   async createdVmId(): Promise<string> {
     const { matches, outcome } = await this.createdVmInList();
-    if (outcome.state.success === false) throw new Unavailable(`the created VM's task ended in ${outcome.state.value}`);
+    if (outcome.state.success === false) throw new Unavailable(`the created VM's task ended in ${outcome.state.value}`, 'a create that succeeds (check --image and --subnet-id)');
     const id = matches[0]?.['id'];
-    if (matches.length !== 1 || typeof id !== 'string') throw new Unavailable(`the created VM could not be found once in the list (${matches.length} matches)`);
+    if (matches.length !== 1 || typeof id !== 'string') throw new Unavailable(`the created VM could not be found once in the list (${matches.length} matches)`, 'a created VM the list shows (see vms.created-listed)');
     return id;
   }
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RunConfig } from './config.ts';
+import { waitsLong, type RunConfig } from './config.ts';
 import type { HttpClient } from './http.ts';
 import { TargetUnreachable } from './http.ts';
 import type { TokenManager } from './tokens.ts';
@@ -16,8 +16,13 @@ const CONCURRENCY = 8;
 
 export interface ResetObservation {
   retryAfter?: number;
-  /** The request sent once Retry-After had passed (target-seconds + 1). */
+  /** The request sent once Retry-After had passed, read as target-seconds (+ 1). */
   afterRetryAfter?: Exchange;
+  /**
+   * Under --time-scale, the request sent once Retry-After had passed read as real seconds (+ 1): a scaled target may
+   * mean either, and both readings are right when the budget is back by then.
+   */
+  afterRetryAfterReal?: Exchange;
   /** The request sent once a whole window had passed since the rejection. */
   afterWindow?: Exchange;
 }
@@ -61,6 +66,12 @@ async function observeReset(config: RunConfig, rejection: Exchange, retry: () =>
     await sleep(Math.max(0, rejectedAt + ((retryAfter + 1) * 1000) / config.timeScale - Date.now()));
     obs.afterRetryAfter = await retry();
     if (accepted(obs.afterRetryAfter)) return obs;
+    if (config.timeScale !== 1) {
+      // Read as real seconds: the wait is longer than target-seconds under a scale above 1 (and bounded by a minute).
+      await sleep(Math.max(0, rejectedAt + Math.min(retryAfter + 1, WINDOW_SECONDS + 1) * 1000 - Date.now()));
+      obs.afterRetryAfterReal = await retry();
+      if (accepted(obs.afterRetryAfterReal)) return obs;
+    }
   }
   await sleep(Math.max(0, rejectedAt + ((WINDOW_SECONDS + 1) * 1000) / config.timeScale - Date.now()));
   obs.afterWindow = await retry();
@@ -94,7 +105,7 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   const bursts = [first];
   let verdict = judgeLimit(LIMITS.token, windowMs(d.config), first);
   let note: string | undefined;
-  if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && d.config.profile === 'full') {
+  if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
     // One key, one budget: only a fresh window can tell a straddled boundary from a looser limit.
     await sleep(windowMs(d.config) + 50);
     const second = await burst({ max: 2 * LIMITS.token + 2, concurrency: 4, stopAtFirstRejection: true }, send, cls);
@@ -156,7 +167,7 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string)
   const probe: LimitProbe = { limit: spec.limit, what: spec.what, verdict, bursts, firstRejection: firstRejection(bursts) };
   if (probe.firstRejection) {
     probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, scopeLane));
-    if (d.config.profile === 'full') probe.reset = await observeReset(d.config, probe.firstRejection, () => spec.send(held), cls.accepted);
+    if (waitsLong(d.config)) probe.reset = await observeReset(d.config, probe.firstRejection, () => spec.send(held), cls.accepted);
   }
   return probe;
 }
@@ -166,7 +177,7 @@ export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
   const token = await probeIssuance(d);
   // The full profile's wait for the issuance window runs alongside the read and write probes and their own waits.
   const tokenReset =
-    token.firstRejection && d.config.profile === 'full'
+    token.firstRejection && waitsLong(d.config)
       ? observeReset(d.config, token.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then((r) => {
           token.reset = r;
         })

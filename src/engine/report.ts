@@ -1,4 +1,5 @@
 import type { Evidence, Level, Status } from './check.ts';
+import type { Coverage } from './coverage.ts';
 import type { LedgerEntry } from './ledger.ts';
 import type { Profile } from './config.ts';
 
@@ -11,13 +12,21 @@ export interface CheckReport {
   status: Status;
   message: string;
   evidence?: Evidence;
+  /** Every failed assertion with its own level (the lead one first), when the check asserts at several levels. */
+  findings?: Array<{ level: Level; message: string; evidence?: Evidence }>;
+  /** For a skipped check: the flag, profile or declaration that would let it decide. */
+  howToVerify?: string;
   title: string;
   durationMs: number;
   /** Requests the run had sent when this check ended (how much it took to get this far). */
   requestsAtEnd: number;
 }
 
-export type Verdict = 'conformant' | 'nonconformant' | 'error';
+/**
+ * nonconformant: a must or declared assertion failed (whatever else happened); incomplete: nothing failed, but a check
+ * could not run, or (certify, --require-complete) a MUST clause was not verified; error: nothing could be judged.
+ */
+export type Verdict = 'conformant' | 'nonconformant' | 'incomplete' | 'error';
 
 export interface RunReport {
   tool: { name: string; version: string };
@@ -27,6 +36,12 @@ export interface RunReport {
   finishedAt: string;
   verdict: Verdict;
   summary: { passed: number; failed: number; skipped: number; warnings: number };
+  /** Clause by clause, what the run proved (verified) and what it could not decide, with how to decide it. */
+  coverage?: Coverage;
+  /** Checks that could not run because of an error (the suite's, or a token the target refused mid-run). */
+  errors?: Array<{ check: string; message: string }>;
+  /** True when the run holds itself to verifying every MUST clause (--profile certify, --require-complete). */
+  requireComplete?: boolean;
   checks: CheckReport[];
   seed: number;
   timeScale: number;
@@ -67,13 +82,20 @@ export interface S3Capability {
   evidence: string;
 }
 
-/** nonconformant exactly when a must or declared check failed; a failed should check is a warning. */
-export function verdictOf(checks: CheckReport[], internalError: boolean): Verdict {
-  if (internalError) return 'error';
-  return checks.some((c) => c.status === 'failed') ? 'nonconformant' : 'conformant';
+/**
+ * nonconformant whenever a must or declared assertion failed, even if another check could not run (a definite failure
+ * is never lost); incomplete when a check errored, or when completeness is required and a MUST clause is not verified.
+ */
+export function verdictOf(checks: readonly CheckReport[], opts: { incompleteCoverage: boolean; requireComplete: boolean }): Verdict {
+  if (checks.some((c) => c.status === 'failed')) return 'nonconformant';
+  if (checks.some((c) => c.status === 'error')) return 'incomplete';
+  if (opts.requireComplete && opts.incompleteCoverage) return 'incomplete';
+  return 'conformant';
 }
 
-export function summarize(checks: CheckReport[]): RunReport['summary'] {
+export const EXIT_CODES: Record<Verdict, 0 | 1 | 2 | 3> = { conformant: 0, nonconformant: 1, error: 2, incomplete: 3 };
+
+export function summarize(checks: readonly CheckReport[]): RunReport['summary'] {
   const count = (s: Status) => checks.filter((c) => c.status === s).length;
   return { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), warnings: count('warning') };
 }

@@ -7,10 +7,23 @@ export function parseRetryAfter(ex: Exchange): number | undefined {
   const n = Number(h);
   if (Number.isFinite(n)) return Math.max(0, n);
   const date = Date.parse(h);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+  if (Number.isNaN(date)) return undefined;
+  // An HTTP date is measured against the target's own clock (its Date header) where it sent one: a target under a
+  // time scale, or with a skewed clock, still says how long to wait.
+  const theirNow = Date.parse(ex.response?.headers['date'] ?? '');
+  return Math.max(0, (date - (Number.isNaN(theirNow) ? Date.now() : theirNow)) / 1000);
 }
 
 /** Seconds to wait after a 429: Retry-After when given, else one second. */
 export function retryAfterSeconds(ex: Exchange): number {
   return parseRetryAfter(ex) ?? 1;
+}
+
+/**
+ * How long to wait before retrying a 429: Retry-After read as target-seconds first; under a time scale a target may
+ * mean real seconds, so later attempts wait the real reading (both bounded).
+ */
+export function retryWaitMs(retryAfter: number, attempt: number, timeScale: number, maxSeconds: number): number {
+  const seconds = Math.min(retryAfter, maxSeconds);
+  return (attempt === 0 || timeScale <= 1 ? (seconds * 1000) / timeScale : seconds * 1000) + 10;
 }

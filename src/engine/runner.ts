@@ -5,11 +5,13 @@ import { readDeclarations, type Declarations } from '../spec/declarations.ts';
 import { UsageError } from '../spec/errors.ts';
 import type { RunConfig } from './config.ts';
 import type { Check, CheckOutcome } from './check.ts';
-import { Unavailable } from './check.ts';
+import { Unavailable, skip } from './check.ts';
+import { computeCoverage, isIncomplete } from './coverage.ts';
+import { loadClauses } from '../spec/clauses.ts';
 import type { CheckContext, CallOptions } from './context.ts';
 import { HttpClient, TargetUnreachable } from './http.ts';
 import { Redactor } from './redact.ts';
-import { TokenManager, CredentialError } from './tokens.ts';
+import { TokenManager, CredentialError, KEY_FLAGS } from './tokens.ts';
 import { SchemaAsserter } from './schema.ts';
 import { Ledger } from './ledger.ts';
 import { Fixtures, vmsOf } from './fixtures.ts';
@@ -44,21 +46,18 @@ export function selectChecks(all: Check[], only?: string[]): Check[] {
   return all.filter((c) => only.includes(c.group));
 }
 
-function toReport(check: Check, outcome: CheckOutcome, durationMs: number, requestsAtEnd: number): CheckReport {
-  // A failed should check is a warning and never fails the verdict.
-  const status = outcome.status === 'failed' && check.level === 'should' ? 'warning' : outcome.status;
-  return {
-    id: check.id,
-    group: check.group,
-    clauses: check.clauses,
-    level: check.level,
-    status,
-    message: outcome.message,
-    evidence: 'evidence' in outcome ? outcome.evidence : undefined,
-    title: check.title,
-    durationMs,
-    requestsAtEnd,
-  };
+/** What the check reports: each failed assertion at its own level; a should-level failure alone is a warning. */
+export function toReport(check: Check, outcome: CheckOutcome | { status: 'error'; message: string }, durationMs: number, requestsAtEnd: number): CheckReport {
+  const base = { id: check.id, group: check.group, clauses: check.clauses, level: check.level, title: check.title, durationMs, requestsAtEnd };
+  if (outcome.status === 'failed') {
+    const lead = { level: outcome.level ?? check.level, message: outcome.message, evidence: outcome.evidence };
+    const findings = [lead, ...(outcome.findings ?? [])];
+    const binding = findings.some((f) => f.level !== 'should');
+    return { ...base, status: binding ? 'failed' : 'warning', message: outcome.message, evidence: outcome.evidence, ...(findings.length > 1 || lead.level !== check.level ? { findings } : {}) };
+  }
+  if (outcome.status === 'skipped') return { ...base, status: 'skipped', message: outcome.message, ...(outcome.howToVerify ? { howToVerify: outcome.howToVerify } : {}) };
+  if (outcome.status === 'error') return { ...base, status: 'error', message: outcome.message };
+  return { ...base, status: 'passed', message: outcome.message, evidence: outcome.evidence };
 }
 
 export async function runSuite(config: RunConfig, allChecks: Check[], tool: ToolInfo, hooks: RunHooks = {}): Promise<RunReport> {
@@ -94,7 +93,6 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
 
     const ordered = [...checks.filter((c) => !c.reviewsLog), ...checks.filter((c) => c.reviewsLog)];
     const reports: CheckReport[] = [];
-    let internalError = false;
     for (const check of ordered) {
       hooks.onCheckStart?.(check);
       const ctx: CheckContext = {
@@ -119,16 +117,15 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         sleepTarget: (seconds) => sleep((seconds * 1000) / config.timeScale),
       };
       const started = Date.now();
-      let outcome: CheckOutcome;
+      let outcome: CheckOutcome | { status: 'error'; message: string };
       try {
         outcome = await check.run(ctx);
       } catch (err) {
-        if (err instanceof Unavailable) outcome = { status: 'skipped', message: err.message };
-        else if (err instanceof CredentialError && err.key !== 'primary') outcome = { status: 'skipped', message: err.message };
-        else {
-          internalError = true;
-          outcome = { status: 'failed', message: `internal error in the suite: ${(err as Error).message}`, evidence: { exchanges: [] } };
-        }
+        if (err instanceof Unavailable) outcome = skip(err.message, err.howToVerify);
+        else if (err instanceof CredentialError && err.key !== 'primary') outcome = skip(err.message, `check ${KEY_FLAGS[err.key]}`);
+        // The target stopped issuing tokens mid-run (a window that never resets): this check cannot run, the others stand.
+        else if (err instanceof CredentialError) outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
+        else outcome = { status: 'error', message: `internal error in the suite: ${(err as Error).message}` };
       }
       const report = toReport(check, outcome, Date.now() - started, http.log.length);
       reports.push(report);
@@ -137,6 +134,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
     await cleanup(declarations, ledger, (opts) => callApi(http, tokens, pacer, config.timeScale, 'cleanup', opts, config.readOnly));
+    const coverage = computeCoverage(await loadClauses(), allChecks, reports, { overlay: !!config.overlayPath, only: config.only });
     // The s3 group's capability matrix travels as an observation and gets its own report field.
     const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
     delete observations['s3Capabilities'];
@@ -146,9 +144,12 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       profile: config.profile,
       startedAt,
       finishedAt: new Date().toISOString(),
-      verdict: verdictOf(reports, internalError),
+      verdict: verdictOf(reports, { incompleteCoverage: isIncomplete(coverage), requireComplete: config.requireComplete }),
       summary: summarize(reports),
       checks: reports,
+      coverage,
+      errors: reports.filter((r) => r.status === 'error').map((r) => ({ check: r.id, message: r.message })),
+      requireComplete: config.requireComplete,
       seed: config.seed,
       timeScale: config.timeScale,
       overlay: config.overlayPath,

@@ -3,7 +3,7 @@ import type { Redactor } from './redact.ts';
 import type { Exchange } from './exchange.ts';
 import { statusText } from './exchange.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { retryAfterSeconds } from './retry-after.ts';
+import { retryAfterSeconds, retryWaitMs } from './retry-after.ts';
 
 /** Token validity the seed documents (AUTH-TOKEN-TTL). */
 export const DOCUMENTED_LIFETIME_SECONDS = 3600;
@@ -102,7 +102,7 @@ export class TokenManager {
     this.issued[key]++;
     let ex = await this.exchange(secret, sentBy);
     for (let attempt = 0; ex.response?.status === 429 && attempt < 3; attempt++) {
-      await sleep((Math.min(retryAfterSeconds(ex), 65) * 1000) / this.timeScale + 10);
+      await sleep(retryWaitMs(retryAfterSeconds(ex), attempt, this.timeScale, 65));
       ex = await this.exchange(secret, sentBy);
     }
     const body = ex.response?.json as Record<string, unknown> | undefined;

@@ -1,7 +1,6 @@
 import type { EvidenceExchange } from '../engine/check.ts';
 import type { CheckReport, LimitProbeTrace, RunReport } from '../engine/report.ts';
 import { loadClausesSync, type ClauseList } from '../spec/clauses.ts';
-import { allChecks } from '../../suites/index.ts';
 
 // The certification report: one self-contained HTML file (inline CSS and SVG, no script, no external resource)
 // a certifier can hand over. Everything taken from the report is escaped; the evidence is already redacted.
@@ -13,7 +12,7 @@ const esc = (s: unknown): string =>
 const MAX_BODY_CHARS = 6000;
 const cut = (s: string) => (s.length > MAX_BODY_CHARS ? `${s.slice(0, MAX_BODY_CHARS)}\n… (${s.length - MAX_BODY_CHARS} more characters in the JSON report)` : s);
 
-const STATUS_RANK: Record<string, number> = { failed: 4, warning: 3, passed: 2, skipped: 1 };
+const STATUS_RANK: Record<string, number> = { failed: 5, error: 4, warning: 3, passed: 2, skipped: 1 };
 const badge = (status: string, text = status) => `<span class="badge ${esc(status)}">${esc(text)}</span>`;
 
 function metaRows(r: RunReport): string {
@@ -80,11 +79,17 @@ interface ClauseRow {
   note: string;
   checks: CheckReport[];
   notRun: string[];
+  /** Why the run could not verify the clause, and what would (from the report's coverage). */
+  notVerified: Array<{ check: string; reason: string; howToVerify: string; blocking: boolean }>;
+  verified: boolean;
 }
 
 function clauseRows(r: RunReport, list: ClauseList): ClauseRow[] {
   const citing = (id: string) => r.checks.filter((c) => c.clauses.includes(id));
-  const notRun = (id: string) => allChecks.filter((c) => c.clauses.includes(id) && !r.checks.some((x) => x.id === c.id)).map((c) => c.id);
+  const open = (id: string) => (r.coverage?.notVerified ?? []).filter((n) => n.clause === id);
+  // Checks of groups that were not selected appear in the coverage as "not selected".
+  const notRun = (id: string) => open(id).filter((n) => !r.checks.some((c) => c.id === n.check)).map((n) => n.check);
+  const verified = (id: string) => r.coverage?.verified.includes(id) ?? false;
   const aggregate = (checks: CheckReport[]) => checks.reduce((best, c) => ((STATUS_RANK[c.status] ?? 0) > (STATUS_RANK[best] ?? 0) ? c.status : best), 'skipped');
   const rows: ClauseRow[] = [];
   for (const cl of list.clauses) {
@@ -100,13 +105,13 @@ function clauseRows(r: RunReport, list: ClauseList): ClauseRow[] {
       note = `deferred to issue ${cl.deferred.issue} (${cl.deferred.group})`;
     } else status = notRun(cl.id).length ? 'not-run' : 'uncovered';
     if (checks.length && cl.checkable === false) status = aggregate(checks);
-    rows.push({ id: cl.id, section: cl.section, text: cl.text, kind: 'clause', status, note, checks, notRun: notRun(cl.id) });
+    rows.push({ id: cl.id, section: cl.section, text: cl.text, kind: 'clause', status, note, checks, notRun: notRun(cl.id), notVerified: open(cl.id), verified: verified(cl.id) });
   }
   // Items the seed leaves unshown: held at declared level where an overlay declares them, else discovered.
   for (const u of list.unshown) {
     const checks = citing(u.id);
     if (!checks.length && !notRun(u.id).length) continue;
-    rows.push({ id: u.id, section: u.section, text: u.text, kind: 'unshown', status: checks.length ? aggregate(checks) : 'not-run', note: 'unshown in the seed', checks, notRun: notRun(u.id) });
+    rows.push({ id: u.id, section: u.section, text: u.text, kind: 'unshown', status: checks.length ? aggregate(checks) : 'not-run', note: 'unshown in the seed', checks, notRun: notRun(u.id), notVerified: open(u.id), verified: verified(u.id) });
   }
   return rows;
 }
@@ -132,10 +137,23 @@ function clauseMatrix(rows: ClauseRow[]): string {
     .map((row) => {
       const checks = row.checks.map((c) => `<li>${badge(c.status)} <a href="#k-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="lvl">${esc(c.level)}</span></li>`).join('');
       const notRun = row.notRun.length ? `<li class="muted">not in this run: ${row.notRun.map((id) => `<code>${esc(id)}</code>`).join(', ')}</li>` : '';
-      return `<tr class="${row.kind}" id="c-${esc(row.id)}" data-clause="${esc(row.id)}" data-kind="${row.kind}"><td class="cid"><code>${esc(row.id)}</code><div class="muted">§ ${esc(row.section)}</div></td><td>${esc(row.text)}${row.note ? `<div class="muted">${esc(row.note)}</div>` : ''}</td><td><ul class="checks">${checks}${notRun}</ul></td><td>${badge(row.status, STATUS_LABEL[row.status] ?? row.status)}</td></tr>`;
+      const why = row.notVerified.map((n) => `<li class="nv"><code>${esc(n.check)}</code>: ${esc(n.reason)} <span class="how">to verify: ${esc(n.howToVerify)}</span></li>`).join('');
+      const proof = row.verified ? badge('passed', 'verified') : row.notVerified.length ? badge(row.notVerified.some((n) => n.blocking) ? 'not-verified' : 'skipped', 'not verified') : '';
+      return `<tr class="${row.kind}" id="c-${esc(row.id)}" data-clause="${esc(row.id)}" data-kind="${row.kind}" data-verified="${row.verified ? 'yes' : row.notVerified.length ? 'no' : 'n/a'}"><td class="cid"><code>${esc(row.id)}</code><div class="muted">§ ${esc(row.section)}</div></td><td>${esc(row.text)}${row.note ? `<div class="muted">${esc(row.note)}</div>` : ''}</td><td><ul class="checks">${checks}${notRun}${why}</ul></td><td>${badge(row.status, STATUS_LABEL[row.status] ?? row.status)} ${proof}</td></tr>`;
     })
     .join('\n');
   return `<table class="matrix"><thead><tr><th>Clause</th><th>Statement</th><th>Checks citing it</th><th>Status</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
+}
+
+/** The clauses the run could not verify, under the verdict: a certifier sees at once what was not proved. */
+function notVerifiedBanner(r: RunReport): string {
+  const open = r.coverage?.notVerified ?? [];
+  const errors = r.errors ?? [];
+  if (!open.length && !errors.length) return r.coverage ? `<section class="banner proved" id="not-verified"><strong>Every MUST clause${r.overlay ? ' and every declared choice' : ''} was verified.</strong></section>` : '';
+  const clauses = [...new Set(open.map((n) => n.clause))];
+  const items = open.map((n) => `<li><a href="#c-${esc(n.clause)}"><code>${esc(n.clause)}</code></a> by <code>${esc(n.check)}</code>${n.blocking ? '' : ' <span class="muted">(not blocking)</span>'}: ${esc(n.reason)} <span class="how">to verify: ${esc(n.howToVerify)}</span></li>`);
+  const errs = errors.map((e) => `<li><code>${esc(e.check)}</code> could not run: ${esc(e.message)}</li>`);
+  return `<section class="banner not-verified" id="not-verified"><strong>Not verified: ${clauses.length} clause${clauses.length === 1 ? '' : 's'}${errors.length ? `, ${errors.length} check${errors.length === 1 ? '' : 's'} could not run` : ''}.</strong>${r.requireComplete ? ' This run requires every MUST clause verified.' : ''}<ul>${[...errs, ...items].join('')}</ul></section>`;
 }
 
 function checksTable(checks: CheckReport[]): string {
@@ -234,7 +252,9 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:
 main{max-width:1200px;margin:0 auto;padding:1.5rem 2rem 4rem}
 h1{margin:.2rem 0 1rem;font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid var(--line);padding-bottom:.3rem}h3{font-size:1.05rem;margin:.2rem 0}
 .verdict{border-radius:8px;padding:1rem 1.4rem;margin:0 0 1rem;color:#fff;display:flex;gap:2rem;align-items:center;flex-wrap:wrap}
-.verdict.conformant{background:var(--ok)}.verdict.nonconformant,.verdict.error{background:var(--bad)}
+.verdict.conformant{background:var(--ok)}.verdict.nonconformant,.verdict.error{background:var(--bad)}.verdict.incomplete{background:var(--warn)}
+.banner{border-radius:6px;padding:.6rem 1rem;margin:0 0 1rem;border:1px solid var(--line)}.banner.not-verified{background:#fff8c5;border-color:#d4a72c}.banner.proved{background:#dafbe1;border-color:#4ac26b}.banner ul{margin:.4rem 0 0;padding-left:1.2rem}.how{color:var(--mute);font-style:italic}
+.badge.not-verified{color:var(--warn);background:#fff8c5}.badge.error{color:var(--bad)}
 .verdict .v{font-size:1.9rem;font-weight:700;letter-spacing:.02em}.verdict .counts span{margin-right:1.2rem;font-size:1.05rem}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1.2rem;margin:0}dl.meta dt{font-weight:600;color:var(--mute)}dl.meta dd{margin:0;word-break:break-word}
 code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}code.hash{font-size:11.5px;color:var(--mute)}
@@ -272,7 +292,8 @@ export function renderHtml(report: RunReport, clauses: ClauseList = loadClausesS
 <style>${CSS}</style></head><body><main>
 <h1>Cloud Platform REST API — conformance report</h1>
 <section class="verdict ${esc(report.verdict)}" id="verdict"><div class="v">Verdict: ${esc(report.verdict)}</div>
-<div class="counts"><span>${s.passed} passed</span><span>${s.failed} failed</span><span>${s.warnings} warnings</span><span>${s.skipped} skipped</span></div></section>
+<div class="counts"><span>${s.passed} passed</span><span>${s.failed} failed</span><span>${s.warnings} warnings</span><span>${s.skipped} skipped</span>${report.errors?.length ? `<span>${report.errors.length} errors</span>` : ''}</div></section>
+${notVerifiedBanner(report)}
 <dl class="meta">
 ${metaRows(report)}
 </dl>

@@ -11,16 +11,20 @@ export function renderJunit(report: RunReport): string {
       const name = `${c.id} [${c.level.toUpperCase()}] (${c.clauses.join(', ')})`;
       const time = (c.durationMs / 1000).toFixed(3);
       let inner = '';
-      if (c.status === 'failed') inner = `<failure message="${xml(c.message)}" type="${c.level}">${xml(JSON.stringify(c.evidence ?? {}, null, 2))}</failure>`;
-      else if (c.status === 'skipped') inner = `<skipped message="${xml(c.message)}"/>`;
+      if (c.status === 'failed') inner = `<failure message="${xml(c.message)}" type="${(c.findings?.[0]?.level ?? c.level)}">${xml(JSON.stringify({ findings: c.findings, evidence: c.evidence ?? {} }, null, 2))}</failure>`;
+      // A skipped MUST check is a clause not verified: it says why, and what would verify it.
+      else if (c.status === 'skipped') inner = `<skipped message="${xml(`${c.level === 'should' ? '' : 'NOT VERIFIED: '}${c.message}${c.howToVerify ? ` (to verify: ${c.howToVerify})` : ''}`)}"/>`;
+      else if (c.status === 'error') inner = `<error message="${xml(c.message)}" type="error"/>`;
       else if (c.status === 'warning') inner = `<system-out>${xml(`WARNING (should): ${c.message}`)}</system-out>`;
       else inner = `<system-out>${xml(c.message)}</system-out>`;
       return `    <testcase classname="${xml(`cloud-conformance.${group}`)}" name="${xml(name)}" time="${time}">${inner}</testcase>`;
     });
     const failures = checks.filter((c) => c.status === 'failed').length;
     const skipped = checks.filter((c) => c.status === 'skipped').length;
-    return `  <testsuite name="${xml(group)}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}">\n${cases.join('\n')}\n  </testsuite>`;
+    const errors = checks.filter((c) => c.status === 'error').length;
+    return `  <testsuite name="${xml(group)}" tests="${checks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}">\n${cases.join('\n')}\n  </testsuite>`;
   });
   const failures = report.checks.filter((c) => c.status === 'failed').length;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cloud-conformance" tests="${report.checks.length}" failures="${failures}" errors="0">\n${suites.join('\n')}\n</testsuites>\n`;
+  const errors = report.checks.filter((c) => c.status === 'error').length;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cloud-conformance" tests="${report.checks.length}" failures="${failures}" errors="${errors}">\n${suites.join('\n')}\n</testsuites>\n`;
 }

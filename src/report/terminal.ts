@@ -1,16 +1,34 @@
 import type { CheckReport, RunReport } from '../engine/report.ts';
 
-const MARK: Record<CheckReport['status'], string> = { passed: 'PASS', failed: 'FAIL', warning: 'WARN', skipped: 'SKIP' };
+const MARK: Record<CheckReport['status'], string> = { passed: 'PASS', failed: 'FAIL', warning: 'WARN', skipped: 'SKIP', error: 'ERR ' };
 
 export function checkLine(c: CheckReport): string {
-  return `${MARK[c.status]}  ${c.id.padEnd(34)} ${c.level.padEnd(8)} ${c.message}`;
+  const level = c.status === 'warning' && c.level !== 'should' ? 'should' : c.level;
+  return `${MARK[c.status]}  ${c.id.padEnd(34)} ${level.padEnd(8)} ${c.message}`;
+}
+
+/** The "not verified" block under the verdict: what the run could not prove, and what would prove it. */
+export function notVerifiedLines(report: RunReport): string[] {
+  const open = report.coverage?.notVerified ?? [];
+  const errors = report.errors ?? [];
+  if (!open.length && !errors.length) return report.coverage ? [`every MUST clause${report.overlay ? ' and declared choice' : ''} was verified (${report.coverage.verified.length})`] : [];
+  const clauses = [...new Set(open.map((n) => n.clause))];
+  const lines = [`not verified: ${clauses.length} clause${clauses.length === 1 ? '' : 's'}${report.coverage ? ` (${report.coverage.verified.length} verified)` : ''}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`];
+  for (const e of errors) lines.push(`  ERROR ${e.check}: ${e.message}`);
+  for (const clause of clauses) {
+    for (const n of open.filter((x) => x.clause === clause)) {
+      lines.push(`  ${clause.padEnd(26)} ${n.check}: ${n.reason}${n.blocking ? '' : ' (not blocking)'}`, `  ${''.padEnd(26)} to verify: ${n.howToVerify}`);
+    }
+  }
+  return lines;
 }
 
 export function summaryLines(report: RunReport): string[] {
   const s = report.summary;
   const lines = [
     '',
-    `verdict: ${report.verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped)`,
+    `verdict: ${report.verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${report.errors?.length ? `, ${report.errors.length} errors` : ''})`,
+    ...notVerifiedLines(report),
   ];
   for (const c of report.checks.filter((c) => c.status === 'failed')) {
     lines.push('', `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})`, `  ${c.message}`);

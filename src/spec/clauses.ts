@@ -11,6 +11,21 @@ export interface Clause {
   checkable?: false;
   reason?: string;
   deferred?: { issue: number; group: string };
+  /** Why a conforming target may never show it within a run (a quota beyond the create budget): not verified is then not blocking. */
+  conditional?: string;
+  /** The fault model: each plausible way to break the clause, the reference fault that realizes it and the check that kills it. */
+  faults?: FaultModelEntry[];
+}
+
+export interface FaultModelEntry {
+  /** The dimension the fault came from: subject, object, time, scope, value, state or completeness. */
+  dimension: 'subject' | 'object' | 'time' | 'scope' | 'value' | 'state' | 'completeness';
+  /** The way an implementation breaks the clause, in a line. */
+  breaks: string;
+  /** The reference fault that realizes it (fixtures/reference/faults.ts). */
+  fault: string;
+  /** The check that kills it. */
+  check: string;
 }
 
 export interface UnshownItem {

@@ -9,12 +9,13 @@ export const alarmFires: Check = {
   group: 'alarms',
   clauses: ['EVENTS-METRIC-ALARM', 'EVENTS-WEBHOOK-JSON'],
   level: 'declared',
+  why: { declared: "how an alarm is made to fire and its event name are the overlay's declarations" },
   title: 'A firing metric alarm delivers its event',
   async run(ctx) {
     const s = await ctx.events.events();
-    if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)');
+    if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)', 'a webhook registration the target accepts (see webhooks.registration)');
     const names = new Set(s.decl.events.filter((e) => e.family === 'metric-alarm').map((e) => e.name));
-    if (names.size === 0) return skip('the overlay declares no metric-alarm event');
+    if (names.size === 0) return skip('the overlay declares no metric-alarm event', 'declare a metric-alarm event under webhooks in --overlay');
     const alarm = await ctx.events.firedAlarm();
     if (!isSuccess(alarm.exchange)) return fail(`creating the alarm as declared was refused: ${describe(alarm.exchange)}`, [alarm.exchange]);
     const got = await s.receiver.waitFor((d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? ''), ctx.events.deliveryTimeoutMs());

@@ -43,16 +43,17 @@ export const exportMatches: Check = {
   group: 'audit',
   clauses: ['AUDIT-SEARCH-EXPORT'],
   level: 'must',
+  why: { must: "the seed says the log is exportable (the export operation and formats must be declared)" },
   title: 'Audit exports parse in each declared format and match the search',
   async run(ctx) {
     const a = auditOf(ctx);
-    if (!a.export) return skip('the overlay declares no audit export operation (x-audit: export)');
-    if (!a.filters.result) return skip('the overlay declares no result filter, so a stable set to compare cannot be chosen');
+    if (!a.export) return skip('the overlay declares no audit export operation (x-audit: export)', 'declare the audit export operation (x-audit: export) in --overlay');
+    if (!a.filters.result) return skip('the overlay declares no result filter, so a stable set to compare cannot be chosen', 'declare the result filter (x-audit-filters) in --overlay');
     await auditProbes(ctx);
     // Failures only: the suite's own searches succeed, so they do not change the set while it is compared.
     const filter = { [a.filters.result]: a.resultValues.failure };
     const searched = await searchAudit(ctx, filter);
-    if (!searched.complete) return skip('too many failure entries to compare within the page bound');
+    if (!searched.complete) return skip('too many failure entries to compare within the page bound', 'an organization whose audit trail holds fewer failures');
     const want = new Set(searched.entries.map((e) => String(e[a.fields.id])));
     const findings: string[] = [];
     for (const [format, type] of Object.entries(a.export.formats)) {

@@ -9,6 +9,7 @@ export const logged: Check = {
   group: 'audit',
   clauses: ['AUDIT-LOGGED'],
   level: 'must',
+  why: { must: "the seed says every API call is logged with actor, source IP and result (the search operation must be declared)" },
   title: 'Calls of the run, rejected ones included, appear in the audit with actor, source IP and result',
   async run(ctx) {
     const a = auditOf(ctx);

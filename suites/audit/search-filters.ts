@@ -8,10 +8,11 @@ export const searchFilters: Check = {
   group: 'audit',
   clauses: ['AUDIT-SEARCH-EXPORT'],
   level: 'must',
+  why: { must: "the seed says the log is searchable (the search operation and filters must be declared)" },
   title: 'Audit search filters return only what they match',
   async run(ctx) {
     const a = auditOf(ctx);
-    if (!a.filters.result && !a.filters.actor) return skip('the overlay declares no audit filter (x-audit-filters)');
+    if (!a.filters.result && !a.filters.actor) return skip('the overlay declares no audit filter (x-audit-filters)', 'declare x-audit-filters in --overlay');
     const probes = await auditProbes(ctx);
     const { entry } = await findEntry(ctx, new URL(probes.failing.request.url).pathname);
     const findings: string[] = [];

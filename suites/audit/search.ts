@@ -8,7 +8,7 @@ export type Entry = Record<string, unknown>;
 
 export function auditOf(ctx: CheckContext): AuditDeclaration {
   const a = ctx.declarations.audit;
-  if (!a) throw new Unavailable('the overlay declares no audit search operation (x-audit: search); see spec/README.md');
+  if (!a) throw new Unavailable('the overlay declares no audit search operation (x-audit: search); see spec/README.md', 'declare the audit search operation (x-audit: search) in --overlay');
   return a;
 }
 
@@ -23,7 +23,7 @@ export async function searchAudit(ctx: CheckContext, query: Record<string, strin
   for (let page = first; page < first + maxPages; page++) {
     const ex = await ctx.call({ method: a.search.method, path: a.search.path, query: { ...query, page, per_page: 100 } });
     pages.push(ex);
-    if (!isSuccess(ex)) throw new Unavailable(`the audit search answered ${statusText(ex)}`);
+    if (!isSuccess(ex)) throw new Unavailable(`the audit search answered ${statusText(ex)}`, 'an audit search the target answers');
     const got = (ex.response?.json as Record<string, unknown> | undefined)?.[a.entriesField];
     const list = Array.isArray(got) ? (got as Entry[]) : [];
     entries.push(...list);

@@ -9,6 +9,7 @@ export const bearerRequired: Check = {
   group: 'auth',
   clauses: ['AUTH-BEARER-REQUIRED'],
   level: 'must',
+  why: { must: "the seed says every endpoint but token issuance requires the bearer token" },
   title: 'Every endpoint except token issuance refuses a request without a bearer token',
   async run(ctx) {
     let createBody: Record<string, unknown> = {};

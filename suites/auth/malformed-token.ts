@@ -9,6 +9,7 @@ export const malformedToken: Check = {
   group: 'auth',
   clauses: ['AUTH-BEARER-REQUIRED'],
   level: 'must',
+  why: { must: "the seed requires a bearer token issued by the service on every request" },
   title: 'Malformed bearer values are refused',
   async run(ctx) {
     const values = ['not-a-token', 'abc.def.ghi', `cc${ctx.config.runId}${'x'.repeat(40)}`, '0', '[]'];

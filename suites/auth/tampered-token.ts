@@ -39,6 +39,7 @@ export const tamperedToken: Check = {
   group: 'auth',
   clauses: ['AUTH-TOKEN-SIGNED'],
   level: 'must',
+  why: { must: "the seed says the token is a signed credential" },
   title: 'A token whose payload or signature was altered is refused',
   async run(ctx) {
     const genuine = await ctx.tokens.get('primary', ctx.checkId);

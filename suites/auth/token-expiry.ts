@@ -11,6 +11,7 @@ export const tokenExpiry: Check = {
   group: 'auth',
   clauses: ['AUTH-TOKEN-EXPIRY', 'AUTH-TOKEN-TTL'],
   level: 'must',
+  why: { must: "the seed states a one-hour lifetime after which a token is no longer valid" },
   title: 'A token older than 3600 seconds is refused; a new one must be requested',
   async run(ctx) {
     if (ctx.config.expiredToken) {
@@ -23,11 +24,11 @@ export const tokenExpiry: Check = {
     }
     const realWait = (LIFETIME_SECONDS + 2) / ctx.config.timeScale;
     if (ctx.config.profile === 'quick' && realWait > QUICK_MAX_WAIT_SECONDS) {
-      return skip(`needs --profile full: it waits out the token lifetime (${Math.ceil(realWait)} s at time scale ${ctx.config.timeScale})`);
+      return skip(`needs --profile full: it waits out the token lifetime (${Math.ceil(realWait)} s at time scale ${ctx.config.timeScale})`, '--profile full (or certify), or --expired-token TOKEN');
     }
     const { token } = await ctx.tokens.issue('primary', ctx.checkId);
     const fresh = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
-    if (!wasAccepted(fresh)) return skip(`a fresh token was not accepted (${describe(fresh)}); cannot tell expiry apart`);
+    if (!wasAccepted(fresh)) return skip(`a fresh token was not accepted (${describe(fresh)}); cannot tell expiry apart`, 'a token the target accepts (see auth.token-shape)');
     await ctx.sleepTarget(LIFETIME_SECONDS + 2);
     const expired = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (wasAccepted(expired)) return fail(`a token ${LIFETIME_SECONDS + 2} s old was still accepted`, [fresh, expired]);

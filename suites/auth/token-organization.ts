@@ -7,9 +7,10 @@ export const tokenOrganization: Check = {
   group: 'auth',
   clauses: ['AUTH-TOKEN-ORGANIZATION'],
   level: 'must',
+  why: { must: "the seed says organization identifies the organization that owns the key" },
   title: 'Tokens of keys from different organizations name different organizations',
   async run(ctx) {
-    if (!ctx.tokens.has('second')) return skip('needs --api-key-b (a key of a second organization)');
+    if (!ctx.tokens.has('second')) return skip('needs --api-key-b (a key of a second organization)', '--api-key-b KEY (a key of a second organization)');
     const a = (await ctx.tokens.response('primary'))['organization'];
     const b = (await ctx.tokens.response('second'))['organization'];
     if (a === b) return fail(`both keys' tokens name the same organization ${JSON.stringify(a)}`, [], { primary: a, second: b });

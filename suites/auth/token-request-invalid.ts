@@ -9,6 +9,7 @@ export const tokenRequestInvalid: Check = {
   group: 'auth',
   clauses: ['AUTH-TOKEN-REQUEST'],
   level: 'must',
+  why: { must: "the seed says issuance exchanges an API key: no key, no token" },
   title: 'A token request without an api_key or with a wrong one is refused',
   async run(ctx) {
     const wrongKey = `cc-${ctx.config.runId}-not-a-key-${'0'.repeat(24)}`;

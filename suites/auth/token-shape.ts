@@ -8,6 +8,7 @@ export const tokenShape: Check = {
   group: 'auth',
   clauses: ['AUTH-FLOW', 'AUTH-TOKEN-RESPONSE', 'AUTH-TOKEN-TTL'],
   level: 'must',
+  why: { must: "the seed states the token response's four fields and expires_in 3600" },
   title: 'The token response carries token, expires_in = 3600, organization and role',
   reviewsLog: true,
   async run(ctx) {

@@ -9,6 +9,7 @@ export const unauthenticatedStatus: Check = {
   group: 'auth',
   clauses: ['AUTH-BEARER-REQUIRED'],
   level: 'should',
+  why: { should: "the seed does not show the status: 401 for missing credentials is HTTP convention (RFC 9110, RFC 6750)" },
   title: 'Missing or invalid credentials are answered 401',
   async run(ctx) {
     const sent: Exchange[] = [

@@ -8,6 +8,7 @@ export const missingVm: Check = {
   group: 'backups',
   clauses: ['BACKUP-CREATE'],
   level: 'must',
+  why: { must: "the seed says the call starts a backup of the VM with the given id: none can start for a VM that does not exist" },
   title: 'A backup of a VM that does not exist is refused',
   async run(ctx) {
     const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${absentId(ctx, 'vm')}/backups`, json: { description: 'conformance' } });

@@ -19,16 +19,17 @@ export const restoreTask: Check = {
   group: 'backups',
   clauses: ['TASK-ID-RESTORE', 'TASK-RETURNED'],
   level: 'must',
+  why: { must: "the seed states that restore backup returns a task id (the operation itself must be declared)" },
   title: 'Restoring a backup returns a task id that completes',
   async run(ctx) {
     const restore = ctx.declarations.restoreBackup;
-    if (!restore) return skip('the restore operation is not shown in the seed; declare it in an overlay (x-restores: startBackup)');
+    if (!restore) return skip('the restore operation is not shown in the seed; declare it in an overlay (x-restores: startBackup)', 'declare the restore operation (x-restores: startBackup) in --overlay');
     const vmId = await ctx.fixtures.createdVmId();
     const started = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `restore ${ctx.config.runId}` } });
-    if (!isSuccess(started)) return skip(`the backup to restore was refused (${describe(started)}); see backups.start`);
+    if (!isSuccess(started)) return skip(`the backup to restore was refused (${describe(started)}); see backups.start`, 'a backup the target starts (see backups.start)');
     ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` });
     const backupId = backupIdOf(started.response?.json);
-    if (!backupId) return skip('the backup-start response names no backup id the suite can find');
+    if (!backupId) return skip('the backup-start response names no backup id the suite can find', 'declare where the backup id is (a link to getBackup on the backup response) in --overlay');
     try {
       const backupTask = await ctx.fixtures.findTask(started, ctx.declarations.taskIdOnStartBackup);
       await ctx.fixtures.pollTask(backupTask.id);

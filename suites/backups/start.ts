@@ -8,6 +8,7 @@ export const startBackup: Check = {
   group: 'backups',
   clauses: ['BACKUP-CREATE', 'BACKUP-CREATE-FIELDS'],
   level: 'must',
+  why: { must: "the seed states POST /v1/vms/{id}/backups with a description" },
   title: 'Starting a backup of a VM with a description is accepted',
   async run(ctx) {
     // Only a VM this run created: the suite never writes to resources it did not make.
@@ -15,7 +16,7 @@ export const startBackup: Check = {
     const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `cloud-conformance run ${ctx.config.runId}` } });
     if (!isSuccess(ex)) {
       const refusal = documentedRefusal(ex);
-      if (refusal) return skip(`the backup was refused with a documented reason (${refusal})`);
+      if (refusal) return skip(`the backup was refused with a documented reason (${refusal})`, 'rerun when the organization has quota and rate budget left');
       return fail(`starting a backup was refused: ${describe(ex)}`, [ex]);
     }
     ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` });

@@ -10,6 +10,7 @@ export const completeAnswers: Check = {
   group: 'errors',
   clauses: ['SVC-JSON'],
   level: 'must',
+  why: { must: "the seed says every action is an API call over HTTP: an answer must arrive" },
   title: 'Every request gets a complete answer in time',
   reviewsLog: true,
   async run(ctx) {

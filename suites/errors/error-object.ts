@@ -8,6 +8,7 @@ export const errorObject: Check = {
   group: 'errors',
   clauses: ['ERROR-OBJECT', 'ERROR-OBJECT-EVERY'],
   level: 'must',
+  why: { must: "the seed says every error response carries the error object" },
   title: 'Every error response carries the error object',
   reviewsLog: true,
   async run(ctx) {

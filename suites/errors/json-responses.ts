@@ -22,6 +22,7 @@ export const jsonResponses: Check = {
   group: 'errors',
   clauses: ['SVC-JSON'],
   level: 'must',
+  why: { must: "the seed says responses are JSON" },
   title: 'Every response is JSON (content type and body)',
   reviewsLog: true,
   async run(ctx) {

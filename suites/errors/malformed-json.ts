@@ -8,6 +8,7 @@ export const malformedJson: Check = {
   group: 'errors',
   clauses: ['SVC-JSON'],
   level: 'must',
+  why: { must: "the seed says requests are JSON: a body that does not parse is the client's error" },
   title: 'A request body that is not valid JSON is refused with a 4xx',
   async run(ctx) {
     const ex = await ctx.call({ method: 'POST', path: '/v1/vms', rawBody: '{"name": "cc-malformed", "vcpus": ', headers: { 'content-type': 'application/json' } });

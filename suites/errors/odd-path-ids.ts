@@ -20,6 +20,7 @@ export const oddPathIds: Check = {
   group: 'errors',
   clauses: ['ID-OPAQUE-STRING', 'TASK-POLL', 'BACKUP-CREATE'],
   level: 'must',
+  why: { must: "the seed says identifiers are opaque strings: any string in an id position is a well-formed request" },
   title: 'Unusual ids in the path get a 4xx, never a 5xx',
   async run(ctx) {
     const random = fc.sample(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), { seed: ctx.config.seed, numRuns: 5 });

@@ -7,6 +7,7 @@ export const readLimit: Check = {
   group: 'limits',
   clauses: ['LIMIT-READ-300'],
   level: 'must',
+  why: { must: "the seed states 300 read requests per minute per token" },
   title: 'Reads: 300 per minute per token are served, the next is refused',
   async run(ctx) {
     return limitOutcome(ctx.limits?.read);

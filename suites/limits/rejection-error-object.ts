@@ -9,11 +9,12 @@ export const rejectionErrorObject: Check = {
   group: 'limits',
   clauses: ['ERROR-OBJECT-EVERY', 'ERROR-OBJECT'],
   level: 'must',
+  why: { must: "the seed says every error response carries the error object, rate-limit rejections included" },
   title: 'Rate-limit rejections carry the error object',
   async run(ctx) {
     const probes = [ctx.limits?.token, ctx.limits?.read, ctx.limits?.write].filter((p) => p !== undefined);
     const rejections: Exchange[] = probes.flatMap((p) => p.bursts.flatMap((b) => b.rejections));
-    if (rejections.length === 0) return skip('no rate-limit rejection was seen');
+    if (rejections.length === 0) return skip('no rate-limit rejection was seen', 'the limit probes must meet a rejection (see limits.read-limit, limits.write-limit, limits.token-limit)');
     const bad = rejections.filter((ex) => ctx.schema.validateComponent('Error', ex.response?.json).length > 0);
     const shapes = [...new Set(rejections.map((ex) => `${ex.response!.status} ${(ex.response!.json as { error?: { code?: string } })?.error?.code ?? '(no code)'}`))];
     ctx.observe('limitRejection', shapes);

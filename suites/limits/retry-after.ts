@@ -13,10 +13,11 @@ export const retryAfter: Check = {
   group: 'limits',
   clauses: ['LIMIT-READ-300', 'LIMIT-WRITE-60', 'LIMIT-TOKEN-10'],
   level: 'should',
+  why: { should: "the seed does not show the rejection: 429 with a Retry-After is HTTP convention (RFC 6585, RFC 9110)" },
   title: 'Rate-limit rejections are 429 with a Retry-After that is right to within a second',
   async run(ctx) {
     const probes = [ctx.limits?.token, ctx.limits?.read, ctx.limits?.write].filter((p) => p?.firstRejection);
-    if (probes.length === 0) return skip('no rate-limit rejection was seen');
+    if (probes.length === 0) return skip('no rate-limit rejection was seen', 'the limit probes must meet a rejection');
     const problems: Array<[string, Exchange]> = [];
     for (const p of probes) {
       const r = p!.firstRejection!;
@@ -24,11 +25,18 @@ export const retryAfter: Check = {
       if (r.response!.status !== 429) problems.push([`${p!.what} rejected with ${r.response!.status}, not 429`, r]);
       if (ra === undefined) problems.push([`${p!.what} rejection has no usable Retry-After`, r]);
       else if (ra > 60) problems.push([`${p!.what} Retry-After ${ra} s is longer than the one-minute window`, r]);
-      const after = p!.reset?.afterRetryAfter;
-      if (after && p!.reset!.afterWindow) problems.push([`${p!.what}: still refused ${ra! + 1} s after the rejection, although Retry-After said ${ra} (${describe(after)})`, after]);
+      const reset = p!.reset;
+      const after = reset?.afterRetryAfter;
+      // Under --time-scale a target may give Retry-After in real or in target seconds: right if either reading was.
+      const realRight = reset?.afterRetryAfterReal !== undefined && !reset.afterWindow;
+      if (after && reset!.afterWindow) {
+        const readings = reset!.afterRetryAfterReal ? ` (nor ${ra! + 1} real seconds after; ${describe(reset!.afterRetryAfterReal)})` : '';
+        problems.push([`${p!.what}: still refused ${ra! + 1} s after the rejection, although Retry-After said ${ra}${readings} (${describe(after)})`, after]);
+      }
+      if (realRight) ctx.observe(`retryAfterUnit.${p!.what}`, 'real seconds');
     }
     if (problems.length) return fail(problems.map((x) => x[0]).join('; '), problems.map((x) => x[1]));
-    const checked = probes.filter((p) => p!.reset?.afterRetryAfter).length;
+    const checked = probes.filter((p) => p!.reset?.afterRetryAfter && !p!.reset.afterWindow).length;
     return pass(`rejections are 429 with Retry-After${checked ? `, and it was right for ${checked} probes` : ' (accuracy is checked with --profile full)'}`);
   },
 };

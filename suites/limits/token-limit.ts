@@ -7,8 +7,9 @@ export const tokenLimit: Check = {
   group: 'limits',
   clauses: ['LIMIT-TOKEN-10'],
   level: 'must',
+  why: { must: "the seed states 10 token issuances per minute per API key" },
   title: 'Token issuance: 10 per minute per API key are served, the next is refused',
   async run(ctx) {
-    return limitOutcome(ctx.limits?.token, ctx.config.profile === 'quick' ? '; --profile full waits a window to tell a boundary from a looser limit' : '');
+    return limitOutcome(ctx.limits?.token, ctx.config.profile === 'quick' ? '; --profile full waits a window to tell a boundary from a looser limit' : '', '--profile full (or certify): it waits a window to tell a boundary from a looser limit');
   },
 };

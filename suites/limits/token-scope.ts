@@ -8,12 +8,13 @@ export const tokenScope: Check = {
   group: 'limits',
   clauses: ['LIMIT-READ-300', 'LIMIT-WRITE-60'],
   level: 'must',
+  why: { must: "the seed states the read and write limits per token" },
   title: 'A second token of the same key has its own read and write budget',
   async run(ctx) {
     const read = ctx.limits?.read;
     const write = ctx.limits?.write;
     const probes = [read, write].filter((p) => p?.scope);
-    if (probes.length === 0) return skip('no budget was spent during the probes, so the scope could not be seen');
+    if (probes.length === 0) return skip('no budget was spent during the probes, so the scope could not be seen', 'the read and write probes must meet a rejection (see limits.read-limit, limits.write-limit)');
     const refused = probes.filter((p) => (p === write ? p!.scope!.response?.status === p!.firstRejection?.response?.status : !isSuccess(p!.scope!)));
     if (refused.length) {
       return fail(`another token of the same key was refused while the first token's ${refused.map((p) => p!.what).join(' and ')} budget was spent: the limit is not per token`, refused.flatMap((p) => [p!.firstRejection!, p!.scope!]));

@@ -4,8 +4,8 @@ import type { LimitProbe } from '../../src/engine/limit-session.ts';
 import { describeVerdict } from '../../src/engine/probes.ts';
 
 /** The outcome of a limit check from its probe: exact passes, stricter or looser fails, inconclusive skips. */
-export function limitOutcome(probe: LimitProbe | undefined, inconclusiveHint = ''): CheckOutcome {
-  if (!probe) return skip('the probe did not run');
+export function limitOutcome(probe: LimitProbe | undefined, inconclusiveHint = '', howToVerify = 'a probe that fills one window: rerun with --profile full (or certify), away from other traffic on the key'): CheckOutcome {
+  if (!probe) return skip('the probe did not run', 'select the limits group');
   const message = describeVerdict(probe.limit, probe.what, probe.verdict);
   const exchanges = [probe.firstRejection, ...probe.bursts.flatMap((b) => b.exchanges.slice(-1))].filter((x) => x !== undefined);
   const details = { bursts: probe.bursts.map((b) => ({ sent: b.exchanges.length, accepted: b.accepted, rejected: b.rejections.length, others: b.others.length, spanMs: b.spanMs })), note: probe.note };
@@ -13,7 +13,7 @@ export function limitOutcome(probe: LimitProbe | undefined, inconclusiveHint = '
     case 'exact':
       return pass(message, [], details);
     case 'inconclusive':
-      return skip(message + inconclusiveHint);
+      return skip(message + inconclusiveHint, howToVerify);
     default:
       return fail(message, exchanges, details);
   }

@@ -9,11 +9,12 @@ export const windowResets: Check = {
   group: 'limits',
   clauses: ['LIMIT-READ-300', 'LIMIT-WRITE-60', 'LIMIT-TOKEN-10'],
   level: 'must',
+  why: { must: "the seed states the limits per minute: a spent budget comes back" },
   title: 'A spent budget comes back once the minute has passed',
   async run(ctx) {
-    if (ctx.config.profile !== 'full') return skip('needs --profile full: it waits out a window');
+    if (ctx.config.profile !== 'full') return skip('needs --profile full: it waits out a window', '--profile full (or certify)');
     const probes = [ctx.limits?.token, ctx.limits?.read, ctx.limits?.write].filter((p) => p?.reset);
-    if (probes.length === 0) return skip('no budget was spent during the probes');
+    if (probes.length === 0) return skip('no budget was spent during the probes', 'the limit probes must meet a rejection (see limits.read-limit)');
     const served = (p: (typeof probes)[number], ex: Exchange) => (p === ctx.limits?.write ? ex.response?.status !== p!.firstRejection!.response?.status : isSuccess(ex));
     const stuck = probes.filter((p) => {
       const last = p!.reset!.afterWindow ?? p!.reset!.afterRetryAfter!;

@@ -9,6 +9,7 @@ export const perPageMax: Check = {
   group: 'pagination',
   clauses: ['PAGE-MAX-100'],
   level: 'must',
+  why: { must: "the seed states per_page's maximum of 100" },
   title: 'per_page above 100 never yields more than 100 items',
   async run(ctx) {
     const at100 = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 100 } });
@@ -26,7 +27,7 @@ export const perPageMax: Check = {
     ctx.observe('perPageOverMax', behaviour[0]);
     const seen = vmsOf(at100).length;
     if (behaviour.every((b) => b === 'clamp') && seen < 100) {
-      return skip(`per_page above 100 is served, but the list holds only ${seen} VMs, so a missing cap cannot be seen`);
+      return skip(`per_page above 100 is served, but the list holds only ${seen} VMs, so a missing cap cannot be seen`, '--profile certify (fills the list past 100 VMs within --max-creates)');
     }
     return pass(`per_page above 100 is ${behaviour[0] === 'reject' ? 'rejected' : 'clamped to at most 100 items'} (${results.map((r) => describe(r.ex)).join('; ')})`);
   },

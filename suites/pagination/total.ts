@@ -13,6 +13,7 @@ export const totalCount: Check = {
   group: 'pagination',
   clauses: ['PAGE-TOTAL'],
   level: 'must',
+  why: { must: "the seed says list responses include a total count" },
   title: 'List responses include a total count, consistent across pages',
   async run(ctx) {
     const first = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 10 } });

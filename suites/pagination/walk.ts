@@ -9,13 +9,14 @@ export const pageWalk: Check = {
   group: 'pagination',
   clauses: ['PAGE-PARAMS'],
   level: 'must',
+  why: { must: "the seed states page and per_page on every list endpoint" },
   title: 'page and per_page walk the list with no duplicates and no gaps',
   async run(ctx) {
     // The reference walk uses 50, not the maximum: whether 100 itself is served is pagination.per-page-max's question.
     const reference = await ctx.fixtures.walk(REFERENCE_PAGE_SIZE);
     if (!reference.complete) return fail(`walking at per_page=${REFERENCE_PAGE_SIZE} failed: ${reference.stoppedBecause}`, reference.pages.slice(-1));
     const n = reference.items.length;
-    if (n < 2) return skip(`the list holds ${n} VMs; at least 2 are needed to walk more than one page`);
+    if (n < 2) return skip(`the list holds ${n} VMs; at least 2 are needed to walk more than one page`, '--profile certify (creates VMs for a second page within --max-creates)');
     const perPage = Math.max(1, Math.min(23, Math.ceil(n / 4)));
     const walk = await ctx.fixtures.walk(perPage);
     if (!walk.complete) return fail(`walking at per_page=${perPage} failed: ${walk.stoppedBecause}`, walk.pages.slice(-1));

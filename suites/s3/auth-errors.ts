@@ -9,6 +9,7 @@ export const authErrors: Check = {
   group: 's3',
   clauses: CORE_CLAUSES,
   level: 'must',
+  why: { must: "the seed says standard S3 clients work unchanged, and they rely on these S3 error codes" },
   title: 'Wrong credentials are refused: 403 InvalidAccessKeyId, 403 SignatureDoesNotMatch',
   async run(ctx) {
     const s = s3Session(ctx);

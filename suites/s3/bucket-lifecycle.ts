@@ -9,6 +9,7 @@ export const bucketLifecycle: Check = {
   group: 's3',
   clauses: CORE_CLAUSES,
   level: 'must',
+  why: { must: "the seed says standard S3 clients work unchanged: bucket create, head, list and delete" },
   title: 'A standard S3 client creates, heads, lists and deletes a bucket',
   async run(ctx) {
     const s = s3Session(ctx);

@@ -9,6 +9,7 @@ export const conditionalGet: Check = {
   group: 's3',
   clauses: EXTENDED_CLAUSES,
   level: 'should',
+  why: { should: "the supported subset of S3 is not shown; conditional GET is common but optional" },
   title: 'Conditional GET honours If-None-Match, If-Match and If-Modified-Since',
   async run(ctx) {
     const s = s3Session(ctx);

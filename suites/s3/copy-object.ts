@@ -11,6 +11,7 @@ export const copyObject: Check = {
   group: 's3',
   clauses: EXTENDED_CLAUSES,
   level: 'should',
+  why: { should: "the supported subset of S3 is not shown; CopyObject is common but optional" },
   title: 'CopyObject copies bytes, content type and user metadata',
   async run(ctx) {
     const s = s3Session(ctx);

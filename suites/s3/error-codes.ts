@@ -9,6 +9,7 @@ export const errorCodes: Check = {
   group: 's3',
   clauses: CORE_CLAUSES,
   level: 'must',
+  why: { must: "standard S3 clients (seed) rely on NoSuchBucket, NoSuchKey and BucketNotEmpty" },
   title: 'Errors carry S3 codes and statuses (NoSuchBucket, NoSuchKey, BucketNotEmpty)',
   async run(ctx) {
     const s = s3Session(ctx);

@@ -9,6 +9,7 @@ export const etagMd5: Check = {
   group: 's3',
   clauses: CORE_CLAUSES,
   level: 'must',
+  why: { must: "standard S3 clients (seed) verify uploads by the ETag of a single-part upload" },
   title: 'The ETag of a single-part upload is the MD5 of the object',
   async run(ctx) {
     const s = s3Session(ctx);

@@ -37,6 +37,7 @@ export const largeObject: Check = {
   group: 's3',
   clauses: EXTENDED_CLAUSES,
   level: 'should',
+  why: { should: "the supported subset and object size limits are not shown" },
   title: 'A 64 MiB object streams up and down intact',
   async run(ctx) {
     const s = s3Session(ctx);

@@ -11,6 +11,7 @@ export const listV2: Check = {
   group: 's3',
   clauses: CORE_CLAUSES,
   level: 'must',
+  why: { must: "standard S3 clients (seed) list with ListObjectsV2, prefix, delimiter and continuation" },
   title: 'ListObjectsV2 with prefix, delimiter, max-keys and continuation token',
   async run(ctx) {
     const s = s3Session(ctx);

@@ -18,6 +18,7 @@ export const multipart: Check = {
   group: 's3',
   clauses: EXTENDED_CLAUSES,
   level: 'should',
+  why: { should: "the supported subset of S3 is not shown; multipart is common but optional" },
   title: 'Multipart upload: create, upload part, list parts, complete, abort',
   async run(ctx) {
     const s = s3Session(ctx);

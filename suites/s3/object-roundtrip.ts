@@ -17,6 +17,7 @@ export const objectRoundtrip: Check = {
   group: 's3',
   clauses: CORE_CLAUSES,
   level: 'must',
+  why: { must: "the seed says standard S3 clients work unchanged: object put, get, head and delete" },
   title: 'Objects round-trip: put, get, head, delete, with content type and user metadata',
   async run(ctx) {
     const s = s3Session(ctx);

@@ -13,6 +13,7 @@ export const presigned: Check = {
   group: 's3',
   clauses: EXTENDED_CLAUSES,
   level: 'should',
+  why: { should: "the supported subset of S3 is not shown; presigned URLs are common but optional" },
   title: 'Presigned GET and PUT URLs work; an altered signature is refused',
   async run(ctx) {
     const s = s3Session(ctx);

@@ -12,6 +12,7 @@ export const rangeGet: Check = {
   group: 's3',
   clauses: EXTENDED_CLAUSES,
   level: 'should',
+  why: { should: "the supported subset of S3 is not shown; range GET is common but optional" },
   title: 'Range GET answers 206 Partial Content with the requested bytes',
   async run(ctx) {
     const s = s3Session(ctx);

@@ -43,7 +43,7 @@ export function makeClient(cfg: S3Config, timeoutMs: number, credentials?: { acc
 
 export function s3Session(ctx: CheckContext): S3Session {
   const cfg = ctx.config.s3;
-  if (!cfg) throw new Unavailable(NEEDS_S3_URL);
+  if (!cfg) throw new Unavailable(NEEDS_S3_URL, '--s3-url URL --s3-access-key KEY --s3-secret-key SECRET');
   let session = sessions.get(ctx.config);
   if (!session) {
     const timeoutMs = ctx.config.requestTimeoutSeconds * 1000;

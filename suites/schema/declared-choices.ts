@@ -10,10 +10,11 @@ export const declaredChoices: Check = {
   group: 'schema',
   clauses: ['U-PER-PAGE-OVER-MAX', 'U-ERROR-STATUS', 'U-ERROR-CODES'],
   level: 'declared',
+  why: { declared: "the choices are the overlay's, not the seed's" },
   title: "Observed behaviour matches the overlay's declared choices",
   reviewsLog: true,
   async run(ctx) {
-    if (!ctx.spec.overlayPath) return skip('no --overlay given: the target declared no choices');
+    if (!ctx.spec.overlayPath) return skip('no --overlay given: the target declared no choices', '--overlay FILE');
     const d = ctx.declarations;
     const o = ctx.observations;
     const compared: string[] = [];
@@ -30,7 +31,7 @@ export const declaredChoices: Check = {
         drift.push(`${name}: declared ${declared.status} ${declared.code}, observed ${seen.status} ${seen.code ?? '(no code)'}`);
       }
     }
-    if (compared.length === 0) return skip('the overlay declares none of the choices this run observed');
+    if (compared.length === 0) return skip('the overlay declares none of the choices this run observed', 'declare x-per-page-over-max or x-error-cases in --overlay');
     if (drift.length) return fail(`the target departs from its overlay: ${drift.join('; ')}`, [], { drift });
     return pass(`${compared.length} declared choices hold (${compared.join(', ')})`);
   },

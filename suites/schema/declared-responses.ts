@@ -8,10 +8,11 @@ export const declaredResponses: Check = {
   group: 'schema',
   clauses: ['U-VM-RECORD-FIELDS', 'U-VM-CREATE-RESPONSE', 'U-TASK-FIELDS', 'U-STATES', 'U-TOTAL-FIELD-NAME', 'U-BACKUP-RESPONSE'],
   level: 'declared',
+  why: { declared: "the schemas are the overlay's, not the seed's" },
   title: "Responses match the schemas the target's overlay declares",
   reviewsLog: true,
   async run(ctx) {
-    if (!ctx.spec.overlayPath) return skip('no --overlay given: the target declared no schemas');
+    if (!ctx.spec.overlayPath) return skip('no --overlay given: the target declared no schemas', '--overlay FILE');
     const verdicts = fromLog(ctx, () => true).flatMap((ex) => {
       const v = ctx.schema.assert(ex);
       return v ? [{ ex, v }] : [];

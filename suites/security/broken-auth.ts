@@ -12,6 +12,7 @@ export const brokenAuth: Check = {
   group: 'security',
   clauses: ['AUTH-FLOW', 'AUTH-BEARER-REQUIRED'],
   level: 'must',
+  why: { must: "the seed says the key is exchanged for a token, which travels in the Authorization header" },
   title: 'The API key as a bearer, or a token in the query string, is refused',
   async run(ctx) {
     const key = ctx.tokens.secret('primary')!;

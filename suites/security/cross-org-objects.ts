@@ -13,9 +13,10 @@ export const crossOrgObjects: Check = {
   group: 'security',
   clauses: ['AUTH-TOKEN-ORGANIZATION', 'KEY-INHERITS-ROLE'],
   level: 'must',
+  why: { must: "the seed says a token names its key's organization and a key has its owner's permissions only" },
   title: "Another organization's key cannot reach this organization's VMs, tasks or backups",
   async run(ctx) {
-    if (!ctx.tokens.has('second')) return skip('needs --api-key-b (a key of a second organization)');
+    if (!ctx.tokens.has('second')) return skip('needs --api-key-b (a key of a second organization)', '--api-key-b KEY (a key of a second organization)');
     const vm = await ctx.fixtures.acceptedVm();
     const vmId = await ctx.fixtures.createdVmId();
     const task = await ctx.fixtures.vmTask();

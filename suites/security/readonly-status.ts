@@ -7,6 +7,7 @@ export const readonlyStatus: Check = {
   group: 'security',
   clauses: ['KEY-INHERITS-ROLE'],
   level: 'should',
+  why: { should: "the seed does not show the status: 403 for a missing permission is HTTP convention (RFC 9110)" },
   title: 'A write refused for lack of permission is answered 403',
   async run(ctx) {
     const seen = ctx.observations['errorCase.forbidden'] as { status: number } | undefined;

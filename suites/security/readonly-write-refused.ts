@@ -8,9 +8,10 @@ export const readonlyWriteRefused: Check = {
   group: 'security',
   clauses: ['KEY-INHERITS-ROLE'],
   level: 'must',
+  why: { must: "the seed says a key inherits its owner's role permissions" },
   title: 'A read-only key cannot create a VM',
   async run(ctx) {
-    if (!ctx.tokens.has('readonly')) return skip('needs --api-key-readonly (a key whose owner may only read)');
+    if (!ctx.tokens.has('readonly')) return skip('needs --api-key-readonly (a key whose owner may only read)', '--api-key-readonly KEY (a key whose owner may only read)');
     const { body } = ctx.fixtures.vmCreateBody('readonly');
     const ex = await ctx.call({ as: 'readonly', method: 'POST', path: '/v1/vms', json: body });
     if (wasAccepted(ex)) {

@@ -11,6 +11,7 @@ export const reachesTerminal: Check = {
   group: 'tasks',
   clauses: ['TASK-POLL', 'TASK-ASYNC'],
   level: 'must',
+  why: { must: "the seed says a task is polled until completion" },
   title: "A created VM's task reaches a terminal state when polled",
   async run(ctx) {
     const outcome = await ctx.fixtures.vmTaskOutcome();
@@ -23,11 +24,11 @@ export const reachesTerminal: Check = {
     }
     const limit = `${ctx.config.taskTimeoutSeconds} s (--task-timeout)`;
     if (state.field === undefined) {
-      return skip(`the task's state could not be read (fields: ${Object.keys((last.response?.json as object) ?? {}).join(', ')}); declare x-state-field and x-terminal-states in an overlay`);
+      return skip(`the task's state could not be read (fields: ${Object.keys((last.response?.json as object) ?? {}).join(', ')}); declare x-state-field and x-terminal-states in an overlay`, 'declare x-state-field and x-terminal-states on components.schemas.Task in --overlay');
     }
     if (state.declared || NOT_FINISHED.test(state.value ?? '')) {
       return fail(`the task was still ${state.field}=${state.value} after ${limit}; states seen: ${outcome.history.join(' → ')}`, outcome.polls.slice(-2));
     }
-    return skip(`the task settled on ${state.field}=${state.value}, which the suite cannot tell terminal or not; declare x-terminal-states in an overlay`);
+    return skip(`the task settled on ${state.field}=${state.value}, which the suite cannot tell terminal or not; declare x-terminal-states in an overlay`, 'declare x-terminal-states on components.schemas.Task in --overlay');
   },
 };

@@ -10,10 +10,11 @@ export const terminalStable: Check = {
   group: 'tasks',
   clauses: ['TASK-POLL'],
   level: 'must',
+  why: { must: "the seed says a task is polled until completion: completion is final" },
   title: 'A task never leaves a terminal state',
   async run(ctx) {
     const outcome = await ctx.fixtures.vmTaskOutcome();
-    if (!outcome.state.terminal) return skip('the task did not reach a terminal state (see tasks.reaches-terminal)');
+    if (!outcome.state.terminal) return skip('the task did not reach a terminal state (see tasks.reaches-terminal)', 'a task that completes within --task-timeout');
     const id = (await ctx.fixtures.vmTask()).id;
     const polls = [];
     for (let i = 0; i < REPOLLS; i++) {

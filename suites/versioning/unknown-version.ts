@@ -8,6 +8,7 @@ export const unknownVersion: Check = {
   group: 'versioning',
   clauses: ['VERSION-PATH-PREFIX'],
   level: 'must',
+  why: { must: "the seed says the version is carried in the path prefix" },
   title: 'A path under an unknown version prefix answers with an error',
   async run(ctx) {
     const sent = [

@@ -11,6 +11,7 @@ export const createConventions: Check = {
   group: 'vms',
   clauses: ['VM-CREATE-FIELDS'],
   level: 'should',
+  why: { should: "the seed shows no ranges: positive sizes, a non-empty name and a JSON content type are convention" },
   title: 'A create-VM request with zero or negative sizes, an empty name or a non-JSON content type is refused with a 4xx',
   async run(ctx) {
     const { body } = ctx.fixtures.vmCreateBody('conv');

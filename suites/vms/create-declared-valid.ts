@@ -15,11 +15,12 @@ export const createDeclaredValid: Check = {
   group: 'vms',
   clauses: ['U-VM-CREATE-REQUIRED', 'VM-CREATE'],
   level: 'declared',
+  why: { declared: "the schema it draws from is the one the overlay declares" },
   title: 'Create bodies valid by the declared schema are accepted',
   async run(ctx) {
     const base = ctx.spec.base.components?.schemas?.['VmCreateRequest'] as SchemaLike;
     const merged = ctx.spec.merged.components?.schemas?.['VmCreateRequest'] as SchemaLike;
-    if (!ctx.spec.overlayPath || JSON.stringify(base) === JSON.stringify(merged)) return skip('no overlay declares the create-VM schema');
+    if (!ctx.spec.overlayPath || JSON.stringify(base) === JSON.stringify(merged)) return skip('no overlay declares the create-VM schema', 'declare the VmCreateRequest schema (required, types, ranges) in --overlay');
     const { body: fixture } = ctx.fixtures.vmCreateBody('declared');
     const arbitrary = arbitraryFromSchema(merged, { supplied: { image: ctx.config.image, subnet_id: ctx.config.subnetId }, namePrefix: `${String(fixture['name'])}-` });
     const sentFor = new Map<string, Exchange>();

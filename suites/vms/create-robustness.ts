@@ -24,6 +24,7 @@ export const createRobustness: Check = {
   group: 'vms',
   clauses: ['VM-CREATE'],
   level: 'must',
+  why: { must: "the values are valid by the seed's types, so the request is well-formed and never gets a 5xx" },
   title: 'Long, unicode and large but well-typed create requests never get a 5xx',
   async run(ctx) {
     const { body } = ctx.fixtures.vmCreateBody('robust');

@@ -7,13 +7,14 @@ export const createdListed: Check = {
   group: 'vms',
   clauses: ['VM-LIST'],
   level: 'must',
+  why: { must: "the seed says GET /v1/vms lists the virtual machines; a VM whose create succeeded is one of them" },
   title: 'A VM whose create task completed appears in the list exactly once',
   async run(ctx) {
     const vm = await ctx.fixtures.acceptedVm();
     const { walk, matches, outcome } = await ctx.fixtures.createdVmInList();
-    if (!outcome.state.terminal) return skip('the create task did not complete (see tasks.reaches-terminal)');
-    if (outcome.state.success === false) return skip(`the create task ended in ${outcome.state.value}; nothing to find in the list`);
-    if (!walk.complete) return skip(`the list could not be walked to its end (${walk.stoppedBecause})`);
+    if (!outcome.state.terminal) return skip('the create task did not complete (see tasks.reaches-terminal)', 'a create task that completes within --task-timeout');
+    if (outcome.state.success === false) return skip(`the create task ended in ${outcome.state.value}; nothing to find in the list`, 'a create that succeeds (check --image and --subnet-id)');
+    if (!walk.complete) return skip(`the list could not be walked to its end (${walk.stoppedBecause})`, 'a list that can be walked to its end (see pagination.walk)');
     if (matches.length !== 1) {
       return fail(`the created VM ${vm.name} appears ${matches.length} times in ${walk.items.length} listed VMs`, walk.pages.slice(-2), { name: vm.name, matches: matches.length });
     }

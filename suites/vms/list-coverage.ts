@@ -16,6 +16,7 @@ export const listCoverage: Check = {
   group: 'vms',
   clauses: ['TAG-FILTER', 'PAGE-PARAMS'],
   level: 'must',
+  why: { must: "the seed states the tag filter and the integer page parameters; any well-formed filter is honoured and nothing gets a 5xx" },
   title: 'Tag filters with awkward characters and non-integer paging are handled',
   async run(ctx) {
     const problems: Array<{ ex: Exchange; problem: string }> = [];

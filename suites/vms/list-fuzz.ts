@@ -24,6 +24,7 @@ export const listFuzz: Check = {
   group: 'vms',
   clauses: ['PAGE-PARAMS', 'PAGE-MAX-100', 'TAG-FILTER'],
   level: 'must',
+  why: { must: "the seed states page, per_page (at most 100) and the tag filter" },
   title: 'Generated list queries are served with at most per_page items, filtered by their tag',
   async run(ctx) {
     const params = parameterSchemas(ctx);

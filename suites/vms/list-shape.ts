@@ -8,6 +8,7 @@ export const listShape: Check = {
   group: 'vms',
   clauses: ['VM-LIST', 'VM-LIST-ELEMENT', 'ID-OPAQUE-STRING'],
   level: 'must',
+  why: { must: "the seed states the vms array and each element's string id and name" },
   title: 'List responses carry vms[] with string id and name',
   reviewsLog: true,
   async run(ctx) {

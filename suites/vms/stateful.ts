@@ -173,6 +173,7 @@ export const stateful: Check = {
   group: 'vms',
   clauses: ['TASK-POLL', 'VM-LIST', 'PAGE-PARAMS', 'PAGE-TOTAL', 'TAG-FILTER', 'ID-OPAQUE-STRING'],
   level: 'must',
+  why: { must: "each invariant is a seed statement: listed once, opaque string ids, pages and total, polling to completion" },
   title: 'Stateful sequences keep the invariants: listed once, stable string ids, disjoint pages, final tasks',
   async run(ctx) {
     ctx.fixtures.vmCreateBody('stateful'); // skips the check when no VM can be created
@@ -202,7 +203,7 @@ export const stateful: Check = {
     if (broken) {
       return fail(`${broken.message} (sequence: ${trail.join(' → ')}; seed ${ctx.config.seed})`, broken.exchanges, { sequence: trail, seed: ctx.config.seed });
     }
-    if (inconclusive) return skip(`inconclusive: ${inconclusive.message}`);
+    if (inconclusive) return skip(`inconclusive: ${inconclusive.message}`, 'rerun when the organization has quota and rate budget left');
     if (details.failed) return fail(`the stateful run stopped: ${String(details.errorInstance)}`, []);
     return pass(`sequence ${trail.join(' → ')} kept every invariant (seed ${ctx.config.seed})`);
   },

@@ -29,6 +29,7 @@ export const tagFilter: Check = {
   group: 'vms',
   clauses: ['TAG-FILTER'],
   level: 'must',
+  why: { must: "the seed states that the tag filter key:value filters the list" },
   title: 'The tag filter returns only and all VMs carrying the tag',
   async run(ctx) {
     const evidence: Exchange[] = [];

@@ -9,12 +9,13 @@ export const backupEvent: Check = {
   group: 'webhooks',
   clauses: ['EVENTS-BACKUP-JOB', 'EVENTS-WEBHOOK-JSON'],
   level: 'declared',
+  why: { declared: "the event names and the backup that raises them are the overlay's declarations" },
   title: 'A backup-job event is delivered after a backup',
   async run(ctx) {
     const s = await ctx.events.events();
-    if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)');
+    if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)', 'a webhook registration the target accepts (see webhooks.registration)');
     const names = new Set(s.decl.events.filter((e) => e.family === 'backup-job').map((e) => e.name));
-    if (names.size === 0) return skip('the overlay declares no backup-job event');
+    if (names.size === 0) return skip('the overlay declares no backup-job event', 'declare a backup-job event under webhooks in --overlay');
     const backup = await ctx.events.eventBackup();
     const got = await s.receiver.waitFor((d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? ''), ctx.events.deliveryTimeoutMs());
     if (!got) {

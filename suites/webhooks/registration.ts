@@ -8,6 +8,7 @@ export const registration: Check = {
   group: 'webhooks',
   clauses: ['EVENTS-WEBHOOK-JSON', 'U-WEBHOOK-REGISTRATION'],
   level: 'declared',
+  why: { declared: "the registration operation is the overlay's declaration" },
   title: 'A webhook endpoint can be registered as the overlay declares',
   async run(ctx) {
     const s = await ctx.events.events();

@@ -22,7 +22,7 @@ describe('cloud-conformance run (CLI contract)', () => {
     for (const c of report.checks) {
       expect(c).toEqual(expect.objectContaining({ id: expect.any(String), group: expect.any(String), clauses: expect.any(Array), message: expect.any(String) }));
       expect(['must', 'should', 'declared']).toContain(c.level);
-      expect(['passed', 'failed', 'skipped', 'warning']).toContain(c.status);
+      expect(['passed', 'failed', 'skipped', 'warning', 'error']).toContain(c.status);
     }
   });
 
@@ -69,7 +69,7 @@ describe('cloud-conformance run (CLI contract)', () => {
 
   it.each([
     [['run', '--bogus'], /Unknown option '--bogus'/],
-    [['run', '--profile', 'slow'], /--profile must be quick or full/],
+    [['run', '--profile', 'slow'], /--profile must be quick, full or certify/],
     [['run', '--report', 'pdf:x.pdf'], /--report expects FORMAT:PATH/],
     [['run', '--only', 'nosuch'], /--only: unknown group nosuch/],
     [['run', '--overlay', '/nonexistent/overlay.yaml'], /cannot read overlay \/nonexistent\/overlay.yaml/],

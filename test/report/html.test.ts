@@ -61,8 +61,15 @@ describe('the HTML report, rendered from a real run', () => {
     it('has one row per clause of spec/clauses.yaml in the coverage matrix', async () => {
       const ids = await page.locator('table.matrix tr[data-kind="clause"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-clause')));
       expect(ids).toEqual(loadClausesSync().clauses.map((c) => c.id));
-      const tokenTtl = page.locator('tr[data-clause="AUTH-TOKEN-TTL"] .badge').last();
+      const tokenTtl = page.locator('tr[data-clause="AUTH-TOKEN-TTL"] td:last-child .badge').first();
       expect(await tokenTtl.innerText()).toBe('failed');
+      // Each clause says whether the run verified it; the banner under the verdict lists what it did not.
+      for (const id of ['AUTH-TOKEN-TTL', 'PAGE-MAX-100', 'LIMIT-WRITE-60']) {
+        expect(await page.locator(`tr[data-clause="${id}"]`).getAttribute('data-verified'), id).toBe(report.coverage!.verified.includes(id) ? 'yes' : 'no');
+      }
+      const open = [...new Set(report.coverage!.notVerified.map((n) => n.clause))];
+      expect(open.length).toBeGreaterThan(0);
+      expect(await page.locator('#not-verified').innerText()).toContain(`Not verified: ${open.length} clause`);
       // A clause no check can observe says so.
       expect(await page.locator('tr[data-clause="KEY-CONSOLE-CREATED"]').innerText()).toContain('not checkable');
     });

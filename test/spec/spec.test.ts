@@ -62,6 +62,20 @@ describe('the clause list', () => {
     expect(stale.map((c) => c.id)).toEqual([]);
   });
 
+  it('gives every check a one-line reason for the level of each of its assertions, its own level among them', () => {
+    for (const check of allChecks) {
+      expect(Object.keys(check.why), check.id).toContain(check.level);
+      for (const [level, reason] of Object.entries(check.why)) {
+        expect(['must', 'should', 'declared'], `${check.id} why.${level}`).toContain(level);
+        expect(reason, `${check.id} why.${level}`).toMatch(/\S{3,}/);
+        expect(reason.includes('\n'), `${check.id} why.${level} is one line`).toBe(false);
+      }
+      // The check's level is the highest it asserts at.
+      const rank = { should: 0, declared: 1, must: 2 } as const;
+      expect(Math.max(...Object.keys(check.why).map((l) => rank[l as keyof typeof rank])), check.id).toBe(rank[check.level]);
+    }
+  });
+
   it('is cited only by ids that exist', async () => {
     const { clauses, unshown } = await loadClauses();
     const known = new Set([...clauses, ...unshown].map((c) => c.id));

@@ -10,10 +10,19 @@ export interface FieldSpec {
   supplied?: string;
 }
 
-/** What a request violates, by level: the seed's own types (must) or convention only (should). */
+/**
+ * What a request departs from. The seed types the fields but shows no validation rules, so nothing here is a MUST:
+ * a value that cannot be read as its field's type should be refused (convention); a value a lenient server reads as
+ * the type (a numeric string for an integer, null for "absent") may be accepted or refused; positive sizes and a
+ * non-empty name are convention (vms.create-conventions judges those). Whatever the class, a 5xx is never an answer.
+ */
 export interface Violations {
-  must: string[];
-  should: string[];
+  /** Values of another JSON type that no common reading turns into the field's type: refusing them is convention. */
+  typeErrors: string[];
+  /** Values of another JSON type that lenient servers read as the field's type: accepting them is a valid choice. */
+  coercible: string[];
+  /** Well-typed values that break a convention only (zero sizes, an empty name). */
+  conventions: string[];
 }
 
 /** The create-VM fields and their seed types, read from the derived document. */
@@ -28,6 +37,9 @@ export function fieldsOf(schema: OpenAPIV3_1.SchemaObject, supplied: Record<stri
 const isOfType = (value: unknown, type: FieldType): boolean =>
   type === 'integer' ? typeof value === 'number' && Number.isInteger(value) : typeof value === 'string';
 
+/** A value a lenient server reads as the field's type: null as "absent", a decimal numeral for an integer. */
+export const isCoercible = (value: unknown, type: FieldType): boolean => value === null || (type === 'integer' && typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim()) && value.trim() !== '');
+
 const describeValue = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v === 'number' && !Number.isInteger(v) ? 'a fraction' : `a ${typeof v}`);
 
 /**
@@ -35,18 +47,18 @@ const describeValue = (v: unknown): string => (v === null ? 'null' : Array.isArr
  * so a case is judged by what it is, never by what the generator meant it to be.
  */
 export function classify(body: unknown, fields: FieldSpec[]): Violations {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { must: ['the body is not a JSON object'], should: [] };
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { typeErrors: ['the body is not a JSON object'], coercible: [], conventions: [] };
   const b = body as Record<string, unknown>;
-  const must: string[] = [];
-  const should: string[] = [];
+  const v: Violations = { typeErrors: [], coercible: [], conventions: [] };
   for (const f of fields) {
     if (!(f.name in b)) continue; // required status is not shown: a missing field violates nothing stated
-    const v = b[f.name];
-    if (!isOfType(v, f.type)) must.push(`${f.name} is ${describeValue(v)}, not ${f.type === 'integer' ? 'an integer' : 'a string'}`);
-    else if (f.type === 'integer' && (v as number) <= 0) should.push(`${f.name} is ${v as number}`);
-    else if (f.type === 'string' && v === '') should.push(`${f.name} is empty`);
+    const value = b[f.name];
+    const what = `${f.name} is ${describeValue(value)}${typeof value === 'string' ? ` ${JSON.stringify(value.slice(0, 12))}` : ''}, not ${f.type === 'integer' ? 'an integer' : 'a string'}`;
+    if (!isOfType(value, f.type)) (isCoercible(value, f.type) ? v.coercible : v.typeErrors).push(what);
+    else if (f.type === 'integer' && (value as number) <= 0) v.conventions.push(`${f.name} is ${value as number}`);
+    else if (f.type === 'string' && value === '') v.conventions.push(`${f.name} is empty`);
   }
-  return { must, should };
+  return v;
 }
 
 const wrongTyped = (type: FieldType): fc.Arbitrary<unknown> =>

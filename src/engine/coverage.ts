@@ -1,0 +1,64 @@
+import type { ClauseList } from '../spec/clauses.ts';
+import type { Check } from './check.ts';
+import type { CheckReport } from './report.ts';
+
+/** A clause a check citing it could not decide, and what would let it decide. */
+export interface NotVerified {
+  clause: string;
+  check: string;
+  reason: string;
+  howToVerify: string;
+  /**
+   * false for clauses a conforming target may legitimately never show within the run (conditional in the clause
+   * list, a quota beyond the create budget): listed, but they do not make a run incomplete.
+   */
+  blocking: boolean;
+}
+
+/** What the run proved, clause by clause (MUST clauses always; the declared unshown items when an overlay is given). */
+export interface Coverage {
+  verified: string[];
+  notVerified: NotVerified[];
+}
+
+/** Checks that hold a target to a clause: those asserting at must or declared level (should checks only warn). */
+const holds = (c: Check) => c.level === 'must' || c.level === 'declared';
+
+/**
+ * A clause is verified when every check that holds the target to it (must or declared level) reached a verdict, passed
+ * or failed. A clause with one check that decided and another that could not stays "not verified": a weaker check
+ * passing must not hide that a stronger one never ran (a list too short for the per_page cap, for one).
+ */
+export function computeCoverage(clauses: ClauseList, checks: readonly Check[], reports: readonly CheckReport[], opts: { overlay: boolean; only?: string[] }): Coverage {
+  const byId = new Map(reports.map((r) => [r.id, r]));
+  const mustClauses = clauses.clauses.filter((c) => c.checkable !== false && !c.deferred);
+  const conditional = new Map(mustClauses.filter((c) => c.conditional).map((c) => [c.id, c.conditional!]));
+  // Without an overlay the target declared nothing, so no unshown item is a requirement.
+  const declared = opts.overlay ? clauses.unshown.filter((u) => checks.some((c) => c.level === 'declared' && c.clauses.includes(u.id))) : [];
+  const verified: string[] = [];
+  const notVerified: NotVerified[] = [];
+  for (const clause of [...mustClauses, ...declared]) {
+    const citing = checks.filter((c) => holds(c) && c.clauses.includes(clause.id) && (clause.id.startsWith('U-') ? c.level === 'declared' : true));
+    if (citing.length === 0) continue;
+    const open: NotVerified[] = [];
+    for (const check of citing) {
+      const r = byId.get(check.id);
+      const blocking = !conditional.has(clause.id);
+      if (!r) {
+        open.push({ clause: clause.id, check: check.id, reason: `group ${check.group} was not selected`, howToVerify: opts.only ? `add ${check.group} to --only` : `select group ${check.group}`, blocking });
+      } else if (r.status === 'skipped') {
+        open.push({ clause: clause.id, check: check.id, reason: r.message, howToVerify: r.howToVerify ?? conditional.get(clause.id) ?? 'see the reason', blocking });
+      } else if (r.status === 'error') {
+        open.push({ clause: clause.id, check: check.id, reason: `the check could not run: ${r.message}`, howToVerify: 'rerun; if it persists, report the error with this report', blocking });
+      }
+    }
+    if (open.length === 0) verified.push(clause.id);
+    else notVerified.push(...open);
+  }
+  return { verified, notVerified };
+}
+
+/** True when a MUST or declared clause that a conforming target must show was left unverified. */
+export function isIncomplete(coverage: Coverage): boolean {
+  return coverage.notVerified.some((n) => n.blocking);
+}
