@@ -172,16 +172,33 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string)
   return probe;
 }
 
-/** Runs the three probes: issuance first (it is the preflight and fills the token pool), then reads and writes together. */
-export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
-  const token = await probeIssuance(d);
-  // The full profile's wait for the issuance window runs alongside the read and write probes and their own waits.
-  const tokenReset =
-    token.firstRejection && waitsLong(d.config)
-      ? observeReset(d.config, token.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then((r) => {
-          token.reset = r;
+/** The issuance probe and, in the full and certify profiles, its window reset observed in the background. */
+export interface IssuanceStage {
+  probe: LimitProbe;
+  /** Settles once the issuance window's reset has been observed (at once in the quick profile). */
+  reset: Promise<void>;
+}
+
+/**
+ * The issuance probe runs first: it is the run's preflight (the key's first issuances in their window) and its tokens
+ * become the run's pool, so nothing else spends the key's budget. Its reset is watched while the rest of the run goes on.
+ */
+export async function runIssuanceProbe(d: Deps): Promise<IssuanceStage> {
+  const probe = await probeIssuance(d);
+  const reset =
+    probe.firstRejection && waitsLong(d.config)
+      ? observeReset(d.config, probe.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then((r) => {
+          probe.reset = r;
         })
       : Promise.resolve();
+  return { probe, reset };
+}
+
+/**
+ * The read and write probes run last, after every other check, each on tokens of its own: a target whose budgets are
+ * not per token (or never come back) spends them at a point where the rest of the run has had its budget.
+ */
+export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promise<LimitsReport> {
   const auth = (t: string) => ({ authorization: `Bearer ${t}` });
   const [read, write] = await Promise.all([
     probeRequests(d, {
@@ -199,16 +216,31 @@ export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
       baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
     }, 'main'),
   ]);
-  const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && d.config.allowWrites > LIMITS.write ? await probeWithCreates(d) : write;
-  await tokenReset;
-  return { token, read, write: checkedWrite };
+  const realCreates = realCreateAllowance(d);
+  const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.write ? await probeWithCreates(d, realCreates) : write;
+  await issuance.reset;
+  return { token: issuance.probe, read, write: checkedWrite };
+}
+
+/** Both stages back to back (tests and tools that probe the limits alone). */
+export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
+  return runRequestProbes(d, await runIssuanceProbe(d));
+}
+
+/** Most real creates the write probe may make: --allow-writes, or in certify what it needs (two bursts of limit + 1) within the create budget. */
+export function realCreateAllowance(d: Pick<Deps, 'config' | 'ledger'>): number {
+  const { config } = d;
+  const wanted = config.profile === 'certify' ? Math.max(config.allowWrites, 2 * (LIMITS.write + 1)) : config.allowWrites;
+  if (config.maxCreates === undefined) return wanted;
+  const created = d.ledger.entries.filter((e) => e.kind === 'vm').length;
+  return Math.max(0, Math.min(wanted, config.maxCreates - created));
 }
 
 /**
  * Writes that create nothing were never limited: the target may not count them. With the user's consent
  * (--allow-writes N), probe again with real creates of the smallest VM, at most N of them, all in the ledger.
  */
-async function probeWithCreates(d: Deps): Promise<LimitProbe> {
+async function probeWithCreates(d: Deps, allowance: number): Promise<LimitProbe> {
   const { config } = d;
   const t = (await d.tokens.issue('primary', 'limits.write-limit')).token;
   let n = 0;
@@ -224,11 +256,12 @@ async function probeWithCreates(d: Deps): Promise<LimitProbe> {
   const first = await burst({ max: LIMITS.write + 1, concurrency: CONCURRENCY, stopAtFirstRejection: false }, send, cls);
   const bursts = [first];
   let verdict = judgeLimit(LIMITS.write, windowMs(config), first);
-  const left = config.allowWrites - first.exchanges.length;
+  const left = allowance - first.exchanges.length;
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && left > LIMITS.write) {
-    const second = await burst({ max: left, concurrency: CONCURRENCY, stopAtFirstRejection: true }, send, cls);
+    // limit + 1 in a fresh window settles it: two short bursts cannot both straddle a boundary.
+    const second = await burst({ max: Math.min(left, LIMITS.write + 1), concurrency: CONCURRENCY, stopAtFirstRejection: true }, send, cls);
     bursts.push(second);
     verdict = judgeLimit(LIMITS.write, windowMs(config), first, second);
   }
-  return { limit: LIMITS.write, what: 'writes (real creates)', verdict, bursts, firstRejection: firstRejection(bursts), note: `probed with real creates under --allow-writes ${config.allowWrites}` };
+  return { limit: LIMITS.write, what: 'writes (real creates)', verdict, bursts, firstRejection: firstRejection(bursts), note: `probed with real creates (at most ${allowance}: ${config.profile === 'certify' ? 'certify, within --max-creates' : `--allow-writes ${config.allowWrites}`})` };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadSpec } from '../spec/load.ts';
-import { readDeclarations, type Declarations } from '../spec/declarations.ts';
+import { readDeclarations, type Declarations, type DeclaredOperation } from '../spec/declarations.ts';
 import { UsageError } from '../spec/errors.ts';
 import type { RunConfig } from './config.ts';
 import type { Check, CheckOutcome } from './check.ts';
@@ -13,12 +13,13 @@ import { HttpClient, TargetUnreachable } from './http.ts';
 import { Redactor } from './redact.ts';
 import { TokenManager, CredentialError, KEY_FLAGS } from './tokens.ts';
 import { SchemaAsserter } from './schema.ts';
-import { Ledger } from './ledger.ts';
+import { Ledger, type LedgerEntry } from './ledger.ts';
 import { Fixtures, vmsOf } from './fixtures.ts';
-import { callApi } from './api.ts';
+import { callApi, type ApiDeps } from './api.ts';
 import { Pacer } from './pacer.ts';
 import { EventFixtures } from './events.ts';
-import { runLimitProbes, type LimitsReport } from './limit-session.ts';
+import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from './limit-session.ts';
+import { prepareCertify, type CertifyPreparation } from './certify.ts';
 import { statusText, isSuccess } from './exchange.ts';
 import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 import { limitTraces, specDigests } from './report-extras.ts';
@@ -73,15 +74,17 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   const ledger = new Ledger();
   const pacer = new Pacer(config.timeScale);
   const observations: Record<string, unknown> = {};
-  const fixtures = new Fixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'setup', opts, config.readOnly), config, declarations, ledger);
-  const events = new EventFixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'events', opts, config.readOnly), config, declarations, ledger, fixtures);
+  const api: ApiDeps = { http, tokens, pacer, timeScale: config.timeScale, readOnly: config.readOnly, maxCreates: config.maxCreates, createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length };
+  const fixtures = new Fixtures((opts) => callApi(api, 'setup', opts), config, declarations, ledger);
+  const events = new EventFixtures((opts) => callApi(api, 'events', opts), config, declarations, ledger, fixtures);
 
   try {
     // Preflight: a target we cannot reach or whose key is refused cannot be judged (exit 2). With the limits
     // group, the issuance probe is the preflight: it must be the key's first issuance in its window.
     let limits: LimitsReport | undefined;
+    let issuance: IssuanceStage | undefined;
     try {
-      if (checks.some((c) => c.group === 'limits')) limits = await runLimitProbes({ config, http, tokens, ledger });
+      if (checks.some((c) => c.group === 'limits')) issuance = await runIssuanceProbe({ config, http, tokens, ledger });
       else await tokens.get('primary', 'setup');
     } catch (err) {
       if (err instanceof CredentialError) {
@@ -91,9 +94,19 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       throw err;
     }
 
-    const ordered = [...checks.filter((c) => !c.reviewsLog), ...checks.filter((c) => c.reviewsLog)];
+    // certify: before any check, learn how tags are set and fill a short list, so the list checks can decide.
+    const certify: CertifyPreparation | undefined = config.profile === 'certify' && !config.readOnly
+      ? await prepareCertify({ config, declarations, ledger, fixtures, call: (opts) => callApi(api, 'certify', opts), observe: (k, v) => (observations[k] = v) })
+      : undefined;
+    fixtures.certify = certify;
+
+    // The limits group's read and write probes run after every other check (they may exhaust what they probe), then
+    // its checks; the checks that review the whole log come last.
+    const isLimits = (c: Check) => c.group === 'limits';
+    const ordered = [...checks.filter((c) => !c.reviewsLog && !isLimits(c)), ...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)];
     const reports: CheckReport[] = [];
     for (const check of ordered) {
+      if (issuance && !limits && (isLimits(check) || check.reviewsLog)) limits = await runRequestProbes({ config, http, tokens, ledger }, issuance);
       hooks.onCheckStart?.(check);
       const ctx: CheckContext = {
         checkId: check.id,
@@ -108,7 +121,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         ledger,
         log: http.log,
         limits,
-        call: (opts: CallOptions) => callApi(http, tokens, pacer, config.timeScale, check.id, opts, config.readOnly),
+        call: (opts: CallOptions) => callApi(api, check.id, opts),
         observations,
         observe: (key, value) => {
           observations[key] = value;
@@ -133,7 +146,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     }
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
-    await cleanup(declarations, ledger, (opts) => callApi(http, tokens, pacer, config.timeScale, 'cleanup', opts, config.readOnly));
+    await cleanup(declarations, ledger, fixtures, (opts) => callApi(api, 'cleanup', opts));
     const coverage = computeCoverage(await loadClauses(), allChecks, reports, { overlay: !!config.overlayPath, only: config.only });
     // The s3 group's capability matrix travels as an observation and gets its own report field.
     const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
@@ -191,7 +204,7 @@ function reproduceLine(config: RunConfig): string {
 }
 
 /** Deletes what the run created where the overlay declares a delete operation; otherwise leaves a note in the ledger. */
-async function cleanup(declarations: Declarations, ledger: Ledger, call: (o: CallOptions) => ReturnType<typeof callApi>): Promise<void> {
+async function cleanup(declarations: Declarations, ledger: Ledger, fixtures: Fixtures, call: (o: CallOptions) => ReturnType<typeof callApi>): Promise<void> {
   const webhookDelete = declarations.webhooks?.remove;
   for (const e of ledger.entries.filter((e) => e.kind !== 'vm' && e.cleanup === 'pending')) {
     if (e.kind === 'webhook' && webhookDelete && e.id) {
@@ -203,40 +216,57 @@ async function cleanup(declarations: Declarations, ledger: Ledger, call: (o: Cal
     e.cleanup = 'not-declared';
     e.note ??= 'the overlay declares no delete operation for it';
   }
-  const vms = ledger.entries.filter((e) => e.kind === 'vm');
+  const vms = ledger.entries.filter((e) => e.kind === 'vm' && e.cleanup === 'pending');
   if (vms.length === 0) return;
-  const del = declarations.deleteVm;
-  if (!del) {
-    for (const e of vms) {
-      e.cleanup = 'not-declared';
-      e.note = 'the seed shows no delete operation and the overlay declares none';
-    }
-    return;
-  }
   const missing = vms.filter((e) => !e.id);
   if (missing.length) {
-    // Learn ids by name from the list (bounded walk at the maximum page size).
-    for (let page = 1; page <= 20 && missing.some((e) => !e.id); page++) {
+    // Learn ids by name from the list (bounded walk at the maximum page size, from the target's first page).
+    const first = await fixtures.firstPage();
+    for (let page = first; page < first + 30 && missing.some((e) => !e.id); page++) {
       const ex = await call({ method: 'GET', path: '/v1/vms', query: { page, per_page: 100 } });
       const items = vmsOf(ex);
       for (const item of items) {
-        const entry = missing.find((e) => e.name === item['name'] && typeof item['id'] === 'string');
+        const entry = missing.find((e) => !e.id && e.name === item['name'] && typeof item['id'] === 'string');
         if (entry) entry.id = item['id'] as string;
       }
       if (!isSuccess(ex) || items.length < 100) break;
     }
   }
-  for (const e of vms) {
-    if (!e.id) {
-      e.cleanup = 'delete-failed';
-      e.note = 'its id could not be found in the list';
-      continue;
-    }
-    const ex = await call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(e.id)) });
-    e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
-    if (!isSuccess(ex)) e.note = `delete answered ${statusText(ex)}`;
+  const withId = vms.filter((e) => e.id);
+  for (const e of vms.filter((e) => !e.id)) {
+    e.cleanup = 'delete-failed';
+    e.note = 'its id could not be found in the list';
   }
+  if (withId.length === 0) return;
+  const remove = async (e: LedgerEntry, op: DeclaredOperation, lane: string) => {
+    const ex = await call({ method: op.method, path: op.path.replace('{id}', encodeURIComponent(e.id!)), lane });
+    e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
+    if (!isSuccess(ex)) e.note = `${op.method} ${op.path} answered ${statusText(ex)}`;
+    return ex;
+  };
+  // Declared, or discovered: the conventional DELETE /v1/vms/{id}, tried on one VM the run created.
+  let del = declarations.deleteVm;
+  if (!del) {
+    const conventional: DeclaredOperation = { method: 'DELETE', path: '/v1/vms/{id}' };
+    const ex = await remove(withId[0]!, conventional, 'main');
+    if (!isSuccess(ex)) {
+      for (const e of withId) {
+        e.cleanup = 'not-declared';
+        e.note = `the seed shows no delete operation, the overlay declares none, and DELETE /v1/vms/{id} answered ${statusText(ex)}`;
+      }
+      return;
+    }
+    withId[0]!.note = 'deleted with DELETE /v1/vms/{id} (discovered: the seed shows no delete operation)';
+    del = conventional;
+  }
+  const queue = withId.filter((e) => e.cleanup === 'pending');
+  // Several tokens at once: each stays under its own write budget, so a long ledger does not take minutes.
+  await Promise.all(CLEANUP_LANES.map(async (lane) => {
+    for (let e = queue.shift(); e; e = queue.shift()) await remove(e, del!, lane);
+  }));
 }
+
+const CLEANUP_LANES = ['main', 'certify-1', 'certify-2'];
 
 /** Requests per operation (method and path template of the document; other paths as "other"). */
 function countByEndpoint(log: readonly { request: { method: string; url: string } }[], schema: SchemaAsserter): Record<string, number> {
