@@ -20,10 +20,18 @@ function options(extra: Partial<RunOptions> = {}): RunOptions {
 }
 
 /** The s3 group against a fresh embedded s3rver (behind its proxy), with the given S3 faults. */
-async function runS3(s3Faults: string[] = []): Promise<RunReport> {
-  const { report } = await runCommand(options(), TOOL, () => {}, { s3Faults });
+async function runS3(s3Faults: string[] = [], s3LargeObjectBytes?: number): Promise<RunReport> {
+  const { report } = await runCommand(options(), TOOL, () => {}, { s3Faults, s3LargeObjectBytes });
   return report;
 }
+
+/**
+ * The fault runs go concurrently; with each streaming 64 MiB twice through s3rver on a shared 2-core machine,
+ * s3.large-object was seen to warn in one of them. Only the fault that needs a large object (a byte flipped at
+ * 16 MiB) gets one.
+ */
+const LARGE_OBJECT_BYTES: Record<string, number> = { 's3-large-object-corrupted': 64 * 1024 * 1024 };
+const SMALL_LARGE_OBJECT_BYTES = 2 * 1024 * 1024;
 
 const capability = (report: RunReport, op: string) => report.s3Capabilities?.find((c) => c.operation === op)?.supported;
 
@@ -91,13 +99,14 @@ describe('the s3 group on the embedded default (s3rver)', () => {
 describe.concurrent('each S3 fault is caught by its check', () => {
   for (const fault of S3_FAULTS) {
     it(`${fault.name} → ${fault.check} ${fault.level === 'should' ? 'warns' : 'fails'}`, async () => {
-      const report = await runS3([fault.name]);
+      const report = await runS3([fault.name], LARGE_OBJECT_BYTES[fault.name] ?? SMALL_LARGE_OBJECT_BYTES);
       const failing = notPassing(report);
       const check = report.checks.find((c) => c.id === fault.check)!;
       expect(check.status, check.message).toBe(fault.level === 'should' ? 'warning' : 'failed');
       for (const also of fault.alsoCaughtBy ?? []) expect(failing, `alsoCaughtBy ${also}`).toContain(also);
       const allowed = new Set([fault.check, ...(fault.alsoCaughtBy ?? [])]);
-      expect(failing.filter((id) => !allowed.has(id))).toEqual([]);
+      const unexpected = report.checks.filter((c) => failing.includes(c.id) && !allowed.has(c.id));
+      expect(unexpected.map((c) => `${c.id}: ${c.message}`)).toEqual([]);
       expect(report.verdict).toBe(fault.level === 'should' ? 'conformant' : 'nonconformant');
       if (fault.level === 'should') {
         const op = FLIPS[fault.name];
