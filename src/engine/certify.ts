@@ -126,6 +126,7 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
   prep.shortBy = need - allowed;
   let next = 0;
   let stopped: string | undefined;
+  const accepted: Array<{ ex: Exchange; lane: string }> = [];
   const worker = async (lane: string) => {
     while (!stopped && next < allowed) {
       const n = ++next;
@@ -142,10 +143,15 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
       d.ledger.record({ kind: 'vm', name, createdBy: 'certify', note: 'fills the list for the pagination checks' });
       prep.populated.push(name);
       if (prep.tags) (prep.tags.byValue[value] ??= []).push(name);
-      await settle(d, ex, lane);
+      accepted.push({ ex, lane });
     }
   };
   await Promise.all(LANES.map(worker));
+  // Then wait for every task (most are over by now), so the list shows them all before any check walks it.
+  const queue = [...accepted];
+  await Promise.all(LANES.map(async (lane) => {
+    for (let a = queue.shift(); a; a = queue.shift()) await settle(d, a.ex, lane);
+  }));
   if (stopped) {
     prep.shortBy += allowed - prep.populated.length;
     d.observe('certifyPopulationStopped', stopped);

@@ -65,9 +65,9 @@ async function observeReset(config: RunConfig, rejection: Exchange, retry: () =>
     await sleep(Math.max(0, rejectedAt + ((retryAfter + 1) * 1000) / config.timeScale - Date.now()));
     obs.afterRetryAfter = await retry();
     if (accepted(obs.afterRetryAfter)) return obs;
-    if (config.timeScale !== 1) {
-      // Read as real seconds: the wait is longer than target-seconds under a scale above 1 (and bounded by a minute).
-      await sleep(Math.max(0, rejectedAt + Math.min(retryAfter + 1, WINDOW_SECONDS + 1) * 1000 - Date.now()));
+    // Read as real seconds (a scaled target may mean them): only a value within one window's real length can be meant so.
+    if (config.timeScale > 1 && retryAfter <= WINDOW_SECONDS / config.timeScale + 1) {
+      await sleep(Math.max(0, rejectedAt + (retryAfter + 1) * 1000 - Date.now()));
       obs.afterRetryAfterReal = await retry();
       if (accepted(obs.afterRetryAfterReal)) return obs;
     }

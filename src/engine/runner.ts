@@ -21,7 +21,7 @@ import { Pacer } from './pacer.ts';
 import { EventFixtures } from './events.ts';
 import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from './limit-session.ts';
 import { prepareCertify, type CertifyPreparation } from './certify.ts';
-import { statusText, isSuccess } from './exchange.ts';
+import { statusText, isSuccess, type Exchange } from './exchange.ts';
 import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 import { limitTraces, specDigests } from './report-extras.ts';
 
@@ -208,9 +208,14 @@ async function cleanup(declarations: Declarations, ledger: Ledger, fixtures: Fix
   const webhookDelete = declarations.webhooks?.remove;
   for (const e of ledger.entries.filter((e) => e.kind !== 'vm' && e.cleanup === 'pending')) {
     if (e.kind === 'webhook' && webhookDelete && e.id) {
-      const ex = await call({ method: webhookDelete.method, path: webhookDelete.path.replace('{id}', encodeURIComponent(e.id)) });
-      e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
-      if (!isSuccess(ex)) e.note = `delete answered ${statusText(ex)}`;
+      try {
+        const ex = await call({ method: webhookDelete.method, path: webhookDelete.path.replace('{id}', encodeURIComponent(e.id)) });
+        e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
+        if (!isSuccess(ex)) e.note = `delete answered ${statusText(ex)}`;
+      } catch (err) {
+        e.cleanup = 'delete-failed';
+        e.note = `not deleted: ${(err as Error).message}`;
+      }
       continue;
     }
     e.cleanup = 'not-declared';
@@ -238,21 +243,28 @@ async function cleanup(declarations: Declarations, ledger: Ledger, fixtures: Fix
     e.note = 'its id could not be found in the list';
   }
   if (withId.length === 0) return;
-  const remove = async (e: LedgerEntry, op: DeclaredOperation, lane: string) => {
-    const ex = await call({ method: op.method, path: op.path.replace('{id}', encodeURIComponent(e.id!)), lane });
-    e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
-    if (!isSuccess(ex)) e.note = `${op.method} ${op.path} answered ${statusText(ex)}`;
-    return ex;
+  const remove = async (e: LedgerEntry, op: DeclaredOperation, lane: string): Promise<Exchange | undefined> => {
+    try {
+      const ex = await call({ method: op.method, path: op.path.replace('{id}', encodeURIComponent(e.id!)), lane });
+      e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
+      if (!isSuccess(ex)) e.note = `${op.method} ${op.path} answered ${statusText(ex)}`;
+      return ex;
+    } catch (err) {
+      // Cleanup never ends a run: a refused token (a budget that never comes back) leaves the entry in the ledger.
+      e.cleanup = 'delete-failed';
+      e.note = `not deleted: ${(err as Error).message}`;
+      return undefined;
+    }
   };
   // Declared, or discovered: the conventional DELETE /v1/vms/{id}, tried on one VM the run created.
   let del = declarations.deleteVm;
   if (!del) {
     const conventional: DeclaredOperation = { method: 'DELETE', path: '/v1/vms/{id}' };
     const ex = await remove(withId[0]!, conventional, 'main');
-    if (!isSuccess(ex)) {
+    if (!ex || !isSuccess(ex)) {
       for (const e of withId) {
         e.cleanup = 'not-declared';
-        e.note = `the seed shows no delete operation, the overlay declares none, and DELETE /v1/vms/{id} answered ${statusText(ex)}`;
+        e.note = `the seed shows no delete operation, the overlay declares none, and DELETE /v1/vms/{id} answered ${ex ? statusText(ex) : withId[0]!.note}`;
       }
       return;
     }
