@@ -12,6 +12,9 @@ import { randomBytes } from 'node:crypto';
 
 type Call = (opts: CallOptions) => Promise<Exchange>;
 
+/** Real ms a delivery may take at least, whatever the time scale (a loaded machine delays the target's scheduler). */
+const MIN_DELIVERY_WAIT_MS = 5000;
+
 export interface Registration {
   /** The receiver path this registration points at. */
   path: string;
@@ -69,11 +72,14 @@ export class EventFixtures {
     private readonly fixtures: Fixtures,
   ) {}
 
-  /** Real ms to wait for a delivery: the task timeout plus the declared retries, scaled. */
+  /**
+   * Real ms to wait for a delivery: the task timeout plus the declared retries, scaled, but never less than a few real
+   * seconds, since a delivery crosses the network and the target's scheduler, which no time scale speeds up.
+   */
   deliveryTimeoutMs(): number {
     const retry = this.declarations.webhooks?.retry;
     const seconds = this.config.taskTimeoutSeconds + (retry ? retry.attempts * retry.afterSeconds : 0) + 5;
-    return (seconds * 1000) / this.config.timeScale;
+    return Math.max((seconds * 1000) / this.config.timeScale, MIN_DELIVERY_WAIT_MS);
   }
 
   private async register(decl: WebhookDeclaration, base: string, name: string, events: string[]): Promise<Registration> {
