@@ -42,6 +42,8 @@ export interface LimitsReport {
   token: LimitProbe;
   read?: LimitProbe;
   write?: LimitProbe;
+  /** Why the read and write probes could not run (the target issued no token for them: a budget that never came back). */
+  error?: Error;
 }
 
 interface Deps {

@@ -106,7 +106,17 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     const ordered = [...checks.filter((c) => !c.reviewsLog && !isLimits(c)), ...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)];
     const reports: CheckReport[] = [];
     for (const check of ordered) {
-      if (issuance && !limits && (isLimits(check) || check.reviewsLog)) limits = await runRequestProbes({ config, http, tokens, ledger }, issuance);
+      if (issuance && !limits) {
+        if (isLimits(check) || check.reviewsLog) {
+          try {
+            limits = await runRequestProbes({ config, http, tokens, ledger }, issuance);
+          } catch (err) {
+            // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
+            if (!(err instanceof CredentialError)) throw err;
+            limits = { token: issuance.probe, error: err };
+          }
+        }
+      }
       hooks.onCheckStart?.(check);
       const ctx: CheckContext = {
         checkId: check.id,

@@ -19,6 +19,6 @@ export const writeLimit: Check = {
       const how = ctx.config.profile === 'certify' ? `--max-creates with room for ${2 * 61} more creates (the create budget was spent before the write probe)` : `--profile certify, or --allow-writes ${2 * 61} (probes with real creates of the smallest VM, all in the ledger)`;
       return skip(`inconclusive: ${sent} writes that create nothing were never limited; the target may not count them, and real creates were not allowed`, how);
     }
-    return limitOutcome(probe);
+    return limitOutcome(probe, '', undefined, ctx.limits?.error);
   },
 };

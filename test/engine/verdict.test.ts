@@ -69,6 +69,15 @@ describe('coverage: what the run proved', () => {
     expect(isIncomplete(cov)).toBe(false);
   });
 
+  it('holds a MUST clause by its must checks; one no must check can observe, by the declared checks that observe it through the overlay', () => {
+    const declaredA = check('g.declared-a', ['A'], 'declared');
+    const onlyDeclared = check('g.only-declared', ['B'], 'declared');
+    const reports = [report(a1, pass('ok')), report(declaredA, skip('no overlay declares it', '--overlay FILE')), report(onlyDeclared, skip('no overlay declares it', '--overlay FILE'))];
+    const cov = computeCoverage(clauses, [a1, declaredA, onlyDeclared], reports, { overlay: false });
+    expect(cov.verified).toContain('A');
+    expect(cov.notVerified).toEqual([expect.objectContaining({ clause: 'B', check: 'g.only-declared', howToVerify: '--overlay FILE' })]);
+  });
+
   it('holds declared unshown items only when an overlay is given', () => {
     const reports = [report(ux, skip('no overlay', '--overlay FILE'))];
     expect(computeCoverage(clauses, [ux], reports, { overlay: false }).notVerified).toEqual([]);
