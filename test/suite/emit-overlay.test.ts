@@ -26,7 +26,7 @@ describe('--emit-overlay', () => {
     expect(declared.taskIdOnCreateVm).toEqual({ in: 'body', pointer: '/task_id' });
     expect(declared.totalField).toBe('total');
     expect(declared.perPageOverMax).toBe('reject');
-    expect(declared.errorCases['not-found']).toEqual({ status: 404, code: 'not_found' });
+    expect(declared.errorCases['not-found']).toEqual([{ status: 404, code: 'not_found' }]);
 
     const second = await runAgainstReference({ only: GROUPS, overlay: file });
     expect(second.verdict).toBe(first.verdict);
