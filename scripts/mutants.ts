@@ -103,7 +103,7 @@ for (const f of FAULTS) {
   cleanConfigs.set(JSON.stringify(run), run);
 }
 const describeRun = (r: ReferenceRun) =>
-  [r.only?.includes('limits') ? 'limits' : 'all but limits', r.profile ?? 'quick', `scale ${r.timeScale ?? TEST_TIME_SCALE}`, r.overlay ? 'overlay' : 'no overlay', r.allowWrites ? `allow-writes ${r.allowWrites}` : ''].filter(Boolean).join(', ');
+  [r.only?.includes('limits') ? 'limits' : 'all but limits', r.profile ?? 'quick', `scale ${r.timeScale ?? TEST_TIME_SCALE}`, r.overlay ? `overlay ${r.overlay.replace(/^.*\//, '')}` : 'no overlay', r.variants?.length ? `${r.variants.length} variants` : '', r.allowWrites ? `allow-writes ${r.allowWrites}` : ''].filter(Boolean).join(', ');
 
 // Full-profile limit runs wait out whole windows: start them first so the pool's tail is short.
 const weight = (r: ReferenceRun) => (r.profile === 'full' ? 3 : r.only?.includes('limits') ? 2 : 1);

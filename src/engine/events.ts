@@ -12,6 +12,9 @@ import { newSecret } from './signatures.ts';
 
 type Call = (opts: CallOptions) => Promise<Exchange>;
 
+/** Real ms a target may take to send and a receiver to record a delivery, whatever the time scale. */
+const DELIVERY_SLACK_MS = 2000;
+
 export interface Registration {
   /** The receiver path this registration points at. */
   path: string;
@@ -87,11 +90,11 @@ export class EventFixtures {
     private readonly fixtures: Fixtures,
   ) {}
 
-  /** Real ms to wait for a delivery: the task timeout plus every declared retry delay, scaled. */
+  /** Real ms to wait for a delivery: the task timeout plus every declared retry delay, scaled, plus transport slack. */
   deliveryTimeoutMs(): number {
     const delays = this.declarations.webhooks?.retry?.delays ?? [];
     const seconds = this.config.taskTimeoutSeconds + delays.reduce((a, b) => a + b, 0) + 5;
-    return (seconds * 1000) / this.config.timeScale;
+    return (seconds * 1000) / this.config.timeScale + DELIVERY_SLACK_MS;
   }
 
   private async register(decl: WebhookDeclaration, base: string, name: string, events: string[]): Promise<Registration> {
