@@ -45,7 +45,8 @@ function separatorOf(format: string): string | undefined {
 export function parseSignatureHeader(value: string, format: string): { signatures: string[]; timestamp?: string; id?: string } {
   const sep = separatorOf(format);
   const items = sep ? format.split(sep).map((s) => s.trim()).filter(Boolean) : [format];
-  const pieces = sep ? value.split(sep).map((s) => s.trim()).filter(Boolean) : [value.trim(), ...value.split(/[ ,]+/).filter(Boolean)];
+  // A one-item format may still carry several signatures, space- or comma-separated (a key rotation).
+  const pieces = (sep ? value.split(sep) : value.split(/[ ,]+/)).map((s) => s.trim()).filter(Boolean);
   const matchers = items.map((item) => {
     const names: string[] = [];
     const source = item.split(/(\{[a-z]+\})/).map((part) => {
