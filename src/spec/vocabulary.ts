@@ -413,6 +413,15 @@ export const TERMS: Term[] = [
     checks: [],
   },
   {
+    name: 'x-known-values',
+    role: 'annotation',
+    where: ['schema'],
+    schema: { type: 'array' },
+    meaning: 'values the seed names for an otherwise open field (the error code quota_exceeded)',
+    example: ['quota_exceeded'],
+    checks: [],
+  },
+  {
     name: 'x-returns-task-id',
     role: 'annotation',
     where: ['response'],
