@@ -1,5 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import type { AuditDeclaration } from '../../src/spec/declarations.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail, failAt, skip } from '../../src/engine/check.ts';
 import { auditOf, auditProbes, field, findEntry, readsNewestFirst, searchAudit, type Entry } from './search.ts';
 
@@ -33,7 +34,7 @@ export const searchFilters: Check = {
     const probes = await auditProbes(ctx);
     const { entry } = await findEntry(ctx, new URL(probes.failing.request.url).pathname);
     const findings: string[] = [];
-    let ordered: { entries: Entry[]; page?: Parameters<typeof fail>[1][number] } | undefined;
+    let ordered: { entries: Entry[]; page?: Exchange } | undefined;
     if (a.filters.result) {
       const r = await searchAudit(ctx, { [a.filters.result]: a.resultValues.failure }, 5);
       const wrong = r.entries.filter((e) => field(a, e, 'result') !== a.resultValues.failure);
