@@ -10,7 +10,8 @@
 // The S3 faults (fixtures/s3/faults.ts) are left out: the embedded s3rver warns on two gaps of its own even when
 // clean, and they are tested in test/s3.
 //
-// Options: --concurrency N (default 3), --repeat N (clean repetitions, default 5), --faults a,b (a subset),
+// Options: --concurrency N (default 3), --repeat N (clean repetitions, default 5), --faults a,b (a subset, with only
+//          the clean configurations that subset uses),
 //          --json PATH (the matrix as JSON).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -98,7 +99,7 @@ if (SUBSET && faults.length !== SUBSET.length) {
 
 /** The clean baseline: every distinct run configuration the faults use, without the fault. */
 const cleanConfigs = new Map<string, ReferenceRun>();
-for (const f of FAULTS) {
+for (const f of faults) {
   const { faults: _omit, ...run } = runFor(f);
   cleanConfigs.set(JSON.stringify(run), run);
 }

@@ -311,6 +311,7 @@ export const TERMS: Term[] = [
     meaning: 'marks the audit search operation (paged with page and per_page) and the audit export operation',
     example: 'search',
     checks: ['audit.logged', 'audit.search', 'audit.export'],
+    unshown: ['U-OTHER-OPERATION-PATHS'],
   },
   {
     name: 'x-audit-entries-field',
@@ -320,6 +321,7 @@ export const TERMS: Term[] = [
     meaning: 'on the audit search: the field (dots reach into objects) or JSON pointer of the response that holds the array of entries',
     example: 'entries',
     checks: ['audit.logged', 'audit.search', 'audit.export'],
+    unshown: ['U-OTHER-OPERATION-PATHS'],
   },
   {
     name: 'x-audit-fields',
@@ -329,6 +331,7 @@ export const TERMS: Term[] = [
     meaning: `on the audit search: where each entry keeps ${AUDIT_FIELDS.join(', ')}, as a JSON pointer into the entry (into nested objects, e.g. /actor/api_key_id) or a field name (dots reach into objects); a CSV export names the column by the pointer with / as .`,
     example: { id: '/id', actor: '/actor/api_key_id', 'source-ip': '/source_ip', result: '/result', path: '/request/path', time: '/time' },
     checks: ['audit.logged', 'audit.search', 'audit.export'],
+    unshown: ['U-OTHER-OPERATION-PATHS'],
   },
   {
     name: 'x-audit-filters',
@@ -338,6 +341,7 @@ export const TERMS: Term[] = [
     meaning: 'on the audit search (and the export): the query parameters that filter by actor, by result and by path prefix',
     example: { actor: 'actor', result: 'result', 'path-prefix': 'path_prefix' },
     checks: ['audit.search', 'audit.export', 'audit.logged'],
+    unshown: ['U-OTHER-OPERATION-PATHS'],
   },
   {
     name: 'x-audit-result-values',
@@ -347,6 +351,7 @@ export const TERMS: Term[] = [
     meaning: 'on the audit search: the result values of a successful and of a failed call',
     example: { success: 'success', failure: 'failure' },
     checks: ['audit.logged', 'audit.search', 'audit.export'],
+    unshown: ['U-OTHER-OPERATION-PATHS'],
   },
   {
     name: 'x-audit-order',
@@ -356,6 +361,7 @@ export const TERMS: Term[] = [
     meaning: 'on the audit search: the order of entries across pages (default newest-first); the suite reads the end of an oldest-first log',
     example: 'oldest-first',
     checks: ['audit.logged', 'audit.search'],
+    unshown: ['U-OTHER-OPERATION-PATHS'],
   },
   {
     name: 'x-audit-sort',
@@ -365,6 +371,7 @@ export const TERMS: Term[] = [
     meaning: 'on the audit search: a sorting parameter and the value that asks for newest first; the suite sends it and reads the log newest first',
     example: { param: 'sort', 'newest-first': '-time' },
     checks: ['audit.logged', 'audit.search'],
+    unshown: ['U-OTHER-OPERATION-PATHS'],
   },
   {
     name: 'x-audit-format-param',
@@ -374,6 +381,7 @@ export const TERMS: Term[] = [
     meaning: 'on the audit export: the query parameter that chooses the format',
     example: 'format',
     checks: ['audit.export'],
+    unshown: ['U-OTHER-OPERATION-PATHS'],
   },
   {
     name: 'x-audit-formats',
@@ -383,6 +391,7 @@ export const TERMS: Term[] = [
     meaning: 'on the audit export: each format value and its media type; application/json is one array, application/x-ndjson (or application/jsonl) one entry per line, text/csv a header row then one row per entry',
     example: { json: 'application/json', jsonl: 'application/x-ndjson', csv: 'text/csv' },
     checks: ['audit.export'],
+    unshown: ['U-OTHER-OPERATION-PATHS'],
   },
   // ---- annotations of the derived document (spec/openapi.yaml) ----
   {

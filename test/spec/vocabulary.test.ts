@@ -8,6 +8,7 @@ import { checkOverlay } from '../../src/spec/overlay-check.ts';
 import { BASE_SPEC_PATH, loadSpec } from '../../src/spec/load.ts';
 import { readDeclarations } from '../../src/spec/declarations.ts';
 import { allChecks } from '../../suites/index.ts';
+import { loadClauses } from '../../src/spec/clauses.ts';
 
 const OVERLAYS = ['spec/overlays/reference.yaml', 'spec/overlays/reference-alt.yaml'];
 const read = (f: string) => readFileSync(f, 'utf8');
@@ -52,10 +53,12 @@ describe('spec/README.md and the vocabulary (src/spec/vocabulary.ts)', () => {
     }
   });
 
-  it('names only checks that exist, with a meaning, a schema and an example for every term', () => {
+  it('names only checks and unshown items that exist, with a meaning, a schema and an example for every term', async () => {
     const ids = new Set(allChecks.map((c) => c.id));
+    const unshown = new Set((await loadClauses()).unshown.map((u) => u.id));
     for (const t of TERMS) {
       for (const c of t.checks) expect(ids, `${t.name} read by ${c}`).toContain(c);
+      for (const u of t.unshown ?? []) expect(unshown, `${t.name} declares ${u}`).toContain(u);
       expect(t.meaning.length, t.name).toBeGreaterThan(10);
       expect(t.where.length, t.name).toBeGreaterThan(0);
       expect(t.example, t.name).not.toBeUndefined();
