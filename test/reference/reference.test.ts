@@ -1363,6 +1363,17 @@ const faultCases: FaultCase[] = [
     faulty: [202, 403],
   },
   {
+    name: 'fraction-vcpus-accepted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const statuses = await Promise.all([1.5, '2', null].map(async (vcpus) => call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus }) })));
+      const created = statuses[0].status === 202 ? (await call(s, 'GET', `/v1/vms/${statuses[0].body.vm_id}`, { token: t })).body.vcpus : undefined;
+      return [...statuses.map((r) => r.status), created];
+    },
+    clean: [400, 400, 400, undefined],
+    faulty: [202, 400, 400, 1],
+  },
+  {
     name: 'negative-vcpus-accepted',
     probe: async (s) => {
       const t = await tokenFor(s);
