@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadSpec } from '../spec/load.ts';
-import { readDeclarations, type Declarations, type DeclaredOperation } from '../spec/declarations.ts';
+import { readDeclarations } from '../spec/declarations.ts';
 import { UsageError } from '../spec/errors.ts';
 import type { RunConfig } from './config.ts';
 import type { Check, CheckOutcome } from './check.ts';
@@ -14,14 +14,14 @@ import { Redactor } from './redact.ts';
 import { TokenManager, CredentialError, KEY_FLAGS } from './tokens.ts';
 import { StartupFailure, startupFailureReport } from './startup-failure.ts';
 import { SchemaAsserter } from './schema.ts';
-import { Ledger, type LedgerEntry } from './ledger.ts';
-import { Fixtures, vmsOf } from './fixtures.ts';
+import { Ledger } from './ledger.ts';
+import { Fixtures } from './fixtures.ts';
+import { cleanup } from './cleanup.ts';
 import { callApi, type ApiDeps } from './api.ts';
 import { Pacer } from './pacer.ts';
 import { EventFixtures } from './events.ts';
 import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from './limit-session.ts';
 import { prepareCertify, type CertifyPreparation } from './certify.ts';
-import { statusText, isSuccess, type Exchange } from './exchange.ts';
 import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 import { limitTraces, specDigests } from './report-extras.ts';
 
@@ -156,7 +156,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     }
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
-    await cleanup(declarations, ledger, fixtures, (opts) => callApi(api, 'cleanup', opts));
+    await cleanup(declarations, ledger, http.log, fixtures, (opts) => callApi(api, 'cleanup', opts));
     const coverage = computeCoverage(await loadClauses(), allChecks, reports, { overlay: !!config.overlayPath, only: config.only });
     // The s3 group's capability matrix travels as an observation and gets its own report field.
     const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
@@ -212,83 +212,6 @@ function reproduceLine(config: RunConfig): string {
   if (config.insecure) parts.push('--insecure');
   return parts.join(' ');
 }
-
-/** Deletes what the run created where the overlay declares a delete operation; otherwise leaves a note in the ledger. */
-async function cleanup(declarations: Declarations, ledger: Ledger, fixtures: Fixtures, call: (o: CallOptions) => ReturnType<typeof callApi>): Promise<void> {
-  const webhookDelete = declarations.webhooks?.remove;
-  for (const e of ledger.entries.filter((e) => e.kind !== 'vm' && e.cleanup === 'pending')) {
-    if (e.kind === 'webhook' && webhookDelete && e.id) {
-      try {
-        const ex = await call({ method: webhookDelete.method, path: webhookDelete.path.replace('{id}', encodeURIComponent(e.id)) });
-        e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
-        if (!isSuccess(ex)) e.note = `delete answered ${statusText(ex)}`;
-      } catch (err) {
-        e.cleanup = 'delete-failed';
-        e.note = `not deleted: ${(err as Error).message}`;
-      }
-      continue;
-    }
-    e.cleanup = 'not-declared';
-    e.note ??= 'the overlay declares no delete operation for it';
-  }
-  const vms = ledger.entries.filter((e) => e.kind === 'vm' && e.cleanup === 'pending');
-  if (vms.length === 0) return;
-  const missing = vms.filter((e) => !e.id);
-  if (missing.length) {
-    // Learn ids by name from the list (bounded walk at the maximum page size, from the target's first page).
-    const first = await fixtures.firstPage();
-    for (let page = first; page < first + 30 && missing.some((e) => !e.id); page++) {
-      const ex = await call({ method: 'GET', path: '/v1/vms', query: { page, per_page: 100 } });
-      const items = vmsOf(ex);
-      for (const item of items) {
-        const entry = missing.find((e) => !e.id && e.name === item['name'] && typeof item['id'] === 'string');
-        if (entry) entry.id = item['id'] as string;
-      }
-      if (!isSuccess(ex) || items.length < 100) break;
-    }
-  }
-  const withId = vms.filter((e) => e.id);
-  for (const e of vms.filter((e) => !e.id)) {
-    e.cleanup = 'delete-failed';
-    e.note = 'its id could not be found in the list';
-  }
-  if (withId.length === 0) return;
-  const remove = async (e: LedgerEntry, op: DeclaredOperation, lane: string): Promise<Exchange | undefined> => {
-    try {
-      const ex = await call({ method: op.method, path: op.path.replace('{id}', encodeURIComponent(e.id!)), lane });
-      e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
-      if (!isSuccess(ex)) e.note = `${op.method} ${op.path} answered ${statusText(ex)}`;
-      return ex;
-    } catch (err) {
-      // Cleanup never ends a run: a refused token (a budget that never comes back) leaves the entry in the ledger.
-      e.cleanup = 'delete-failed';
-      e.note = `not deleted: ${(err as Error).message}`;
-      return undefined;
-    }
-  };
-  // Declared, or discovered: the conventional DELETE /v1/vms/{id}, tried on one VM the run created.
-  let del = declarations.deleteVm;
-  if (!del) {
-    const conventional: DeclaredOperation = { method: 'DELETE', path: '/v1/vms/{id}' };
-    const ex = await remove(withId[0]!, conventional, 'main');
-    if (!ex || !isSuccess(ex)) {
-      for (const e of withId) {
-        e.cleanup = 'not-declared';
-        e.note = `the seed shows no delete operation, the overlay declares none, and DELETE /v1/vms/{id} answered ${ex ? statusText(ex) : withId[0]!.note}`;
-      }
-      return;
-    }
-    withId[0]!.note = 'deleted with DELETE /v1/vms/{id} (discovered: the seed shows no delete operation)';
-    del = conventional;
-  }
-  const queue = withId.filter((e) => e.cleanup === 'pending');
-  // Several tokens at once: each stays under its own write budget, so a long ledger does not take minutes.
-  await Promise.all(CLEANUP_LANES.map(async (lane) => {
-    for (let e = queue.shift(); e; e = queue.shift()) await remove(e, del!, lane);
-  }));
-}
-
-const CLEANUP_LANES = ['main', 'certify-1', 'certify-2'];
 
 /** Requests per operation (method and path template of the document; other paths as "other"). */
 function countByEndpoint(log: readonly { request: { method: string; url: string } }[], schema: SchemaAsserter): Record<string, number> {
