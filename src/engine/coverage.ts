@@ -42,7 +42,9 @@ export function computeCoverage(clauses: ClauseList, checks: readonly Check[], r
     // the seed names but does not show) is held by the declared checks that observe it through the overlay.
     const all = checks.filter((c) => holds(c) && c.clauses.includes(clause.id));
     const must = all.filter((c) => c.level === 'must');
-    const citing = clause.id.startsWith('U-') ? all.filter((c) => c.level === 'declared') : must.length ? must : all;
+    // An unshown item is held by the declared checks of designs the overlay declares (a test event it does not declare
+    // is no requirement); a MUST clause stays open whatever the reason.
+    const citing = clause.id.startsWith('U-') ? all.filter((c) => c.level === 'declared' && !byId.get(c.id)?.undeclared) : must.length ? must : all;
     if (citing.length === 0) continue;
     const open: NotVerified[] = [];
     for (const check of citing) {

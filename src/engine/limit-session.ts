@@ -54,6 +54,14 @@ interface Deps {
 }
 
 const windowMs = (config: RunConfig) => (WINDOW_SECONDS * 1000) / config.timeScale;
+
+/**
+ * Below this, a window is too short to measure from the suite's side (event-loop lag, a loaded machine): at a time
+ * scale that makes windows shorter, the probes do not judge and say so, rather than give a verdict timing decided.
+ */
+export const MIN_MEASURABLE_WINDOW_MS = 250;
+const tooShort = (config: RunConfig): string | undefined =>
+  windowMs(config) < MIN_MEASURABLE_WINDOW_MS ? `at time scale ${config.timeScale} a window lasts ${Math.round(windowMs(config))} ms of real time, too short to measure (at least ${MIN_MEASURABLE_WINDOW_MS} ms: --time-scale ${Math.floor((WINDOW_SECONDS * 1000) / MIN_MEASURABLE_WINDOW_MS)} or lower)` : undefined;
 const is4xx = (ex: Exchange) => !!ex.response && ex.response.status >= 400 && ex.response.status < 500;
 
 const firstRejection = (bursts: Burst[]) => bursts.flatMap((b) => b.rejections)[0];
@@ -101,6 +109,9 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   if (first.accepted === 0) throw new StartupFailure(first.exchanges.reduce((a, b) => (b.seq < a.seq ? b : a)), '--api-key', d.config);
   adopt(first, ['main', 'generated']);
   const bursts = [first];
+  const unmeasurable = tooShort(d.config);
+  // The burst still was the preflight and filled the pool; it just proves nothing about a window this short.
+  if (unmeasurable) return { limit: LIMITS.token, what: 'token issuances', verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts };
   let verdict = judgeLimit(LIMITS.token, windowMs(d.config), first);
   let note: string | undefined;
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
@@ -134,7 +145,25 @@ interface RequestProbeSpec {
 }
 
 /** Reads or writes on dedicated tokens: exactly limit+1 on one, then (if all were served) until refusal on another. */
-async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string): Promise<LimitProbe> {
+/** Lets one burst run at a time: probes that share a client (and, embedded, a process) would slow each other's bursts. */
+class Turns {
+  private last: Promise<void> = Promise.resolve();
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    const before = this.last;
+    let release!: () => void;
+    this.last = new Promise<void>((r) => (release = r));
+    await before;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}
+
+async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string, turns: Turns): Promise<LimitProbe> {
+  const unmeasurable = tooShort(d.config);
+  if (unmeasurable) return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts: [] };
   const token = async () => (await d.tokens.issue('primary', spec.sentBy)).token;
   const t1 = await token();
   const firstAnswer = await spec.send(t1);
@@ -146,22 +175,26 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string)
   if (!served(firstAnswer)) {
     return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: `the first ${spec.what.replace(/s$/, '')} answered ${statusText(firstAnswer)}` }, bursts: [] };
   }
-  let first = await burst({ max: spec.limit, concurrency: CONCURRENCY, stopAtFirstRejection: false }, () => spec.send(t1), cls);
-  first = { ...first, exchanges: [firstAnswer, ...first.exchanges], accepted: first.accepted + 1 };
-  let held = t1;
-  if (first.spanMs >= windowMs(d.config) / 2) {
-    // Too slow to fill one window: once more, on a fresh token, four times as wide.
-    held = await token();
-    first = await burst({ max: spec.limit + 1, concurrency: CONCURRENCY * 4, stopAtFirstRejection: false }, () => spec.send(held), cls);
-  }
-  const bursts = [first];
-  let verdict = judgeLimit(spec.limit, windowMs(d.config), first);
-  if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && first.others.length === 0) {
-    const t2 = await token();
-    const second = await burst({ max: 2 * spec.limit + 2, concurrency: CONCURRENCY, stopAtFirstRejection: true }, () => spec.send(t2), cls);
-    bursts.push(second);
-    verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
-  }
+  // The bursts take turns with the other probe's; the waits for a window's reset below overlap freely.
+  const { bursts, verdict, held } = await turns.run(async () => {
+    let first = await burst({ max: spec.limit, concurrency: CONCURRENCY, stopAtFirstRejection: false }, () => spec.send(t1), cls);
+    first = { ...first, exchanges: [firstAnswer, ...first.exchanges], accepted: first.accepted + 1 };
+    let held = t1;
+    if (first.spanMs >= windowMs(d.config) / 2) {
+      // Too slow to fill one window: once more, on a fresh token, four times as wide.
+      held = await token();
+      first = await burst({ max: spec.limit + 1, concurrency: CONCURRENCY * 4, stopAtFirstRejection: false }, () => spec.send(held), cls);
+    }
+    const bursts = [first];
+    let verdict = judgeLimit(spec.limit, windowMs(d.config), first);
+    if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && first.others.length === 0) {
+      const t2 = await token();
+      const second = await burst({ max: 2 * spec.limit + 2, concurrency: CONCURRENCY, stopAtFirstRejection: true }, () => spec.send(t2), cls);
+      bursts.push(second);
+      verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
+    }
+    return { bursts, verdict, held };
+  });
   const probe: LimitProbe = { limit: spec.limit, what: spec.what, verdict, bursts, firstRejection: firstRejection(bursts) };
   if (probe.firstRejection) {
     probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, scopeLane));
@@ -198,13 +231,14 @@ export async function runIssuanceProbe(d: Deps): Promise<IssuanceStage> {
  */
 export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promise<LimitsReport> {
   const auth = (t: string) => ({ authorization: `Bearer ${t}` });
+  const turns = new Turns();
   const [read, write] = await Promise.all([
     probeRequests(d, {
       limit: LIMITS.read,
       what: 'reads',
       sentBy: 'limits.read-limit',
       send: (t) => d.http.send({ method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy: 'limits.read-limit' }),
-    }, 'main'),
+    }, 'main', turns),
     d.config.readOnly ? Promise.resolve(undefined) : probeRequests(d, {
       limit: LIMITS.write,
       what: 'writes',
@@ -212,7 +246,7 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
       // An empty create body creates nothing; the target counts it if it counts writes after authentication.
       send: (t) => d.http.send({ method: 'POST', path: '/v1/vms', json: {}, headers: auth(t), sentBy: 'limits.write-limit' }),
       baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
-    }, 'main'),
+    }, 'main', turns),
   ]);
   const realCreates = realCreateAllowance(d);
   const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.write ? await probeWithCreates(d, realCreates) : write;

@@ -5,7 +5,7 @@ import { readDeclarations } from '../spec/declarations.ts';
 import { UsageError } from '../spec/errors.ts';
 import type { RunConfig } from './config.ts';
 import type { Check, CheckOutcome } from './check.ts';
-import { Unavailable, skip } from './check.ts';
+import { Unavailable, skip, undeclared } from './check.ts';
 import { computeCoverage, isIncomplete } from './coverage.ts';
 import { loadClauses } from '../spec/clauses.ts';
 import type { CheckContext, CallOptions } from './context.ts';
@@ -57,7 +57,7 @@ export function toReport(check: Check, outcome: CheckOutcome | { status: 'error'
     const binding = findings.some((f) => f.level !== 'should');
     return { ...base, status: binding ? 'failed' : 'warning', message: outcome.message, evidence: outcome.evidence, ...(findings.length > 1 || lead.level !== check.level ? { findings } : {}) };
   }
-  if (outcome.status === 'skipped') return { ...base, status: 'skipped', message: outcome.message, ...(outcome.howToVerify ? { howToVerify: outcome.howToVerify } : {}) };
+  if (outcome.status === 'skipped') return { ...base, status: 'skipped', message: outcome.message, ...(outcome.howToVerify ? { howToVerify: outcome.howToVerify } : {}), ...(outcome.undeclared ? { undeclared: true as const } : {}) };
   if (outcome.status === 'error') return { ...base, status: 'error', message: outcome.message };
   return { ...base, status: 'passed', message: outcome.message, evidence: outcome.evidence };
 }
@@ -144,7 +144,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       try {
         outcome = await check.run(ctx);
       } catch (err) {
-        if (err instanceof Unavailable) outcome = skip(err.message, err.howToVerify);
+        if (err instanceof Unavailable) outcome = err.undeclared ? undeclared(err.message, err.howToVerify ?? 'declare it in --overlay') : skip(err.message, err.howToVerify);
         else if (err instanceof CredentialError && err.key !== 'primary') outcome = skip(err.message, `check ${KEY_FLAGS[err.key]}`);
         // The target stopped issuing tokens mid-run (a window that never resets): this check cannot run, the others stand.
         else if (err instanceof CredentialError) outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import type { Check, CheckOutcome } from '../../src/engine/check.ts';
-import { judge, finding, pass, fail, skip, warn } from '../../src/engine/check.ts';
+import { judge, finding, pass, fail, skip, warn, undeclared } from '../../src/engine/check.ts';
 import { computeCoverage, isIncomplete } from '../../src/engine/coverage.ts';
 import { verdictOf, EXIT_CODES, type CheckReport } from '../../src/engine/report.ts';
 import { toReport } from '../../src/engine/runner.ts';
@@ -76,6 +76,13 @@ describe('coverage: what the run proved', () => {
     const cov = computeCoverage(clauses, [a1, declaredA, onlyDeclared], reports, { overlay: false });
     expect(cov.verified).toContain('A');
     expect(cov.notVerified).toEqual([expect.objectContaining({ clause: 'B', check: 'g.only-declared', howToVerify: '--overlay FILE' })]);
+  });
+
+  it('does not hold an unshown item to a design the overlay does not declare (undeclared), but keeps a MUST clause open', () => {
+    const onlyDeclared = check('g.only-declared', ['B', 'U-X'], 'declared');
+    const reports = [report(onlyDeclared, undeclared('the overlay declares no test event', 'declare it in --overlay'))];
+    const cov = computeCoverage(clauses, [onlyDeclared], reports, { overlay: true });
+    expect(cov.notVerified.map((n) => n.clause)).toEqual(['B']);
   });
 
   it('holds declared unshown items only when an overlay is given', () => {
