@@ -144,7 +144,7 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(USAGE + '\n');
         return 0;
       }
-      const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'));
+      const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'), { terminal: { write: (t) => process.stdout.write(t), isTTY: process.stdout.isTTY === true, columns: process.stdout.columns }, env: process.env });
       return exitCode;
     }
     throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, reference, overlay)`);

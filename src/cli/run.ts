@@ -14,6 +14,7 @@ import { writeReports } from '../report/index.ts';
 import { renderOverlay } from '../report/overlay.ts';
 import { writeFile } from 'node:fs/promises';
 import { checkLine, summaryLines } from '../report/terminal.ts';
+import { ProgressView, colourWanted, type Terminal } from './progress.ts';
 import { startReference, type ReferenceTarget } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../fixtures/s3/server.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/session.ts';
@@ -34,7 +35,7 @@ export async function runCommand(
   opts: RunOptions,
   tool: ToolInfo,
   out: (line: string) => void,
-  extra: { faults?: string[]; variants?: string[]; noDefaultOverlay?: boolean; s3Faults?: string[]; s3LargeObjectBytes?: number } = {},
+  extra: { faults?: string[]; variants?: string[]; noDefaultOverlay?: boolean; s3Faults?: string[]; s3LargeObjectBytes?: number; terminal?: Terminal; env?: Record<string, string | undefined> } = {},
 ): Promise<RunResult> {
   for (const r of [...opts.reports, ...(opts.emitOverlay ? [{ format: 'overlay', path: opts.emitOverlay }] : [])]) {
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
@@ -111,7 +112,10 @@ export async function runCommand(
     embedded: !!embedded,
     s3,
   };
-  const hooks: RunHooks = opts.quiet ? {} : { onCheckEnd: (c) => out(checkLine(c)) };
+  // A terminal gets the live view (a status line, countdowns, colour); a plain writer gets the check lines.
+  const view = !opts.quiet && extra.terminal ? new ProgressView(extra.terminal, { colour: colourWanted(extra.env ?? {}, extra.terminal.isTTY), total: selectChecks(allChecks, opts.only).length }) : undefined;
+  const say = view ? (line: string) => view.line(line) : out;
+  const hooks: RunHooks = opts.quiet ? {} : view ?? { onCheckEnd: (c) => out(checkLine(c)) };
   // Ctrl-C: remove the run's buckets (bounded), stop what was started, exit 130.
   const onSigint = () => {
     void (async () => {
@@ -124,7 +128,7 @@ export async function runCommand(
   if (s3 && s3Selected) process.once('SIGINT', onSigint);
   let swept = false;
   try {
-    if (!opts.quiet) out(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
+    if (!opts.quiet) say(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
     const report = await runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
       // A run that could not start still leaves the reports asked for (verdict error), then exits 2.
       if (err instanceof StartupFailure && err.runReport) await writeReports(err.runReport, opts.reports);
@@ -134,13 +138,15 @@ export async function runCommand(
     swept = true;
     if (s3Cleanup) {
       report.s3Cleanup = s3Cleanup;
-      if (!opts.quiet && s3Cleanup.failed.length) out(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
+      if (!opts.quiet && s3Cleanup.failed.length) say(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
     }
-    if (!opts.quiet) summaryLines(report).forEach((l) => out(l));
+    view?.close();
+    if (!opts.quiet) summaryLines(report, view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false).forEach((l) => out(l));
     await writeReports(report, opts.reports);
     if (opts.emitOverlay) await writeFile(opts.emitOverlay, renderOverlay(report));
     return { report, exitCode: EXIT_CODES[report.verdict] };
   } finally {
+    view?.close();
     if (!swept) await sweepS3(config).catch(() => undefined);
     process.off('SIGINT', onSigint);
     await embeddedS3?.close();

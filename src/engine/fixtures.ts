@@ -9,6 +9,7 @@ import type { KeyName } from './tokens.ts';
 import { Unavailable } from './check.ts';
 import { readLocation, readTaskState, taskIdCandidates, describeLocation, type Candidate, type TaskState } from './discover.ts';
 import type { CertifyPreparation } from './certify.ts';
+import { Waits } from './progress.ts';
 
 export interface CreatedVm {
   name: string;
@@ -67,6 +68,7 @@ export class Fixtures {
     private readonly config: RunConfig,
     private readonly declarations: Declarations,
     private readonly ledger: Ledger,
+    private readonly waits: Waits = new Waits(),
   ) {}
 
   vmName(suffix: string): string {
@@ -140,8 +142,12 @@ export class Fixtures {
 
   /** Polls a task until it reaches a terminal state or the task timeout (target-seconds) passes. */
   async pollTask(taskId: string, lane?: string): Promise<TaskOutcome> {
+    const boundMs = (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale;
+    return this.waits.upTo(this.pollUntilDone(taskId, lane, Date.now() + boundMs), boundMs, `task ${taskId} to complete (--task-timeout ${this.config.taskTimeoutSeconds} s)`, 'tasks');
+  }
+
+  private async pollUntilDone(taskId: string, lane: string | undefined, deadline: number): Promise<TaskOutcome> {
     const scale = this.config.timeScale;
-    const deadline = Date.now() + (this.config.taskTimeoutSeconds * 1000) / scale;
     const intervalMs = Math.max(20, 1000 / scale);
     const polls: Exchange[] = [];
     const history: string[] = [];

@@ -3,6 +3,7 @@ import type { Redactor } from './redact.ts';
 import type { Exchange } from './exchange.ts';
 import { statusText } from './exchange.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Waits } from './progress.ts';
 import { retryAfterSeconds, retryWaitMs } from './retry-after.ts';
 
 /** Token validity the seed documents (AUTH-TOKEN-TTL). */
@@ -49,6 +50,7 @@ export class TokenManager {
     private readonly keys: Partial<Record<KeyName, string>>,
     private readonly timeScale: number,
     private readonly redactor: Redactor,
+    private readonly waits?: Waits,
   ) {
     for (const [name, key] of Object.entries(keys)) redactor.add(key, `api key ${KEY_FLAGS[name as KeyName]}`);
   }
@@ -109,7 +111,9 @@ export class TokenManager {
     this.issued[key]++;
     let ex = await this.exchange(secret, sentBy);
     for (let attempt = 0; ex.response?.status === 429 && attempt < 3; attempt++) {
-      await sleep(retryWaitMs(retryAfterSeconds(ex), attempt, this.timeScale, 65));
+      const waitMs = retryWaitMs(retryAfterSeconds(ex), attempt, this.timeScale, 65);
+      if (this.waits) await this.waits.sleep(waitMs, `the Retry-After of a refused token issuance (${KEY_FLAGS[key]})`, sentBy);
+      else await sleep(waitMs);
       ex = await this.exchange(secret, sentBy);
     }
     const body = ex.response?.json as Record<string, unknown> | undefined;

@@ -29,7 +29,7 @@ export const tokenExpiry: Check = {
     const { token } = await ctx.tokens.issue('primary', ctx.checkId);
     const fresh = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (!wasAccepted(fresh)) return skip(`a fresh token was not accepted (${describe(fresh)}); cannot tell expiry apart`, 'a token the target accepts (see auth.token-shape)');
-    await ctx.sleepTarget(LIFETIME_SECONDS + 2);
+    await ctx.sleepTarget(LIFETIME_SECONDS + 2, 'the token lifetime to pass (3600 s and 2 more, target time)');
     const expired = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (wasAccepted(expired)) return fail(`a token ${LIFETIME_SECONDS + 2} s old was still accepted`, [fresh, expired]);
     const renewed = await ctx.tokens.issue('primary', ctx.checkId);
