@@ -156,9 +156,9 @@ describe('options', () => {
     expect(new Set([s.apiKey, s.apiKeyB, s.apiKeyReadonly]).size).toBe(3);
   });
 
-  it('has a catalogue of 73 uniquely named faults, and 7 hostile ones', () => {
-    expect(FAULTS).toHaveLength(73);
-    expect(new Set([...FAULTS, ...HOSTILE_FAULTS].map((f) => f.name)).size).toBe(80);
+  it('has a catalogue of 74 uniquely named faults, and 7 hostile ones', () => {
+    expect(FAULTS).toHaveLength(74);
+    expect(new Set([...FAULTS, ...HOSTILE_FAULTS].map((f) => f.name)).size).toBe(FAULTS.length + HOSTILE_FAULTS.length);
   });
 });
 
@@ -1212,6 +1212,17 @@ const faultCases: FaultCase[] = [
     },
     clean: [400, 400, 400, undefined],
     faulty: [202, 202, 400, -3],
+  },
+  {
+    name: 'fraction-vcpus-accepted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const statuses = await Promise.all([1.5, 'two', 2].map(async (vcpus) => call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus }) })));
+      const created = statuses[0].status === 202 ? (await call(s, 'GET', `/v1/vms/${statuses[0].body.vm_id}`, { token: t })).body.vcpus : undefined;
+      return [...statuses.map((r) => r.status), created];
+    },
+    clean: [400, 400, 202, undefined],
+    faulty: [202, 400, 202, 1],
   },
   {
     name: 'long-name-500',
