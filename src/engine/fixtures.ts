@@ -15,7 +15,19 @@ export interface CreatedVm {
   tags?: Record<string, string>;
   exchange: Exchange;
   accepted: boolean;
+  /** Every create sent for it, one per size tried (the last is `exchange`). */
+  attempts: Exchange[];
 }
+
+/**
+ * Sizes for the run's VMs, smallest first. The seed shows no ranges, so a target may refuse the smallest for its
+ * content (a 4xx): the next size is tried, and the first one accepted is used for every VM the run creates.
+ */
+export const SIZE_LADDER: ReadonlyArray<{ vcpus: number; memory_gb: number; system_disk_gb: number }> = [
+  { vcpus: 1, memory_gb: 1, system_disk_gb: 20 },
+  { vcpus: 2, memory_gb: 4, system_disk_gb: 50 },
+  { vcpus: 4, memory_gb: 16, system_disk_gb: 100 },
+];
 
 export interface FoundTask {
   id: string;
@@ -72,6 +84,8 @@ function memo<T>(fn: () => Promise<T>): () => Promise<T> {
 export class Fixtures {
   /** Items the last complete walk of the whole list found: later walks pick page sizes that fit their bound. */
   private knownSize: number | undefined;
+  /** The sizes of the run's VMs: the smallest until a create tells otherwise. */
+  private sizes = SIZE_LADDER[0]!;
 
   constructor(
     private readonly call: Call,
@@ -92,10 +106,10 @@ export class Fixtures {
     }
     const body: Record<string, unknown> = {
       name: this.vmName(suffix),
-      vcpus: 1,
-      memory_gb: 1,
+      vcpus: this.sizes.vcpus,
+      memory_gb: this.sizes.memory_gb,
       image: this.config.image,
-      system_disk_gb: 20,
+      system_disk_gb: this.sizes.system_disk_gb,
       subnet_id: this.config.subnetId,
     };
     let tags: Record<string, string> | undefined;
@@ -107,11 +121,20 @@ export class Fixtures {
   }
 
   readonly vm = memo(async (): Promise<CreatedVm> => {
-    const { body, tags } = this.vmCreateBody('vm1');
-    const exchange = await this.call({ method: 'POST', path: '/v1/vms', json: body });
-    const accepted = isSuccess(exchange);
-    if (accepted) this.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: exchange.sentBy });
-    return { name: String(body['name']), body, tags, exchange, accepted };
+    const attempts: Exchange[] = [];
+    for (const sizes of SIZE_LADDER) {
+      this.sizes = sizes;
+      const { body, tags } = this.vmCreateBody('vm1');
+      const exchange = await this.call({ method: 'POST', path: '/v1/vms', json: body });
+      attempts.push(exchange);
+      const accepted = isSuccess(exchange);
+      if (accepted) this.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: exchange.sentBy });
+      // Only a refusal of the request's content makes another size worth trying: not credentials, quota, rate or a 5xx.
+      const status = exchange.response?.status ?? 0;
+      const forContent = status >= 400 && status < 500 && ![401, 403, 404, 429].includes(status) && errorCodeOf(exchange) !== 'quota_exceeded';
+      if (accepted || !forContent || sizes === SIZE_LADDER[SIZE_LADDER.length - 1]) return { name: String(body['name']), body, tags, exchange, accepted, attempts };
+    }
+    throw new Error('unreachable: the size ladder is not empty');
   });
 
   async acceptedVm(): Promise<CreatedVm> {
@@ -258,6 +281,10 @@ export class Fixtures {
     }
     return done(false, `stopped after ${MAX_WALK_PAGES} pages at per_page=${perPage}: the list is longer than a bounded walk covers`, true);
   }
+}
+
+function errorCodeOf(ex: Exchange): unknown {
+  return (ex.response?.json as { error?: { code?: unknown } } | undefined)?.error?.code;
 }
 
 /** What must hold still between two reads of a page: its ids and every total-like count. */

@@ -35,6 +35,7 @@ export const pageWalk: Check = {
     const got = new Set(ids);
     const missing = reference.items.map((v) => JSON.stringify(v['id'])).filter((id) => !got.has(id));
     if (missing.length) return fail(`${missing.length} VMs listed at per_page=${reference.perPage} are missing from the walk at per_page=${perPage} (e.g. ${missing[0]})${moving}`, walk.pages.slice(0, 2), { perPage, missing: missing.slice(0, 10) });
+    ctx.observe('firstPage', walk.firstPage);
     return pass(`${walk.pages.length} pages at per_page=${perPage} hold each of the ${n} VMs exactly once (first page ${walk.firstPage})`);
   },
 };

@@ -48,6 +48,9 @@ export const tagFilter: Check = {
     let probe: [string, string] | undefined;
     if (ctx.declarations.tagsField && vm?.accepted && vm.tags) probe = Object.entries(vm.tags)[0];
     probe ??= all.items.map(tagsOf).find((t) => t && t.length > 0)?.[0];
+    const shapeOf = (t: unknown) => (Array.isArray(t) ? (t.some((x) => typeof x === 'string') ? '"key:value" strings' : '{key, value} objects') : 'a map');
+    const tagged = all.items.find((v) => (tagsOf(v)?.length ?? 0) > 0);
+    if (tagged) ctx.observe('tagShape', shapeOf(tagged['tags']));
     if (!probe) {
       ctx.observe('tagsVisible', false);
       return pass(`${findings[0]}; no tags visible on records, so matching VMs could not be checked`, evidence);
