@@ -2,9 +2,12 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
+import { lintOverlay } from '../spec/load.ts';
+import { OverlayInvalid } from '../spec/overlay-check.ts';
 import type { RunConfig } from '../engine/config.ts';
 import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/runner.ts';
 import { EXIT_CODES, type RunReport } from '../engine/report.ts';
+import { StartupFailure } from '../engine/startup-failure.ts';
 import { allChecks } from '../../suites/index.ts';
 import { writeReports } from '../report/index.ts';
 import { renderOverlay } from '../report/overlay.ts';
@@ -36,6 +39,11 @@ export async function runCommand(
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
   }
   const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
+  // The overlay is checked against the vocabulary before anything starts or is sent (exit 2 naming the problem).
+  if (opts.overlay !== undefined) {
+    const lint = await lintOverlay(opts.overlay);
+    if (lint.problems.length) throw new OverlayInvalid(opts.overlay, lint.problems);
+  }
   if (opts.dryRun) return dryRun(opts, tool, out);
   if (opts.insecure && !opts.quiet) out('WARNING: --insecure: TLS certificates are NOT verified; the report says so.');
   if (opts.s3Url && (!opts.s3AccessKey || !opts.s3SecretKey)) {
@@ -115,7 +123,11 @@ export async function runCommand(
   let swept = false;
   try {
     if (!opts.quiet) out(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
-    const report = await runSuite(config, allChecks, tool, hooks);
+    const report = await runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
+      // A run that could not start still leaves the reports asked for (verdict error), then exits 2.
+      if (err instanceof StartupFailure && err.runReport) await writeReports(err.runReport, opts.reports);
+      throw err;
+    });
     const s3Cleanup = await sweepS3(config);
     swept = true;
     if (s3Cleanup) {

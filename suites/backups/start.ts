@@ -21,7 +21,7 @@ export const startBackup: Check = {
       if (ex.response?.status === 409) return skip(`the backup was refused for the VM's state: ${describe(ex)}; which states allow a backup is not shown`, 'a target that backs up a running VM, or a run against a VM in a state the target backs up');
       return fail(`starting a backup was refused: ${describe(ex)}`, [ex]);
     }
-    ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` });
+    ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` }, ex);
     ctx.observe('backupStartStatus', ex.response!.status);
     return pass(`backup started: ${describe(ex)}`, [ex]);
   },
