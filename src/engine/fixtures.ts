@@ -265,7 +265,12 @@ export class Fixtures {
     for (let page = firstPage; page < firstPage + MAX_WALK_PAGES; page++) {
       const ex = await this.call({ as, method: 'GET', path: '/v1/vms', query: { ...query, page, per_page: perPage } });
       pages.push(ex);
-      if (!isSuccess(ex)) return done(false, `page ${page} answered ${statusText(ex)}`);
+      if (!isSuccess(ex)) {
+        // A target may refuse a page past the last one (404, 400): after a full page, that is the end if the totals say
+        // every item was seen.
+        if (page > firstPage && pastTheEnd(ex, pages[0]!, items.length)) return done(true, `page ${page} answered ${statusText(ex)}: past the last page (the total says all ${items.length} were seen)`);
+        return done(false, `page ${page} answered ${statusText(ex)}`);
+      }
       const vms = vmsOf(ex);
       if (vms.length === 0 || vms.length < perPage) {
         const walk = done(true, `page ${page} was ${vms.length === 0 ? 'empty' : 'short'}`);
@@ -285,6 +290,16 @@ export class Fixtures {
 
 function errorCodeOf(ex: Exchange): unknown {
   return (ex.response?.json as { error?: { code?: unknown } } | undefined)?.error?.code;
+}
+
+/**
+ * A refusal of a page past the last one: a 4xx for its content (not credentials or a rate limit) when no total-like
+ * count on the first page says there are more than `offset` items.
+ */
+export function pastTheEnd(refused: Exchange, first: Exchange, offset: number): boolean {
+  const status = refused.response?.status ?? 0;
+  const totals = totalCandidatesOf(first).map((c) => c.value);
+  return [400, 404, 416, 422].includes(status) && totals.length > 0 && Math.max(...totals) <= offset;
 }
 
 /** What must hold still between two reads of a page: its ids and every total-like count. */

@@ -170,6 +170,7 @@ const cases: VariantCase[] = [
   { name: 'create-ranges-wide', probe: async (s) => [await createStatus(s, { vcpus: 100 }), await createStatus(s, { system_disk_gb: 5 })], clean: [400, 400], variant: [202, 202] },
   { name: 'create-ranges-high-minimum', probe: async (s) => [await createStatus(s, { vcpus: 1, memory_gb: 1, system_disk_gb: 20 }), await createStatus(s)], clean: [202, 202], variant: [400, 202] },
   { name: 'pages-zero-based', probe: async (s) => [(await listed(s, '?page=0&per_page=1')).status, (await listed(s, '?page=1&per_page=1')).body.vms[0].name], clean: [400, 'seed-vm-001'], variant: [200, 'seed-vm-002'] },
+  { name: 'page-past-end-404', probe: async (s) => [(await listed(s, '?page=3&per_page=100')).status, (await listed(s, '?page=2&per_page=100')).status, (await listed(s, '?tag=none:none')).status], clean: [200, 200, 200], variant: [404, 200, 200] },
   { name: 'per-page-default-10', probe: async (s) => (await listed(s)).body.vms.length, clean: 20, variant: 10 },
   { name: 'list-newest-first', probe: async (s) => (await listed(s, '?per_page=1')).body.vms[0].name, clean: 'seed-vm-001', variant: 'seed-vm-130' },
   { name: 'per-page-over-max-clamp', probe: async (s) => { const r = await listed(s, '?per_page=101'); return [r.status, r.body.vms?.length]; }, clean: [400, undefined], variant: [200, 100] },
