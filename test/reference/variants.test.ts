@@ -188,6 +188,13 @@ const cases: VariantCase[] = [
     clean: [130, 100, 'seed-vm-050'],
     variant: [2500, 33, '2024-03-23 13:45 import 50'],
   },
+  {
+    // Issue 12's variant, probed here like the others of the population dimension.
+    name: 'short-untagged-list',
+    probe: async (s) => { const b = (await listed(s)).body; return [b.total, b.vms.filter((v: { tags: object }) => Object.keys(v.tags).length > 0).length]; },
+    clean: [130, 20],
+    variant: [8, 0],
+  },
   { name: 'tags-as-strings', probe: async (s) => [(await listed(s, '?per_page=1')).body.vms[0].tags, await createStatus(s, { tags: ['env:blue'] })], clean: [{ env: 'prod', team: 'alpha' }, 400], variant: [['env:prod', 'team:alpha'], 202] },
   { name: 'tags-as-pairs', probe: async (s) => [(await listed(s, '?per_page=1')).body.vms[0].tags, await createStatus(s, { tags: [{ key: 'env', value: 'blue' }] })], clean: [{ env: 'prod', team: 'alpha' }, 400], variant: [[{ key: 'env', value: 'prod' }, { key: 'team', value: 'alpha' }], 202] },
   { name: 'tags-as-labels', probe: async (s) => { const v = (await listed(s, '?per_page=1')).body.vms[0]; return [v.tags, v.labels]; }, clean: [{ env: 'prod', team: 'alpha' }, undefined], variant: [undefined, { env: 'prod', team: 'alpha' }] },
