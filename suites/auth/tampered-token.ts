@@ -43,6 +43,7 @@ export const tamperedToken: Check = {
   title: 'A token whose payload or signature was altered is refused',
   async run(ctx) {
     const genuine = await ctx.tokens.get('primary', ctx.checkId);
+    ctx.observe('tokenFormat', genuine.split('.').length === 3 ? 'three dot-separated parts (JWT-like)' : 'opaque');
     const sent: Array<{ name: string; ex: Exchange }> = [];
     for (const v of tamperedVariants(genuine)) {
       ctx.registerSecret(v.value, 'altered token');
