@@ -48,6 +48,8 @@ run options:
   --task-timeout SECONDS    target-seconds a task may take to finish (default 120)
   --request-timeout SECONDS seconds allowed per request (default 15)
   --quiet                   no progress output
+  --sequential              one check at a time (by default checks that share no budget and no state run
+                            concurrently; the statuses are the same either way)
   --s3-url URL              object storage endpoint (default: the embedded s3rver when the API target is
                             embedded; with --base-url and no --s3-url the s3 group is skipped)
   --s3-access-key KEY, --s3-secret-key SECRET, --s3-region NAME (default us-east-1)

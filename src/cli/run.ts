@@ -101,6 +101,7 @@ export async function runCommand(
     // certify creates within a budget: --max-creates, else what it needs (printed by --dry-run).
     maxCreates: opts.maxCreates ?? (opts.profile === 'certify' ? certifyBudget().total : undefined),
     webhookListen: opts.webhookListen,
+    sequential: opts.sequential,
     readOnly: opts.readOnly,
     expiredToken: opts.expiredToken,
     insecure: opts.insecure,

@@ -22,6 +22,7 @@ import { Waits, type WaitListener } from './progress.ts';
 import { EventFixtures } from './events.ts';
 import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from './limit-session.ts';
 import { prepareCertify, type CertifyPreparation } from './certify.ts';
+import { runScheduled } from './schedule.ts';
 import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 import { limitTraces, specDigests } from './report-extras.ts';
 
@@ -101,23 +102,11 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       : undefined;
     fixtures.certify = certify;
 
-    // The limits group's read and write probes run after every other check (they may exhaust what they probe), then
-    // its checks; the checks that review the whole log come last.
+    // Checks that share no budget and no state run concurrently (schedule.ts). The limits group's read and write
+    // probes run after every other check (they may exhaust what they probe), alone on the machine, then its checks;
+    // the checks that review the whole log come last.
     const isLimits = (c: Check) => c.group === 'limits';
-    const ordered = [...checks.filter((c) => !c.reviewsLog && !isLimits(c)), ...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)];
-    const reports: CheckReport[] = [];
-    for (const check of ordered) {
-      if (issuance && !limits) {
-        if (isLimits(check) || check.reviewsLog) {
-          try {
-            limits = await runRequestProbes({ config, http, tokens, ledger, waits }, issuance);
-          } catch (err) {
-            // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
-            if (!(err instanceof CredentialError)) throw err;
-            limits = { token: issuance.probe, error: err };
-          }
-        }
-      }
+    const runOne = async (check: Check): Promise<CheckReport> => {
       hooks.onCheckStart?.(check);
       const ctx: CheckContext = {
         checkId: check.id,
@@ -152,8 +141,21 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         else outcome = { status: 'error', message: `internal error in the suite: ${(err as Error).message}` };
       }
       const report = toReport(check, outcome, Date.now() - started, http.log.length);
-      reports.push(report);
       hooks.onCheckEnd?.(report);
+      return report;
+    };
+    const reports: CheckReport[] = await runScheduled(checks.filter((c) => !c.reviewsLog && !isLimits(c)), runOne, config.sequential);
+    for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
+      if (issuance && !limits) {
+        try {
+          limits = await runRequestProbes({ config, http, tokens, ledger, waits }, issuance);
+        } catch (err) {
+          // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
+          if (!(err instanceof CredentialError)) throw err;
+          limits = { token: issuance.probe, error: err };
+        }
+      }
+      reports.push(await runOne(check));
     }
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));

@@ -43,6 +43,8 @@ interface HeldToken {
  */
 export class TokenManager {
   private readonly held = new Map<string, HeldToken>();
+  /** Issuances under way per lane, shared by the checks that ask meanwhile. */
+  private readonly renewing = new Map<string, Promise<string>>();
   readonly issued: Record<KeyName, number> = { primary: 0, second: 0, readonly: 0, revocable: 0 };
 
   constructor(
@@ -129,6 +131,16 @@ export class TokenManager {
     const slot = `${key}:${lane}`;
     const current = this.held.get(slot);
     if (current && Date.now() < current.renewAt) return current.token;
+    // Checks running side by side that need the same lane's token wait for one issuance, not one each.
+    const pending = this.renewing.get(slot);
+    if (pending) return pending;
+    const renewal = this.renew(key, sentBy, slot).finally(() => this.renewing.delete(slot));
+    this.renewing.set(slot, renewal);
+    return renewal;
+  }
+
+  private async renew(key: KeyName, sentBy: string, slot: string): Promise<string> {
+    const current = this.held.get(slot);
     try {
       const { token, body } = await this.issue(key, sentBy);
       this.held.set(slot, this.holding(token, body, Date.now()));

@@ -3,6 +3,7 @@ import { pass, fail, skip } from '../../src/engine/check.ts';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { PutObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import { S3_LARGE } from '../shares.ts';
 import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket, unquote } from './session.ts';
 
 const MiB = 1024 * 1024;
@@ -39,6 +40,7 @@ export const largeObject: Check = {
   level: 'should',
   why: { should: "the supported subset and object size limits are not shown" },
   title: 'A 64 MiB object streams up and down intact',
+  shares: [S3_LARGE],
   async run(ctx) {
     const s = s3Session(ctx);
     const size = s.config.largeObjectBytes ?? 64 * MiB;
