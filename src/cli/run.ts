@@ -41,10 +41,19 @@ export async function runCommand(
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
   }
   const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
-  // The overlay is checked against the vocabulary before anything starts or is sent (exit 2 naming the problem).
+  // The embedded S3 endpoint (a child process) starts while the overlay is checked and the reference target starts.
+  const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants }) : undefined;
+  s3Starting?.catch(() => {});
+  // The overlay is checked against the vocabulary before anything is sent (exit 2 naming the problem).
   if (opts.overlay !== undefined) {
-    const lint = await lintOverlay(opts.overlay);
-    if (lint.problems.length) throw new OverlayInvalid(opts.overlay, lint.problems);
+    const lint = await lintOverlay(opts.overlay).catch(async (err: unknown) => {
+      await s3Starting?.then((s) => s.close()).catch(() => {});
+      throw err;
+    });
+    if (lint.problems.length) {
+      await s3Starting?.then((s) => s.close()).catch(() => {});
+      throw new OverlayInvalid(opts.overlay, lint.problems);
+    }
   }
   if (opts.dryRun) return dryRun(opts, tool, out);
   if (opts.insecure && !opts.quiet) out('WARNING: --insecure: TLS certificates are NOT verified; the report says so.');
@@ -59,7 +68,12 @@ export async function runCommand(
   let overlayPath = opts.overlay;
   if (!baseUrl) {
     if (overlayPath === undefined && !extra.noDefaultOverlay) overlayPath = REFERENCE_OVERLAY_FILE;
-    embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants });
+    try {
+      embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants });
+    } catch (err) {
+      await s3Starting?.then((s) => s.close()).catch(() => {});
+      throw err;
+    }
     const s = embedded.settings;
     baseUrl = s.baseUrl;
     keys = { primary: s.apiKey, second: s.apiKeyB, readonly: s.apiKeyReadonly, revocable: s.apiKeyRevocable };
@@ -73,9 +87,9 @@ export async function runCommand(
   let s3: S3Config | undefined;
   if (opts.s3Url) {
     s3 = { url: opts.s3Url, accessKey: opts.s3AccessKey!, secretKey: opts.s3SecretKey!, region: opts.s3Region ?? 'us-east-1', forcePathStyle: !opts.s3VirtualHost };
-  } else if (embedded && s3Selected) {
+  } else if (embedded && s3Starting) {
     try {
-      embeddedS3 = await startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants });
+      embeddedS3 = await s3Starting;
     } catch (err) {
       await embedded.close();
       throw err;
