@@ -34,7 +34,10 @@ export const tagFilterStrict: Check = {
       const [key, value] = [whole[0], whole[1].slice(0, -1)];
       const cut = await ctx.fixtures.walk(100, { tag: `${key}:${value}` });
       const wrong = cut.items.filter((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, x]) => k === key && x === value));
+      const everything = all.complete && cut.items.length === all.items.length && wrong.length > 0;
       if (!cut.complete) notJudged.push(`partial values (tag=${key}:${value} could not be walked: ${cut.stoppedBecause})`);
+      // A filter that returns the whole list is not applied at all: vms.tag-filter's finding, not a partial match.
+      else if (everything) notJudged.push(`partial values (tag=${key}:${value} returned the whole list: the filter is not applied, see vms.tag-filter)`);
       else {
         judged.push(`tag=${key}:${value} (cut from ${whole[1]}) returned ${cut.items.length} VMs, all carrying it exactly`);
         if (wrong.length) {
