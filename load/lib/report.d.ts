@@ -46,7 +46,7 @@ export function buildSummary(input: {
     durationMs?: number;
 }): LoadSummary;
 /**
- * Escapes text for XML content and attribute values, dropping characters XML cannot carry.
+ * Escapes text for XML content and attribute values, replacing characters XML cannot carry with U+FFFD.
  * @param {unknown} value
  */
 export function escapeXml(value: unknown): string;
@@ -74,15 +74,16 @@ export function renderText(s: LoadSummary): string;
  */
 export function redact(text: string, secrets: Array<string | undefined | null>): string;
 /**
- * The three outputs handleSummary returns, redacted.
+ * The three outputs handleSummary returns, redacted: stdout, and the JSON and JUnit reports at the given paths
+ * (by default in k6-out/, never the working directory itself).
  * @param {LoadSummary} s
  * @param {Array<string | undefined | null>} secrets
- * @param {{ json?: string, junit?: string }} [paths]
+ * @param {{ json: string, junit: string }} [paths]
  * @returns {Record<string, string>}
  */
 export function summaryOutputs(s: LoadSummary, secrets: Array<string | undefined | null>, paths?: {
-    json?: string;
-    junit?: string;
+    json: string;
+    junit: string;
 }): Record<string, string>;
 /**
  * A deep copy of a JSON-like value with every string (keys included) redacted.

@@ -1,5 +1,6 @@
 // Pure rendering of the load scripts' end-of-test reports: summary.json, junit.xml and the text on stdout.
 // No k6 imports here (vitest imports this module). Secrets are removed by redact() before anything is returned.
+import { DEFAULT_OUT_DIR, reportPaths } from './verdicts.js';
 
 /** @typedef {import('./verdicts.js').CheckResult} CheckResult */
 
@@ -38,9 +39,10 @@ export function thresholdResults(metrics) {
   /** @type {ThresholdResult[]} */
   const out = [];
   for (const name of Object.keys(metrics).sort()) {
-    const t = metrics[name]?.thresholds;
+    const m = metrics[name];
+    const t = m ? m.thresholds : undefined;
     if (!t) continue;
-    for (const [expression, r] of Object.entries(t)) out.push({ metric: name, expression, ok: !!r?.ok });
+    for (const [expression, r] of Object.entries(t)) out.push({ metric: name, expression, ok: !!(r && r.ok) });
   }
   return out;
 }
@@ -65,21 +67,22 @@ export function buildSummary(input) {
     summary: { passed, failed, skipped },
     checks: input.checks,
     thresholds: input.thresholds,
-    details: input.details ?? {},
-    durationMs: input.durationMs ?? 0,
+    details: input.details || {},
+    durationMs: input.durationMs || 0,
   };
 }
 
-// XML 1.0 allows tab, LF, CR and #x20 and above (minus the surrogate block and U+FFFE/U+FFFF).
-const XML_INVALID = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+// XML 1.0 allows tab, LF, CR and #x20 and above, minus U+FFFE/U+FFFF and unpaired surrogates (a pair is a
+// character above U+FFFF). Written without the u flag, which the oldest supported k6 need not have.
+const XML_INVALID = /[\uD800-\uDBFF][\uDC00-\uDFFF]|[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD]/g;
 
 /**
- * Escapes text for XML content and attribute values, dropping characters XML cannot carry.
+ * Escapes text for XML content and attribute values, replacing characters XML cannot carry with U+FFFD.
  * @param {unknown} value
  */
 export function escapeXml(value) {
   return String(value)
-    .replace(XML_INVALID, '\uFFFD')
+    .replace(XML_INVALID, (c) => (c.length === 2 ? c : '\uFFFD'))
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -111,7 +114,7 @@ export function renderJUnit(s) {
     if (c.status === 'passed') {
       lines.push(`${open}>`, `      <system-out>${escapeXml(c.message)}</system-out>`, '    </testcase>');
     } else if (c.status === 'failed') {
-      lines.push(`${open}>`, `      <failure message="${escapeXml(c.message)}" type="${escapeXml(c.verdict ?? 'failed')}">${escapeXml(c.message)}</failure>`, '    </testcase>');
+      lines.push(`${open}>`, `      <failure message="${escapeXml(c.message)}" type="${escapeXml(c.verdict || 'failed')}">${escapeXml(c.message)}</failure>`, '    </testcase>');
     } else {
       lines.push(`${open}>`, `      <skipped message="${escapeXml(c.message)}"/>`, '    </testcase>');
     }
@@ -138,8 +141,7 @@ export function renderText(s) {
     `cloud-api-conformance load/${s.script} against ${s.target.baseUrl} (time scale ${s.timeScale}, segment ${s.segment})`,
     '',
     'checks:',
-    ...s.checks.map((c) => `  ${mark[c.status]}  ${c.id} [${c.level}] ${c.clauses.join(' ')}: ${c.message}`),
-  ];
+  ].concat(s.checks.map((c) => `  ${mark[c.status]}  ${c.id} [${c.level}] ${c.clauses.join(' ')}: ${c.message}`));
   if (s.thresholds.length) {
     lines.push('', 'thresholds:');
     for (const t of s.thresholds) lines.push(`  ${t.ok ? 'ok  ' : 'FAIL'}  ${t.metric}: ${t.expression}`);
@@ -164,20 +166,22 @@ export function redact(text, secrets) {
 }
 
 /**
- * The three outputs handleSummary returns, redacted.
+ * The three outputs handleSummary returns, redacted: stdout, and the JSON and JUnit reports at the given paths
+ * (by default in k6-out/, never the working directory itself).
  * @param {LoadSummary} s
  * @param {Array<string | undefined | null>} secrets
- * @param {{ json?: string, junit?: string }} [paths]
+ * @param {{ json: string, junit: string }} [paths]
  * @returns {Record<string, string>}
  */
-export function summaryOutputs(s, secrets, paths = {}) {
+export function summaryOutputs(s, secrets, paths) {
+  const where = paths || reportPaths({ outDir: DEFAULT_OUT_DIR, summaryJson: undefined, junit: undefined });
   // Redact the values first (a secret would otherwise survive in its XML-escaped form), then the rendered text.
   const clean = /** @type {LoadSummary} */ (redactValue(s, secrets));
-  return {
-    stdout: redact(renderText(clean), secrets),
-    [paths.json ?? 'summary.json']: redact(renderJson(clean), secrets),
-    [paths.junit ?? 'junit.xml']: redact(renderJUnit(clean), secrets),
-  };
+  /** @type {Record<string, string>} */
+  const out = { stdout: redact(renderText(clean), secrets) };
+  out[where.json] = redact(renderJson(clean), secrets);
+  out[where.junit] = redact(renderJUnit(clean), secrets);
+  return out;
 }
 
 /**

@@ -1,6 +1,9 @@
 // Generated from verdicts.js by test/load/dts.test.ts (UPDATE_LOAD_DTS=1 npx vitest run test/load/dts.test.ts); do not edit.
-/** @typedef {'reads' | 'writes' | 'tokens'} ProbeName */
-/** @typedef {'pass' | 'stricter' | 'looser' | 'inconclusive'} Verdict */
+/**
+ * The one-line error for a k6 that lacks features the scripts call, or undefined when all are there.
+ * @param {Record<string, boolean>} present  feature name → found
+ */
+export function k6FeatureProblem(present: Record<string, boolean>): string | undefined;
 /**
  * @typedef {object} LoadConfig
  * @property {string} baseUrl
@@ -11,6 +14,9 @@
  * @property {number} segments    equal execution segments the run is split into (k6-operator parallelism)
  * @property {string | undefined} totalField  declared name (dot path) of the list's total field
  * @property {number} maxPages    bound on a page walk
+ * @property {string} outDir      directory of summary.json and junit.xml
+ * @property {string | undefined} summaryJson  explicit path of summary.json (overrides outDir)
+ * @property {string | undefined} junit        explicit path of junit.xml (overrides outDir)
  */
 /**
  * Reads the scripts' settings from an environment map (k6's __ENV). Throws with a message that never
@@ -19,6 +25,15 @@
  * @returns {LoadConfig}
  */
 export function readConfig(env: Record<string, string | undefined>): LoadConfig;
+/**
+ * Where handleSummary writes its reports: CONFORMANCE_SUMMARY_JSON / CONFORMANCE_JUNIT when given, else
+ * summary.json and junit.xml in CONFORMANCE_OUT_DIR (k6-out by default, never the repository root).
+ * @param {Pick<LoadConfig, 'outDir' | 'summaryJson' | 'junit'>} cfg
+ */
+export function reportPaths(cfg: Pick<LoadConfig, "outDir" | "summaryJson" | "junit">): {
+    json: string;
+    junit: string;
+};
 /**
  * Real milliseconds of one 60-target-second window under a time scale.
  * @param {number} timeScale
@@ -41,15 +56,18 @@ export function retryAfterRealSeconds(header: string | undefined | null, timeSca
  * @typedef {object} ProbePlan
  * @property {number} limit          documented accepted requests per window
  * @property {number} over           requests sent beyond the limit in each window ("just above" the rate)
- * @property {number} guard          idle arrival slots at the end of each window (no request sent)
+ * @property {number} guard          idle arrival slots per window (no request sent): lead + tail
+ * @property {number} lead           idle slots at the start of every window but the first
  * @property {number} slotsPerWindow arrival-rate iterations per window = limit + over + guard
  * @property {number} windowMs       real length of a window
  * @property {number} slotMs         real spacing of the arrival slots
  */
 /**
- * How a probe paces one limit: each window has `limit + over` requests followed by `guard` idle slots, so the
- * limit is pushed about 10% above its rate and no request is sent close to a window boundary (a request that is
- * late by less than the guard still lands in its own window; one that is early is absorbed by `over`).
+ * How a probe paces one limit: each window sends `limit + over` requests and keeps `guard` arrival slots idle,
+ * so the limit is pushed about 10% above its rate. The idle slots sit on both sides of every window boundary
+ * (`lead` at the start of each window after the first, the rest at the end), so no request is sent close to a
+ * boundary: a request that reaches the target a little early or late still lands in its own window. The first
+ * window starts with a request: the probe's first request opens the target's window.
  * @param {number} limit
  * @param {number} timeScale
  * @returns {ProbePlan}
@@ -57,27 +75,38 @@ export function retryAfterRealSeconds(header: string | undefined | null, timeSca
 export function probePlan(limit: number, timeScale: number): ProbePlan;
 /**
  * @typedef {object} Slot
- * @property {number} window     window index counted from the probe's first window
+ * @property {number} window     window index counted from the start of the scenario (-1 before it)
  * @property {number} position   arrival slot within the window
- * @property {boolean} send      false for the guard slots
- * @property {boolean} limited   the documented limit says this request is over the allowance
  */
 /**
- * Which window and slot an iteration belongs to, from the real time elapsed since the scenario started. Time,
- * not iteration counters, so dropped iterations do not shift later windows. Rounding to the nearest slot may
- * misplace an iteration by one slot at most; the guard and the surplus absorb that.
+ * Which window and slot a moment belongs to, from the real time elapsed since the probe started: the moment a
+ * request is sent decides its window, so a late or dropped iteration never shifts a later one.
  * @param {number} elapsedMs
  * @param {ProbePlan} plan
  * @returns {Slot}
  */
 export function slotAt(elapsedMs: number, plan: ProbePlan): Slot;
 /**
- * Total real duration of a probe of `windows` windows. The last window's guard is kept, so its
- * over-limit requests are all sent before the scenario ends.
- * @param {ProbePlan} plan
- * @param {number} windows
+ * @typedef {object} SlotRole
+ * @property {boolean} send     a request is sent in this slot
+ * @property {boolean} limited  the documented limit says this request is over the allowance
  */
-export function probeDurationMs(plan: ProbePlan, windows: number): number;
+/**
+ * What a slot of a probe window does: the first window sends from its first slot (that request opens the
+ * target's window), every later window after `lead` idle slots; then `limit + over` requests; then idle.
+ * @param {ProbePlan} plan
+ * @param {number} probeWindow  window index within the probe
+ * @param {number} position
+ * @returns {SlotRole}
+ */
+export function slotRole(plan: ProbePlan, probeWindow: number, position: number): SlotRole;
+/**
+ * When a probe that follows another on the same tokens may start: one window plus 10% after the earlier one
+ * started its last window, so the target's last window of the earlier probe has ended.
+ * @param {ProbePlan} plan
+ * @param {number} windows  windows of the earlier probe
+ */
+export function afterProbeMs(plan: ProbePlan, windows: number): number;
 /**
  * @typedef {object} SegmentInfo
  * @property {number} index   0-based position of this instance's segment in the sequence
@@ -119,6 +148,11 @@ export function tokenTurnWindow(scenarioWindow: number, segmentIndex: number, wi
 export function tokenScenarioWindows(segments: number, windows: number): number;
 /** @typedef {'accepted' | 'refused' | 'unanswered'} Outcome */
 /**
+ * Whether a status is a success. The seed shows no status for any success, so every 2xx counts.
+ * @param {number} status
+ */
+export function isSuccess(status: number): boolean;
+/**
  * What a response means for a limit probe. Reads and token requests are accepted on 2xx. The write probe sends an
  * invalid create body ({}), so a write is accepted (it passed the limiter and was processed) on 2xx, 400 or 422.
  * Every other status is a refusal (429 is the usual one; the seed does not show which). Status 0 means no
@@ -128,6 +162,33 @@ export function tokenScenarioWindows(segments: number, windows: number): number;
  * @returns {Outcome}
  */
 export function classifyStatus(probe: ProbeName, status: number): Outcome;
+/**
+ * @typedef {{ kind: 'token', token: string } | { kind: 'wait', seconds: number, message: string } | { kind: 'error', message: string }} IssuanceOutcome
+ */
+/**
+ * What an answer to POST /v1/auth/tokens means. The seed shows no status for a successful issuance, so any 2xx
+ * with a token field is one; a 429 with a readable Retry-After (target-seconds) is waited out; anything else is
+ * an error whose message names the status but never the body (it could hold a secret).
+ * @param {number} status   0 when no response
+ * @param {string | null | undefined} body
+ * @param {string | null | undefined} retryAfter  the Retry-After header
+ * @param {number} timeScale
+ * @returns {IssuanceOutcome}
+ */
+export function issuanceOutcome(status: number, body: string | null | undefined, retryAfter: string | null | undefined, timeScale: number): IssuanceOutcome;
+/**
+ * JSON.parse that answers undefined for anything that is not JSON.
+ * @param {string | null | undefined} body
+ * @returns {unknown}
+ */
+export function parseJson(body: string | null | undefined): unknown;
+/**
+ * A field of a JSON object, or undefined when the value is not an object.
+ * @param {unknown} value
+ * @param {string} name
+ * @returns {unknown}
+ */
+export function fieldOf(value: unknown, name: string): unknown;
 /**
  * @typedef {object} WindowCounts
  * @property {number} sent
@@ -145,12 +206,14 @@ export function classifyStatus(probe: ProbeName, status: number): Outcome;
  * @property {string} reason
  */
 /**
- * Judges one 60-target-second window of a limit probe.
+ * Judges one 60-target-second window of a limit probe, on the requests sent inside it.
+ * - not more than `limit` sent: inconclusive (not filled; nothing it shows can be told from the target's windows
+ *   lying elsewhere than the probe's);
  * - more than `limit` accepted: looser (the target let through more than documented);
- * - more than `limit` sent and exactly `limit` accepted: pass;
+ * - exactly `limit` accepted: pass;
  * - fewer than `limit` accepted while refusals came before the limit could have been used up (even counting every
  *   unanswered request as accepted): stricter;
- * - otherwise inconclusive: the window was not pushed over the limit, or unanswered requests hide the count.
+ * - otherwise inconclusive: unanswered requests hide the count.
  * @param {number} limit
  * @param {WindowCounts} counts
  * @param {number} [index]
@@ -164,6 +227,15 @@ export function judgeWindow(limit: number, counts: WindowCounts, index?: number)
  * @property {WindowVerdict[]} windows
  */
 /**
+ * Judges each window of a probe. A window that follows one that was not filled is inconclusive whatever its
+ * counts: the target's previous window may have had budget left, which this window's first requests could
+ * have spent and been counted for.
+ * @param {number} limit
+ * @param {WindowCounts[]} windows
+ * @returns {WindowVerdict[]}
+ */
+export function judgeWindows(limit: number, windows: WindowCounts[]): WindowVerdict[];
+/**
  * Judges a whole probe from its windows. Pass needs every window to pass; a looser (or stricter) window makes the
  * probe looser (stricter) unless other windows point the other way, which happens when the target's windows are
  * not aligned with the probe's (e.g. clock-aligned windows): that is inconclusive. No windows: inconclusive.
@@ -172,6 +244,25 @@ export function judgeWindow(limit: number, counts: WindowCounts, index?: number)
  * @returns {ProbeVerdict}
  */
 export function judgeProbe(limit: number, windows: WindowCounts[]): ProbeVerdict;
+/**
+ * @typedef {object} ScopeVerdict
+ * @property {Verdict} verdict   pass, shared, or inconclusive
+ * @property {string} message
+ * @property {WindowVerdict[]} a  windows of the first token
+ * @property {WindowVerdict[]} b  windows of the second token
+ */
+/**
+ * Judges the scope probe: two tokens of one API key, each pushed over the read limit at the same time.
+ * - every window of both tokens passes: each token had its own budget (pass);
+ * - in a window where both tokens were filled, the two together got no more than one token's limit: the budget
+ *   is shared by the key's tokens, or by the address they come from (shared: the seed says per token);
+ * - otherwise inconclusive (a per-token budget of another size is the read probe's finding, not this one's).
+ * @param {number} limit
+ * @param {WindowCounts[]} a
+ * @param {WindowCounts[]} b
+ * @returns {ScopeVerdict}
+ */
+export function judgeScope(limit: number, a: WindowCounts[], b: WindowCounts[]): ScopeVerdict;
 /**
  * The name k6 gives a submetric: `metric{tag:value,...}` with the tags in the order given. The scripts build
  * their thresholds and read the end-of-test summary with this one function, so the names always match.
@@ -270,12 +361,25 @@ export function readPath(obj: unknown, path: string): unknown;
  * @property {Verdict} [verdict]
  */
 /**
- * The page-walk verdict: no duplicate ids, no gaps, and a total field equal to the walked count.
+ * @typedef {object} ListSize
+ * @property {number} atLeast    items the walk saw
+ * @property {boolean} complete  the walk reached the last page, so atLeast is the list's size
+ */
+/**
+ * Why a list is too short to show what per_page above the maximum and page boundaries do (it needs more than
+ * PER_PAGE_MAX items), or undefined when it is long enough.
+ * @param {ListSize} list
+ */
+export function shortListReason(list: ListSize): string | undefined;
+/**
+ * The page-walk verdict: no duplicate ids, no gaps, and a total field equal to the walked count. A list that fits
+ * on one page shows neither page boundaries nor a total that differs from a page's count: what would pass is
+ * inconclusive (a failure found on it still fails).
  * @param {WalkPage[]} pages
  * @param {number} perPage
  * @param {{ complete: boolean, stoppedBecause: string }} outcome  whether the walk reached its last page
  * @param {string} [declaredTotal]
- * @returns {{ walk: CheckResult, total: CheckResult, analysis: WalkAnalysis, discovery: TotalDiscovery }}
+ * @returns {{ walk: CheckResult, total: CheckResult, analysis: WalkAnalysis, discovery: TotalDiscovery, list: ListSize }}
  */
 export function judgeWalk(pages: WalkPage[], perPage: number, outcome: {
     complete: boolean;
@@ -285,16 +389,20 @@ export function judgeWalk(pages: WalkPage[], perPage: number, outcome: {
     total: CheckResult;
     analysis: WalkAnalysis;
     discovery: TotalDiscovery;
+    list: ListSize;
 };
 /**
  * per_page at and above the maximum: per_page=100 must be served with at most 100 items; above 100 the target
  * may clamp (at most 100 items) or reject with a 4xx, never serve more than 100 items nor fail with a 5xx.
+ * Clamping shows only on a list of more than 100 items: on a shorter one (or one of unknown size) at most 100
+ * items above the maximum is inconclusive.
  * @param {number} perPage
  * @param {number} status  0 when no response
  * @param {number | undefined} items  items in the page, when the body had a list
+ * @param {ListSize} [list]  what the walk learnt of the list's size
  * @returns {CheckResult}
  */
-export function judgePerPage(perPage: number, status: number, items: number | undefined): CheckResult;
+export function judgePerPage(perPage: number, status: number, items: number | undefined, list?: ListSize): CheckResult;
 /**
  * The conformance check of a limit probe.
  * @param {ProbeName} probe
@@ -302,6 +410,12 @@ export function judgePerPage(perPage: number, status: number, items: number | un
  * @returns {CheckResult}
  */
 export function limitCheck(probe: ProbeName, v: ProbeVerdict): CheckResult;
+/**
+ * The conformance check of the scope probe.
+ * @param {ScopeVerdict} v
+ * @returns {CheckResult}
+ */
+export function scopeCheck(v: ScopeVerdict): CheckResult;
 /**
  * @typedef {object} K6Group
  * @property {string} [name]
@@ -356,6 +470,29 @@ export const LIMITS: Readonly<{
 export const PER_PAGE_MAX: 100;
 /** Length of a limit window in target time. */
 export const WINDOW_TARGET_MS: 60000;
+/**
+ * The oldest k6 the scripts run on: k6/execution's test.options (read by setup() for the execution segment)
+ * arrived in v0.38.0. The syntax (ES2015 modules) is older than that; see load/README.md.
+ */
+export const MIN_K6_VERSION: "0.38.0";
+/** Default directory of summary.json and junit.xml (relative to k6's working directory). */
+export const DEFAULT_OUT_DIR: "k6-out";
+/** @typedef {'reads' | 'writes' | 'tokens'} ProbeName */
+/** @typedef {'pass' | 'stricter' | 'looser' | 'shared' | 'inconclusive'} Verdict */
+/**
+ * The k6 APIs the scripts call that older k6 lacks, with the release that brought each. k6 gives a script no
+ * version number, so the scripts look for these instead.
+ */
+export const K6_FEATURES: readonly {
+    name: string;
+    since: string;
+}[];
+/** The scope check: two tokens of one key each get the read budget (seed section 8: "per token"). */
+export const SCOPE_CHECK: Readonly<{
+    id: "limits.token-scope";
+    clause: "LIMIT-READ-300";
+    title: "Read requests are limited per token: two tokens of one API key each get 300 per minute";
+}>;
 /** Clauses and level of the checks the scripts report through k6 check() names. */
 export const CHECK_META: Readonly<{
     'pagination.per-page-100': {
@@ -379,8 +516,6 @@ export const CHECK_META: Readonly<{
         level: "must";
     };
 }>;
-export type ProbeName = "reads" | "writes" | "tokens";
-export type Verdict = "pass" | "stricter" | "looser" | "inconclusive";
 export type LoadConfig = {
     baseUrl: string;
     apiKey: string;
@@ -405,6 +540,18 @@ export type LoadConfig = {
      * bound on a page walk
      */
     maxPages: number;
+    /**
+     * directory of summary.json and junit.xml
+     */
+    outDir: string;
+    /**
+     * explicit path of summary.json (overrides outDir)
+     */
+    summaryJson: string | undefined;
+    /**
+     * explicit path of junit.xml (overrides outDir)
+     */
+    junit: string | undefined;
 };
 export type ProbePlan = {
     /**
@@ -416,9 +563,13 @@ export type ProbePlan = {
      */
     over: number;
     /**
-     * idle arrival slots at the end of each window (no request sent)
+     * idle arrival slots per window (no request sent): lead + tail
      */
     guard: number;
+    /**
+     * idle slots at the start of every window but the first
+     */
+    lead: number;
     /**
      * arrival-rate iterations per window = limit + over + guard
      */
@@ -434,15 +585,17 @@ export type ProbePlan = {
 };
 export type Slot = {
     /**
-     * window index counted from the probe's first window
+     * window index counted from the start of the scenario (-1 before it)
      */
     window: number;
     /**
      * arrival slot within the window
      */
     position: number;
+};
+export type SlotRole = {
     /**
-     * false for the guard slots
+     * a request is sent in this slot
      */
     send: boolean;
     /**
@@ -470,6 +623,17 @@ export type SegmentInfo = {
     label: string;
 };
 export type Outcome = "accepted" | "refused" | "unanswered";
+export type IssuanceOutcome = {
+    kind: "token";
+    token: string;
+} | {
+    kind: "wait";
+    seconds: number;
+    message: string;
+} | {
+    kind: "error";
+    message: string;
+};
 export type WindowCounts = {
     sent: number;
     accepted: number;
@@ -488,6 +652,21 @@ export type ProbeVerdict = {
     verdict: Verdict;
     message: string;
     windows: WindowVerdict[];
+};
+export type ScopeVerdict = {
+    /**
+     * pass, shared, or inconclusive
+     */
+    verdict: Verdict;
+    message: string;
+    /**
+     * windows of the first token
+     */
+    a: WindowVerdict[];
+    /**
+     * windows of the second token
+     */
+    b: WindowVerdict[];
 };
 export type SummaryMetric = {
     type?: string | undefined;
@@ -546,6 +725,16 @@ export type CheckResult = {
     message: string;
     verdict?: Verdict | undefined;
 };
+export type ListSize = {
+    /**
+     * items the walk saw
+     */
+    atLeast: number;
+    /**
+     * the walk reached the last page, so atLeast is the list's size
+     */
+    complete: boolean;
+};
 export type K6Group = {
     name?: string | undefined;
     groups?: K6Group[] | undefined;
@@ -555,6 +744,8 @@ export type K6Group = {
         fails: number;
     }[] | undefined;
 };
+export type ProbeName = "reads" | "writes" | "tokens";
+export type Verdict = "pass" | "stricter" | "looser" | "shared" | "inconclusive";
 export type TotalDiscovery = {
     /**
      * dot path of the total field, when one qualifies

@@ -1,6 +1,7 @@
 // Pure verdict logic for the k6 load scripts (rate-limits.js, pagination.js).
 // No k6 imports here: vitest imports this module directly (test/load/verdicts.test.ts).
 // verdicts.d.ts next to this file is generated from it (see load/README.md); a test fails when they drift.
+// Written in ES2015 module syntax, with built-ins that k6 v0.38's JavaScript runtime has: test/load/syntax.test.ts.
 
 /** The documented limits (seed section 8): requests accepted per 60-second window. */
 export const LIMITS = Object.freeze({
@@ -13,10 +14,42 @@ export const LIMITS = Object.freeze({
 export const PER_PAGE_MAX = 100;
 
 /** Length of a limit window in target time. */
-export const WINDOW_TARGET_MS = 60_000;
+export const WINDOW_TARGET_MS = 60000;
+
+/**
+ * The oldest k6 the scripts run on: k6/execution's test.options (read by setup() for the execution segment)
+ * arrived in v0.38.0. The syntax (ES2015 modules) is older than that; see load/README.md.
+ */
+export const MIN_K6_VERSION = '0.38.0';
+
+/** Default directory of summary.json and junit.xml (relative to k6's working directory). */
+export const DEFAULT_OUT_DIR = 'k6-out';
 
 /** @typedef {'reads' | 'writes' | 'tokens'} ProbeName */
-/** @typedef {'pass' | 'stricter' | 'looser' | 'inconclusive'} Verdict */
+/** @typedef {'pass' | 'stricter' | 'looser' | 'shared' | 'inconclusive'} Verdict */
+
+// ------------------------------------------------------------------ k6 version
+
+/**
+ * The k6 APIs the scripts call that older k6 lacks, with the release that brought each. k6 gives a script no
+ * version number, so the scripts look for these instead.
+ */
+export const K6_FEATURES = Object.freeze([
+  { name: 'http.expectedStatuses', since: '0.31.0' },
+  { name: 'http.setResponseCallback', since: '0.31.0' },
+  { name: 'exec.test.abort', since: '0.37.0' },
+  { name: 'exec.test.options', since: '0.38.0' },
+]);
+
+/**
+ * The one-line error for a k6 that lacks features the scripts call, or undefined when all are there.
+ * @param {Record<string, boolean>} present  feature name → found
+ */
+export function k6FeatureProblem(present) {
+  const missing = K6_FEATURES.filter((f) => !present[f.name]);
+  if (missing.length === 0) return undefined;
+  return `these scripts need k6 v${MIN_K6_VERSION} or later; this k6 lacks ${missing.map((f) => `${f.name} (k6 v${f.since})`).join(', ')}`;
+}
 
 // ------------------------------------------------------------------ configuration
 
@@ -30,6 +63,9 @@ export const WINDOW_TARGET_MS = 60_000;
  * @property {number} segments    equal execution segments the run is split into (k6-operator parallelism)
  * @property {string | undefined} totalField  declared name (dot path) of the list's total field
  * @property {number} maxPages    bound on a page walk
+ * @property {string} outDir      directory of summary.json and junit.xml
+ * @property {string | undefined} summaryJson  explicit path of summary.json (overrides outDir)
+ * @property {string | undefined} junit        explicit path of junit.xml (overrides outDir)
  */
 
 /**
@@ -39,9 +75,9 @@ export const WINDOW_TARGET_MS = 60_000;
  * @returns {LoadConfig}
  */
 export function readConfig(env) {
-  const baseUrl = (env.CONFORMANCE_BASE_URL ?? '').trim().replace(/\/+$/, '');
+  const baseUrl = text(env.CONFORMANCE_BASE_URL).trim().replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(baseUrl)) throw new Error('CONFORMANCE_BASE_URL must be set to the target API host (http:// or https://)');
-  const apiKey = env.CONFORMANCE_API_KEY ?? '';
+  const apiKey = text(env.CONFORMANCE_API_KEY);
   if (!apiKey) throw new Error('CONFORMANCE_API_KEY must be set');
   const apiKeyB = env.CONFORMANCE_API_KEY_B || undefined;
   const timeScale = positiveNumber(env.CONFORMANCE_TIME_SCALE, 'CONFORMANCE_TIME_SCALE', 1);
@@ -49,7 +85,15 @@ export function readConfig(env) {
   const segments = positiveInteger(env.CONFORMANCE_SEGMENTS, 'CONFORMANCE_SEGMENTS', 1);
   const maxPages = positiveInteger(env.CONFORMANCE_MAX_PAGES, 'CONFORMANCE_MAX_PAGES', 200);
   const totalField = env.CONFORMANCE_TOTAL_FIELD ? env.CONFORMANCE_TOTAL_FIELD.trim() : undefined;
-  return { baseUrl, apiKey, apiKeyB, timeScale, windows, segments, totalField, maxPages };
+  const outDir = text(env.CONFORMANCE_OUT_DIR).trim().replace(/\/+$/, '') || DEFAULT_OUT_DIR;
+  const summaryJson = env.CONFORMANCE_SUMMARY_JSON || undefined;
+  const junit = env.CONFORMANCE_JUNIT || undefined;
+  return { baseUrl, apiKey, apiKeyB, timeScale, windows, segments, totalField, maxPages, outDir, summaryJson, junit };
+}
+
+/** @param {string | undefined} value */
+function text(value) {
+  return value === undefined || value === null ? '' : String(value);
 }
 
 /**
@@ -73,6 +117,15 @@ function positiveInteger(raw, name, fallback) {
   const n = positiveNumber(raw, name, fallback);
   if (!Number.isInteger(n)) throw new Error(`${name} must be a whole number (got ${JSON.stringify(raw)})`);
   return n;
+}
+
+/**
+ * Where handleSummary writes its reports: CONFORMANCE_SUMMARY_JSON / CONFORMANCE_JUNIT when given, else
+ * summary.json and junit.xml in CONFORMANCE_OUT_DIR (k6-out by default, never the repository root).
+ * @param {Pick<LoadConfig, 'outDir' | 'summaryJson' | 'junit'>} cfg
+ */
+export function reportPaths(cfg) {
+  return { json: cfg.summaryJson || `${cfg.outDir}/summary.json`, junit: cfg.junit || `${cfg.outDir}/junit.xml` };
 }
 
 // ------------------------------------------------------------------ window arithmetic
@@ -101,29 +154,32 @@ export function k6Duration(ms) {
  * @param {number} timeScale
  * @param {number} [nowMs]  real clock, for HTTP-date values
  */
-export function retryAfterRealSeconds(header, timeScale, nowMs = Date.now()) {
+export function retryAfterRealSeconds(header, timeScale, nowMs) {
   if (header === undefined || header === null || String(header).trim() === '') return undefined;
-  const text = String(header).trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) / timeScale;
-  const at = Date.parse(text);
+  const value = String(header).trim();
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) / timeScale;
+  const at = Date.parse(value);
   if (Number.isNaN(at)) return undefined;
-  return Math.max(0, (at - nowMs) / 1000);
+  return Math.max(0, (at - (nowMs === undefined ? Date.now() : nowMs)) / 1000);
 }
 
 /**
  * @typedef {object} ProbePlan
  * @property {number} limit          documented accepted requests per window
  * @property {number} over           requests sent beyond the limit in each window ("just above" the rate)
- * @property {number} guard          idle arrival slots at the end of each window (no request sent)
+ * @property {number} guard          idle arrival slots per window (no request sent): lead + tail
+ * @property {number} lead           idle slots at the start of every window but the first
  * @property {number} slotsPerWindow arrival-rate iterations per window = limit + over + guard
  * @property {number} windowMs       real length of a window
  * @property {number} slotMs         real spacing of the arrival slots
  */
 
 /**
- * How a probe paces one limit: each window has `limit + over` requests followed by `guard` idle slots, so the
- * limit is pushed about 10% above its rate and no request is sent close to a window boundary (a request that is
- * late by less than the guard still lands in its own window; one that is early is absorbed by `over`).
+ * How a probe paces one limit: each window sends `limit + over` requests and keeps `guard` arrival slots idle,
+ * so the limit is pushed about 10% above its rate. The idle slots sit on both sides of every window boundary
+ * (`lead` at the start of each window after the first, the rest at the end), so no request is sent close to a
+ * boundary: a request that reaches the target a little early or late still lands in its own window. The first
+ * window starts with a request: the probe's first request opens the target's window.
  * @param {number} limit
  * @param {number} timeScale
  * @returns {ProbePlan}
@@ -131,43 +187,61 @@ export function retryAfterRealSeconds(header, timeScale, nowMs = Date.now()) {
 export function probePlan(limit, timeScale) {
   const over = Math.max(2, Math.ceil(limit / 10));
   const guard = over;
+  const lead = Math.ceil(guard / 3);
   const slotsPerWindow = limit + over + guard;
   // Whole milliseconds, the same value the scenario's timeUnit gets (k6Duration), so both clocks agree.
   const windowMs = Math.max(1, Math.round(windowRealMs(timeScale)));
-  return { limit, over, guard, slotsPerWindow, windowMs, slotMs: windowMs / slotsPerWindow };
+  return { limit, over, guard, lead, slotsPerWindow, windowMs, slotMs: windowMs / slotsPerWindow };
 }
 
 /**
  * @typedef {object} Slot
- * @property {number} window     window index counted from the probe's first window
+ * @property {number} window     window index counted from the start of the scenario (-1 before it)
  * @property {number} position   arrival slot within the window
- * @property {boolean} send      false for the guard slots
- * @property {boolean} limited   the documented limit says this request is over the allowance
  */
 
 /**
- * Which window and slot an iteration belongs to, from the real time elapsed since the scenario started. Time,
- * not iteration counters, so dropped iterations do not shift later windows. Rounding to the nearest slot may
- * misplace an iteration by one slot at most; the guard and the surplus absorb that.
+ * Which window and slot a moment belongs to, from the real time elapsed since the probe started: the moment a
+ * request is sent decides its window, so a late or dropped iteration never shifts a later one.
  * @param {number} elapsedMs
  * @param {ProbePlan} plan
  * @returns {Slot}
  */
 export function slotAt(elapsedMs, plan) {
-  const global = Math.max(0, Math.round(elapsedMs / plan.slotMs));
-  const window = Math.floor(global / plan.slotsPerWindow);
-  const position = global - window * plan.slotsPerWindow;
-  return { window, position, send: position < plan.limit + plan.over, limited: position >= plan.limit };
+  if (!(elapsedMs >= 0)) return { window: -1, position: 0 };
+  const window = Math.floor(elapsedMs / plan.windowMs);
+  const position = Math.min(plan.slotsPerWindow - 1, Math.floor((elapsedMs - window * plan.windowMs) / plan.slotMs));
+  return { window, position };
 }
 
 /**
- * Total real duration of a probe of `windows` windows. The last window's guard is kept, so its
- * over-limit requests are all sent before the scenario ends.
- * @param {ProbePlan} plan
- * @param {number} windows
+ * @typedef {object} SlotRole
+ * @property {boolean} send     a request is sent in this slot
+ * @property {boolean} limited  the documented limit says this request is over the allowance
  */
-export function probeDurationMs(plan, windows) {
-  return plan.windowMs * windows;
+
+/**
+ * What a slot of a probe window does: the first window sends from its first slot (that request opens the
+ * target's window), every later window after `lead` idle slots; then `limit + over` requests; then idle.
+ * @param {ProbePlan} plan
+ * @param {number} probeWindow  window index within the probe
+ * @param {number} position
+ * @returns {SlotRole}
+ */
+export function slotRole(plan, probeWindow, position) {
+  const first = probeWindow === 0 ? 0 : plan.lead;
+  const index = position - first;
+  return { send: index >= 0 && index < plan.limit + plan.over, limited: index >= plan.limit };
+}
+
+/**
+ * When a probe that follows another on the same tokens may start: one window plus 10% after the earlier one
+ * started its last window, so the target's last window of the earlier probe has ended.
+ * @param {ProbePlan} plan
+ * @param {number} windows  windows of the earlier probe
+ */
+export function afterProbeMs(plan, windows) {
+  return Math.round(plan.windowMs * (windows + 0.1));
 }
 
 // ------------------------------------------------------------------ execution segments
@@ -195,10 +269,10 @@ export function parseSegment(segment, sequence) {
   const s = segment.trim();
   let start = 0;
   let end;
-  if (s.includes(':')) {
-    const [a, b] = s.split(':');
-    start = fraction(a ?? '');
-    end = fraction(b ?? '');
+  if (s.indexOf(':') >= 0) {
+    const parts = s.split(':');
+    start = fraction(parts[0] || '');
+    end = fraction(parts[1] || '');
   } else {
     end = fraction(s);
   }
@@ -215,22 +289,23 @@ export function parseSegment(segment, sequence) {
     points = Array.from({ length: n + 1 }, (_, i) => i / n);
   }
   const index = points.findIndex((p) => Math.abs(p - start) < 1e-9);
-  if (index < 0 || index >= points.length - 1 || Math.abs((points[index + 1] ?? NaN) - end) > 1e-9) {
-    throw new Error(`execution segment ${JSON.stringify(segment)} is not one of the segments of the sequence ${JSON.stringify(sequence ?? '')}`);
+  const next = points[index + 1];
+  if (index < 0 || next === undefined || Math.abs(next - end) > 1e-9) {
+    throw new Error(`execution segment ${JSON.stringify(segment)} is not one of the segments of the sequence ${JSON.stringify(sequence || '')}`);
   }
   return { index, count: points.length - 1, start, end, label: s };
 }
 
-/** @param {string} text */
-function fraction(text) {
-  const t = text.trim();
+/** @param {string} raw */
+function fraction(raw) {
+  const t = raw.trim();
   let v;
-  if (t.endsWith('%')) v = Number(t.slice(0, -1)) / 100;
-  else if (t.includes('/')) {
-    const [n, d] = t.split('/');
-    v = Number(n) / Number(d);
+  if (t.slice(-1) === '%') v = Number(t.slice(0, -1)) / 100;
+  else if (t.indexOf('/') >= 0) {
+    const parts = t.split('/');
+    v = Number(parts[0]) / Number(parts[1]);
   } else v = Number(t);
-  if (!Number.isFinite(v)) throw new Error(`invalid execution segment fraction ${JSON.stringify(text)}`);
+  if (!Number.isFinite(v)) throw new Error(`invalid execution segment fraction ${JSON.stringify(raw)}`);
   return v;
 }
 
@@ -252,7 +327,7 @@ export function segmentMismatch(seg, declaredSegments) {
 
 /** @param {number} x */
 function round4(x) {
-  return Math.round(x * 10_000) / 10_000;
+  return Math.round(x * 10000) / 10000;
 }
 
 /**
@@ -282,6 +357,14 @@ export function tokenScenarioWindows(segments, windows) {
 /** @typedef {'accepted' | 'refused' | 'unanswered'} Outcome */
 
 /**
+ * Whether a status is a success. The seed shows no status for any success, so every 2xx counts.
+ * @param {number} status
+ */
+export function isSuccess(status) {
+  return status >= 200 && status <= 299;
+}
+
+/**
  * What a response means for a limit probe. Reads and token requests are accepted on 2xx. The write probe sends an
  * invalid create body ({}), so a write is accepted (it passed the limiter and was processed) on 2xx, 400 or 422.
  * Every other status is a refusal (429 is the usual one; the seed does not show which). Status 0 means no
@@ -292,9 +375,61 @@ export function tokenScenarioWindows(segments, windows) {
  */
 export function classifyStatus(probe, status) {
   if (!status) return 'unanswered';
-  if (status >= 200 && status <= 299) return 'accepted';
+  if (isSuccess(status)) return 'accepted';
   if (probe === 'writes' && (status === 400 || status === 422)) return 'accepted';
   return 'refused';
+}
+
+/**
+ * @typedef {{ kind: 'token', token: string } | { kind: 'wait', seconds: number, message: string } | { kind: 'error', message: string }} IssuanceOutcome
+ */
+
+/**
+ * What an answer to POST /v1/auth/tokens means. The seed shows no status for a successful issuance, so any 2xx
+ * with a token field is one; a 429 with a readable Retry-After (target-seconds) is waited out; anything else is
+ * an error whose message names the status but never the body (it could hold a secret).
+ * @param {number} status   0 when no response
+ * @param {string | null | undefined} body
+ * @param {string | null | undefined} retryAfter  the Retry-After header
+ * @param {number} timeScale
+ * @returns {IssuanceOutcome}
+ */
+export function issuanceOutcome(status, body, retryAfter, timeScale) {
+  if (isSuccess(status)) {
+    const token = fieldOf(parseJson(body), 'token');
+    if (typeof token === 'string' && token !== '') return { kind: 'token', token };
+    return { kind: 'error', message: `answered ${status} without a token field` };
+  }
+  if (status === 429) {
+    const seconds = retryAfterRealSeconds(retryAfter, timeScale);
+    if (seconds !== undefined) return { kind: 'wait', seconds, message: `refused (429); Retry-After says ${seconds.toFixed(2)} s` };
+    return { kind: 'error', message: 'refused with 429 and no readable Retry-After' };
+  }
+  return { kind: 'error', message: `failed with status ${status || 'none (no response)'}` };
+}
+
+/**
+ * JSON.parse that answers undefined for anything that is not JSON.
+ * @param {string | null | undefined} body
+ * @returns {unknown}
+ */
+export function parseJson(body) {
+  if (typeof body !== 'string' || body === '') return undefined;
+  try {
+    return JSON.parse(body);
+  } catch (err) {
+    return undefined;
+  }
+}
+
+/**
+ * A field of a JSON object, or undefined when the value is not an object.
+ * @param {unknown} value
+ * @param {string} name
+ * @returns {unknown}
+ */
+export function fieldOf(value, name) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? /** @type {Record<string, unknown>} */ (value)[name] : undefined;
 }
 
 // ------------------------------------------------------------------ limit verdicts
@@ -318,36 +453,36 @@ export function classifyStatus(probe, status) {
  */
 
 /**
- * Judges one 60-target-second window of a limit probe.
+ * Judges one 60-target-second window of a limit probe, on the requests sent inside it.
+ * - not more than `limit` sent: inconclusive (not filled; nothing it shows can be told from the target's windows
+ *   lying elsewhere than the probe's);
  * - more than `limit` accepted: looser (the target let through more than documented);
- * - more than `limit` sent and exactly `limit` accepted: pass;
+ * - exactly `limit` accepted: pass;
  * - fewer than `limit` accepted while refusals came before the limit could have been used up (even counting every
  *   unanswered request as accepted): stricter;
- * - otherwise inconclusive: the window was not pushed over the limit, or unanswered requests hide the count.
+ * - otherwise inconclusive: unanswered requests hide the count.
  * @param {number} limit
  * @param {WindowCounts} counts
  * @param {number} [index]
  * @returns {WindowVerdict}
  */
-export function judgeWindow(limit, counts, index = 0) {
+export function judgeWindow(limit, counts, index) {
+  const w = index === undefined ? 0 : index;
   const sent = nonNegative(counts.sent);
   const accepted = nonNegative(counts.accepted);
   const refused = nonNegative(counts.refused);
   const unanswered = Math.max(0, sent - accepted - refused);
-  const base = { window: index, sent, accepted, refused, unanswered };
-  if (accepted > limit) {
-    return { ...base, verdict: 'looser', reason: `window ${index}: ${accepted} requests accepted, more than the limit of ${limit} (${sent} sent)` };
-  }
-  if (accepted === limit && sent > limit) {
-    return { ...base, verdict: 'pass', reason: `window ${index}: exactly ${limit} of ${sent} requests accepted` };
-  }
-  if (refused > 0 && accepted + unanswered < limit) {
-    return { ...base, verdict: 'stricter', reason: `window ${index}: only ${accepted} requests accepted before refusals began (${refused} refused of ${sent} sent); the limit is ${limit}` };
-  }
+  /** @param {Verdict} verdict @param {string} reason @returns {WindowVerdict} */
+  const result = (verdict, reason) => ({ window: w, sent, accepted, refused, unanswered, verdict, reason: `window ${w}: ${reason}` });
   if (sent <= limit) {
-    return { ...base, verdict: 'inconclusive', reason: `window ${index}: not filled, ${sent} requests sent, the limit of ${limit} was never exceeded` };
+    return result('inconclusive', `not filled, ${sent} requests sent, at most the limit of ${limit}: the window proves nothing (lower CONFORMANCE_TIME_SCALE, or give k6 more VUs)`);
   }
-  return { ...base, verdict: 'inconclusive', reason: `window ${index}: ${accepted} accepted and ${unanswered} unanswered of ${sent} sent; the unanswered requests hide whether the limit is ${limit}` };
+  if (accepted > limit) return result('looser', `${accepted} requests accepted, more than the limit of ${limit} (${sent} sent)`);
+  if (accepted === limit) return result('pass', `exactly ${limit} of ${sent} requests accepted`);
+  if (refused > 0 && accepted + unanswered < limit) {
+    return result('stricter', `only ${accepted} requests accepted before refusals began (${refused} refused of ${sent} sent); the limit is ${limit}`);
+  }
+  return result('inconclusive', `${accepted} accepted and ${unanswered} unanswered of ${sent} sent; the unanswered requests hide whether the limit is ${limit}`);
 }
 
 /** @param {number} n */
@@ -363,6 +498,26 @@ function nonNegative(n) {
  */
 
 /**
+ * Judges each window of a probe. A window that follows one that was not filled is inconclusive whatever its
+ * counts: the target's previous window may have had budget left, which this window's first requests could
+ * have spent and been counted for.
+ * @param {number} limit
+ * @param {WindowCounts[]} windows
+ * @returns {WindowVerdict[]}
+ */
+export function judgeWindows(limit, windows) {
+  const judged = windows.map((w, i) => judgeWindow(limit, w, i));
+  return judged.map((v, i) => {
+    const previous = judged[i - 1];
+    if (!previous || previous.sent > limit || v.verdict === 'inconclusive') return v;
+    return Object.assign({}, v, {
+      verdict: /** @type {Verdict} */ ('inconclusive'),
+      reason: `window ${i}: follows window ${i - 1}, which was not filled: its first requests may have spent what the target's window ${i - 1} had left (${v.accepted} accepted of ${v.sent} sent)`,
+    });
+  });
+}
+
+/**
  * Judges a whole probe from its windows. Pass needs every window to pass; a looser (or stricter) window makes the
  * probe looser (stricter) unless other windows point the other way, which happens when the target's windows are
  * not aligned with the probe's (e.g. clock-aligned windows): that is inconclusive. No windows: inconclusive.
@@ -371,7 +526,7 @@ function nonNegative(n) {
  * @returns {ProbeVerdict}
  */
 export function judgeProbe(limit, windows) {
-  const judged = windows.map((w, i) => judgeWindow(limit, w, i));
+  const judged = judgeWindows(limit, windows);
   if (judged.length === 0) return { verdict: 'inconclusive', message: 'no window was measured', windows: judged };
   const looser = judged.filter((w) => w.verdict === 'looser');
   const stricter = judged.filter((w) => w.verdict === 'stricter');
@@ -380,7 +535,7 @@ export function judgeProbe(limit, windows) {
   if (looser.length && stricter.length) {
     return {
       verdict: 'inconclusive',
-      message: `windows disagree (accepted/sent per window: ${summary}): the target's windows do not line up with the probe's, e.g. they are aligned to the clock; ${looser[0]?.reason}; ${stricter[0]?.reason}`,
+      message: `windows disagree (accepted/sent per window: ${summary}): the target's windows do not line up with the probe's, e.g. they are aligned to the clock; ${looser[0].reason}; ${stricter[0].reason}`,
       windows: judged,
     };
   }
@@ -388,6 +543,51 @@ export function judgeProbe(limit, windows) {
   if (stricter.length) return { verdict: 'stricter', message: `limit stricter than ${limit}: ${stricter.map((w) => w.reason).join('; ')}`, windows: judged };
   if (inconclusive.length) return { verdict: 'inconclusive', message: inconclusive.map((w) => w.reason).join('; '), windows: judged };
   return { verdict: 'pass', message: `exactly ${limit} accepted in each of ${judged.length} windows (accepted/sent: ${summary})`, windows: judged };
+}
+
+/**
+ * @typedef {object} ScopeVerdict
+ * @property {Verdict} verdict   pass, shared, or inconclusive
+ * @property {string} message
+ * @property {WindowVerdict[]} a  windows of the first token
+ * @property {WindowVerdict[]} b  windows of the second token
+ */
+
+/**
+ * Judges the scope probe: two tokens of one API key, each pushed over the read limit at the same time.
+ * - every window of both tokens passes: each token had its own budget (pass);
+ * - in a window where both tokens were filled, the two together got no more than one token's limit: the budget
+ *   is shared by the key's tokens, or by the address they come from (shared: the seed says per token);
+ * - otherwise inconclusive (a per-token budget of another size is the read probe's finding, not this one's).
+ * @param {number} limit
+ * @param {WindowCounts[]} a
+ * @param {WindowCounts[]} b
+ * @returns {ScopeVerdict}
+ */
+export function judgeScope(limit, a, b) {
+  const ja = judgeWindows(limit, a);
+  const jb = judgeWindows(limit, b);
+  const n = Math.min(ja.length, jb.length);
+  if (n === 0) return { verdict: 'inconclusive', message: 'no window was measured', a: ja, b: jb };
+  /** @type {string[]} */
+  const shared = [];
+  /** @type {string[]} */
+  const unclear = [];
+  for (let i = 0; i < n; i++) {
+    const x = ja[i];
+    const y = jb[i];
+    const bothFilled = x.sent > limit && y.sent > limit && (i === 0 || (ja[i - 1].sent > limit && jb[i - 1].sent > limit));
+    if (bothFilled && x.accepted + y.accepted <= limit && x.refused + y.refused > 0) {
+      shared.push(`window ${i}: the two tokens got ${x.accepted} + ${y.accepted} = ${x.accepted + y.accepted} reads accepted together (${x.sent} + ${y.sent} sent), no more than one token's limit of ${limit}`);
+    } else if (x.verdict !== 'pass' || y.verdict !== 'pass') {
+      unclear.push(`token 1 ${x.reason}; token 2 ${y.reason}`);
+    }
+  }
+  if (shared.length) {
+    return { verdict: 'shared', message: `the read budget is not per token: it is shared by the tokens of one API key (or by their address); ${shared.join('; ')}`, a: ja, b: jb };
+  }
+  if (unclear.length) return { verdict: 'inconclusive', message: unclear.join('; '), a: ja, b: jb };
+  return { verdict: 'pass', message: `each of two tokens of one API key had its own budget: exactly ${limit} reads accepted per token in each of ${n} windows`, a: ja, b: jb };
 }
 
 // ------------------------------------------------------------------ k6 summary metrics
@@ -463,7 +663,7 @@ export function windowCountsFromMetrics(metrics, scenario, windows) {
 
 /** @param {SummaryMetric | undefined} m */
 function countOf(m) {
-  const c = m?.values?.['count'];
+  const c = m && m.values ? m.values['count'] : undefined;
   return typeof c === 'number' && Number.isFinite(c) ? c : 0;
 }
 
@@ -623,16 +823,36 @@ export function readPath(obj, path) {
  */
 
 /**
- * The page-walk verdict: no duplicate ids, no gaps, and a total field equal to the walked count.
+ * @typedef {object} ListSize
+ * @property {number} atLeast    items the walk saw
+ * @property {boolean} complete  the walk reached the last page, so atLeast is the list's size
+ */
+
+/**
+ * Why a list is too short to show what per_page above the maximum and page boundaries do (it needs more than
+ * PER_PAGE_MAX items), or undefined when it is long enough.
+ * @param {ListSize} list
+ */
+export function shortListReason(list) {
+  if (list.atLeast > PER_PAGE_MAX) return undefined;
+  if (!list.complete) return `the walk stopped before showing that the list holds more than ${PER_PAGE_MAX} items (${list.atLeast} seen)`;
+  return `the list holds only ${list.atLeast} items; it needs more than ${PER_PAGE_MAX}: create ${PER_PAGE_MAX + 1 - list.atLeast} more VMs in the key's organization, or run with a key whose organization has more than ${PER_PAGE_MAX}`;
+}
+
+/**
+ * The page-walk verdict: no duplicate ids, no gaps, and a total field equal to the walked count. A list that fits
+ * on one page shows neither page boundaries nor a total that differs from a page's count: what would pass is
+ * inconclusive (a failure found on it still fails).
  * @param {WalkPage[]} pages
  * @param {number} perPage
  * @param {{ complete: boolean, stoppedBecause: string }} outcome  whether the walk reached its last page
  * @param {string} [declaredTotal]
- * @returns {{ walk: CheckResult, total: CheckResult, analysis: WalkAnalysis, discovery: TotalDiscovery }}
+ * @returns {{ walk: CheckResult, total: CheckResult, analysis: WalkAnalysis, discovery: TotalDiscovery, list: ListSize }}
  */
 export function judgeWalk(pages, perPage, outcome, declaredTotal) {
   const analysis = analyzeWalk(pages, perPage);
   const discovery = discoverTotalField(pages.map((p) => p.body), analysis.distinct, declaredTotal);
+  const list = { atLeast: analysis.distinct, complete: outcome.complete };
   /** @type {CheckResult} */
   const walk = { id: 'pagination.walk', clauses: ['PAGE-PARAMS'], level: 'must', status: 'passed', message: '' };
   /** @type {CheckResult} */
@@ -642,13 +862,13 @@ export function judgeWalk(pages, perPage, outcome, declaredTotal) {
     walk.message = `the walk did not reach the last page: ${outcome.stoppedBecause}`;
     total.status = 'skipped';
     total.message = walk.message;
-    return { walk, total, analysis, discovery };
+    return { walk, total, analysis, discovery, list };
   }
   /** @type {string[]} */
   const problems = [];
   if (analysis.duplicates.length) {
     const d = analysis.duplicates[0];
-    problems.push(`${analysis.duplicates.length} ids appear more than once (e.g. ${d?.id} on pages ${d?.pages.join(', ')})`);
+    problems.push(`${analysis.duplicates.length} ids appear more than once (e.g. ${d.id} on pages ${d.pages.join(', ')})`);
   }
   if (analysis.shortPages.length) problems.push(`gap: page ${analysis.shortPages[0]} holds fewer than ${perPage} items but is not the last page`);
   if (analysis.overfullPages.length) problems.push(`page ${analysis.overfullPages[0]} holds more than ${perPage} items`);
@@ -657,47 +877,69 @@ export function judgeWalk(pages, perPage, outcome, declaredTotal) {
   if (!discovery.field && totalValue !== undefined && totalValue > analysis.distinct) {
     problems.push(`gap: the walk found ${analysis.distinct} distinct items but the list reports ${totalValue}`);
   }
-  walk.status = problems.length ? 'failed' : 'passed';
-  walk.message = problems.length
-    ? problems.join('; ')
-    : `${pages.length} pages at per_page=${perPage} hold ${analysis.distinct} items, each exactly once`;
-  total.status = discovery.field ? 'passed' : 'failed';
-  total.message = discovery.message;
-  return { walk, total, analysis, discovery };
+  const tooShort = analysis.distinct <= perPage ? shortListReason(list) : undefined;
+  if (problems.length) {
+    walk.status = 'failed';
+    walk.message = problems.join('; ');
+  } else if (tooShort) {
+    walk.status = 'skipped';
+    walk.message = `${pages.length} page(s) at per_page=${perPage} hold ${analysis.distinct} items, each once, but page boundaries were never crossed: ${tooShort}`;
+  } else {
+    walk.message = `${pages.length} pages at per_page=${perPage} hold ${analysis.distinct} items, each exactly once`;
+  }
+  if (!discovery.field) {
+    total.status = 'failed';
+    total.message = discovery.message;
+  } else if (tooShort) {
+    total.status = 'skipped';
+    total.message = `${discovery.message}, but on one page a total of all items cannot be told from a count of the page's items: ${tooShort}`;
+  } else {
+    total.message = discovery.message;
+  }
+  return { walk, total, analysis, discovery, list };
 }
 
 /** @param {Array<{ values: unknown[] }>} candidates */
 function firstInteger(candidates) {
-  const v = candidates[0]?.values[0];
+  const v = candidates.length ? candidates[0].values[0] : undefined;
   return typeof v === 'number' && Number.isInteger(v) ? v : undefined;
 }
 
 /**
  * per_page at and above the maximum: per_page=100 must be served with at most 100 items; above 100 the target
  * may clamp (at most 100 items) or reject with a 4xx, never serve more than 100 items nor fail with a 5xx.
+ * Clamping shows only on a list of more than 100 items: on a shorter one (or one of unknown size) at most 100
+ * items above the maximum is inconclusive.
  * @param {number} perPage
  * @param {number} status  0 when no response
  * @param {number | undefined} items  items in the page, when the body had a list
+ * @param {ListSize} [list]  what the walk learnt of the list's size
  * @returns {CheckResult}
  */
-export function judgePerPage(perPage, status, items) {
+export function judgePerPage(perPage, status, items, list) {
   const id = `pagination.per-page-${perPage}`;
-  /** @type {CheckResult} */
-  const r = { id, clauses: ['PAGE-MAX-100'], level: 'must', status: 'passed', message: '' };
-  const ok = status >= 200 && status <= 299;
+  /**
+   * @param {CheckStatus} status
+   * @param {string} message
+   * @returns {CheckResult}
+   */
+  const result = (status, message) => ({ id, clauses: ['PAGE-MAX-100'], level: 'must', status, message });
+  const ok = isSuccess(status);
   if (perPage <= PER_PAGE_MAX) {
-    if (!ok) return { ...r, status: 'failed', message: `per_page=${perPage} (within the documented maximum) was answered ${status || 'with no response'}` };
-    if (items === undefined) return { ...r, status: 'failed', message: `per_page=${perPage} answered ${status} without a vms array` };
-    if (items > PER_PAGE_MAX) return { ...r, status: 'failed', message: `per_page=${perPage} returned ${items} items` };
-    return { ...r, message: `per_page=${perPage} served ${items} items` };
+    if (!ok) return result('failed', `per_page=${perPage} (within the documented maximum) was answered ${status || 'with no response'}`);
+    if (items === undefined) return result('failed', `per_page=${perPage} answered ${status} without a vms array`);
+    if (items > PER_PAGE_MAX) return result('failed', `per_page=${perPage} returned ${items} items`);
+    return result('passed', `per_page=${perPage} served ${items} items`);
   }
   if (ok) {
-    if (items === undefined) return { ...r, status: 'failed', message: `per_page=${perPage} answered ${status} without a vms array` };
-    if (items > PER_PAGE_MAX) return { ...r, status: 'failed', message: `per_page=${perPage} returned ${items} items, more than the maximum of ${PER_PAGE_MAX}` };
-    return { ...r, message: `per_page=${perPage} clamped: ${items} items` };
+    if (items === undefined) return result('failed', `per_page=${perPage} answered ${status} without a vms array`);
+    if (items > PER_PAGE_MAX) return result('failed', `per_page=${perPage} returned ${items} items, more than the maximum of ${PER_PAGE_MAX}`);
+    const tooShort = shortListReason(list || { atLeast: items, complete: false });
+    if (tooShort) return result('skipped', `per_page=${perPage} served ${items} items, which cannot be told from honouring per_page=${perPage}: ${tooShort}`);
+    return result('passed', `per_page=${perPage} clamped: ${items} items of a list of ${list && list.complete ? list.atLeast : `more than ${PER_PAGE_MAX}`}`);
   }
-  if (status >= 400 && status <= 499 && status !== 429) return { ...r, message: `per_page=${perPage} rejected with ${status}` };
-  return { ...r, status: 'failed', message: `per_page=${perPage} answered ${status || 'with no response'}, neither at most ${PER_PAGE_MAX} items nor a 4xx refusal` };
+  if (status >= 400 && status <= 499 && status !== 429) return result('passed', `per_page=${perPage} rejected with ${status}`);
+  return result('failed', `per_page=${perPage} answered ${status || 'with no response'}, neither at most ${PER_PAGE_MAX} items nor a 4xx refusal`);
 }
 
 /**
@@ -710,6 +952,19 @@ export function limitCheck(probe, v) {
   const def = LIMITS[probe];
   const status = v.verdict === 'pass' ? 'passed' : v.verdict === 'inconclusive' ? 'skipped' : 'failed';
   return { id: `limits.${probe}`, clauses: [def.clause], level: 'must', status, message: `${v.verdict}: ${v.message}`, verdict: v.verdict };
+}
+
+/** The scope check: two tokens of one key each get the read budget (seed section 8: "per token"). */
+export const SCOPE_CHECK = Object.freeze({ id: 'limits.token-scope', clause: 'LIMIT-READ-300', title: 'Read requests are limited per token: two tokens of one API key each get 300 per minute' });
+
+/**
+ * The conformance check of the scope probe.
+ * @param {ScopeVerdict} v
+ * @returns {CheckResult}
+ */
+export function scopeCheck(v) {
+  const status = v.verdict === 'pass' ? 'passed' : v.verdict === 'inconclusive' ? 'skipped' : 'failed';
+  return { id: SCOPE_CHECK.id, clauses: [SCOPE_CHECK.clause], level: 'must', status, message: `${v.verdict}: ${v.message}`, verdict: v.verdict };
 }
 
 /**
@@ -730,8 +985,8 @@ export function k6Checks(group) {
   /** @param {K6Group | undefined} g */
   const visit = (g) => {
     if (!g) return;
-    for (const c of g.checks ?? []) out.push({ name: c.name, passes: c.passes, fails: c.fails });
-    for (const child of g.groups ?? []) visit(child);
+    for (const c of g.checks || []) out.push({ name: c.name, passes: c.passes, fails: c.fails });
+    for (const child of g.groups || []) visit(child);
   };
   visit(group);
   return out;
@@ -764,11 +1019,11 @@ export function checkName(r) {
 export function checkResultsFromK6(group) {
   return k6Checks(group).map((c) => {
     const m = /^([A-Za-z0-9_.-]+): (skipped: )?([\s\S]*)$/.exec(c.name);
-    const id = m ? (m[1] ?? c.name) : c.name;
-    const message = m ? (m[3] ?? '') : c.name;
+    const id = m && m[1] ? m[1] : c.name;
+    const message = m ? m[3] || '' : c.name;
     const meta = /** @type {Record<string, { clauses: string[], level: 'must' | 'should' } | undefined>} */ (CHECK_META)[id];
     /** @type {CheckStatus} */
     const status = m && m[2] ? 'skipped' : c.fails > 0 ? 'failed' : 'passed';
-    return { id, clauses: meta ? [...meta.clauses] : [], level: meta ? meta.level : 'must', status, message };
+    return { id, clauses: meta ? meta.clauses.slice() : [], level: meta ? meta.level : 'must', status, message };
   });
 }

@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const MODULES = ['verdicts.js', 'report.js'];
+const MODULES = ['verdicts.js', 'report.js', 'flow.js'];
 const libDir = fileURLToPath(new URL('../../load/lib/', import.meta.url));
 
 function header(js: string): string {

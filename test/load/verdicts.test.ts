@@ -9,8 +9,15 @@ import {
   checkResultsFromK6,
   classifyStatus,
   discoverTotalField,
+  issuanceOutcome,
   judgePerPage,
   judgeProbe,
+  judgeScope,
+  k6FeatureProblem,
+  reportPaths,
+  scopeCheck,
+  shortListReason,
+  slotRole,
   judgeWalk,
   judgeWindow,
   k6Duration,
@@ -53,7 +60,9 @@ describe('judgeWindow', () => {
       ['one fewer accepted', { sent: L + over, accepted: L - 1, refused: over + 1 }, 'stricter'],
       ['window not filled', { sent: L, accepted: L, refused: 0 }, 'inconclusive'],
       ['window half filled', { sent: Math.floor(L / 2), accepted: Math.floor(L / 2), refused: 0 }, 'inconclusive'],
-      ['refused before the limit in an unfilled window', { sent: L - 1, accepted: L - 3, refused: 2 }, 'stricter'],
+      // Its refusals may come from the target's previous window: an unfilled window is never a verdict.
+      ['refused before the limit in an unfilled window', { sent: L - 1, accepted: L - 3, refused: 2 }, 'inconclusive'],
+      ['everything refused in an unfilled window', { sent: L, accepted: 0, refused: L }, 'inconclusive'],
       ['unanswered requests hide the count', { sent: L + over, accepted: L - 1, refused: 0 }, 'inconclusive'],
       ['unanswered could have been accepted', { sent: L + over, accepted: L - 2, refused: over }, 'inconclusive'],
       ['limit held, some unanswered', { sent: L + over, accepted: L, refused: over - 1 }, 'pass'],
@@ -83,7 +92,10 @@ describe('judgeProbe', () => {
     ['one window stricter', [stricter, pass], 'stricter'],
     ['windows disagree (clock-aligned target windows)', [looser, stricter], 'inconclusive'],
     ['one window not filled', [pass, unfilled], 'inconclusive'],
-    ['looser beats an unfilled window', [unfilled, looser], 'looser'],
+    // The window after an unfilled one may have spent what the target's window had left: not a verdict.
+    ['a looser window after an unfilled one', [unfilled, looser], 'inconclusive'],
+    ['a stricter window after an unfilled one', [unfilled, stricter], 'inconclusive'],
+    ['a looser window after a filled one', [pass, pass, looser], 'looser'],
     ['no windows', [], 'inconclusive'],
   ];
   for (const [name, windows, verdict] of cases) {
@@ -124,21 +136,32 @@ describe('window arithmetic under a time scale', () => {
   });
 
   it('plans push each limit about 10% over its rate, with an equal idle guard', () => {
-    expect(probePlan(300, 10)).toMatchObject({ limit: 300, over: 30, guard: 30, slotsPerWindow: 360, windowMs: 6000 });
-    expect(probePlan(60, 1)).toMatchObject({ over: 6, guard: 6, slotsPerWindow: 72, windowMs: 60_000 });
-    expect(probePlan(10, 10)).toMatchObject({ over: 2, guard: 2, slotsPerWindow: 14 });
+    expect(probePlan(300, 10)).toMatchObject({ limit: 300, over: 30, guard: 30, lead: 10, slotsPerWindow: 360, windowMs: 6000 });
+    expect(probePlan(60, 1)).toMatchObject({ over: 6, guard: 6, lead: 2, slotsPerWindow: 72, windowMs: 60_000 });
+    expect(probePlan(10, 10)).toMatchObject({ over: 2, guard: 2, lead: 1, slotsPerWindow: 14 });
     expect(probePlan(300, 7).windowMs).toBe(8571);
   });
 
-  it('slotAt places iterations by elapsed time', () => {
+  it('slotAt places a moment in its window and slot, by elapsed time', () => {
     const plan = probePlan(10, 10); // 14 slots in 6000 ms
-    expect(slotAt(0, plan)).toEqual({ window: 0, position: 0, send: true, limited: false });
-    expect(slotAt(9 * plan.slotMs, plan)).toMatchObject({ window: 0, position: 9, send: true, limited: false });
-    expect(slotAt(10 * plan.slotMs + 1, plan)).toMatchObject({ position: 10, send: true, limited: true });
-    expect(slotAt(12 * plan.slotMs, plan)).toMatchObject({ position: 12, send: false });
-    expect(slotAt(13 * plan.slotMs + 5, plan)).toMatchObject({ position: 13, send: false });
-    expect(slotAt(6000, plan)).toMatchObject({ window: 1, position: 0, send: true });
-    expect(slotAt(6000 + 3 * plan.slotMs - 3, plan)).toMatchObject({ window: 1, position: 3 });
+    expect(slotAt(-1, plan)).toEqual({ window: -1, position: 0 });
+    expect(slotAt(0, plan)).toEqual({ window: 0, position: 0 });
+    expect(slotAt(9.5 * plan.slotMs, plan)).toEqual({ window: 0, position: 9 });
+    expect(slotAt(5999, plan)).toEqual({ window: 0, position: 13 });
+    expect(slotAt(6000, plan)).toEqual({ window: 1, position: 0 });
+    expect(slotAt(6000 + 3.5 * plan.slotMs, plan)).toEqual({ window: 1, position: 3 });
+  });
+
+  it('the first window sends from its first slot; later ones keep lead slots idle on the boundary', () => {
+    const plan = probePlan(10, 10); // lead 1, limit 10, over 2, tail 1
+    const roles = (w: number) => Array.from({ length: plan.slotsPerWindow }, (_, p) => slotRole(plan, w, p));
+    const pattern = (w: number) => roles(w).map((r) => (!r.send ? '.' : r.limited ? 'x' : 'o')).join('');
+    expect(pattern(0)).toBe('ooooooooooxx..');
+    expect(pattern(1)).toBe('.ooooooooooxx.');
+    expect(pattern(2)).toBe(pattern(1));
+    const reads = probePlan(300, 10);
+    const sent = (w: number) => Array.from({ length: reads.slotsPerWindow }, (_, p) => slotRole(reads, w, p)).filter((r) => r.send).length;
+    expect([sent(0), sent(1)]).toEqual([330, 330]);
   });
 
   it('Retry-After is in target-seconds: scaled to real seconds', () => {
@@ -161,11 +184,21 @@ describe('window arithmetic under a time scale', () => {
   });
 });
 
+interface SimOptions {
+  timeScale?: number;
+  windows?: number;
+  /** real ms from sending to reaching the target, per request in sending order and by its sending time */
+  latency?: (i: number, sentAt: number) => number;
+  segments?: number;
+  /** arrival iterations k6 never ran (too few VUs), by global iteration number */
+  dropped?: (g: number) => boolean;
+}
+
 /**
  * Simulates a probe against the reference target's own limiter (fixed windows that start at the first hit): the
  * schedule the k6 scenario follows, a latency per request, and the script's window attribution.
  */
-function simulate(limit: number, targetLimit: number, opts: { timeScale?: number; windows?: number; latency?: (i: number) => number; segments?: number } = {}): WindowCounts[] {
+function simulate(limit: number, targetLimit: number, opts: SimOptions = {}): WindowCounts[] {
   const scale = opts.timeScale ?? 10;
   const windows = opts.windows ?? 2;
   const plan = probePlan(limit, scale);
@@ -178,11 +211,11 @@ function simulate(limit: number, targetLimit: number, opts: { timeScale?: number
   // k6 schedules rate*segments per timeUnit and this instance (segment 0 of equal ones) gets every segments-th.
   const total = plan.slotsPerWindow * windows * segments;
   for (let g = 0; g < total; g++) {
-    if (g % segments !== 0) continue;
-    const scheduled = (g * plan.windowMs) / (plan.slotsPerWindow * segments);
-    const slot = slotAt(scheduled, plan);
-    if (!slot.send || slot.window >= windows) continue;
-    requests.push({ at: scheduled + (opts.latency ? opts.latency(requests.length) : 1), window: slot.window });
+    if (g % segments !== 0 || opts.dropped?.(g)) continue;
+    const scheduled = (g * plan.windowMs) / (plan.slotsPerWindow * segments) + 0.01;
+    const at = slotAt(scheduled, plan);
+    if (at.window >= windows || !slotRole(plan, at.window, at.position).send) continue;
+    requests.push({ at: scheduled + (opts.latency ? opts.latency(requests.length, scheduled) : 1), window: at.window });
   }
   requests.sort((a, b) => a.at - b.at);
   for (const r of requests) {
@@ -211,7 +244,56 @@ describe('probe plan against the reference limiter (simulated)', () => {
     it(`${probe}: a segment of three with the rate tripled pushes the full limit on its own token`, () => {
       expect(judgeProbe(L, simulate(L, L, { segments: 3 })).verdict).toBe('pass');
     });
+    it(`${probe}: a first request that reaches the target late by up to the lead guard changes nothing`, () => {
+      const plan = probePlan(L, 10);
+      // Nothing reaches the target before `lag` (k6 starting its VUs, cold connections): its window opens late.
+      const lag = plan.lead * plan.slotMs - 2;
+      const late = (_: number, t: number) => (t < lag ? lag - t : 0) + 1;
+      expect(judgeProbe(L, simulate(L, L, { latency: late })).verdict).toBe('pass');
+      expect(judgeProbe(L, simulate(L, L + 1, { latency: late })).verdict).toBe('looser');
+    });
   }
+
+  // Issue 15: window 0 was not filled (294 of 330 sent) and the target's window 0 opened late, so window 1's first
+  // requests spent its leftover budget and window 1 counted 306 accepted: a conforming target called looser.
+  it('a window that was not filled, then a late target window: inconclusive, never looser', () => {
+    const plan = probePlan(300, 10);
+    const dropped = (g: number) => g >= 100 && g < 136;
+    const lag = plan.lead * plan.slotMs + 60;
+    const late = (_: number, t: number) => (t < lag ? lag - t : 0) + 1;
+    const counts = simulate(300, 300, { dropped, latency: late });
+    expect(counts[0]).toMatchObject({ sent: 294, accepted: 294 });
+    expect(counts[1]!.accepted).toBeGreaterThan(300); // what the target really let through in the probe's window 1
+    const v = judgeProbe(300, counts);
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.windows.map((w) => w.verdict)).toEqual(['inconclusive', 'inconclusive']);
+    expect(v.windows[0]!.reason).toMatch(/not filled, 294 requests sent/);
+    expect(v.windows[1]!.reason).toMatch(/follows window 0, which was not filled/);
+  });
+});
+
+describe('scope: two tokens of one key at once', () => {
+  const L = 300;
+  const own: WindowCounts = { sent: 330, accepted: 300, refused: 30 };
+  const half: WindowCounts = { sent: 330, accepted: 150, refused: 180 };
+  const cases: Array<[string, WindowCounts[], WindowCounts[], string]> = [
+    ['each token gets its own 300', [own, own], [own, own], 'pass'],
+    ['the key shares one budget', [half, half], [half, half], 'shared'],
+    ['shared unevenly', [{ sent: 330, accepted: 200, refused: 130 }, own], [{ sent: 330, accepted: 100, refused: 230 }, own], 'shared'],
+    ['per token, but 301 each (the read probe reports looser)', [{ sent: 330, accepted: 301, refused: 29 }], [{ sent: 330, accepted: 301, refused: 29 }], 'inconclusive'],
+    ['one token not filled', [{ sent: 200, accepted: 150, refused: 50 }], [half], 'inconclusive'],
+    ['nothing measured', [], [], 'inconclusive'],
+  ];
+  for (const [name, a, b, verdict] of cases) {
+    it(`${name} → ${verdict}`, () => expect(judgeScope(L, a, b).verdict).toBe(verdict));
+  }
+  it('a shared budget fails the check with the counts, per window', () => {
+    const c = scopeCheck(judgeScope(L, [half], [half]));
+    expect(c).toMatchObject({ id: 'limits.token-scope', clauses: ['LIMIT-READ-300'], status: 'failed', verdict: 'shared' });
+    expect(c.message).toMatch(/150 \+ 150 = 300 reads accepted together/);
+    expect(scopeCheck(judgeScope(L, [own], [own])).status).toBe('passed');
+    expect(scopeCheck(judgeScope(L, [], [])).status).toBe('skipped');
+  });
 });
 
 // ---------------------------------------------------------------- execution segments
@@ -361,19 +443,74 @@ describe('total-field discovery', () => {
 });
 
 describe('per_page at and above the maximum', () => {
+  const long = { atLeast: 130, complete: true };
   const cases: Array<[number, number, number | undefined, string]> = [
     [100, 200, 100, 'passed'], [100, 200, 42, 'passed'], [100, 400, undefined, 'failed'], [100, 200, 101, 'failed'], [100, 200, undefined, 'failed'],
-    [101, 200, 100, 'passed'], [101, 400, undefined, 'passed'], [101, 422, undefined, 'passed'], [101, 200, 101, 'failed'], [101, 500, undefined, 'failed'],
+    [101, 200, 100, 'passed'], [101, 201, 100, 'passed'], [101, 400, undefined, 'passed'], [101, 422, undefined, 'passed'], [101, 200, 101, 'failed'], [101, 500, undefined, 'failed'],
     [1000, 200, 1000, 'failed'], [1000, 400, undefined, 'passed'], [1000, 0, undefined, 'failed'], [1000, 429, undefined, 'failed'],
   ];
   for (const [perPage, status, items, expected] of cases) {
-    it(`per_page=${perPage}, ${status}, ${items ?? 'no'} items → ${expected}`, () => {
-      const r = judgePerPage(perPage, status, items);
+    it(`per_page=${perPage}, ${status}, ${items ?? 'no'} items, on a list of 130 → ${expected}`, () => {
+      const r = judgePerPage(perPage, status, items, long);
       expect(r.status).toBe(expected);
       expect(r).toMatchObject({ id: `pagination.per-page-${perPage}`, clauses: ['PAGE-MAX-100'], level: 'must' });
     });
   }
   it('the documented maximum is 100', () => expect(PER_PAGE_MAX).toBe(100));
+
+  // Issue 15: on a list of 100 items or fewer, at most 100 items cannot be told from honouring per_page=101.
+  const short: Array<[string, { atLeast: number; complete: boolean } | undefined, RegExp]> = [
+    ['a list of 3', { atLeast: 3, complete: true }, /the list holds only 3 items; it needs more than 100: create 98 more VMs/],
+    ['a list of exactly 100', { atLeast: 100, complete: true }, /holds only 100 items.*create 1 more VMs/],
+    ['a walk that stopped at 100', { atLeast: 100, complete: false }, /the walk stopped before showing that the list holds more than 100 items \(100 seen\)/],
+    ['an unknown list', undefined, /the walk stopped before showing/],
+  ];
+  for (const [name, list, message] of short) {
+    it(`per_page=101 and 1000 served in full on ${name} → inconclusive, saying what the list needs`, () => {
+      const items = list ? Math.min(list.atLeast, 100) : 3;
+      for (const perPage of [101, 1000]) {
+        const r = judgePerPage(perPage, 200, items, list);
+        expect(r.status).toBe('skipped');
+        expect(r.message).toMatch(message);
+      }
+    });
+  }
+  it('on a short list a refusal still passes and more than 100 items still fails', () => {
+    const tiny = { atLeast: 3, complete: true };
+    expect(judgePerPage(101, 400, undefined, tiny).status).toBe('passed');
+    expect(judgePerPage(1000, 200, 101, tiny).status).toBe('failed');
+  });
+  it('shortListReason: more than 100 items is enough, known or not', () => {
+    expect(shortListReason({ atLeast: 101, complete: false })).toBeUndefined();
+    expect(shortListReason({ atLeast: 130, complete: true })).toBeUndefined();
+    expect(shortListReason({ atLeast: 0, complete: true })).toMatch(/create 101 more VMs/);
+  });
+});
+
+describe('a list that fits on one page', () => {
+  const one = (n: number, total: unknown = n) => [page(1, ids(0, n), total)];
+  it('the walk and the total are inconclusive, never passed, and say what the list needs', () => {
+    const j = judgeWalk(one(3), 100, complete);
+    expect(j.walk.status).toBe('skipped');
+    expect(j.walk.message).toMatch(/page boundaries were never crossed: the list holds only 3 items; it needs more than 100/);
+    expect(j.total.status).toBe('skipped');
+    expect(j.total.message).toMatch(/total field total \(discovered\) = 3, but on one page/);
+    expect(j.list).toEqual({ atLeast: 3, complete: true });
+  });
+  it('100 items and an empty second page: still one page of items', () => {
+    const j = judgeWalk([page(1, ids(0, 100), 100), page(2, [], 100)], 100, complete);
+    expect(j.walk.status).toBe('skipped');
+    expect(j.total.status).toBe('skipped');
+  });
+  it('what fails on a short list still fails', () => {
+    expect(judgeWalk([{ page: 1, status: 200, ids: ['a', 'a'], body: { total: 2 } }], 100, complete).walk.status).toBe('failed');
+    expect(judgeWalk(one(3, 7), 100, complete).total.status).toBe('failed');
+    expect(judgeWalk(one(3, 7), 100, complete).walk.message).toMatch(/found 3 distinct items but the list reports 7/);
+  });
+  it('an empty list: inconclusive', () => {
+    const j = judgeWalk(one(0), 100, complete);
+    expect([j.walk.status, j.total.status]).toEqual(['skipped', 'skipped']);
+  });
 });
 
 describe('k6 check names carry results to handleSummary', () => {
@@ -498,15 +635,16 @@ describe('reports', () => {
       details: { [token]: secret },
     });
     const out = summaryOutputs(leaky, [secret, token, undefined, '']);
-    expect(Object.keys(out).sort()).toEqual(['junit.xml', 'stdout', 'summary.json']);
+    // Never in the working directory itself (the repository root when run from a checkout).
+    expect(Object.keys(out).sort()).toEqual(['k6-out/junit.xml', 'k6-out/summary.json', 'stdout']);
     for (const text of Object.values(out)) {
       expect(text).not.toContain(secret);
       expect(text).not.toContain(escapeXml(secret));
       expect(text).not.toContain(token);
       expect(text).toContain('[REDACTED]');
     }
-    expect(JSON.parse(out['summary.json']!)).toMatchObject({ verdict: 'nonconformant' });
-    parseXml(out['junit.xml']!);
+    expect(JSON.parse(out['k6-out/summary.json']!)).toMatchObject({ verdict: 'nonconformant' });
+    parseXml(out['k6-out/junit.xml']!);
     expect(summaryOutputs(leaky, [], { json: 'out/s.json', junit: 'out/j.xml' })).toHaveProperty('out/j.xml');
     expect(redact('aaa', ['a', 'aa'])).toBe('[REDACTED][REDACTED]');
   });
@@ -518,9 +656,16 @@ describe('readConfig', () => {
   it('reads the CLI variables with defaults', () => {
     expect(readConfig({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:8080/', CONFORMANCE_API_KEY: 'k' })).toEqual({
       baseUrl: 'http://127.0.0.1:8080', apiKey: 'k', apiKeyB: undefined, timeScale: 1, windows: 2, segments: 1, totalField: undefined, maxPages: 200,
+      outDir: 'k6-out', summaryJson: undefined, junit: undefined,
     });
     expect(readConfig({ CONFORMANCE_BASE_URL: 'https://api.example.com', CONFORMANCE_API_KEY: 'k', CONFORMANCE_API_KEY_B: 'b', CONFORMANCE_TIME_SCALE: '10', CONFORMANCE_SEGMENTS: '3', CONFORMANCE_TOTAL_FIELD: 'meta.total' }))
       .toMatchObject({ apiKeyB: 'b', timeScale: 10, segments: 3, totalField: 'meta.total' });
+  });
+  it('reports go to CONFORMANCE_OUT_DIR (k6-out by default); explicit paths win', () => {
+    const base = { CONFORMANCE_BASE_URL: 'http://h', CONFORMANCE_API_KEY: 'k' };
+    expect(reportPaths(readConfig(base))).toEqual({ json: 'k6-out/summary.json', junit: 'k6-out/junit.xml' });
+    expect(reportPaths(readConfig({ ...base, CONFORMANCE_OUT_DIR: '/tmp/out/' }))).toEqual({ json: '/tmp/out/summary.json', junit: '/tmp/out/junit.xml' });
+    expect(reportPaths(readConfig({ ...base, CONFORMANCE_JUNIT: 'reports/k6.xml' }))).toEqual({ json: 'k6-out/summary.json', junit: 'reports/k6.xml' });
   });
   it('refuses bad settings without echoing secrets', () => {
     expect(() => readConfig({ CONFORMANCE_API_KEY: 'sekrit' })).toThrow(/CONFORMANCE_BASE_URL/);
@@ -532,5 +677,48 @@ describe('readConfig', () => {
     } catch (e) {
       expect(String(e)).not.toContain('sekrit');
     }
+  });
+});
+
+// ---------------------------------------------------------------- token issuance and the k6 version
+
+describe('issuanceOutcome: any 2xx with a token is an issued token (the seed shows no status)', () => {
+  const body = JSON.stringify({ token: 'eyJ.a.b', expires_in: 3600 });
+  const cases: Array<[number, string | null, string | undefined, string, RegExp?]> = [
+    [200, body, undefined, 'token'],
+    [201, body, undefined, 'token'],
+    [202, body, undefined, 'token'],
+    [201, '{"access_token":"x"}', undefined, 'error', /answered 201 without a token field/],
+    [204, null, undefined, 'error', /answered 204 without a token field/],
+    [200, 'not json', undefined, 'error', /without a token field/],
+    [429, '{}', '30', 'wait', /Retry-After says 3\.00 s/],
+    [429, '{}', undefined, 'error', /429 and no readable Retry-After/],
+    [401, '{"error":{"code":"unauthenticated"}}', undefined, 'error', /failed with status 401/],
+    [500, 'oops', undefined, 'error', /failed with status 500/],
+    [0, null, undefined, 'error', /no response/],
+  ];
+  for (const [status, text, retryAfter, kind, message] of cases) {
+    it(`${status}${retryAfter ? ` (Retry-After ${retryAfter})` : ''} → ${kind}`, () => {
+      const o = issuanceOutcome(status, text, retryAfter, 10);
+      expect(o.kind).toBe(kind);
+      if (o.kind === 'token') expect(o.token).toBe('eyJ.a.b');
+      if (message && o.kind !== 'token') expect(o.message).toMatch(message);
+      if (o.kind === 'wait') expect(o.seconds).toBe(3);
+    });
+  }
+  it('never puts the body in a message', () => {
+    const o = issuanceOutcome(400, '{"api_key":"ck_secret"}', undefined, 1);
+    expect(JSON.stringify(o)).not.toContain('ck_secret');
+  });
+});
+
+describe('k6 version: the scripts look for the APIs they call', () => {
+  const all = { 'http.expectedStatuses': true, 'http.setResponseCallback': true, 'exec.test.abort': true, 'exec.test.options': true };
+  it('a k6 with every API passes', () => expect(k6FeatureProblem(all)).toBeUndefined());
+  it('k6 v0.37 (no exec.test.options) is told the minimum in one line', () => {
+    expect(k6FeatureProblem({ ...all, 'exec.test.options': false })).toBe('these scripts need k6 v0.38.0 or later; this k6 lacks exec.test.options (k6 v0.38.0)');
+  });
+  it('older ones list what is missing', () => {
+    expect(k6FeatureProblem({})).toMatch(/lacks http\.expectedStatuses \(k6 v0\.31\.0\), http\.setResponseCallback .*, exec\.test\.abort \(k6 v0\.37\.0\), exec\.test\.options/);
   });
 });
