@@ -22,6 +22,14 @@ export interface CrossObservation {
   witnessRefused: boolean;
 }
 
+/** Why nothing was sent after the spent budget (the observation could not tell anything). */
+export interface CrossSkipped {
+  skipped: string;
+}
+
+/** Real seconds a token must have left for the observation (300 reads and a witness) to run on it safely. */
+const MIN_REAL_LIFETIME_SECONDS = 60;
+
 /** The other class's whole budget for reads (a write charged to reads shows only near the end); one write is enough. */
 const PLANNED: Record<RequestClass, number> = { reads: 300, writes: 1 };
 
@@ -38,10 +46,14 @@ const send = (http: HttpClient, what: RequestClass, token: string, sentBy: strin
  * token, stopping at its first refusal, and then one more of the spent class. Nothing is sent that would write under
  * --read-only.
  */
-export async function observeCrossCharge(d: { config: RunConfig; http: HttpClient }, spent: RequestClass, token: string, rejection: Exchange): Promise<CrossObservation | undefined> {
+export async function observeCrossCharge(d: { config: RunConfig; http: HttpClient }, spent: RequestClass, token: string, rejection: Exchange): Promise<CrossObservation | CrossSkipped> {
   const other: RequestClass = spent === 'reads' ? 'writes' : 'reads';
-  if (d.config.readOnly) return undefined;
+  if (d.config.readOnly) return { skipped: '--read-only: a write would be sent' };
   const limited = rejection.response?.status;
+  // A 401 is the token, not a limit; and a token that lives a few real seconds (a high --time-scale) may expire midway.
+  if (limited === 401) return { skipped: `the ${spent} were refused with 401, which is no rate limit` };
+  const lifetime = 3600 / d.config.timeScale;
+  if (lifetime < MIN_REAL_LIFETIME_SECONDS) return { skipped: `a token lives ${lifetime.toFixed(1)} real seconds at --time-scale ${d.config.timeScale}, too short to send ${PLANNED[other]} ${other} on it after the probe` };
   const sentBy = 'limits.budgets-separate';
   // Refused by a limit: the status the spent class was refused with. Served: a read answered 2xx, a write anything else complete.
   const rejected = (ex: Exchange) => ex.response !== undefined && ex.response.status === limited;

@@ -9,7 +9,7 @@ import type { Ledger } from './ledger.ts';
 import { UsageError } from '../spec/errors.ts';
 import { burst, judgeLimit, type Burst, type Classifier, type LimitVerdict } from './probes.ts';
 import { parseRetryAfter } from './retry-after.ts';
-import { observeCrossCharge, type CrossObservation } from './cross-budget.ts';
+import { observeCrossCharge, type CrossObservation, type CrossSkipped } from './cross-budget.ts';
 
 export const LIMITS = { read: 300, write: 60, token: 10 } as const;
 const WINDOW_SECONDS = 60;
@@ -38,8 +38,8 @@ export interface LimitProbe {
   scope?: Exchange;
   /** Issuance: an exchange of the read-only key (another key, perhaps of the same organization) right after. */
   scopeReadonly?: Exchange;
-  /** Reads, writes: the other class sent on the token whose budget was spent (cross-budget.ts). */
-  cross?: CrossObservation;
+  /** Reads, writes: the other class sent on the token whose budget was spent (cross-budget.ts), or why not. */
+  cross?: CrossObservation | CrossSkipped;
   reset?: ResetObservation;
   note?: string;
 }

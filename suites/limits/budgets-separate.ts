@@ -1,6 +1,7 @@
 import type { Check, Finding } from '../../src/engine/check.ts';
 import { judge, finding, skip } from '../../src/engine/check.ts';
 import type { LimitProbe } from '../../src/engine/limit-session.ts';
+import type { CrossObservation } from '../../src/engine/cross-budget.ts';
 import { isSuccess } from '../support.ts';
 
 /**
@@ -21,13 +22,17 @@ export const budgetsSeparate: Check = {
     // Budgets shared across tokens spend each other's tokens too: nothing was sent, as it could not be told apart (limits.token-scope).
     const shared = [read, write].filter((p) => p?.scope && (p === write ? p.scope.response?.status === p.firstRejection?.response?.status : !isSuccess(p.scope)));
     if (shared.length) return skip('the budgets are not per token (see limits.token-scope), so charging one class to the other cannot be told apart', 'a target whose read and write budgets are per token');
-    const observed = [read, write].filter((p): p is LimitProbe => p?.cross !== undefined);
-    if (observed.length === 0) return skip('no budget was spent on a token during the probes, so nothing was sent after it', 'the read and write probes must meet a rejection (see limits.read-limit, limits.write-limit); writes need a run without --read-only');
+    const skipped = [read, write].flatMap((p) => (p?.cross && 'skipped' in p.cross ? [p.cross.skipped] : []));
+    const observed = [read, write].filter((p): p is LimitProbe & { cross: CrossObservation } => p?.cross !== undefined && !('skipped' in p.cross));
+    if (observed.length === 0) {
+      if (skipped.length) return skip(`nothing was sent after a spent budget: ${skipped.join('; ')}`, 'a run at --time-scale 60 or lower, without --read-only');
+      return skip('no budget was spent on a token during the probes, so nothing was sent after it', 'the read and write probes must meet a rejection (see limits.read-limit, limits.write-limit)');
+    }
     const findings: Finding[] = [];
     const judged: string[] = [];
-    const open: string[] = [];
+    const open: string[] = [...skipped];
     for (const p of observed) {
-      const c = p.cross!;
+      const c = p.cross;
       // As many as a fresh token was served (fewer than the documented budget is limits.read-limit's finding, not this one's).
       const other = c.sent === 'reads' ? read : write;
       const fresh = other?.verdict.kind === 'stricter' ? other.verdict.accepted : other?.verdict.kind === 'inconclusive' ? undefined : c.planned;

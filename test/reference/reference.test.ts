@@ -1904,16 +1904,16 @@ const faultModelCases: FaultCase[] = [
   },
   {
     name: 'window-120s',
-    timeScale: 120, // 60 target-seconds = 500 ms
+    timeScale: 20, // 60 target-seconds = 3 s: room for the burst however loaded the machine
     probe: async (s) => {
       const t = await tokenFor(s);
-      const rs = await burst(301, () => read(s, t));
-      const ra = Number(rs.find((r) => r.status === 429)?.headers.get('retry-after'));
-      await sleep(560); // 67 target-seconds
-      return [count(rs, 200), count(rs, 429), ra > 60, (await read(s, t)).status];
+      const ws = await burst(61, () => write(s, t));
+      const ra = Number(ws.find((r) => r.status === 429)?.headers.get('retry-after'));
+      await sleep(3300); // 66 target-seconds
+      return [count(ws, 400), count(ws, 429), ra > 60, (await write(s, t)).status];
     },
-    clean: [300, 1, false, 200],
-    faulty: [300, 1, true, 429],
+    clean: [60, 1, false, 400],
+    faulty: [60, 1, true, 429],
   },
   {
     name: 'reads-charged-to-write-budget',
