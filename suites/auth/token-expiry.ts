@@ -33,8 +33,8 @@ export const tokenExpiry: Check = {
     const requestedAt = Date.parse(issued.startedAt);
     const arrivedAt = requestedAt + issued.durationMs;
     const ageAt = (since: number, realMs: number) => ((realMs - since) * ctx.config.timeScale) / 1000;
-    // Just before the lifetime ends it is still valid: a guard of a minute, or a quarter of a real second under a time scale.
-    const guard = Math.max(60, 0.25 * ctx.config.timeScale);
+    // Shortly before the lifetime ends it is still valid: a guard of a minute, or half a real second under a time scale.
+    const guard = Math.max(60, 0.5 * ctx.config.timeScale);
     await ctx.sleepTarget(Math.max(0, LIFETIME_SECONDS - guard - ageAt(requestedAt, Date.now())));
     const late = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     const lateAge = ageAt(requestedAt, Date.parse(late.startedAt) + late.durationMs);

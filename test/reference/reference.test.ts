@@ -1830,11 +1830,11 @@ const faultModelCases: FaultCase[] = [
     faulty: [50, 50, 0, 100, 0],
   },
   {
-    name: 'token-lifetime-3000',
+    name: 'token-lifetime-1800',
     timeScale: 1200,
     probe: async (s) => {
       const t = await tokenFor(s);
-      await sleep(2750); // 3300 target-seconds
+      await sleep(2500); // 3000 target-seconds
       return (await call(s, 'GET', '/v1/vms', { token: t })).status;
     },
     clean: 200,
