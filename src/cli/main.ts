@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
 import { TargetUnreachable } from '../engine/http.ts';
+import { StartupFailure } from '../engine/startup-failure.ts';
 import type { ToolInfo } from '../engine/runner.ts';
 import { resolveRunOptions, parseCliArgs } from './options.ts';
 import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
@@ -56,8 +57,9 @@ reference options:
   --port N  --fault NAME (repeatable)  --variant NAME (repeatable)  --s3-fault NAME (repeatable)  --time-scale N
   --list-faults  --list-variants
 
-exit codes: 0 conformant, 1 nonconformant, 2 could not run, 3 incomplete (a check could not run, or with
-  --profile certify / --require-complete a MUST clause was not verified)`;
+exit codes: 0 conformant, 1 nonconformant, 2 could not run (the reason on stderr; --report json says what the
+  target did, verdict error), 3 incomplete (a check could not run, or with --profile certify / --require-complete a
+  MUST clause was not verified)`;
 
 export function toolInfo(): ToolInfo {
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { name: string; version: string };
@@ -143,7 +145,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, reference)`);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof TargetUnreachable) {
+    if (err instanceof UsageError || err instanceof TargetUnreachable || err instanceof StartupFailure) {
       process.stderr.write(`cloud-conformance: ${err.message}\n`);
       return 2;
     }

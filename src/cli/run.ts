@@ -5,6 +5,7 @@ import { UsageError } from '../spec/errors.ts';
 import type { RunConfig } from '../engine/config.ts';
 import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/runner.ts';
 import { EXIT_CODES, type RunReport } from '../engine/report.ts';
+import { StartupFailure } from '../engine/startup-failure.ts';
 import { allChecks } from '../../suites/index.ts';
 import { writeReports } from '../report/index.ts';
 import { renderOverlay } from '../report/overlay.ts';
@@ -115,7 +116,11 @@ export async function runCommand(
   let swept = false;
   try {
     if (!opts.quiet) out(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
-    const report = await runSuite(config, allChecks, tool, hooks);
+    const report = await runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
+      // A run that could not start still leaves the reports asked for (verdict error), then exits 2.
+      if (err instanceof StartupFailure && err.runReport) await writeReports(err.runReport, opts.reports);
+      throw err;
+    });
     const s3Cleanup = await sweepS3(config);
     swept = true;
     if (s3Cleanup) {

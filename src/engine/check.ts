@@ -1,4 +1,4 @@
-import type { Exchange, RecordedRequest } from './exchange.ts';
+import type { Exchange, IncompleteResponse, RecordedRequest } from './exchange.ts';
 import { toCurl } from './exchange.ts';
 import type { CheckContext } from './context.ts';
 
@@ -12,6 +12,7 @@ export interface EvidenceExchange {
   request: RecordedRequest;
   response?: { status: number; headers: Record<string, string>; body: string };
   transportError?: string;
+  incompleteResponse?: IncompleteResponse;
   curl: string;
 }
 
@@ -69,6 +70,7 @@ export function evidenceOf(exchanges: Exchange[], details?: Record<string, unkno
       request: ex.request,
       response: ex.response && { status: ex.response.status, headers: ex.response.headers, body: ex.response.body.slice(0, 2048) },
       transportError: ex.transportError,
+      incompleteResponse: ex.incompleteResponse,
       curl: toCurl(ex.request),
     })),
     details,

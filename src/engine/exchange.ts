@@ -15,6 +15,16 @@ export interface RecordedResponse {
   truncated?: boolean;
 }
 
+/** What arrived of an answer whose body never completed (a drip past the deadline, a reset mid-body). */
+export interface IncompleteResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Body bytes received before the failure. */
+  receivedBytes: number;
+  /** Milliseconds from sending to the headers' arrival. */
+  headersAfterMs: number;
+}
+
 export interface Exchange {
   seq: number;
   /** The check that sent it ("setup" for tokens and fixtures shared by checks). */
@@ -23,6 +33,8 @@ export interface Exchange {
   response?: RecordedResponse;
   /** Transport failure: refused, reset, timed out, body too large. */
   transportError?: string;
+  /** With a transport failure: the status line and headers did arrive, the body did not complete. */
+  incompleteResponse?: IncompleteResponse;
   startedAt: string;
   durationMs: number;
   /** Operation of the derived spec this request addresses, when it matches one. */

@@ -1,6 +1,6 @@
 import { request, Agent } from 'undici';
 import type { Redactor } from './redact.ts';
-import type { Exchange, RecordedRequest, RecordedResponse } from './exchange.ts';
+import type { Exchange, IncompleteResponse, RecordedRequest, RecordedResponse } from './exchange.ts';
 
 export interface HttpLimits {
   /** Skip TLS certificate verification (--insecure). */
@@ -24,6 +24,16 @@ export interface SendOptions {
 }
 
 export class TargetUnreachable extends Error {}
+
+/** The headers arrived, the body did not complete: kept apart from "no answer at all". */
+class IncompleteBody extends Error {
+  constructor(
+    readonly partial: IncompleteResponse,
+    readonly reason: unknown,
+  ) {
+    super('incomplete body');
+  }
+}
 
 /** Thin, bounded HTTP client: every request has a deadline and a body cap, never follows redirects, and is logged redacted. */
 export class HttpClient {
@@ -68,16 +78,17 @@ export class HttpClient {
     const started = Date.now();
     const exchange: Exchange = { seq: ++this.seq, sentBy: opts.sentBy, request: recorded, startedAt: new Date(started).toISOString(), durationMs: 0 };
     try {
-      exchange.response = await this.perform(url, opts.method, headers, body);
+      exchange.response = await this.perform(url, opts.method, headers, body, started);
     } catch (err) {
-      exchange.transportError = describeTransportError(err);
+      if (err instanceof IncompleteBody) exchange.incompleteResponse = err.partial;
+      exchange.transportError = describeTransportError(err instanceof IncompleteBody ? err.reason : err);
     }
     exchange.durationMs = Date.now() - started;
     this.log.push(exchange);
     return exchange;
   }
 
-  private async perform(url: string, method: string, headers: Record<string, string>, body?: string): Promise<RecordedResponse> {
+  private async perform(url: string, method: string, headers: Record<string, string>, body: string | undefined, started: number): Promise<RecordedResponse> {
     const res = await request(url, {
       method: method as never,
       headers,
@@ -85,23 +96,28 @@ export class HttpClient {
       dispatcher: this.agent,
       signal: AbortSignal.timeout(this.limits.timeoutSeconds * 1000),
     });
+    const headersAfterMs = Date.now() - started;
+    const responseHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
     const chunks: Buffer[] = [];
     let size = 0;
     let truncated = false;
-    for await (const chunk of res.body) {
-      const buf = chunk as Buffer;
-      size += buf.length;
-      if (size > this.limits.maxBodyBytes) {
-        truncated = true;
-        chunks.push(buf.subarray(0, Math.max(0, buf.length - (size - this.limits.maxBodyBytes))));
-        res.body.destroy();
-        break;
+    try {
+      for await (const chunk of res.body) {
+        const buf = chunk as Buffer;
+        size += buf.length;
+        if (size > this.limits.maxBodyBytes) {
+          truncated = true;
+          chunks.push(buf.subarray(0, Math.max(0, buf.length - (size - this.limits.maxBodyBytes))));
+          res.body.destroy();
+          break;
+        }
+        chunks.push(buf);
       }
-      chunks.push(buf);
+    } catch (err) {
+      throw new IncompleteBody({ status: res.statusCode, headers: this.redactor.redactHeaders(responseHeaders), receivedBytes: size, headersAfterMs }, err);
     }
     const text = Buffer.concat(chunks).toString('utf8');
-    const responseHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
     let json: unknown;
     try {
       json = truncated ? undefined : JSON.parse(text);

@@ -1,12 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { waitsLong, type RunConfig } from './config.ts';
 import type { HttpClient } from './http.ts';
-import { TargetUnreachable } from './http.ts';
+import { StartupFailure } from './startup-failure.ts';
 import type { TokenManager } from './tokens.ts';
 import type { Exchange } from './exchange.ts';
 import { isSuccess, statusText } from './exchange.ts';
 import type { Ledger } from './ledger.ts';
-import { UsageError } from '../spec/errors.ts';
 import { burst, judgeLimit, type Burst, type Classifier, type LimitVerdict } from './probes.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { observeCrossCharge, type CrossObservation, type CrossSkipped } from './cross-budget.ts';
@@ -101,11 +100,8 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
     for (const ex of b.exchanges.filter(cls.accepted)) d.tokens.adopt('primary', (ex.response!.json as { token: string }).token, ex.response!.json as Record<string, unknown>, ex, lanes.shift());
   };
   const first = await burst({ max: LIMITS.token + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
-  if (first.exchanges.every((ex) => !ex.response)) throw new TargetUnreachable(`target unreachable at ${d.config.baseUrl}: ${first.exchanges[0]!.transportError}`);
-  if (first.accepted === 0) {
-    const ex = first.exchanges[0]!;
-    throw new UsageError(`the target refused to issue a token for --api-key (${statusText(ex)}); check --api-key and --base-url`);
-  }
+  // No token at all: the run cannot start; the first request sent says what the target did.
+  if (first.accepted === 0) throw new StartupFailure(first.exchanges.reduce((a, b) => (b.seq < a.seq ? b : a)), '--api-key', d.config);
   adopt(first, ['main', 'generated']);
   const bursts = [first];
   let verdict = judgeLimit(LIMITS.token, windowMs(d.config), first);

@@ -1,5 +1,6 @@
 import type { Evidence, Level, Status } from './check.ts';
 import type { Coverage } from './coverage.ts';
+import type { StartupFailureKind } from './startup-failure.ts';
 import type { LedgerEntry } from './ledger.ts';
 import type { Profile } from './config.ts';
 
@@ -43,6 +44,8 @@ export interface RunReport {
   /** True when the run holds itself to verifying every MUST clause (--profile certify, --require-complete). */
   requireComplete?: boolean;
   checks: CheckReport[];
+  /** Why the run could not start (verdict `error`, no checks): what the target did, and the exchange that shows it. */
+  startupFailure?: StartupFailureReport;
   seed: number;
   timeScale: number;
   overlay?: string;
@@ -63,6 +66,13 @@ export interface RunReport {
   limitProbes?: LimitProbeTrace[];
   /** sha256 of the documents the run was judged against: the clause list, the OpenAPI document, and the seed where it is present. */
   digests?: { clauses: string; openapi: string; seed?: { path: string; sha256: string } };
+}
+
+export interface StartupFailureReport {
+  kind: StartupFailureKind;
+  message: string;
+  /** The token request and what came back of it (redacted), with a curl line and the facts behind the message. */
+  evidence: Evidence;
 }
 
 export interface LimitProbeTrace {

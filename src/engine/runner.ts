@@ -9,9 +9,10 @@ import { Unavailable, skip } from './check.ts';
 import { computeCoverage, isIncomplete } from './coverage.ts';
 import { loadClauses } from '../spec/clauses.ts';
 import type { CheckContext, CallOptions } from './context.ts';
-import { HttpClient, TargetUnreachable } from './http.ts';
+import { HttpClient } from './http.ts';
 import { Redactor } from './redact.ts';
 import { TokenManager, CredentialError, KEY_FLAGS } from './tokens.ts';
+import { StartupFailure, startupFailureReport } from './startup-failure.ts';
 import { SchemaAsserter } from './schema.ts';
 import { Ledger } from './ledger.ts';
 import { Fixtures, vmsOf } from './fixtures.ts';
@@ -84,11 +85,10 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       if (checks.some((c) => c.group === 'limits')) limits = await runLimitProbes({ config, http, tokens, ledger });
       else await tokens.get('primary', 'setup');
     } catch (err) {
-      if (err instanceof CredentialError) {
-        if (!err.exchange.response) throw new TargetUnreachable(`target unreachable at ${config.baseUrl}: ${err.exchange.transportError}`);
-        throw new UsageError(`${err.message}; check --api-key and --base-url`);
-      }
-      throw err;
+      // Exit 2 with what the target did, and a report (verdict error) carrying the exchange that shows it.
+      const failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
+      if (failure instanceof StartupFailure) failure.runReport = startupFailureReport(failure, { tool, config, startedAt, log: http.log, tokensIssued: tokens.issued, reproduce: reproduceLine(config) });
+      throw failure;
     }
 
     const ordered = [...checks.filter((c) => !c.reviewsLog), ...checks.filter((c) => c.reviewsLog)];

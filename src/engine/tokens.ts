@@ -17,13 +17,13 @@ export const KEY_FLAGS: Record<KeyName, string> = {
   revocable: '--api-key-revocable',
 };
 
-/** The token exchange failed for a key the user supplied. */
+/** The token exchange gave no token for a key the user supplied (refused, or a broken answer: see startup-failure.ts). */
 export class CredentialError extends Error {
   constructor(
     readonly key: KeyName,
     readonly exchange: Exchange,
   ) {
-    super(`the target refused to issue a token for ${KEY_FLAGS[key]} (${statusText(exchange)})`);
+    super(`the target issued no token for ${KEY_FLAGS[key]} (${statusText(exchange)})`);
   }
 }
 

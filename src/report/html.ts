@@ -42,9 +42,12 @@ function metaRows(r: RunReport): string {
 function exchangeHtml(ex: EvidenceExchange, i: number): string {
   const req = ex.request;
   const reqText = [`${req.method} ${req.url}`, ...Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`), ...(req.body !== undefined ? ['', cut(req.body)] : [])].join('\n');
+  const partial = ex.incompleteResponse;
   const resText = ex.response
     ? [`HTTP ${ex.response.status}`, ...Object.entries(ex.response.headers).map(([k, v]) => `${k}: ${v}`), '', cut(ex.response.body)].join('\n')
-    : `no response: ${ex.transportError ?? 'unknown'}`;
+    : partial
+      ? [`HTTP ${partial.status} (headers after ${partial.headersAfterMs} ms)`, ...Object.entries(partial.headers).map(([k, v]) => `${k}: ${v}`), '', `[body incomplete: ${partial.receivedBytes} bytes, then ${ex.transportError ?? 'unknown'}]`].join('\n')
+      : `no response: ${ex.transportError ?? 'unknown'}`;
   return `<div class="exchange"><div class="exh">Exchange ${i + 1}</div>
 <div class="pair"><div><div class="lbl">request</div><pre>${esc(reqText)}</pre></div><div><div class="lbl">response</div><pre>${esc(resText)}</pre></div></div>
 <div class="lbl">curl</div><pre class="curl">${esc(ex.curl)}</pre></div>`;
@@ -67,6 +70,19 @@ function findingHtml(c: CheckReport, reproduce: string): string {
 <div class="lbl">reproduce</div><pre class="curl">${esc(reproduce)}\n# or this check's group alone:\n${esc(only)}</pre>
 ${details}
 ${exchanges}
+</article>`;
+}
+
+/** The run could not start: what the target did with the token request, and the exchange that shows it. */
+function startupFailureHtml(r: RunReport): string {
+  const f = r.startupFailure!;
+  const details = f.evidence.details && Object.keys(f.evidence.details).length ? `<div class="lbl">details</div><pre class="details">${esc(cut(JSON.stringify(f.evidence.details, null, 2)))}</pre>` : '';
+  return `<article class="finding failed" id="startup-failure">
+<h3>${badge('failed', 'could not start')} <code>${esc(f.kind)}</code> <span class="muted">no check ran</span></h3>
+<p class="msg">${esc(f.message)}</p>
+<div class="lbl">reproduce</div><pre class="curl">${esc(r.reproduce)}</pre>
+${details}
+${f.evidence.exchanges.map(exchangeHtml).join('\n')}
 </article>`;
 }
 
@@ -300,7 +316,7 @@ ${metaRows(report)}
 <nav class="toc"><a href="#findings">Findings (${findings.length})</a><a href="#clauses">Clause coverage (${covered}/${clauses.clauses.length})</a><a href="#checks">Checks (${report.checks.length})</a><a href="#limits">Limit probes (${probes.length})</a><a href="#s3">Object storage</a><a href="#ledger">Created resources (${report.ledger.length})</a><a href="#observations">Observations</a></nav>
 
 <h2 id="findings">Findings</h2>
-${findings.length ? findings.map((c) => findingHtml(c, report.reproduce)).join('\n') : '<p>No check failed and none warned.</p>'}
+${report.startupFailure ? startupFailureHtml(report) : findings.length ? findings.map((c) => findingHtml(c, report.reproduce)).join('\n') : '<p>No check failed and none warned.</p>'}
 
 <h2 id="clauses">Clause coverage</h2>
 <p class="muted">Every statement of the seed (<code>spec/clauses.yaml</code>), the checks that cite it and their status in this run; items the seed leaves unshown follow where a check cites them. A clause's status is its worst check's.</p>

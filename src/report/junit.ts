@@ -26,5 +26,12 @@ export function renderJunit(report: RunReport): string {
   });
   const failures = report.checks.filter((c) => c.status === 'failed').length;
   const errors = report.checks.filter((c) => c.status === 'error').length;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cloud-conformance" tests="${report.checks.length}" failures="${failures}" errors="${errors}">\n${suites.join('\n')}\n</testsuites>\n`;
+  // A run that could not start is one errored testcase, so a CI gate never reads "0 tests" as a pass.
+  const f = report.startupFailure;
+  if (f) {
+    const error = `<error message="${xml(f.message)}" type="${xml(f.kind)}">${xml(JSON.stringify(f.evidence, null, 2))}</error>`;
+    suites.push(`  <testsuite name="startup" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="cloud-conformance.startup" name="token issuance for the run (preflight)" time="0.000">${error}</testcase>\n  </testsuite>`);
+  }
+  const tests = report.checks.length + (f ? 1 : 0);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cloud-conformance" tests="${tests}" failures="${failures}" errors="${errors + (f ? 1 : 0)}">\n${suites.join('\n')}\n</testsuites>\n`;
 }

@@ -40,22 +40,25 @@ export const conditionalGet: Check = {
         { op: 'If-Modified-Since', label: 'If-Modified-Since: Last-Modified - 1 day', input: { IfModifiedSince: new Date(lastModified.getTime() - 86_400_000) }, expect: 200 },
       ];
       const byOp = new Map<string, string[]>();
-      const unsupported = new Set<string>();
+      const unsupported = new Map<string, string>();
       for (const c of cases) {
         const r = await get(c.label, c.input);
         const problems = byOp.get(c.op) ?? [];
         byOp.set(c.op, problems);
-        if (!r.ok && notImplemented(r.failure)) unsupported.add(c.op);
+        if (!r.ok && notImplemented(r.failure)) unsupported.set(c.op, describeFailure(r.failure));
         else if (status(r) !== c.expect) problems.push(`${c.label} answered ${r.ok ? r.status : describeFailure(r.failure)}, expected ${c.expect}`);
       }
       for (const [op, problems] of byOp) {
-        if (unsupported.has(op)) record(ctx, `GetObject (${op})`, false, 'answered NotImplemented');
+        if (unsupported.has(op)) record(ctx, `GetObject (${op})`, false, `answered ${unsupported.get(op)}`);
         else record(ctx, `GetObject (${op})`, problems.length === 0, problems.length ? problems.join('; ') : 'answers 304/412/200 as expected');
       }
       const problems = [...byOp.values()].flat();
       if (unsupported.size === byOp.size) return skip('not supported: conditional GETs answered NotImplemented');
       if (problems.length) return fail(problems.join('; '), [], trace.details({ etag, lastModified: lastModified.toISOString() }));
-      return pass(`If-None-Match (304/200), If-Match (200/412) and If-Modified-Since (304/200) honoured${unsupported.size ? `; not supported: ${[...unsupported].join(', ')}` : ''}`, [], trace.details());
+      const expected: Record<string, string> = { 'If-None-Match': '304/200', 'If-Match': '200/412', 'If-Modified-Since': '304/200' };
+      const honoured = [...byOp.keys()].filter((op) => !unsupported.has(op)).map((op) => `${op} (${expected[op]})`);
+      const lacking = [...unsupported].map(([op, answered]) => `${op} (answered ${answered})`);
+      return pass(`honoured: ${honoured.join(', ')}${lacking.length ? `; not supported: ${lacking.join(', ')}` : ''}`, [], trace.details());
     } finally {
       await removeBucket(s.client, bucket);
     }

@@ -41,15 +41,19 @@ export const rangeGet: Check = {
         if (r.value.ContentRange !== `bytes 10-19/${body.length}`) problems.push(`Content-Range ${JSON.stringify(r.value.ContentRange)}, expected "bytes 10-19/${body.length}"`);
       }
       const suffix = await trace.call('GetObject range.txt Range: bytes=-5', () => s.client.send(new GetObjectCommand({ Bucket: bucket, Key: 'range.txt', Range: 'bytes=-5' })));
-      if (!suffix.ok) suffixProblems.push(`bytes=-5 answered ${describeFailure(suffix.failure)}`);
-      else {
+      // An endpoint that lacks suffix ranges and says so (501) is honest: not supported, never a warning.
+      const suffixUnsupported = !suffix.ok && notImplemented(suffix.failure);
+      if (!suffix.ok && !suffixUnsupported) suffixProblems.push(`bytes=-5 answered ${describeFailure(suffix.failure)}`);
+      else if (suffix.ok) {
         const got = await suffix.value.Body!.transformToString();
         if (suffix.status !== 206 || got !== body.slice(-5)) suffixProblems.push(`bytes=-5 answered ${suffix.status} ${JSON.stringify(got.slice(0, 40))}, expected 206 ${JSON.stringify(body.slice(-5))}`);
       }
       record(ctx, OP, problems.length === 0, problems.length ? problems.join('; ') : '206 with bytes 10-19 and Content-Range "bytes 10-19/36"');
-      record(ctx, SUFFIX_OP, suffixProblems.length === 0, suffixProblems.length ? suffixProblems.join('; ') : '206 with the last 5 bytes');
+      if (!suffix.ok && suffixUnsupported) record(ctx, SUFFIX_OP, false, `answered ${describeFailure(suffix.failure)}`);
+      else record(ctx, SUFFIX_OP, suffixProblems.length === 0, suffixProblems.length ? suffixProblems.join('; ') : '206 with the last 5 bytes');
       problems.push(...suffixProblems);
       if (problems.length) return fail(problems.join('; '), [], trace.details());
+      if (!suffix.ok) return pass(`bytes=10-19 answers 206 with exactly those bytes and a matching Content-Range; not supported: suffix ranges (bytes=-5 answered ${describeFailure(suffix.failure)})`, [], trace.details());
       return pass('bytes=10-19 and bytes=-5 answer 206 with exactly those bytes and a matching Content-Range', [], trace.details());
     } finally {
       await removeBucket(s.client, bucket);

@@ -156,9 +156,14 @@ describe('options', () => {
     expect(new Set([s.apiKey, s.apiKeyB, s.apiKeyReadonly]).size).toBe(3);
   });
 
-  it('has a catalogue of 115 uniquely named faults, and 7 hostile ones', () => {
-    expect(FAULTS).toHaveLength(115);
-    expect(new Set([...FAULTS, ...HOSTILE_FAULTS].map((f) => f.name)).size).toBe(122);
+  it('has a catalogue of uniquely named faults, and 7 hostile ones, each naming its level, clauses and check', () => {
+    expect(HOSTILE_FAULTS).toHaveLength(7);
+    expect(new Set([...FAULTS, ...HOSTILE_FAULTS].map((f) => f.name)).size).toBe(FAULTS.length + HOSTILE_FAULTS.length);
+    for (const f of FAULTS) {
+      expect(['must', 'should', 'declared'], f.name).toContain(f.level);
+      expect(f.clauses.length, f.name).toBeGreaterThan(0);
+      expect(f.check, f.name).toMatch(/^[a-z0-9]+\.[a-z0-9-]+$/);
+    }
   });
 });
 

@@ -1,0 +1,195 @@
+import { describe, it, expect } from 'vitest';
+import { spawn } from 'node:child_process';
+import { readFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { startReference, type ReferenceSettings } from '../../fixtures/reference/server.ts';
+import { TEST_TIME_SCALE } from '../helpers.ts';
+
+const BIN = path.resolve('bin/cloud-conformance.js');
+const GITHUB = path.resolve('ci-templates/github-actions.yml');
+const GITLAB = path.resolve('ci-templates/gitlab-ci.yml');
+
+/** The settings a template must take from secrets (GitHub) or masked CI/CD variables (GitLab). */
+const REQUIRED = ['CONFORMANCE_BASE_URL', 'CONFORMANCE_API_KEY'];
+const SECRET = ['CONFORMANCE_BASE_URL', 'CONFORMANCE_API_KEY', 'CONFORMANCE_API_KEY_B', 'CONFORMANCE_API_KEY_READONLY', 'CONFORMANCE_S3_ACCESS_KEY', 'CONFORMANCE_S3_SECRET_KEY'];
+
+interface Template {
+  name: string;
+  /** The shell the CI runs for the suite, as the template writes it. */
+  script: string;
+  /** Paths the CI keeps as artifacts. */
+  artifacts: string[];
+  /** The path the CI reads as a JUnit report, where it has such a notion (GitLab). */
+  junitReport?: string;
+  /** The variables the job declares (GitHub: job env; GitLab: job variables), with the template's values. */
+  env: Record<string, string>;
+}
+
+/** --report FORMAT:PATH pairs of a script, in order. */
+function reportsOf(script: string): Array<{ format: string; path: string }> {
+  return [...script.matchAll(/--report\s+(json|junit|html):(\S+)/g)].map((m) => ({ format: m[1]!, path: m[2]! }));
+}
+
+type Step = { id?: string; name?: string; uses?: string; run?: string; shell?: string; if?: string; with?: Record<string, unknown> };
+
+function github(): Template & { doc: Record<string, unknown>; steps: Step[] } {
+  const doc = parseYaml(readFileSync(GITHUB, 'utf8')) as { jobs: Record<string, { env: Record<string, string>; steps: Step[] }> };
+  const job = doc.jobs['conformance']!;
+  const run = job.steps.find((s) => s.id === 'conformance')!;
+  const upload = job.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
+  return {
+    name: 'github-actions',
+    doc: doc as unknown as Record<string, unknown>,
+    steps: job.steps,
+    script: run.run!,
+    artifacts: String(upload.with!['path']).split('\n').map((l) => l.trim()).filter(Boolean),
+    env: job.env,
+  };
+}
+
+function gitlab(): Template & { job: Record<string, unknown> } {
+  const doc = parseYaml(readFileSync(GITLAB, 'utf8')) as Record<string, { script: string[]; before_script?: string[]; variables?: Record<string, string>; artifacts: { when: string; paths: string[]; reports: { junit: string } } }>;
+  const job = doc['conformance']!;
+  return {
+    name: 'gitlab-ci',
+    job: job as unknown as Record<string, unknown>,
+    script: job.script.join('\n'),
+    artifacts: job.artifacts.paths,
+    junitReport: job.artifacts.reports.junit,
+    env: job.variables ?? {},
+  };
+}
+
+/** What the CI hands the job: the reference target's settings under the names the templates read; unset ones empty. */
+function ciEnvironment(t: Template, s: Partial<ReferenceSettings>, args: string): Record<string, string> {
+  const given = { CONFORMANCE_BASE_URL: s.baseUrl, CONFORMANCE_API_KEY: s.apiKey, CONFORMANCE_API_KEY_B: s.apiKeyB, CONFORMANCE_API_KEY_READONLY: s.apiKeyReadonly, CONFORMANCE_IMAGE: s.image, CONFORMANCE_SUBNET_ID: s.subnetId };
+  const values = Object.fromEntries(Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined));
+  // Every variable the job declares is set, as CI sets it: to the secret's value, or empty when it has none
+  // (GitHub); a GitLab job variable keeps its default unless the project overrides it.
+  const declared = Object.fromEntries(Object.entries(t.env).map(([k, v]) => [k, /^\$\{\{.*\}\}$/.test(v) ? '' : String(v)]));
+  return { PATH: process.env['PATH']!, HOME: tmpdir(), ...declared, ...values, CONFORMANCE_ARGS: args };
+}
+
+/** Runs the template's shell as the CI would (bash, -e, pipefail) in a fresh checkout directory, the tool run offline. */
+function runScript(t: Template, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; cwd: string }> {
+  const cwd = mkdtempSync(path.join(tmpdir(), `cc-${t.name}-`));
+  const script = t.script.replace(/\bnpx cloud-conformance\b/g, `node ${JSON.stringify(BIN)}`);
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ code, stdout, stderr, cwd }));
+  });
+}
+
+/** A few fast groups at the tests' time scale keep each run to seconds; the templates pass CONFORMANCE_ARGS through. */
+const FAST = `--only versioning,pagination --time-scale ${TEST_TIME_SCALE} --seed 1`;
+
+describe('the GitHub Actions template', () => {
+  const t = github();
+
+  it('is a workflow with one job that installs, runs the suite with the reports, and keeps them whatever happened', () => {
+    const on = t.doc['on'] as Record<string, unknown>;
+    expect(Object.keys(on)).toEqual(expect.arrayContaining(['workflow_dispatch', 'schedule']));
+    // Secrets must never reach code from forks.
+    expect(Object.keys(on)).not.toContain('pull_request_target');
+    expect(t.doc['permissions']).toEqual({ contents: 'read' });
+    expect(t.steps.map((s) => s.uses?.split('@')[0] ?? s.id ?? s.run?.trim().split(/\s/)[0])).toEqual(['actions/checkout', 'actions/setup-node', 'npm', 'conformance', 'actions/upload-artifact']);
+    expect(t.steps.find((s) => s.uses?.startsWith('actions/setup-node'))!.with!['node-version']).toBe(20);
+    expect(t.steps.find((s) => s.id === 'conformance')!.shell).toBe('bash');
+    const upload = t.steps.at(-1)!;
+    expect(upload.if).toBe('always()');
+    expect(upload.with!['name']).toBe('conformance-reports');
+  });
+
+  it('reads the keys and the base URL from secrets, the rest from variables', () => {
+    for (const name of SECRET) expect(t.env[name], name).toBe(`\${{ secrets.${name} }}`);
+    for (const name of ['CONFORMANCE_IMAGE', 'CONFORMANCE_SUBNET_ID', 'CONFORMANCE_OVERLAY', 'CONFORMANCE_PROFILE', 'CONFORMANCE_ARGS']) expect(t.env[name], name).toBe(`\${{ vars.${name} }}`);
+    expect(t.script).toContain('--base-url "$CONFORMANCE_BASE_URL"');
+  });
+
+  it('keeps exactly the reports the run writes: JUnit, HTML and JSON', () => {
+    const reports = reportsOf(t.script);
+    expect(reports.map((r) => r.format).sort()).toEqual(['html', 'json', 'junit']);
+    expect([...t.artifacts].sort()).toEqual(reports.map((r) => r.path).sort());
+  });
+});
+
+describe('the GitLab CI template', () => {
+  const t = gitlab();
+
+  it('is one job that installs, runs the suite with the reports, and keeps them whatever happened', () => {
+    expect(t.job['image']).toBe('node:20');
+    expect((t.job['before_script'] as string[]).join('\n')).toMatch(/^npm ci\b/);
+    const artifacts = t.job['artifacts'] as { when: string };
+    expect(artifacts.when).toBe('always');
+  });
+
+  it('reads every setting from CI/CD variables, and only the profile has a default', () => {
+    expect(t.env).toEqual({ CONFORMANCE_PROFILE: 'quick' });
+    expect(t.script).toContain('--base-url "$CONFORMANCE_BASE_URL"');
+    expect(t.script).toContain('$CONFORMANCE_ARGS');
+  });
+
+  it('keeps exactly the reports the run writes, and hands GitLab the JUnit one', () => {
+    const reports = reportsOf(t.script);
+    expect(reports.map((r) => r.format).sort()).toEqual(['html', 'json', 'junit']);
+    expect([...t.artifacts].sort()).toEqual(reports.map((r) => r.path).sort());
+    expect(t.junitReport).toBe(reports.find((r) => r.format === 'junit')!.path);
+  });
+});
+
+// Each template's shell, run offline against the reference target: the exit code is the gate, the reports are where
+// the artifact step looks for them.
+describe.concurrent('each template runs against the reference target', () => {
+  for (const t of [github(), gitlab()]) {
+    it(`${t.name}: conformant → exit 0, every artifact written`, async () => {
+      const target = await startReference({ port: 0, timeScale: TEST_TIME_SCALE });
+      try {
+        const r = await runScript(t, ciEnvironment(t, target.settings, FAST));
+        expect(r.code, r.stderr).toBe(0);
+        for (const artifact of t.artifacts) expect(existsSync(path.join(r.cwd, artifact)), artifact).toBe(true);
+        const json = reportsOf(t.script).find((x) => x.format === 'json')!.path;
+        const report = JSON.parse(readFileSync(path.join(r.cwd, json), 'utf8'));
+        expect(report.verdict).toBe('conformant');
+        expect(report.target.baseUrl).toBe(target.settings.baseUrl);
+        expect(new Set(report.checks.map((c: { group: string }) => c.group))).toEqual(new Set(['versioning', 'pagination']));
+        const junit = readFileSync(path.join(r.cwd, reportsOf(t.script).find((x) => x.format === 'junit')!.path), 'utf8');
+        expect(junit).toMatch(/<testsuites name="cloud-conformance" tests="\d+" failures="0"/);
+        // The progress lines are the CI log; no key appears in it.
+        expect(r.stdout).toMatch(/verdict: conformant/);
+        expect(r.stdout + r.stderr).not.toContain(target.settings.apiKey);
+      } finally {
+        await target.close();
+      }
+    });
+
+    it(`${t.name}: nonconformant → exit 1, the reports still written for the artifact step`, async () => {
+      const target = await startReference({ port: 0, timeScale: TEST_TIME_SCALE, faults: ['any-version-served'] });
+      try {
+        const r = await runScript(t, ciEnvironment(t, target.settings, FAST));
+        expect(r.code, r.stderr).toBe(1);
+        for (const artifact of t.artifacts) expect(existsSync(path.join(r.cwd, artifact)), artifact).toBe(true);
+        const junit = readFileSync(path.join(r.cwd, reportsOf(t.script).find((x) => x.format === 'junit')!.path), 'utf8');
+        expect(junit).toMatch(/name="versioning.unknown-version [^"]*"[^>]*><failure/);
+      } finally {
+        await target.close();
+      }
+    });
+
+    it(`${t.name}: without the base URL or key secrets → exit 2 and says which, never the embedded target`, async () => {
+      for (const missing of REQUIRED) {
+        const env = ciEnvironment(t, { baseUrl: 'http://127.0.0.1:9', apiKey: 'k'.repeat(20) }, FAST);
+        env[missing] = '';
+        const r = await runScript(t, env);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toMatch(/CONFORMANCE_BASE_URL and CONFORMANCE_API_KEY/);
+        expect(r.stdout).not.toMatch(/embedded reference target/);
+      }
+    });
+  }
+});
