@@ -5,10 +5,10 @@ import { readTaskState } from '../../src/engine/discover.ts';
 import { QUICK_MAX_WAIT_SECONDS, waitsLong } from '../../src/engine/config.ts';
 
 const REPOLLS = 3;
-/** Target-seconds after its completion at which a terminal task is read once more (a status cache may lapse by then). */
-const LATER_SECONDS = 61;
+/** Target-seconds after its completion at which a terminal task is read once more (a status cache of minutes may lapse by then). */
+const LATER_SECONDS = 301;
 
-/** Completion is final: a task read in a terminal state reads the same on every later poll, right away and a minute on. */
+/** Completion is final: a task read in a terminal state reads the same on every later poll, right away and five minutes on. */
 export const terminalStable: Check = {
   id: 'tasks.terminal-stable',
   group: 'tasks',
@@ -33,7 +33,7 @@ export const terminalStable: Check = {
       const wrong = await read(`poll ${i + 1} after completion`);
       if (wrong) return fail(wrong, polls.slice(-2));
     }
-    // Once more a minute after completion (the quick profile waits a few real seconds at most, and says so).
+    // Once more five minutes after completion (the quick profile waits a few real seconds at most, and says so).
     const elapsed = ((Date.now() - terminalAt) * ctx.config.timeScale) / 1000;
     const allowed = waitsLong(ctx.config) ? LATER_SECONDS : QUICK_MAX_WAIT_SECONDS * ctx.config.timeScale;
     await ctx.sleepTarget(Math.max(0, Math.min(LATER_SECONDS - elapsed, allowed)));

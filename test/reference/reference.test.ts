@@ -1881,13 +1881,13 @@ const faultModelCases: FaultCase[] = [
   },
   {
     name: 'task-regresses-later',
-    timeScale: 100,
+    timeScale: 200,
     probe: async (s) => {
       const t = await tokenFor(s);
       const id = (await createVm(s, t)).body.task_id;
-      await sleep(100); // 10 target-seconds: completed 8.5 s ago
+      await sleep(100); // 20 target-seconds: completed 18.5 s ago
       const first = (await taskOf(s, t, id)).status;
-      await sleep(700); // 80 target-seconds: completed 78.5 s ago
+      await sleep(1600); // 340 target-seconds: completed 338.5 s ago
       return [first, (await taskOf(s, t, id)).status];
     },
     clean: ['succeeded', 'succeeded'],
