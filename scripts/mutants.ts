@@ -11,7 +11,8 @@
 // The S3 faults (fixtures/s3/faults.ts) are left out: the embedded s3rver warns on two gaps of its own even when
 // clean, and they are tested in test/s3.
 //
-// Options: --concurrency N (default 3), --repeat N (clean repetitions, default 5), --faults a,b (a subset),
+// Options: --concurrency N (default 3), --repeat N (clean repetitions, default 5), --faults a,b (a subset, with only
+//          the clean configurations that subset uses),
 //          --json PATH (the matrix as JSON).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -101,12 +102,12 @@ if (SUBSET && faults.length !== SUBSET.length) {
 
 /** The clean baseline: every distinct run configuration the faults use, without the fault. */
 const cleanConfigs = new Map<string, ReferenceRun>();
-for (const f of FAULTS) {
+for (const f of faults) {
   const { faults: _omit, ...run } = runFor(f);
   cleanConfigs.set(JSON.stringify(run), run);
 }
 const describeRun = (r: ReferenceRun) =>
-  [r.only?.includes('limits') ? 'limits' : 'all but limits', r.profile ?? 'quick', `scale ${r.timeScale ?? TEST_TIME_SCALE}`, r.overlay ? 'overlay' : 'no overlay', r.allowWrites ? `allow-writes ${r.allowWrites}` : ''].filter(Boolean).join(', ');
+  [r.only?.includes('limits') ? 'limits' : 'all but limits', r.profile ?? 'quick', `scale ${r.timeScale ?? TEST_TIME_SCALE}`, r.overlay ? `overlay ${r.overlay.replace(/^.*\//, '')}` : 'no overlay', r.variants?.length ? `${r.variants.length} variants` : '', r.allowWrites ? `allow-writes ${r.allowWrites}` : ''].filter(Boolean).join(', ');
 
 // Full-profile limit runs wait out whole windows: start them first so the pool's tail is short.
 const weight = (r: ReferenceRun) => (r.profile === 'full' ? 3 : r.only?.includes('limits') ? 2 : 1);

@@ -47,8 +47,28 @@ export function baseSchemaViolations(ctx: CheckContext, pred: (ex: Exchange) => 
   return { checked: selected.length, bad };
 }
 
-/** Records the status and code a named error case got (emitted as x-error-cases; compared with a declared one). */
+export interface ObservedCase {
+  status: number;
+  code: string | null;
+}
+
+/**
+ * Records the status and code a named error case got (a name of ERROR_CASES, src/spec/vocabulary.ts): the latest under
+ * errorCase.<name>, every distinct pair under errorCasesSeen (emitted as x-error-cases; compared with the declared ones).
+ */
 export function observeErrorCase(ctx: CheckContext, name: string, ex: Exchange): void {
   if (!ex.response || ex.response.status < 400) return;
-  ctx.observe(`errorCase.${name}`, { status: ex.response.status, code: errorCode(ex) ?? null });
+  const pair: ObservedCase = { status: ex.response.status, code: errorCode(ex) ?? null };
+  ctx.observe(`errorCase.${name}`, pair);
+  const seen = { ...((ctx.observations['errorCasesSeen'] ?? {}) as Record<string, ObservedCase[]>) };
+  const list = seen[name] ?? [];
+  if (!list.some((p) => p.status === pair.status && p.code === pair.code)) seen[name] = [...list, pair];
+  ctx.observe('errorCasesSeen', seen);
+}
+
+/** Every pair observed for each case: errorCasesSeen, else the single errorCase.<name> observations. */
+export function observedCases(observations: Readonly<Record<string, unknown>>): Record<string, ObservedCase[]> {
+  const seen = observations['errorCasesSeen'] as Record<string, ObservedCase[]> | undefined;
+  if (seen) return seen;
+  return Object.fromEntries(Object.entries(observations).filter(([k]) => k.startsWith('errorCase.')).map(([k, v]) => [k.slice('errorCase.'.length), [v as ObservedCase]]));
 }

@@ -1,8 +1,19 @@
 // How each fault of the reference catalogue is run: shared by test/suite/faults.test.ts and scripts/mutants.ts,
 // so the test and the CI gate cannot drift apart.
 import type { FaultDef } from '../fixtures/reference/faults.ts';
+import { ALT_VARIANTS } from '../fixtures/reference/variants.ts';
 import { allChecks } from '../suites/index.ts';
 import { REFERENCE_OVERLAY, type ReferenceRun } from './helpers.ts';
+
+/** The second overlay: the reference under ALT_VARIANTS, which make the other choice everywhere the vocabulary offers one. */
+export const ALT_OVERLAY = 'spec/overlays/reference-alt.yaml';
+
+/** Faults of the second overlay's designs (issue 13): run against the reference under ALT_VARIANTS with ALT_OVERLAY. */
+export const ALT_OVERLAY_FAULTS = new Set([
+  'signature-timestamp-unsigned', 'signature-timestamp-stale', 'retry-schedule-short', 'webhook-delete-404', 'webhook-wildcard-ignored',
+  'webhook-test-event-not-sent', 'audit-jsonl-missing-entry', 'audit-order-reversed', 'audit-actor-id-missing', 'revoked-key-reissues',
+  'invalid-json-code-drift',
+]);
 
 /** Checks whose cases are random: under a given seed they may also catch a fault whose own check is elsewhere. */
 export const RANDOM_PHASE = ['vms.create-fuzz', 'vms.create-declared-valid', 'vms.list-fuzz', 'vms.stateful'];
@@ -32,5 +43,6 @@ export function runFor(fault: FaultDef): ReferenceRun {
     // Writes that create nothing are counted by the reference, so only a missing limit needs real creates to show.
     return fault.name === 'write-limit-missing' ? { ...base, allowWrites: 200 } : base;
   }
+  if (ALT_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] };
   return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: needsOverlay(fault) ? REFERENCE_OVERLAY : undefined };
 }

@@ -6,12 +6,15 @@ import { StartupFailure } from '../engine/startup-failure.ts';
 import type { ToolInfo } from '../engine/runner.ts';
 import { resolveRunOptions, parseCliArgs } from './options.ts';
 import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
+import { overlayCommand } from './overlay.ts';
 import { startReference, FAULTS, HOSTILE_FAULTS, VARIANTS } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, S3_FAULTS } from '../../fixtures/s3/server.ts';
 
 const USAGE = `usage:
   cloud-conformance run [options]          run the suite (default target: the embedded reference)
   cloud-conformance reference [options]    serve the reference target on 127.0.0.1
+  cloud-conformance overlay check FILE     validate an overlay against the vocabulary (spec/README.md): unknown or
+                                           misplaced terms, unknown error cases, targets that match nothing
   cloud-conformance --version
 
 run options:
@@ -22,7 +25,7 @@ run options:
   --api-key-revocable KEY   API key the run may revoke (where the overlay declares how), to check revocation
   --image NAME              image valid on the target for creating a VM
   --subnet-id ID            subnet valid on the target for creating a VM
-  --overlay FILE            OpenAPI Overlay 1.0 declaring the target's choices
+  --overlay FILE            OpenAPI Overlay 1.0 declaring the target's choices (checked as overlay check does)
   --only GROUPS             comma list of groups to run
   --profile quick|full|certify
                             quick (default): no long waits; full: waits out windows and token expiry;
@@ -57,9 +60,9 @@ reference options:
   --port N  --fault NAME (repeatable)  --variant NAME (repeatable)  --s3-fault NAME (repeatable)  --time-scale N
   --list-faults  --list-variants
 
-exit codes: 0 conformant, 1 nonconformant, 2 could not run (the reason on stderr; --report json says what the
-  target did, verdict error), 3 incomplete (a check could not run, or with --profile certify / --require-complete a
-  MUST clause was not verified)`;
+exit codes: 0 conformant (overlay check: valid), 1 nonconformant, 2 could not run, or overlay check found problems
+  (the reason on stderr; --report json says what the target did, verdict error), 3 incomplete (a check could not
+  run, or with --profile certify / --require-complete a MUST clause was not verified)`;
 
 export function toolInfo(): ToolInfo {
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { name: string; version: string };
@@ -134,6 +137,7 @@ export async function main(argv: string[]): Promise<number> {
       return command === undefined ? 2 : 0;
     }
     if (command === 'reference') return await referenceCommand(rest);
+    if (command === 'overlay') return await overlayCommand(rest, (l) => process.stdout.write(l + '\n'), (l) => process.stderr.write(l + '\n'));
     if (command === 'run') {
       const opts = resolveRunOptions(rest);
       if (opts.help) {
@@ -143,7 +147,7 @@ export async function main(argv: string[]): Promise<number> {
       const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'));
       return exitCode;
     }
-    throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, reference)`);
+    throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, reference, overlay)`);
   } catch (err) {
     if (err instanceof UsageError || err instanceof TargetUnreachable || err instanceof StartupFailure) {
       process.stderr.write(`cloud-conformance: ${err.message}\n`);

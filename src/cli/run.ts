@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
+import { lintOverlay } from '../spec/load.ts';
+import { OverlayInvalid } from '../spec/overlay-check.ts';
 import type { RunConfig } from '../engine/config.ts';
 import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/runner.ts';
 import { EXIT_CODES, type RunReport } from '../engine/report.ts';
@@ -37,6 +39,11 @@ export async function runCommand(
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
   }
   const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
+  // The overlay is checked against the vocabulary before anything starts or is sent (exit 2 naming the problem).
+  if (opts.overlay !== undefined) {
+    const lint = await lintOverlay(opts.overlay);
+    if (lint.problems.length) throw new OverlayInvalid(opts.overlay, lint.problems);
+  }
   if (opts.dryRun) return dryRun(opts, tool, out);
   if (opts.insecure && !opts.quiet) out('WARNING: --insecure: TLS certificates are NOT verified; the report says so.');
   if (opts.s3Url && (!opts.s3AccessKey || !opts.s3SecretKey)) {

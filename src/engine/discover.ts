@@ -13,13 +13,46 @@ export function readPointer(value: unknown, pointer: string): unknown {
   return cur;
 }
 
+/**
+ * The id in a header value that may be the bare id, a path or a URL: for a path or URL, the segment that the linked
+ * operation's path template (e.g. /v1/tasks/{id}) puts its parameter in, the template matched against the path's end
+ * (a base path before it is allowed). A path the template does not match names no id.
+ */
+export function idFromHeaderValue(value: string, template?: string): string | undefined {
+  if (!template || !value.includes('/')) return value;
+  let pathname: string;
+  try {
+    pathname = new URL(value, 'http://relative.invalid').pathname;
+  } catch {
+    return undefined;
+  }
+  const got = pathname.split('/').filter(Boolean);
+  const want = template.split('/').filter(Boolean);
+  if (got.length < want.length) return undefined;
+  const tail = got.slice(got.length - want.length);
+  let id: string | undefined;
+  for (const [i, w] of want.entries()) {
+    if (/^\{[^}]+\}$/.test(w)) {
+      try {
+        id = decodeURIComponent(tail[i]!);
+      } catch {
+        return undefined;
+      }
+    } else if (w !== tail[i]) return undefined;
+  }
+  return id;
+}
+
 export function readLocation(ex: Exchange, loc: ValueLocation): unknown {
-  if (loc.in === 'header') return ex.response?.headers[loc.name.toLowerCase()];
+  if (loc.in === 'header') {
+    const v = ex.response?.headers[loc.name.toLowerCase()];
+    return v === undefined ? undefined : idFromHeaderValue(v, loc.template);
+  }
   return readPointer(ex.response?.json, loc.pointer);
 }
 
 export function describeLocation(loc: ValueLocation): string {
-  return loc.in === 'header' ? `header ${loc.name}` : `body ${loc.pointer}`;
+  return loc.in === 'header' ? `header ${loc.name}${loc.template ? ` (as ${loc.template})` : ''}` : `body ${loc.pointer}`;
 }
 
 export interface Candidate {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadSpec } from '../spec/load.ts';
-import { readDeclarations, type Declarations } from '../spec/declarations.ts';
+import { readDeclarations } from '../spec/declarations.ts';
 import { UsageError } from '../spec/errors.ts';
 import type { RunConfig } from './config.ts';
 import type { Check, CheckOutcome } from './check.ts';
@@ -15,12 +15,12 @@ import { TokenManager, CredentialError, KEY_FLAGS } from './tokens.ts';
 import { StartupFailure, startupFailureReport } from './startup-failure.ts';
 import { SchemaAsserter } from './schema.ts';
 import { Ledger } from './ledger.ts';
-import { Fixtures, vmsOf } from './fixtures.ts';
+import { Fixtures } from './fixtures.ts';
+import { cleanup } from './cleanup.ts';
 import { callApi } from './api.ts';
 import { Pacer } from './pacer.ts';
 import { EventFixtures } from './events.ts';
 import { runLimitProbes, type LimitsReport } from './limit-session.ts';
-import { statusText, isSuccess } from './exchange.ts';
 import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 import { limitTraces, specDigests } from './report-extras.ts';
 
@@ -133,7 +133,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     }
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
-    await cleanup(declarations, ledger, (opts) => callApi(http, tokens, pacer, config.timeScale, 'cleanup', opts, config.readOnly));
+    await cleanup(declarations, ledger, http.log, (opts) => callApi(http, tokens, pacer, config.timeScale, 'cleanup', opts, config.readOnly));
     const coverage = computeCoverage(await loadClauses(), allChecks, reports, { overlay: !!config.overlayPath, only: config.only });
     // The s3 group's capability matrix travels as an observation and gets its own report field.
     const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
@@ -188,54 +188,6 @@ function reproduceLine(config: RunConfig): string {
   if (config.readOnly) parts.push('--read-only');
   if (config.insecure) parts.push('--insecure');
   return parts.join(' ');
-}
-
-/** Deletes what the run created where the overlay declares a delete operation; otherwise leaves a note in the ledger. */
-async function cleanup(declarations: Declarations, ledger: Ledger, call: (o: CallOptions) => ReturnType<typeof callApi>): Promise<void> {
-  const webhookDelete = declarations.webhooks?.remove;
-  for (const e of ledger.entries.filter((e) => e.kind !== 'vm' && e.cleanup === 'pending')) {
-    if (e.kind === 'webhook' && webhookDelete && e.id) {
-      const ex = await call({ method: webhookDelete.method, path: webhookDelete.path.replace('{id}', encodeURIComponent(e.id)) });
-      e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
-      if (!isSuccess(ex)) e.note = `delete answered ${statusText(ex)}`;
-      continue;
-    }
-    e.cleanup = 'not-declared';
-    e.note ??= 'the overlay declares no delete operation for it';
-  }
-  const vms = ledger.entries.filter((e) => e.kind === 'vm');
-  if (vms.length === 0) return;
-  const del = declarations.deleteVm;
-  if (!del) {
-    for (const e of vms) {
-      e.cleanup = 'not-declared';
-      e.note = 'the seed shows no delete operation and the overlay declares none';
-    }
-    return;
-  }
-  const missing = vms.filter((e) => !e.id);
-  if (missing.length) {
-    // Learn ids by name from the list (bounded walk at the maximum page size).
-    for (let page = 1; page <= 20 && missing.some((e) => !e.id); page++) {
-      const ex = await call({ method: 'GET', path: '/v1/vms', query: { page, per_page: 100 } });
-      const items = vmsOf(ex);
-      for (const item of items) {
-        const entry = missing.find((e) => e.name === item['name'] && typeof item['id'] === 'string');
-        if (entry) entry.id = item['id'] as string;
-      }
-      if (!isSuccess(ex) || items.length < 100) break;
-    }
-  }
-  for (const e of vms) {
-    if (!e.id) {
-      e.cleanup = 'delete-failed';
-      e.note = 'its id could not be found in the list';
-      continue;
-    }
-    const ex = await call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(e.id)) });
-    e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
-    if (!isSuccess(ex)) e.note = `delete answered ${statusText(ex)}`;
-  }
 }
 
 /** Requests per operation (method and path template of the document; other paths as "other"). */

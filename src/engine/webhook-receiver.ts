@@ -23,6 +23,7 @@ const MAX_BODY = 1024 * 1024;
 export class WebhookReceiver {
   readonly deliveries: Delivery[] = [];
   private readonly failFirst = new Map<string, number>();
+  private readonly failPerEvent = new Map<string, { attempts: number; keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined; seen: Map<string, number> }>();
   private server?: http.Server;
   private waiters: Array<() => void> = [];
 
@@ -37,9 +38,6 @@ export class WebhookReceiver {
       });
       req.on('end', () => {
         const path = (req.url ?? '/').split('?')[0]!;
-        const remaining = this.failFirst.get(path) ?? 0;
-        const answered = remaining > 0 ? 503 : size > MAX_BODY ? 413 : 204;
-        if (remaining > 0) this.failFirst.set(path, remaining - 1);
         const raw = Buffer.concat(chunks);
         let json: unknown;
         try {
@@ -49,6 +47,14 @@ export class WebhookReceiver {
         }
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        const remaining = this.failFirst.get(path) ?? 0;
+        if (remaining > 0) this.failFirst.set(path, remaining - 1);
+        const perEvent = this.failPerEvent.get(path);
+        const key = perEvent?.keyOf({ headers, json });
+        const failedBefore = key !== undefined ? (perEvent!.seen.get(key) ?? 0) : 0;
+        const failThis = remaining > 0 || (perEvent !== undefined && key !== undefined && failedBefore < perEvent.attempts);
+        if (failThis && key !== undefined) perEvent!.seen.set(key, failedBefore + 1);
+        const answered = failThis ? 503 : size > MAX_BODY ? 413 : 204;
         this.deliveries.push({ path, headers, raw, json, receivedAt: Date.now(), answered });
         res.writeHead(answered).end();
         const waiters = this.waiters;
@@ -67,6 +73,11 @@ export class WebhookReceiver {
   /** Makes the receiver answer 503 to the next n deliveries on a path. */
   failNext(path: string, n: number): void {
     this.failFirst.set(path, n);
+  }
+
+  /** Makes the receiver answer 503 to the first n attempts of each event on a path (events told apart by keyOf). */
+  failAttempts(path: string, attempts: number, keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined): void {
+    this.failPerEvent.set(path, { attempts, keyOf, seen: new Map() });
   }
 
   /** Waits until a delivery satisfies the predicate, or the deadline (real ms) passes. */

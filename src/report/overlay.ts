@@ -7,19 +7,36 @@ interface Action {
   update: Record<string, unknown>;
 }
 
+interface Pair {
+  status: number;
+  code: string | null;
+}
+
+/** Observed status/code pairs of each error case: every distinct pair (errorCasesSeen), else the latest one. */
+function observedCases(o: Record<string, unknown>): Record<string, Pair[]> {
+  const seen = o['errorCasesSeen'] as Record<string, Pair[]> | undefined;
+  if (seen) return seen;
+  return Object.fromEntries(Object.entries(o).filter(([k]) => k.startsWith('errorCase.')).map(([k, v]) => [k.slice('errorCase.'.length), [v as Pair]]));
+}
+
+const asDeclared = (p: Pair) => (p.code === null ? { status: p.status } : { status: p.status, code: p.code });
+
 /**
- * What the run observed about the choices the seed leaves open, as an OpenAPI Overlay 1.0 document: an implementer
- * reviews it, commits it, and later runs with --overlay hold the target to it (drift fails at declared level).
+ * What the run observed about the choices the seed leaves open, in the overlay vocabulary (spec/README.md), as an
+ * OpenAPI Overlay 1.0 document: an implementer reviews it, commits it, and later runs with --overlay hold the target
+ * to it (drift fails at declared level). It is always a valid overlay: its first action records the run (Overlay 1.0
+ * requires at least one), even when nothing was observed.
  */
 export function renderOverlay(report: RunReport): string {
   const o = report.observations;
-  const actions: Action[] = [];
+  const generatedBy = `${report.tool.name} ${report.tool.version}, ${report.finishedAt}, seed ${report.seed}`;
+  const actions: Action[] = [{ target: '$.info', description: 'the run that emitted this overlay', update: { 'x-generated-by': generatedBy } }];
   const taskId = o['taskIdLocation'] as { in: 'body' | 'header'; pointer?: string; name?: string } | undefined;
   if (taskId) {
     const expr = taskId.in === 'body' ? `$response.body#${taskId.pointer}` : `$response.header.${taskId.name}`;
     actions.push({
       target: "$.paths['/v1/vms'].post.responses['2XX']",
-      description: 'U-VM-CREATE-RESPONSE: where create VM puts its task id (observed)',
+      description: 'U-VM-CREATE-RESPONSE: where create VM puts its task id (observed; a header may hold the id, a path or a URL)',
       update: { links: { task: { operationId: 'getTask', parameters: { id: expr } } } },
     });
   }
@@ -31,23 +48,29 @@ export function renderOverlay(report: RunReport): string {
       actions.push({ target: '$.components.schemas.VmList', description: 'U-TOTAL-FIELD-NAME: the total is an integer', update: { required: [field], properties: { [field]: { type: 'integer', minimum: 0 } } } });
     }
   }
+  const firstPage = o['firstPage'];
+  if (firstPage === 0 || firstPage === 1) {
+    actions.push({ target: '$.components.parameters.page', description: 'U-PAGE-DEFAULTS: the number of the first page (observed)', update: { 'x-first-page': firstPage } });
+  }
   const perPage = o['perPageOverMax'] as string | undefined;
   if (perPage === 'clamp' || perPage === 'reject') {
     actions.push({ target: '$.components.parameters.per_page', description: 'U-PER-PAGE-OVER-MAX (observed)', update: { 'x-per-page-over-max': perPage } });
   }
   const states = o['taskStates'] as { field?: string; seen?: string[] } | undefined;
   if (states?.field) {
-    actions.push({ target: '$.components.schemas.Task', description: 'U-STATES: the state field and the values seen (terminal values are not declared: a run sees only some)', update: { 'x-state-field': states.field, 'x-observed-states': states.seen ?? [] } });
+    // Terminal values are not declared: a run sees only some of them.
+    actions.push({ target: '$.components.schemas.Task', description: `U-STATES: the state field (observed values: ${(states.seen ?? []).join(', ') || 'none'})`, update: { 'x-state-field': states.field } });
   }
-  const cases = Object.fromEntries(Object.entries(o).filter(([k]) => k.startsWith('errorCase.')).map(([k, v]) => [k.slice('errorCase.'.length), v]));
+  const cases = Object.fromEntries(Object.entries(observedCases(o)).filter(([, pairs]) => pairs.length).map(([name, pairs]) => [name, pairs.length === 1 ? asDeclared(pairs[0]!) : pairs.map(asDeclared)]));
   if (Object.keys(cases).length) {
     actions.push({ target: '$.info', description: 'U-ERROR-STATUS, U-ERROR-CODES, U-LIMIT-BEHAVIOUR: status and code per error case (observed)', update: { 'x-error-cases': cases } });
   }
   const doc = {
     overlay: '1.0.0',
-    info: { title: `Choices observed on ${report.target.baseUrl}`, version: report.finishedAt, 'x-generated-by': `${report.tool.name} ${report.tool.version}` },
+    info: { title: `Choices observed on ${report.target.baseUrl}`, version: report.finishedAt },
     extends: 'openapi.yaml',
     actions,
   };
-  return `# Emitted by cloud-conformance --emit-overlay: review it, then pass it with --overlay to hold the target to it.\n${stringify(doc)}`;
+  const note = actions.length === 1 ? '# The run observed none of the choices this overlay can declare; it records the run only.\n' : '';
+  return `# Emitted by cloud-conformance --emit-overlay: review it, then pass it with --overlay to hold the target to it.\n${note}${stringify(doc)}`;
 }

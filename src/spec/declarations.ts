@@ -1,8 +1,12 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { LoadedSpec, OpenApiDocument } from './load.ts';
+import { term } from './vocabulary.ts';
 
-/** Where a value sits in a response: a JSON pointer into the body, or a header name. */
-export type ValueLocation = { in: 'body'; pointer: string } | { in: 'header'; name: string };
+/**
+ * Where a value sits in a response: a JSON pointer into the body, or a header. A header value may be the bare id, a
+ * path or a URL: with a template (the linked operation's path, e.g. /v1/tasks/{id}) the id is read from the path.
+ */
+export type ValueLocation = { in: 'body'; pointer: string } | { in: 'header'; name: string; template?: string };
 
 export interface TaskDeclaration {
   stateField?: string;
@@ -12,7 +16,7 @@ export interface TaskDeclaration {
 
 export interface ErrorCase {
   status: number;
-  code: string;
+  code?: string;
   'retry-after'?: boolean;
 }
 
@@ -22,17 +26,46 @@ export interface DeclaredOperation {
   operationId?: string;
 }
 
+/** Kinds of resource the run creates and cleans up (the ledger's kinds). */
+export type ResourceKind = 'vm' | 'backup' | 'webhook' | 'alarm';
+
+/** The operation that deletes what a creating operation made, and where the created id is in the creating response. */
+export interface CleanupDeclaration extends DeclaredOperation {
+  id: ValueLocation;
+}
+
+export interface SignatureDeclaration {
+  scheme: 'hmac' | 'standard-webhooks';
+  header: string;
+  algorithm: 'hmac-sha256' | 'hmac-sha1' | 'hmac-sha512';
+  encoding: 'hex' | 'base64';
+  /** Header template over {signature}, {timestamp}, {id}. */
+  format: string;
+  /** Signed-payload template over {body}, {timestamp}, {id}. */
+  payload: string;
+  timestampHeader?: string;
+  idHeader?: string;
+  /** Target-seconds the signed timestamp may be from the target's clock; undefined: freshness not declared. */
+  toleranceSeconds?: number;
+  secretFormat: 'text' | 'whsec';
+}
+
 export interface WebhookDeclaration {
-  register: DeclaredOperation & { urlField: string; eventsField: string; secretField?: string };
-  /** The operation that deletes a registration (x-cleanup-for: registerWebhook). */
+  register: DeclaredOperation & { urlField: string; eventsField: string; secretField?: string; id: ValueLocation };
+  /** The operation that deletes a registration (x-cleanup-for: the registration's operationId). */
   remove?: DeclaredOperation;
-  signature?: { header: string; algorithm: string; prefix: string; encoding: 'hex' | 'base64' };
-  retry?: { attempts: number; afterSeconds: number };
+  /** An operation that sends a registration a test event (x-sends-test-event). */
+  testEvent?: DeclaredOperation;
+  signature?: SignatureDeclaration;
+  /** Target-seconds before each retry of a failed delivery. */
+  retry?: { delays: number[] };
   /** Event names from the document's top-level webhooks, with their family. */
   events: Array<{ name: string; family: string }>;
-  /** Where a delivery names its event type: a header, else a body field. */
+  /** Values for the events field that subscribe to everything, or to one family (default: the names). */
+  subscriptions: Record<string, string[]>;
+  /** Where a delivery names its event type: a header, else a body pointer. */
   typeHeader?: string;
-  typeField?: string;
+  typePointer: string;
 }
 
 export interface AlarmDeclaration {
@@ -41,71 +74,134 @@ export interface AlarmDeclaration {
   firingBody: Record<string, unknown>;
 }
 
+export type AuditField = 'id' | 'actor' | 'sourceIp' | 'result' | 'path' | 'status' | 'method' | 'time';
+
 export interface AuditDeclaration {
   search: DeclaredOperation;
   export?: DeclaredOperation & { formatParam: string; formats: Record<string, string> };
-  entriesField: string;
-  fields: { id: string; actor: string; sourceIp: string; result: string; path: string; status?: string };
-  /** Query parameters that filter by actor and by result, and the result values. */
-  filters: { actor?: string; result?: string };
+  /** JSON pointer of the entries array in a search response. */
+  entriesPointer: string;
+  /** JSON pointers into an entry. */
+  fields: Record<AuditField, string>;
+  /** Query parameters that filter by actor, by result and by path prefix, and the result values. */
+  filters: { actor?: string; result?: string; pathPrefix?: string };
   resultValues: { success: string; failure: string };
+  /** The declared order of entries across pages (undefined: not declared; the suite reads newest first). */
+  order?: 'newest-first' | 'oldest-first';
+  /** A query parameter and value that ask for newest first. */
+  sort?: { param: string; newestFirst: string };
+  /** JSON pointer of the total in a search response (x-total-count on its response). */
+  totalPointer?: string;
+}
+
+export interface RevocationDeclaration extends DeclaredOperation {
+  mode: 'current' | 'by-id';
+  /** by-id: where the key's id is found, on the token response or on a GET answered with the key's own token. */
+  lookup?: { from: 'token' | DeclaredOperation; id: ValueLocation };
 }
 
 /** The target's choices for what the seed leaves unshown, as declared by its overlay (spec/README.md). */
 export interface Declarations {
   taskIdOnCreateVm?: ValueLocation;
   taskIdOnStartBackup?: ValueLocation;
+  backupIdOnStartBackup?: ValueLocation;
   totalField?: string;
   perPageOverMax?: 'clamp' | 'reject';
   firstPage?: number;
   task: TaskDeclaration;
   tagsField?: string;
-  errorCases: Record<string, ErrorCase>;
+  /** Every case with its accepted status/code pairs (a single declared pair is a list of one). */
+  errorCases: Record<string, ErrorCase[]>;
   deleteVm?: DeclaredOperation;
-  restoreBackup?: DeclaredOperation;
-  /** The operation that revokes the key of the calling token (x-revokes-key: current). */
-  revokeKey?: DeclaredOperation;
+  restoreBackup?: DeclaredOperation & { taskId?: ValueLocation };
+  /** The delete operation of each kind of created resource (x-cleanup-for). */
+  cleanup: Partial<Record<ResourceKind, CleanupDeclaration>>;
+  revokeKey?: RevocationDeclaration;
   webhooks?: WebhookDeclaration;
   alarms?: AlarmDeclaration;
   audit?: AuditDeclaration;
 }
 
 type Operation = OpenAPIV3_1.OperationObject;
-type Responses = OpenAPIV3_1.ResponsesObject;
-type Extended<T> = T & Record<`x-${string}`, unknown>;
+type Ext = Record<string, unknown>;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** Reads a term's value, going through the vocabulary so a term the suite reads is always a documented one. */
+const x = (obj: unknown, name: string): unknown => (obj && typeof obj === 'object' ? (obj as Ext)[term(name).name] : undefined);
+const str = (v: unknown, fallback?: string): string | undefined => (typeof v === 'string' ? v : fallback);
+
+/** A field name or a JSON pointer, as a pointer (dotted names reach into objects). */
+export function toPointer(fieldOrPointer: string): string {
+  return fieldOrPointer.startsWith('/') ? fieldOrPointer : '/' + fieldOrPointer.split('.').map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+}
 
 /** Parses an OpenAPI runtime expression such as $response.body#/task_id or $response.header.Location. */
-export function parseRuntimeExpression(expr: unknown): ValueLocation | undefined {
+export function parseRuntimeExpression(expr: unknown, template?: string): ValueLocation | undefined {
   if (typeof expr !== 'string') return undefined;
-  const body = /^\$response\.body#(\/.*)$/.exec(expr);
-  if (body) return { in: 'body', pointer: body[1]! };
+  const body = /^\$response\.body#(\/.*)?$/.exec(expr);
+  if (body) return { in: 'body', pointer: body[1] ?? '' };
   const header = /^\$response\.header\.(.+)$/.exec(expr);
-  if (header) return { in: 'header', name: header[1]! };
+  if (header) return template ? { in: 'header', name: header[1]!, template } : { in: 'header', name: header[1]! };
   return undefined;
 }
 
-function successResponse(op: Operation | undefined): Extended<OpenAPIV3_1.ResponseObject> | undefined {
-  const responses = (op?.responses ?? {}) as Responses;
-  const key = Object.keys(responses).find((k) => /^2(\d\d|XX)$/.test(k));
-  return key ? (responses[key] as Extended<OpenAPIV3_1.ResponseObject>) : undefined;
+interface FoundOperation extends DeclaredOperation {
+  op: Ext;
 }
 
-function taskLinkLocation(op: Operation | undefined): ValueLocation | undefined {
-  const links = successResponse(op)?.links ?? {};
-  for (const link of Object.values(links) as OpenAPIV3_1.LinkObject[]) {
-    if (link.operationId === 'getTask') return parseRuntimeExpression(link.parameters?.['id']);
-  }
-  return undefined;
-}
-
-export function findOperation(doc: OpenApiDocument, pred: (op: Extended<Operation>) => boolean): DeclaredOperation | undefined {
+function operations(doc: OpenApiDocument): FoundOperation[] {
+  const out: FoundOperation[] = [];
   for (const [p, item] of Object.entries(doc.paths ?? {})) {
-    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
-      const op = (item as Record<string, unknown>)?.[method] as Extended<Operation> | undefined;
-      if (op && pred(op)) return { method: method.toUpperCase(), path: p, operationId: op.operationId };
+    for (const method of METHODS) {
+      const op = (item as Record<string, unknown>)?.[method] as Ext | undefined;
+      if (op) out.push({ method: method.toUpperCase(), path: p, operationId: str(op['operationId']), op });
     }
   }
+  return out;
+}
+
+const declared = ({ method, path, operationId }: DeclaredOperation): DeclaredOperation => ({ method, path, operationId });
+
+export function findOperation(doc: OpenApiDocument, pred: (op: Ext) => boolean): DeclaredOperation | undefined {
+  const found = operations(doc).find((o) => pred(o.op));
+  return found && declared(found);
+}
+
+function operationWith(doc: OpenApiDocument, name: string, value?: unknown): FoundOperation | undefined {
+  return operations(doc).find((o) => x(o.op, name) !== undefined && (value === undefined || x(o.op, name) === value));
+}
+
+function byOperationId(doc: OpenApiDocument, id: string | undefined): FoundOperation | undefined {
+  return id === undefined ? undefined : operations(doc).find((o) => o.operationId === id);
+}
+
+function successResponse(op: Ext | Operation | undefined): Ext | undefined {
+  const responses = ((op as Operation | undefined)?.responses ?? {}) as Record<string, unknown>;
+  const key = Object.keys(responses).find((k) => /^2(\d\d|XX)$/.test(k));
+  return key ? (responses[key] as Ext) : undefined;
+}
+
+/**
+ * Where an operation's success response says an id for another operation is: its link to that operation (or, for
+ * a resource id, to another operation on the same path), the link's parameter a runtime expression.
+ */
+function linkedLocation(doc: OpenApiDocument, from: Ext | undefined, to: FoundOperation, samePath = false): ValueLocation | undefined {
+  const links = (successResponse(from)?.['links'] ?? {}) as Record<string, OpenAPIV3_1.LinkObject>;
+  const all = Object.values(links);
+  const direct = all.filter((l) => l.operationId !== undefined && l.operationId === to.operationId);
+  const sibling = samePath ? all.filter((l) => byOperationId(doc, l.operationId)?.path === to.path) : [];
+  for (const link of [...direct, ...sibling]) {
+    const params = link.parameters ?? {};
+    const expr = params['id'] ?? Object.values(params)[0];
+    const loc = parseRuntimeExpression(expr, byOperationId(doc, link.operationId)?.path);
+    if (loc) return loc;
+  }
   return undefined;
+}
+
+function taskLinkLocation(doc: OpenApiDocument, op: Ext | Operation | undefined): ValueLocation | undefined {
+  const getTask = byOperationId(doc, 'getTask') ?? { method: 'GET', path: '/v1/tasks/{id}', operationId: 'getTask', op: {} };
+  return linkedLocation(doc, op as Ext, getTask);
 }
 
 function operation(doc: OpenApiDocument, p: string, method: 'get' | 'post'): Operation | undefined {
@@ -113,98 +209,200 @@ function operation(doc: OpenApiDocument, p: string, method: 'get' | 'post'): Ope
 }
 
 function stringArray(v: unknown): string[] | undefined {
-  return Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
+  return Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v as string[]) : undefined;
+}
+
+/** x-error-cases with every case as a list of pairs (a single pair is accepted as a list of one). */
+function readErrorCases(v: unknown): Record<string, ErrorCase[]> {
+  const out: Record<string, ErrorCase[]> = {};
+  for (const [name, value] of Object.entries((v ?? {}) as Record<string, unknown>)) {
+    out[name] = (Array.isArray(value) ? value : [value]) as ErrorCase[];
+  }
+  return out;
 }
 
 export function readDeclarations(spec: LoadedSpec): Declarations {
   const doc = spec.merged;
   const components = (doc.components ?? {}) as OpenAPIV3_1.ComponentsObject;
-  const task = (components.schemas?.['Task'] ?? {}) as Record<string, unknown>;
-  const perPage = (components.parameters?.['per_page'] ?? {}) as Record<string, unknown>;
-  const page = (components.parameters?.['page'] ?? {}) as Record<string, unknown>;
-  const vmCreate = (components.schemas?.['VmCreateRequest'] ?? {}) as Record<string, unknown>;
-  const listResponse = successResponse(operation(doc, '/v1/vms', 'get'));
-  const total = listResponse?.['x-total-count'] as { field?: unknown } | undefined;
-  const info = doc.info as Extended<OpenAPIV3_1.InfoObject>;
-  const over = perPage['x-per-page-over-max'];
+  const task = components.schemas?.['Task'];
+  const perPage = components.parameters?.['per_page'];
+  const page = components.parameters?.['page'];
+  const vmCreate = components.schemas?.['VmCreateRequest'];
+  const total = x(successResponse(operation(doc, '/v1/vms', 'get')), 'x-total-count') as { field?: unknown } | undefined;
+  const over = x(perPage, 'x-per-page-over-max');
+  const startBackup = operation(doc, '/v1/vms/{id}/backups', 'post');
+  const restore = operationWith(doc, 'x-restores', 'startBackup');
+  const getBackup = operations(doc).find((o) => o.method === 'GET' && o.path === '/v1/backups/{id}');
+  const cleanup = readCleanup(doc);
   return {
-    taskIdOnCreateVm: taskLinkLocation(operation(doc, '/v1/vms', 'post')),
-    taskIdOnStartBackup: taskLinkLocation(operation(doc, '/v1/vms/{id}/backups', 'post')),
+    taskIdOnCreateVm: taskLinkLocation(doc, operation(doc, '/v1/vms', 'post')),
+    taskIdOnStartBackup: taskLinkLocation(doc, startBackup),
+    backupIdOnStartBackup: cleanup.backup?.id ?? (getBackup ? linkedLocation(doc, startBackup as Ext, getBackup, true) : undefined),
     totalField: typeof total?.field === 'string' ? total.field : undefined,
     perPageOverMax: over === 'clamp' || over === 'reject' ? over : undefined,
-    firstPage: typeof page['x-first-page'] === 'number' ? (page['x-first-page'] as number) : undefined,
+    firstPage: typeof x(page, 'x-first-page') === 'number' ? (x(page, 'x-first-page') as number) : undefined,
     task: {
-      stateField: typeof task['x-state-field'] === 'string' ? (task['x-state-field'] as string) : undefined,
-      terminal: stringArray(task['x-terminal-states']),
-      success: stringArray(task['x-success-states']),
+      stateField: str(x(task, 'x-state-field')),
+      terminal: stringArray(x(task, 'x-terminal-states')),
+      success: stringArray(x(task, 'x-success-states')),
     },
-    tagsField: typeof vmCreate['x-tags-field'] === 'string' ? (vmCreate['x-tags-field'] as string) : undefined,
-    errorCases: (info['x-error-cases'] as Record<string, ErrorCase> | undefined) ?? {},
-    deleteVm: findOperation(doc, (op) => op['x-cleanup-for'] === 'createVm'),
-    restoreBackup: findOperation(doc, (op) => op['x-restores'] === 'startBackup'),
-    revokeKey: findOperation(doc, (op) => op['x-revokes-key'] === 'current'),
+    tagsField: str(x(vmCreate, 'x-tags-field')),
+    errorCases: readErrorCases(x(doc.info, 'x-error-cases')),
+    deleteVm: cleanup.vm && declared(cleanup.vm),
+    restoreBackup: restore && { ...declared(restore), taskId: taskLinkLocation(doc, restore.op) },
+    cleanup,
+    revokeKey: readRevocation(doc),
     webhooks: readWebhooks(doc),
     alarms: readAlarms(doc),
     audit: readAudit(doc),
   };
 }
 
-type Ext = Record<string, unknown>;
-const str = (v: unknown, fallback?: string): string | undefined => (typeof v === 'string' ? v : fallback);
-
-function operationWith(doc: OpenApiDocument, key: string, value?: unknown): (DeclaredOperation & { op: Ext }) | undefined {
-  for (const [p, item] of Object.entries(doc.paths ?? {})) {
-    for (const method of ['get', 'post', 'put', 'patch', 'delete'] as const) {
-      const op = (item as Record<string, unknown>)?.[method] as Ext | undefined;
-      if (op && key in op && (value === undefined || op[key] === value)) return { method: method.toUpperCase(), path: p, operationId: str(op['operationId']), op };
-    }
-  }
+/** The kind a creating operation makes: the seed's createVm and startBackup, the declared registration and alarm. */
+function kindCreatedBy(doc: OpenApiDocument, operationId: string): ResourceKind | undefined {
+  if (operationId === 'createVm') return 'vm';
+  if (operationId === 'startBackup') return 'backup';
+  const op = byOperationId(doc, operationId);
+  if (op && x(op.op, 'x-webhook-registration') !== undefined) return 'webhook';
+  if (op && x(op.op, 'x-alarm-firing-example') !== undefined) return 'alarm';
   return undefined;
+}
+
+function readCleanup(doc: OpenApiDocument): Partial<Record<ResourceKind, CleanupDeclaration>> {
+  const out: Partial<Record<ResourceKind, CleanupDeclaration>> = {};
+  for (const del of operations(doc)) {
+    const creator = str(x(del.op, 'x-cleanup-for'));
+    if (!creator) continue;
+    const kind = kindCreatedBy(doc, creator);
+    if (!kind || out[kind]) continue;
+    const createOp = creator === 'startBackup' ? (operation(doc, '/v1/vms/{id}/backups', 'post') as Ext) : byOperationId(doc, creator)?.op;
+    out[kind] = { ...declared(del), id: linkedLocation(doc, createOp, del, true) ?? { in: 'body', pointer: '/id' } };
+  }
+  return out;
+}
+
+function readRevocation(doc: OpenApiDocument): RevocationDeclaration | undefined {
+  const op = operationWith(doc, 'x-revokes-key');
+  if (!op) return undefined;
+  const mode = x(op.op, 'x-revokes-key') === 'by-id' ? 'by-id' : 'current';
+  if (mode === 'current') return { ...declared(op), mode };
+  const tokenOp = operation(doc, '/v1/auth/tokens', 'post') as Ext | undefined;
+  const fromToken = linkedLocation(doc, tokenOp, op);
+  if (fromToken) return { ...declared(op), mode, lookup: { from: 'token', id: fromToken } };
+  for (const candidate of operations(doc).filter((o) => o.method === 'GET' && !o.path.includes('{'))) {
+    const id = linkedLocation(doc, candidate.op, op);
+    if (id) return { ...declared(op), mode, lookup: { from: declared(candidate), id } };
+  }
+  return { ...declared(op), mode };
+}
+
+/** x-webhook-signature with its defaults filled in (Standard Webhooks has all of its own). */
+function readSignature(sig: Ext | undefined): SignatureDeclaration | undefined {
+  if (!sig) return undefined;
+  if (sig['scheme'] === 'standard-webhooks') {
+    return {
+      scheme: 'standard-webhooks',
+      header: str(sig['header'], 'webhook-signature')!,
+      algorithm: 'hmac-sha256',
+      encoding: 'base64',
+      format: '{signature}',
+      payload: '{id}.{timestamp}.{body}',
+      timestampHeader: str(sig['timestamp-header'], 'webhook-timestamp'),
+      idHeader: str(sig['id-header'], 'webhook-id'),
+      toleranceSeconds: typeof sig['tolerance-seconds'] === 'number' ? sig['tolerance-seconds'] : 300,
+      secretFormat: 'whsec',
+    };
+  }
+  const prefix = str(sig['prefix'], '')!;
+  return {
+    scheme: 'hmac',
+    header: str(sig['header'], 'X-Signature')!,
+    algorithm: (str(sig['algorithm'], 'hmac-sha256') as SignatureDeclaration['algorithm']),
+    encoding: sig['encoding'] === 'base64' ? 'base64' : 'hex',
+    format: str(sig['format'], `${prefix.replace(/[{}]/g, '')}{signature}`)!,
+    payload: str(sig['payload'], '{body}')!,
+    timestampHeader: str(sig['timestamp-header']),
+    idHeader: str(sig['id-header']),
+    toleranceSeconds: typeof sig['tolerance-seconds'] === 'number' ? sig['tolerance-seconds'] : undefined,
+    secretFormat: sig['secret-format'] === 'whsec' ? 'whsec' : 'text',
+  };
+}
+
+/** x-webhook-retry as delays; the older form (attempts, after-seconds) means attempts - 1 equal delays. */
+function readRetry(retry: Ext | undefined): { delays: number[] } | undefined {
+  if (!retry) return undefined;
+  if (Array.isArray(retry['delays'])) return { delays: (retry['delays'] as unknown[]).map(Number) };
+  const attempts = Number(retry['attempts'] ?? 2);
+  return { delays: Array.from({ length: Math.max(1, attempts - 1) }, () => Number(retry['after-seconds'] ?? 1)) };
 }
 
 function readWebhooks(doc: OpenApiDocument): WebhookDeclaration | undefined {
   const reg = operationWith(doc, 'x-webhook-registration');
   if (!reg) return undefined;
-  const r = (reg.op['x-webhook-registration'] ?? {}) as Ext;
-  const sig = reg.op['x-webhook-signature'] as Ext | undefined;
-  const retry = reg.op['x-webhook-retry'] as Ext | undefined;
+  const r = (x(reg.op, 'x-webhook-registration') ?? {}) as Ext;
   const events = Object.entries(((doc as Ext)['webhooks'] ?? {}) as Record<string, Ext>).map(([name, item]) => ({
     name,
-    family: str(((item['post'] ?? {}) as Ext)['x-event-family'], 'unknown')!,
+    family: str(x(item['post'], 'x-event-family'), 'unknown')!,
   }));
-  const remove = operationWith(doc, 'x-cleanup-for', 'registerWebhook');
-  const type = (reg.op['x-event-type-in'] ?? {}) as Ext;
+  const remove = operations(doc).find((o) => reg.operationId !== undefined && x(o.op, 'x-cleanup-for') === reg.operationId);
+  const test = operationWith(doc, 'x-sends-test-event');
+  // The registration's id: its link to the delete (or test) operation, else the body's id.
+  const id = (remove && linkedLocation(doc, reg.op, remove, true)) ?? (test && linkedLocation(doc, reg.op, test, true)) ?? { in: 'body' as const, pointer: '/id' };
+  const type = (x(reg.op, 'x-event-type-in') ?? {}) as Ext;
+  const declaredSubs = (r['subscriptions'] ?? {}) as Record<string, string[]>;
+  const subscriptions: Record<string, string[]> = {
+    all: declaredSubs['all'] ?? events.filter((e) => e.family !== 'test').map((e) => e.name),
+  };
+  for (const family of new Set(events.map((e) => e.family))) subscriptions[family] = declaredSubs[family] ?? events.filter((e) => e.family === family).map((e) => e.name);
   return {
-    register: { method: reg.method, path: reg.path, operationId: reg.operationId, urlField: str(r['url-field'], 'url')!, eventsField: str(r['events-field'], 'events')!, secretField: str(r['secret-field']) },
-    remove: remove && { method: remove.method, path: remove.path, operationId: remove.operationId },
-    signature: sig && { header: str(sig['header'], 'X-Signature')!, algorithm: str(sig['algorithm'], 'hmac-sha256')!, prefix: str(sig['prefix'], '')!, encoding: sig['encoding'] === 'base64' ? 'base64' : 'hex' },
-    retry: retry && { attempts: Number(retry['attempts'] ?? 2), afterSeconds: Number(retry['after-seconds'] ?? 1) },
+    register: { ...declared(reg), urlField: str(r['url-field'], 'url')!, eventsField: str(r['events-field'], 'events')!, secretField: str(r['secret-field']), id },
+    remove: remove && declared(remove),
+    testEvent: test && declared(test),
+    signature: readSignature(x(reg.op, 'x-webhook-signature') as Ext | undefined),
+    retry: readRetry(x(reg.op, 'x-webhook-retry') as Ext | undefined),
     events,
+    subscriptions,
     typeHeader: str(type['header']),
-    typeField: str(type['body-field']),
+    typePointer: toPointer(str(type['body-field'], 'type')!),
   };
 }
 
 function readAlarms(doc: OpenApiDocument): AlarmDeclaration | undefined {
   const create = operationWith(doc, 'x-alarm-firing-example');
   if (!create) return undefined;
-  return { create: { method: create.method, path: create.path, operationId: create.operationId }, firingBody: (create.op['x-alarm-firing-example'] ?? {}) as Record<string, unknown> };
+  return { create: declared(create), firingBody: (x(create.op, 'x-alarm-firing-example') ?? {}) as Record<string, unknown> };
 }
+
+const AUDIT_DEFAULTS: Record<AuditField, [string, string]> = {
+  id: ['id', 'id'],
+  actor: ['actor', 'actor'],
+  sourceIp: ['source-ip', 'source_ip'],
+  result: ['result', 'result'],
+  path: ['path', 'path'],
+  status: ['status', 'status'],
+  method: ['method', 'method'],
+  time: ['time', 'time'],
+};
 
 function readAudit(doc: OpenApiDocument): AuditDeclaration | undefined {
   const search = operationWith(doc, 'x-audit', 'search');
   if (!search) return undefined;
-  const a = (search.op['x-audit-fields'] ?? {}) as Ext;
-  const f = (search.op['x-audit-filters'] ?? {}) as Ext;
-  const rv = (search.op['x-audit-result-values'] ?? {}) as Ext;
+  const a = (x(search.op, 'x-audit-fields') ?? {}) as Ext;
+  const f = (x(search.op, 'x-audit-filters') ?? {}) as Ext;
+  const rv = (x(search.op, 'x-audit-result-values') ?? {}) as Ext;
+  const sort = x(search.op, 'x-audit-sort') as Ext | undefined;
+  const total = x(successResponse(search.op), 'x-total-count') as { field?: unknown } | undefined;
   const exp = operationWith(doc, 'x-audit', 'export');
-  const formats = (exp?.op['x-audit-formats'] ?? {}) as Record<string, string>;
+  const fields = Object.fromEntries(Object.entries(AUDIT_DEFAULTS).map(([k, [key, def]]) => [k, toPointer(str(a[key], def)!)])) as Record<AuditField, string>;
   return {
-    search: { method: search.method, path: search.path, operationId: search.operationId },
-    export: exp && { method: exp.method, path: exp.path, operationId: exp.operationId, formatParam: str(exp.op['x-audit-format-param'], 'format')!, formats },
-    entriesField: str(search.op['x-audit-entries-field'], 'entries')!,
-    fields: { id: str(a['id'], 'id')!, actor: str(a['actor'], 'actor')!, sourceIp: str(a['source-ip'], 'source_ip')!, result: str(a['result'], 'result')!, path: str(a['path'], 'path')!, status: str(a['status']) },
-    filters: { actor: str(f['actor']), result: str(f['result']) },
+    search: declared(search),
+    export: exp && { ...declared(exp), formatParam: str(x(exp.op, 'x-audit-format-param'), 'format')!, formats: (x(exp.op, 'x-audit-formats') ?? {}) as Record<string, string> },
+    entriesPointer: toPointer(str(x(search.op, 'x-audit-entries-field'), 'entries')!),
+    fields,
+    filters: { actor: str(f['actor']), result: str(f['result']), pathPrefix: str(f['path-prefix']) },
     resultValues: { success: str(rv['success'], 'success')!, failure: str(rv['failure'], 'failure')! },
+    order: x(search.op, 'x-audit-order') === 'oldest-first' ? 'oldest-first' : x(search.op, 'x-audit-order') === 'newest-first' ? 'newest-first' : undefined,
+    sort: sort && { param: String(sort['param']), newestFirst: String(sort['newest-first']) },
+    totalPointer: typeof total?.field === 'string' ? toPointer(total.field) : undefined,
   };
 }

@@ -1,30 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { parse as parseYaml } from 'yaml';
-import { Ajv } from 'ajv';
 import { UsageError } from './errors.ts';
+import { checkOverlay, OverlayInvalid, type OverlayProblem } from './overlay-check.ts';
 
-const require = createRequire(import.meta.url);
-// openapi-format is CommonJS; its overlay engine reports which actions matched nothing.
-const { openapiOverlay } = require('openapi-format') as {
-  openapiOverlay(doc: unknown, opts: { overlaySet: unknown }): Promise<{ data: unknown; resultData: { unusedActions: OverlayAction[] } }>;
-};
+export type { OverlayAction } from './overlay-check.ts';
 
 export const SPEC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../spec');
 export const BASE_SPEC_PATH = path.join(SPEC_DIR, 'openapi.yaml');
 
 export type OpenApiDocument = OpenAPIV3_1.Document;
-
-export interface OverlayAction {
-  target: string;
-  description?: string;
-  update?: unknown;
-  remove?: boolean;
-}
 
 export interface LoadedSpec {
   /** The seed-derived document, $refs resolved. */
@@ -34,37 +22,6 @@ export interface LoadedSpec {
   overlayPath?: string;
   overlayActions: number;
 }
-
-const overlaySchema = {
-  type: 'object',
-  required: ['overlay', 'info', 'actions'],
-  properties: {
-    overlay: { type: 'string', pattern: '^1\\.0\\.\\d+$' },
-    info: {
-      type: 'object',
-      required: ['title', 'version'],
-      properties: { title: { type: 'string' }, version: { type: 'string' } },
-    },
-    extends: { type: 'string' },
-    actions: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        required: ['target'],
-        properties: {
-          target: { type: 'string', pattern: '^\\$' },
-          description: { type: 'string' },
-          update: {},
-          remove: { const: true },
-        },
-        anyOf: [{ required: ['update'] }, { required: ['remove'] }],
-      },
-    },
-  },
-} as const;
-
-const validateOverlayShape = new Ajv({ allErrors: true }).compile(overlaySchema);
 
 async function readYamlFile(file: string, what: string): Promise<unknown> {
   let text: string;
@@ -89,22 +46,29 @@ async function dereference(doc: unknown, label: string): Promise<OpenApiDocument
   }
 }
 
-/** Applies an OpenAPI Overlay 1.0 document; an action that matches nothing is a user error. */
+/**
+ * Applies an OpenAPI Overlay 1.0 document after checking it against the vocabulary (src/spec/overlay-check.ts): an
+ * unknown term, a term out of place or malformed, or an action that matches nothing is a user error naming its place.
+ */
 export async function applyOverlay(doc: unknown, overlay: unknown, overlayPath: string): Promise<{ data: unknown; actions: number }> {
-  if (!validateOverlayShape(overlay)) {
-    const first = validateOverlayShape.errors?.[0];
-    throw new UsageError(
-      `overlay ${overlayPath} is not an OpenAPI Overlay 1.0 document: ${first?.instancePath || '(root)'} ${first?.message ?? ''}`.trim(),
-    );
+  const checked = await checkOverlay(doc, overlay);
+  if (checked.problems.length) throw new OverlayInvalid(overlayPath, checked.problems);
+  return { data: checked.data, actions: checked.actions };
+}
+
+/** The problems of an overlay (empty when it is valid), for `cloud-conformance overlay check`. */
+export async function lintOverlay(overlayPath: string): Promise<{ problems: OverlayProblem[]; actions: number; terms: Record<string, number> }> {
+  const raw = await readYamlFile(BASE_SPEC_PATH, 'spec');
+  const overlay = await readYamlFile(overlayPath, 'overlay');
+  const checked = await checkOverlay(raw, overlay);
+  if (checked.problems.length) return checked;
+  // The merged document must still be valid OpenAPI 3.1 with its $refs resolvable.
+  try {
+    await dereference(checked.data, `the document after applying overlay ${overlayPath}`);
+  } catch (err) {
+    return { ...checked, problems: [{ message: (err as Error).message }] };
   }
-  const ov = overlay as { actions: OverlayAction[] };
-  const result = await openapiOverlay(structuredClone(doc), { overlaySet: overlay });
-  const unused = result.resultData.unusedActions;
-  if (unused.length > 0) {
-    const index = ov.actions.indexOf(unused[0]!) + 1;
-    throw new UsageError(`overlay ${overlayPath}: action #${index} (target ${unused[0]!.target}) matches nothing in the document`);
-  }
-  return { data: result.data, actions: ov.actions.length };
+  return checked;
 }
 
 export async function loadSpec(overlayPath?: string): Promise<LoadedSpec> {

@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/check.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { auditOf, auditProbes, findEntry } from './search.ts';
+import { auditOf, auditProbes, field, findEntry } from './search.ts';
 
 /** Every API call, failed ones included, is logged with actor, source IP and result (seed §1). */
 export const logged: Check = {
@@ -28,11 +28,11 @@ export const logged: Check = {
         evidence.push(ex, ...pages.slice(0, 1));
         continue;
       }
-      for (const [field, name] of [[a.fields.actor, 'actor'], [a.fields.sourceIp, 'source IP'], [a.fields.result, 'result']] as const) {
-        const v = entry[field];
-        if (typeof v !== 'string' || v === '') problems.push(`the entry for ${label} has no ${name} (${field}: ${JSON.stringify(v ?? null)})`);
+      for (const [name, label2] of [['actor', 'actor'], ['sourceIp', 'source IP'], ['result', 'result']] as const) {
+        const v = field(a, entry, name);
+        if ((typeof v !== 'string' && typeof v !== 'number') || v === '') problems.push(`the entry for ${label} has no ${label2} (${a.fields[name]}: ${JSON.stringify(v ?? null)})`);
       }
-      if (entry[a.fields.result] !== expected) problems.push(`the entry for ${label} says ${a.fields.result}=${JSON.stringify(entry[a.fields.result])}, expected ${expected}`);
+      if (field(a, entry, 'result') !== expected) problems.push(`the entry for ${label} says ${a.fields.result}=${JSON.stringify(field(a, entry, 'result') ?? null)}, expected ${expected}`);
       if (problems.length) evidence.push(...pages.slice(0, 1));
     }
     if (problems.length) return fail(problems.join('; '), evidence);

@@ -1,7 +1,8 @@
 import type { CheckContext } from '../../src/engine/context.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
-import type { AuditDeclaration } from '../../src/spec/declarations.ts';
+import type { AuditDeclaration, AuditField } from '../../src/spec/declarations.ts';
 import { Unavailable } from '../../src/engine/check.ts';
+import { readPointer } from '../../src/engine/discover.ts';
 import { isSuccess, statusText } from '../support.ts';
 
 export type Entry = Record<string, unknown>;
@@ -12,24 +13,60 @@ export function auditOf(ctx: CheckContext): AuditDeclaration {
   return a;
 }
 
+/** A field of an entry, where x-audit-fields points (into nested objects as well). */
+export function field(a: AuditDeclaration, entry: unknown, name: AuditField): unknown {
+  return readPointer(entry, a.fields[name]);
+}
+
 const MAX_PAGES = 20;
+const PER_PAGE = 100;
+
+/** Whether the log is read newest first: declared so, or asked for with the declared sorting parameter. */
+export function readsNewestFirst(a: AuditDeclaration): boolean {
+  return a.sort !== undefined || a.order !== 'oldest-first';
+}
+
+async function searchPage(ctx: CheckContext, query: Record<string, string>, page: number): Promise<{ ex: Exchange; list: Entry[] }> {
+  const a = auditOf(ctx);
+  const sort = a.sort ? { [a.sort.param]: a.sort.newestFirst } : {};
+  const ex = await ctx.call({ method: a.search.method, path: a.search.path, query: { ...query, ...sort, page, per_page: PER_PAGE } });
+  if (!isSuccess(ex)) throw new Unavailable(`the audit search answered ${statusText(ex)}`, 'an audit search the target answers');
+  const got = readPointer(ex.response?.json, a.entriesPointer);
+  return { ex, list: Array.isArray(got) ? (got as Entry[]) : [] };
+}
 
 /** Pages through the declared search operation (page/per_page as on every list) up to a bound. */
 export async function searchAudit(ctx: CheckContext, query: Record<string, string>, maxPages = MAX_PAGES): Promise<{ entries: Entry[]; pages: Exchange[]; complete: boolean }> {
-  const a = auditOf(ctx);
   const entries: Entry[] = [];
   const pages: Exchange[] = [];
   const first = ctx.declarations.firstPage ?? 1;
   for (let page = first; page < first + maxPages; page++) {
-    const ex = await ctx.call({ method: a.search.method, path: a.search.path, query: { ...query, page, per_page: 100 } });
+    const { ex, list } = await searchPage(ctx, query, page);
     pages.push(ex);
-    if (!isSuccess(ex)) throw new Unavailable(`the audit search answered ${statusText(ex)}`, 'an audit search the target answers');
-    const got = (ex.response?.json as Record<string, unknown> | undefined)?.[a.entriesField];
-    const list = Array.isArray(got) ? (got as Entry[]) : [];
     entries.push(...list);
-    if (list.length < 100) return { entries, pages, complete: true };
+    if (list.length < PER_PAGE) return { entries, pages, complete: true };
   }
   return { entries, pages, complete: false };
+}
+
+/**
+ * The most recent entries (up to `pages` pages of 100), newest first whatever the log's order: the first pages of a
+ * newest-first log; the last pages of an oldest-first one, found through its total (x-total-count) or by walking.
+ */
+export async function recentEntries(ctx: CheckContext, query: Record<string, string>, pages: number): Promise<{ entries: Entry[]; pages: Exchange[] }> {
+  const a = auditOf(ctx);
+  if (readsNewestFirst(a)) return searchAudit(ctx, query, pages);
+  const first = ctx.declarations.firstPage ?? 1;
+  const head = await searchPage(ctx, query, first);
+  const total = readPointer(head.ex.response?.json, a.totalPointer ?? '/total');
+  if (typeof total === 'number' && Number.isInteger(total) && total >= 0) {
+    const last = first + Math.max(0, Math.ceil(total / PER_PAGE) - 1);
+    const read: Array<{ ex: Exchange; list: Entry[] }> = [];
+    for (let page = last; page >= Math.max(first, last - pages + 1); page--) read.push(page === first ? head : await searchPage(ctx, query, page));
+    return { entries: read.flatMap((r) => [...r.list].reverse()), pages: read.map((r) => r.ex) };
+  }
+  const walk = await searchAudit(ctx, query);
+  return { entries: [...walk.entries].reverse(), pages: walk.pages.slice(-1) };
 }
 
 /** Requests of this run the audit must show: one that fails (an unknown task) and one that succeeds. */
@@ -45,14 +82,17 @@ export async function auditProbes(ctx: CheckContext): Promise<{ failing: Exchang
   return { failing, succeeding };
 }
 
-/** Finds the newest entry for a request, retrying briefly: an audit log may be written a moment later. */
+/**
+ * Finds the newest entry for a request path, retrying briefly (an audit log may be written a moment later): with a
+ * declared path filter among the entries it selects, else among the most recent entries.
+ */
 export async function findEntry(ctx: CheckContext, path: string): Promise<{ entry?: Entry; pages: Exchange[] }> {
   const a = auditOf(ctx);
   let pages: Exchange[] = [];
   for (let attempt = 0; attempt < 5; attempt++) {
-    const r = await searchAudit(ctx, {}, 3);
+    const r = await recentEntries(ctx, a.filters.pathPrefix ? { [a.filters.pathPrefix]: path } : {}, 3);
     pages = r.pages;
-    const entry = r.entries.find((e) => e[a.fields.path] === path);
+    const entry = r.entries.find((e) => field(a, e, 'path') === path);
     if (entry) return { entry, pages };
     await ctx.sleepTarget(1);
   }

@@ -14,7 +14,7 @@ export const missingVm: Check = {
     const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${absentId(ctx, 'vm')}/backups`, json: { description: 'conformance' } });
     const status = ex.response?.status;
     if (status === undefined || status < 400 || status >= 500) {
-      if (status !== undefined && status < 300) ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: 'of a VM that does not exist' });
+      if (status !== undefined && status < 300) ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: 'of a VM that does not exist' }, ex);
       return fail(`a backup of a VM that does not exist answered ${describe(ex)}`, [ex]);
     }
     return pass(`refused: ${describe(ex)}`);

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/check.ts';
-import { describeLocation } from '../../src/engine/discover.ts';
+import { describeLocation, readLocation } from '../../src/engine/discover.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /** Where a backup-start response names the backup: a backup-named string field (or the declared link). */
@@ -27,8 +27,9 @@ export const restoreTask: Check = {
     const vmId = await ctx.fixtures.createdVmId();
     const started = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `restore ${ctx.config.runId}` } });
     if (!isSuccess(started)) return skip(`the backup to restore was refused (${describe(started)}); see backups.start`, 'a backup the target starts (see backups.start)');
-    ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` });
-    const backupId = backupIdOf(started.response?.json);
+    ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` }, started);
+    const declaredId = ctx.declarations.backupIdOnStartBackup && readLocation(started, ctx.declarations.backupIdOnStartBackup);
+    const backupId = typeof declaredId === 'string' && declaredId !== '' ? declaredId : backupIdOf(started.response?.json);
     if (!backupId) return skip('the backup-start response names no backup id the suite can find', 'declare where the backup id is (a link to getBackup on the backup response) in --overlay');
     try {
       const backupTask = await ctx.fixtures.findTask(started, ctx.declarations.taskIdOnStartBackup);
@@ -40,7 +41,7 @@ export const restoreTask: Check = {
     if (!isSuccess(ex)) return fail(`restoring backup ${backupId} was refused: ${describe(ex)}`, [ex]);
     let task;
     try {
-      task = await ctx.fixtures.findTask(ex);
+      task = await ctx.fixtures.findTask(ex, restore.taskId);
     } catch (err) {
       if (err instanceof Unavailable) return fail(`restore returned no task id: ${err.message}`, [ex]);
       throw err;

@@ -19,7 +19,7 @@ export const startBackup: Check = {
       if (refusal) return skip(`the backup was refused with a documented reason (${refusal})`, 'rerun when the organization has quota and rate budget left');
       return fail(`starting a backup was refused: ${describe(ex)}`, [ex]);
     }
-    ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` });
+    ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` }, ex);
     return pass(`backup started: ${describe(ex)}`, [ex]);
   },
 };

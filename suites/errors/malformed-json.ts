@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { describe } from '../support.ts';
+import { describe, observeErrorCase } from '../support.ts';
 
 /** Requests are JSON: a body that does not parse is the client's error (4xx), never accepted and never a 5xx. */
 export const malformedJson: Check = {
@@ -14,6 +14,7 @@ export const malformedJson: Check = {
     const ex = await ctx.call({ method: 'POST', path: '/v1/vms', rawBody: '{"name": "cc-malformed", "vcpus": ', headers: { 'content-type': 'application/json' } });
     const status = ex.response?.status;
     if (status === undefined || status < 400 || status >= 500) return fail(`malformed JSON answered ${describe(ex)}; expected a 4xx`, [ex]);
+    observeErrorCase(ctx, 'invalid-request', ex);
     return pass(`malformed JSON was refused: ${describe(ex)}`);
   },
 };

@@ -41,6 +41,7 @@ export const pageWalk: Check = {
       const extra = ids.filter((id) => !inReference.has(id));
       if (extra.length) return fail(`${extra.length} VMs listed at per_page=${perPage} never appear in two walks at per_page=${REFERENCE_PAGE_SIZE} (e.g. ${extra[0]}): a page was left out`, [...reference.pages.slice(-2), ...walk.pages.slice(-1)], { perPage, extra: extra.slice(0, 10) });
     }
+    ctx.observe('firstPage', walk.firstPage);
     return pass(`${walk.pages.length} pages at per_page=${perPage} hold each of the ${n} VMs exactly once (first page ${walk.firstPage})`);
   },
 };

@@ -1,5 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
+import { observedCases } from '../support.ts';
 
 /**
  * The target is held to what its overlay declares for choices the seed leaves open: per_page above the maximum,
@@ -23,12 +24,15 @@ export const declaredChoices: Check = {
       compared.push('per_page above 100');
       if (o['perPageOverMax'] !== d.perPageOverMax) drift.push(`per_page above 100: declared ${d.perPageOverMax}, observed ${String(o['perPageOverMax'])}`);
     }
+    const observed = observedCases(o);
     for (const [name, declared] of Object.entries(d.errorCases)) {
-      const seen = o[`errorCase.${name}`] as { status: number; code: string | null } | undefined;
-      if (!seen) continue;
+      const seen = observed[name];
+      if (!seen?.length) continue;
       compared.push(name);
-      if (seen.status !== declared.status || (declared.code !== undefined && seen.code !== declared.code)) {
-        drift.push(`${name}: declared ${declared.status} ${declared.code}, observed ${seen.status} ${seen.code ?? '(no code)'}`);
+      // A case may declare several status/code pairs; every pair observed must be one of them.
+      for (const pair of seen) {
+        if (declared.some((p) => p.status === pair.status && (p.code === undefined || p.code === pair.code))) continue;
+        drift.push(`${name}: declared ${declared.map((p) => `${p.status} ${p.code ?? ''}`.trim()).join(' or ')}, observed ${pair.status} ${pair.code ?? '(no code)'}`);
       }
     }
     if (compared.length === 0) return skip('the overlay declares none of the choices this run observed', 'declare x-per-page-over-max or x-error-cases in --overlay');

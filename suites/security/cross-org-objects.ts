@@ -32,7 +32,7 @@ export const crossOrgObjects: Check = {
     }
     const reached = probes.filter((p) => isSuccess(p.ex));
     if (reached.length) {
-      for (const r of reached) if (r.ex.request.method === 'POST') ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-b on VM ${vmId}` });
+      for (const r of reached) if (r.ex.request.method === 'POST') ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-b on VM ${vmId}` }, r.ex);
       return fail(`--api-key-b reached the first organization's ${reached.map((r) => r.what).join(', ')}: ${reached.map((r) => describe(r.ex)).join('; ')}`, reached.map((r) => r.ex));
     }
     const leaking = probes.filter((p) => p.ex.response?.body.includes(vm.name));

@@ -1,6 +1,7 @@
 import type { Check } from '../../src/engine/check.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
+import { readLocation, describeLocation } from '../../src/engine/discover.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /**
@@ -16,13 +17,22 @@ export const revokedKey: Check = {
   title: 'A revoked key and its tokens stop working at once',
   async run(ctx) {
     const op = ctx.declarations.revokeKey;
-    if (!op) return skip('the overlay declares no revocation operation (x-revokes-key: current); keys are revoked in the console', 'declare a revocation operation (x-revokes-key) in --overlay');
+    if (!op) return skip('the overlay declares no revocation operation (x-revokes-key); keys are revoked in the console', 'declare a revocation operation (x-revokes-key) in --overlay');
+    if (op.mode === 'by-id' && !op.lookup) return skip("the revocation is declared by key id, but no link says where a key's id is", "declare a link to the revoking operation on the token response or on a GET answered with the key's own token");
     if (!ctx.tokens.has('revocable')) return skip('needs --api-key-revocable (a key the run may revoke)', '--api-key-revocable KEY (a key the run may revoke)');
     if (ctx.config.readOnly) return skip('--read-only: revoking a key is a write', 'a run without --read-only');
-    const { token } = await ctx.tokens.issue('revocable', ctx.checkId);
+    const { token, exchange: issued } = await ctx.tokens.issue('revocable', ctx.checkId);
     const before = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (!isSuccess(before)) return skip(`the revocable key's token was not accepted to begin with (${describe(before)})`, 'an --api-key-revocable the target accepts');
-    const revoked = await ctx.call({ bearer: token, method: op.method, path: op.path });
+    let path = op.path;
+    if (op.mode === 'by-id' && op.lookup) {
+      // The key's id: on its token response, or from the declared lookup answered with its own token.
+      const lookup = op.lookup.from === 'token' ? issued : await ctx.call({ bearer: token, method: op.lookup.from.method, path: op.lookup.from.path });
+      const id = readLocation(lookup, op.lookup.id);
+      if (typeof id !== 'string' || id === '') return fail(`the revocable key's id is not at the declared ${describeLocation(op.lookup.id)} of ${describe(lookup)}`, [lookup]);
+      path = op.path.replace('{id}', encodeURIComponent(id));
+    }
+    const revoked = await ctx.call({ bearer: token, method: op.method, path });
     if (!isSuccess(revoked)) return fail(`the declared revocation answered ${describe(revoked)}`, [revoked]);
     ctx.ledger.record({ kind: 'api-key-revoked', createdBy: ctx.checkId, note: '--api-key-revocable was revoked by this run' });
     const after = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });

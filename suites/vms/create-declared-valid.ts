@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Check } from '../../src/engine/check.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
-import { arbitraryFromSchema, type SchemaLike } from '../../src/engine/generate/arbitrary.ts';
+import { admitsPrefix, arbitraryFromSchema, type SchemaLike } from '../../src/engine/generate/arbitrary.ts';
 import { describe, documentedRefusal, isSuccess } from '../support.ts';
 import { sendCreateCases, RANDOM_LANE } from './create-cases.ts';
 
@@ -22,7 +22,13 @@ export const createDeclaredValid: Check = {
     const merged = ctx.spec.merged.components?.schemas?.['VmCreateRequest'] as SchemaLike;
     if (!ctx.spec.overlayPath || JSON.stringify(base) === JSON.stringify(merged)) return skip('no overlay declares the create-VM schema', 'declare the VmCreateRequest schema (required, types, ranges) in --overlay');
     const { body: fixture } = ctx.fixtures.vmCreateBody('declared');
-    const arbitrary = arbitraryFromSchema(merged, { supplied: { image: ctx.config.image, subnet_id: ctx.config.subnetId }, namePrefix: `${String(fixture['name'])}-` });
+    const namePrefix = `${String(fixture['name'])}-`;
+    const nameSchema = merged.properties?.['name'];
+    // Everything the run creates is named cc-<run id>-...: a declared name schema that cannot carry that is said, not obeyed.
+    if (nameSchema && !admitsPrefix(nameSchema, namePrefix)) {
+      return skip(`the declared name schema (${JSON.stringify({ pattern: nameSchema.pattern, maxLength: nameSchema.maxLength })}) admits no name that starts with the run's prefix ${namePrefix}, and the suite names everything it creates so`, 'a declared name pattern and maxLength that admit names starting with cc-<run id>- (lower-case letters, digits and hyphens)');
+    }
+    const arbitrary = arbitraryFromSchema(merged, { supplied: { image: ctx.config.image, subnet_id: ctx.config.subnetId }, namePrefix });
     const sentFor = new Map<string, Exchange>();
     let refusal: Exchange | undefined;
     const property = fc.asyncProperty(arbitrary, async (body) => {

@@ -134,7 +134,7 @@ async function backup(real: Real, vm: ModelVm): Promise<void> {
     if (documentedRefusal(ex)) throw new Inconclusive(`backup refused: ${describe(ex)}`);
     throw new InvariantBroken(`starting a backup of ${vm.id} was refused: ${describe(ex)}`, [ex]);
   }
-  ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vm.id}` });
+  ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vm.id}` }, ex);
   vm.backedUp = true;
 }
 

@@ -1,9 +1,11 @@
 import type { Check } from '../../src/engine/check.ts';
 import { registration } from './registration.ts';
 import { backupEvent } from './backup-event.ts';
+import { subscription } from './subscription.ts';
 import { jsonBody } from './json-body.ts';
 import { signature } from './signature.ts';
 import { retry } from './retry.ts';
+import { testEvent } from './test-event.ts';
 import { unregistered } from './unregistered.ts';
 
-export const webhookChecks: Check[] = [registration, backupEvent, jsonBody, signature, retry, unregistered];
+export const webhookChecks: Check[] = [registration, backupEvent, subscription, jsonBody, signature, retry, testEvent, unregistered];

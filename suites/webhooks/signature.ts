@@ -1,8 +1,12 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
-import { signatureValid } from '../../src/engine/events.ts';
+import { targetClockAt } from '../../src/engine/events.ts';
+import { verifySignature, timestampSkew } from '../../src/engine/signatures.ts';
 
-/** Deliveries carry the declared signature, computed over the exact body with the registered secret. */
+/**
+ * Deliveries carry the declared signature, computed over the declared payload (the exact body, a timestamp, an id)
+ * with the registered secret; where a tolerance is declared, the signed timestamp is that close to the target's clock.
+ */
 export const signature: Check = {
   id: 'webhooks.signature',
   group: 'webhooks',
@@ -12,17 +16,33 @@ export const signature: Check = {
   title: 'Deliveries are signed as the overlay declares',
   async run(ctx) {
     const s = await ctx.events.events();
-    if (!s.decl.signature) return skip('the overlay declares no signature scheme (x-webhook-signature)', 'declare x-webhook-signature in --overlay');
+    const sig = s.decl.signature;
+    if (!sig) return skip('the overlay declares no signature scheme (x-webhook-signature)', 'declare x-webhook-signature in --overlay');
     if (!s.main.secret) return skip('the overlay declares no secret field to register a secret with', 'declare the secret field of x-webhook-registration in --overlay');
     await ctx.events.eventBackup().catch(() => undefined);
     await s.receiver.waitFor((d) => d.path === s.main.path, ctx.events.deliveryTimeoutMs());
-    const signed = s.receiver.deliveries.filter((d) => d.path === s.main.path);
-    if (signed.length === 0) return skip('no delivery arrived at the signed endpoint', 'deliveries that arrive (see webhooks.backup-event)');
-    const bad = signed.filter((d) => !signatureValid(d, s.decl, s.main.secret!));
+    const registrations = [s.main, s.family].filter((r) => r?.secret !== undefined);
+    const judged = registrations.flatMap((r) => s.receiver.deliveries.filter((d) => d.path === r!.path).map((d) => ({ d, verdict: verifySignature(d, sig, r!.secret!) })));
+    if (judged.length === 0) return skip('no delivery arrived at the signed endpoints', 'deliveries that arrive (see webhooks.backup-event)');
+    const scheme = sig.scheme === 'standard-webhooks' ? 'Standard Webhooks' : `${sig.algorithm} (${sig.payload})`;
+    const bad = judged.filter((j) => !j.verdict.valid);
     if (bad.length) {
-      const header = s.decl.signature.header;
-      return fail(`${bad.length} of ${signed.length} deliveries fail the ${s.decl.signature.algorithm} signature in ${header} (got ${JSON.stringify(bad[0]!.headers[header.toLowerCase()] ?? null)})`, []);
+      return fail(`${bad.length} of ${judged.length} deliveries fail the ${scheme} signature in ${sig.header}: ${bad[0]!.verdict.reason} (got ${JSON.stringify(bad[0]!.d.headers[sig.header.toLowerCase()] ?? null)})`, [], {
+        deliveries: bad.slice(0, 5).map((b) => ({ path: b.d.path, reason: b.verdict.reason, header: b.d.headers[sig.header.toLowerCase()] ?? null })),
+      });
     }
-    return pass(`all ${signed.length} deliveries carry a valid ${s.decl.signature.algorithm} signature`);
+    const tolerance = sig.toleranceSeconds;
+    const timed = judged.filter((j) => j.verdict.timestamp !== undefined);
+    if (tolerance === undefined || timed.length === 0) return pass(`all ${judged.length} deliveries carry a valid ${scheme} signature`);
+    const skews = timed.map((j) => ({ ...j, now: targetClockAt(ctx.log, j.d.receivedAt, ctx.config.timeScale) }));
+    const known = skews.filter((j) => j.now !== undefined).map((j) => ({ ...j, skew: timestampSkew(j.verdict.timestamp!, j.now!) }));
+    if (known.length === 0) return pass(`all ${judged.length} deliveries carry a valid ${scheme} signature; the timestamps' freshness is not judged (no Date header to read the target's clock from at time scale ${ctx.config.timeScale})`);
+    const stale = known.filter((j) => j.skew > tolerance);
+    if (stale.length) {
+      return fail(`${stale.length} of ${known.length} deliveries are signed with a timestamp ${Math.round(stale[0]!.skew)} target-seconds from the target's clock (declared tolerance ${tolerance} s)`, [], {
+        deliveries: stale.slice(0, 5).map((j) => ({ path: j.d.path, timestamp: j.verdict.timestamp, targetClock: Math.round(j.now! / 1000), skewSeconds: Math.round(j.skew) })),
+      });
+    }
+    return pass(`all ${judged.length} deliveries carry a valid ${scheme} signature, timestamps within ${Math.ceil(Math.max(...known.map((j) => j.skew)))} s of the target's clock (tolerance ${tolerance} s)`);
   },
 };

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -116,5 +116,45 @@ describe('cloud-conformance reference', () => {
     const r = cli(['reference', '--fault', 'no-such-fault']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/unknown fault "no-such-fault"/);
+  });
+});
+
+describe('cloud-conformance overlay check (CLI contract)', () => {
+  const overlayFile = (text: string) => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'cc-ov-')), 'o.yaml');
+    writeFileSync(file, text);
+    return file;
+  };
+  const BAD = 'overlay: 1.0.0\ninfo: {title: t, version: "1"}\nactions:\n  - target: $.info\n    update:\n      x-error-cases: { gone: { status: 410 } }\n  - target: $.paths["/v1/nope"]\n    update: { x-cleanup-for: createVm }\n';
+
+  it.each(['spec/overlays/reference.yaml', 'spec/overlays/reference-alt.yaml'])('exits 0 with a one-line summary for %s', (f) => {
+    const r = cli(['overlay', 'check', path.resolve(f)]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toMatch(/: valid \(\d+ actions, \d+ terms of the vocabulary: /);
+  });
+
+  it('exits 2 with one line per problem, each naming the file, the action, its target and the term', () => {
+    const file = overlayFile(BAD);
+    const r = cli(['overlay', 'check', file]);
+    expect(r.status).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toEqual([
+      `cloud-conformance: overlay ${file}: action #1 (target $.info): $.info['x-error-cases']: unknown error case "gone" (cases: unauthenticated, invalid-api-key, invalid-request, token-expired, forbidden, not-found, quota-exceeded, rate-limited)`,
+      `cloud-conformance: overlay ${file}: action #2 (target $.paths["/v1/nope"]): the target matches nothing in the document`,
+    ]);
+  });
+
+  it('is what run --overlay applies: exit 2 with the first problem, before anything is sent', () => {
+    const r = cli(['run', '--overlay', overlayFile(BAD), '--only', 'versioning']);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^cloud-conformance: overlay .*: action #1 \(target \$\.info\): \$\.info\['x-error-cases'\]: unknown error case "gone" .*\(and 1 more problems; see cloud-conformance overlay check .*\)\n$/);
+  });
+
+  it('exits 2 with its usage when the file is missing', () => {
+    const r = cli(['overlay', 'check']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('usage: cloud-conformance overlay check FILE');
   });
 });

@@ -6,6 +6,10 @@ import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { startReference, type ReferenceSettings, type ReferenceTarget } from '../../fixtures/reference/server.ts';
 import { FAULTS, HOSTILE_FAULTS } from '../../fixtures/reference/faults.ts';
+import { VARIANTS, ALT_VARIANTS } from '../../fixtures/reference/variants.ts';
+import { createRequire } from 'node:module';
+
+const { Webhook: StandardWebhook } = createRequire(import.meta.url)('standardwebhooks') as typeof import('standardwebhooks');
 
 const started: ReferenceTarget[] = [];
 afterAll(async () => {
@@ -805,10 +809,161 @@ describe('rate limits', () => {
   });
 });
 
+/** A webhook registered with a secret to a fresh receiver, then its test event: the delivery's headers and body. */
+async function testDelivery(s: ReferenceSettings, secret: string): Promise<{ headers: IncomingHttpHeaders; body: string; date: number } | undefined> {
+  return withReceiver(async (r) => {
+    const t = await tokenFor(s);
+    const w = await register(s, t, r.url + '/h', ['backup.completed'], secret);
+    const sent = await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
+    expect(sent.status).toBe(202);
+    if (!(await until(() => r.posts.length > 0, 1000))) return undefined;
+    return { headers: r.posts[0]!.headers, body: r.posts[0]!.body, date: Date.parse(sent.headers.get('date')!) };
+  });
+}
+
+const hmacHex = (secret: string, text: string) => createHmac('sha256', secret).update(text).digest('hex');
+
+function issue13FaultCases(): FaultCase[] {
+  return [
+    {
+      name: 'signature-timestamp-unsigned',
+      variants: ['signature-timestamped'],
+      probe: async (s) => {
+        const d = (await testDelivery(s, 'k1'))!;
+        const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(d.headers['x-signature']))!;
+        return [m !== null, m[2] === hmacHex('k1', `${m[1]}.${d.body}`), m[2] === hmacHex('k1', d.body)];
+      },
+      clean: [true, true, false],
+      faulty: [true, false, true],
+    },
+    {
+      name: 'signature-timestamp-stale',
+      variants: ['signature-timestamped'],
+      probe: async (s) => {
+        const d = (await testDelivery(s, 'k1'))!;
+        const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(d.headers['x-signature']))!;
+        return [v1 === hmacHex('k1', `${t}.${d.body}`), Math.abs(Number(t) - d.date / 1000) < 60];
+      },
+      clean: [true, true],
+      faulty: [true, false],
+    },
+    {
+      name: 'retry-schedule-short',
+      variants: ['retry-exponential'],
+      timeScale: 2000,
+      probe: async (s) =>
+        withReceiver(async (r) => {
+          const t = await tokenFor(s);
+          const w = await register(s, t, r.url + '/h', ['backup.completed']);
+          await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
+          await until(() => r.posts.length >= 5, 1500);
+          await sleep(100);
+          return r.posts.length;
+        }, () => 503),
+      clean: 5,
+      faulty: 2,
+    },
+    {
+      name: 'webhook-delete-404',
+      probe: async (s) => {
+        const t = await tokenFor(s);
+        const w = await register(s, t, 'http://127.0.0.1:9/h', ['backup.completed']);
+        const d = await call(s, 'DELETE', `/v1/webhooks/${w.body.id}`, { token: t });
+        return [d.status, (await call(s, 'GET', '/v1/webhooks', { token: t })).body.total];
+      },
+      clean: [200, 0],
+      faulty: [404, 1],
+    },
+    {
+      name: 'webhook-wildcard-ignored',
+      variants: ['event-names-dotted'],
+      timeScale: 100,
+      probe: async (s) =>
+        withReceiver(async (r) => {
+          const t = await tokenFor(s);
+          await register(s, t, r.url + '/pattern', ['backup.job.*']);
+          await register(s, t, r.url + '/name', ['backup.job.completed']);
+          await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
+          await until(() => r.posts.length >= 2, 1000);
+          return r.posts.map((p) => p.path).sort();
+        }),
+      clean: ['/name', '/pattern'],
+      faulty: ['/name'],
+    },
+    {
+      name: 'webhook-test-event-not-sent',
+      probe: async (s) => (await testDelivery(s, 'k1')) !== undefined,
+      clean: true,
+      faulty: false,
+    },
+    {
+      name: 'audit-jsonl-missing-entry',
+      variants: ['audit-export-jsonl'],
+      probe: async (s) => {
+        const t = await tokenFor(s);
+        for (let i = 0; i < 3; i++) await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+        const r = await call(s, 'GET', '/v1/audit/export?format=jsonl&path_prefix=/v1/vms', { token: t });
+        return [r.headers.get('content-type'), r.text.split('\n').filter(Boolean).map((l) => JSON.parse(l).path)];
+      },
+      clean: ['application/x-ndjson; charset=utf-8', ['/v1/vms', '/v1/vms', '/v1/vms']],
+      faulty: ['application/x-ndjson; charset=utf-8', ['/v1/vms', '/v1/vms']],
+    },
+    {
+      name: 'audit-order-reversed',
+      variants: ['audit-oldest-first'],
+      probe: async (s) => {
+        const t = await tokenFor(s);
+        await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+        await call(s, 'GET', '/v1/vms/vm-nope', { token: t });
+        return (await auditEntries(s, t, 'path_prefix=/v1/vms')).map((e) => e.path);
+      },
+      clean: ['/v1/vms', '/v1/vms/vm-nope'],
+      faulty: ['/v1/vms/vm-nope', '/v1/vms'],
+    },
+    {
+      name: 'audit-actor-id-missing',
+      variants: ['audit-actor-object'],
+      probe: async (s) => {
+        const t = await tokenFor(s);
+        await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+        const [e] = await auditEntries(s, t, 'path_prefix=/v1/vms');
+        return [e.actor.type, typeof e.actor.api_key_id];
+      },
+      clean: ['api_key', 'string'],
+      faulty: ['api_key', 'undefined'],
+    },
+    {
+      name: 'revoked-key-reissues',
+      variants: ['revoke-by-id'],
+      probe: async (s) => {
+        const t = await tokenFor(s, s.apiKeyRevocable);
+        const key = await call(s, 'GET', '/v1/api-keys/current', { token: t });
+        const revoked = await call(s, 'DELETE', `/v1/api-keys/${key.body.id}`, { token: t });
+        const old = await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+        const reissued = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyRevocable } });
+        return [revoked.status, old.status, reissued.status];
+      },
+      clean: [200, 401, 401],
+      faulty: [200, 401, 200],
+    },
+    {
+      name: 'invalid-json-code-drift',
+      probe: async (s) => {
+        const r = await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: '{"name": ' });
+        return [r.status, r.body.error.code];
+      },
+      clean: [400, 'invalid_request'],
+      faulty: [400, 'malformed_body'],
+    },
+  ];
+}
+
 // Each fault is probed on a clean target and on a target with only that fault; the observations must differ as described.
 interface FaultCase {
   name: string;
   timeScale?: number;
+  /** Conforming variants both targets run under (the faults of the second overlay's designs need theirs). */
+  variants?: string[];
   probe: (s: ReferenceSettings) => Promise<unknown>;
   clean: unknown;
   faulty: unknown;
@@ -1208,6 +1363,17 @@ const faultCases: FaultCase[] = [
     faulty: [202, 403],
   },
   {
+    name: 'fraction-vcpus-accepted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const statuses = await Promise.all([1.5, '2', null].map(async (vcpus) => call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus }) })));
+      const created = statuses[0].status === 202 ? (await call(s, 'GET', `/v1/vms/${statuses[0].body.vm_id}`, { token: t })).body.vcpus : undefined;
+      return [...statuses.map((r) => r.status), created];
+    },
+    clean: [400, 400, 400, undefined],
+    faulty: [202, 400, 400, 1],
+  },
+  {
     name: 'negative-vcpus-accepted',
     probe: async (s) => {
       const t = await tokenFor(s);
@@ -1533,6 +1699,8 @@ const faultCases: FaultCase[] = [
     clean: [404, 'not_found', 'undefined', 'undefined', 202],
     faulty: [202, undefined, 'string', 'string', 202],
   },
+  // Designs of the second overlay (issue 13), each under the variant whose design it breaks.
+  ...issue13FaultCases(),
 ];
 
 const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
@@ -1540,15 +1708,6 @@ const taskOf = async (s: ReferenceSettings, t: string, id: string) => (await cal
 
 /** The faults of the fault model (issue 14; spec/clauses.yaml faults:). */
 const faultModelCases: FaultCase[] = [
-  {
-    name: 'fraction-vcpus-accepted',
-    probe: async (s) => {
-      const t = await tokenFor(s);
-      return [(await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus: 1.5 }) })).status, (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus: 'two' }) })).status];
-    },
-    clean: [400, 400],
-    faulty: [202, 400],
-  },
   {
     name: 'task-read-without-auth',
     probe: async (s) => {
@@ -1957,9 +2116,154 @@ describe('faults', () => {
   });
 
   it.each([...faultCases, ...faultModelCases])('$name changes only the described behaviour', async (c) => {
-    const clean = await start({ timeScale: c.timeScale });
-    const faulty = await start({ timeScale: c.timeScale, faults: [c.name] });
+    const clean = await start({ timeScale: c.timeScale, variants: c.variants });
+    const faulty = await start({ timeScale: c.timeScale, variants: c.variants, faults: [c.name] });
     expect(await c.probe(clean)).toEqual(c.clean);
     expect(await c.probe(faulty)).toEqual(c.faulty);
   }, 30_000);
+});
+
+// Each variant of the second overlay (issue 13) makes one unshown choice differently from the default; the probe
+// observes that choice on a default target and on one under the variant.
+interface VariantCase {
+  name: string;
+  timeScale?: number;
+  probe: (s: ReferenceSettings) => Promise<unknown>;
+  byDefault: unknown;
+  variant: unknown;
+}
+
+const variantCases: VariantCase[] = [
+  {
+    name: 'webhook-id-nested',
+    probe: async (s) => {
+      const r = await call(s, 'POST', '/v1/webhooks', { token: await tokenFor(s), json: { url: 'http://127.0.0.1:9/h', events: ['backup.completed'] } });
+      return [r.status, typeof r.body.id, typeof r.body.webhook?.id];
+    },
+    byDefault: [201, 'string', 'undefined'],
+    variant: [201, 'undefined', 'string'],
+  },
+  {
+    name: 'signature-timestamped',
+    probe: async (s) => {
+      const d = (await testDelivery(s, 'k1'))!;
+      const h = String(d.headers['x-signature']);
+      return /^t=\d+,v1=[0-9a-f]{64}$/.test(h) ? 't=,v1=' : h === sign('k1', d.body) ? 'sha256=' : h;
+    },
+    byDefault: 'sha256=',
+    variant: 't=,v1=',
+  },
+  {
+    name: 'retry-exponential',
+    timeScale: 2000,
+    probe: async (s) =>
+      withReceiver(async (r) => {
+        const t = await tokenFor(s);
+        const w = await register(s, t, r.url + '/h', ['backup.completed']);
+        await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
+        await until(() => r.posts.length >= 5, 1500);
+        await sleep(100);
+        return r.posts.map((p) => p.headers['x-delivery-attempt']);
+      }, () => 503),
+    byDefault: ['1', '2', '3'],
+    variant: ['1', '2', '3', '4', '5'],
+  },
+  {
+    name: 'event-names-dotted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const ok = async (events: string[]) => (await call(s, 'POST', '/v1/webhooks', { token: t, json: { url: 'http://127.0.0.1:9/h', events } })).status;
+      return [await ok(['backup.completed']), await ok(['backup.job.completed']), await ok(['backup.job.*']), await ok(['*'])];
+    },
+    byDefault: [201, 400, 400, 400],
+    variant: [400, 201, 201, 201],
+  },
+  {
+    name: 'revoke-by-id',
+    probe: async (s) => {
+      const t = await tokenFor(s, s.apiKeyRevocable);
+      const id = (await call(s, 'GET', '/v1/api-keys/current', { token: t })).body.id;
+      return [(await call(s, 'DELETE', '/v1/api-keys/not-a-key', { token: t })).status, (await call(s, 'DELETE', `/v1/api-keys/${id}`, { token: t })).status];
+    },
+    byDefault: [404, 404],
+    variant: [404, 200],
+  },
+  {
+    name: 'audit-actor-object',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+      const [e] = await auditEntries(s, t, 'path_prefix=/v1/vms');
+      return typeof e.actor;
+    },
+    byDefault: 'string',
+    variant: 'object',
+  },
+  {
+    name: 'audit-oldest-first',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+      await call(s, 'GET', '/v1/vms/vm-nope', { token: t });
+      return (await auditEntries(s, t, 'path_prefix=/v1/vms')).map((e) => e.path);
+    },
+    byDefault: ['/v1/vms/vm-nope', '/v1/vms'],
+    variant: ['/v1/vms', '/v1/vms/vm-nope'],
+  },
+  {
+    name: 'audit-export-jsonl',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const q = async (f: string) => (await call(s, 'GET', `/v1/audit/export?format=${f}`, { token: t })).headers.get('content-type') ?? 'none';
+      return [await q('json'), await q('jsonl'), await q('csv')];
+    },
+    byDefault: ['application/json; charset=utf-8', 'application/json; charset=utf-8', 'text/csv; charset=utf-8'],
+    variant: ['application/json; charset=utf-8', 'application/x-ndjson; charset=utf-8', 'text/csv; charset=utf-8'],
+  },
+  {
+    name: 'task-location-only',
+    probe: async (s) => {
+      const r = await createVm(s, await tokenFor(s));
+      return [r.status, typeof r.body.task_id, /^\/v1\/tasks\/[^/]+$/.test(r.headers.get('location') ?? '')];
+    },
+    byDefault: [202, 'string', true],
+    variant: [202, 'undefined', true],
+  },
+  {
+    name: 'validation-422',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const bad = await call(s, 'POST', '/v1/vms', { token: t, raw: '{"name": ' });
+      const invalid = await call(s, 'POST', '/v1/vms', { token: t, json: {} });
+      return [bad.status, bad.body.error.code, invalid.status, invalid.body.error.code];
+    },
+    byDefault: [400, 'invalid_request', 400, 'invalid_request'],
+    variant: [400, 'invalid_json', 422, 'validation_error'],
+  },
+];
+
+describe('variants of the second overlay (issue 13)', () => {
+  it('cover every variant named in ALT_VARIANTS, each once, on its own dimension', () => {
+    expect(variantCases.map((c) => c.name).sort()).toEqual([...ALT_VARIANTS].sort());
+    expect(new Set(VARIANTS.filter((v) => ALT_VARIANTS.includes(v.name)).map((v) => v.dimension)).size).toBe(ALT_VARIANTS.length);
+  });
+
+  it.each(variantCases)('$name changes only the described choice', async (c) => {
+    const byDefault = await start({ timeScale: c.timeScale });
+    const variant = await start({ timeScale: c.timeScale, variants: [c.name] });
+    expect(await c.probe(byDefault)).toEqual(c.byDefault);
+    expect(await c.probe(variant)).toEqual(c.variant);
+  }, 30_000);
+
+  it('signature-standard-webhooks: deliveries verify with the Standard Webhooks library; other secrets are refused', async () => {
+    const s = await start({ variants: ['signature-standard-webhooks'] });
+    const t = await tokenFor(s);
+    expect((await call(s, 'POST', '/v1/webhooks', { token: t, json: { url: 'http://127.0.0.1:9/h', events: ['backup.completed'], secret: 'plain' } })).status).toBe(400);
+    const secret = 'whsec_' + Buffer.from('a standard webhooks secret, 32 b').toString('base64');
+    const d = (await testDelivery(s, secret))!;
+    const headers = Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, String(v)]));
+    // At time scale 1 the target's clock is this machine's, which the library judges freshness against.
+    expect(new StandardWebhook(secret).verify(d.body, headers)).toMatchObject({ type: 'webhook.test' });
+    expect(() => new StandardWebhook('whsec_' + Buffer.from('another secret of thirty-two b..').toString('base64')).verify(d.body, headers)).toThrow();
+  });
 });

@@ -104,7 +104,7 @@ describe('overlays', () => {
   it('refuses an overlay action that targets nothing, naming the file and the action', async () => {
     const file = await overlayFile('overlay: 1.0.0\ninfo: {title: t, version: "1"}\nactions:\n  - target: $.paths["/v1/nope"]\n    update: {x-a: 1}\n');
     await expect(loadSpec(file)).rejects.toThrow(UsageError);
-    await expect(loadSpec(file)).rejects.toThrow(/overlay .*overlay\.yaml: action #1 \(target \$\.paths\["\/v1\/nope"\]\) matches nothing/);
+    await expect(loadSpec(file)).rejects.toThrow(/overlay .*overlay\.yaml: action #1 \(target \$\.paths\["\/v1\/nope"\]\): the target matches nothing/);
   });
 
   it('refuses a document that is not an Overlay 1.0 document', async () => {

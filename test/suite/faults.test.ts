@@ -2,7 +2,8 @@ import { describe, it, expect } from 'vitest';
 import { FAULTS, HOSTILE_FAULTS } from '../../fixtures/reference/faults.ts';
 import { allChecks } from '../../suites/index.ts';
 import { runAgainstReference, notPassing, REFERENCE_OVERLAY } from '../helpers.ts';
-import { RANDOM_PHASE, ALL_BUT_LIMITS, runFor } from '../fault-runs.ts';
+import { RANDOM_PHASE, ALL_BUT_LIMITS, ALT_OVERLAY, runFor } from '../fault-runs.ts';
+import { ALT_VARIANTS } from '../../fixtures/reference/variants.ts';
 
 // The fault catalogue is the specification of what the suite must catch: each fault fails its check, and
 // nothing else fails but the checks the catalogue names for it (or a random-phase check that happened on it).
@@ -17,6 +18,13 @@ describe('the clean reference target', () => {
     const report = await runAgainstReference({ overlay: REFERENCE_OVERLAY, only: ALL_BUT_LIMITS });
     expect(notPassing(report)).toEqual([]);
     expect(report.checks.find((c) => c.id === 'schema.declared-responses')?.status).toBe('passed');
+  });
+
+  it('is conformant under the variants of the second overlay, held to it: every declared check passed', async () => {
+    const report = await runAgainstReference({ overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS], only: ALL_BUT_LIMITS });
+    expect(notPassing(report)).toEqual([]);
+    expect(report.checks.filter((c) => c.level === 'declared' && c.status !== 'passed').map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual([]);
+    expect(report.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')).toEqual([]);
   });
 
   it('passes every limit probe at time scale 1', async () => {

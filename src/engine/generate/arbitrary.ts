@@ -32,6 +32,23 @@ export interface ArbitraryOptions {
 
 const KEY = fc.stringMatching(/^[a-z][a-z0-9-]{0,9}$/);
 
+/** Whether a string satisfies a string schema's pattern and lengths (in code points, as JSON Schema counts). */
+function withinSchema(schema: SchemaLike): (s: string) => boolean {
+  const re = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined;
+  return (s) => (!re || re.test(s)) && [...s].length >= (schema.minLength ?? 0) && [...s].length <= (schema.maxLength ?? 200);
+}
+
+/**
+ * Whether generated names can keep the prefix under a declared string schema: some value drawn from its pattern,
+ * after the prefix, still fits it. When not, the generator cannot honour both, and says so rather than drop the prefix.
+ */
+export function admitsPrefix(schema: SchemaLike, prefix: string): boolean {
+  if (!schema.pattern) return [...prefix].length <= (schema.maxLength ?? Infinity);
+  const fits = withinSchema(schema);
+  const samples = fc.sample(fc.stringMatching(new RegExp(schema.pattern)), { numRuns: 200, seed: 1 });
+  return samples.some((s) => fits(prefix + s));
+}
+
 /** Values valid under a schema, derived from it (fast-check). */
 export function arbitraryFromSchema(schema: SchemaLike, opts: ArbitraryOptions = {}, name = ''): fc.Arbitrary<unknown> {
   if (name && opts.supplied && name in opts.supplied) return fc.constant(opts.supplied[name]);
@@ -52,8 +69,12 @@ export function arbitraryFromSchema(schema: SchemaLike, opts: ArbitraryOptions =
     case 'boolean':
       return fc.boolean();
     case 'string': {
-      if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= (schema.minLength ?? 0) && s.length <= (schema.maxLength ?? 200));
       const prefix = name === 'name' ? (opts.namePrefix ?? '') : '';
+      if (schema.pattern) {
+        const fits = withinSchema(schema);
+        // A name keeps the run's prefix: the tail is drawn from the pattern, kept where prefix + tail still fits it.
+        return fc.stringMatching(new RegExp(schema.pattern)).map((s) => prefix + s).filter(fits);
+      }
       const minLength = Math.max(0, (schema.minLength ?? 0) - prefix.length);
       const maxLength = Math.max(minLength, Math.min((schema.maxLength ?? 40) - prefix.length, 40));
       return fc.string({ unit: 'grapheme', minLength, maxLength }).filter((s) => [...(prefix + s)].length <= (schema.maxLength ?? Infinity)).map((s) => prefix + s);
