@@ -53,9 +53,9 @@ export const bearerRequired: Check = {
     const accepted = sent.filter(wasAccepted);
     for (const ex of accepted) {
       if (ex.request.method === 'POST' && new URL(ex.request.url).pathname === '/v1/vms') {
-        ctx.ledger.record({ kind: 'vm', name: String(createBody['name']), createdBy: ctx.checkId });
+        ctx.ledger.record({ kind: 'vm', name: String(createBody['name']), createdBy: ctx.checkId }, ex);
       } else if (ex.request.method === 'POST') {
-        ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: 'started without a token' });
+        ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: 'started without a token' }, ex);
       }
     }
     if (accepted.length) {

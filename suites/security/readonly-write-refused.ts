@@ -15,7 +15,7 @@ async function availableBackup(ctx: CheckContext): Promise<{ id: string } | { wh
   const vmId = await ctx.fixtures.createdVmId();
   const started = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `readonly restore probe ${ctx.config.runId}` } });
   if (!isSuccess(started)) return { why: `the primary key's backup was refused (${describe(started)})` };
-  ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}, for the read-only key to try to restore` });
+  ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}, for the read-only key to try to restore` }, started);
   const id = backupIdOf(started.response?.json);
   if (!id) return { why: 'the backup-start response names no backup id the suite can find' };
   try {
@@ -41,13 +41,13 @@ export const readonlyWriteRefused: Check = {
     if (!ctx.tokens.has('readonly')) return skip('needs --api-key-readonly (a key whose owner may only read)', '--api-key-readonly KEY (a key whose owner may only read)');
     const { body } = ctx.fixtures.vmCreateBody('readonly');
     const probes: Probe[] = [{ what: 'a VM create', ex: await ctx.call({ as: 'readonly', method: 'POST', path: '/v1/vms', json: body }) }];
-    if (wasAccepted(probes[0]!.ex)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId });
+    if (wasAccepted(probes[0]!.ex)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId }, probes[0]!.ex);
     const notTried: string[] = [];
     // Writes on objects of the organization: a check of the role on one handler says nothing of the others.
     try {
       const vmId = await ctx.fixtures.createdVmId();
       const ex = await ctx.call({ as: 'readonly', method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: 'read-only key probe' } });
-      if (wasAccepted(ex)) ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-readonly on VM ${vmId}` });
+      if (wasAccepted(ex)) ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-readonly on VM ${vmId}` }, ex);
       probes.push({ what: "a backup of the organization's VM", ex });
     } catch (err) {
       if (!(err instanceof Unavailable)) throw err;
@@ -73,7 +73,7 @@ export const readonlyWriteRefused: Check = {
         const ex = await ctx.call({ as: 'readonly', method: hooks.register.method, path: hooks.register.path, json: { [hooks.register.urlField]: url, [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name) } });
         if (wasAccepted(ex)) {
           const id = (ex.response?.json as { id?: unknown } | undefined)?.id;
-          const entry = ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' ? id : undefined, name: url, createdBy: ctx.checkId, note: 'registered by --api-key-readonly' });
+          const entry = ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' ? id : undefined, name: url, createdBy: ctx.checkId, note: 'registered by --api-key-readonly' }, ex);
           // Gone at once, so no delivery reaches the receiver under a path the webhook checks do not expect.
           if (hooks.remove && entry.id) {
             const removed = await ctx.call({ method: hooks.remove.method, path: hooks.remove.path.replace('{id}', encodeURIComponent(entry.id)) });
