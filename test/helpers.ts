@@ -21,6 +21,8 @@ export interface ReferenceRun {
   seed?: number;
   allowWrites?: number;
   readOnly?: boolean;
+  /** Most VMs the run may create (--max-creates). */
+  maxCreates?: number;
 }
 
 /** Runs the suite in-process against a fresh embedded reference target; no overlay unless given, to exercise discovery. */
@@ -33,6 +35,7 @@ export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunRe
     readOnly: run.readOnly ?? false,
     overlay: run.overlay,
     only: run.only,
+    maxCreates: run.maxCreates,
   });
   const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, { faults: run.faults, variants: run.variants, noDefaultOverlay: true });
   return report;

@@ -7,6 +7,7 @@ import { OverlayInvalid } from '../spec/overlay-check.ts';
 import type { RunConfig } from '../engine/config.ts';
 import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/runner.ts';
 import { EXIT_CODES, type RunReport } from '../engine/report.ts';
+import { certifyBudget } from '../engine/certify.ts';
 import { StartupFailure } from '../engine/startup-failure.ts';
 import { allChecks } from '../../suites/index.ts';
 import { writeReports } from '../report/index.ts';
@@ -96,7 +97,8 @@ export async function runCommand(
     runs: opts.runs,
     allowWrites: opts.allowWrites,
     requireComplete: opts.requireComplete,
-    maxCreates: opts.maxCreates,
+    // certify creates within a budget: --max-creates, else what it needs (printed by --dry-run).
+    maxCreates: opts.maxCreates ?? (opts.profile === 'certify' ? certifyBudget().total : undefined),
     webhookListen: opts.webhookListen,
     readOnly: opts.readOnly,
     expiredToken: opts.expiredToken,
@@ -146,6 +148,19 @@ export async function runCommand(
   }
 }
 
+/** The create budget, as --dry-run prints it before a run: certify's parts, or the cap --max-creates sets. */
+export function createBudgetLines(opts: Pick<RunOptions, 'profile' | 'maxCreates'>): string[] {
+  if (opts.profile !== 'certify') return opts.maxCreates === undefined ? [] : [`  create budget: at most ${opts.maxCreates} VMs (--max-creates)`];
+  const budget = certifyBudget();
+  const cap = opts.maxCreates ?? budget.total;
+  return [
+    `  create budget: at most ${cap} VMs${opts.maxCreates === undefined ? ` (certify's default: what it may need; cap it with --max-creates)` : ' (--max-creates)'}:`,
+    ...budget.parts.map((p) => `    up to ${String(p.creates).padStart(3)}  ${p.what}`),
+    `    every one small (1 vCPU, 1 GB), named cc-<run id>-…, in the report's ledger, and deleted at the end where a delete is declared or DELETE /v1/vms/{id} works`,
+    ...(cap < budget.total ? [`    with ${cap}, the parts that do not fit are reported as not verified, naming the --max-creates that would verify them`] : []),
+  ];
+}
+
 /**
  * --dry-run: the plan, measured by running the same selection against the embedded reference target in-process.
  * Nothing is sent to the target named by --base-url.
@@ -165,6 +180,7 @@ async function dryRun(opts: RunOptions, tool: ToolInfo, out: (line: string) => v
   out(`  requests: ${t.requests}, of which ${t.writes} writes or token exchanges`);
   for (const [endpoint, n] of Object.entries(t.byEndpoint ?? {}).sort((a, b) => b[1] - a[1])) out(`    ${String(n).padStart(5)}  ${endpoint}`);
   const created = report.ledger.reduce<Record<string, number>>((acc, e) => ({ ...acc, [e.kind]: (acc[e.kind] ?? 0) + 1 }), {});
-  out(`  it would create: ${Object.entries(created).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}`);
+  out(`  it would create: ${Object.entries(created).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}${opts.profile === 'certify' ? ' on the embedded reference (its list is already long enough)' : ''}`);
+  for (const line of createBudgetLines(opts)) out(line);
   return { report, exitCode: 0 };
 }

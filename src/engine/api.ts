@@ -11,11 +11,28 @@ const MAX_429_RETRIES = 3;
 const MAX_RETRY_WAIT_SECONDS = 65;
 
 
+/** What every API call of the run shares: the client, the tokens, the pacer and the run's restrictions. */
+export interface ApiDeps {
+  http: HttpClient;
+  tokens: TokenManager;
+  pacer: Pacer;
+  timeScale: number;
+  readOnly: boolean;
+  /** Most VMs the run may create (--max-creates), and how many it has created so far (the ledger). */
+  maxCreates?: number;
+  createdVms(): number;
+}
+
 /** Sends an authenticated API call on behalf of a check. */
-export async function callApi(http: HttpClient, tokens: TokenManager, pacer: Pacer, timeScale: number, sentBy: string, opts: CallOptions, readOnly = false): Promise<Exchange> {
+export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions): Promise<Exchange> {
+  const { http, tokens, pacer, timeScale, readOnly } = deps;
   const { as = 'primary', bearer, retryOn429 = true, lane = 'main', ...send } = opts;
   // Exchanging a key for a token changes nothing on the target, so --read-only allows it.
   if (readOnly && classOf(send.method) === 'write' && send.path !== '/v1/auth/tokens') throw new Unavailable(`--read-only: this check needs a write (${send.method} ${send.path})`, 'a run without --read-only');
+  // The create budget: once the run has created --max-creates VMs, nothing more is sent that could create one.
+  if (deps.maxCreates !== undefined && send.method === 'POST' && send.path === '/v1/vms' && deps.createdVms() >= deps.maxCreates) {
+    throw new Unavailable(`the create budget is spent (--max-creates ${deps.maxCreates})`, `a larger --max-creates (this run created ${deps.createdVms()} VMs)`);
+  }
   let renewed = false;
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = { ...(send.headers ?? {}) };

@@ -45,6 +45,8 @@ export type CheckOutcome =
       message: string;
       /** The flag, profile or declaration that would let the check decide ("--api-key-b KEY"). */
       howToVerify?: string;
+      /** The overlay does not declare the optional design this check holds a target to: nothing to verify for it. */
+      undeclared?: true;
     };
 
 /** One conformance check: what it covers (clauses), how strongly (level), and how to run it. */
@@ -104,6 +106,12 @@ export const warn = (message: string, exchanges: Exchange[], details?: Record<st
 /** The check could not decide: "not verified", with what would let it decide. */
 export const skip = (message: string, howToVerify?: string): CheckOutcome => ({ status: 'skipped', message, ...(howToVerify ? { howToVerify } : {}) });
 
+/**
+ * A declared check whose optional design the overlay does not declare (a test event, a retry schedule): for the
+ * unshown item it is not a requirement, so it is not "not verified" either; a MUST clause it observes stays open.
+ */
+export const undeclared = (message: string, howToVerify: string): CheckOutcome => ({ status: 'skipped', message, howToVerify, undeclared: true });
+
 export function finding(level: Level, message: string, exchanges: Exchange[] = [], details?: Record<string, unknown>): Finding {
   return { level, message, evidence: evidenceOf(exchanges, details) };
 }
@@ -131,6 +139,8 @@ export class Unavailable extends Error {
     message: string,
     /** What would make it available (a flag, a declaration). */
     readonly howToVerify?: string,
+    /** The overlay declares no such design (see undeclared()). */
+    readonly undeclared?: true,
   ) {
     super(message);
   }

@@ -119,7 +119,7 @@ export class EventFixtures {
   readonly events = (): Promise<EventSession> =>
     (this.session ??= (async () => {
       const decl = this.declarations.webhooks;
-      if (!decl) throw new Unavailable('the overlay declares no webhook registration (x-webhook-registration); see spec/README.md', 'declare the webhook registration (x-webhook-registration) in --overlay');
+      if (!decl) throw new Unavailable('the overlay declares no webhook registration (x-webhook-registration); see spec/README.md', 'declare the webhook registration (x-webhook-registration) in --overlay', true);
       this.receiver = new WebhookReceiver();
       const [host, port] = splitListen(this.config.webhookListen);
       const bound = await this.receiver.start(host, port);
@@ -172,7 +172,7 @@ export class EventFixtures {
   readonly firedAlarm = () =>
     (this.alarm ??= (async () => {
       const decl = this.declarations.alarms;
-      if (!decl) throw new Unavailable('the overlay declares no way to make a metric alarm fire (x-alarm-firing-example); see spec/README.md', 'declare x-alarm-firing-example in --overlay');
+      if (!decl) throw new Unavailable('the overlay declares no way to make a metric alarm fire (x-alarm-firing-example); see spec/README.md', 'declare x-alarm-firing-example in --overlay', true);
       await this.events();
       const vmId = await this.fixtures.createdVmId();
       const body = JSON.parse(JSON.stringify(decl.firingBody).split('{vm_id}').join(vmId)) as Record<string, unknown>;
@@ -187,7 +187,7 @@ export class EventFixtures {
     (this.test ??= (async () => {
       const s = await this.events();
       const op = s.decl.testEvent;
-      if (!op) throw new Unavailable('the overlay declares no operation that sends a test event (x-sends-test-event)', 'declare the test-event operation (x-sends-test-event) in --overlay');
+      if (!op) throw new Unavailable('the overlay declares no operation that sends a test event (x-sends-test-event)', 'declare the test-event operation (x-sends-test-event) in --overlay', true);
       if (!s.main.id) throw new Unavailable(`the registration's id is not where the overlay says (${s.decl.register.id.in === 'body' ? s.decl.register.id.pointer : s.decl.register.id.name})`, "declare a link from the registration's response to the operations on its id");
       const startedAt = Date.now();
       const exchange = await this.call({ method: op.method, path: op.path.replace('{id}', encodeURIComponent(s.main.id)) });

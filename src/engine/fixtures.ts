@@ -8,6 +8,7 @@ import type { Ledger } from './ledger.ts';
 import type { KeyName } from './tokens.ts';
 import { Unavailable } from './check.ts';
 import { readLocation, readTaskState, taskIdCandidates, describeLocation, type Candidate, type TaskState } from './discover.ts';
+import type { CertifyPreparation } from './certify.ts';
 
 export interface CreatedVm {
   name: string;
@@ -58,6 +59,9 @@ function memo<T>(fn: () => Promise<T>): () => Promise<T> {
  * on first use. When it cannot be made, dependent checks are skipped with the reason.
  */
 export class Fixtures {
+  /** What the certify profile prepared before the checks (tag shape, a filled list); undefined in the other profiles. */
+  certify?: CertifyPreparation;
+
   constructor(
     private readonly call: Call,
     private readonly config: RunConfig,
@@ -111,7 +115,7 @@ export class Fixtures {
     return this.findTask(vm.exchange, this.declarations.taskIdOnCreateVm);
   });
 
-  async findTask(ex: Exchange, declared?: ValueLocation): Promise<FoundTask> {
+  async findTask(ex: Exchange, declared?: ValueLocation, lane?: string): Promise<FoundTask> {
     const candidates: Candidate[] = declared ? [{ location: declared, value: readLocation(ex, declared) }] : taskIdCandidates(ex);
     const tried: FoundTask['tried'] = [];
     for (const c of candidates) {
@@ -120,7 +124,7 @@ export class Fixtures {
         tried.push(c);
         continue;
       }
-      const confirmation = await this.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(c.value)}` });
+      const confirmation = await this.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(c.value)}`, ...(lane ? { lane } : {}) });
       tried.push({ ...c, confirmation });
       if (isSuccess(confirmation)) return { id: c.value, location: c.location, declared: !!declared, confirmation, tried };
     }
@@ -135,14 +139,14 @@ export class Fixtures {
   }
 
   /** Polls a task until it reaches a terminal state or the task timeout (target-seconds) passes. */
-  async pollTask(taskId: string): Promise<TaskOutcome> {
+  async pollTask(taskId: string, lane?: string): Promise<TaskOutcome> {
     const scale = this.config.timeScale;
     const deadline = Date.now() + (this.config.taskTimeoutSeconds * 1000) / scale;
     const intervalMs = Math.max(20, 1000 / scale);
     const polls: Exchange[] = [];
     const history: string[] = [];
     for (;;) {
-      const ex = await this.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(taskId)}` });
+      const ex = await this.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(taskId)}`, ...(lane ? { lane } : {}) });
       polls.push(ex);
       const state = readTaskState(ex.response?.json, this.declarations.task);
       if (state.value !== undefined && history[history.length - 1] !== state.value) history.push(state.value);

@@ -47,6 +47,8 @@ export interface LimitsReport {
   token: LimitProbe;
   read?: LimitProbe;
   write?: LimitProbe;
+  /** Why the read and write probes could not run (the target issued no token for them: a budget that never came back). */
+  error?: Error;
 }
 
 interface Deps {
@@ -57,6 +59,14 @@ interface Deps {
 }
 
 const windowMs = (config: RunConfig) => (WINDOW_SECONDS * 1000) / config.timeScale;
+
+/**
+ * Below this, a window is too short to measure from the suite's side (event-loop lag, a loaded machine): at a time
+ * scale that makes windows shorter, the probes do not judge and say so, rather than give a verdict timing decided.
+ */
+export const MIN_MEASURABLE_WINDOW_MS = 250;
+const tooShort = (config: RunConfig): string | undefined =>
+  windowMs(config) < MIN_MEASURABLE_WINDOW_MS ? `at time scale ${config.timeScale} a window lasts ${Math.round(windowMs(config))} ms of real time, too short to measure (at least ${MIN_MEASURABLE_WINDOW_MS} ms: --time-scale ${Math.floor((WINDOW_SECONDS * 1000) / MIN_MEASURABLE_WINDOW_MS)} or lower)` : undefined;
 const is4xx = (ex: Exchange) => !!ex.response && ex.response.status >= 400 && ex.response.status < 500;
 
 const firstRejection = (bursts: Burst[]) => bursts.flatMap((b) => b.rejections)[0];
@@ -70,9 +80,9 @@ async function observeReset(config: RunConfig, rejection: Exchange, retry: () =>
     await sleep(Math.max(0, rejectedAt + ((retryAfter + 1) * 1000) / config.timeScale - Date.now()));
     obs.afterRetryAfter = await retry();
     if (accepted(obs.afterRetryAfter)) return obs;
-    if (config.timeScale !== 1) {
-      // Read as real seconds: the wait is longer than target-seconds under a scale above 1 (and bounded by a minute).
-      await sleep(Math.max(0, rejectedAt + Math.min(retryAfter + 1, WINDOW_SECONDS + 1) * 1000 - Date.now()));
+    // Read as real seconds (a scaled target may mean them): only a value within one window's real length can be meant so.
+    if (config.timeScale > 1 && retryAfter <= WINDOW_SECONDS / config.timeScale + 1) {
+      await sleep(Math.max(0, rejectedAt + (retryAfter + 1) * 1000 - Date.now()));
       obs.afterRetryAfterReal = await retry();
       if (accepted(obs.afterRetryAfterReal)) return obs;
     }
@@ -104,6 +114,9 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   if (first.accepted === 0) throw new StartupFailure(first.exchanges.reduce((a, b) => (b.seq < a.seq ? b : a)), '--api-key', d.config);
   adopt(first, ['main', 'generated']);
   const bursts = [first];
+  const unmeasurable = tooShort(d.config);
+  // The burst still was the preflight and filled the pool; it just proves nothing about a window this short.
+  if (unmeasurable) return { limit: LIMITS.token, what: 'token issuances', verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts };
   let verdict = judgeLimit(LIMITS.token, windowMs(d.config), first);
   let note: string | undefined;
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
@@ -138,7 +151,25 @@ interface RequestProbeSpec {
 }
 
 /** Reads or writes on dedicated tokens: exactly limit+1 on one, then (if all were served) until refusal on another. */
-async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string): Promise<LimitProbe> {
+/** Lets one burst run at a time: probes that share a client (and, embedded, a process) would slow each other's bursts. */
+class Turns {
+  private last: Promise<void> = Promise.resolve();
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    const before = this.last;
+    let release!: () => void;
+    this.last = new Promise<void>((r) => (release = r));
+    await before;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}
+
+async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string, turns: Turns): Promise<LimitProbe> {
+  const unmeasurable = tooShort(d.config);
+  if (unmeasurable) return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts: [] };
   const token = async () => (await d.tokens.issue('primary', spec.sentBy)).token;
   const t1 = await token();
   const firstAnswer = await spec.send(t1);
@@ -150,50 +181,73 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string)
   if (!served(firstAnswer)) {
     return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: `the first ${spec.what.replace(/s$/, '')} answered ${statusText(firstAnswer)}` }, bursts: [] };
   }
-  let first = await burst({ max: spec.limit, concurrency: CONCURRENCY, stopAtFirstRejection: false }, () => spec.send(t1), cls);
-  first = { ...first, exchanges: [firstAnswer, ...first.exchanges], accepted: first.accepted + 1 };
-  let held = t1;
-  if (first.spanMs >= windowMs(d.config) / 2) {
-    // Too slow to fill one window: once more, on a fresh token, four times as wide.
-    held = await token();
-    first = await burst({ max: spec.limit + 1, concurrency: CONCURRENCY * 4, stopAtFirstRejection: false }, () => spec.send(held), cls);
-  }
-  const bursts = [first];
-  let verdict = judgeLimit(spec.limit, windowMs(d.config), first);
-  if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && first.others.length === 0) {
-    const t2 = await token();
-    const second = await burst({ max: 2 * spec.limit + 2, concurrency: CONCURRENCY, stopAtFirstRejection: true }, () => spec.send(t2), cls);
-    bursts.push(second);
-    verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
-  }
+  // The bursts take turns with the other probe's; the waits for a window's reset below overlap freely.
+  const { bursts, verdict, held } = await turns.run(async () => {
+    let first = await burst({ max: spec.limit, concurrency: CONCURRENCY, stopAtFirstRejection: false }, () => spec.send(t1), cls);
+    first = { ...first, exchanges: [firstAnswer, ...first.exchanges], accepted: first.accepted + 1 };
+    let held = t1;
+    if (first.spanMs >= windowMs(d.config) / 2) {
+      // Too slow to fill one window: once more, on a fresh token, four times as wide.
+      held = await token();
+      first = await burst({ max: spec.limit + 1, concurrency: CONCURRENCY * 4, stopAtFirstRejection: false }, () => spec.send(held), cls);
+    }
+    const bursts = [first];
+    let verdict = judgeLimit(spec.limit, windowMs(d.config), first);
+    if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && first.others.length === 0) {
+      const t2 = await token();
+      const second = await burst({ max: 2 * spec.limit + 2, concurrency: CONCURRENCY, stopAtFirstRejection: true }, () => spec.send(t2), cls);
+      bursts.push(second);
+      verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
+    }
+    return { bursts, verdict, held };
+  });
   const probe: LimitProbe = { limit: spec.limit, what: spec.what, verdict, bursts, firstRejection: firstRejection(bursts) };
   if (probe.firstRejection) {
     probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, scopeLane));
-    // On the token whose budget the first burst spent, and only where the budget is per token (else the other probe's budget would pay).
-    if (first.rejections.length && cls.accepted(probe.scope)) probe.cross = await observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, first.rejections[0]!);
+    // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
+    const spentBy = bursts[0]!.rejections[0];
+    if (spentBy && cls.accepted(probe.scope)) probe.cross = await turns.run(() => observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy));
     if (waitsLong(d.config)) probe.reset = await observeReset(d.config, probe.firstRejection, () => spec.send(held), cls.accepted);
   }
   return probe;
 }
 
-/** Runs the three probes: issuance first (it is the preflight and fills the token pool), then reads and writes together. */
-export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
-  const token = await probeIssuance(d);
-  // The full profile's wait for the issuance window runs alongside the read and write probes and their own waits.
-  const tokenReset =
-    token.firstRejection && waitsLong(d.config)
-      ? observeReset(d.config, token.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then((r) => {
-          token.reset = r;
+/** The issuance probe and, in the full and certify profiles, its window reset observed in the background. */
+export interface IssuanceStage {
+  probe: LimitProbe;
+  /** Settles once the issuance window's reset has been observed (at once in the quick profile). */
+  reset: Promise<void>;
+}
+
+/**
+ * The issuance probe runs first: it is the run's preflight (the key's first issuances in their window) and its tokens
+ * become the run's pool, so nothing else spends the key's budget. Its reset is watched while the rest of the run goes on.
+ */
+export async function runIssuanceProbe(d: Deps): Promise<IssuanceStage> {
+  const probe = await probeIssuance(d);
+  const reset =
+    probe.firstRejection && waitsLong(d.config)
+      ? observeReset(d.config, probe.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then((r) => {
+          probe.reset = r;
         })
       : Promise.resolve();
+  return { probe, reset };
+}
+
+/**
+ * The read and write probes run last, after every other check, each on tokens of its own: a target whose budgets are
+ * not per token (or never come back) spends them at a point where the rest of the run has had its budget.
+ */
+export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promise<LimitsReport> {
   const auth = (t: string) => ({ authorization: `Bearer ${t}` });
+  const turns = new Turns();
   const [read, write] = await Promise.all([
     probeRequests(d, {
       limit: LIMITS.read,
       what: 'reads',
       sentBy: 'limits.read-limit',
       send: (t) => d.http.send({ method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy: 'limits.read-limit' }),
-    }, 'main'),
+    }, 'main', turns),
     d.config.readOnly ? Promise.resolve(undefined) : probeRequests(d, {
       limit: LIMITS.write,
       what: 'writes',
@@ -201,18 +255,33 @@ export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
       // An empty create body creates nothing; the target counts it if it counts writes after authentication.
       send: (t) => d.http.send({ method: 'POST', path: '/v1/vms', json: {}, headers: auth(t), sentBy: 'limits.write-limit' }),
       baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
-    }, 'main'),
+    }, 'main', turns),
   ]);
-  const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && d.config.allowWrites > LIMITS.write ? await probeWithCreates(d) : write;
-  await tokenReset;
-  return { token, read, write: checkedWrite };
+  const realCreates = realCreateAllowance(d);
+  const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.write ? await probeWithCreates(d, realCreates) : write;
+  await issuance.reset;
+  return { token: issuance.probe, read, write: checkedWrite };
+}
+
+/** Both stages back to back (tests and tools that probe the limits alone). */
+export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
+  return runRequestProbes(d, await runIssuanceProbe(d));
+}
+
+/** Most real creates the write probe may make: --allow-writes, or in certify what it needs (two bursts of limit + 1) within the create budget. */
+export function realCreateAllowance(d: Pick<Deps, 'config' | 'ledger'>): number {
+  const { config } = d;
+  const wanted = config.profile === 'certify' ? Math.max(config.allowWrites, 2 * (LIMITS.write + 1)) : config.allowWrites;
+  if (config.maxCreates === undefined) return wanted;
+  const created = d.ledger.entries.filter((e) => e.kind === 'vm').length;
+  return Math.max(0, Math.min(wanted, config.maxCreates - created));
 }
 
 /**
  * Writes that create nothing were never limited: the target may not count them. With the user's consent
  * (--allow-writes N), probe again with real creates of the smallest VM, at most N of them, all in the ledger.
  */
-async function probeWithCreates(d: Deps): Promise<LimitProbe> {
+async function probeWithCreates(d: Deps, allowance: number): Promise<LimitProbe> {
   const { config } = d;
   const t = (await d.tokens.issue('primary', 'limits.write-limit')).token;
   let n = 0;
@@ -228,11 +297,12 @@ async function probeWithCreates(d: Deps): Promise<LimitProbe> {
   const first = await burst({ max: LIMITS.write + 1, concurrency: CONCURRENCY, stopAtFirstRejection: false }, send, cls);
   const bursts = [first];
   let verdict = judgeLimit(LIMITS.write, windowMs(config), first);
-  const left = config.allowWrites - first.exchanges.length;
+  const left = allowance - first.exchanges.length;
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && left > LIMITS.write) {
-    const second = await burst({ max: left, concurrency: CONCURRENCY, stopAtFirstRejection: true }, send, cls);
+    // limit + 1 in a fresh window settles it: two short bursts cannot both straddle a boundary.
+    const second = await burst({ max: Math.min(left, LIMITS.write + 1), concurrency: CONCURRENCY, stopAtFirstRejection: true }, send, cls);
     bursts.push(second);
     verdict = judgeLimit(LIMITS.write, windowMs(config), first, second);
   }
-  return { limit: LIMITS.write, what: 'writes (real creates)', verdict, bursts, firstRejection: firstRejection(bursts), note: `probed with real creates under --allow-writes ${config.allowWrites}` };
+  return { limit: LIMITS.write, what: 'writes (real creates)', verdict, bursts, firstRejection: firstRejection(bursts), note: `probed with real creates (at most ${allowance}: ${config.profile === 'certify' ? 'certify, within --max-creates' : `--allow-writes ${config.allowWrites}`})` };
 }

@@ -17,6 +17,8 @@ export interface CheckReport {
   findings?: Array<{ level: Level; message: string; evidence?: Evidence }>;
   /** For a skipped check: the flag, profile or declaration that would let it decide. */
   howToVerify?: string;
+  /** For a skipped declared check: the overlay does not declare the optional design it holds a target to. */
+  undeclared?: true;
   title: string;
   durationMs: number;
   /** Requests the run had sent when this check ended (how much it took to get this far). */

@@ -21,9 +21,12 @@ export function retryAfterSeconds(ex: Exchange): number {
 
 /**
  * How long to wait before retrying a 429: Retry-After read as target-seconds first; under a time scale a target may
- * mean real seconds, so later attempts wait the real reading (both bounded).
+ * mean real seconds, so later attempts wait the real reading, which never needs to exceed one window (a minute of
+ * target time, in real seconds) plus a second.
  */
 export function retryWaitMs(retryAfter: number, attempt: number, timeScale: number, maxSeconds: number): number {
   const seconds = Math.min(retryAfter, maxSeconds);
-  return (attempt === 0 || timeScale <= 1 ? (seconds * 1000) / timeScale : seconds * 1000) + 10;
+  const asTarget = (seconds * 1000) / timeScale;
+  if (attempt === 0 || timeScale <= 1) return asTarget + 10;
+  return Math.max(asTarget, Math.min(seconds, 60 / timeScale + 1) * 1000) + 10;
 }

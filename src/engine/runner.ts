@@ -5,7 +5,7 @@ import { readDeclarations } from '../spec/declarations.ts';
 import { UsageError } from '../spec/errors.ts';
 import type { RunConfig } from './config.ts';
 import type { Check, CheckOutcome } from './check.ts';
-import { Unavailable, skip } from './check.ts';
+import { Unavailable, skip, undeclared } from './check.ts';
 import { computeCoverage, isIncomplete } from './coverage.ts';
 import { loadClauses } from '../spec/clauses.ts';
 import type { CheckContext, CallOptions } from './context.ts';
@@ -17,10 +17,11 @@ import { SchemaAsserter } from './schema.ts';
 import { Ledger } from './ledger.ts';
 import { Fixtures } from './fixtures.ts';
 import { cleanup } from './cleanup.ts';
-import { callApi } from './api.ts';
+import { callApi, type ApiDeps } from './api.ts';
 import { Pacer } from './pacer.ts';
 import { EventFixtures } from './events.ts';
-import { runLimitProbes, type LimitsReport } from './limit-session.ts';
+import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from './limit-session.ts';
+import { prepareCertify, type CertifyPreparation } from './certify.ts';
 import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 import { limitTraces, specDigests } from './report-extras.ts';
 
@@ -56,7 +57,7 @@ export function toReport(check: Check, outcome: CheckOutcome | { status: 'error'
     const binding = findings.some((f) => f.level !== 'should');
     return { ...base, status: binding ? 'failed' : 'warning', message: outcome.message, evidence: outcome.evidence, ...(findings.length > 1 || lead.level !== check.level ? { findings } : {}) };
   }
-  if (outcome.status === 'skipped') return { ...base, status: 'skipped', message: outcome.message, ...(outcome.howToVerify ? { howToVerify: outcome.howToVerify } : {}) };
+  if (outcome.status === 'skipped') return { ...base, status: 'skipped', message: outcome.message, ...(outcome.howToVerify ? { howToVerify: outcome.howToVerify } : {}), ...(outcome.undeclared ? { undeclared: true as const } : {}) };
   if (outcome.status === 'error') return { ...base, status: 'error', message: outcome.message };
   return { ...base, status: 'passed', message: outcome.message, evidence: outcome.evidence };
 }
@@ -74,15 +75,17 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   const ledger = new Ledger();
   const pacer = new Pacer(config.timeScale);
   const observations: Record<string, unknown> = {};
-  const fixtures = new Fixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'setup', opts, config.readOnly), config, declarations, ledger);
-  const events = new EventFixtures((opts) => callApi(http, tokens, pacer, config.timeScale, 'events', opts, config.readOnly), config, declarations, ledger, fixtures);
+  const api: ApiDeps = { http, tokens, pacer, timeScale: config.timeScale, readOnly: config.readOnly, maxCreates: config.maxCreates, createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length };
+  const fixtures = new Fixtures((opts) => callApi(api, 'setup', opts), config, declarations, ledger);
+  const events = new EventFixtures((opts) => callApi(api, 'events', opts), config, declarations, ledger, fixtures);
 
   try {
     // Preflight: a target we cannot reach or whose key is refused cannot be judged (exit 2). With the limits
     // group, the issuance probe is the preflight: it must be the key's first issuance in its window.
     let limits: LimitsReport | undefined;
+    let issuance: IssuanceStage | undefined;
     try {
-      if (checks.some((c) => c.group === 'limits')) limits = await runLimitProbes({ config, http, tokens, ledger });
+      if (checks.some((c) => c.group === 'limits')) issuance = await runIssuanceProbe({ config, http, tokens, ledger });
       else await tokens.get('primary', 'setup');
     } catch (err) {
       // Exit 2 with what the target did, and a report (verdict error) carrying the exchange that shows it.
@@ -91,9 +94,29 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       throw failure;
     }
 
-    const ordered = [...checks.filter((c) => !c.reviewsLog), ...checks.filter((c) => c.reviewsLog)];
+    // certify: before any check, learn how tags are set and fill a short list, so the list checks can decide.
+    const certify: CertifyPreparation | undefined = config.profile === 'certify' && !config.readOnly
+      ? await prepareCertify({ config, declarations, ledger, fixtures, call: (opts) => callApi(api, 'certify', opts), observe: (k, v) => (observations[k] = v) })
+      : undefined;
+    fixtures.certify = certify;
+
+    // The limits group's read and write probes run after every other check (they may exhaust what they probe), then
+    // its checks; the checks that review the whole log come last.
+    const isLimits = (c: Check) => c.group === 'limits';
+    const ordered = [...checks.filter((c) => !c.reviewsLog && !isLimits(c)), ...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)];
     const reports: CheckReport[] = [];
     for (const check of ordered) {
+      if (issuance && !limits) {
+        if (isLimits(check) || check.reviewsLog) {
+          try {
+            limits = await runRequestProbes({ config, http, tokens, ledger }, issuance);
+          } catch (err) {
+            // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
+            if (!(err instanceof CredentialError)) throw err;
+            limits = { token: issuance.probe, error: err };
+          }
+        }
+      }
       hooks.onCheckStart?.(check);
       const ctx: CheckContext = {
         checkId: check.id,
@@ -108,7 +131,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         ledger,
         log: http.log,
         limits,
-        call: (opts: CallOptions) => callApi(http, tokens, pacer, config.timeScale, check.id, opts, config.readOnly),
+        call: (opts: CallOptions) => callApi(api, check.id, opts),
         observations,
         observe: (key, value) => {
           observations[key] = value;
@@ -121,7 +144,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       try {
         outcome = await check.run(ctx);
       } catch (err) {
-        if (err instanceof Unavailable) outcome = skip(err.message, err.howToVerify);
+        if (err instanceof Unavailable) outcome = err.undeclared ? undeclared(err.message, err.howToVerify ?? 'declare it in --overlay') : skip(err.message, err.howToVerify);
         else if (err instanceof CredentialError && err.key !== 'primary') outcome = skip(err.message, `check ${KEY_FLAGS[err.key]}`);
         // The target stopped issuing tokens mid-run (a window that never resets): this check cannot run, the others stand.
         else if (err instanceof CredentialError) outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
@@ -133,7 +156,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     }
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
-    await cleanup(declarations, ledger, http.log, (opts) => callApi(http, tokens, pacer, config.timeScale, 'cleanup', opts, config.readOnly));
+    await cleanup(declarations, ledger, http.log, fixtures, (opts) => callApi(api, 'cleanup', opts));
     const coverage = computeCoverage(await loadClauses(), allChecks, reports, { overlay: !!config.overlayPath, only: config.only });
     // The s3 group's capability matrix travels as an observation and gets its own report field.
     const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];

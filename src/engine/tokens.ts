@@ -32,6 +32,8 @@ interface HeldToken {
   body: Record<string, unknown>;
   /** Real-time ms after which the suite renews it. */
   renewAt: number;
+  /** Real-time ms at which its documented lifetime ends. */
+  expiresAt: number;
 }
 
 /**
@@ -77,7 +79,12 @@ export class TokenManager {
       this.spares.set(key, [...(this.spares.get(key) ?? []), { token, body, exchange, adoptedAt: Date.now() }]);
       return;
     }
-    this.held.set(`${key}:${lane}`, { token, body, renewAt: Date.now() + (this.lifetimeOf(body) * 1000 * 0.8) / this.timeScale });
+    this.held.set(`${key}:${lane}`, this.holding(token, body, Date.now()));
+  }
+
+  private holding(token: string, body: Record<string, unknown>, issuedAt: number): HeldToken {
+    const lifetimeMs = (this.lifetimeOf(body) * 1000) / this.timeScale;
+    return { token, body, renewAt: issuedAt + lifetimeMs * 0.8, expiresAt: issuedAt + lifetimeMs };
   }
 
   private lifetimeOf(body: Record<string, unknown>): number {
@@ -118,9 +125,15 @@ export class TokenManager {
     const slot = `${key}:${lane}`;
     const current = this.held.get(slot);
     if (current && Date.now() < current.renewAt) return current.token;
-    const { token, body } = await this.issue(key, sentBy);
-    this.held.set(slot, { token, body, renewAt: Date.now() + (this.lifetimeOf(body) * 1000 * 0.8) / this.timeScale });
-    return token;
+    try {
+      const { token, body } = await this.issue(key, sentBy);
+      this.held.set(slot, this.holding(token, body, Date.now()));
+      return token;
+    } catch (err) {
+      // Renewal refused (an issuance budget that does not come back): the held token serves while it still lives.
+      if (err instanceof CredentialError && current && Date.now() < current.expiresAt) return current.token;
+      throw err;
+    }
   }
 
   /** Drops the cached token (after the target refused it), so the next call issues a new one. */

@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
 import { eventTypeOf } from '../../src/engine/events.ts';
 import { describe, isSuccess } from '../support.ts';
 
@@ -15,7 +15,7 @@ export const alarmFires: Check = {
     const s = await ctx.events.events();
     if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)', 'a webhook registration the target accepts (see webhooks.registration)');
     const names = new Set(s.decl.events.filter((e) => e.family === 'metric-alarm').map((e) => e.name));
-    if (names.size === 0) return skip('the overlay declares no metric-alarm event', 'declare a metric-alarm event under webhooks in --overlay');
+    if (names.size === 0) return undeclared('the overlay declares no metric-alarm event', 'declare a metric-alarm event under webhooks in --overlay');
     const alarm = await ctx.events.firedAlarm();
     if (!isSuccess(alarm.exchange)) return fail(`creating the alarm as declared was refused: ${describe(alarm.exchange)}`, [alarm.exchange]);
     const got = await s.receiver.waitFor((d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? ''), ctx.events.deliveryTimeoutMs());

@@ -10,6 +10,6 @@ export const readLimit: Check = {
   why: { must: "the seed states 300 read requests per minute per token" },
   title: 'Reads: 300 per minute per token are served, the next is refused',
   async run(ctx) {
-    return limitOutcome(ctx.limits?.read);
+    return limitOutcome(ctx.limits?.read, '', undefined, ctx.limits?.error);
   },
 };

@@ -13,6 +13,8 @@ export const tokenScope: Check = {
   async run(ctx) {
     const read = ctx.limits?.read;
     const write = ctx.limits?.write;
+    // The read and write probes got no token (a budget that never came back): an error of the run, never a skip.
+    if (!read && ctx.limits?.error) throw ctx.limits.error;
     const probes = [read, write].filter((p) => p?.scope);
     if (probes.length === 0) return skip('no budget was spent during the probes, so the scope could not be seen', 'the read and write probes must meet a rejection (see limits.read-limit, limits.write-limit)');
     const refused = probes.filter((p) => (p === write ? p!.scope!.response?.status === p!.firstRejection?.response?.status : !isSuccess(p!.scope!)));

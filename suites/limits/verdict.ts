@@ -4,7 +4,9 @@ import type { LimitProbe } from '../../src/engine/limit-session.ts';
 import { describeVerdict } from '../../src/engine/probes.ts';
 
 /** The outcome of a limit check from its probe: exact passes, stricter or looser fails, inconclusive skips. */
-export function limitOutcome(probe: LimitProbe | undefined, inconclusiveHint = '', howToVerify = 'a probe that fills one window: rerun with --profile full (or certify), away from other traffic on the key'): CheckOutcome {
+export function limitOutcome(probe: LimitProbe | undefined, inconclusiveHint = '', howToVerify = 'a burst that fits in half a window: a lower --time-scale, or a client closer to the target (--profile full settles a straddled window)', error?: Error): CheckOutcome {
+  // The probes could not run for a reason of the target's (no token for them): an error of the run, never a skip.
+  if (!probe && error) throw error;
   if (!probe) return skip('the probe did not run', 'select the limits group');
   const message = describeVerdict(probe.limit, probe.what, probe.verdict);
   const exchanges = [probe.firstRejection, ...probe.bursts.flatMap((b) => b.exchanges.slice(-1))].filter((x) => x !== undefined);

@@ -1,5 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
+import { waitsLong } from '../../src/engine/config.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { isSuccess } from '../support.ts';
 
@@ -12,7 +13,7 @@ export const windowResets: Check = {
   why: { must: "the seed states the limits per minute: a spent budget comes back" },
   title: 'A spent budget comes back once the minute has passed',
   async run(ctx) {
-    if (ctx.config.profile !== 'full') return skip('needs --profile full: it waits out a window', '--profile full (or certify)');
+    if (!waitsLong(ctx.config)) return skip('needs --profile full: it waits out a window', '--profile full (or certify)');
     const probes = [ctx.limits?.token, ctx.limits?.read, ctx.limits?.write].filter((p) => p?.reset);
     if (probes.length === 0) return skip('no budget was spent during the probes', 'the limit probes must meet a rejection (see limits.read-limit)');
     const served = (p: (typeof probes)[number], ex: Exchange) => (p === ctx.limits?.write ? ex.response?.status !== p!.firstRejection!.response?.status : isSuccess(ex));

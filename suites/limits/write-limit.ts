@@ -15,8 +15,10 @@ export const writeLimit: Check = {
     const probe = ctx.limits?.write;
     if (probe?.verdict.kind === 'looser' && probe.verdict.accepted === 'unlimited' && !probe.note) {
       // Invalid bodies may simply not be counted; only real creates could tell, and those need the user's consent.
-      return skip(`inconclusive: ${probe.bursts.reduce((n, b) => n + b.exchanges.length, 0)} writes that create nothing were never limited; the target may not count them (rerun with --allow-writes 61 to probe with real creates)`, '--profile certify or --allow-writes 61 (probes with real creates of the smallest VM)');
+      const sent = probe.bursts.reduce((n, b) => n + b.exchanges.length, 0);
+      const how = ctx.config.profile === 'certify' ? `--max-creates with room for ${2 * 61} more creates (the create budget was spent before the write probe)` : `--profile certify, or --allow-writes ${2 * 61} (probes with real creates of the smallest VM, all in the ledger)`;
+      return skip(`inconclusive: ${sent} writes that create nothing were never limited; the target may not count them, and real creates were not allowed`, how);
     }
-    return limitOutcome(probe);
+    return limitOutcome(probe, '', undefined, ctx.limits?.error);
   },
 };

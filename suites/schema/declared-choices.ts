@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
 import { observedCases } from '../support.ts';
 
 /**
@@ -15,7 +15,7 @@ export const declaredChoices: Check = {
   title: "Observed behaviour matches the overlay's declared choices",
   reviewsLog: true,
   async run(ctx) {
-    if (!ctx.spec.overlayPath) return skip('no --overlay given: the target declared no choices', '--overlay FILE');
+    if (!ctx.spec.overlayPath) return undeclared('no --overlay given: the target declared no choices', '--overlay FILE');
     const d = ctx.declarations;
     const o = ctx.observations;
     const compared: string[] = [];
@@ -35,7 +35,7 @@ export const declaredChoices: Check = {
         drift.push(`${name}: declared ${declared.map((p) => `${p.status} ${p.code ?? ''}`.trim()).join(' or ')}, observed ${pair.status} ${pair.code ?? '(no code)'}`);
       }
     }
-    if (compared.length === 0) return skip('the overlay declares none of the choices this run observed', 'declare x-per-page-over-max or x-error-cases in --overlay');
+    if (compared.length === 0) return undeclared('the overlay declares none of the choices this run observed', 'declare x-per-page-over-max or x-error-cases in --overlay');
     if (drift.length) return fail(`the target departs from its overlay: ${drift.join('; ')}`, [], { drift });
     return pass(`${compared.length} declared choices hold (${compared.join(', ')})`);
   },

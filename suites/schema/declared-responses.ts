@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
 import { fromLog, describe } from '../support.ts';
 
 /** With an overlay, every response also matches what the target declared (beyond what the seed states). */
@@ -12,7 +12,7 @@ export const declaredResponses: Check = {
   title: "Responses match the schemas the target's overlay declares",
   reviewsLog: true,
   async run(ctx) {
-    if (!ctx.spec.overlayPath) return skip('no --overlay given: the target declared no schemas', '--overlay FILE');
+    if (!ctx.spec.overlayPath) return undeclared('no --overlay given: the target declared no schemas', '--overlay FILE');
     const verdicts = fromLog(ctx, () => true).flatMap((ex) => {
       const v = ctx.schema.assert(ex);
       return v ? [{ ex, v }] : [];

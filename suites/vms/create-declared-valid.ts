@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { Check } from '../../src/engine/check.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
 import { admitsPrefix, arbitraryFromSchema, type SchemaLike } from '../../src/engine/generate/arbitrary.ts';
 import { describe, documentedRefusal, isSuccess } from '../support.ts';
 import { sendCreateCases, RANDOM_LANE } from './create-cases.ts';
@@ -20,7 +20,7 @@ export const createDeclaredValid: Check = {
   async run(ctx) {
     const base = ctx.spec.base.components?.schemas?.['VmCreateRequest'] as SchemaLike;
     const merged = ctx.spec.merged.components?.schemas?.['VmCreateRequest'] as SchemaLike;
-    if (!ctx.spec.overlayPath || JSON.stringify(base) === JSON.stringify(merged)) return skip('no overlay declares the create-VM schema', 'declare the VmCreateRequest schema (required, types, ranges) in --overlay');
+    if (!ctx.spec.overlayPath || JSON.stringify(base) === JSON.stringify(merged)) return undeclared('no overlay declares the create-VM schema', 'declare the VmCreateRequest schema (required, types, ranges) in --overlay');
     const { body: fixture } = ctx.fixtures.vmCreateBody('declared');
     const namePrefix = `${String(fixture['name'])}-`;
     const nameSchema = merged.properties?.['name'];

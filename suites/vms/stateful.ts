@@ -7,6 +7,7 @@ import { readPointer, readTaskState, totalCandidates } from '../../src/engine/di
 import { isSuccess, describe, documentedRefusal } from '../support.ts';
 import { RANDOM_LANE } from './create-cases.ts';
 import { tagsOf } from './tag-filter.ts';
+import { tagsInShape } from '../../src/engine/certify.ts';
 
 const MAX_CREATES = 3;
 const MAX_COMMANDS = 6;
@@ -52,9 +53,12 @@ async function create(model: Model, real: Real, tagValue: string): Promise<void>
   const n = model.vms.length + 1;
   const { body } = ctx.fixtures.vmCreateBody(`st${n}`);
   let tag: [string, string] | undefined;
-  if (ctx.declarations.tagsField) {
+  // Tags where the overlay declares how they are set, or where certify found the shape that sets them.
+  const found = ctx.fixtures.certify?.tags;
+  const field = ctx.declarations.tagsField ?? found?.field;
+  if (field) {
     tag = [`cc-st-${ctx.config.runId}`, tagValue];
-    body[ctx.declarations.tagsField] = { [tag[0]]: tag[1] };
+    body[field] = ctx.declarations.tagsField ? { [tag[0]]: tag[1] } : tagsInShape(found!.shape, [tag]);
   }
   const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body, lane: RANDOM_LANE });
   if (!isSuccess(ex)) {

@@ -1,7 +1,9 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check, Finding } from '../../src/engine/check.ts';
+import type { CheckContext } from '../../src/engine/context.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail } from '../../src/engine/check.ts';
-import { vmsOf } from '../../src/engine/fixtures.ts';
+import { judge, finding, fail, skip } from '../../src/engine/check.ts';
+import { readPointer, totalCandidates } from '../../src/engine/discover.ts';
+import { vmsOf, type ListWalk } from '../../src/engine/fixtures.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /** Tags as a VM record shows them, in the shapes targets commonly use: {k: v}, ["k:v"], [{key, value}]. */
@@ -20,53 +22,87 @@ export function tagsOf(vm: Record<string, unknown>): Array<[string, string]> | u
 
 const carries = (vm: Record<string, unknown>, key: string, value: string) => tagsOf(vm)?.some(([k, v]) => k === key && v === value) ?? false;
 
+/** The tag to filter on and which VMs must come back: those the run tagged (known by name), or those records show. */
+interface Probe {
+  tag: [string, string];
+  /** Names the filter must return exactly (VMs the run tagged), when the run set the tag itself. */
+  expectedNames?: string[];
+  source: string;
+}
+
+function chooseProbe(ctx: CheckContext, all: ListWalk, createdVm: { tags?: Record<string, string>; accepted: boolean; name: string } | undefined): Probe | undefined {
+  const prep = ctx.fixtures.certify?.tags;
+  // The population's "a" half when certify filled the list, else the one VM it tagged to find the shape.
+  const value = (prep?.byValue['a']?.length ?? 0) > 0 ? 'a' : (prep?.byValue['probe']?.length ?? 0) > 0 ? 'probe' : undefined;
+  if (prep && value) return { tag: [prep.key, value], expectedNames: prep.byValue[value], source: `set by certify (${prep.declared ? `declared ${prep.field}` : `${prep.field} as ${prep.shape}`})` };
+  if (ctx.declarations.tagsField && createdVm?.accepted && createdVm.tags) {
+    const [k, v] = Object.entries(createdVm.tags)[0]!;
+    return { tag: [k, v], expectedNames: all.complete ? undefined : [createdVm.name], source: `declared ${ctx.declarations.tagsField}` };
+  }
+  const seen = all.items.map(tagsOf).find((t) => t && t.length > 0)?.[0];
+  return seen ? { tag: seen, source: 'read from the records' } : undefined;
+}
+
 /**
- * The tag filter returns only matching VMs: a tag nobody carries returns none; a tag the run set (declared)
- * or read from the records (discovered) returns only and all VMs that carry it.
+ * The tag filter returns only and all VMs carrying the tag, and the list's total under a filter counts what the
+ * filter matches: a tag nobody carries returns none; a tag the run set (certify, or declared) or read from the records
+ * returns exactly the VMs that carry it, across pages, with a total equal to their number.
  */
 export const tagFilter: Check = {
   id: 'vms.tag-filter',
   group: 'vms',
-  clauses: ['TAG-FILTER'],
+  clauses: ['TAG-FILTER', 'PAGE-TOTAL'],
   level: 'must',
-  why: { must: "the seed states that the tag filter key:value filters the list" },
-  title: 'The tag filter returns only and all VMs carrying the tag',
+  why: { must: "the seed states that the tag filter key:value filters the list, and that a list response includes its total count" },
+  title: 'The tag filter returns only and all VMs carrying the tag, with a total that counts them',
   async run(ctx) {
-    const evidence: Exchange[] = [];
     const absent = `cc-absent-${ctx.config.runId}:none`;
     const none = await ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: absent } });
-    evidence.push(none);
     if (!isSuccess(none)) return fail(`a well-formed tag filter was refused: ${describe(none)}`, [none]);
-    // Only meaningful when the unfiltered list is not empty.
+    if (vmsOf(none).length > 0) return fail(`tag=${absent}, which no VM carries, returned ${vmsOf(none).length} VMs`, [none], { tag: absent, returned: vmsOf(none).length });
     const all = await ctx.fixtures.walk(100);
-    if (vmsOf(none).length > 0) {
-      return fail(`tag=${absent}, which no VM carries, returned ${vmsOf(none).length} VMs`, [none], { tag: absent, returned: vmsOf(none).length });
-    }
-    const findings: string[] = [`tag=${absent} returned no VM (of ${all.items.length})`];
-    // A tag to filter on: the one the run set where the overlay says how, else the first tag seen on a record.
     const vm = await ctx.fixtures.vm().catch(() => undefined);
-    let probe: [string, string] | undefined;
-    if (ctx.declarations.tagsField && vm?.accepted && vm.tags) probe = Object.entries(vm.tags)[0];
-    probe ??= all.items.map(tagsOf).find((t) => t && t.length > 0)?.[0];
+    const probe = chooseProbe(ctx, all, vm);
     if (!probe) {
       ctx.observe('tagsVisible', false);
-      return pass(`${findings[0]}; no tags visible on records, so matching VMs could not be checked`, evidence);
+      return skip(
+        `tag=${absent} returned no VM (of ${all.items.length}), but no VM carries a tag the run can see or set, so what the filter returns could not be checked`,
+        '--profile certify (sets tags through the create body in the common shapes: a map, "key:value" strings, {key, value} objects) or declare x-tags-field in --overlay',
+      );
     }
-    const [key, value] = probe;
-    const filtered = await ctx.fixtures.walk(100, { tag: `${key}:${value}` });
-    evidence.push(...filtered.pages.slice(0, 2));
+    const [key, value] = probe.tag;
+    // A small page size, so the filter is also walked across pages.
+    const filtered = await ctx.fixtures.walk(20, { tag: `${key}:${value}` });
+    const evidence: Exchange[] = [none, ...filtered.pages.slice(0, 2)];
     if (!filtered.complete) return fail(`walking tag=${key}:${value} failed: ${filtered.stoppedBecause}`, filtered.pages.slice(-1));
-    const wrong = filtered.items.filter((v) => tagsOf(v) !== undefined && !carries(v, key, value));
-    if (wrong.length) {
-      return fail(`tag=${key}:${value} returned ${wrong.length} VMs without that tag (e.g. ${JSON.stringify(wrong[0]!['id'])})`, evidence);
+    const findings: Finding[] = [];
+    const names = filtered.items.map((v) => String(v['name']));
+    if (probe.expectedNames) {
+      const expected = new Set(probe.expectedNames);
+      const extra = filtered.items.filter((v) => !expected.has(String(v['name'])));
+      const missing = probe.expectedNames.filter((n) => !names.includes(n));
+      if (extra.length) findings.push(finding('must', `tag=${key}:${value} returned ${extra.length} VMs the run did not tag (e.g. ${JSON.stringify(extra[0]!['name'])})`, evidence));
+      if (missing.length) findings.push(finding('must', `tag=${key}:${value} left out ${missing.length} of the ${expected.size} VMs the run tagged (e.g. ${missing[0]})`, evidence));
+    } else {
+      const wrong = filtered.items.filter((v) => tagsOf(v) !== undefined && !carries(v, key, value));
+      if (wrong.length) findings.push(finding('must', `tag=${key}:${value} returned ${wrong.length} VMs without that tag (e.g. ${JSON.stringify(wrong[0]!['id'])})`, evidence));
+      if (all.complete) {
+        const expected = new Set(all.items.filter((v) => carries(v, key, value)).map((v) => JSON.stringify(v['id'])));
+        const got = new Set(filtered.items.map((v) => JSON.stringify(v['id'])));
+        const missing = [...expected].filter((id) => !got.has(id));
+        if (missing.length) findings.push(finding('must', `tag=${key}:${value} left out ${missing.length} VMs that carry it (e.g. ${missing[0]})`, evidence));
+      }
     }
-    if (all.complete) {
-      const expected = new Set(all.items.filter((v) => carries(v, key, value)).map((v) => JSON.stringify(v['id'])));
-      const got = new Set(filtered.items.map((v) => JSON.stringify(v['id'])));
-      const missing = [...expected].filter((id) => !got.has(id));
-      if (missing.length) return fail(`tag=${key}:${value} left out ${missing.length} VMs that carry it (e.g. ${missing[0]})`, evidence);
+    // The total under a filter counts what the filter matches (the total field as pagination.total found or declared it).
+    const pointer = ctx.declarations.totalField ? '/' + ctx.declarations.totalField.replace(/\./g, '/') : (ctx.observations['totalField'] as string | undefined) ?? totalCandidates(all.pages[0]?.response?.json).find((c) => c.value === all.items.length)?.pointer;
+    let totalNote = '';
+    if (pointer) {
+      const distinct = new Set(filtered.items.map((v) => JSON.stringify(v['id']))).size;
+      const totals = filtered.pages.filter((p) => vmsOf(p).length > 0).map((p) => readPointer(p.response?.json, pointer));
+      const off = totals.find((t) => t !== distinct);
+      if (off !== undefined) findings.push(finding('must', `under tag=${key}:${value} the total ${pointer} says ${String(off)} but the filter returns ${distinct} VMs`, filtered.pages.slice(0, 1), { totals, distinct }));
+      else totalNote = `, total ${pointer} = ${distinct} on every page`;
     }
-    findings.push(`tag=${key}:${value} returned exactly the ${filtered.items.length} VMs carrying it`);
-    return pass(findings.join('; '));
+    return judge(findings, `tag=${absent} returned no VM; tag=${key}:${value} (${probe.source}) returned exactly the ${filtered.items.length} VMs carrying it over ${filtered.pages.length} pages${totalNote}`);
   },
 };

@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
 import { eventTypeOf } from '../../src/engine/events.ts';
 import { isSuccess } from '../support.ts';
 
@@ -15,7 +15,7 @@ export const backupEvent: Check = {
     const s = await ctx.events.events();
     if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)', 'a webhook registration the target accepts (see webhooks.registration)');
     const names = new Set(s.decl.events.filter((e) => e.family === 'backup-job').map((e) => e.name));
-    if (names.size === 0) return skip('the overlay declares no backup-job event', 'declare a backup-job event under webhooks in --overlay');
+    if (names.size === 0) return undeclared('the overlay declares no backup-job event', 'declare a backup-job event under webhooks in --overlay');
     const backup = await ctx.events.eventBackup();
     const got = await s.receiver.waitFor((d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? ''), ctx.events.deliveryTimeoutMs());
     if (!got) {

@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
 import { waitsLong } from '../../src/engine/config.ts';
 import { eventKeyOf } from '../../src/engine/events.ts';
 import { isSuccess } from '../support.ts';
@@ -25,7 +25,7 @@ export const retry: Check = {
   async run(ctx) {
     const s = await ctx.events.events();
     const schedule = s.decl.retry;
-    if (!schedule) return skip('the overlay declares no retry schedule (x-webhook-retry)', 'declare x-webhook-retry in --overlay');
+    if (!schedule) return undeclared('the overlay declares no retry schedule (x-webhook-retry)', 'declare x-webhook-retry in --overlay');
     if (!s.family || !isSuccess(s.family.exchange)) return skip('the backup-job endpoint could not be registered', 'a webhook registration the target accepts (see webhooks.subscription)');
     await ctx.events.eventBackup().catch(() => undefined);
     const first = await s.receiver.waitFor((d) => d.path === s.family!.path, ctx.events.deliveryTimeoutMs());

@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
 import { targetClockAt } from '../../src/engine/events.ts';
 import { verifySignature, timestampSkew } from '../../src/engine/signatures.ts';
 
@@ -17,8 +17,8 @@ export const signature: Check = {
   async run(ctx) {
     const s = await ctx.events.events();
     const sig = s.decl.signature;
-    if (!sig) return skip('the overlay declares no signature scheme (x-webhook-signature)', 'declare x-webhook-signature in --overlay');
-    if (!s.main.secret) return skip('the overlay declares no secret field to register a secret with', 'declare the secret field of x-webhook-registration in --overlay');
+    if (!sig) return undeclared('the overlay declares no signature scheme (x-webhook-signature)', 'declare x-webhook-signature in --overlay');
+    if (!s.main.secret) return undeclared('the overlay declares no secret field to register a secret with', 'declare the secret field of x-webhook-registration in --overlay');
     await ctx.events.eventBackup().catch(() => undefined);
     await s.receiver.waitFor((d) => d.path === s.main.path, ctx.events.deliveryTimeoutMs());
     const registrations = [s.main, s.family].filter((r) => r?.secret !== undefined);

@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
 import { eventTypeOf } from '../../src/engine/events.ts';
 import { describe, isSuccess } from '../support.ts';
 
@@ -14,7 +14,7 @@ export const subscription: Check = {
   async run(ctx) {
     const s = await ctx.events.events();
     if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)', 'a webhook registration the target accepts (see webhooks.registration)');
-    if (!s.family) return skip('the overlay declares no backup-job event', 'declare a backup-job event under webhooks in --overlay');
+    if (!s.family) return undeclared('the overlay declares no backup-job event', 'declare a backup-job event under webhooks in --overlay');
     if (!isSuccess(s.family.exchange)) return fail(`registering for ${s.family.subscribed.join(', ')} was refused: ${describe(s.family.exchange)}`, [s.family.exchange]);
     const names = new Set(s.decl.events.filter((e) => e.family === 'backup-job').map((e) => e.name));
     const backup = await ctx.events.eventBackup();

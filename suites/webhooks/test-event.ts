@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
 import { eventTypeOf } from '../../src/engine/events.ts';
 import { describe, isSuccess } from '../support.ts';
 
@@ -13,7 +13,7 @@ export const testEvent: Check = {
   title: 'A test event is delivered when the declared operation asks for one',
   async run(ctx) {
     const s = await ctx.events.events();
-    if (!s.decl.testEvent) return skip('the overlay declares no operation that sends a test event (x-sends-test-event)', 'declare the test-event operation (x-sends-test-event) in --overlay');
+    if (!s.decl.testEvent) return undeclared('the overlay declares no operation that sends a test event (x-sends-test-event)', 'declare the test-event operation (x-sends-test-event) in --overlay');
     if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)', 'a webhook registration the target accepts (see webhooks.registration)');
     const names = new Set(s.decl.events.filter((e) => e.family === 'test').map((e) => e.name));
     const t = await ctx.events.testEvent();

@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /** A registration deleted as declared is deleted: nothing reaches it afterwards, nor any endpoint never registered. */
@@ -19,7 +19,7 @@ export const unregistered: Check = {
     const stray = s.receiver.deliveries.filter((d) => !live.has(d.path) && !(s.deleted && d.path === s.deleted.path && d.receivedAt < s.deleted.deletedAt));
     if (stray.length) return fail(`${stray.length} deliveries reached endpoints that were deleted or never registered (e.g. ${stray[0]!.path})`, s.deleted ? [s.deleted.deletion] : []);
     if (s.undeletable) return skip(`${s.undeletable.reason}, so it was not deleted; only never-registered endpoints were watched, and they received nothing`, "declare where the registration's id is: a link from its response to the delete operation ($response.body#/…)");
-    if (!s.deleted) return skip('the overlay declares no delete operation; only never-registered endpoints were watched, and they received nothing', 'declare the webhook delete operation (x-cleanup-for: the registration operationId) in --overlay');
+    if (!s.deleted) return undeclared('the overlay declares no delete operation; only never-registered endpoints were watched, and they received nothing', 'declare the webhook delete operation (x-cleanup-for: the registration operationId) in --overlay');
     return pass(`the deleted endpoint and every unregistered path received nothing (${s.receiver.deliveries.length} deliveries in all)`);
   },
 };

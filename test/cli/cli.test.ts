@@ -36,7 +36,7 @@ describe('cloud-conformance run (CLI contract)', () => {
           const r = cli(['run', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--image', s.image, '--subnet-id', s.subnetId, '--time-scale', '60', '--report', `junit:${dir}/j.xml`, '--report', `html:${dir}/r.html`]);
           expect(r.status, r.stderr).toBe(1);
           const junit = readFileSync(`${dir}/j.xml`, 'utf8');
-          expect(junit).toMatch(/<testcase classname="cloud-conformance.vms" name="vms.tag-filter \[MUST\] \(TAG-FILTER\)"[^>]*><failure/);
+          expect(junit).toMatch(/<testcase classname="cloud-conformance.vms" name="vms.tag-filter \[MUST\] \(TAG-FILTER, PAGE-TOTAL\)"[^>]*><failure/);
           expect(readFileSync(`${dir}/r.html`, 'utf8')).toContain('nonconformant');
           resolve();
         } catch (err) {

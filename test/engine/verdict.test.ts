@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import type { Check, CheckOutcome } from '../../src/engine/check.ts';
-import { judge, finding, pass, fail, skip, warn } from '../../src/engine/check.ts';
+import { judge, finding, pass, fail, skip, warn, undeclared } from '../../src/engine/check.ts';
 import { computeCoverage, isIncomplete } from '../../src/engine/coverage.ts';
 import { verdictOf, EXIT_CODES, type CheckReport } from '../../src/engine/report.ts';
 import { toReport } from '../../src/engine/runner.ts';
@@ -67,6 +67,22 @@ describe('coverage: what the run proved', () => {
     const cov = computeCoverage(clauses, all, [report(a1, pass('ok')), report(a2, pass('ok')), report(b, pass('ok')), report(q, skip('the quota was not reached within --max-creates 150'))], { overlay: false });
     expect(cov.notVerified).toEqual([expect.objectContaining({ clause: 'Q', blocking: false })]);
     expect(isIncomplete(cov)).toBe(false);
+  });
+
+  it('holds a MUST clause by its must checks; one no must check can observe, by the declared checks that observe it through the overlay', () => {
+    const declaredA = check('g.declared-a', ['A'], 'declared');
+    const onlyDeclared = check('g.only-declared', ['B'], 'declared');
+    const reports = [report(a1, pass('ok')), report(declaredA, skip('no overlay declares it', '--overlay FILE')), report(onlyDeclared, skip('no overlay declares it', '--overlay FILE'))];
+    const cov = computeCoverage(clauses, [a1, declaredA, onlyDeclared], reports, { overlay: false });
+    expect(cov.verified).toContain('A');
+    expect(cov.notVerified).toEqual([expect.objectContaining({ clause: 'B', check: 'g.only-declared', howToVerify: '--overlay FILE' })]);
+  });
+
+  it('does not hold an unshown item to a design the overlay does not declare (undeclared), but keeps a MUST clause open', () => {
+    const onlyDeclared = check('g.only-declared', ['B', 'U-X'], 'declared');
+    const reports = [report(onlyDeclared, undeclared('the overlay declares no test event', 'declare it in --overlay'))];
+    const cov = computeCoverage(clauses, [onlyDeclared], reports, { overlay: true });
+    expect(cov.notVerified.map((n) => n.clause)).toEqual(['B']);
   });
 
   it('holds declared unshown items only when an overlay is given', () => {

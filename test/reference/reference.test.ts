@@ -1281,6 +1281,15 @@ const faultCases: FaultCase[] = [
     faulty: 5,
   },
   {
+    name: 'tag-filter-total-unfiltered',
+    probe: async (s) => {
+      const r = await call(s, 'GET', `/v1/vms?per_page=5&tag=${encodeURIComponent('env:prod')}`, { token: await tokenFor(s) });
+      return [r.body.vms.length, r.body.total];
+    },
+    clean: [5, 44],
+    faulty: [5, 130],
+  },
+  {
     name: 'page-boundary-duplicate',
     probe: async (s) => {
       const t = await tokenFor(s);
