@@ -8,7 +8,7 @@ import { resolveRunOptions, parseCliArgs } from './options.ts';
 import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
 import { overlayCommand } from './overlay.ts';
 import { startReference, FAULTS, HOSTILE_FAULTS, VARIANTS } from '../../fixtures/reference/server.ts';
-import { startEmbeddedS3, S3_FAULTS } from '../../fixtures/s3/server.ts';
+import { startEmbeddedS3, S3_FAULTS, S3_VARIANTS } from '../../fixtures/s3/server.ts';
 
 const USAGE = `usage:
   cloud-conformance run [options]          run the suite (default target: the embedded reference)
@@ -57,7 +57,8 @@ run options:
   CONFORMANCE_S3_URL, CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY, CONFORMANCE_S3_REGION and .env.
 
 reference options:
-  --port N  --fault NAME (repeatable)  --variant NAME (repeatable)  --s3-fault NAME (repeatable)  --time-scale N
+  --port N  --fault NAME (repeatable)  --variant NAME (repeatable)  --s3-fault NAME (repeatable)
+  --s3-variant NAME (repeatable)  --time-scale N
   --list-faults  --list-variants
 
 exit codes: 0 conformant (overlay check: valid), 1 nonconformant, 2 could not run, or overlay check found problems
@@ -75,6 +76,7 @@ async function referenceCommand(args: string[]): Promise<number> {
     fault: { type: 'string', multiple: true },
     variant: { type: 'string', multiple: true },
     's3-fault': { type: 'string', multiple: true },
+    's3-variant': { type: 'string', multiple: true },
     'time-scale': { type: 'string' },
     'list-faults': { type: 'boolean' },
     'list-variants': { type: 'boolean' },
@@ -82,6 +84,7 @@ async function referenceCommand(args: string[]): Promise<number> {
   if (values['list-variants']) {
     // Conforming variants: name, the unshown items whose choice they make differently, dimension, description.
     for (const v of VARIANTS) process.stdout.write(`${v.name}\t${v.unshown.join(',')}\t${v.dimension}\t${v.description}\n`);
+    for (const v of S3_VARIANTS) process.stdout.write(`${v.name}\t${v.unshown.join(',')}\t${v.dimension}\t(--s3-variant) ${v.description}\n`);
     return 0;
   }
   if (values['list-faults']) {
@@ -108,13 +111,13 @@ async function referenceCommand(args: string[]): Promise<number> {
     throw new UsageError((err as Error).message);
   }
   try {
-    s3 = await startEmbeddedS3({ faults: (values['s3-fault'] as string[] | undefined) ?? [] });
+    s3 = await startEmbeddedS3({ faults: (values['s3-fault'] as string[] | undefined) ?? [], variants: (values['s3-variant'] as string[] | undefined) ?? [] });
   } catch (err) {
     await target.close();
     throw new UsageError((err as Error).message);
   }
-  const { s3Url, s3AccessKey, s3SecretKey } = s3.settings;
-  process.stdout.write(JSON.stringify({ ...target.settings, s3Url, s3AccessKey, s3SecretKey }) + '\n');
+  const { s3Url, s3AccessKey, s3SecretKey, s3Region } = s3.settings;
+  process.stdout.write(JSON.stringify({ ...target.settings, s3Url, s3AccessKey, s3SecretKey, s3Region }) + '\n');
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

@@ -34,7 +34,7 @@ export async function runCommand(
   opts: RunOptions,
   tool: ToolInfo,
   out: (line: string) => void,
-  extra: { faults?: string[]; variants?: string[]; noDefaultOverlay?: boolean; s3Faults?: string[]; s3LargeObjectBytes?: number } = {},
+  extra: { faults?: string[]; variants?: string[]; noDefaultOverlay?: boolean; s3Faults?: string[]; s3Variants?: string[]; s3LargeObjectBytes?: number } = {},
 ): Promise<RunResult> {
   for (const r of [...opts.reports, ...(opts.emitOverlay ? [{ format: 'overlay', path: opts.emitOverlay }] : [])]) {
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
@@ -74,7 +74,7 @@ export async function runCommand(
     s3 = { url: opts.s3Url, accessKey: opts.s3AccessKey!, secretKey: opts.s3SecretKey!, region: opts.s3Region ?? 'us-east-1', forcePathStyle: !opts.s3VirtualHost };
   } else if (embedded && s3Selected) {
     try {
-      embeddedS3 = await startEmbeddedS3({ faults: extra.s3Faults });
+      embeddedS3 = await startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants });
     } catch (err) {
       await embedded.close();
       throw err;

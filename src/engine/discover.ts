@@ -60,41 +60,66 @@ export interface Candidate {
   value: unknown;
 }
 
-const TASK_PATH = /\/v\d+\/tasks\/([^/?#]+)/;
+const TASK_PATH = /\/v\d+\/tasks\/([^/?#\s>]+)/;
+const TASK_WORDS = /task|operation|job/i;
+/** A value that could be an opaque identifier: one token, not a path, a URL or a sentence. */
+const ID_LIKE = /^[^\s/]{1,200}$/;
+/** Fallback candidates confirmed at most (each costs a GET). */
+const MAX_FALLBACK = 6;
+
+/** The task id a value names: itself, or the id in a task path or URL it holds (/v1/tasks/{id}). */
+export function taskIdIn(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const m = TASK_PATH.exec(value);
+  return m ? decodeURIComponent(m[1]!) : value;
+}
+
+const escapePointer = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * Where might a create response carry its task id? The seed does not say, so every plausible place is a
- * candidate (task-named fields up to two levels deep, a task object, the body itself, Location-like headers);
- * the caller verifies each through GET /v1/tasks/{id}.
+ * candidate, most likely first: task-named fields and task objects up to four levels deep, the body itself when
+ * it is a task, headers holding a task path or named after a task, task paths in any body string (links), and at
+ * last other id-like strings (an "action_id"). The caller verifies each through GET /v1/tasks/{id}.
  */
 export function taskIdCandidates(ex: Exchange): Candidate[] {
-  const out: Candidate[] = [];
+  const named: Candidate[] = [];
+  const linked: Candidate[] = [];
+  const other: Candidate[] = [];
   const body = ex.response?.json;
   const visit = (obj: unknown, pointer: string, depth: number) => {
-    if (!obj || typeof obj !== 'object' || Array.isArray(obj) || depth > 2) return;
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj) || depth > 3) return;
     for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
-      const p = `${pointer}/${k}`;
-      if (/task|operation|job/i.test(k)) {
-        if (typeof v === 'string' || typeof v === 'number') out.push({ location: { in: 'body', pointer: p }, value: v });
+      const p = `${pointer}/${escapePointer(k)}`;
+      if (typeof v === 'string' && TASK_PATH.test(v)) linked.push({ location: { in: 'body', pointer: p }, value: taskIdIn(v) });
+      else if (TASK_WORDS.test(k)) {
+        if (typeof v === 'string' || typeof v === 'number') named.push({ location: { in: 'body', pointer: p }, value: v });
         if (v && typeof v === 'object' && !Array.isArray(v)) {
           const id = (v as Record<string, unknown>)['id'];
-          if (id !== undefined) out.push({ location: { in: 'body', pointer: `${p}/id` }, value: id });
+          if (id !== undefined) named.push({ location: { in: 'body', pointer: `${p}/id` }, value: id });
         }
-      }
+      } else if (typeof v === 'string' && ID_LIKE.test(v)) other.push({ location: { in: 'body', pointer: p }, value: v });
       if (v && typeof v === 'object') visit(v, p, depth + 1);
     }
   };
   visit(body, '', 0);
   // The body may be the task itself: { id, status }.
-  if (body && typeof body === 'object' && 'id' in body && /status|state/i.test(Object.keys(body).join(' '))) {
-    out.push({ location: { in: 'body', pointer: '/id' }, value: (body as Record<string, unknown>)['id'] });
+  if (body && typeof body === 'object' && 'id' in body && /status|state|phase|done/i.test(Object.keys(body).join(' '))) {
+    named.push({ location: { in: 'body', pointer: '/id' }, value: (body as Record<string, unknown>)['id'] });
   }
-  for (const h of ['location', 'operation-location', 'content-location', 'azure-asyncoperation']) {
-    const v = ex.response?.headers[h];
-    const m = v ? TASK_PATH.exec(v) : null;
-    if (m) out.push({ location: { in: 'header', name: h }, value: decodeURIComponent(m[1]!) });
+  const headers: Candidate[] = [];
+  const all = ex.response?.headers ?? {};
+  const known = ['location', 'operation-location', 'content-location', 'azure-asyncoperation'];
+  for (const h of [...known, ...Object.keys(all).filter((h) => !known.includes(h)).sort()]) {
+    const v = all[h];
+    if (!v) continue;
+    if (TASK_PATH.test(v)) headers.push({ location: { in: 'header', name: h }, value: taskIdIn(v) });
+    // A header named after the task that holds a bare id (X-Task-Id).
+    else if (TASK_WORDS.test(h) && ID_LIKE.test(v.trim())) headers.push({ location: { in: 'header', name: h }, value: v.trim() });
   }
-  return out;
+  // Id-like fields first among the rest: "action_id" before a name or an image.
+  other.sort((a, b) => Number(/id$/i.test(describeLocation(b.location))) - Number(/id$/i.test(describeLocation(a.location))));
+  return [...named, ...headers, ...linked, ...other.slice(0, MAX_FALLBACK)];
 }
 
 const SUCCESS_WORDS = new Set(['succeeded', 'success', 'successful', 'completed', 'complete', 'done', 'finished', 'ok']);
@@ -148,11 +173,11 @@ export interface TotalCandidate {
   value: number;
 }
 
-/** Integer fields whose name says "total" or "count", up to two levels deep: where the list's total may sit. */
+/** Integer fields whose name says "total" or "count", up to three levels deep: where the list's total may sit. */
 export function totalCandidates(body: unknown): TotalCandidate[] {
   const out: TotalCandidate[] = [];
   const visit = (obj: unknown, pointer: string, depth: number) => {
-    if (!obj || typeof obj !== 'object' || Array.isArray(obj) || depth > 1) return;
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj) || depth > 2) return;
     for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
       if (typeof v === 'number' && Number.isInteger(v) && /total|count/i.test(k)) out.push({ pointer: `${pointer}/${k}`, value: v });
       else if (v && typeof v === 'object' && !Array.isArray(v)) visit(v, `${pointer}/${k}`, depth + 1);
@@ -162,3 +187,27 @@ export function totalCandidates(body: unknown): TotalCandidate[] {
   // Prefer names that say total over names that say count (count may be the page's count).
   return out.sort((a, b) => Number(/total/i.test(b.pointer)) - Number(/total/i.test(a.pointer)));
 }
+
+/** Response headers that carry a list's total count by common convention. */
+const TOTAL_HEADERS = ['x-total-count', 'x-total', 'total-count', 'x-total-items', 'x-pagination-total-count'];
+const HEADER_POINTER = 'header:';
+
+/** Where a list response's total may sit: body fields (totalCandidates), then a total-count header ("header:x-total-count"). */
+export function totalCandidatesOf(ex: Exchange): TotalCandidate[] {
+  const out = totalCandidates(ex.response?.json);
+  for (const h of TOTAL_HEADERS) {
+    const v = ex.response?.headers[h];
+    if (v !== undefined && /^\s*\d+\s*$/.test(v)) out.push({ pointer: HEADER_POINTER + h, value: Number(v) });
+  }
+  return out;
+}
+
+/** Reads a total at a body pointer or at a "header:name" from totalCandidatesOf. */
+export function readTotal(ex: Exchange, pointer: string): unknown {
+  if (!pointer.startsWith(HEADER_POINTER)) return readPointer(ex.response?.json, pointer);
+  const v = ex.response?.headers[pointer.slice(HEADER_POINTER.length)];
+  return v !== undefined && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
+}
+
+/** True when a total pointer names a header rather than a body field. */
+export const isHeaderTotal = (pointer: string): boolean => pointer.startsWith(HEADER_POINTER);

@@ -175,9 +175,11 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
   const firstAnswer = await spec.send(t1);
   const served = spec.baseline ?? ((ex: Exchange) => isSuccess(ex));
   const baselineStatus = firstAnswer.response?.status;
+  // A 401 is the token refused (it expired mid-burst on a fast clock), not the limit: neither served nor limited.
+  const limited = (ex: Exchange) => is4xx(ex) && ex.response!.status !== 401;
   const cls: Classifier = spec.baseline
-    ? { accepted: (ex) => ex.response?.status === baselineStatus, rejected: (ex) => is4xx(ex) && ex.response!.status !== baselineStatus }
-    : { accepted: isSuccess, rejected: is4xx };
+    ? { accepted: (ex) => ex.response?.status === baselineStatus, rejected: (ex) => limited(ex) && ex.response!.status !== baselineStatus }
+    : { accepted: isSuccess, rejected: limited };
   if (!served(firstAnswer)) {
     return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: `the first ${spec.what.replace(/s$/, '')} answered ${statusText(firstAnswer)}` }, bursts: [] };
   }

@@ -53,6 +53,7 @@ export const tamperedToken: Check = {
     }
     // A token with most of its life ahead, so an altered copy is refused for its alteration and never for its age.
     const { token: genuine } = await ctx.tokens.issue('primary', ctx.checkId);
+    ctx.observe('tokenFormat', genuine.split('.').length === 3 ? 'three dot-separated parts (JWT-like)' : 'opaque');
     const sent: Array<{ name: string; ex: Exchange }> = [];
     for (const v of tamperedVariants(genuine)) {
       ctx.registerSecret(v.value, 'altered token');

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { baseSchemaViolations, describe, isSuccess, pathOf } from '../support.ts';
+import { baseSchemaViolations, describe, fromLog, isSuccess, pathOf } from '../support.ts';
 
 /** Every successful token exchange of the run answers token, expires_in = 3600, organization and role. */
 export const tokenShape: Check = {
@@ -20,6 +20,11 @@ export const tokenShape: Check = {
         { violations: bad.map((b) => ({ exchange: describe(b.ex), errors: b.errors })) },
       );
     }
+    const ok = fromLog(ctx, (ex) => ex.request.method === 'POST' && pathOf(ex) === '/v1/auth/tokens' && isSuccess(ex));
+    ctx.observe('tokenResponse', {
+      statuses: [...new Set(ok.map((ex) => ex.response!.status))].sort(),
+      extraFields: [...new Set(ok.flatMap((ex) => Object.keys((ex.response!.json as object | undefined) ?? {})))].filter((k) => !['token', 'expires_in', 'organization', 'role'].includes(k)).sort(),
+    });
     return pass(`${checked} token responses carry token, expires_in = 3600, organization and role`);
   },
 };

@@ -37,6 +37,7 @@ export const jsonResponses: Check = {
         violations: bad.slice(0, 10).map((b) => `${describe(b.ex)}: ${b.problem}`),
       });
     }
+    ctx.observe('jsonMediaTypes', [...new Set(all.map((ex) => ex.response!.headers['content-type']).filter((t) => t && JSON_TYPE.test(t)))].sort());
     return pass(`all ${all.length} responses are JSON`);
   },
 };

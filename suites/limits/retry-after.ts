@@ -35,6 +35,11 @@ export const retryAfter: Check = {
       }
       if (realRight) ctx.observe(`retryAfterUnit.${p!.what}`, 'real seconds');
     }
+    const headers = probes.map((p) => p!.firstRejection!.response!.headers);
+    const ra = headers.find((h) => h['retry-after'] !== undefined)?.['retry-after'];
+    if (ra !== undefined) ctx.observe('retryAfterFormat', /^\s*\d+\s*$/.test(ra) ? 'delta-seconds' : 'HTTP date');
+    const rateHeaders = [...new Set(headers.flatMap((h) => Object.keys(h).filter((k) => /^(x-)?ratelimit-/i.test(k))))].sort();
+    if (rateHeaders.length) ctx.observe('rateLimitHeaders', rateHeaders);
     if (problems.length) return fail(problems.map((x) => x[0]).join('; '), problems.map((x) => x[1]));
     const checked = probes.filter((p) => p!.reset?.afterRetryAfter && !p!.reset.afterWindow).length;
     return pass(`rejections are 429 with Retry-After${checked ? `, and it was right for ${checked} probes` : ' (accuracy is checked with --profile full)'}`);

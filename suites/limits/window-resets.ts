@@ -17,11 +17,10 @@ export const windowResets: Check = {
     const probes = [ctx.limits?.token, ctx.limits?.read, ctx.limits?.write].filter((p) => p?.reset);
     if (probes.length === 0) return skip('no budget was spent during the probes', 'the limit probes must meet a rejection (see limits.read-limit)');
     const served = (p: (typeof probes)[number], ex: Exchange) => (p === ctx.limits?.write ? ex.response?.status !== p!.firstRejection!.response?.status : isSuccess(ex));
-    const stuck = probes.filter((p) => {
-      const last = p!.reset!.afterWindow ?? p!.reset!.afterRetryAfter!;
-      return !served(p, last);
-    });
-    if (stuck.length) return fail(`still refused a whole window after the rejection: ${stuck.map((p) => p!.what).join(', ')}`, stuck.map((p) => (p!.reset!.afterWindow ?? p!.reset!.afterRetryAfter)!));
+    // The last request of the reset observation: after a window, or after Retry-After read as real or target seconds.
+    const lastOf = (p: (typeof probes)[number]) => (p!.reset!.afterWindow ?? p!.reset!.afterRetryAfterReal ?? p!.reset!.afterRetryAfter)!;
+    const stuck = probes.filter((p) => !served(p, lastOf(p)));
+    if (stuck.length) return fail(`still refused a whole window after the rejection: ${stuck.map((p) => p!.what).join(', ')}`, stuck.map(lastOf));
     const byRetryAfter = probes.filter((p) => p!.reset!.afterRetryAfter && !p!.reset!.afterWindow).length;
     ctx.observe('windowReset', { probes: probes.length, servedAtRetryAfter: byRetryAfter });
     return pass(`every spent budget came back (${probes.map((p) => p!.what).join(', ')}); ${byRetryAfter} of them as soon as Retry-After said`);

@@ -3,7 +3,8 @@ import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail } from '../../src/engine/check.ts';
 import { fromLog, describe } from '../support.ts';
 
-const LOOKS_LIKE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
+/** A whole value that reads as a date and time (free text that merely starts with one, a VM name, is not a timestamp). */
+const LOOKS_LIKE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}([.,]\d+)?)?\s*(Z|z|UTC|GMT|[+-]\d{2}(:?\d{2})?)?$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]00:?00)$/;
 const TIME_KEY = /(_at|At|_time|Time|timestamp|Timestamp)$/;
 // A number under a name that says "at" or "timestamp" is a point in time (epoch seconds or ms), not a duration ("_time" may be one).
@@ -19,7 +20,8 @@ function timestamps(ex: Exchange): Found[] {
   const out: Found[] = [];
   const visit = (v: unknown, pointer: string, key: string, depth: number) => {
     if (depth > 6) return;
-    if (typeof v === 'string' && (LOOKS_LIKE_TIME.test(v) || TIME_KEY.test(key))) out.push({ ex, pointer, value: v });
+    // Under a time-named key, any value with a digit is a timestamp of some form; a word ("never") is not one.
+    if (typeof v === 'string' && (LOOKS_LIKE_TIME.test(v) || (TIME_KEY.test(key) && /\d/.test(v)))) out.push({ ex, pointer, value: v });
     else if (typeof v === 'number' && INSTANT_KEY.test(key)) out.push({ ex, pointer, value: v });
     else if (Array.isArray(v)) v.slice(0, 200).forEach((x, i) => visit(x, `${pointer}/${i}`, key, depth + 1));
     else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) visit(x, `${pointer}/${k}`, k, depth + 1);
@@ -46,6 +48,8 @@ export const timestampsUtc: Check = {
         examples: bad.slice(0, 10).map((b) => `${b.pointer} = ${b.value}`),
       });
     }
+    // The notation, digits aside: fractions and how UTC is written.
+    ctx.observe('timestampNotation', [...new Set(found.map((f) => String(f.value).replace(/\d/g, '9')))].sort());
     return pass(`all ${found.length} timestamps are UTC ISO-8601`);
   },
 };

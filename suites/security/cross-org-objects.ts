@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import { pass, fail, skip, warn } from '../../src/engine/check.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /**
@@ -13,7 +13,10 @@ export const crossOrgObjects: Check = {
   group: 'security',
   clauses: ['AUTH-TOKEN-ORGANIZATION', 'KEY-INHERITS-ROLE'],
   level: 'must',
-  why: { must: "the seed says a token names its key's organization and a key has its owner's permissions only" },
+  why: {
+    must: "the seed says a token names its key's organization and a key has its owner's permissions only: no access, no listing",
+    should: "what a refusal may say is not shown: not naming another organization's objects is security convention (OWASP API1)",
+  },
   title: "Another organization's key cannot reach this organization's VMs, tasks or backups",
   async run(ctx) {
     if (!ctx.tokens.has('second')) return skip('needs --api-key-b (a key of a second organization)', '--api-key-b KEY (a key of a second organization)');
@@ -35,11 +38,11 @@ export const crossOrgObjects: Check = {
       for (const r of reached) if (r.ex.request.method === 'POST') ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-b on VM ${vmId}` }, r.ex);
       return fail(`--api-key-b reached the first organization's ${reached.map((r) => r.what).join(', ')}: ${reached.map((r) => describe(r.ex)).join('; ')}`, reached.map((r) => r.ex));
     }
-    const leaking = probes.filter((p) => p.ex.response?.body.includes(vm.name));
-    if (leaking.length) return fail(`a refusal to --api-key-b names the first organization's VM (${vm.name})`, leaking.map((p) => p.ex));
     const walk = await ctx.fixtures.walkAs('second', 100);
     const shown = walk.items.filter((v) => v['id'] === vmId || v['name'] === vm.name);
     if (shown.length) return fail(`--api-key-b's VM list shows the first organization's VM ${vm.name}`, walk.pages.slice(0, 1));
+    const leaking = probes.filter((p) => p.ex.response?.body.includes(vm.name));
+    if (leaking.length) return warn(`a refusal to --api-key-b names the first organization's VM (${vm.name})`, leaking.map((p) => p.ex));
     return pass(`--api-key-b was refused ${probes.map((p) => `${p.what} (${p.ex.response?.status})`).join(', ')}, and its list of ${walk.items.length} VMs does not show it`);
   },
 };

@@ -3,7 +3,7 @@ import { pass, fail, skip } from '../../src/engine/check.ts';
 import { describe, isSuccess } from '../support.ts';
 
 // States that plainly mean "not finished yet": a task stuck in one of them past the timeout has not completed.
-const NOT_FINISHED = /^(queued|pending|running|in[_ -]?progress|processing|started|starting|creating|provisioning|waiting|new|accepted|scheduled|submitted)$/i;
+export const NOT_FINISHED = /^(queued|pending|running|in[_ -]?progress|processing|started|starting|creating|provisioning|waiting|new|accepted|scheduled|submitted)$/i;
 
 /** Polling GET /v1/tasks/{id} reaches completion. */
 export const reachesTerminal: Check = {

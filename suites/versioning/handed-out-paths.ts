@@ -6,6 +6,8 @@ import { fromLog, describe } from '../support.ts';
 const RESOURCE = /^\/(v\d+\/)?(vms|tasks|backups|auth)(\/|$)/;
 const LINK_HEADERS = ['location', 'content-location', 'operation-location', 'link'];
 const LINK_KEY = /^(href|url|uri|link|links|location|next|prev|previous|self|first|last|.*_(url|uri|href))$/i;
+/** Link relations that point at another version of the API by design (RFC 5829, RFC 9745, RFC 8594): not v1 paths. */
+const OTHER_VERSION_RELS = /\brel\s*=\s*"?[^"]*\b(successor-version|latest-version|predecessor-version|deprecation|sunset)\b/i;
 
 /** API paths the target hands out (headers and path-like strings in bodies), made relative to the target. */
 function handedOut(ex: Exchange, origin: string): string[] {
@@ -26,7 +28,9 @@ function handedOut(ex: Exchange, origin: string): string[] {
     }
   };
   for (const h of LINK_HEADERS) {
-    const v = ex.response?.headers[h];
+    let v = ex.response?.headers[h];
+    // A Link to the successor version (announced deprecation) names a later version's path on purpose.
+    if (v && h === 'link') v = v.split(/,(?=\s*<)/).filter((link) => !OTHER_VERSION_RELS.test(link)).join(',');
     if (v) consider(v);
   }
   // Only fields that are links by name: other strings may echo what a client sent (an audit entry's path).

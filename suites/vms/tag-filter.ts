@@ -2,7 +2,7 @@ import type { Check, Finding } from '../../src/engine/check.ts';
 import type { CheckContext } from '../../src/engine/context.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { judge, finding, fail, skip } from '../../src/engine/check.ts';
-import { readPointer, totalCandidates } from '../../src/engine/discover.ts';
+import { readTotal, totalCandidatesOf } from '../../src/engine/discover.ts';
 import { vmsOf, type ListWalk } from '../../src/engine/fixtures.ts';
 import { describe, isSuccess } from '../support.ts';
 
@@ -63,6 +63,9 @@ export const tagFilter: Check = {
     const all = await ctx.fixtures.walk(100);
     const vm = await ctx.fixtures.vm().catch(() => undefined);
     const probe = chooseProbe(ctx, all, vm);
+    const shapeOf = (t: unknown) => (Array.isArray(t) ? (t.some((x) => typeof x === 'string') ? '"key:value" strings' : '{key, value} objects') : 'a map');
+    const tagged = all.items.find((v) => (tagsOf(v)?.length ?? 0) > 0);
+    if (tagged) ctx.observe('tagShape', shapeOf(tagged['tags']));
     if (!probe) {
       ctx.observe('tagsVisible', false);
       return skip(
@@ -74,6 +77,7 @@ export const tagFilter: Check = {
     // A small page size, so the filter is also walked across pages.
     const filtered = await ctx.fixtures.walk(20, { tag: `${key}:${value}` });
     const evidence: Exchange[] = [none, ...filtered.pages.slice(0, 2)];
+    if (filtered.capped) return skip(`tag=${key}:${value} matches more VMs than a bounded walk covers (${filtered.stoppedBecause})`, 'an organization where a tag matches fewer VMs');
     if (!filtered.complete) return fail(`walking tag=${key}:${value} failed: ${filtered.stoppedBecause}`, filtered.pages.slice(-1));
     const findings: Finding[] = [];
     const names = filtered.items.map((v) => String(v['name']));
@@ -94,11 +98,11 @@ export const tagFilter: Check = {
       }
     }
     // The total under a filter counts what the filter matches (the total field as pagination.total found or declared it).
-    const pointer = ctx.declarations.totalField ? '/' + ctx.declarations.totalField.replace(/\./g, '/') : (ctx.observations['totalField'] as string | undefined) ?? totalCandidates(all.pages[0]?.response?.json).find((c) => c.value === all.items.length)?.pointer;
+    const pointer = ctx.declarations.totalField ? '/' + ctx.declarations.totalField.replace(/\./g, '/') : (ctx.observations['totalField'] as string | undefined) ?? (all.pages[0] && totalCandidatesOf(all.pages[0]).find((c) => c.value === all.items.length)?.pointer);
     let totalNote = '';
     if (pointer) {
       const distinct = new Set(filtered.items.map((v) => JSON.stringify(v['id']))).size;
-      const totals = filtered.pages.filter((p) => vmsOf(p).length > 0).map((p) => readPointer(p.response?.json, pointer));
+      const totals = filtered.pages.filter((p) => vmsOf(p).length > 0).map((p) => readTotal(p, pointer));
       const off = totals.find((t) => t !== distinct);
       if (off !== undefined) findings.push(finding('must', `under tag=${key}:${value} the total ${pointer} says ${String(off)} but the filter returns ${distinct} VMs`, filtered.pages.slice(0, 1), { totals, distinct }));
       else totalNote = `, total ${pointer} = ${distinct} on every page`;

@@ -1110,6 +1110,31 @@ const faultCases: FaultCase[] = [
     faulty: 200,
   },
   {
+    name: 'paging-not-integer-ignored',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const q = async (query: string) => {
+        const r = await call(s, 'GET', `/v1/vms?${query}`, { token: t });
+        return r.status === 200 ? r.body.vms.length : r.status;
+      };
+      return [await q('per_page=abc'), await q('per_page=1.5'), await q('page=abc&per_page=3'), await q('per_page=2'), await q('per_page=101')];
+    },
+    clean: [400, 400, 400, 2, 400],
+    faulty: [20, 20, 3, 2, 400],
+  },
+  {
+    name: 'cross-org-refusal-names-vm',
+    probe: async (s) => {
+      const a = await tokenFor(s);
+      const created = await createVm(s, a);
+      const b = await tokenFor(s, s.apiKeyB);
+      const r = await call(s, 'POST', `/v1/vms/${created.body.vm_id}/backups`, { token: b, json: { description: 'x' } });
+      return [r.status, r.text.includes('test-vm')];
+    },
+    clean: [404, false],
+    faulty: [404, true],
+  },
+  {
     name: 'readonly-401',
     probe: async (s) => (await createVm(s, await tokenFor(s, s.apiKeyReadonly))).status,
     clean: 403,
