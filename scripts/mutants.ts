@@ -2,7 +2,8 @@
 // against every fault of the reference catalogue (fixtures/reference/faults.ts), each run exactly as
 // test/suite/faults.test.ts runs it (test/fault-runs.ts), each in a child process of its own, a few at a time.
 // Prints the matrix fault × checks that caught it, the kill rates (MUST and SHOULD apart; declared counts with must),
-// the checks no fault ever fails, and exits non-zero unless:
+// the kills per clause of the fault model (spec/clauses.yaml faults:), the checks no fault ever fails, and exits
+// non-zero unless:
 //   - the clean reference gets no failure and no warning, in every run configuration the faults use;
 //   - every must or declared fault is killed (its run's verdict is nonconformant);
 //   - every should fault is warned (its run has a warning);
@@ -19,6 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { FAULTS, type FaultDef } from '../fixtures/reference/faults.ts';
 import { runFor, RANDOM_PHASE } from '../test/fault-runs.ts';
 import { TEST_TIME_SCALE, type ReferenceRun } from '../test/helpers.ts';
+import { loadClauses } from '../src/spec/clauses.ts';
+import { S3_FAULTS } from '../fixtures/s3/faults.ts';
 
 const RESULT = '@@mutants-result ';
 
@@ -170,13 +173,44 @@ const rate = (rows: typeof matrix) => `${rows.filter((r) => r.killed).length}/${
 const mustRows = matrix.filter((r) => r.level !== 'should');
 const shouldRows = matrix.filter((r) => r.level === 'should');
 console.log(`\nkill rate: MUST (must + declared) ${rate(mustRows)} killed (verdict nonconformant); SHOULD ${rate(shouldRows)} warned`);
+// ---- kills per clause of the fault model ---------------------------------------------------------------------------
+console.log('\n== kills per clause (fault model, spec/clauses.yaml) ==  (killed/modelled; s3: faults tested in test/s3; dimensions of the model)');
+const { clauses, unshown } = await loadClauses();
+const killedBy = new Map(matrix.map((r) => [r.fault, r.killed]));
+const s3Names = new Set(S3_FAULTS.map((f) => f.name));
+const perClause: Array<{ clause: string; must: boolean; modelled: number; run: number; killed: number; s3: number; dimensions: Record<string, number> }> = [];
+for (const c of [...clauses.map((c) => ({ ...c, must: c.checkable !== false && !c.deferred })), ...unshown.map((u) => ({ ...u, must: false }))]) {
+  const entries = c.faults ?? [];
+  if (entries.length === 0) continue;
+  const names = [...new Set(entries.map((e) => e.fault))];
+  const run = names.filter((n) => killedBy.has(n));
+  const killed = run.filter((n) => killedBy.get(n));
+  const s3 = names.filter((n) => s3Names.has(n)).length;
+  const dimensions: Record<string, number> = {};
+  for (const e of entries) dimensions[e.dimension] = (dimensions[e.dimension] ?? 0) + 1;
+  perClause.push({ clause: c.id, must: c.must, modelled: names.length, run: run.length, killed: killed.length, s3, dimensions });
+  const survivors = run.filter((n) => !killedBy.get(n));
+  const count = s3 === names.length ? `s3 ${s3}` : `${killed.length}/${run.length}${run.length < names.length - s3 ? ` (${names.length - s3 - run.length} not run)` : ''}${s3 ? ` + s3 ${s3}` : ''}`;
+  const dims = Object.entries(dimensions).map(([d, n]) => `${d} ${n}`).join(', ');
+  console.log(`${survivors.length ? 'SURVIVED' : '        '} ${c.id.padEnd(26)} ${c.must ? 'MUST    ' : 'unshown '} ${count.padEnd(22)} ${dims}${survivors.length ? `  survived: ${survivors.join(', ')}` : ''}`);
+}
+const modelEntries = [...clauses, ...unshown].reduce((n, c) => n + (c.faults?.length ?? 0), 0);
+const modelled = new Set([...clauses, ...unshown].flatMap((c) => (c.faults ?? []).map((e) => e.fault)));
+const modelledRun = [...modelled].filter((n) => killedBy.has(n));
+const mustClauses = perClause.filter((c) => c.must);
+console.log(
+  `fault model: ${modelEntries} entries over ${perClause.length} clauses and unshown items (${mustClauses.length} MUST clauses), ${modelled.size} distinct faults ` +
+    `(${[...modelled].filter((n) => s3Names.has(n)).length} of them S3, tested in test/s3); killed here ${modelledRun.filter((n) => killedBy.get(n)).length}/${modelledRun.length}` +
+    `${modelledRun.length ? ` (${((100 * modelledRun.filter((n) => killedBy.get(n)).length) / modelledRun.length).toFixed(0)}%)` : ''}; MUST clauses with every modelled fault killed: ${mustClauses.filter((c) => c.run > 0 && c.killed === c.run).length}/${mustClauses.filter((c) => c.run > 0).length}`,
+);
+
 const allChecks = [...new Set(results.flatMap((x) => x.result.checks.map((c) => c.id)))];
 const everFailed = new Set(matrix.flatMap((r) => r.caughtBy.map((c) => c.id)));
 const neverFailed = allChecks.filter((id) => !everFailed.has(id));
 console.log(`checks no fault ever fails or warns (${neverFailed.length} of ${allChecks.length}): ${neverFailed.join(', ') || 'none'}`);
 console.log(`\nwall time: ${wallSeconds.toFixed(1)} s for ${jobs.length} runs, ${CONCURRENCY} at a time`);
 
-if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ wallSeconds, concurrency: CONCURRENCY, repeat: REPEAT, clean: [...cleanConfigs.values()].map(describeRun), matrix, neverFailed, problems }, null, 2) + '\n');
+if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ wallSeconds, concurrency: CONCURRENCY, repeat: REPEAT, clean: [...cleanConfigs.values()].map(describeRun), matrix, perClause, neverFailed, problems }, null, 2) + '\n');
 
 if (problems.length) {
   console.log(`\nGATE FAILED (${problems.length}):`);

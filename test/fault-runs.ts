@@ -21,13 +21,16 @@ export const RANDOM_PHASE = ['vms.create-fuzz', 'vms.create-declared-valid', 'vm
 /** The API groups without the probes; the S3 group has its own faults and tests (test/s3). */
 export const ALL_BUT_LIMITS = [...new Set(allChecks.map((c) => c.group))].filter((g) => g !== 'limits' && g !== 's3');
 
+/** Faults that bite only in operations the seed does not show, though their check runs without an overlay too. */
+const BITES_IN_DECLARED = new Set(['readonly-can-restore', 'readonly-can-register-webhook', 'cross-org-vm-readable']);
+
 /** Faults whose check observes only through operations the seed does not show (declared in the overlay). */
 export function needsOverlay(fault: FaultDef): boolean {
-  return fault.level === 'declared' || ['webhooks', 'alarms', 'audit'].includes(fault.check.split('.')[0]!) || fault.check === 'backups.restore-task' || fault.check === 'security.revoked-key';
+  return fault.level === 'declared' || ['webhooks', 'alarms', 'audit'].includes(fault.check.split('.')[0]!) || fault.check === 'backups.restore-task' || fault.check === 'security.revoked-key' || BITES_IN_DECLARED.has(fault.name);
 }
 
 /** Faults a quick run cannot tell from a window boundary (or that need a window to pass): judged in the full profile. */
-export const NEEDS_FULL = new Set(['token-limit-11', 'token-limit-missing', 'window-never-resets']);
+export const NEEDS_FULL = new Set(['token-limit-11', 'token-limit-missing', 'window-never-resets', 'window-120s']);
 
 /**
  * How each fault is run. The limit probes need a window they can fill (real minutes at scale 1, 6 s at scale 10),

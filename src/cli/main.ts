@@ -65,7 +65,9 @@ reference options:
 
 exit codes: 0 conformant (overlay check: valid), 1 nonconformant, 2 could not run, or overlay check found problems
   (the reason on stderr; --report json says what the target did, verdict error), 3 incomplete (a check could not
-  run, or with --profile certify / --require-complete a MUST clause was not verified)`;
+  run, or with --profile certify / --require-complete a MUST clause was not verified)
+
+every option in detail: docs/options.md; the rest of the documentation: docs/README.md`;
 
 export function toolInfo(): ToolInfo {
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { name: string; version: string };

@@ -8,6 +8,7 @@ import { isSuccess, statusText } from './exchange.ts';
 import type { Ledger } from './ledger.ts';
 import { burst, judgeLimit, type Burst, type Classifier, type LimitVerdict } from './probes.ts';
 import { parseRetryAfter } from './retry-after.ts';
+import { observeCrossCharge, type CrossObservation, type CrossSkipped } from './cross-budget.ts';
 
 export const LIMITS = { read: 300, write: 60, token: 10 } as const;
 const WINDOW_SECONDS = 60;
@@ -34,6 +35,10 @@ export interface LimitProbe {
   firstRejection?: Exchange;
   /** A request on another token (reads, writes) or key (issuance) right after this budget was spent. */
   scope?: Exchange;
+  /** Issuance: an exchange of the read-only key (another key, perhaps of the same organization) right after. */
+  scopeReadonly?: Exchange;
+  /** Reads, writes: the other class sent on the token whose budget was spent (cross-budget.ts), or why not. */
+  cross?: CrossObservation | CrossSkipped;
   reset?: ResetObservation;
   note?: string;
 }
@@ -136,6 +141,7 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   }
   const probe: LimitProbe = { limit: LIMITS.token, what: 'token issuances', verdict, bursts, firstRejection: firstRejection(bursts), note };
   if (probe.firstRejection && d.tokens.has('second')) probe.scope = await d.tokens.exchange(d.config.keys.second!, 'limits.key-scope');
+  if (probe.firstRejection && d.tokens.has('readonly')) probe.scopeReadonly = await d.tokens.exchange(d.config.keys.readonly!, 'limits.key-scope');
   return probe;
 }
 
@@ -204,6 +210,9 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
   const probe: LimitProbe = { limit: spec.limit, what: spec.what, verdict, bursts, firstRejection: firstRejection(bursts) };
   if (probe.firstRejection) {
     probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, scopeLane));
+    // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
+    const spentBy = bursts[0]!.rejections[0];
+    if (spentBy && cls.accepted(probe.scope)) probe.cross = await turns.run(() => observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy));
     if (waitsLong(d.config)) probe.reset = await observeReset(d, spec.what, probe.firstRejection, () => spec.send(held), cls.accepted);
   }
   return probe;

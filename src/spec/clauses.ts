@@ -32,7 +32,11 @@ export interface UnshownItem {
   id: string;
   section: string;
   text: string;
+  /** Declared and should-level faults that concern the item (the seed leaves it open, so none is a MUST). */
+  faults?: FaultModelEntry[];
 }
+
+export const FAULT_DIMENSIONS: ReadonlyArray<FaultModelEntry['dimension']> = ['subject', 'object', 'time', 'scope', 'value', 'state', 'completeness'];
 
 export interface ClauseList {
   seed: string;

@@ -1,5 +1,5 @@
 // Renders the vocabulary (src/spec/vocabulary.ts) as the reference section of spec/README.md. `npm run vocabulary`
-// writes it between the markers; test/spec/vocabulary.test.ts fails when the README and the vocabulary disagree.
+// writes it between the markers; test/spec/vocabulary.test.ts fails when spec/README.md and the vocabulary disagree.
 import { stringify } from 'yaml';
 import { TERMS, ERROR_CASES, type Term } from './vocabulary.ts';
 
@@ -56,7 +56,7 @@ export function renderVocabulary(): string {
   return out.join('\n');
 }
 
-/** The README with its generated section replaced. */
+/** spec/README.md's text with its generated section replaced. */
 export function withVocabulary(readme: string): string {
   const start = readme.indexOf(START_MARKER);
   const end = readme.indexOf(END_MARKER);

@@ -3,7 +3,10 @@ import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/check.ts';
 import { wasAccepted, describe, absentId, observeErrorCase } from '../support.ts';
 
-/** Every operation but token issuance refuses a request that carries no Authorization header. */
+/**
+ * Every operation but token issuance refuses a request that carries no Authorization header, on objects that do not
+ * exist and on the run's own that do (its VM's task, a backup of its VM), and on the list.
+ */
 export const bearerRequired: Check = {
   id: 'auth.bearer-required',
   group: 'auth',
@@ -29,16 +32,37 @@ export const bearerRequired: Check = {
       sent.push(await ctx.call({ as: 'anonymous', method: 'POST', path: `/v1/vms/${absentId(ctx, 'vm')}/backups`, json: { description: 'conformance' } }));
       sent.push(await ctx.call({ as: 'anonymous', method: 'POST', path: '/v1/vms', json: createBody }));
     }
+    // Objects that exist, too: a target that looks the object up before it asks for credentials refuses only absent ones.
+    const notTried: string[] = [];
+    try {
+      const task = await ctx.fixtures.vmTask();
+      sent.push(await ctx.call({ as: 'anonymous', method: 'GET', path: `/v1/tasks/${encodeURIComponent(task.id)}` }));
+    } catch (err) {
+      if (!(err instanceof Unavailable)) throw err;
+      notTried.push(`the run's task (${err.message})`);
+    }
+    if (!ctx.config.readOnly) {
+      try {
+        const vmId = await ctx.fixtures.createdVmId();
+        sent.push(await ctx.call({ as: 'anonymous', method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: 'conformance: no token' } }));
+      } catch (err) {
+        if (!(err instanceof Unavailable)) throw err;
+        notTried.push(`a backup of the run's VM (${err.message})`);
+      }
+    }
     const accepted = sent.filter(wasAccepted);
     for (const ex of accepted) {
       if (ex.request.method === 'POST' && new URL(ex.request.url).pathname === '/v1/vms') {
-        ctx.ledger.record({ kind: 'vm', name: String(createBody['name']), createdBy: ctx.checkId });
+        ctx.ledger.record({ kind: 'vm', name: String(createBody['name']), createdBy: ctx.checkId }, ex);
+      } else if (ex.request.method === 'POST') {
+        ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: 'started without a token' }, ex);
       }
     }
     if (accepted.length) {
       return fail(`served without a token: ${accepted.map(describe).join('; ')}`, accepted);
     }
     observeErrorCase(ctx, 'unauthenticated', sent[0]!);
-    return pass(`all ${sent.length} requests without a token were refused`, [], { statuses: sent.map(describe) });
+    const untried = notTried.length ? `; not tried on ${notTried.join(' nor on ')}` : '';
+    return pass(`all ${sent.length} requests without a token were refused, on objects that exist and on objects that do not${untried}`, [], { statuses: sent.map(describe) });
   },
 };

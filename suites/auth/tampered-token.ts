@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import { pass, fail, Unavailable } from '../../src/engine/check.ts';
 import { wasAccepted, describe } from '../support.ts';
 
 const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
@@ -42,17 +42,27 @@ export const tamperedToken: Check = {
   why: { must: "the seed says the token is a signed credential" },
   title: 'A token whose payload or signature was altered is refused',
   async run(ctx) {
-    const genuine = await ctx.tokens.get('primary', ctx.checkId);
+    // The list, and an object that exists (the run's task): a route that only decodes the token serves what it finds.
+    const paths = ['/v1/vms'];
+    let untried = '';
+    try {
+      paths.push(`/v1/tasks/${encodeURIComponent((await ctx.fixtures.vmTask()).id)}`);
+    } catch (err) {
+      if (!(err instanceof Unavailable)) throw err;
+      untried = `; not tried on the run's task (${err.message})`;
+    }
+    // A token with most of its life ahead, so an altered copy is refused for its alteration and never for its age.
+    const { token: genuine } = await ctx.tokens.issue('primary', ctx.checkId);
     ctx.observe('tokenFormat', genuine.split('.').length === 3 ? 'three dot-separated parts (JWT-like)' : 'opaque');
     const sent: Array<{ name: string; ex: Exchange }> = [];
     for (const v of tamperedVariants(genuine)) {
       ctx.registerSecret(v.value, 'altered token');
-      sent.push({ name: v.name, ex: await ctx.call({ bearer: v.value, method: 'GET', path: '/v1/vms' }) });
+      for (const path of paths) sent.push({ name: v.name, ex: await ctx.call({ bearer: v.value, method: 'GET', path }) });
     }
     const accepted = sent.filter((s) => wasAccepted(s.ex));
     if (accepted.length) {
       return fail(`accepted altered tokens: ${accepted.map((a) => `${a.name} (${describe(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
     }
-    return pass(`all ${sent.length} altered tokens were refused (${sent.map((s) => s.name).join(', ')})`);
+    return pass(`all ${sent.length} requests with altered tokens were refused (${[...new Set(sent.map((s) => s.name))].join(', ')}) on ${paths.length === 1 ? 'the list' : "the list and the run's task"}${untried}`);
   },
 };

@@ -5,14 +5,14 @@ import { wasAccepted, describe, observeErrorCase } from '../support.ts';
 
 const LIFETIME_SECONDS = 3600;
 
-/** A token older than its lifetime is refused, and a new token from the same key works. */
+/** A token is accepted until just before its lifetime ends, refused once it is older, and a new token from the same key works. */
 export const tokenExpiry: Check = {
   id: 'auth.token-expiry',
   group: 'auth',
   clauses: ['AUTH-TOKEN-EXPIRY', 'AUTH-TOKEN-TTL'],
   level: 'must',
   why: { must: "the seed states a one-hour lifetime after which a token is no longer valid" },
-  title: 'A token older than 3600 seconds is refused; a new one must be requested',
+  title: 'A token is valid until 3600 seconds and refused after; a new one must be requested',
   async run(ctx) {
     if (ctx.config.expiredToken) {
       // A token the user vouches is past its lifetime: judged at once, no waiting.
@@ -26,16 +26,29 @@ export const tokenExpiry: Check = {
     if (ctx.config.profile === 'quick' && realWait > QUICK_MAX_WAIT_SECONDS) {
       return skip(`needs --profile full: it waits out the token lifetime (${Math.ceil(realWait)} s at time scale ${ctx.config.timeScale})`, '--profile full (or certify), or --expired-token TOKEN');
     }
-    const { token } = await ctx.tokens.issue('primary', ctx.checkId);
+    const { token, exchange: issued } = await ctx.tokens.issue('primary', ctx.checkId);
     const fresh = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (!wasAccepted(fresh)) return skip(`a fresh token was not accepted (${describe(fresh)}); cannot tell expiry apart`, 'a token the target accepts (see auth.token-shape)');
-    await ctx.sleepTarget(LIFETIME_SECONDS + 2, 'the token lifetime to pass (3600 s and 2 more, target time)');
+    // Target-seconds since the token was asked for (the earliest it can have been issued) and since it arrived.
+    const requestedAt = Date.parse(issued.startedAt);
+    const arrivedAt = requestedAt + issued.durationMs;
+    const ageAt = (since: number, realMs: number) => ((realMs - since) * ctx.config.timeScale) / 1000;
+    // Shortly before the lifetime ends it is still valid: a guard of a minute, or half a real second under a time scale.
+    const guard = Math.max(60, 0.5 * ctx.config.timeScale);
+    await ctx.sleepTarget(Math.max(0, LIFETIME_SECONDS - guard - ageAt(requestedAt, Date.now())), 'the token lifetime, less a guard, to pass (target time)');
+    const late = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
+    const lateAge = ageAt(requestedAt, Date.parse(late.startedAt) + late.durationMs);
+    if (!wasAccepted(late) && lateAge < LIFETIME_SECONDS - 1) {
+      return fail(`a token at most ${Math.ceil(lateAge)} s old was refused, before its ${LIFETIME_SECONDS}-s lifetime ended (${describe(late)})`, [fresh, late], { ageSeconds: Math.ceil(lateAge) });
+    }
+    await ctx.sleepTarget(Math.max(0, LIFETIME_SECONDS + 2 - ageAt(arrivedAt, Date.now())), 'the token lifetime to pass (3600 s and 2 more, target time)');
     const expired = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (wasAccepted(expired)) return fail(`a token ${LIFETIME_SECONDS + 2} s old was still accepted`, [fresh, expired]);
     const renewed = await ctx.tokens.issue('primary', ctx.checkId);
     const after = await ctx.call({ bearer: renewed.token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (!wasAccepted(after)) return fail(`a new token requested after expiry was not accepted (${describe(after)})`, [expired, after]);
     observeErrorCase(ctx, 'token-expired', expired);
-    return pass(`the expired token was refused (${describe(expired)}); a new token worked`, [expired]);
+    const lateNote = wasAccepted(late) ? `accepted at ${Math.floor(lateAge)} s, ` : '';
+    return pass(`${lateNote}the expired token was refused (${describe(expired)}); a new token worked`, [late, expired]);
   },
 };

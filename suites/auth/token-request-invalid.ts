@@ -3,7 +3,26 @@ import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail } from '../../src/engine/check.ts';
 import { wasAccepted, describe, observeErrorCase } from '../support.ts';
 
-/** Token issuance exchanges a valid key only: no key, a wrong key or a key of the wrong type gets no token. */
+const swapCase = (s: string) => [...s].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
+
+/** Strings that differ from the key by little: each is not the key, so none may be exchanged. */
+export function nearMisses(key: string): Array<{ name: string; value: string }> {
+  if (key.length < 2) return [];
+  const last = key[key.length - 1]!;
+  const out = [
+    { name: 'the API key with its last character changed', value: key.slice(0, -1) + (last === 'a' ? 'b' : 'a') },
+    { name: 'the API key without its last character', value: key.slice(0, -1) },
+    { name: 'the API key with a character appended', value: key + 'a' },
+    { name: 'the API key in the other case', value: swapCase(key) },
+  ];
+  // A key without letters reads the same in either case: that value is the key itself and is not sent.
+  return out.filter((n) => n.value !== key);
+}
+
+/**
+ * Token issuance exchanges a valid key only: no key, a wrong key, a key of the wrong type, or a near miss of the real
+ * key (a character changed, dropped or added, the other case) gets no token.
+ */
 export const tokenRequestInvalid: Check = {
   id: 'auth.token-request-invalid',
   group: 'auth',
@@ -19,6 +38,11 @@ export const tokenRequestInvalid: Check = {
       { name: 'empty api_key', body: { api_key: '' } },
       { name: 'api_key of the wrong type', body: { api_key: 12345 } },
     ];
+    // Near misses of the real key: a target that compares a prefix, or ignores case, gives them its token.
+    for (const near of nearMisses(ctx.tokens.secret('primary') ?? '')) {
+      ctx.registerSecret(near.value, 'altered api key');
+      cases.push({ name: near.name, body: { api_key: near.value } });
+    }
     const sent: Array<{ name: string; ex: Exchange }> = [];
     for (const c of cases) sent.push({ name: c.name, ex: await ctx.call({ as: 'anonymous', method: 'POST', path: '/v1/auth/tokens', json: c.body }) });
     const accepted = sent.filter((s) => wasAccepted(s.ex));

@@ -4,7 +4,7 @@ import { describeLocation, readLocation } from '../../src/engine/discover.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /** Where a backup-start response names the backup: a backup-named string field (or the declared link). */
-function backupIdOf(body: unknown): string | undefined {
+export function backupIdOf(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const o = body as Record<string, unknown>;
   for (const k of ['backup_id', 'backupId']) if (typeof o[k] === 'string') return o[k] as string;

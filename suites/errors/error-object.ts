@@ -2,7 +2,10 @@ import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
 import { fromLog, describe, absentId, observeErrorCase } from '../support.ts';
 
-/** Every error response of the run (rejected ones provoked here included) carries {error:{code, message}}. */
+/**
+ * Every error response of the run carries {error:{code, message}}: those provoked here (not found, invalid body, no token,
+ * a method the path does not have) and every other one in the log (401, 413 and 415 included).
+ */
 export const errorObject: Check = {
   id: 'errors.error-object',
   group: 'errors',
@@ -16,6 +19,8 @@ export const errorObject: Check = {
     observeErrorCase(ctx, 'not-found', await ctx.call({ method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` }));
     if (!ctx.config.readOnly) await ctx.call({ method: 'POST', path: '/v1/vms', json: { name: 12345 } });
     await ctx.call({ as: 'anonymous', method: 'GET', path: '/v1/vms' });
+    // A method the task path does not have (tasks are only read), on a task that does not exist: harmless anywhere.
+    if (!ctx.config.readOnly) await ctx.call({ method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} });
     // The limit probes' answers are judged by limits.rejection-error-object, so one fault fails one check.
     const errors = fromLog(ctx, (ex) => ex.response!.status >= 400 && !ex.sentBy.startsWith('limits.'));
     const bad = errors.map((ex) => ({ ex, problems: ctx.schema.validateComponent('Error', ex.response?.json) })).filter((r) => r.problems.length);

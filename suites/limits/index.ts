@@ -7,5 +7,6 @@ import { keyScope } from './key-scope.ts';
 import { rejectionErrorObject } from './rejection-error-object.ts';
 import { retryAfter } from './retry-after.ts';
 import { windowResets } from './window-resets.ts';
+import { budgetsSeparate } from './budgets-separate.ts';
 
-export const limitChecks: Check[] = [tokenLimit, readLimit, writeLimit, tokenScope, keyScope, rejectionErrorObject, retryAfter, windowResets];
+export const limitChecks: Check[] = [tokenLimit, readLimit, writeLimit, tokenScope, keyScope, budgetsSeparate, rejectionErrorObject, retryAfter, windowResets];

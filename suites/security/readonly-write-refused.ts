@@ -1,24 +1,95 @@
 import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
-import { describe, wasAccepted, observeErrorCase } from '../support.ts';
+import type { CheckContext } from '../../src/engine/context.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { pass, fail, skip, Unavailable } from '../../src/engine/check.ts';
+import { describe, wasAccepted, observeErrorCase, isSuccess } from '../support.ts';
+import { backupIdOf } from '../backups/restore-task.ts';
 
-/** A key inherits its owner's permissions: a read-only owner's key cannot create a VM. */
+interface Probe {
+  what: string;
+  ex: Exchange;
+}
+
+/** A backup of the run's VM that the primary key started and that has finished, to restore (undefined: why not). */
+async function availableBackup(ctx: CheckContext): Promise<{ id: string } | { why: string }> {
+  const vmId = await ctx.fixtures.createdVmId();
+  const started = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `readonly restore probe ${ctx.config.runId}` } });
+  if (!isSuccess(started)) return { why: `the primary key's backup was refused (${describe(started)})` };
+  ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}, for the read-only key to try to restore` }, started);
+  const id = backupIdOf(started.response?.json);
+  if (!id) return { why: 'the backup-start response names no backup id the suite can find' };
+  try {
+    await ctx.fixtures.pollTask((await ctx.fixtures.findTask(started, ctx.declarations.taskIdOnStartBackup)).id);
+  } catch (err) {
+    if (!(err instanceof Unavailable)) throw err;
+  }
+  return { id };
+}
+
+/**
+ * A key inherits its owner's permissions: a read-only owner's key makes no write, whichever it tries on its
+ * organization's own objects: a VM create, a backup of the run's VM, and (where declared) a restore and a webhook.
+ */
 export const readonlyWriteRefused: Check = {
   id: 'security.readonly-write-refused',
   group: 'security',
   clauses: ['KEY-INHERITS-ROLE'],
   level: 'must',
-  why: { must: "the seed says a key inherits its owner's role permissions" },
-  title: 'A read-only key cannot create a VM',
+  why: { must: "the seed says a key inherits its owner's role permissions; a read-only owner's key makes no write" },
+  title: 'A read-only key cannot create a VM, start a backup, restore or register a webhook',
   async run(ctx) {
     if (!ctx.tokens.has('readonly')) return skip('needs --api-key-readonly (a key whose owner may only read)', '--api-key-readonly KEY (a key whose owner may only read)');
     const { body } = ctx.fixtures.vmCreateBody('readonly');
-    const ex = await ctx.call({ as: 'readonly', method: 'POST', path: '/v1/vms', json: body });
-    if (wasAccepted(ex)) {
-      ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId });
-      return fail(`the read-only key created a VM: ${describe(ex)}`, [ex]);
+    const probes: Probe[] = [{ what: 'a VM create', ex: await ctx.call({ as: 'readonly', method: 'POST', path: '/v1/vms', json: body }) }];
+    if (wasAccepted(probes[0]!.ex)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId }, probes[0]!.ex);
+    const notTried: string[] = [];
+    // Writes on objects of the organization: a check of the role on one handler says nothing of the others.
+    try {
+      const vmId = await ctx.fixtures.createdVmId();
+      const ex = await ctx.call({ as: 'readonly', method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: 'read-only key probe' } });
+      if (wasAccepted(ex)) ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-readonly on VM ${vmId}` }, ex);
+      probes.push({ what: "a backup of the organization's VM", ex });
+    } catch (err) {
+      if (!(err instanceof Unavailable)) throw err;
+      notTried.push(`a backup (${err.message})`);
     }
-    observeErrorCase(ctx, 'forbidden', ex);
-    return pass(`refused: ${describe(ex)}`);
+    const restore = ctx.declarations.restoreBackup;
+    if (restore) {
+      try {
+        const backup = await availableBackup(ctx);
+        if ('id' in backup) probes.push({ what: "a restore of the organization's backup", ex: await ctx.call({ as: 'readonly', method: restore.method, path: restore.path.replace('{id}', encodeURIComponent(backup.id)), json: {} }) });
+        else notTried.push(`a restore (${backup.why})`);
+      } catch (err) {
+        if (!(err instanceof Unavailable)) throw err;
+        notTried.push(`a restore (${err.message})`);
+      }
+    } else notTried.push('a restore (not declared)');
+    const hooks = ctx.declarations.webhooks;
+    if (hooks) {
+      try {
+        // The suite's own receiver, so the request is valid in every respect but the role.
+        const s = await ctx.events.events();
+        const url = `${new URL(s.main.url).origin}/cc-${ctx.config.runId}/readonly-probe`;
+        const ex = await ctx.call({ as: 'readonly', method: hooks.register.method, path: hooks.register.path, json: { [hooks.register.urlField]: url, [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name) } });
+        if (wasAccepted(ex)) {
+          const id = (ex.response?.json as { id?: unknown } | undefined)?.id;
+          const entry = ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' ? id : undefined, name: url, createdBy: ctx.checkId, note: 'registered by --api-key-readonly' }, ex);
+          // Gone at once, so no delivery reaches the receiver under a path the webhook checks do not expect.
+          if (hooks.remove && entry.id) {
+            const removed = await ctx.call({ method: hooks.remove.method, path: hooks.remove.path.replace('{id}', encodeURIComponent(entry.id)) });
+            if (isSuccess(removed)) entry.cleanup = 'deleted';
+          }
+        }
+        probes.push({ what: 'a webhook registration', ex });
+      } catch (err) {
+        if (!(err instanceof Unavailable)) throw err;
+        notTried.push(`a webhook registration (${err.message})`);
+      }
+    } else notTried.push('a webhook registration (not declared)');
+    const accepted = probes.filter((p) => wasAccepted(p.ex));
+    if (accepted.length) return fail(`the read-only key made ${accepted.map((a) => `${a.what} (${describe(a.ex)})`).join(', ')}`, accepted.map((a) => a.ex));
+    observeErrorCase(ctx, 'forbidden', probes[0]!.ex);
+    const untried = notTried.length ? `; not tried: ${notTried.join(', ')}` : '';
+    return pass(`refused ${probes.map((p) => `${p.what} (${p.ex.response?.status ?? p.ex.transportError})`).join(', ')}${untried}`);
   },
 };

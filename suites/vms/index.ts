@@ -3,6 +3,7 @@ import { createReturnsTask } from './create-returns-task.ts';
 import { createdListed } from './created-listed.ts';
 import { listShape } from './list-shape.ts';
 import { tagFilter } from './tag-filter.ts';
+import { tagFilterStrict } from './tag-filter-strict.ts';
 import { createWrongTypes } from './create-wrong-types.ts';
 import { createConventions } from './create-conventions.ts';
 import { createRobustness } from './create-robustness.ts';
@@ -12,4 +13,4 @@ import { stateful } from './stateful.ts';
 import { createDeclaredValid } from './create-declared-valid.ts';
 import { listFuzz } from './list-fuzz.ts';
 
-export const vmChecks: Check[] = [createReturnsTask, createdListed, listShape, tagFilter, listCoverage, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, listFuzz, stateful];
+export const vmChecks: Check[] = [createReturnsTask, createdListed, listShape, tagFilter, tagFilterStrict, listCoverage, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, listFuzz, stateful];

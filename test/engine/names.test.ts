@@ -4,7 +4,8 @@ import { admitsPrefix, arbitraryFromSchema } from '../../src/engine/generate/arb
 
 const PREFIX = 'cc-1a2b3c4d-declared-';
 
-// The README promises that everything a run creates is named cc-<run id>-...: a declared name schema never drops it.
+// docs/checks-and-levels.md ("What the run does to your deployment") and spec/README.md ("Names") promise that
+// everything a run creates is named cc-<run id>-...: a declared name schema never drops it.
 describe('generated names under a declared name schema', () => {
   for (const schema of [
     { type: 'string', pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 63 },

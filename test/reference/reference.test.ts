@@ -1737,12 +1737,419 @@ const faultCases: FaultCase[] = [
   ...issue13FaultCases(),
 ];
 
+const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+const taskOf = async (s: ReferenceSettings, t: string, id: string) => (await call(s, 'GET', `/v1/tasks/${id}`, { token: t })).body;
+
+/** The faults of the fault model (issue 14; spec/clauses.yaml faults:). */
+const faultModelCases: FaultCase[] = [
+  {
+    name: 'task-read-without-auth',
+    probe: async (s) => {
+      const created = await createVm(s, await tokenFor(s));
+      return [(await call(s, 'GET', `/v1/tasks/${created.body.task_id}`)).status, (await call(s, 'GET', '/v1/tasks/task-absent')).status];
+    },
+    clean: [401, 401],
+    faulty: [200, 401],
+  },
+  {
+    name: 'backup-start-without-auth',
+    probe: async (s) => {
+      const vm = await firstVm(s, await tokenFor(s));
+      return [(await call(s, 'POST', `/v1/vms/${vm}/backups`, { json: { description: 'x' } })).status, (await call(s, 'POST', '/v1/vms/vm-missing/backups', { json: { description: 'x' } })).status];
+    },
+    clean: [401, 401],
+    faulty: [202, 401],
+  },
+  {
+    name: 'token-in-query-accepted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return [(await call(s, 'GET', `/v1/vms?access_token=${t}`)).status, (await call(s, 'GET', `/v1/vms?token=${t}`)).status, (await call(s, 'GET', '/v1/vms?access_token=garbage')).status];
+    },
+    clean: [401, 401, 401],
+    faulty: [200, 200, 401],
+  },
+  {
+    name: 'tampered-token-accepted-on-tasks',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const created = await createVm(s, t);
+      return [(await call(s, 'GET', `/v1/tasks/${created.body.task_id}`, { token: tamper(t) })).status, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status];
+    },
+    clean: [401, 401],
+    faulty: [200, 401],
+  },
+  {
+    name: 'alg-none-accepted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const none = `${b64url({ alg: 'none', typ: 'JWT' })}.${t.split('.')[1]}.`;
+      return [(await call(s, 'GET', '/v1/vms', { token: none })).status, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status];
+    },
+    clean: [401, 401],
+    faulty: [200, 401],
+  },
+  {
+    name: 'organization-per-key',
+    probe: async (s) => {
+      const [a, r, b] = [await issue(s), await issue(s, s.apiKeyReadonly), await issue(s, s.apiKeyB)];
+      return [a.body.organization === r.body.organization, a.body.organization === b.body.organization, (await call(s, 'GET', '/v1/vms', { token: r.body.token })).body.total];
+    },
+    clean: [true, false, 130],
+    faulty: [false, false, 130],
+  },
+  {
+    name: 'readonly-can-backup',
+    probe: async (s) => {
+      const ro = await tokenFor(s, s.apiKeyReadonly);
+      return [(await call(s, 'POST', `/v1/vms/${await firstVm(s, ro)}/backups`, { token: ro, json: { description: 'x' } })).status, (await createVm(s, ro)).status];
+    },
+    clean: [403, 403],
+    faulty: [202, 403],
+  },
+  {
+    name: 'readonly-can-restore',
+    timeScale: 100,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const b = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
+      await sleep(40);
+      const ro = await tokenFor(s, s.apiKeyReadonly);
+      return [(await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: ro, json: {} })).status, (await call(s, 'POST', `/v1/vms/${await firstVm(s, ro)}/backups`, { token: ro, json: {} })).status];
+    },
+    clean: [403, 403],
+    faulty: [202, 403],
+  },
+  {
+    name: 'readonly-can-register-webhook',
+    probe: async (s) => {
+      const ro = await tokenFor(s, s.apiKeyReadonly);
+      return [(await call(s, 'POST', '/v1/webhooks', { token: ro, json: { url: 'http://127.0.0.1:9/hook', events: ['backup.completed'] } })).status, (await createVm(s, ro)).status];
+    },
+    clean: [403, 403],
+    faulty: [201, 403],
+  },
+  {
+    name: 'cross-org-backup-accepted',
+    probe: async (s) => {
+      const vm = await firstVm(s, await tokenFor(s));
+      const b = await tokenFor(s, s.apiKeyB);
+      return [(await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: b, json: { description: 'x' } })).status, (await call(s, 'POST', '/v1/vms/vm-missing/backups', { token: b, json: { description: 'x' } })).status];
+    },
+    clean: [404, 404],
+    faulty: [202, 404],
+  },
+  {
+    name: 'cross-org-vm-readable',
+    probe: async (s) => {
+      const vm = await firstVm(s, await tokenFor(s));
+      const b = await tokenFor(s, s.apiKeyB);
+      return [(await call(s, 'GET', `/v1/vms/${vm}`, { token: b })).status, (await call(s, 'GET', '/v1/vms/vm-missing', { token: b })).status];
+    },
+    clean: [404, 404],
+    faulty: [200, 404],
+  },
+  {
+    name: 'vm-list-all-orgs',
+    probe: async (s) => [(await call(s, 'GET', '/v1/vms', { token: await tokenFor(s, s.apiKeyB) })).body.total, (await call(s, 'GET', '/v1/vms', { token: await tokenFor(s) })).body.total],
+    clean: [3, 130],
+    faulty: [133, 133],
+  },
+  {
+    name: 'tag-filter-cross-org',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return [(await call(s, 'GET', '/v1/vms?tag=env:prod&per_page=100', { token: t })).body.total, (await call(s, 'GET', '/v1/vms', { token: t })).body.total];
+    },
+    clean: [44, 130],
+    faulty: [45, 130],
+  },
+  {
+    name: 'api-key-prefix-match',
+    probe: async (s) => {
+      const k = s.apiKey;
+      return [(await issue(s, k.slice(0, -1) + (k.endsWith('a') ? 'b' : 'a'))).status, (await issue(s, k.slice(0, 10))).status, (await issue(s, k)).status];
+    },
+    clean: [401, 401, 200],
+    faulty: [200, 401, 200],
+  },
+  {
+    name: 'api-key-case-insensitive',
+    probe: async (s) => [(await issue(s, s.apiKey.toUpperCase())).status, (await issue(s, s.apiKey + 'x')).status],
+    clean: [401, 401],
+    faulty: [200, 401],
+  },
+  {
+    name: 'tag-filter-prefix-match',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return [(await call(s, 'GET', '/v1/vms?tag=env:pro', { token: t })).body.total, (await call(s, 'GET', '/v1/vms?tag=env:prod', { token: t })).body.total];
+    },
+    clean: [0, 44],
+    faulty: [44, 44],
+  },
+  {
+    name: 'expires-in-string',
+    probe: async (s) => typeof (await issue(s)).body.expires_in,
+    clean: 'number',
+    faulty: 'string',
+  },
+  {
+    name: 'organization-field-missing',
+    probe: async (s) => {
+      const r = await issue(s);
+      return [typeof r.body.organization, typeof r.body.role, typeof r.body.token];
+    },
+    clean: ['string', 'string', 'string'],
+    faulty: ['undefined', 'string', 'string'],
+  },
+  {
+    name: 'list-name-null-some',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const vms = (await call(s, 'GET', '/v1/vms?per_page=100', { token: t })).body.vms as Array<{ id: string; name: unknown }>;
+      return [vms.filter((v) => v.name === null).length, (await call(s, 'GET', `/v1/vms/${vms[6]!.id}`, { token: t })).body.name];
+    },
+    clean: [0, 'seed-vm-007'],
+    faulty: [15, 'seed-vm-007'],
+  },
+  {
+    name: 'backup-requires-name',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const vm = await firstVm(s, t);
+      return [(await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x' } })).status, (await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x', name: 'n' } })).status];
+    },
+    clean: [202, 202],
+    faulty: [400, 202],
+  },
+  {
+    name: 'timestamps-epoch',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const created = await createVm(s, t);
+      return [typeof (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].created_at, typeof (await taskOf(s, t, created.body.task_id)).created_at];
+    },
+    clean: ['string', 'string'],
+    faulty: ['number', 'string'],
+  },
+  {
+    name: 'numeric-error-code',
+    probe: async (s) => {
+      const r = await call(s, 'GET', '/v1/tasks/task-absent', { token: await tokenFor(s) });
+      return [r.status, typeof r.body.error.code, typeof r.body.error.message];
+    },
+    clean: [404, 'string', 'string'],
+    faulty: [404, 'number', 'string'],
+  },
+  {
+    name: 'unversioned-path-served',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return [(await call(s, 'GET', '/vms', { token: t })).status, (await call(s, 'GET', '/v2/vms', { token: t })).status, (await call(s, 'GET', '/v1/vms', { token: t })).status];
+    },
+    clean: [404, 404, 200],
+    faulty: [200, 404, 200],
+  },
+  {
+    name: 'task-id-not-pollable',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const created = await createVm(s, t);
+      return [created.status, created.body.task_id === created.body.vm_id, (await call(s, 'GET', `/v1/tasks/${created.body.task_id}`, { token: t })).status];
+    },
+    clean: [202, false, 200],
+    faulty: [202, true, 404],
+  },
+  {
+    name: 'error-message-missing',
+    probe: async (s) => {
+      const r = await call(s, 'GET', '/v1/tasks/task-absent', { token: await tokenFor(s) });
+      return [r.status, r.body.error.code, typeof r.body.error.message];
+    },
+    clean: [404, 'not_found', 'string'],
+    faulty: [404, 'not_found', 'undefined'],
+  },
+  {
+    name: 'method-not-allowed-unwrapped',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r = await call(s, 'PUT', '/v1/tasks/task-absent', { token: t, json: {} });
+      return [r.status, r.body.error?.code, r.headers.get('allow'), (await call(s, 'GET', '/v1/tasks/task-absent', { token: t })).body.error.code];
+    },
+    clean: [405, 'method_not_allowed', 'GET, HEAD', 'not_found'],
+    faulty: [405, undefined, 'GET, HEAD', 'not_found'],
+  },
+  {
+    name: 'payload-too-large-unwrapped',
+    probe: async (s) => {
+      const r = await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) } });
+      return [r.status, r.body.error?.code];
+    },
+    clean: [413, 'payload_too_large'],
+    faulty: [413, undefined],
+  },
+  {
+    name: 'unsupported-media-unwrapped',
+    probe: async (s) => {
+      const r = await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: JSON.stringify(vmBody(s)), headers: { 'content-type': 'text/plain' } });
+      return [r.status, r.body.error?.code];
+    },
+    clean: [415, 'unsupported_media_type'],
+    faulty: [415, undefined],
+  },
+  {
+    name: 'auth-error-oauth-style',
+    probe: async (s) => {
+      const r = await call(s, 'GET', '/v1/vms');
+      return [r.status, typeof r.body.error, typeof (await call(s, 'GET', '/v1/tasks/task-absent', { token: await tokenFor(s) })).body.error];
+    },
+    clean: [401, 'object', 'object'],
+    faulty: [401, 'string', 'object'],
+  },
+  {
+    name: 'task-timestamps-naive',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const task = await taskOf(s, t, (await createVm(s, t)).body.task_id);
+      return [task.created_at.endsWith('Z'), task.updated_at.endsWith('Z'), (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].created_at.endsWith('Z')];
+    },
+    clean: [true, true, true],
+    faulty: [false, false, true],
+  },
+  {
+    name: 'last-page-dropped',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const page = async (n: number, per = 50) => (await call(s, 'GET', `/v1/vms?page=${n}&per_page=${per}`, { token: t })).body.vms.length;
+      return [await page(1), await page(2), await page(3), await page(1, 100), await page(2, 100)];
+    },
+    clean: [50, 50, 30, 100, 30],
+    faulty: [50, 50, 0, 100, 0],
+  },
+  {
+    name: 'token-lifetime-1800',
+    timeScale: 1200,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await sleep(2500); // 3000 target-seconds
+      return (await call(s, 'GET', '/v1/vms', { token: t })).status;
+    },
+    clean: 200,
+    faulty: 401,
+  },
+  {
+    name: 'revocation-delayed',
+    probe: async (s) => {
+      const t = await tokenFor(s, s.apiKeyRevocable);
+      const revoked = await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
+      return [revoked.status, (await call(s, 'GET', '/v1/vms', { token: t })).status, (await issue(s, s.apiKeyRevocable)).status];
+    },
+    clean: [200, 401, 401],
+    faulty: [200, 200, 200],
+  },
+  {
+    name: 'revocation-new-tokens-only',
+    probe: async (s) => {
+      const t = await tokenFor(s, s.apiKeyRevocable);
+      const revoked = await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
+      return [revoked.status, (await call(s, 'GET', '/v1/vms', { token: t })).status, (await issue(s, s.apiKeyRevocable)).status];
+    },
+    clean: [200, 401, 401],
+    faulty: [200, 200, 401],
+  },
+  {
+    name: 'revocation-old-tokens-only',
+    timeScale: 100,
+    probe: async (s) => {
+      const t = await tokenFor(s, s.apiKeyRevocable);
+      await sleep(30); // the token's second ends before the revocation
+      const revoked = await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
+      const again = await issue(s, s.apiKeyRevocable);
+      const works = again.status === 200 ? (await call(s, 'GET', '/v1/vms', { token: again.body.token })).status : undefined;
+      return [revoked.status, (await call(s, 'GET', '/v1/vms', { token: t })).status, again.status, works];
+    },
+    clean: [200, 401, 401, undefined],
+    faulty: [200, 401, 200, 200],
+  },
+  {
+    name: 'task-regresses-later',
+    timeScale: 200,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const id = (await createVm(s, t)).body.task_id;
+      await sleep(100); // 20 target-seconds: completed 18.5 s ago
+      const first = (await taskOf(s, t, id)).status;
+      await sleep(1600); // 340 target-seconds: completed 338.5 s ago
+      return [first, (await taskOf(s, t, id)).status];
+    },
+    clean: ['succeeded', 'succeeded'],
+    faulty: ['succeeded', 'running'],
+  },
+  {
+    name: 'restore-task-stuck',
+    timeScale: 100,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const b = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
+      await sleep(40);
+      const r = await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: t, json: {} });
+      await sleep(100);
+      return [(await taskOf(s, t, b.body.task_id)).status, (await taskOf(s, t, r.body.task_id)).status];
+    },
+    clean: ['succeeded', 'succeeded'],
+    faulty: ['succeeded', 'running'],
+  },
+  {
+    name: 'window-120s',
+    timeScale: 20, // 60 target-seconds = 3 s: room for the burst however loaded the machine
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const ws = await burst(61, () => write(s, t));
+      const ra = Number(ws.find((r) => r.status === 429)?.headers.get('retry-after'));
+      await sleep(3300); // 66 target-seconds
+      return [count(ws, 400), count(ws, 429), ra > 60, (await write(s, t)).status];
+    },
+    clean: [60, 1, false, 400],
+    faulty: [60, 1, true, 429],
+  },
+  {
+    name: 'reads-charged-to-write-budget',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const rs = await burst(300, () => read(s, t));
+      return [count(rs, 200), (await write(s, t)).status];
+    },
+    clean: [300, 400],
+    faulty: [300, 429],
+  },
+  {
+    name: 'writes-charged-to-read-budget',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const ws = await burst(60, () => write(s, t));
+      return [count(ws, 400), count(await burst(300, () => read(s, t)), 200)];
+    },
+    clean: [60, 300],
+    faulty: [60, 240],
+  },
+  {
+    name: 'token-limit-by-organization',
+    probe: async (s) => {
+      const rs = await burst(10, () => issue(s));
+      return [count(rs, 200), (await issue(s, s.apiKeyReadonly)).status, (await issue(s, s.apiKeyB)).status];
+    },
+    clean: [10, 200, 200],
+    faulty: [10, 429, 200],
+  },
+];
+
 describe('faults', () => {
   it('covers every catalogued fault', () => {
-    expect(faultCases.map((c) => c.name).sort()).toEqual(FAULTS.map((f) => f.name).sort());
+    expect([...faultCases, ...faultModelCases].map((c) => c.name).sort()).toEqual(FAULTS.map((f) => f.name).sort());
   });
 
-  it.each(faultCases)('$name changes only the described behaviour', async (c) => {
+  it.each([...faultCases, ...faultModelCases])('$name changes only the described behaviour', async (c) => {
     const clean = await start({ timeScale: c.timeScale, variants: c.variants });
     const faulty = await start({ timeScale: c.timeScale, variants: c.variants, faults: [c.name] });
     expect(await c.probe(clean)).toEqual(c.clean);

@@ -25,7 +25,7 @@ async function overlayTerms(file: string): Promise<Record<string, number>> {
 }
 
 describe('spec/README.md and the vocabulary (src/spec/vocabulary.ts)', () => {
-  it('agree: the README reference section is the vocabulary rendered (npm run vocabulary rewrites it)', () => {
+  it('agree: the reference section of spec/README.md is the vocabulary rendered (npm run vocabulary rewrites it)', () => {
     const readme = read('spec/README.md');
     const section = readme.slice(readme.indexOf(START_MARKER), readme.indexOf(END_MARKER) + END_MARKER.length);
     expect(section).toBe(renderVocabulary());

@@ -1,0 +1,70 @@
+import type { Check, Finding } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/exchange.ts';
+import { judge, finding, skip } from '../../src/engine/check.ts';
+import type { ListWalk } from '../../src/engine/fixtures.ts';
+import { tagsOf } from './tag-filter.ts';
+
+/** A VM told apart from others by its id and name together (ids alone may repeat across organizations). */
+const identity = (vm: Record<string, unknown>) => JSON.stringify([vm['id'], vm['name']]);
+
+const firstTag = (walk: ListWalk, pred: (t: [string, string]) => boolean = () => true): [string, string] | undefined =>
+  walk.items.flatMap((v) => tagsOf(v) ?? []).find(pred);
+
+/**
+ * The tag filter matches the whole value, and only among the caller's VMs: a value cut short by a character returns
+ * only VMs carrying exactly that (RESTler-style partial match), and a tag the second organization's VMs carry never
+ * brings them into the first organization's list (object-level authorization, OWASP API1).
+ */
+export const tagFilterStrict: Check = {
+  id: 'vms.tag-filter-strict',
+  group: 'vms',
+  clauses: ['TAG-FILTER'],
+  level: 'must',
+  why: { must: "the seed says the filter key:value filters the caller's VM list by that tag" },
+  title: "The tag filter matches whole values, among the caller's own VMs only",
+  async run(ctx) {
+    const all = await ctx.fixtures.walk(100);
+    const findings: Finding[] = [];
+    const judged: string[] = [];
+    const notJudged: string[] = [];
+    // Partial match: the value without its last character, which the records' VMs carry only if they carry it exactly.
+    const whole = firstTag(all, ([, v]) => v.length >= 2);
+    if (!whole) notJudged.push('partial values (no tag of two or more characters visible on the records)');
+    else {
+      const [key, value] = [whole[0], whole[1].slice(0, -1)];
+      const cut = await ctx.fixtures.walk(100, { tag: `${key}:${value}` });
+      const wrong = cut.items.filter((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, x]) => k === key && x === value));
+      const everything = all.complete && cut.items.length === all.items.length && wrong.length > 0;
+      if (!cut.complete) notJudged.push(`partial values (tag=${key}:${value} could not be walked: ${cut.stoppedBecause})`);
+      // A filter that returns the whole list is not applied at all: vms.tag-filter's finding, not a partial match.
+      else if (everything) notJudged.push(`partial values (tag=${key}:${value} returned the whole list: the filter is not applied, see vms.tag-filter)`);
+      else {
+        judged.push(`tag=${key}:${value} (cut from ${whole[1]}) returned ${cut.items.length} VMs, all carrying it exactly`);
+        if (wrong.length) {
+          findings.push(finding('must', `tag=${key}:${value}, a value cut short from ${whole[1]}, returned ${wrong.length} VMs that do not carry it (e.g. ${JSON.stringify(wrong[0]!['name'])} with ${JSON.stringify(wrong[0]!['tags'])})`, cut.pages.slice(0, 1)));
+        }
+      }
+    }
+    // Another organization's VMs: a tag they carry, asked for by the first organization, must not bring them in.
+    if (!ctx.tokens.has('second')) notJudged.push("other organizations' VMs (needs --api-key-b)");
+    else {
+      const theirs = await ctx.fixtures.walkAs('second', 100);
+      const tag = firstTag(theirs);
+      if (!tag) notJudged.push("other organizations' VMs (no tag visible on the second organization's records)");
+      else {
+        const [key, value] = tag;
+        const filtered = await ctx.fixtures.walk(100, { tag: `${key}:${value}` });
+        const ours = new Set(all.items.map(identity));
+        const foreign = new Set(theirs.items.map(identity).filter((id) => !ours.has(id)));
+        const leaked = filtered.items.filter((v) => foreign.has(identity(v)));
+        judged.push(`tag=${key}:${value}, carried by the second organization's VMs, returned none of them`);
+        if (leaked.length) {
+          const evidence: Exchange[] = [...filtered.pages.slice(0, 1), ...theirs.pages.slice(0, 1)];
+          findings.push(finding('must', `tag=${key}:${value} returned ${leaked.length} VMs of the second organization (e.g. ${JSON.stringify(leaked[0]!['name'])}), which the first organization's unfiltered list does not show`, evidence));
+        }
+      }
+    }
+    if (judged.length === 0) return skip(`nothing could be judged: ${notJudged.join('; ')}`, '--api-key-b KEY (a key of a second organization whose VMs carry tags), or VMs whose tags the records show');
+    return judge(findings, `${judged.join('; ')}${notJudged.length ? ` (not judged: ${notJudged.join('; ')})` : ''}`);
+  },
+};

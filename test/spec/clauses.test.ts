@@ -1,0 +1,66 @@
+import { describe, it, expect } from 'vitest';
+import { loadClauses, FAULT_DIMENSIONS, type FaultModelEntry } from '../../src/spec/clauses.ts';
+import { FAULTS, HOSTILE_FAULTS, type FaultDef } from '../../fixtures/reference/faults.ts';
+import { S3_FAULTS } from '../../fixtures/s3/faults.ts';
+import { allChecks } from '../../suites/index.ts';
+
+// The fault model (spec/clauses.yaml faults:) is the specification of what the catalogue must realize: every MUST
+// clause names the ways it can break, each way is a reference fault, and the check it names is one that kills it.
+const catalogue = new Map<string, FaultDef>([...FAULTS, ...S3_FAULTS].map((f) => [f.name, f]));
+const checkIds = new Set(allChecks.map((c) => c.id));
+
+async function models(): Promise<Array<{ id: string; must: boolean; faults: FaultModelEntry[] }>> {
+  const { clauses, unshown } = await loadClauses();
+  return [
+    ...clauses.map((c) => ({ id: c.id, must: c.checkable !== false && !c.deferred, faults: c.faults ?? [] })),
+    ...unshown.map((u) => ({ id: u.id, must: false, faults: u.faults ?? [] })),
+  ];
+}
+
+describe('the fault model', () => {
+  it('gives every MUST clause (checkable, not deferred) a non-empty list of faults', async () => {
+    const empty = (await models()).filter((m) => m.must && m.faults.length === 0).map((m) => m.id);
+    expect(empty).toEqual([]);
+  });
+
+  it('gives no fault model to a clause that cannot be checked', async () => {
+    const { clauses } = await loadClauses();
+    expect(clauses.filter((c) => (c.checkable === false || c.deferred) && c.faults?.length).map((c) => c.id)).toEqual([]);
+  });
+
+  it('names, in every entry, a dimension, a fault of the catalogue, a check that kills it and a one-line way it breaks', async () => {
+    for (const m of await models()) {
+      for (const e of m.faults) {
+        const where = `${m.id} → ${e.fault}`;
+        expect(FAULT_DIMENSIONS, where).toContain(e.dimension);
+        expect(catalogue.has(e.fault), `${where}: not in fixtures/reference/faults.ts or fixtures/s3/faults.ts`).toBe(true);
+        const f = catalogue.get(e.fault)!;
+        expect([f.check, ...(f.alsoCaughtBy ?? [])], `${where}: the catalogue says ${f.check} catches it`).toContain(e.check);
+        expect(checkIds, where).toContain(e.check);
+        expect(e.breaks, where).toMatch(/\S{3,}/);
+        expect(e.breaks.includes('\n'), `${where}: breaks is one line`).toBe(false);
+      }
+      // One fault is one way of breaking a clause: listed once per clause.
+      const names = m.faults.map((e) => e.fault);
+      expect(names.filter((n, i) => names.indexOf(n) !== i), m.id).toEqual([]);
+    }
+  });
+
+  it('places every fault of the reference catalogue in some model (hostile faults prove bounds, not clauses)', async () => {
+    const modelled = new Set((await models()).flatMap((m) => m.faults.map((e) => e.fault)));
+    expect(FAULTS.map((f) => f.name).filter((n) => !modelled.has(n))).toEqual([]);
+    expect(HOSTILE_FAULTS.map((f) => f.name).filter((n) => modelled.has(n))).toEqual([]);
+  });
+
+  it('keeps MUST faults off the items the seed leaves unshown (they carry declared and should faults only)', async () => {
+    for (const m of (await models()).filter((x) => !x.must)) {
+      const must = m.faults.filter((e) => catalogue.get(e.fault)!.level === 'must');
+      expect(must.map((e) => e.fault), m.id).toEqual([]);
+    }
+  });
+
+  it('draws on every dimension', async () => {
+    const used = new Set((await models()).flatMap((m) => m.faults.map((e) => e.dimension)));
+    expect([...used].sort()).toEqual([...FAULT_DIMENSIONS].sort());
+  });
+});
