@@ -8,8 +8,12 @@ export const BACKUPS = 'backups';
 export const EVENTS = 'events';
 /** The object storage endpoint (a bucket per check). */
 export const S3 = 's3';
-/** The 64 MiB object's bucket: apart from the other S3 checks, so the longest of them runs beside them. */
-export const S3_LARGE = 's3-large';
+/** Reads of the run's tasks, and the wait for a later read (tasks group). */
+export const TASK_READS = 'task-reads';
+/** Requests without a token to the run's objects (auth.bearer-required): they change nothing and spend no budget. */
+export const UNAUTHENTICATED_PROBES = 'unauthenticated-probes';
+/** The read-only key's write attempts, and the backup it tries to restore (security.readonly-write-refused). */
+export const READONLY_PROBES = 'readonly-probes';
 /** Everything the API target holds: a check that reviews what all others did there (the audit trail) waits for them. */
 export const WHOLE_API = [API_TARGET, BACKUPS, EVENTS] as const;
 

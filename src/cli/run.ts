@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
-import { lintOverlay } from '../spec/load.ts';
+import { lintOverlay, loadSpec as preloadSpec } from '../spec/load.ts';
 import { OverlayInvalid } from '../spec/overlay-check.ts';
 import type { RunConfig } from '../engine/config.ts';
 import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/runner.ts';
@@ -88,6 +88,8 @@ export async function runCommand(
   if (opts.s3Url) {
     s3 = { url: opts.s3Url, accessKey: opts.s3AccessKey!, secretKey: opts.s3SecretKey!, region: opts.s3Region ?? 'us-east-1', forcePathStyle: !opts.s3VirtualHost };
   } else if (embedded && s3Starting) {
+    // While the S3 child boots (another process), this one validates the document the run will load (cached).
+    preloadSpec(overlayPath).catch(() => {});
     try {
       embeddedS3 = await s3Starting;
     } catch (err) {

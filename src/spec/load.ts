@@ -59,8 +59,10 @@ async function dereference(doc: unknown, label: string): Promise<OpenApiDocument
  * The seed-derived document with its $refs resolved, not validated again: it ships with the suite and
  * test/spec/spec.test.ts validates it against OpenAPI 3.1.
  */
+let baseDereferenced: Promise<OpenApiDocument> | undefined;
 async function dereferenceBase(doc: unknown): Promise<OpenApiDocument> {
-  return (await SwaggerParser.dereference(structuredClone(doc) as never)) as OpenApiDocument;
+  baseDereferenced ??= SwaggerParser.dereference(structuredClone(doc) as never) as Promise<OpenApiDocument>;
+  return structuredClone(await baseDereferenced);
 }
 
 /**

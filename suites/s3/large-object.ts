@@ -2,7 +2,6 @@ import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { S3_LARGE } from '../shares.ts';
 import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket, unquote } from './session.ts';
 
 const MiB = 1024 * 1024;
@@ -39,7 +38,6 @@ export const largeObject: Check = {
   level: 'should',
   why: { should: "the supported subset and object size limits are not shown" },
   title: 'A 64 MiB object streams up and down intact',
-  shares: [S3_LARGE],
   async run(ctx) {
     const s = await s3Session(ctx);
     const { PutObjectCommand, GetObjectCommand } = s.sdk;
