@@ -6,6 +6,7 @@ import { StartupFailure } from '../engine/startup-failure.ts';
 import type { ToolInfo } from '../engine/runner.ts';
 import { resolveRunOptions, parseCliArgs } from './options.ts';
 import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
+import { startBufferReaper } from './memory.ts';
 import { overlayCommand } from './overlay.ts';
 import { startReference, FAULTS, HOSTILE_FAULTS, VARIANTS } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, S3_FAULTS, S3_VARIANTS } from '../../fixtures/s3/server.ts';
@@ -151,7 +152,8 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(USAGE + '\n');
         return 0;
       }
-      const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'), { terminal: { write: (t) => process.stdout.write(t), isTTY: process.stdout.isTTY === true, columns: process.stdout.columns }, env: process.env });
+      const stopReaper = startBufferReaper();
+      const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'), { terminal: { write: (t) => process.stdout.write(t), isTTY: process.stdout.isTTY === true, columns: process.stdout.columns }, env: process.env }).finally(stopReaper);
       return exitCode;
     }
     throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, reference, overlay)`);
