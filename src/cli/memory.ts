@@ -11,13 +11,30 @@ const HELD_BYTES_AFTER_A_YOUNG_COLLECTION = 16 * 1024 * 1024;
 
 type Collect = (options?: { type?: 'minor' | 'major' }) => void;
 
+/** What the reaper uses: the collector (globalThis.gc), how many ArrayBuffer bytes are held, and its timer. */
+export interface ReaperDeps {
+  gc?: Collect;
+  held(): number;
+  every(fn: () => void, ms: number): () => void;
+}
+
+const processDeps = (): ReaperDeps => ({
+  gc: (globalThis as { gc?: Collect }).gc,
+  held: () => process.memoryUsage().arrayBuffers,
+  every: (fn, ms) => {
+    const timer = setInterval(fn, ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+});
+
 /** Starts collecting dead Buffers while a run moves data; returns the function that stops it. */
-export function startBufferReaper(): () => void {
-  const collect = (globalThis as { gc?: Collect }).gc;
+export function startBufferReaper(deps: ReaperDeps = processDeps()): () => void {
+  const collect = deps.gc;
   if (typeof collect !== 'function') return () => {};
   let youngTried = false;
-  const timer = setInterval(() => {
-    const held = process.memoryUsage().arrayBuffers;
+  return deps.every(() => {
+    const held = deps.held();
     if (held <= HELD_BYTES_BEFORE_COLLECTING) youngTried = false;
     else if (!youngTried || held <= HELD_BYTES_AFTER_A_YOUNG_COLLECTION) {
       collect({ type: 'minor' });
@@ -27,6 +44,4 @@ export function startBufferReaper(): () => void {
       youngTried = false;
     }
   }, CHECK_EVERY_MS);
-  timer.unref();
-  return () => clearInterval(timer);
 }
