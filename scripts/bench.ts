@@ -1,7 +1,7 @@
 // npm run bench: wall time per profile against the embedded reference target, the limit probes' request rate,
 // peak RSS, and the engine's throughput with schema assertion on next to autocannon's on the same endpoint.
 // Prints tables; no assertion anywhere (performance is measured here, never in tests).
-// --throughput-only: just the throughput table.
+// --throughput-only: just the throughput table; --before-after-only: just issue 16's before and after.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,22 +25,57 @@ interface Row {
 const BIN = path.resolve('bin/cloud-conformance.js');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
-function measure(label: string, args: string[], note = ''): Row {
+interface Measured extends Row {
+  statuses: Record<string, string>;
+}
+
+/**
+ * One run of the CLI as a user starts it. Peak RSS is /usr/bin/time's: the largest single process of the run (the CLI,
+ * or the embedded S3 endpoint's child, whichever is larger).
+ */
+function measure(label: string, args: string[], note = '', env: Record<string, string> = {}): Measured {
   const out = path.join(mkdtempSync(path.join(tmpdir(), 'cc-bench-')), 'r.json');
   const cmd = TIME ? TIME : process.execPath;
   const cmdArgs = TIME ? ['-f', '%e %M', process.execPath, BIN, 'run', '--quiet', ...args, '--report', `json:${out}`] : [BIN, 'run', '--quiet', ...args, '--report', `json:${out}`];
   const started = Date.now();
-  const r = spawnSync(cmd, cmdArgs, { encoding: 'utf8', timeout: 30 * 60_000 });
+  const r = spawnSync(cmd, cmdArgs, { encoding: 'utf8', timeout: 30 * 60_000, env: { ...process.env, ...env } });
   const wall = (Date.now() - started) / 1000;
   const timeLine = r.stderr.trim().split('\n').pop() ?? '';
   const [, rssKb] = timeLine.split(' ').map(Number);
-  const report = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as { verdict: string; traffic: { requests: number } }) : { verdict: `exit ${r.status}`, traffic: { requests: 0 } };
-  return { run: label, wallSeconds: wall, peakRssMb: rssKb ? Math.round(rssKb / 1024) : NaN, requests: report.traffic.requests, verdict: report.verdict, note };
+  const report = existsSync(out)
+    ? (JSON.parse(readFileSync(out, 'utf8')) as { verdict: string; traffic: { requests: number }; checks: Array<{ id: string; status: string }> })
+    : { verdict: `exit ${r.status}`, traffic: { requests: 0 }, checks: [] };
+  const statuses = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+  return { run: label, wallSeconds: wall, peakRssMb: rssKb ? Math.round(rssKb / 1024) : NaN, requests: report.traffic.requests, verdict: report.verdict, note, statuses };
+}
+
+const printRows = (rows: Row[]) => {
+  console.log('run'.padEnd(46), 'wall s'.padStart(8), 'peak RSS MB'.padStart(12), 'requests'.padStart(9), ' verdict        note');
+  for (const r of rows) {
+    console.log(r.run.padEnd(46), r.wallSeconds.toFixed(1).padStart(8), String(r.peakRssMb).padStart(12), String(r.requests).padStart(9), ` ${r.verdict.padEnd(14)} ${r.note}`);
+  }
+};
+
+/**
+ * Issue 16's before and after on the default first command (quick profile, embedded target, scale 1). "Before" runs
+ * the way the CLI ran when the issue was filed: one check at a time, the sources through tsx, V8's default young
+ * generation (what issue 16 measured: 17.3 s, 221 MB). Task polling, the streamed oversized body and the lazy S3 SDK
+ * cannot be switched off, so "before" here is already a little faster and smaller than it was.
+ */
+function beforeAfter(): void {
+  const args = ['--profile', 'quick', '--time-scale', '1', '--seed', '1'];
+  const before = measure('before: sequential, tsx, 16 MiB semi-spaces', [...args, '--sequential'], 'as issue 16 found it (17.3 s, 221 MB then)', { CONFORMANCE_NO_BUNDLE: '1', CONFORMANCE_NO_REEXEC: '1' });
+  const after = measure('after: concurrent tracks, bundle, 4 MiB', args, 'npx cloud-conformance run');
+  printRows([before, after]);
+  const differ = Object.keys({ ...before.statuses, ...after.statuses }).filter((id) => before.statuses[id] !== after.statuses[id]);
+  console.log(`verdicts: ${before.verdict} before, ${after.verdict} after; check statuses ${differ.length ? `DIFFER: ${differ.join(', ')}` : `identical (${Object.keys(after.statuses).length} checks)`}\n`);
 }
 
 const THROUGHPUT_ONLY = process.argv.includes('--throughput-only');
 
-if (!THROUGHPUT_ONLY) {
+if (!THROUGHPUT_ONLY) beforeAfter();
+
+if (!THROUGHPUT_ONLY && !process.argv.includes('--before-after-only')) {
   const rows: Row[] = [
     measure('quick, whole suite, scale 1', ['--profile', 'quick', '--time-scale', '1', '--seed', '1']),
     measure('quick, whole suite, scale 60', ['--profile', 'quick', '--time-scale', '60', '--seed', '1']),
@@ -51,10 +86,7 @@ if (!THROUGHPUT_ONLY) {
   ];
 
   const probes = rows[rows.length - 1]!;
-  console.log('run'.padEnd(34), 'wall s'.padStart(8), 'peak RSS MB'.padStart(12), 'requests'.padStart(9), ' verdict        note');
-  for (const r of rows) {
-    console.log(r.run.padEnd(34), r.wallSeconds.toFixed(1).padStart(8), String(r.peakRssMb).padStart(12), String(r.requests).padStart(9), ` ${r.verdict.padEnd(14)} ${r.note}`);
-  }
+  printRows(rows);
   console.log(`\nlimit probes: ${probes.requests} requests in ${probes.wallSeconds.toFixed(1)} s = ${(probes.requests / probes.wallSeconds).toFixed(0)} requests/s (process start included)\n`);
 }
 
@@ -136,6 +168,8 @@ function autocannonVersion(): string {
     return '';
   }
 }
+
+if (process.argv.includes('--before-after-only')) process.exit(0);
 
 const ref = await startChildReference();
 try {

@@ -23,6 +23,8 @@ export interface ReferenceRun {
   readOnly?: boolean;
   /** Most VMs the run may create (--max-creates). */
   maxCreates?: number;
+  /** One check at a time (--sequential). */
+  sequential?: boolean;
 }
 
 /** Runs the suite in-process against a fresh embedded reference target; no overlay unless given, to exercise discovery. */
@@ -36,6 +38,7 @@ export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunRe
     overlay: run.overlay,
     only: run.only,
     maxCreates: run.maxCreates,
+    sequential: run.sequential ?? false,
   });
   const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, { faults: run.faults, variants: run.variants, noDefaultOverlay: true });
   return report;

@@ -6,6 +6,7 @@ import { StartupFailure } from '../engine/startup-failure.ts';
 import type { ToolInfo } from '../engine/runner.ts';
 import { resolveRunOptions, parseCliArgs } from './options.ts';
 import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
+import { startBufferReaper } from './memory.ts';
 import { overlayCommand } from './overlay.ts';
 import { startReference, FAULTS, HOSTILE_FAULTS, VARIANTS } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, S3_FAULTS, S3_VARIANTS } from '../../fixtures/s3/server.ts';
@@ -48,6 +49,8 @@ run options:
   --task-timeout SECONDS    target-seconds a task may take to finish (default 120)
   --request-timeout SECONDS seconds allowed per request (default 15)
   --quiet                   no progress output
+  --sequential              one check at a time (by default checks that share no budget and no state run
+                            concurrently; the statuses are the same either way)
   --s3-url URL              object storage endpoint (default: the embedded s3rver when the API target is
                             embedded; with --base-url and no --s3-url the s3 group is skipped)
   --s3-access-key KEY, --s3-secret-key SECRET, --s3-region NAME (default us-east-1)
@@ -149,7 +152,8 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(USAGE + '\n');
         return 0;
       }
-      const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'));
+      const stopReaper = startBufferReaper();
+      const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'), { terminal: { write: (t) => process.stdout.write(t), isTTY: process.stdout.isTTY === true, columns: process.stdout.columns }, env: process.env }).finally(stopReaper);
       return exitCode;
     }
     throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, reference, overlay)`);

@@ -38,6 +38,7 @@ export const RUN_OPTIONS = {
   's3-path-style': { type: 'boolean' },
   's3-virtual-host': { type: 'boolean' },
   quiet: { type: 'boolean' },
+  sequential: { type: 'boolean' },
   'require-complete': { type: 'boolean' },
   'max-creates': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -85,6 +86,8 @@ export interface RunOptions {
   taskTimeoutSeconds: number;
   requestTimeoutSeconds: number;
   quiet: boolean;
+  /** Every check after the one before it, instead of running checks that share nothing concurrently. */
+  sequential: boolean;
   help: boolean;
   /** Exit 3 (incomplete) when a MUST clause is not verified; implied by --profile certify. */
   requireComplete: boolean;
@@ -230,6 +233,7 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     taskTimeoutSeconds: positiveNumber('task-timeout', v['task-timeout'] as string | undefined, 120),
     requestTimeoutSeconds: positiveNumber('request-timeout', v['request-timeout'] as string | undefined, 15),
     quiet: v['quiet'] === true,
+    sequential: v['sequential'] === true,
     help: v['help'] === true,
     requireComplete: v['require-complete'] === true || profile === 'certify',
     maxCreates: v['max-creates'] === undefined ? undefined : nonNegativeInteger('max-creates', v['max-creates'] as string),
@@ -257,6 +261,7 @@ export function runOptions(partial: Partial<RunOptions> = {}): RunOptions {
     taskTimeoutSeconds: 120,
     requestTimeoutSeconds: 15,
     quiet: true,
+    sequential: false,
     help: false,
     requireComplete: partial.profile === 'certify',
     ...partial,

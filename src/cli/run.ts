@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
-import { lintOverlay } from '../spec/load.ts';
+import { lintOverlay, loadSpec as preloadSpec } from '../spec/load.ts';
 import { OverlayInvalid } from '../spec/overlay-check.ts';
 import type { RunConfig } from '../engine/config.ts';
 import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/runner.ts';
@@ -14,6 +14,7 @@ import { writeReports } from '../report/index.ts';
 import { renderOverlay } from '../report/overlay.ts';
 import { writeFile } from 'node:fs/promises';
 import { checkLine, summaryLines } from '../report/terminal.ts';
+import { ProgressView, colourWanted, type Terminal } from './progress.ts';
 import { startReference, type ReferenceTarget } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from '../../fixtures/s3/server.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/session.ts';
@@ -34,16 +35,25 @@ export async function runCommand(
   opts: RunOptions,
   tool: ToolInfo,
   out: (line: string) => void,
-  extra: { faults?: string[]; variants?: string[]; noDefaultOverlay?: boolean; s3Faults?: string[]; s3Variants?: string[]; s3LargeObjectBytes?: number } = {},
+  extra: { faults?: string[]; variants?: string[]; noDefaultOverlay?: boolean; s3Faults?: string[]; s3Variants?: string[]; s3LargeObjectBytes?: number; terminal?: Terminal; env?: Record<string, string | undefined> } = {},
 ): Promise<RunResult> {
   for (const r of [...opts.reports, ...(opts.emitOverlay ? [{ format: 'overlay', path: opts.emitOverlay }] : [])]) {
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
   }
   const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
-  // The overlay is checked against the vocabulary before anything starts or is sent (exit 2 naming the problem).
+  // The embedded S3 endpoint (a child process) starts while the overlay is checked and the reference target starts.
+  const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants }) : undefined;
+  s3Starting?.catch(() => {});
+  // The overlay is checked against the vocabulary before anything is sent (exit 2 naming the problem).
   if (opts.overlay !== undefined) {
-    const lint = await lintOverlay(opts.overlay);
-    if (lint.problems.length) throw new OverlayInvalid(opts.overlay, lint.problems);
+    const lint = await lintOverlay(opts.overlay).catch(async (err: unknown) => {
+      await s3Starting?.then((s) => s.close()).catch(() => {});
+      throw err;
+    });
+    if (lint.problems.length) {
+      await s3Starting?.then((s) => s.close()).catch(() => {});
+      throw new OverlayInvalid(opts.overlay, lint.problems);
+    }
   }
   if (opts.dryRun) return dryRun(opts, tool, out);
   if (opts.insecure && !opts.quiet) out('WARNING: --insecure: TLS certificates are NOT verified; the report says so.');
@@ -58,7 +68,12 @@ export async function runCommand(
   let overlayPath = opts.overlay;
   if (!baseUrl) {
     if (overlayPath === undefined && !extra.noDefaultOverlay) overlayPath = REFERENCE_OVERLAY_FILE;
-    embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants });
+    try {
+      embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants });
+    } catch (err) {
+      await s3Starting?.then((s) => s.close()).catch(() => {});
+      throw err;
+    }
     const s = embedded.settings;
     baseUrl = s.baseUrl;
     keys = { primary: s.apiKey, second: s.apiKeyB, readonly: s.apiKeyReadonly, revocable: s.apiKeyRevocable };
@@ -72,9 +87,11 @@ export async function runCommand(
   let s3: S3Config | undefined;
   if (opts.s3Url) {
     s3 = { url: opts.s3Url, accessKey: opts.s3AccessKey!, secretKey: opts.s3SecretKey!, region: opts.s3Region ?? 'us-east-1', forcePathStyle: !opts.s3VirtualHost };
-  } else if (embedded && s3Selected) {
+  } else if (embedded && s3Starting) {
+    // While the S3 child boots (another process), this one validates the document the run will load (cached).
+    preloadSpec(overlayPath).catch(() => {});
     try {
-      embeddedS3 = await startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants });
+      embeddedS3 = await s3Starting;
     } catch (err) {
       await embedded.close();
       throw err;
@@ -100,6 +117,7 @@ export async function runCommand(
     // certify creates within a budget: --max-creates, else what it needs (printed by --dry-run).
     maxCreates: opts.maxCreates ?? (opts.profile === 'certify' ? certifyBudget().total : undefined),
     webhookListen: opts.webhookListen,
+    sequential: opts.sequential,
     readOnly: opts.readOnly,
     expiredToken: opts.expiredToken,
     insecure: opts.insecure,
@@ -111,7 +129,10 @@ export async function runCommand(
     embedded: !!embedded,
     s3,
   };
-  const hooks: RunHooks = opts.quiet ? {} : { onCheckEnd: (c) => out(checkLine(c)) };
+  // A terminal gets the live view (a status line, countdowns, colour); a plain writer gets the check lines.
+  const view = !opts.quiet && extra.terminal ? new ProgressView(extra.terminal, { colour: colourWanted(extra.env ?? {}, extra.terminal.isTTY), total: selectChecks(allChecks, opts.only).length }) : undefined;
+  const say = view ? (line: string) => view.line(line) : out;
+  const hooks: RunHooks = opts.quiet ? {} : view ?? { onCheckEnd: (c) => out(checkLine(c)) };
   // Ctrl-C: remove the run's buckets (bounded), stop what was started, exit 130.
   const onSigint = () => {
     void (async () => {
@@ -124,7 +145,7 @@ export async function runCommand(
   if (s3 && s3Selected) process.once('SIGINT', onSigint);
   let swept = false;
   try {
-    if (!opts.quiet) out(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
+    if (!opts.quiet) say(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
     const report = await runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
       // A run that could not start still leaves the reports asked for (verdict error), then exits 2.
       if (err instanceof StartupFailure && err.runReport) await writeReports(err.runReport, opts.reports);
@@ -134,13 +155,15 @@ export async function runCommand(
     swept = true;
     if (s3Cleanup) {
       report.s3Cleanup = s3Cleanup;
-      if (!opts.quiet && s3Cleanup.failed.length) out(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
+      if (!opts.quiet && s3Cleanup.failed.length) say(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
     }
-    if (!opts.quiet) summaryLines(report).forEach((l) => out(l));
+    view?.close();
+    if (!opts.quiet) summaryLines(report, view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false).forEach((l) => out(l));
     await writeReports(report, opts.reports);
     if (opts.emitOverlay) await writeFile(opts.emitOverlay, renderOverlay(report));
     return { report, exitCode: EXIT_CODES[report.verdict] };
   } finally {
+    view?.close();
     if (!swept) await sweepS3(config).catch(() => undefined);
     process.off('SIGINT', onSigint);
     await embeddedS3?.close();

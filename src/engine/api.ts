@@ -4,6 +4,7 @@ import type { TokenManager } from './tokens.ts';
 import type { CallOptions } from './context.ts';
 import type { Exchange } from './exchange.ts';
 import { classOf, type Pacer } from './pacer.ts';
+import type { Waits } from './progress.ts';
 import { retryAfterSeconds, retryWaitMs } from './retry-after.ts';
 import { Unavailable } from './check.ts';
 
@@ -21,6 +22,8 @@ export interface ApiDeps {
   /** Most VMs the run may create (--max-creates), and how many it has created so far (the ledger). */
   maxCreates?: number;
   createdVms(): number;
+  /** Long waits (a 429's Retry-After), announced to whoever watches the run. */
+  waits?: Waits;
 }
 
 /** Sends an authenticated API call on behalf of a check. */
@@ -40,7 +43,7 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer}`;
     else if (cached !== undefined) headers['authorization'] = `Bearer ${cached}`;
     // Only the suite's own tokens are paced; explicit bearer values belong to checks that judge them.
-    if (cached !== undefined) await pacer.acquire(cached, classOf(send.method));
+    if (cached !== undefined) await pacer.acquire(cached, classOf(send.method), sentBy);
     const ex = await http.send({ ...send, headers, sentBy });
     // A suite-held token refused mid-run (expired early, clock skew) is renewed once, not blamed on the check.
     if (ex.response?.status === 401 && cached !== undefined && as !== 'anonymous' && !renewed) {
@@ -49,6 +52,8 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
       continue;
     }
     if (!retryOn429 || ex.response?.status !== 429 || attempt >= MAX_429_RETRIES) return ex;
-    await sleep(retryWaitMs(retryAfterSeconds(ex), attempt, timeScale, MAX_RETRY_WAIT_SECONDS));
+    const waitMs = retryWaitMs(retryAfterSeconds(ex), attempt, timeScale, MAX_RETRY_WAIT_SECONDS);
+    if (deps.waits) await deps.waits.sleep(waitMs, `the Retry-After of a 429 (${send.method} ${send.path})`, sentBy);
+    else await sleep(waitMs);
   }
 }

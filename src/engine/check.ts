@@ -61,6 +61,11 @@ export interface Check {
   title: string;
   /** Reviews every exchange of the run, so it runs after all other checks. */
   reviewsLog?: true;
+  /**
+   * The budgets and state the check shares with others (engine/schedule.ts): checks that share nothing run
+   * concurrently; those that share keep their order. Unset: the API target (tokens, budgets, VM list, the run's objects).
+   */
+  shares?: readonly string[];
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }
 

@@ -55,6 +55,8 @@ export interface RunConfig {
   readOnly: boolean;
   /** TLS certificates are not verified (--insecure); said loudly in the report. */
   insecure: boolean;
+  /** Every check after the one before it (--sequential); by default checks that share nothing run concurrently. */
+  sequential?: boolean;
   /** Unique per run; names everything the run creates. */
   runId: string;
   /** True when the suite started the embedded reference target itself. */

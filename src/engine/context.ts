@@ -44,6 +44,6 @@ export interface CheckContext {
   readonly observations: Readonly<Record<string, unknown>>;
   /** Registers a value derived from a secret (an altered token) so it is redacted everywhere. */
   registerSecret(value: string, label: string): void;
-  /** Waits target-seconds, converted to real time by the time scale. */
-  sleepTarget(seconds: number): Promise<void>;
+  /** Waits target-seconds, converted to real time by the time scale; `what` says what for (shown while it lasts). */
+  sleepTarget(seconds: number, what?: string): Promise<void>;
 }

@@ -7,6 +7,7 @@ import type { Ledger } from './ledger.ts';
 import type { Fixtures, TaskOutcome } from './fixtures.ts';
 import { Unavailable } from './check.ts';
 import { WebhookReceiver, type Delivery } from './webhook-receiver.ts';
+import type { Waits } from './progress.ts';
 import { readLocation, readPointer } from './discover.ts';
 import { newSecret } from './signatures.ts';
 
@@ -90,6 +91,7 @@ export class EventFixtures {
     private readonly declarations: Declarations,
     private readonly ledger: Ledger,
     private readonly fixtures: Fixtures,
+    private readonly waits?: Waits,
   ) {}
 
   /**
@@ -120,7 +122,7 @@ export class EventFixtures {
     (this.session ??= (async () => {
       const decl = this.declarations.webhooks;
       if (!decl) throw new Unavailable('the overlay declares no webhook registration (x-webhook-registration); see spec/README.md', 'declare the webhook registration (x-webhook-registration) in --overlay', true);
-      this.receiver = new WebhookReceiver();
+      this.receiver = new WebhookReceiver(this.waits);
       const [host, port] = splitListen(this.config.webhookListen);
       const bound = await this.receiver.start(host, port);
       const base = (this.config.webhookUrl ?? `http://${bound.host}:${bound.port}`).replace(/\/+$/, '');

@@ -9,6 +9,7 @@ import type { KeyName } from './tokens.ts';
 import { Unavailable } from './check.ts';
 import { readLocation, readTaskState, taskIdCandidates, taskIdIn, totalCandidatesOf, describeLocation, type Candidate, type TaskState } from './discover.ts';
 import type { CertifyPreparation } from './certify.ts';
+import { Waits } from './progress.ts';
 
 export interface CreatedVm {
   name: string;
@@ -78,6 +79,16 @@ function memo<T>(fn: () => Promise<T>): () => Promise<T> {
   return () => (p ??= fn());
 }
 
+/** Polls of a task made at the quick pace: most tasks end within seconds, and waiting a whole second more costs the run. */
+const QUICK_POLLS = 12;
+const QUICK_POLL_MS = 250;
+
+/** Real ms before the next poll of a task: a quarter second for the first few, then once a target-second. */
+export function pollIntervalMs(pollsSoFar: number, timeScale: number): number {
+  const cadence = Math.max(20, 1000 / timeScale);
+  return pollsSoFar < QUICK_POLLS ? Math.min(QUICK_POLL_MS, cadence) : cadence;
+}
+
 /**
  * Shared state that several checks depend on (a created VM, its task, a walk of the list), made once per run
  * on first use. When it cannot be made, dependent checks are skipped with the reason.
@@ -95,6 +106,7 @@ export class Fixtures {
     private readonly config: RunConfig,
     private readonly declarations: Declarations,
     private readonly ledger: Ledger,
+    private readonly waits: Waits = new Waits(),
   ) {}
 
   vmName(suffix: string): string {
@@ -180,9 +192,11 @@ export class Fixtures {
 
   /** Polls a task until it reaches a terminal state or the task timeout (target-seconds) passes. */
   async pollTask(taskId: string, lane?: string): Promise<TaskOutcome> {
-    const scale = this.config.timeScale;
-    const deadline = Date.now() + (this.config.taskTimeoutSeconds * 1000) / scale;
-    const intervalMs = Math.max(20, 1000 / scale);
+    const boundMs = (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale;
+    return this.waits.upTo(this.pollUntilDone(taskId, lane, Date.now() + boundMs), boundMs, `task ${taskId} to complete (--task-timeout ${this.config.taskTimeoutSeconds} s)`, 'tasks');
+  }
+
+  private async pollUntilDone(taskId: string, lane: string | undefined, deadline: number): Promise<TaskOutcome> {
     const polls: Exchange[] = [];
     const history: string[] = [];
     for (;;) {
@@ -192,7 +206,7 @@ export class Fixtures {
       if (state.value !== undefined && history[history.length - 1] !== state.value) history.push(state.value);
       if (state.terminal || !isSuccess(ex)) return { state, polls, timedOut: false, history };
       if (Date.now() >= deadline) return { state, polls, timedOut: true, history };
-      await sleep(intervalMs);
+      await sleep(pollIntervalMs(polls.length, this.config.timeScale));
     }
   }
 
@@ -253,7 +267,7 @@ export class Fixtures {
     let walk = await this.walkOnce(as, size, query);
     for (const wait of SETTLE_WAITS_SECONDS) {
       if (!walk.complete || !walk.moved) break;
-      await sleep((wait * 1000) / this.config.timeScale);
+      await this.waits.sleep((wait * 1000) / this.config.timeScale, 'the VM list to hold still (it changed while it was walked)', 'lists');
       walk = await this.walkOnce(as, size, query);
     }
     if (whole && walk.complete) this.knownSize = walk.items.length;

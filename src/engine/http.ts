@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { request, Agent } from 'undici';
 import type { Redactor } from './redact.ts';
 import type { Exchange, IncompleteResponse, RecordedRequest, RecordedResponse } from './exchange.ts';
@@ -20,7 +21,20 @@ export interface SendOptions {
   json?: unknown;
   /** Raw body text, sent as is (malformed JSON, wrong content type). */
   rawBody?: string;
+  /**
+   * A body too large to hold twice in memory (an oversized-body probe): produced in chunks as it is sent, anew on
+   * each send; recorded as its first bytes and its size.
+   */
+  streamedBody?: StreamedBody;
   sentBy: string;
+}
+
+export interface StreamedBody {
+  bytes: number;
+  contentType: string;
+  /** The body's first bytes, for the record. */
+  preview: string;
+  chunks(): AsyncIterable<Uint8Array>;
 }
 
 export class TargetUnreachable extends Error {}
@@ -63,22 +77,29 @@ export class HttpClient {
     const url = this.url(opts.path, opts.query);
     const headers: Record<string, string> = { accept: 'application/json', ...(opts.headers ?? {}) };
     let body: string | undefined;
+    let streamed: StreamedBody | undefined;
     if (opts.json !== undefined) {
       body = JSON.stringify(opts.json);
       headers['content-type'] ??= 'application/json';
     } else if (opts.rawBody !== undefined) {
       body = opts.rawBody;
+    } else if (opts.streamedBody !== undefined) {
+      streamed = opts.streamedBody;
+      headers['content-type'] ??= streamed.contentType;
+      headers['content-length'] = String(streamed.bytes);
     }
     const recorded: RecordedRequest = {
       method: opts.method,
       url: this.redactor.redact(url),
       headers: this.redactor.redactHeaders(headers),
-      body: body === undefined ? undefined : this.redactor.redact(body.length > 4096 ? body.slice(0, 4096) + '…' : body),
+      body: streamed
+        ? this.redactor.redact(`${streamed.preview.slice(0, 4096)}… (${streamed.bytes} bytes in all)`)
+        : body === undefined ? undefined : this.redactor.redact(body.length > 4096 ? body.slice(0, 4096) + '…' : body),
     };
     const started = Date.now();
     const exchange: Exchange = { seq: ++this.seq, sentBy: opts.sentBy, request: recorded, startedAt: new Date(started).toISOString(), durationMs: 0 };
     try {
-      exchange.response = await this.perform(url, opts.method, headers, body, started);
+      exchange.response = await this.perform(url, opts.method, headers, streamed ? Readable.from(streamed.chunks(), { objectMode: false }) : body, started);
     } catch (err) {
       if (err instanceof IncompleteBody) exchange.incompleteResponse = err.partial;
       exchange.transportError = describeTransportError(err instanceof IncompleteBody ? err.reason : err);
@@ -88,7 +109,7 @@ export class HttpClient {
     return exchange;
   }
 
-  private async perform(url: string, method: string, headers: Record<string, string>, body: string | undefined, started: number): Promise<RecordedResponse> {
+  private async perform(url: string, method: string, headers: Record<string, string>, body: string | Readable | undefined, started: number): Promise<RecordedResponse> {
     const res = await request(url, {
       method: method as never,
       headers,

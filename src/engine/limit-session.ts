@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { Waits } from './progress.ts';
 import { waitsLong, type RunConfig } from './config.ts';
 import type { HttpClient } from './http.ts';
 import { StartupFailure } from './startup-failure.ts';
@@ -56,6 +56,8 @@ interface Deps {
   http: HttpClient;
   tokens: TokenManager;
   ledger: Ledger;
+  /** The window waits of the full profile, announced to whoever watches the run. */
+  waits?: Waits;
 }
 
 const windowMs = (config: RunConfig) => (WINDOW_SECONDS * 1000) / config.timeScale;
@@ -72,22 +74,24 @@ const is4xx = (ex: Exchange) => !!ex.response && ex.response.status >= 400 && ex
 const firstRejection = (bursts: Burst[]) => bursts.flatMap((b) => b.rejections)[0];
 
 /** Waits out Retry-After and then, if still refused, the rest of a window; records both answers. */
-async function observeReset(config: RunConfig, rejection: Exchange, retry: () => Promise<Exchange>, accepted: (ex: Exchange) => boolean): Promise<ResetObservation> {
+async function observeReset(d: Pick<Deps, 'config' | 'waits'>, what: string, rejection: Exchange, retry: () => Promise<Exchange>, accepted: (ex: Exchange) => boolean): Promise<ResetObservation> {
+  const { config } = d;
+  const waits = d.waits ?? new Waits();
   const rejectedAt = Date.parse(rejection.startedAt) + rejection.durationMs;
   const retryAfter = parseRetryAfter(rejection);
   const obs: ResetObservation = { retryAfter };
   if (retryAfter !== undefined && retryAfter <= WINDOW_SECONDS) {
-    await sleep(Math.max(0, rejectedAt + ((retryAfter + 1) * 1000) / config.timeScale - Date.now()));
+    await waits.sleep(rejectedAt + ((retryAfter + 1) * 1000) / config.timeScale - Date.now(), `the Retry-After of the ${what} rejection (${retryAfter} s)`, 'limits');
     obs.afterRetryAfter = await retry();
     if (accepted(obs.afterRetryAfter)) return obs;
     // Read as real seconds (a scaled target may mean them): only a value within one window's real length can be meant so.
     if (config.timeScale > 1 && retryAfter <= WINDOW_SECONDS / config.timeScale + 1) {
-      await sleep(Math.max(0, rejectedAt + (retryAfter + 1) * 1000 - Date.now()));
+      await waits.sleep(rejectedAt + (retryAfter + 1) * 1000 - Date.now(), `the Retry-After of the ${what} rejection, read as real seconds`, 'limits');
       obs.afterRetryAfterReal = await retry();
       if (accepted(obs.afterRetryAfterReal)) return obs;
     }
   }
-  await sleep(Math.max(0, rejectedAt + ((WINDOW_SECONDS + 1) * 1000) / config.timeScale - Date.now()));
+  await waits.sleep(rejectedAt + ((WINDOW_SECONDS + 1) * 1000) / config.timeScale - Date.now(), `the ${what} window to pass (a minute of target time)`, 'limits');
   obs.afterWindow = await retry();
   return obs;
 }
@@ -121,7 +125,7 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   let note: string | undefined;
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
     // One key, one budget: only a fresh window can tell a straddled boundary from a looser limit.
-    await sleep(windowMs(d.config) + 50);
+    await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'a fresh issuance window (a minute of target time)', 'limits');
     const second = await burst({ max: 2 * LIMITS.token + 2, concurrency: 4, stopAtFirstRejection: true }, send, cls);
     adopt(second, []);
     bursts.push(second);
@@ -209,7 +213,7 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
     // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
     const spentBy = bursts[0]!.rejections[0];
     if (spentBy && cls.accepted(probe.scope)) probe.cross = await turns.run(() => observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy));
-    if (waitsLong(d.config)) probe.reset = await observeReset(d.config, probe.firstRejection, () => spec.send(held), cls.accepted);
+    if (waitsLong(d.config)) probe.reset = await observeReset(d, spec.what, probe.firstRejection, () => spec.send(held), cls.accepted);
   }
   return probe;
 }
@@ -229,7 +233,7 @@ export async function runIssuanceProbe(d: Deps): Promise<IssuanceStage> {
   const probe = await probeIssuance(d);
   const reset =
     probe.firstRejection && waitsLong(d.config)
-      ? observeReset(d.config, probe.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then((r) => {
+      ? observeReset(d, 'token issuances', probe.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then((r) => {
           probe.reset = r;
         })
       : Promise.resolve();

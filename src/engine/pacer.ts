@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Waits } from './progress.ts';
 
 export type RequestClass = 'read' | 'write';
 
@@ -22,13 +23,16 @@ export class Pacer {
   /** Real milliseconds the run has waited for budget. */
   waitedMs = 0;
 
-  constructor(private readonly timeScale: number) {}
+  constructor(
+    private readonly timeScale: number,
+    private readonly waits?: Waits,
+  ) {}
 
   private windowMs(): number {
     return 60_000 / this.timeScale;
   }
 
-  async acquire(token: string, cls: RequestClass): Promise<void> {
+  async acquire(token: string, cls: RequestClass, by = 'pacer'): Promise<void> {
     const key = `${cls}:${token}`;
     const cap = Math.floor(DOCUMENTED_BUDGET[cls] * (1 - HEADROOM));
     for (;;) {
@@ -41,7 +45,8 @@ export class Pacer {
       }
       const wait = this.windowMs() - (now - log[0]!) + 5;
       this.waitedMs += wait;
-      await sleep(wait);
+      if (this.waits) await this.waits.sleep(wait, `a token's ${cls} budget (the suite keeps each token under 90% of the documented limit)`, by);
+      else await sleep(wait);
     }
   }
 }

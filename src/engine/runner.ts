@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadSpec } from '../spec/load.ts';
 import { readDeclarations } from '../spec/declarations.ts';
 import { UsageError } from '../spec/errors.ts';
@@ -19,13 +18,15 @@ import { Fixtures } from './fixtures.ts';
 import { cleanup } from './cleanup.ts';
 import { callApi, type ApiDeps } from './api.ts';
 import { Pacer } from './pacer.ts';
+import { Waits, type WaitListener } from './progress.ts';
 import { EventFixtures } from './events.ts';
 import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from './limit-session.ts';
 import { prepareCertify, type CertifyPreparation } from './certify.ts';
+import { runScheduled } from './schedule.ts';
 import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 import { limitTraces, specDigests } from './report-extras.ts';
 
-export interface RunHooks {
+export interface RunHooks extends WaitListener {
   onCheckStart?(check: Check): void;
   onCheckEnd?(report: CheckReport): void;
 }
@@ -69,15 +70,16 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   const declarations = readDeclarations(spec);
   const redactor = new Redactor();
   const http = new HttpClient(config.baseUrl, { timeoutSeconds: config.requestTimeoutSeconds, maxBodyBytes: config.maxBodyBytes, insecure: config.insecure }, redactor);
-  const tokens = new TokenManager(http, config.keys, config.timeScale, redactor);
+  const waits = new Waits(hooks);
+  const tokens = new TokenManager(http, config.keys, config.timeScale, redactor, waits);
   const schema = new SchemaAsserter(spec);
   schema.compileAll();
   const ledger = new Ledger();
-  const pacer = new Pacer(config.timeScale);
+  const pacer = new Pacer(config.timeScale, waits);
   const observations: Record<string, unknown> = {};
-  const api: ApiDeps = { http, tokens, pacer, timeScale: config.timeScale, readOnly: config.readOnly, maxCreates: config.maxCreates, createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length };
-  const fixtures = new Fixtures((opts) => callApi(api, 'setup', opts), config, declarations, ledger);
-  const events = new EventFixtures((opts) => callApi(api, 'events', opts), config, declarations, ledger, fixtures);
+  const api: ApiDeps = { http, tokens, pacer, timeScale: config.timeScale, readOnly: config.readOnly, maxCreates: config.maxCreates, createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length, waits };
+  const fixtures = new Fixtures((opts) => callApi(api, 'setup', opts), config, declarations, ledger, waits);
+  const events = new EventFixtures((opts) => callApi(api, 'events', opts), config, declarations, ledger, fixtures, waits);
 
   try {
     // Preflight: a target we cannot reach or whose key is refused cannot be judged (exit 2). With the limits
@@ -85,7 +87,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     let limits: LimitsReport | undefined;
     let issuance: IssuanceStage | undefined;
     try {
-      if (checks.some((c) => c.group === 'limits')) issuance = await runIssuanceProbe({ config, http, tokens, ledger });
+      if (checks.some((c) => c.group === 'limits')) issuance = await runIssuanceProbe({ config, http, tokens, ledger, waits });
       else await tokens.get('primary', 'setup');
     } catch (err) {
       // Exit 2 with what the target did, and a report (verdict error) carrying the exchange that shows it.
@@ -100,23 +102,11 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       : undefined;
     fixtures.certify = certify;
 
-    // The limits group's read and write probes run after every other check (they may exhaust what they probe), then
-    // its checks; the checks that review the whole log come last.
+    // Checks that share no budget and no state run concurrently (schedule.ts). The limits group's read and write
+    // probes run after every other check (they may exhaust what they probe), alone on the machine, then its checks;
+    // the checks that review the whole log come last.
     const isLimits = (c: Check) => c.group === 'limits';
-    const ordered = [...checks.filter((c) => !c.reviewsLog && !isLimits(c)), ...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)];
-    const reports: CheckReport[] = [];
-    for (const check of ordered) {
-      if (issuance && !limits) {
-        if (isLimits(check) || check.reviewsLog) {
-          try {
-            limits = await runRequestProbes({ config, http, tokens, ledger }, issuance);
-          } catch (err) {
-            // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
-            if (!(err instanceof CredentialError)) throw err;
-            limits = { token: issuance.probe, error: err };
-          }
-        }
-      }
+    const runOne = async (check: Check): Promise<CheckReport> => {
       hooks.onCheckStart?.(check);
       const ctx: CheckContext = {
         checkId: check.id,
@@ -137,7 +127,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
           observations[key] = value;
         },
         registerSecret: (value, label) => redactor.add(value, label),
-        sleepTarget: (seconds) => sleep((seconds * 1000) / config.timeScale),
+        sleepTarget: (seconds, what) => waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id),
       };
       const started = Date.now();
       let outcome: CheckOutcome | { status: 'error'; message: string };
@@ -151,8 +141,21 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         else outcome = { status: 'error', message: `internal error in the suite: ${(err as Error).message}` };
       }
       const report = toReport(check, outcome, Date.now() - started, http.log.length);
-      reports.push(report);
       hooks.onCheckEnd?.(report);
+      return report;
+    };
+    const reports: CheckReport[] = await runScheduled(checks.filter((c) => !c.reviewsLog && !isLimits(c)), runOne, config.sequential);
+    for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
+      if (issuance && !limits) {
+        try {
+          limits = await runRequestProbes({ config, http, tokens, ledger, waits }, issuance);
+        } catch (err) {
+          // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
+          if (!(err instanceof CredentialError)) throw err;
+          limits = { token: issuance.probe, error: err };
+        }
+      }
+      reports.push(await runOne(check));
     }
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));

@@ -3,6 +3,7 @@ import type { Redactor } from './redact.ts';
 import type { Exchange } from './exchange.ts';
 import { statusText } from './exchange.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Waits } from './progress.ts';
 import { retryAfterSeconds, retryWaitMs } from './retry-after.ts';
 
 /** Token validity the seed documents (AUTH-TOKEN-TTL). */
@@ -42,6 +43,8 @@ interface HeldToken {
  */
 export class TokenManager {
   private readonly held = new Map<string, HeldToken>();
+  /** Issuances under way per lane, shared by the checks that ask meanwhile. */
+  private readonly renewing = new Map<string, Promise<string>>();
   readonly issued: Record<KeyName, number> = { primary: 0, second: 0, readonly: 0, revocable: 0 };
 
   constructor(
@@ -49,6 +52,7 @@ export class TokenManager {
     private readonly keys: Partial<Record<KeyName, string>>,
     private readonly timeScale: number,
     private readonly redactor: Redactor,
+    private readonly waits?: Waits,
   ) {
     for (const [name, key] of Object.entries(keys)) redactor.add(key, `api key ${KEY_FLAGS[name as KeyName]}`);
   }
@@ -109,7 +113,9 @@ export class TokenManager {
     this.issued[key]++;
     let ex = await this.exchange(secret, sentBy);
     for (let attempt = 0; ex.response?.status === 429 && attempt < 3; attempt++) {
-      await sleep(retryWaitMs(retryAfterSeconds(ex), attempt, this.timeScale, 65));
+      const waitMs = retryWaitMs(retryAfterSeconds(ex), attempt, this.timeScale, 65);
+      if (this.waits) await this.waits.sleep(waitMs, `the Retry-After of a refused token issuance (${KEY_FLAGS[key]})`, sentBy);
+      else await sleep(waitMs);
       ex = await this.exchange(secret, sentBy);
     }
     const body = ex.response?.json as Record<string, unknown> | undefined;
@@ -125,6 +131,16 @@ export class TokenManager {
     const slot = `${key}:${lane}`;
     const current = this.held.get(slot);
     if (current && Date.now() < current.renewAt) return current.token;
+    // Checks running side by side that need the same lane's token wait for one issuance, not one each.
+    const pending = this.renewing.get(slot);
+    if (pending) return pending;
+    const renewal = this.renew(key, sentBy, slot).finally(() => this.renewing.delete(slot));
+    this.renewing.set(slot, renewal);
+    return renewal;
+  }
+
+  private async renew(key: KeyName, sentBy: string, slot: string): Promise<string> {
+    const current = this.held.get(slot);
     try {
       const { token, body } = await this.issue(key, sentBy);
       this.held.set(slot, this.holding(token, body, Date.now()));

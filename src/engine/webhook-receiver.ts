@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Waits } from './progress.ts';
 import type { AddressInfo } from 'node:net';
 
 /** One POST the target delivered to the suite's receiver. */
@@ -26,6 +27,8 @@ export class WebhookReceiver {
   private readonly failPerEvent = new Map<string, { attempts: number; keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined; seen: Map<string, number> }>();
   private server?: http.Server;
   private waiters: Array<() => void> = [];
+
+  constructor(private readonly waits?: Waits) {}
 
   /** Starts listening on host:port (port 0: ephemeral). */
   async start(host: string, port: number): Promise<{ host: string; port: number }> {
@@ -81,8 +84,13 @@ export class WebhookReceiver {
   }
 
   /** Waits until a delivery satisfies the predicate, or the deadline (real ms) passes. */
-  async waitFor(pred: (d: Delivery) => boolean, timeoutMs: number): Promise<Delivery | undefined> {
-    const deadline = Date.now() + timeoutMs;
+  async waitFor(pred: (d: Delivery) => boolean, timeoutMs: number, what = 'a webhook delivery', by = 'webhooks'): Promise<Delivery | undefined> {
+    if (this.deliveries.some(pred)) return this.deliveries.find(pred);
+    const work = this.poll(pred, Date.now() + timeoutMs);
+    return this.waits ? this.waits.upTo(work, timeoutMs, what, by) : work;
+  }
+
+  private async poll(pred: (d: Delivery) => boolean, deadline: number): Promise<Delivery | undefined> {
     for (;;) {
       const found = this.deliveries.find(pred);
       if (found) return found;

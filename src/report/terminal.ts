@@ -15,19 +15,28 @@ export function notVerifiedLines(report: RunReport): string[] {
   const clauses = [...new Set(open.map((n) => n.clause))];
   const lines = [`not verified: ${clauses.length} clause${clauses.length === 1 ? '' : 's'}${report.coverage ? ` (${report.coverage.verified.length} verified)` : ''}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`];
   for (const e of errors) lines.push(`  ERROR ${e.check}: ${e.message}`);
+  // Groups left out with --only: one line, not one per clause.
+  const unselected = open.filter((n) => /^group \S+ was not selected$/.test(n.reason));
+  if (unselected.length) {
+    const groups = [...new Set(unselected.map((n) => n.reason.split(' ')[1]))];
+    lines.push(`  ${new Set(unselected.map((n) => n.clause)).size} clauses need checks of groups this run did not select (--only): ${groups.join(', ')}`);
+  }
   for (const clause of clauses) {
-    for (const n of open.filter((x) => x.clause === clause)) {
+    for (const n of open.filter((x) => x.clause === clause && !unselected.includes(x))) {
       lines.push(`  ${clause.padEnd(26)} ${n.check}: ${n.reason}${n.blocking ? '' : ' (not blocking)'}`, `  ${''.padEnd(26)} to verify: ${n.howToVerify}`);
     }
   }
   return lines;
 }
 
-export function summaryLines(report: RunReport): string[] {
+const VERDICT_SGR: Record<RunReport['verdict'], number> = { conformant: 32, nonconformant: 31, incomplete: 33, error: 31 };
+
+export function summaryLines(report: RunReport, colour = false): string[] {
   const s = report.summary;
+  const verdict = colour ? `\x1b[1;${VERDICT_SGR[report.verdict]}m${report.verdict}\x1b[0m` : report.verdict;
   const lines = [
     '',
-    `verdict: ${report.verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${report.errors?.length ? `, ${report.errors.length} errors` : ''})`,
+    `verdict: ${verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${report.errors?.length ? `, ${report.errors.length} errors` : ''})`,
     ...notVerifiedLines(report),
   ];
   for (const c of report.checks.filter((c) => c.status === 'failed')) {

@@ -37,13 +37,32 @@ async function readYamlFile(file: string, what: string): Promise<unknown> {
   }
 }
 
+/** Documents validated in this process, by content: the overlay check and the run's load validate the merged document once. */
+const validated = new Map<string, Promise<OpenApiDocument>>();
+
 async function dereference(doc: unknown, label: string): Promise<OpenApiDocument> {
-  try {
+  const key = JSON.stringify(doc);
+  let done = validated.get(key);
+  if (!done) {
     // validate() checks the document against the OpenAPI 3.1 schema and resolves $refs.
-    return (await SwaggerParser.validate(structuredClone(doc) as never)) as OpenApiDocument;
-  } catch (err) {
-    throw new UsageError(`${label} is not a valid OpenAPI 3.1 document: ${(err as Error).message.split('\n')[0]}`);
+    done = (SwaggerParser.validate(structuredClone(doc) as never) as Promise<OpenApiDocument>).catch((err: Error) => {
+      validated.delete(key);
+      throw new UsageError(`${label} is not a valid OpenAPI 3.1 document: ${err.message.split('\n')[0]}`);
+    });
+    validated.set(key, done);
   }
+  // Each caller gets its own copy: checks and the schema compiler may annotate what they are given.
+  return structuredClone(await done);
+}
+
+/**
+ * The seed-derived document with its $refs resolved, not validated again: it ships with the suite and
+ * test/spec/spec.test.ts validates it against OpenAPI 3.1.
+ */
+let baseDereferenced: Promise<OpenApiDocument> | undefined;
+async function dereferenceBase(doc: unknown): Promise<OpenApiDocument> {
+  baseDereferenced ??= SwaggerParser.dereference(structuredClone(doc) as never) as Promise<OpenApiDocument>;
+  return structuredClone(await baseDereferenced);
 }
 
 /**
@@ -73,7 +92,7 @@ export async function lintOverlay(overlayPath: string): Promise<{ problems: Over
 
 export async function loadSpec(overlayPath?: string): Promise<LoadedSpec> {
   const raw = await readYamlFile(BASE_SPEC_PATH, 'spec');
-  const base = await dereference(raw, `spec ${BASE_SPEC_PATH}`);
+  const base = await dereferenceBase(raw);
   if (!overlayPath) return { base, merged: base, overlayActions: 0 };
   const overlay = await readYamlFile(overlayPath, 'overlay');
   const { data, actions } = await applyOverlay(raw, overlay, overlayPath);

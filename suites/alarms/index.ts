@@ -1,4 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
+import { EVENTS, sharing } from '../shares.ts';
 import { alarmFires } from './fires.ts';
 
-export const alarmChecks: Check[] = [alarmFires];
+export const alarmChecks: Check[] = sharing([EVENTS], [alarmFires]);

@@ -1,4 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
+import { UNAUTHENTICATED_PROBES } from '../shares.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/check.ts';
 import { wasAccepted, describe, absentId, observeErrorCase } from '../support.ts';
@@ -14,6 +15,7 @@ export const bearerRequired: Check = {
   level: 'must',
   why: { must: "the seed says every endpoint but token issuance requires the bearer token" },
   title: 'Every endpoint except token issuance refuses a request without a bearer token',
+  shares: [UNAUTHENTICATED_PROBES],
   async run(ctx) {
     let createBody: Record<string, unknown> = {};
     try {

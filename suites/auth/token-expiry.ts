@@ -35,13 +35,13 @@ export const tokenExpiry: Check = {
     const ageAt = (since: number, realMs: number) => ((realMs - since) * ctx.config.timeScale) / 1000;
     // Shortly before the lifetime ends it is still valid: a guard of a minute, or half a real second under a time scale.
     const guard = Math.max(60, 0.5 * ctx.config.timeScale);
-    await ctx.sleepTarget(Math.max(0, LIFETIME_SECONDS - guard - ageAt(requestedAt, Date.now())));
+    await ctx.sleepTarget(Math.max(0, LIFETIME_SECONDS - guard - ageAt(requestedAt, Date.now())), 'the token lifetime, less a guard, to pass (target time)');
     const late = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     const lateAge = ageAt(requestedAt, Date.parse(late.startedAt) + late.durationMs);
     if (!wasAccepted(late) && lateAge < LIFETIME_SECONDS - 1) {
       return fail(`a token at most ${Math.ceil(lateAge)} s old was refused, before its ${LIFETIME_SECONDS}-s lifetime ended (${describe(late)})`, [fresh, late], { ageSeconds: Math.ceil(lateAge) });
     }
-    await ctx.sleepTarget(Math.max(0, LIFETIME_SECONDS + 2 - ageAt(arrivedAt, Date.now())));
+    await ctx.sleepTarget(Math.max(0, LIFETIME_SECONDS + 2 - ageAt(arrivedAt, Date.now())), 'the token lifetime to pass (3600 s and 2 more, target time)');
     const expired = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (wasAccepted(expired)) return fail(`a token ${LIFETIME_SECONDS + 2} s old was still accepted`, [fresh, expired]);
     const renewed = await ctx.tokens.issue('primary', ctx.checkId);

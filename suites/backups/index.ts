@@ -1,6 +1,7 @@
 import type { Check } from '../../src/engine/check.ts';
+import { BACKUPS, sharing } from '../shares.ts';
 import { startBackup } from './start.ts';
 import { missingVm } from './missing-vm.ts';
 import { restoreTask } from './restore-task.ts';
 
-export const backupChecks: Check[] = [startBackup, missingVm, restoreTask];
+export const backupChecks: Check[] = sharing([BACKUPS], [startBackup, missingVm, restoreTask]);

@@ -2,7 +2,7 @@ import type { Check, Finding } from '../../src/engine/check.ts';
 import { judge, finding, skip } from '../../src/engine/check.ts';
 import type { LimitProbe } from '../../src/engine/limit-session.ts';
 import type { CrossObservation } from '../../src/engine/cross-budget.ts';
-import { isSuccess } from '../support.ts';
+import { refusedAcrossTokens } from './verdict.ts';
 
 /**
  * Reads and writes have budgets of their own (300 reads and 60 writes per minute per token): a token whose read budget
@@ -20,7 +20,7 @@ export const budgetsSeparate: Check = {
     const read = ctx.limits?.read;
     const write = ctx.limits?.write;
     // Budgets shared across tokens spend each other's tokens too: nothing was sent, as it could not be told apart (limits.token-scope).
-    const shared = [read, write].filter((p) => p?.scope && (p === write ? p.scope.response?.status === p.firstRejection?.response?.status : !isSuccess(p.scope)));
+    const shared = [read, write].filter((p) => refusedAcrossTokens(p, p === write));
     if (shared.length) return skip('the budgets are not per token (see limits.token-scope), so charging one class to the other cannot be told apart', 'a target whose read and write budgets are per token');
     const skipped = [read, write].flatMap((p) => (p?.cross && 'skipped' in p.cross ? [p.cross.skipped] : []));
     const observed = [read, write].filter((p): p is LimitProbe & { cross: CrossObservation } => p?.cross !== undefined && !('skipped' in p.cross));

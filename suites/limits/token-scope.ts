@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
-import { isSuccess } from '../support.ts';
+import { refusedAcrossTokens } from './verdict.ts';
 
 /** The read and write budgets are per token: another token of the same key is served while the first is limited. */
 export const tokenScope: Check = {
@@ -17,7 +17,7 @@ export const tokenScope: Check = {
     if (!read && ctx.limits?.error) throw ctx.limits.error;
     const probes = [read, write].filter((p) => p?.scope);
     if (probes.length === 0) return skip('no budget was spent during the probes, so the scope could not be seen', 'the read and write probes must meet a rejection (see limits.read-limit, limits.write-limit)');
-    const refused = probes.filter((p) => (p === write ? p!.scope!.response?.status === p!.firstRejection?.response?.status : !isSuccess(p!.scope!)));
+    const refused = probes.filter((p) => refusedAcrossTokens(p, p === write));
     if (refused.length) {
       return fail(`another token of the same key was refused while the first token's ${refused.map((p) => p!.what).join(' and ')} budget was spent: the limit is not per token`, refused.flatMap((p) => [p!.firstRejection!, p!.scope!]));
     }

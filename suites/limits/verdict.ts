@@ -1,5 +1,6 @@
 import type { CheckOutcome } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
+import { isSuccess } from '../support.ts';
 import type { LimitProbe } from '../../src/engine/limit-session.ts';
 import { describeVerdict } from '../../src/engine/probes.ts';
 
@@ -19,4 +20,13 @@ export function limitOutcome(probe: LimitProbe | undefined, inconclusiveHint = '
     default:
       return fail(message, exchanges, details);
   }
+}
+
+/**
+ * Whether another token of the same key was refused right after the probe's token was limited (its budget is not per
+ * token): a write probe's second token met the same rejection, a read probe's was not served.
+ */
+export function refusedAcrossTokens(probe: LimitProbe | undefined, isWrite: boolean): boolean {
+  if (!probe?.scope) return false;
+  return isWrite ? probe.scope.response?.status === probe.firstRejection?.response?.status : !isSuccess(probe.scope);
 }

@@ -1,6 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { ListBucketsCommand, PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { CORE_CLAUSES, Trace, s3Session, runBucket, makeClient, describeFailure, removeBucket, type Result } from './session.ts';
 
 /** A wrong access key is refused with 403 InvalidAccessKeyId, a wrong secret with 403 SignatureDoesNotMatch. */
@@ -12,12 +11,13 @@ export const authErrors: Check = {
   why: { must: "the seed says standard S3 clients work unchanged, and they rely on these S3 error codes" },
   title: 'Wrong credentials are refused: 403 InvalidAccessKeyId, 403 SignatureDoesNotMatch',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { ListBucketsCommand, PutObjectCommand, ListObjectsV2Command } = s.sdk;
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'auth');
-    const wrongKey = makeClient(s.config, s.timeoutMs, { accessKeyId: `CCUNKNOWN${s.runId.toUpperCase()}`, secretAccessKey: s.config.secretKey });
+    const wrongKey = makeClient(s.config, s.timeoutMs, { accessKeyId: `CCUNKNOWN${s.runId.toUpperCase()}`, secretAccessKey: s.config.secretKey }, s.sdk);
     // The right key with a secret that differs from the real one in every position (never printed).
-    const wrongSecret = makeClient(s.config, s.timeoutMs, { accessKeyId: s.config.accessKey, secretAccessKey: `wrong-${s.runId}-secret` });
+    const wrongSecret = makeClient(s.config, s.timeoutMs, { accessKeyId: s.config.accessKey, secretAccessKey: `wrong-${s.runId}-secret` }, s.sdk);
     const problems: string[] = [];
     const expect = (what: string, r: Result<object>, code: string) => {
       if (r.ok) problems.push(`${what} was served (${r.status}), expected 403 ${code}`);

@@ -1,6 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { CreateBucketCommand, HeadBucketCommand, ListBucketsCommand, DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { CORE_CLAUSES, Trace, s3Session, bucketName, record, describeFailure, removeBucket } from './session.ts';
 
 /** Create, head, list and delete a bucket with a standard client; a deleted bucket is gone. */
@@ -12,7 +11,8 @@ export const bucketLifecycle: Check = {
   why: { must: "the seed says standard S3 clients work unchanged: bucket create, head, list and delete" },
   title: 'A standard S3 client creates, heads, lists and deletes a bucket',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { CreateBucketCommand, HeadBucketCommand, ListBucketsCommand, DeleteBucketCommand } = s.sdk;
     const trace = new Trace();
     const bucket = bucketName(s, 'bucket');
     s.buckets.add(bucket);

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
-import { PutObjectCommand, GetObjectCommand, HeadObjectCommand, type GetObjectCommandInput } from '@aws-sdk/client-s3';
+import type { GetObjectCommandInput } from '@aws-sdk/client-s3';
 import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket } from './session.ts';
 
 /** Conditional GET: If-None-Match, If-Match and If-Modified-Since each answer as RFC 9110 and S3 document. */
@@ -12,7 +12,8 @@ export const conditionalGet: Check = {
   why: { should: "the supported subset of S3 is not shown; conditional GET is common but optional" },
   title: 'Conditional GET honours If-None-Match, If-Match and If-Modified-Since',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { PutObjectCommand, GetObjectCommand, HeadObjectCommand } = s.sdk;
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'conditional');
     try {

@@ -1,6 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
-import { PutObjectCommand, GetObjectCommand, CopyObjectCommand } from '@aws-sdk/client-s3';
 import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket, unquote } from './session.ts';
 
 const OP = 'CopyObject';
@@ -14,7 +13,8 @@ export const copyObject: Check = {
   why: { should: "the supported subset of S3 is not shown; CopyObject is common but optional" },
   title: 'CopyObject copies bytes, content type and user metadata',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { PutObjectCommand, GetObjectCommand, CopyObjectCommand } = s.sdk;
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'copy');
     const body = `copy source of run ${s.runId}`;

@@ -1,6 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { PutObjectCommand, GetObjectCommand, ListObjectsV2Command, DeleteBucketCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { CORE_CLAUSES, Trace, s3Session, runBucket, bucketName, describeFailure, removeBucket, type Result } from './session.ts';
 
 /** Errors carry S3's codes and statuses: NoSuchBucket 404, NoSuchKey 404, BucketNotEmpty 409. */
@@ -12,7 +11,8 @@ export const errorCodes: Check = {
   why: { must: "standard S3 clients (seed) rely on NoSuchBucket, NoSuchKey and BucketNotEmpty" },
   title: 'Errors carry S3 codes and statuses (NoSuchBucket, NoSuchKey, BucketNotEmpty)',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { PutObjectCommand, GetObjectCommand, ListObjectsV2Command, DeleteBucketCommand, HeadObjectCommand } = s.sdk;
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'errors');
     const absentBucket = bucketName(s, 'absent');

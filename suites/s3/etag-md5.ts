@@ -1,6 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { PutObjectCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { CORE_CLAUSES, Trace, s3Session, runBucket, describeFailure, removeBucket, md5Hex, unquote } from './session.ts';
 
 /** The ETag of a single-part upload is the hex MD5 of its bytes, in PUT, HEAD and GET answers. */
@@ -12,7 +11,8 @@ export const etagMd5: Check = {
   why: { must: "standard S3 clients (seed) verify uploads by the ETag of a single-part upload" },
   title: 'The ETag of a single-part upload is the MD5 of the object',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { PutObjectCommand, GetObjectCommand, HeadObjectCommand } = s.sdk;
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'etag');
     const body = new Uint8Array(10_000).map((_, i) => (i * 31 + 7) & 0xff);

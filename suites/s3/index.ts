@@ -1,4 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
+import { S3, sharing } from '../shares.ts';
 import { bucketLifecycle } from './bucket-lifecycle.ts';
 import { objectRoundtrip } from './object-roundtrip.ts';
 import { etagMd5 } from './etag-md5.ts';
@@ -13,4 +14,4 @@ import { presigned } from './presigned.ts';
 import { largeObject } from './large-object.ts';
 
 /** Core checks (must: standard clients work unchanged), then the extended operations (should, in the capability matrix). */
-export const s3Checks: Check[] = [bucketLifecycle, objectRoundtrip, etagMd5, listV2, errorCodes, authErrors, rangeGet, conditionalGet, copyObject, multipart, presigned, largeObject];
+export const s3Checks: Check[] = sharing([S3], [bucketLifecycle, objectRoundtrip, etagMd5, listV2, errorCodes, authErrors, rangeGet, conditionalGet, copyObject, multipart, presigned, largeObject]);

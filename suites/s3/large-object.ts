@@ -2,7 +2,6 @@ import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { PutObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket, unquote } from './session.ts';
 
 const MiB = 1024 * 1024;
@@ -40,7 +39,8 @@ export const largeObject: Check = {
   why: { should: "the supported subset and object size limits are not shown" },
   title: 'A 64 MiB object streams up and down intact',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { PutObjectCommand, GetObjectCommand } = s.sdk;
     const size = s.config.largeObjectBytes ?? 64 * MiB;
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'large');

@@ -1,6 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { CORE_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, removeBucket } from './session.ts';
 
 const KEYS = ['a/1.txt', 'a/2.txt', 'a/3.txt', 'b/1.txt', 'b/c/1.txt', 'top.txt'];
@@ -14,7 +13,8 @@ export const listV2: Check = {
   why: { must: "standard S3 clients (seed) list with ListObjectsV2, prefix, delimiter and continuation" },
   title: 'ListObjectsV2 with prefix, delimiter, max-keys and continuation token',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { PutObjectCommand, ListObjectsV2Command } = s.sdk;
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'list');
     const problems: string[] = [];

@@ -1,7 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
 import { createHash } from 'node:crypto';
-import { CreateMultipartUploadCommand, UploadPartCommand, ListPartsCommand, CompleteMultipartUploadCommand, AbortMultipartUploadCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket, unquote } from './session.ts';
 
 const MiB = 1024 * 1024;
@@ -21,7 +20,8 @@ export const multipart: Check = {
   why: { should: "the supported subset of S3 is not shown; multipart is common but optional" },
   title: 'Multipart upload: create, upload part, list parts, complete, abort',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { CreateMultipartUploadCommand, UploadPartCommand, ListPartsCommand, CompleteMultipartUploadCommand, AbortMultipartUploadCommand, GetObjectCommand } = s.sdk;
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'multipart');
     const parts = [part(1, 5 * MiB), part(2, 1024 + 7)];

@@ -1,6 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { CORE_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, removeBucket } from './session.ts';
 
 const META = { purpose: 'conformance', 'run-note': 'round trip' };
@@ -20,7 +19,8 @@ export const objectRoundtrip: Check = {
   why: { must: "the seed says standard S3 clients work unchanged: object put, get, head and delete" },
   title: 'Objects round-trip: put, get, head, delete, with content type and user metadata',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { PutObjectCommand, GetObjectCommand, HeadObjectCommand, DeleteObjectCommand } = s.sdk;
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'objects');
     const key = 'dir/object with spaces+ünïcode.txt';

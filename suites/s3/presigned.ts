@@ -1,8 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail } from '../../src/engine/check.ts';
-import { PutObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, removeBucket } from './session.ts';
+import { EXTENDED_CLAUSES, Trace, s3Session, loadS3Presigner, runBucket, record, removeBucket } from './session.ts';
 
 /** Shows a presigned URL without its signature (it is a credential until it expires). */
 const shown = (url: string) => url.replace(/(X-Amz-Signature=)[0-9a-f]+/i, '$1…').replace(/(X-Amz-Credential=)[^&]+/i, '$1…');
@@ -16,7 +14,9 @@ export const presigned: Check = {
   why: { should: "the supported subset of S3 is not shown; presigned URLs are common but optional" },
   title: 'Presigned GET and PUT URLs work; an altered signature is refused',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { PutObjectCommand, GetObjectCommand } = s.sdk;
+    const { getSignedUrl } = await loadS3Presigner();
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'presigned');
     const body = `uploaded through a presigned URL in run ${s.runId}`;

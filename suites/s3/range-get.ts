@@ -1,6 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
-import { PutObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket } from './session.ts';
 
 const OP = 'GetObject (Range bytes=first-last)';
@@ -15,7 +14,8 @@ export const rangeGet: Check = {
   why: { should: "the supported subset of S3 is not shown; range GET is common but optional" },
   title: 'Range GET answers 206 Partial Content with the requested bytes',
   async run(ctx) {
-    const s = s3Session(ctx);
+    const s = await s3Session(ctx);
+    const { PutObjectCommand, GetObjectCommand } = s.sdk;
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'range');
     const body = 'abcdefghijklmnopqrstuvwxyz0123456789';

@@ -1,12 +1,49 @@
-// Shared state of the s3 group for one run: the client, the buckets the run created, the capability matrix.
-import { S3Client, ListBucketsCommand, ListObjectsV2Command, DeleteObjectCommand, DeleteBucketCommand, ListMultipartUploadsCommand, AbortMultipartUploadCommand, CreateBucketCommand } from '@aws-sdk/client-s3';
+// Shared state of the s3 group for one run: the SDK, the client, the buckets the run created, the capability matrix.
+// The AWS SDK (client-s3 and the presigner: 14 CommonJS modules of 9 packages, about 0.15 s to load) is loaded only
+// when the s3 group runs: this module and the checks import its types only, and take its classes from the session
+// (session.sdk) or loadS3Sdk().
+import { createRequire } from 'node:module';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { CheckContext } from '../../src/engine/context.ts';
 import type { RunConfig, S3Config } from '../../src/engine/config.ts';
 import type { S3Capability } from '../../src/engine/report.ts';
 import { Unavailable } from '../../src/engine/check.ts';
 
+export type S3Sdk = typeof import('@aws-sdk/client-s3');
+export type S3Presigner = typeof import('@aws-sdk/s3-request-presigner');
+
+let sdk: S3Sdk | undefined;
+let sdkLoading: Promise<S3Sdk> | undefined;
+let presignerLoading: Promise<S3Presigner> | undefined;
+
+/** The AWS S3 client module, imported on first use (once per process). */
+export function loadS3Sdk(): Promise<S3Sdk> {
+  sdkLoading ??= import('@aws-sdk/client-s3').then((m) => (sdk = m));
+  return sdkLoading;
+}
+
+/** The presigner module (s3.presigned only), imported on first use (once per process). */
+export function loadS3Presigner(): Promise<S3Presigner> {
+  presignerLoading ??= import('@aws-sdk/s3-request-presigner');
+  return presignerLoading;
+}
+
+/**
+ * The SDK for a synchronous caller: the one loaded already, else required on the spot (a caller of makeClient that has
+ * not opened a session, such as a test). The package is CommonJS only, so require and import() give the same module.
+ */
+function sdkNow(): S3Sdk {
+  if (!sdk) {
+    sdk = createRequire(import.meta.url)('@aws-sdk/client-s3') as S3Sdk;
+    sdkLoading ??= Promise.resolve(sdk);
+  }
+  return sdk;
+}
+
 export interface S3Session {
   config: S3Config;
+  /** The loaded AWS SDK: the checks take their command classes from it. */
+  sdk: S3Sdk;
   runId: string;
   timeoutMs: number;
   client: S3Client;
@@ -26,10 +63,10 @@ export const NEEDS_S3_URL = 'needs --s3-url (the object storage endpoint and its
  * computed and validated only where S3 requires them (the SDK default adds CRC trailers that many S3-compatible
  * endpoints do not accept); one attempt per request, each bounded by --request-timeout.
  */
-export function makeClient(cfg: S3Config, timeoutMs: number, credentials?: { accessKeyId: string; secretAccessKey: string }): S3Client {
+export function makeClient(cfg: S3Config, timeoutMs: number, credentials?: { accessKeyId: string; secretAccessKey: string }, s3: S3Sdk = sdkNow()): S3Client {
   // Node 20 is this project's platform; the SDK's advisory about its future Node 22 requirement is noise in reports.
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
-  return new S3Client({
+  return new s3.S3Client({
     endpoint: cfg.url,
     region: cfg.region,
     forcePathStyle: cfg.forcePathStyle,
@@ -41,13 +78,26 @@ export function makeClient(cfg: S3Config, timeoutMs: number, credentials?: { acc
   });
 }
 
-export function s3Session(ctx: CheckContext): S3Session {
+/** The run's s3 session, opened (and the SDK loaded) on first use; Unavailable, before anything loads, without --s3-url. */
+export async function s3Session(ctx: CheckContext): Promise<S3Session> {
+  const cfg = s3Config(ctx);
+  const session = sessions.get(ctx.config);
+  if (session) return session;
+  return openSession(ctx, cfg, await loadS3Sdk());
+}
+
+function s3Config(ctx: CheckContext): S3Config {
   const cfg = ctx.config.s3;
   if (!cfg) throw new Unavailable(NEEDS_S3_URL, '--s3-url URL --s3-access-key KEY --s3-secret-key SECRET');
+  return cfg;
+}
+
+/** Synchronous: checks that asked for the session at the same time while the SDK loaded get the same one. */
+function openSession(ctx: CheckContext, cfg: S3Config, s3: S3Sdk): S3Session {
   let session = sessions.get(ctx.config);
   if (!session) {
     const timeoutMs = ctx.config.requestTimeoutSeconds * 1000;
-    session = { config: cfg, runId: ctx.config.runId, timeoutMs, client: makeClient(cfg, timeoutMs), buckets: new Set(), capabilities: [] };
+    session = { config: cfg, sdk: s3, runId: ctx.config.runId, timeoutMs, client: makeClient(cfg, timeoutMs, undefined, s3), buckets: new Set(), capabilities: [] };
     sessions.set(ctx.config, session);
     live.add({ run: ctx.config, session });
     ctx.registerSecret(cfg.secretKey, 'S3 secret key');
@@ -62,7 +112,8 @@ export function bucketName(session: S3Session, suffix: string): string {
 
 /** Records an operation in the capability matrix (the latest finding for an operation wins). */
 export function record(ctx: CheckContext, operation: string, supported: boolean | 'unknown', evidence: string): void {
-  const session = s3Session(ctx);
+  const cfg = s3Config(ctx);
+  const session = sessions.get(ctx.config) ?? openSession(ctx, cfg, sdkNow());
   const existing = session.capabilities.find((c) => c.operation === operation);
   // A definite answer is not overwritten by a later "unknown".
   if (existing) {
@@ -121,7 +172,8 @@ export class Trace {
 
 /** Creates a bucket of the run for a check that needs one; the check is skipped if the endpoint refuses. */
 export async function runBucket(ctx: CheckContext, trace: Trace, suffix: string): Promise<string> {
-  const session = s3Session(ctx);
+  const session = await s3Session(ctx);
+  const { CreateBucketCommand } = session.sdk;
   const bucket = bucketName(session, suffix);
   session.buckets.add(bucket);
   const r = await trace.call(`CreateBucket ${bucket}`, () => session.client.send(new CreateBucketCommand({ Bucket: bucket })));
@@ -132,6 +184,7 @@ export async function runBucket(ctx: CheckContext, trace: Trace, suffix: string)
 /** Removes a bucket and everything in it (objects, unfinished multipart uploads). Returns an error text or undefined. */
 export async function removeBucket(client: S3Client, bucket: string): Promise<string | undefined> {
   try {
+    const { ListMultipartUploadsCommand, AbortMultipartUploadCommand, ListObjectsV2Command, DeleteObjectCommand, DeleteBucketCommand } = await loadS3Sdk();
     try {
       const uploads = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
       for (const u of uploads.Uploads ?? []) await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key!, UploadId: u.UploadId! })).catch(() => {});
@@ -169,7 +222,7 @@ export async function sweepS3(run: RunConfig): Promise<S3CleanupResult | undefin
   const prefix = `cc-${session.runId}-`;
   const names = new Set(session.buckets);
   try {
-    const listed = await session.client.send(new ListBucketsCommand({}));
+    const listed = await session.client.send(new session.sdk.ListBucketsCommand({}));
     for (const b of listed.Buckets ?? []) if (b.Name?.startsWith(prefix)) names.add(b.Name);
   } catch {
     // Listing is best effort; the buckets the run asked for are known.

@@ -1,4 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
+import { READONLY_PROBES } from '../shares.ts';
 import type { CheckContext } from '../../src/engine/context.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/check.ts';
@@ -37,6 +38,7 @@ export const readonlyWriteRefused: Check = {
   level: 'must',
   why: { must: "the seed says a key inherits its owner's role permissions; a read-only owner's key makes no write" },
   title: 'A read-only key cannot create a VM, start a backup, restore or register a webhook',
+  shares: [READONLY_PROBES],
   async run(ctx) {
     if (!ctx.tokens.has('readonly')) return skip('needs --api-key-readonly (a key whose owner may only read)', '--api-key-readonly KEY (a key whose owner may only read)');
     const { body } = ctx.fixtures.vmCreateBody('readonly');

@@ -1,5 +1,6 @@
 import type { Check } from '../../src/engine/check.ts';
+import { TASK_READS, sharing } from '../shares.ts';
 import { reachesTerminal } from './reaches-terminal.ts';
 import { terminalStable } from './terminal-stable.ts';
 
-export const taskChecks: Check[] = [reachesTerminal, terminalStable];
+export const taskChecks: Check[] = sharing([TASK_READS], [reachesTerminal, terminalStable]);

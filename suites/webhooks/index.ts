@@ -1,4 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
+import { EVENTS, sharing } from '../shares.ts';
 import { registration } from './registration.ts';
 import { backupEvent } from './backup-event.ts';
 import { subscription } from './subscription.ts';
@@ -8,4 +9,4 @@ import { retry } from './retry.ts';
 import { testEvent } from './test-event.ts';
 import { unregistered } from './unregistered.ts';
 
-export const webhookChecks: Check[] = [registration, backupEvent, subscription, jsonBody, signature, retry, testEvent, unregistered];
+export const webhookChecks: Check[] = sharing([EVENTS], [registration, backupEvent, subscription, jsonBody, signature, retry, testEvent, unregistered]);

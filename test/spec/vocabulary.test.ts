@@ -81,7 +81,7 @@ describe('the two reference overlays', () => {
     expect(alt!.webhooks!.register.id).toEqual({ in: 'body', pointer: '/webhook/id' });
     expect(ref!.webhooks!.signature).toMatchObject({ scheme: 'hmac', format: 'sha256={signature}', payload: '{body}' });
     expect(alt!.webhooks!.signature).toMatchObject({ scheme: 'hmac', format: 't={timestamp},v1={signature}', payload: '{timestamp}.{body}', toleranceSeconds: 300 });
-    expect(ref!.webhooks!.retry).toEqual({ delays: [2, 2] });
+    expect(ref!.webhooks!.retry).toEqual({ delays: [1, 1] });
     expect(alt!.webhooks!.retry).toEqual({ delays: [10, 30, 90, 270] });
     expect(alt!.webhooks!.subscriptions).toMatchObject({ all: ['*'], 'backup-job': ['backup.job.*'], test: ['webhook.test'] });
     expect(alt!.webhooks!.testEvent).toMatchObject({ method: 'POST', path: '/v1/webhooks/{id}/test' });
