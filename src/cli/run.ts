@@ -44,14 +44,16 @@ export async function runCommand(
   // The embedded S3 endpoint (a child process) starts while the overlay is checked and the reference target starts.
   const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants }) : undefined;
   s3Starting?.catch(() => {});
+  // Start-up stopped before the run: the S3 child goes too.
+  const abandonS3 = () => s3Starting?.then((started) => started.close()).catch(() => {});
   // The overlay is checked against the vocabulary before anything is sent (exit 2 naming the problem).
   if (opts.overlay !== undefined) {
     const lint = await lintOverlay(opts.overlay).catch(async (err: unknown) => {
-      await s3Starting?.then((s) => s.close()).catch(() => {});
+      await abandonS3();
       throw err;
     });
     if (lint.problems.length) {
-      await s3Starting?.then((s) => s.close()).catch(() => {});
+      await abandonS3();
       throw new OverlayInvalid(opts.overlay, lint.problems);
     }
   }
@@ -71,7 +73,7 @@ export async function runCommand(
     try {
       embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants });
     } catch (err) {
-      await s3Starting?.then((s) => s.close()).catch(() => {});
+      await abandonS3();
       throw err;
     }
     const s = embedded.settings;

@@ -4,57 +4,15 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { startReference, type ReferenceSettings, type ReferenceTarget } from '../../fixtures/reference/server.ts';
+import { startReference, type ReferenceSettings } from '../../fixtures/reference/server.ts';
+import { call, closeStarted, start, type Res } from './harness.ts';
 import { FAULTS, HOSTILE_FAULTS } from '../../fixtures/reference/faults.ts';
 import { VARIANTS, ALT_VARIANTS } from '../../fixtures/reference/variants.ts';
 import { createRequire } from 'node:module';
 
 const { Webhook: StandardWebhook } = createRequire(import.meta.url)('standardwebhooks') as typeof import('standardwebhooks');
 
-const started: ReferenceTarget[] = [];
-afterAll(async () => {
-  await Promise.all(started.map((t) => t.close()));
-});
-
-async function start(opts: Parameters<typeof startReference>[0] = {}): Promise<ReferenceSettings> {
-  const t = await startReference(opts);
-  started.push(t);
-  return t.settings;
-}
-
-interface Res {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
-
-async function call(
-  s: ReferenceSettings,
-  method: string,
-  path: string,
-  opts: { token?: string; json?: unknown; raw?: string; headers?: Record<string, string> } = {},
-): Promise<Res> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | undefined;
-  if (opts.json !== undefined) {
-    body = JSON.stringify(opts.json);
-    headers['content-type'] ??= 'application/json';
-  } else if (opts.raw !== undefined) {
-    body = opts.raw;
-    headers['content-type'] ??= 'application/json';
-  }
-  const r = await fetch(s.baseUrl + path, { method, headers, body });
-  const text = await r.text();
-  let parsed: any;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: r.status, headers: r.headers, body: parsed, text };
-}
+afterAll(closeStarted);
 
 async function tokenFor(s: ReferenceSettings, key = s.apiKey): Promise<string> {
   const r = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: key } });

@@ -4,7 +4,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startReference, type ReferenceOptions, type ReferenceSettings, type ReferenceTarget } from '../../fixtures/reference/server.ts';
+import type { ReferenceOptions, ReferenceSettings } from '../../fixtures/reference/server.ts';
+import { call, closeStarted, start, type Res } from './harness.ts';
 import { ALT_VARIANTS, VARIANTS, parseVariants } from '../../fixtures/reference/variants.ts';
 import { S3_VARIANTS } from '../../fixtures/s3/variants.ts';
 import { VirtualClock } from '../../fixtures/reference/clock.ts';
@@ -16,39 +17,7 @@ import { runAgainstReference, notPassing } from '../helpers.ts';
 import { ALL_BUT_LIMITS } from '../fault-runs.ts';
 import { combinations, runsFor } from '../variant-runs.ts';
 
-const started: ReferenceTarget[] = [];
-afterAll(async () => {
-  await Promise.all(started.map((t) => t.close()));
-});
-
-async function start(opts: ReferenceOptions = {}): Promise<ReferenceSettings> {
-  const t = await startReference(opts);
-  started.push(t);
-  return t.settings;
-}
-
-interface Res {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
-
-async function call(s: ReferenceSettings, method: string, path: string, opts: { token?: string; json?: unknown; raw?: string } = {}): Promise<Res> {
-  const headers: Record<string, string> = {};
-  if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
-  const body = opts.json !== undefined ? JSON.stringify(opts.json) : opts.raw;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(s.baseUrl + path, { method, headers, body });
-  const text = await r.text();
-  let parsed: any;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: r.status, headers: r.headers, body: parsed, text };
-}
+afterAll(closeStarted);
 
 async function token(s: ReferenceSettings, key = s.apiKey): Promise<string> {
   return (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: key } })).body.token as string;
