@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
-import { lintOverlay, loadSpec as preloadSpec } from '../spec/load.ts';
+import { lintOverlay } from '../spec/load.ts';
 import { OverlayInvalid } from '../spec/overlay-check.ts';
 import type { RunConfig } from '../engine/config.ts';
 import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/runner.ts';
@@ -41,8 +41,9 @@ export async function runCommand(
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
   }
   const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
-  // The embedded S3 endpoint (a child process) starts while the overlay is checked and the reference target starts.
-  const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants }) : undefined;
+  // The embedded S3 endpoint: its proxy listens at once; s3rver (a child process, about half a second to boot) starts
+  // beside the overlay check, the reference target and the first checks, and S3 requests wait for it.
+  const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants, lazy: true }) : undefined;
   s3Starting?.catch(() => {});
   // Start-up stopped before the run: the S3 child goes too.
   const abandonS3 = () => s3Starting?.then((started) => started.close()).catch(() => {});
@@ -90,8 +91,6 @@ export async function runCommand(
   if (opts.s3Url) {
     s3 = { url: opts.s3Url, accessKey: opts.s3AccessKey!, secretKey: opts.s3SecretKey!, region: opts.s3Region ?? 'us-east-1', forcePathStyle: !opts.s3VirtualHost };
   } else if (embedded && s3Starting) {
-    // While the S3 child boots (another process), this one validates the document the run will load (cached).
-    preloadSpec(overlayPath).catch(() => {});
     try {
       embeddedS3 = await s3Starting;
     } catch (err) {
@@ -152,6 +151,10 @@ export async function runCommand(
       // A run that could not start still leaves the reports asked for (verdict error), then exits 2.
       if (err instanceof StartupFailure && err.runReport) await writeReports(err.runReport, opts.reports);
       throw err;
+    });
+    // Our own S3 server failed to start: its checks met 503s that say nothing of a target, so the run cannot stand.
+    await embeddedS3?.ready.catch((err: Error) => {
+      throw new Error(`the embedded S3 endpoint did not start (${err.message}); run without the s3 group (--only) or point --s3-url at an endpoint`);
     });
     const s3Cleanup = await sweepS3(config);
     swept = true;
