@@ -90,12 +90,19 @@ export async function lintOverlay(overlayPath: string): Promise<{ problems: Over
   return checked;
 }
 
+/** The overlays that ship with the suite (spec/overlays): test/spec/spec.test.ts validates what each makes of the base. */
+export const SHIPPED_OVERLAYS_DIR = path.join(SPEC_DIR, 'overlays');
+const isShipped = (overlayPath: string) => path.dirname(path.resolve(overlayPath)) === SHIPPED_OVERLAYS_DIR;
+
 export async function loadSpec(overlayPath?: string): Promise<LoadedSpec> {
   const raw = await readYamlFile(BASE_SPEC_PATH, 'spec');
   const base = await dereferenceBase(raw);
   if (!overlayPath) return { base, merged: base, overlayActions: 0 };
   const overlay = await readYamlFile(overlayPath, 'overlay');
   const { data, actions } = await applyOverlay(raw, overlay, overlayPath);
-  const merged = await dereference(data, `the document after applying overlay ${overlayPath}`);
+  // A shipped overlay's result is validated by the tests, as the base is; a user's is validated here (about 0.2 s).
+  const merged = isShipped(overlayPath)
+    ? ((await SwaggerParser.dereference(data as never)) as OpenApiDocument)
+    : await dereference(data, `the document after applying overlay ${overlayPath}`);
   return { base, merged, overlayPath, overlayActions: actions };
 }
