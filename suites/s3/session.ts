@@ -182,7 +182,18 @@ export async function runBucket(ctx: CheckContext, trace: Trace, suffix: string)
 }
 
 /** Removes a bucket and everything in it (objects, unfinished multipart uploads). Returns an error text or undefined. */
+/** Buckets removed through each client: the end-of-run sweep does not ask again for what a check already removed. */
+const removedBy = new WeakMap<S3Client, Set<string>>();
+
 export async function removeBucket(client: S3Client, bucket: string): Promise<string | undefined> {
+  const removed = removedBy.get(client) ?? new Set<string>();
+  removedBy.set(client, removed);
+  const error = await removeBucketOnce(client, bucket);
+  if (error === undefined) removed.add(bucket);
+  return error;
+}
+
+async function removeBucketOnce(client: S3Client, bucket: string): Promise<string | undefined> {
   try {
     const { ListMultipartUploadsCommand, AbortMultipartUploadCommand, ListObjectsV2Command, DeleteObjectCommand, DeleteBucketCommand } = await loadS3Sdk();
     try {
@@ -220,16 +231,20 @@ export async function sweepS3(run: RunConfig): Promise<S3CleanupResult | undefin
   sessions.delete(run);
   for (const l of live) if (l.session === session) live.delete(l);
   const prefix = `cc-${session.runId}-`;
+  const removed = removedBy.get(session.client) ?? new Set<string>();
   const names = new Set(session.buckets);
+  const listedNames = new Set<string>();
   try {
     const listed = await session.client.send(new session.sdk.ListBucketsCommand({}));
-    for (const b of listed.Buckets ?? []) if (b.Name?.startsWith(prefix)) names.add(b.Name);
+    for (const b of listed.Buckets ?? []) if (b.Name?.startsWith(prefix)) listedNames.add(b.Name);
   } catch {
     // Listing is best effort; the buckets the run asked for are known.
   }
+  for (const b of listedNames) names.add(b);
   const result: S3CleanupResult = { buckets: [...names].sort(), removed: [], failed: [] };
   for (const bucket of result.buckets) {
-    const error = await removeBucket(session.client, bucket);
+    // A check removed it and the listing does not show it: not asked again.
+    const error = removed.has(bucket) && !listedNames.has(bucket) ? undefined : await removeBucket(session.client, bucket);
     if (error) result.failed.push({ bucket, error });
     else result.removed.push(bucket);
   }
