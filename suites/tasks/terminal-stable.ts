@@ -2,11 +2,16 @@ import type { Check } from '../../src/engine/check.ts';
 import type { Exchange } from '../../src/engine/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
 import { readTaskState } from '../../src/engine/discover.ts';
-import { QUICK_MAX_WAIT_SECONDS, waitsLong } from '../../src/engine/config.ts';
+import { waitsLong } from '../../src/engine/config.ts';
 
 const REPOLLS = 3;
 /** Target-seconds after its completion at which a terminal task is read once more (a status cache of minutes may lapse by then). */
 const LATER_SECONDS = 301;
+/**
+ * Real seconds after completion at which the quick profile reads the task once more: later than the re-polls, short of
+ * the run's own length (a status cache of minutes needs --profile full, or a time scale, to lapse).
+ */
+export const QUICK_LATER_SECONDS = 3;
 
 /** Completion is final: a task read in a terminal state reads the same on every later poll, right away and five minutes on. */
 export const terminalStable: Check = {
@@ -36,7 +41,7 @@ export const terminalStable: Check = {
     // Once more five minutes after completion (the quick profile waits a few real seconds at most, and says so).
     const sinceCompletion = () => ((Date.now() - terminalAt) * ctx.config.timeScale) / 1000;
     const elapsed = sinceCompletion();
-    const allowed = waitsLong(ctx.config) ? LATER_SECONDS : QUICK_MAX_WAIT_SECONDS * ctx.config.timeScale;
+    const allowed = waitsLong(ctx.config) ? LATER_SECONDS : QUICK_LATER_SECONDS * ctx.config.timeScale;
     const readAt = Math.min(LATER_SECONDS, elapsed + allowed);
     // A timer may fire a millisecond early, which a time scale magnifies into seconds: the read waits until it is due.
     for (let tries = 0; tries < 5 && sinceCompletion() < readAt; tries++) await ctx.sleepTarget(readAt - sinceCompletion() + ctx.config.timeScale / 1000);
