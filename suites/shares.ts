@@ -4,10 +4,20 @@ import { API_TARGET } from '../src/engine/schedule.ts';
 // What each group shares with the others (Check.shares): checks that share nothing run side by side.
 /** The run VM's backups and restores (backups group). */
 export const BACKUPS = 'backups';
-/** The webhook receiver, its registrations and the event backup and alarm (webhooks and alarms groups). */
+/** The webhook receiver's registrations and the event backup (webhooks group). */
 export const EVENTS = 'events';
+/**
+ * The alarm made to fire (alarms group). It only reads the receiver the webhooks group registered, and its event goes
+ * to the endpoint registered for everything, which no webhook check judges by count: it fires beside their waits.
+ */
+export const ALARMS = 'alarms';
 /** The object storage endpoint (a bucket per check). */
 export const S3 = 's3';
+/**
+ * The 64 MiB object's bucket (s3.large-object): the run's heaviest work on this machine's processor, it goes first,
+ * beside the other S3 checks and while the API tracks wait for the run's VM.
+ */
+export const S3_LARGE_OBJECT = 's3-large-object';
 /** Reads of the run's tasks, and the wait for a later read (tasks group). */
 export const TASK_READS = 'task-reads';
 /** Requests without a token to the run's objects (auth.bearer-required): they change nothing and spend no budget. */
@@ -15,7 +25,7 @@ export const UNAUTHENTICATED_PROBES = 'unauthenticated-probes';
 /** The read-only key's write attempts, and the backup it tries to restore (security.readonly-write-refused). */
 export const READONLY_PROBES = 'readonly-probes';
 /** Everything the API target holds: a check that reviews what all others did there (the audit trail) waits for them. */
-export const WHOLE_API = [API_TARGET, BACKUPS, EVENTS] as const;
+export const WHOLE_API = [API_TARGET, BACKUPS, EVENTS, ALARMS] as const;
 
 /** Gives a group's checks what they share, unless a check says otherwise. */
 export function sharing(shares: readonly string[], checks: Check[]): Check[] {

@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
-import { EVENTS, sharing } from '../shares.ts';
+import { ALARMS, sharing } from '../shares.ts';
 import { alarmFires } from './fires.ts';
 
-export const alarmChecks: Check[] = sharing([EVENTS], [alarmFires]);
+export const alarmChecks: Check[] = sharing([ALARMS], [alarmFires]);

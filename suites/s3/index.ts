@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/check.ts';
-import { S3, sharing } from '../shares.ts';
+import { S3, S3_LARGE_OBJECT, sharing } from '../shares.ts';
 import { bucketLifecycle } from './bucket-lifecycle.ts';
 import { objectRoundtrip } from './object-roundtrip.ts';
 import { etagMd5 } from './etag-md5.ts';
@@ -14,4 +14,5 @@ import { presigned } from './presigned.ts';
 import { largeObject } from './large-object.ts';
 
 /** Core checks (must: standard clients work unchanged), then the extended operations (should, in the capability matrix). */
+largeObject.shares = [S3_LARGE_OBJECT];
 export const s3Checks: Check[] = sharing([S3], [bucketLifecycle, objectRoundtrip, etagMd5, listV2, errorCodes, authErrors, rangeGet, conditionalGet, copyObject, multipart, presigned, largeObject]);

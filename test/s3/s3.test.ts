@@ -10,6 +10,7 @@ import { runOptions, type RunOptions } from '../../src/cli/options.ts';
 import type { RunReport } from '../../src/engine/report.ts';
 import { s3Checks } from '../../suites/s3/index.ts';
 import { makeClient } from '../../suites/s3/session.ts';
+import { DEFAULT_LARGE_OBJECT_BYTES, QUICK_LARGE_OBJECT_BYTES } from '../../suites/s3/large-object.ts';
 import { CreateBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, ListPartsCommand, DeleteObjectCommand, DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { notPassing, TEST_TIME_SCALE } from '../helpers.ts';
 
@@ -80,11 +81,12 @@ describe('the s3 group on the embedded default (s3rver)', () => {
     expect(clean.observations['s3Capabilities']).toBeUndefined();
   });
 
-  it('streams a 64 MiB object without holding it in memory', () => {
-    const large = clean.checks.find((c) => c.id === 's3.large-object')!;
-    const d = large.evidence!.details as { size: number; rssGrowthMiB: number };
-    expect(d.size).toBe(64 * 1024 * 1024);
-    expect(d.rssGrowthMiB).toBeLessThan(48);
+  it('streams the quick profile\'s 16 MiB object, and the full profile\'s 64 MiB, without holding it in memory', async () => {
+    const sizeOf = (report: RunReport) => report.checks.find((c) => c.id === 's3.large-object')!.evidence!.details as { size: number; rssGrowthMiB: number };
+    expect(sizeOf(clean).size).toBe(QUICK_LARGE_OBJECT_BYTES);
+    const full = sizeOf((await runCommand(options({ profile: 'full' }), TOOL, () => {})).report);
+    expect(full.size).toBe(DEFAULT_LARGE_OBJECT_BYTES);
+    expect(full.rssGrowthMiB).toBeLessThan(48);
   });
 
   it('removes every bucket it created, all named with the run id', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runAgainstReference, type ReferenceRun } from '../helpers.ts';
-import { ALL_BUT_LIMITS } from '../fault-runs.ts';
+import { ALL_BUT_LIMITS, ALT_OVERLAY } from '../fault-runs.ts';
+import { ALT_VARIANTS } from '../../fixtures/reference/variants.ts';
 import type { RunReport } from '../../src/engine/report.ts';
 
 // Issue 16: checks that share no budget and no state run concurrently, and the verdict and every check's status are
@@ -14,6 +15,8 @@ const TARGETS: Array<{ name: string; run: ReferenceRun }> = [
   { name: 'fault page-boundary-duplicate (api track)', run: { faults: ['page-boundary-duplicate'] } },
   { name: 'fault restore-without-task-id (backups track)', run: { faults: ['restore-without-task-id'] } },
   { name: 'fault webhook-not-retried (events track)', run: { faults: ['webhook-not-retried'] } },
+  { name: 'fault alarm-never-fires (alarms track, beside the events track)', run: { faults: ['alarm-never-fires'] } },
+  { name: 'fault webhook-wildcard-ignored under the second overlay (events and alarms tracks both)', run: { faults: ['webhook-wildcard-ignored'], variants: ALT_VARIANTS, overlay: ALT_OVERLAY } },
   { name: 'fault audit-missing-failures (after the tracks)', run: { faults: ['audit-missing-failures'] } },
 ];
 
