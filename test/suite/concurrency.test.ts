@@ -16,7 +16,7 @@ const TARGETS: Array<{ name: string; run: ReferenceRun }> = [
   { name: 'fault restore-without-task-id (backups track)', run: { faults: ['restore-without-task-id'] } },
   { name: 'fault webhook-not-retried (events track)', run: { faults: ['webhook-not-retried'] } },
   { name: 'fault alarm-never-fires (alarms track, beside the events track)', run: { faults: ['alarm-never-fires'] } },
-  { name: 'fault webhook-wildcard-ignored under the second overlay (events and alarms tracks both)', run: { faults: ['webhook-wildcard-ignored'], variants: ALT_VARIANTS, overlay: ALT_OVERLAY } },
+  { name: 'fault webhook-wildcard-ignored under the second overlay (events and alarms tracks both)', run: { faults: ['webhook-wildcard-ignored'], variants: [...ALT_VARIANTS], overlay: ALT_OVERLAY } },
   { name: 'fault audit-missing-failures (after the tracks)', run: { faults: ['audit-missing-failures'] } },
 ];
 
