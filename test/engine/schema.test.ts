@@ -5,8 +5,8 @@ import { SHIPPED_OVERLAYS_DIR, loadSpec } from '../../src/spec/load.ts';
 import { SchemaAsserter } from '../../src/engine/schema.ts';
 import { UsageError } from '../../src/spec/errors.ts';
 
-// A run compiles a user's overlay before sending anything (a broken schema is a usage error) and takes the shipped
-// documents on trust, compiling each schema on first use: these tests are what that trust rests on.
+// A run compiles every response schema before sending anything: a broken one is a usage error naming its operation,
+// and the shipped documents (taken on trust by src/spec/load.ts, which does not validate them again) always compile.
 describe('response schemas compile', () => {
   const shipped = [undefined, ...readdirSync(SHIPPED_OVERLAYS_DIR).filter((f) => f.endsWith('.yaml')).map((f) => path.join(SHIPPED_OVERLAYS_DIR, f))];
 
