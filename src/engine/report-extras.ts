@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseShippedYaml } from '../spec/yaml.ts';
 import { SPEC_DIR } from '../spec/load.ts';
 import type { LimitsReport, LimitProbe } from './limit-session.ts';
 import { describeVerdict } from './probes.ts';
@@ -47,7 +47,7 @@ export function specDigests(): NonNullable<RunReport['digests']> {
   const clausesFile = path.join(SPEC_DIR, 'clauses.yaml');
   const digests: NonNullable<RunReport['digests']> = { clauses: sha256(clausesFile), openapi: sha256(path.join(SPEC_DIR, 'openapi.yaml')) };
   try {
-    const seedRel = (parseYaml(readFileSync(clausesFile, 'utf8')) as { seed?: string }).seed;
+    const seedRel = (parseShippedYaml(clausesFile, readFileSync(clausesFile, 'utf8')) as { seed?: string }).seed;
     if (seedRel) {
       const repo = path.dirname(SPEC_DIR);
       const found = [path.resolve(repo, seedRel), path.resolve(repo, '..', seedRel)].find((p) => existsSync(p));

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseShippedYaml } from './yaml.ts';
 import { SPEC_DIR } from './load.ts';
 
 export interface Clause {
@@ -45,11 +45,12 @@ export interface ClauseList {
 }
 
 export async function loadClauses(): Promise<ClauseList> {
-  const text = await readFile(path.join(SPEC_DIR, 'clauses.yaml'), 'utf8');
-  return parseYaml(text) as ClauseList;
+  const file = path.join(SPEC_DIR, 'clauses.yaml');
+  return parseShippedYaml(file, await readFile(file, 'utf8')) as ClauseList;
 }
 
 /** The same, synchronously (for renderers, which are plain functions of the report). */
 export function loadClausesSync(): ClauseList {
-  return parseYaml(readFileSync(path.join(SPEC_DIR, 'clauses.yaml'), 'utf8')) as ClauseList;
+  const file = path.join(SPEC_DIR, 'clauses.yaml');
+  return parseShippedYaml(file, readFileSync(file, 'utf8')) as ClauseList;
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { parse as parseYaml } from 'yaml';
+import { parseShippedYaml } from './yaml.ts';
 import { UsageError } from './errors.ts';
 import { checkOverlay, OverlayInvalid, type OverlayProblem } from './overlay-check.ts';
 
@@ -25,7 +26,7 @@ export interface LoadedSpec {
   shipped: boolean;
 }
 
-async function readYamlFile(file: string, what: string): Promise<unknown> {
+async function readYamlFile(file: string, what: string, shipped = false): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -33,7 +34,7 @@ async function readYamlFile(file: string, what: string): Promise<unknown> {
     throw new UsageError(`cannot read ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   try {
-    return parseYaml(text);
+    return shipped ? parseShippedYaml(file, text) : parseYaml(text);
   } catch (err) {
     throw new UsageError(`${what} ${file} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -79,8 +80,8 @@ export async function applyOverlay(doc: unknown, overlay: unknown, overlayPath: 
 
 /** The problems of an overlay (empty when it is valid), for `cloud-conformance overlay check`. */
 export async function lintOverlay(overlayPath: string): Promise<{ problems: OverlayProblem[]; actions: number; terms: Record<string, number> }> {
-  const raw = await readYamlFile(BASE_SPEC_PATH, 'spec');
-  const overlay = await readYamlFile(overlayPath, 'overlay');
+  const raw = await readYamlFile(BASE_SPEC_PATH, 'spec', true);
+  const overlay = await readYamlFile(overlayPath, 'overlay', isShipped(overlayPath));
   const checked = await checkOverlay(raw, overlay);
   if (checked.problems.length) return checked;
   // The merged document must still be valid OpenAPI 3.1 with its $refs resolvable.
@@ -97,13 +98,13 @@ export const SHIPPED_OVERLAYS_DIR = path.join(SPEC_DIR, 'overlays');
 const isShipped = (overlayPath: string) => path.dirname(path.resolve(overlayPath)) === SHIPPED_OVERLAYS_DIR;
 
 export async function loadSpec(overlayPath?: string): Promise<LoadedSpec> {
-  const raw = await readYamlFile(BASE_SPEC_PATH, 'spec');
+  const raw = await readYamlFile(BASE_SPEC_PATH, 'spec', true);
   const base = await dereferenceBase(raw);
   if (!overlayPath) return { base, merged: base, overlayActions: 0, shipped: true };
-  const overlay = await readYamlFile(overlayPath, 'overlay');
+  const shipped = isShipped(overlayPath);
+  const overlay = await readYamlFile(overlayPath, 'overlay', shipped);
   const { data, actions } = await applyOverlay(raw, overlay, overlayPath);
   // A shipped overlay's result is validated by the tests, as the base is; a user's is validated here (about 0.2 s).
-  const shipped = isShipped(overlayPath);
   const merged = shipped
     ? ((await SwaggerParser.dereference(data as never)) as OpenApiDocument)
     : await dereference(data, `the document after applying overlay ${overlayPath}`);
