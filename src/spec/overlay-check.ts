@@ -9,12 +9,12 @@ import { TERMS_BY_NAME, ERROR_CASES, type LocationKind } from './vocabulary.ts';
 import { UsageError } from './errors.ts';
 
 const require = createRequire(import.meta.url);
+// Both are loaded on first use: a run whose shipped overlay comes from the derived cache (src/spec/load.ts) needs neither.
 // openapi-format is CommonJS; its overlay engine reports which actions matched nothing.
-const { openapiOverlay } = require('openapi-format') as {
-  openapiOverlay(doc: unknown, opts: { overlaySet: unknown }): Promise<{ data: unknown; resultData: { unusedActions: unknown[] } }>;
-};
+const openapiOverlay = (doc: unknown, opts: { overlaySet: unknown }) =>
+  (require('openapi-format') as { openapiOverlay(doc: unknown, opts: { overlaySet: unknown }): Promise<{ data: unknown; resultData: { unusedActions: unknown[] } }> }).openapiOverlay(doc, opts);
 // jsonpathly (the JSONPath engine openapi-format applies targets with) gives the concrete paths a target matches.
-const { paths: jsonPathPaths } = require('jsonpathly') as { paths(doc: unknown, path: string): string[] };
+const jsonPathPaths = (doc: unknown, path: string) => (require('jsonpathly') as { paths(doc: unknown, path: string): string[] }).paths(doc, path);
 
 export interface OverlayAction {
   target: string;
@@ -68,13 +68,16 @@ const overlaySchema = {
   },
 } as const;
 
-const ajv = new Ajv2020({ allErrors: false, strict: false });
-const validateOverlayShape = ajv.compile(overlaySchema);
+// Compiled on first use, like the term schemas: a run from the derived cache checks no overlay.
+let ajv: Ajv2020 | undefined;
+const overlayAjv = () => (ajv ??= new Ajv2020({ allErrors: false, strict: false }));
+let overlayShape: ValidateFunction | undefined;
+const validateOverlayShape = (overlay: unknown) => (overlayShape ??= overlayAjv().compile(overlaySchema))(overlay);
 const termValidators = new Map<string, ValidateFunction>();
 function termValidator(name: string): ValidateFunction {
   let v = termValidators.get(name);
   if (!v) {
-    v = ajv.compile(TERMS_BY_NAME.get(name)!.schema);
+    v = overlayAjv().compile(TERMS_BY_NAME.get(name)!.schema);
     termValidators.set(name, v);
   }
   return v;
@@ -254,7 +257,7 @@ export interface CheckedOverlay {
 /** Applies the overlay action by action and reports every problem; never throws for a bad overlay. */
 export async function checkOverlay(doc: unknown, overlay: unknown): Promise<CheckedOverlay> {
   if (!validateOverlayShape(overlay)) {
-    const first = validateOverlayShape.errors?.[0];
+    const first = overlayShape!.errors?.[0];
     return { data: doc, actions: 0, terms: {}, problems: [{ message: `the file is not an OpenAPI Overlay 1.0 document: ${first?.instancePath || '(root)'} ${first?.message ?? ''}`.trim() }] };
   }
   const ov = overlay as { overlay: string; info: unknown; actions: OverlayAction[] };
