@@ -26,20 +26,21 @@ export function dependencyTreeStamp(): string {
   }
 }
 
-const entryFile = (name: string, key: string) => path.join(DERIVED_CACHE_DIR, `${name.replace(/[^A-Za-z0-9.-]/g, '_')}-${key}`);
+/** The file of name's entry under key; ext (e.g. .cjs) where the file is loaded as a module. */
+export const entryFile = (name: string, key: string, ext = '') => path.join(DERIVED_CACHE_DIR, `${name.replace(/[^A-Za-z0-9.-]/g, '_')}-${key}${ext}`);
 
 /** The entry for name under key, or undefined when there is none (or it cannot be read). */
-export function readDerived(name: string, key: string): Buffer | undefined {
+export function readDerived(name: string, key: string, ext = ''): Buffer | undefined {
   try {
-    return readFileSync(entryFile(name, key));
+    return readFileSync(entryFile(name, key, ext));
   } catch {
     return undefined;
   }
 }
 
 /** Keeps data as the entry for name under key, replacing the entries of name under other keys. */
-export function writeDerived(name: string, key: string, data: string | Uint8Array): void {
-  const file = entryFile(name, key);
+export function writeDerived(name: string, key: string, data: string | Uint8Array, ext = ''): void {
+  const file = entryFile(name, key, ext);
   try {
     mkdirSync(DERIVED_CACHE_DIR, { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
