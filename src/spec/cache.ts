@@ -2,6 +2,7 @@
 // shipped-overlay documents) is kept under node_modules/.cache between runs, keyed by a digest of everything it was
 // derived from: an edited document, a changed deriving source or a reinstalled dependency tree derives afresh.
 // Each entry is written whole or not at all; an unreadable entry is a miss; a read-only install derives every time.
+// CONFORMANCE_NO_CACHE=1 neither reads nor writes it (everything derived afresh, as `npm run bench` measures "before").
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,11 +27,14 @@ export function dependencyTreeStamp(): string {
   }
 }
 
+const disabled = () => process.env.CONFORMANCE_NO_CACHE === '1';
+
 /** The file of name's entry under key; ext (e.g. .cjs) where the file is loaded as a module. */
 export const entryFile = (name: string, key: string, ext = '') => path.join(DERIVED_CACHE_DIR, `${name.replace(/[^A-Za-z0-9.-]/g, '_')}-${key}${ext}`);
 
 /** The entry for name under key, or undefined when there is none (or it cannot be read). */
 export function readDerived(name: string, key: string, ext = ''): Buffer | undefined {
+  if (disabled()) return undefined;
   try {
     return readFileSync(entryFile(name, key, ext));
   } catch {
@@ -40,6 +44,7 @@ export function readDerived(name: string, key: string, ext = ''): Buffer | undef
 
 /** Keeps data as the entry for name under key, replacing the entries of name under other keys. */
 export function writeDerived(name: string, key: string, data: string | Uint8Array, ext = ''): void {
+  if (disabled()) return;
   const file = entryFile(name, key, ext);
   try {
     mkdirSync(DERIVED_CACHE_DIR, { recursive: true });

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SHIPPED_OVERLAYS_DIR, deriveSpec, loadSpec } from '../../src/spec/load.ts';
-import { DERIVED_CACHE_DIR } from '../../src/spec/cache.ts';
+import { DERIVED_CACHE_DIR, readDerived, writeDerived } from '../../src/spec/cache.ts';
 import { REFERENCE_OVERLAY } from '../helpers.ts';
 
 const shippedOverlays = readdirSync(SHIPPED_OVERLAYS_DIR).filter((f) => f.endsWith('.yaml'));
@@ -44,5 +44,22 @@ describe('the derived cache of the shipped documents (src/spec/load.ts, src/spec
     writeFileSync(path.join(DERIVED_CACHE_DIR, entry!), 'not a serialized spec');
     const loaded = await loadSpec(REFERENCE_OVERLAY);
     expect(loaded.merged).toStrictEqual((await deriveSpec(REFERENCE_OVERLAY)).merged);
+  });
+});
+
+describe('CONFORMANCE_NO_CACHE=1', () => {
+  it('derives everything afresh and keeps nothing', async () => {
+    const saved = process.env.CONFORMANCE_NO_CACHE;
+    process.env.CONFORMANCE_NO_CACHE = '1';
+    try {
+      expect(readDerived(`spec-${path.basename(REFERENCE_OVERLAY)}`, 'any')).toBeUndefined();
+      writeDerived('cc-test-never-kept', '0', 'x');
+      expect(readdirSync(DERIVED_CACHE_DIR).filter((f) => f.startsWith('cc-test-never-kept'))).toEqual([]);
+      const loaded = await loadSpec(REFERENCE_OVERLAY);
+      expect(loaded.merged).toStrictEqual((await deriveSpec(REFERENCE_OVERLAY)).merged);
+    } finally {
+      if (saved === undefined) delete process.env.CONFORMANCE_NO_CACHE;
+      else process.env.CONFORMANCE_NO_CACHE = saved;
+    }
   });
 });
