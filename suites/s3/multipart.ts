@@ -1,6 +1,7 @@
 import type { Check } from '../../src/engine/check.ts';
 import { pass, fail, skip } from '../../src/engine/check.ts';
 import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket, unquote } from './session.ts';
 
 const MiB = 1024 * 1024;
@@ -75,14 +76,20 @@ export const multipart: Check = {
         note('CompleteMultipartUpload', false, `answered ${describeFailure(done.failure)}`);
         problems.push(`CompleteMultipartUpload answered ${describeFailure(done.failure)}`);
       } else {
-        const whole = Buffer.concat(parts);
         const get = await trace.call(`GetObject ${key}`, () => s.client.send(new GetObjectCommand({ Bucket: bucket, Key: key })));
         let ok = false;
         if (!get.ok) problems.push(`GetObject of the completed upload answered ${describeFailure(get.failure)}`);
         else {
-          const got = Buffer.from(await get.value.Body!.transformToByteArray());
-          ok = got.equals(whole);
-          if (!ok) problems.push(`the completed object (${got.length} bytes) is not the parts in order (${whole.length} bytes)`);
+          // Streamed and hashed: the object is not held again beside its parts (a run's peak memory is here).
+          const sha = createHash('sha256');
+          let length = 0;
+          for await (const chunk of get.value.Body as Readable) {
+            length += (chunk as Buffer).length;
+            sha.update(chunk as Buffer);
+          }
+          const whole = { length: parts.reduce((n, p) => n + p.length, 0), sha256: parts.reduce((h, p) => h.update(p), createHash('sha256')).digest('hex') };
+          ok = length === whole.length && sha.digest('hex') === whole.sha256;
+          if (!ok) problems.push(`the completed object (${length} bytes) is not the parts in order (${whole.length} bytes${length === whole.length ? ', SHA-256 differs' : ''})`);
         }
         const expectedEtag = createHash('md5').update(Buffer.concat(parts.map((p) => createHash('md5').update(p).digest()))).digest('hex') + `-${parts.length}`;
         if (unquote(done.value.ETag) !== expectedEtag) trace.note(`CompleteMultipartUpload ETag ${done.value.ETag}; S3 answers "${expectedEtag}" (MD5 of the part MD5s, then -2): informational`);
