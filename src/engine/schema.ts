@@ -190,8 +190,19 @@ export class SchemaAsserter {
     return { op: found.op.operationId, key, errors: validate(ex.response.json) ? [] : formatErrors(validate.errors), applied: true };
   }
 
+  /** Verdicts already given, by exchange: several checks review the same log (the same response judged once). */
+  private readonly verdicts = new WeakMap<Exchange, { response: Exchange['response']; verdict: SchemaVerdict | undefined }>();
+
   /** Validates one exchange; undefined when no documented response applies (unknown path, transport error). */
   assert(ex: Exchange): SchemaVerdict | undefined {
+    const known = this.verdicts.get(ex);
+    if (known && known.response === ex.response) return known.verdict;
+    const verdict = this.judge(ex);
+    this.verdicts.set(ex, { response: ex.response, verdict });
+    return verdict;
+  }
+
+  private judge(ex: Exchange): SchemaVerdict | undefined {
     const base = this.check('base', ex);
     const merged = this.spec.merged === this.spec.base ? base : this.check('merged', ex);
     if (!base.applied && !merged.applied) return undefined;
