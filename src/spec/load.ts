@@ -108,10 +108,14 @@ const isShipped = (overlayPath: string) => path.dirname(path.resolve(overlayPath
 const DERIVING_SOURCES = ['load.ts', 'overlay-check.ts', 'vocabulary.ts', 'yaml.ts', 'cache.ts'].map((f) => path.join(path.dirname(fileURLToPath(import.meta.url)), f));
 const PACKAGE_JSON = path.join(SPEC_DIR, '..', 'package.json');
 
-/** The derived-cache key of a shipped base and overlay: their texts, the deriving code, the dependency tree. */
-function loadedSpecKey(baseText: string, overlayText: string): string {
-  const code = DERIVING_SOURCES.map((f) => readFileSync(f));
-  return digestOf(baseText, overlayText, ...code, readFileSync(PACKAGE_JSON), dependencyTreeStamp());
+/** The derived-cache key of a shipped base and overlay: their texts, the deriving code, the dependency tree (undefined when a source cannot be read: no cache). */
+function loadedSpecKey(baseText: string, overlayText: string): string | undefined {
+  try {
+    const code = DERIVING_SOURCES.map((f) => readFileSync(f));
+    return digestOf(baseText, overlayText, ...code, readFileSync(PACKAGE_JSON), dependencyTreeStamp());
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -125,6 +129,7 @@ export async function loadSpec(overlayPath?: string): Promise<LoadedSpec> {
   const overlayText = overlayPath ? await readText(overlayPath, 'overlay') : '';
   const name = `spec-${overlayPath ? path.basename(overlayPath) : 'base'}`;
   const key = loadedSpecKey(baseText, overlayText);
+  if (key === undefined) return deriveSpec(overlayPath, baseText, overlayText);
   const cached = readDerived(name, key);
   if (cached) {
     try {
