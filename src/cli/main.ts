@@ -127,6 +127,8 @@ async function referenceCommand(args: string[]): Promise<number> {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    // Started by a run (fixtures/reference/process.ts): the run's end, or its death, closes the channel.
+    process.once('disconnect', stop);
   });
   await s3.close();
   await target.close();

@@ -16,7 +16,8 @@ import { writeFile } from 'node:fs/promises';
 import { checkLine, summaryLines } from '../report/terminal.ts';
 import { ProgressView, colourWanted, type Terminal } from './progress.ts';
 import { startReference, type ReferenceTarget } from '../../fixtures/reference/server.ts';
-import { startEmbeddedS3, type EmbeddedS3 } from '../../fixtures/s3/server.ts';
+import { startEmbeddedS3, type EmbeddedS3, type EmbeddedS3Settings } from '../../fixtures/s3/server.ts';
+import { startReferenceProcess } from '../../fixtures/reference/process.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/session.ts';
 import type { S3Config } from '../engine/config.ts';
 import type { RunOptions } from './options.ts';
@@ -43,7 +44,9 @@ export async function runCommand(
   const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
   // The embedded S3 endpoint: its proxy listens at once; s3rver (a child process, about half a second to boot) starts
   // beside the overlay check, the reference target and the first checks, and S3 requests wait for it.
-  const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants, lazy: true }) : undefined;
+  // certify serves the embedded target from a process of its own, with its S3 endpoint (see below).
+  const targetInItsOwnProcess = opts.profile === 'certify';
+  const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun && !targetInItsOwnProcess ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants, lazy: true }) : undefined;
   s3Starting?.catch(() => {});
   // Start-up stopped before the run: the S3 child goes too.
   const abandonS3 = () => s3Starting?.then((started) => started.close()).catch(() => {});
@@ -64,6 +67,7 @@ export async function runCommand(
     throw new UsageError('missing credentials: --s3-access-key and --s3-secret-key (or CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY) are required with --s3-url');
   }
   let embedded: ReferenceTarget | undefined;
+  let embeddedS3Settings: EmbeddedS3Settings | undefined;
   let baseUrl = opts.baseUrl;
   let keys = { primary: opts.apiKey, second: opts.apiKeyB, readonly: opts.apiKeyReadonly, revocable: opts.apiKeyRevocable };
   let image = opts.image;
@@ -72,7 +76,16 @@ export async function runCommand(
   if (!baseUrl) {
     if (overlayPath === undefined && !extra.noDefaultOverlay) overlayPath = REFERENCE_OVERLAY_FILE;
     try {
-      embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants });
+      if (targetInItsOwnProcess) {
+        // The limit probes at a fast time scale need the target on a core of its own (fixtures/reference/process.ts).
+        const started = await startReferenceProcess({ timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants, s3Faults: extra.s3Faults, s3Variants: extra.s3Variants }).catch((err: Error) => {
+          throw new UsageError(`the embedded reference target did not start: ${err.message}`);
+        });
+        embedded = started;
+        embeddedS3Settings = started.settings;
+      } else {
+        embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants });
+      }
     } catch (err) {
       await abandonS3();
       throw err;
@@ -90,6 +103,9 @@ export async function runCommand(
   let s3: S3Config | undefined;
   if (opts.s3Url) {
     s3 = { url: opts.s3Url, accessKey: opts.s3AccessKey!, secretKey: opts.s3SecretKey!, region: opts.s3Region ?? 'us-east-1', forcePathStyle: !opts.s3VirtualHost };
+  } else if (embedded && embeddedS3Settings && s3Selected) {
+    const e = embeddedS3Settings;
+    s3 = { url: e.s3Url, accessKey: e.s3AccessKey, secretKey: e.s3SecretKey, region: e.s3Region, forcePathStyle: true, embedded: true };
   } else if (embedded && s3Starting) {
     try {
       embeddedS3 = await s3Starting;
