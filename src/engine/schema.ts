@@ -7,7 +7,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { LoadedSpec, OpenApiDocument } from '../spec/load.ts';
 import type { Exchange } from './exchange.ts';
 import { UsageError } from '../spec/errors.ts';
-import { digestOf, entryFile, readDerived, writeDerived } from '../spec/cache.ts';
+import { derivedFile, digestOf, writeDerived } from '../spec/cache.ts';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the namespace arrives, so unwrap it.
 type AddFormats = (ajv: Ajv2020) => unknown;
@@ -136,9 +136,10 @@ export class SchemaAsserter {
 
   /** Takes the validators from the derived cache's module for key; false when there is none or it does not load. */
   private loadCompiled(key: string, schemas: ReadonlyArray<readonly [object, number]>): boolean {
-    if (!readDerived(compiledEntry(this.spec), key, '.cjs')) return false;
+    const file = derivedFile(compiledEntry(this.spec), key, '.cjs');
+    if (!file) return false;
     try {
-      const compiled = require(entryFile(compiledEntry(this.spec), key, '.cjs')) as Record<string, ValidateFunction>;
+      const compiled = require(file) as Record<string, ValidateFunction>;
       const loaded = schemas.map(([schema, i]) => [schema, compiled[`v${i}`]] as const);
       if (loaded.some(([, v]) => typeof v !== 'function')) return false;
       for (const [schema, v] of loaded) this.cache.set(schema, v!);

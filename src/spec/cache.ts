@@ -4,7 +4,7 @@
 // Each entry is written whole or not at all; an unreadable entry is a miss; a read-only install derives every time.
 // CONFORMANCE_NO_CACHE=1 neither reads nor writes it (everything derived afresh, as `npm run bench` measures "before").
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,7 +30,13 @@ export function dependencyTreeStamp(): string {
 const disabled = () => process.env.CONFORMANCE_NO_CACHE === '1';
 
 /** The file of name's entry under key; ext (e.g. .cjs) where the file is loaded as a module. */
-export const entryFile = (name: string, key: string, ext = '') => path.join(DERIVED_CACHE_DIR, `${name.replace(/[^A-Za-z0-9.-]/g, '_')}-${key}${ext}`);
+const entryFile = (name: string, key: string, ext = '') => path.join(DERIVED_CACHE_DIR, `${name.replace(/[^A-Za-z0-9.-]/g, '_')}-${key}${ext}`);
+
+/** The file of name's entry under key when it exists (for an entry loaded as a module), else undefined. */
+export function derivedFile(name: string, key: string, ext = ''): string | undefined {
+  const file = entryFile(name, key, ext);
+  return !disabled() && existsSync(file) ? file : undefined;
+}
 
 /** The entry for name under key, or undefined when there is none (or it cannot be read). */
 export function readDerived(name: string, key: string, ext = ''): Buffer | undefined {

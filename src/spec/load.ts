@@ -109,10 +109,12 @@ const DERIVING_SOURCES = ['load.ts', 'overlay-check.ts', 'vocabulary.ts', 'yaml.
 const PACKAGE_JSON = path.join(SPEC_DIR, '..', 'package.json');
 
 /** The derived-cache key of a shipped base and overlay: their texts, the deriving code, the dependency tree (undefined when a source cannot be read: no cache). */
+let derivingCode: Buffer[] | undefined;
 function loadedSpecKey(baseText: string, overlayText: string): string | undefined {
   try {
-    const code = DERIVING_SOURCES.map((f) => readFileSync(f));
-    return digestOf(baseText, overlayText, ...code, readFileSync(PACKAGE_JSON), dependencyTreeStamp());
+    // Read once per process: the sources do not change under a running suite.
+    derivingCode ??= [...DERIVING_SOURCES, PACKAGE_JSON].map((f) => readFileSync(f));
+    return digestOf(baseText, overlayText, ...derivingCode, dependencyTreeStamp());
   } catch {
     return undefined;
   }
