@@ -17,14 +17,14 @@ process.stdout.on('error', (err) => {
   if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
 });
 
-/** Every TypeScript source the CLI may load, with its size and modification time: the bundle's cache key. */
+/** Every source the CLI may load (TypeScript, and the engine's shared ES2015 modules), with its size and modification time: the bundle's cache key. */
 function sourceKey() {
   const hash = createHash('sha256').update(process.version);
   const visit = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const p = path.join(dir, entry.name);
       if (entry.isDirectory()) visit(p);
-      else if (entry.name.endsWith('.ts')) {
+      else if (/\.(ts|js)$/.test(entry.name)) {
         const s = statSync(p);
         hash.update(`${path.relative(ROOT, p)}\0${s.size}\0${s.mtimeMs}\n`);
       }

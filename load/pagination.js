@@ -9,7 +9,8 @@
 // load. Needs k6 v0.38.0 or later; run it with --no-usage-report. See load/README.md.
 import { config, io } from './lib/k6common.js';
 import { baseOptions, bearer, paginate, reportChecks, setupGuard, setupTokens, summarize } from './lib/flow.js';
-import { checkResultsFromK6, k6Duration, windowRealMs } from './lib/verdicts.js';
+import { checkResultsFromK6, k6Duration } from './lib/verdicts.js';
+import { windowRealMs } from '../src/engine/documented-limits/windows.js';
 
 /** @typedef {import('./lib/flow.js').SetupData} SetupData */
 /** @typedef {import('./lib/flow.js').SummaryData} SummaryData */

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { HttpClient } from '../src/engine/http.ts';
-import { Redactor } from '../src/engine/redact.ts';
-import { SchemaAsserter } from '../src/engine/schema.ts';
+import { HttpClient } from '../src/engine/transport/http.ts';
+import { Redactor } from '../src/engine/transport/redact.ts';
+import { SchemaAsserter } from '../src/engine/schema/schema.ts';
 import { loadSpec } from '../src/spec/load.ts';
 
 interface Row {

@@ -3,7 +3,7 @@
 import { FAULTS } from '../fixtures/reference/faults.ts';
 import { runCommand } from '../src/cli/run.ts';
 import { runOptions, type RunOptions } from '../src/cli/options.ts';
-import type { RunReport } from '../src/engine/report.ts';
+import type { RunReport } from '../src/engine/run/report.ts';
 
 const GROUPS = ['vms', 'tasks', 'pagination', 'errors'];
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { RunReport } from '../src/engine/report.ts';
+import type { RunReport } from '../src/engine/run/report.ts';
 
 const at = process.argv.indexOf('--time-scale');
 const scale = at >= 0 ? Number(process.argv[at + 1]) : 60;

@@ -1,4 +1,4 @@
-import type { Check } from '../src/engine/check.ts';
+import type { Check } from '../src/engine/run/check.ts';
 import { authChecks } from './auth/index.ts';
 import { vmChecks } from './vms/index.ts';
 import { taskChecks } from './tasks/index.ts';

@@ -1,5 +1,5 @@
-import type { Check } from '../src/engine/check.ts';
-import { API_TARGET } from '../src/engine/schedule.ts';
+import type { Check } from '../src/engine/run/check.ts';
+import { API_TARGET } from '../src/engine/run/schedule.ts';
 
 // What each group shares with the others (Check.shares): checks that share nothing run side by side.
 /** The run VM's backups and restores (backups group). */

@@ -1,6 +1,6 @@
-import type { CheckContext } from '../src/engine/context.ts';
-import type { Exchange } from '../src/engine/exchange.ts';
-import { isSuccess, statusText } from '../src/engine/exchange.ts';
+import type { CheckContext } from '../src/engine/run/context.ts';
+import type { Exchange } from '../src/engine/transport/exchange.ts';
+import { isSuccess, statusText } from '../src/engine/transport/exchange.ts';
 
 export { isSuccess, statusText };
 

@@ -1,6 +1,6 @@
 import { runCommand } from '../src/cli/run.ts';
 import { runOptions, type RunOptions } from '../src/cli/options.ts';
-import type { RunReport } from '../src/engine/report.ts';
+import type { RunReport } from '../src/engine/run/report.ts';
 
 export const REFERENCE_OVERLAY = 'spec/overlays/reference.yaml';
 

@@ -2,35 +2,29 @@
 // execution-segment guard, the page walk, one limit-probe request, the scenarios and the end-of-test summary.
 // vitest runs this very code against the reference target (test/load/flow.test.ts); load/lib/k6common.js binds
 // an Io to k6/http, k6, k6/execution and k6/metrics. No k6 imports here.
+import { LIMITS, PER_PAGE_MAX } from '../../src/engine/documented-limits/limits.js';
+import { afterProbeMs, probePlan, slotAt, slotRole, windowRealMs } from '../../src/engine/documented-limits/windows.js';
+import { retryAfterRealSeconds } from '../../src/engine/documented-limits/retry-after.js';
+import { judgeProbe, judgeScope } from '../../src/engine/documented-limits/verdicts.js';
 import {
-  LIMITS,
-  PER_PAGE_MAX,
   SCOPE_CHECK,
-  afterProbeMs,
   checkName,
   classifyStatus,
   isSuccess,
   issuanceOutcome,
   judgePerPage,
-  judgeProbe,
-  judgeScope,
   judgeWalk,
   k6Duration,
   limitCheck,
   parseJson,
   parseSegment,
-  probePlan,
   probeThresholds,
   reportPaths,
-  retryAfterRealSeconds,
   scopeCheck,
   segmentMismatch,
-  slotAt,
-  slotRole,
   tokenScenarioWindows,
   tokenTurnWindow,
   windowCountsFromMetrics,
-  windowRealMs,
   fieldOf,
 } from './verdicts.js';
 import { buildSummary, summaryOutputs, thresholdResults } from './report.js';
@@ -39,7 +33,7 @@ import { buildSummary, summaryOutputs, thresholdResults } from './report.js';
 /** @typedef {import('./verdicts.js').SegmentInfo} SegmentInfo */
 /** @typedef {import('./verdicts.js').CheckResult} CheckResult */
 /** @typedef {import('./verdicts.js').ProbeName} ProbeName */
-/** @typedef {import('./verdicts.js').ProbePlan} ProbePlan */
+/** @typedef {import('../../src/engine/documented-limits/windows.js').ProbePlan} ProbePlan */
 /** @typedef {import('./verdicts.js').Outcome} Outcome */
 /** @typedef {import('./verdicts.js').WalkPage} WalkPage */
 /** @typedef {import('./verdicts.js').SummaryMetric} SummaryMetric */

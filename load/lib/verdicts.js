@@ -1,20 +1,11 @@
-// Pure verdict logic for the k6 load scripts (rate-limits.js, pagination.js).
+// @ts-check
+// Pure logic of the k6 load scripts (rate-limits.js, pagination.js) that is theirs alone: settings, execution
+// segments, summary metrics, pagination verdicts. The documented limits, window arithmetic, Retry-After and the limit
+// verdicts are the engine's own modules (src/engine/documented-limits/), imported here and by flow.js.
 // No k6 imports here: vitest imports this module directly (test/load/verdicts.test.ts).
-// verdicts.d.ts next to this file is generated from it (see load/README.md); a test fails when they drift.
 // Written in ES2015 module syntax, with built-ins that k6 v0.38's JavaScript runtime has: test/load/syntax.test.ts.
-
-/** The documented limits (seed section 8): requests accepted per 60-second window. */
-export const LIMITS = Object.freeze({
-  reads: Object.freeze({ limit: 300, scope: 'token', clause: 'LIMIT-READ-300', title: 'Read requests: 300 per minute per token' }),
-  writes: Object.freeze({ limit: 60, scope: 'token', clause: 'LIMIT-WRITE-60', title: 'Write requests: 60 per minute per token' }),
-  tokens: Object.freeze({ limit: 10, scope: 'API key', clause: 'LIMIT-TOKEN-10', title: 'Token issuance: 10 per minute per API key' }),
-});
-
-/** Documented maximum of per_page (seed sections 4 and 8). */
-export const PER_PAGE_MAX = 100;
-
-/** Length of a limit window in target time. */
-export const WINDOW_TARGET_MS = 60000;
+import { LIMITS, PER_PAGE_MAX } from '../../src/engine/documented-limits/limits.js';
+import { retryAfterRealSeconds } from '../../src/engine/documented-limits/retry-after.js';
 
 /**
  * The oldest k6 the scripts run on: k6/execution's test.options (read by setup() for the execution segment)
@@ -26,7 +17,10 @@ export const MIN_K6_VERSION = '0.38.0';
 export const DEFAULT_OUT_DIR = 'k6-out';
 
 /** @typedef {'reads' | 'writes' | 'tokens'} ProbeName */
-/** @typedef {'pass' | 'stricter' | 'looser' | 'shared' | 'inconclusive'} Verdict */
+/** @typedef {import('../../src/engine/documented-limits/verdicts.js').WindowVerdictName} Verdict */
+/** @typedef {import('../../src/engine/documented-limits/verdicts.js').WindowCounts} WindowCounts */
+/** @typedef {import('../../src/engine/documented-limits/verdicts.js').ProbeVerdict} ProbeVerdict */
+/** @typedef {import('../../src/engine/documented-limits/verdicts.js').ScopeVerdict} ScopeVerdict */
 
 // ------------------------------------------------------------------ k6 version
 
@@ -128,16 +122,7 @@ export function reportPaths(cfg) {
   return { json: cfg.summaryJson || `${cfg.outDir}/summary.json`, junit: cfg.junit || `${cfg.outDir}/junit.xml` };
 }
 
-// ------------------------------------------------------------------ window arithmetic
-
-/**
- * Real milliseconds of one 60-target-second window under a time scale.
- * @param {number} timeScale
- */
-export function windowRealMs(timeScale) {
-  if (!(timeScale > 0) || !Number.isFinite(timeScale)) throw new Error(`invalid time scale ${timeScale}`);
-  return WINDOW_TARGET_MS / timeScale;
-}
+// ------------------------------------------------------------------ k6 durations
 
 /**
  * A k6 duration string for real milliseconds (whole milliseconds; k6 accepts "6000ms").
@@ -145,103 +130,6 @@ export function windowRealMs(timeScale) {
  */
 export function k6Duration(ms) {
   return `${Math.max(1, Math.round(ms))}ms`;
-}
-
-/**
- * Real seconds to wait for a Retry-After header given in target-seconds (an HTTP date is not scaled).
- * Returns undefined when the header is absent or unreadable.
- * @param {string | undefined | null} header
- * @param {number} timeScale
- * @param {number} [nowMs]  real clock, for HTTP-date values
- */
-export function retryAfterRealSeconds(header, timeScale, nowMs) {
-  if (header === undefined || header === null || String(header).trim() === '') return undefined;
-  const value = String(header).trim();
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) / timeScale;
-  const at = Date.parse(value);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, (at - (nowMs === undefined ? Date.now() : nowMs)) / 1000);
-}
-
-/**
- * @typedef {object} ProbePlan
- * @property {number} limit          documented accepted requests per window
- * @property {number} over           requests sent beyond the limit in each window ("just above" the rate)
- * @property {number} guard          idle arrival slots per window (no request sent): lead + tail
- * @property {number} lead           idle slots at the start of every window but the first
- * @property {number} slotsPerWindow arrival-rate iterations per window = limit + over + guard
- * @property {number} windowMs       real length of a window
- * @property {number} slotMs         real spacing of the arrival slots
- */
-
-/**
- * How a probe paces one limit: each window sends `limit + over` requests and keeps `guard` arrival slots idle,
- * so the limit is pushed about 10% above its rate. The idle slots sit on both sides of every window boundary
- * (`lead` at the start of each window after the first, the rest at the end), so no request is sent close to a
- * boundary: a request that reaches the target a little early or late still lands in its own window. The first
- * window starts with a request: the probe's first request opens the target's window.
- * @param {number} limit
- * @param {number} timeScale
- * @returns {ProbePlan}
- */
-export function probePlan(limit, timeScale) {
-  const over = Math.max(2, Math.ceil(limit / 10));
-  const guard = over;
-  const lead = Math.ceil(guard / 3);
-  const slotsPerWindow = limit + over + guard;
-  // Whole milliseconds, the same value the scenario's timeUnit gets (k6Duration), so both clocks agree.
-  const windowMs = Math.max(1, Math.round(windowRealMs(timeScale)));
-  return { limit, over, guard, lead, slotsPerWindow, windowMs, slotMs: windowMs / slotsPerWindow };
-}
-
-/**
- * @typedef {object} Slot
- * @property {number} window     window index counted from the start of the scenario (-1 before it)
- * @property {number} position   arrival slot within the window
- */
-
-/**
- * Which window and slot a moment belongs to, from the real time elapsed since the probe started: the moment a
- * request is sent decides its window, so a late or dropped iteration never shifts a later one.
- * @param {number} elapsedMs
- * @param {ProbePlan} plan
- * @returns {Slot}
- */
-export function slotAt(elapsedMs, plan) {
-  if (!(elapsedMs >= 0)) return { window: -1, position: 0 };
-  const window = Math.floor(elapsedMs / plan.windowMs);
-  const position = Math.min(plan.slotsPerWindow - 1, Math.floor((elapsedMs - window * plan.windowMs) / plan.slotMs));
-  return { window, position };
-}
-
-/**
- * @typedef {object} SlotRole
- * @property {boolean} send     a request is sent in this slot
- * @property {boolean} limited  the documented limit says this request is over the allowance
- */
-
-/**
- * What a slot of a probe window does: the first window sends from its first slot (that request opens the
- * target's window), every later window after `lead` idle slots; then `limit + over` requests; then idle.
- * @param {ProbePlan} plan
- * @param {number} probeWindow  window index within the probe
- * @param {number} position
- * @returns {SlotRole}
- */
-export function slotRole(plan, probeWindow, position) {
-  const first = probeWindow === 0 ? 0 : plan.lead;
-  const index = position - first;
-  return { send: index >= 0 && index < plan.limit + plan.over, limited: index >= plan.limit };
-}
-
-/**
- * When a probe that follows another on the same tokens may start: one window plus 10% after the earlier one
- * started its last window, so the target's last window of the earlier probe has ended.
- * @param {ProbePlan} plan
- * @param {number} windows  windows of the earlier probe
- */
-export function afterProbeMs(plan, windows) {
-  return Math.round(plan.windowMs * (windows + 0.1));
 }
 
 // ------------------------------------------------------------------ execution segments
@@ -430,164 +318,6 @@ export function parseJson(body) {
  */
 export function fieldOf(value, name) {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? /** @type {Record<string, unknown>} */ (value)[name] : undefined;
-}
-
-// ------------------------------------------------------------------ limit verdicts
-
-/**
- * @typedef {object} WindowCounts
- * @property {number} sent
- * @property {number} accepted
- * @property {number} refused
- */
-
-/**
- * @typedef {object} WindowVerdict
- * @property {number} window
- * @property {number} sent
- * @property {number} accepted
- * @property {number} refused
- * @property {number} unanswered
- * @property {Verdict} verdict
- * @property {string} reason
- */
-
-/**
- * Judges one 60-target-second window of a limit probe, on the requests sent inside it.
- * - not more than `limit` sent: inconclusive (not filled; nothing it shows can be told from the target's windows
- *   lying elsewhere than the probe's);
- * - more than `limit` accepted: looser (the target let through more than documented);
- * - exactly `limit` accepted: pass;
- * - fewer than `limit` accepted while refusals came before the limit could have been used up (even counting every
- *   unanswered request as accepted): stricter;
- * - otherwise inconclusive: unanswered requests hide the count.
- * @param {number} limit
- * @param {WindowCounts} counts
- * @param {number} [index]
- * @returns {WindowVerdict}
- */
-export function judgeWindow(limit, counts, index) {
-  const w = index === undefined ? 0 : index;
-  const sent = nonNegative(counts.sent);
-  const accepted = nonNegative(counts.accepted);
-  const refused = nonNegative(counts.refused);
-  const unanswered = Math.max(0, sent - accepted - refused);
-  /** @param {Verdict} verdict @param {string} reason @returns {WindowVerdict} */
-  const result = (verdict, reason) => ({ window: w, sent, accepted, refused, unanswered, verdict, reason: `window ${w}: ${reason}` });
-  if (sent <= limit) {
-    return result('inconclusive', `not filled, ${sent} requests sent, at most the limit of ${limit}: the window proves nothing (lower CONFORMANCE_TIME_SCALE, or give k6 more VUs)`);
-  }
-  if (accepted > limit) return result('looser', `${accepted} requests accepted, more than the limit of ${limit} (${sent} sent)`);
-  if (accepted === limit) return result('pass', `exactly ${limit} of ${sent} requests accepted`);
-  if (refused > 0 && accepted + unanswered < limit) {
-    return result('stricter', `only ${accepted} requests accepted before refusals began (${refused} refused of ${sent} sent); the limit is ${limit}`);
-  }
-  return result('inconclusive', `${accepted} accepted and ${unanswered} unanswered of ${sent} sent; the unanswered requests hide whether the limit is ${limit}`);
-}
-
-/** @param {number} n */
-function nonNegative(n) {
-  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
-}
-
-/**
- * @typedef {object} ProbeVerdict
- * @property {Verdict} verdict
- * @property {string} message
- * @property {WindowVerdict[]} windows
- */
-
-/**
- * Judges each window of a probe. A window that follows one that was not filled is inconclusive whatever its
- * counts: the target's previous window may have had budget left, which this window's first requests could
- * have spent and been counted for.
- * @param {number} limit
- * @param {WindowCounts[]} windows
- * @returns {WindowVerdict[]}
- */
-export function judgeWindows(limit, windows) {
-  const judged = windows.map((w, i) => judgeWindow(limit, w, i));
-  return judged.map((v, i) => {
-    const previous = judged[i - 1];
-    if (!previous || previous.sent > limit || v.verdict === 'inconclusive') return v;
-    return Object.assign({}, v, {
-      verdict: /** @type {Verdict} */ ('inconclusive'),
-      reason: `window ${i}: follows window ${i - 1}, which was not filled: its first requests may have spent what the target's window ${i - 1} had left (${v.accepted} accepted of ${v.sent} sent)`,
-    });
-  });
-}
-
-/**
- * Judges a whole probe from its windows. Pass needs every window to pass; a looser (or stricter) window makes the
- * probe looser (stricter) unless other windows point the other way, which happens when the target's windows are
- * not aligned with the probe's (e.g. clock-aligned windows): that is inconclusive. No windows: inconclusive.
- * @param {number} limit
- * @param {WindowCounts[]} windows
- * @returns {ProbeVerdict}
- */
-export function judgeProbe(limit, windows) {
-  const judged = judgeWindows(limit, windows);
-  if (judged.length === 0) return { verdict: 'inconclusive', message: 'no window was measured', windows: judged };
-  const looser = judged.filter((w) => w.verdict === 'looser');
-  const stricter = judged.filter((w) => w.verdict === 'stricter');
-  const inconclusive = judged.filter((w) => w.verdict === 'inconclusive');
-  const summary = judged.map((w) => `${w.accepted}/${w.sent}`).join(', ');
-  if (looser.length && stricter.length) {
-    return {
-      verdict: 'inconclusive',
-      message: `windows disagree (accepted/sent per window: ${summary}): the target's windows do not line up with the probe's, e.g. they are aligned to the clock; ${looser[0].reason}; ${stricter[0].reason}`,
-      windows: judged,
-    };
-  }
-  if (looser.length) return { verdict: 'looser', message: `limit ${limit} not enforced: ${looser.map((w) => w.reason).join('; ')}`, windows: judged };
-  if (stricter.length) return { verdict: 'stricter', message: `limit stricter than ${limit}: ${stricter.map((w) => w.reason).join('; ')}`, windows: judged };
-  if (inconclusive.length) return { verdict: 'inconclusive', message: inconclusive.map((w) => w.reason).join('; '), windows: judged };
-  return { verdict: 'pass', message: `exactly ${limit} accepted in each of ${judged.length} windows (accepted/sent: ${summary})`, windows: judged };
-}
-
-/**
- * @typedef {object} ScopeVerdict
- * @property {Verdict} verdict   pass, shared, or inconclusive
- * @property {string} message
- * @property {WindowVerdict[]} a  windows of the first token
- * @property {WindowVerdict[]} b  windows of the second token
- */
-
-/**
- * Judges the scope probe: two tokens of one API key, each pushed over the read limit at the same time.
- * - every window of both tokens passes: each token had its own budget (pass);
- * - in a window where both tokens were filled, the two together got no more than one token's limit: the budget
- *   is shared by the key's tokens, or by the address they come from (shared: the seed says per token);
- * - otherwise inconclusive (a per-token budget of another size is the read probe's finding, not this one's).
- * @param {number} limit
- * @param {WindowCounts[]} a
- * @param {WindowCounts[]} b
- * @returns {ScopeVerdict}
- */
-export function judgeScope(limit, a, b) {
-  const ja = judgeWindows(limit, a);
-  const jb = judgeWindows(limit, b);
-  const n = Math.min(ja.length, jb.length);
-  if (n === 0) return { verdict: 'inconclusive', message: 'no window was measured', a: ja, b: jb };
-  /** @type {string[]} */
-  const shared = [];
-  /** @type {string[]} */
-  const unclear = [];
-  for (let i = 0; i < n; i++) {
-    const x = ja[i];
-    const y = jb[i];
-    const bothFilled = x.sent > limit && y.sent > limit && (i === 0 || (ja[i - 1].sent > limit && jb[i - 1].sent > limit));
-    if (bothFilled && x.accepted + y.accepted <= limit && x.refused + y.refused > 0) {
-      shared.push(`window ${i}: the two tokens got ${x.accepted} + ${y.accepted} = ${x.accepted + y.accepted} reads accepted together (${x.sent} + ${y.sent} sent), no more than one token's limit of ${limit}`);
-    } else if (x.verdict !== 'pass' || y.verdict !== 'pass') {
-      unclear.push(`token 1 ${x.reason}; token 2 ${y.reason}`);
-    }
-  }
-  if (shared.length) {
-    return { verdict: 'shared', message: `the read budget is not per token: it is shared by the tokens of one API key (or by their address); ${shared.join('; ')}`, a: ja, b: jb };
-  }
-  if (unclear.length) return { verdict: 'inconclusive', message: unclear.join('; '), a: ja, b: jb };
-  return { verdict: 'pass', message: `each of two tokens of one API key had its own budget: exactly ${limit} reads accepted per token in each of ${n} windows`, a: ja, b: jb };
 }
 
 // ------------------------------------------------------------------ k6 summary metrics

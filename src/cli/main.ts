@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
-import { TargetUnreachable } from '../engine/http.ts';
-import { StartupFailure } from '../engine/startup-failure.ts';
-import type { ToolInfo } from '../engine/runner.ts';
+import { TargetUnreachable } from '../engine/transport/http.ts';
+import { StartupFailure } from '../engine/identity/startup-failure.ts';
+import { RunNotStarted } from '../engine/run/startup-report.ts';
+import type { ToolInfo } from '../engine/run/runner.ts';
 import { resolveRunOptions, parseCliArgs } from './options.ts';
 import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
 import { startBufferReaper } from './memory.ts';
@@ -160,7 +161,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, reference, overlay)`);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof TargetUnreachable || err instanceof StartupFailure) {
+    if (err instanceof UsageError || err instanceof TargetUnreachable || err instanceof StartupFailure || err instanceof RunNotStarted) {
       process.stderr.write(`cloud-conformance: ${err.message}\n`);
       return 2;
     }

@@ -4,7 +4,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../spec/errors.ts';
 import { REPORT_FORMATS, type ReportTarget, type ReportFormat } from '../report/index.ts';
-import type { Profile } from '../engine/config.ts';
+import type { Profile } from '../engine/config/config.ts';
 
 export const RUN_OPTIONS = {
   'base-url': { type: 'string' },

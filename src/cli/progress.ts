@@ -1,7 +1,7 @@
-import type { Check } from '../engine/check.ts';
-import type { Wait } from '../engine/progress.ts';
-import type { CheckReport } from '../engine/report.ts';
-import type { RunHooks } from '../engine/runner.ts';
+import type { Check } from '../engine/run/check.ts';
+import type { Wait } from '../engine/transport/waits.ts';
+import type { CheckReport } from '../engine/run/report.ts';
+import type { RunHooks } from '../engine/run/runner.ts';
 import { checkLine } from '../report/terminal.ts';
 
 /** Where the run's progress goes: the process's stdout, or a test's recorder. */

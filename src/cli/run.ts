@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
 import { lintOverlay } from '../spec/load.ts';
 import { OverlayInvalid } from '../spec/overlay-check.ts';
-import type { RunConfig } from '../engine/config.ts';
-import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/runner.ts';
-import { EXIT_CODES, type RunReport } from '../engine/report.ts';
-import { certifyBudget } from '../engine/certify.ts';
-import { StartupFailure } from '../engine/startup-failure.ts';
+import type { RunConfig } from '../engine/config/config.ts';
+import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/run/runner.ts';
+import { EXIT_CODES, type RunReport } from '../engine/run/report.ts';
+import { certifyBudget } from '../engine/target/certify.ts';
+import { RunNotStarted } from '../engine/run/startup-report.ts';
 import { allChecks } from '../../suites/index.ts';
 import { writeReports } from '../report/index.ts';
 import { renderOverlay } from '../report/overlay.ts';
@@ -19,7 +19,7 @@ import { startReference, type ReferenceTarget } from '../../fixtures/reference/s
 import { startEmbeddedS3, type EmbeddedS3, type EmbeddedS3Settings } from '../../fixtures/s3/server.ts';
 import { startReferenceProcess } from '../../fixtures/reference/process.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/session.ts';
-import type { S3Config } from '../engine/config.ts';
+import type { S3Config } from '../engine/config/config.ts';
 import type { RunOptions } from './options.ts';
 
 /** The embedded reference target's declarations; runs against it hold it to them unless --overlay says otherwise. */
@@ -165,7 +165,7 @@ export async function runCommand(
     if (!opts.quiet) say(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
     const report = await runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
       // A run that could not start still leaves the reports asked for (verdict error), then exits 2.
-      if (err instanceof StartupFailure && err.runReport) await writeReports(err.runReport, opts.reports);
+      if (err instanceof RunNotStarted) await writeReports(err.runReport, opts.reports);
       throw err;
     });
     // Our own S3 server failed to start: its checks met 503s that say nothing of a target, so the run cannot stand.

@@ -1,5 +1,5 @@
-import type { EvidenceExchange } from '../engine/check.ts';
-import type { CheckReport, LimitProbeTrace, RunReport } from '../engine/report.ts';
+import type { EvidenceExchange } from '../engine/run/check.ts';
+import type { CheckReport, LimitProbeTrace, RunReport } from '../engine/run/report.ts';
 import { loadClausesSync, type ClauseList } from '../spec/clauses.ts';
 
 // The certification report: one self-contained HTML file (inline CSS and SVG, no script, no external resource)

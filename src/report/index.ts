@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import type { RunReport } from '../engine/report.ts';
+import type { RunReport } from '../engine/run/report.ts';
 import { renderJson } from './json.ts';
 import { renderJunit } from './junit.ts';
 import { renderHtml } from './html.ts';

@@ -1,4 +1,4 @@
-import type { RunReport } from '../engine/report.ts';
+import type { RunReport } from '../engine/run/report.ts';
 
 const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 

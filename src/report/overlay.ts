@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { RunReport } from '../engine/report.ts';
+import type { RunReport } from '../engine/run/report.ts';
 
 // Loaded when an overlay is emitted, not by every run.
 const stringify = (doc: unknown): string => (createRequire(import.meta.url)('yaml') as typeof import('yaml')).stringify(doc);

@@ -1,4 +1,4 @@
-import type { CheckReport, RunReport } from '../engine/report.ts';
+import type { CheckReport, RunReport } from '../engine/run/report.ts';
 
 const MARK: Record<CheckReport['status'], string> = { passed: 'PASS', failed: 'FAIL', warning: 'WARN', skipped: 'SKIP', error: 'ERR ' };
 

@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { ALARMS, sharing } from '../shares.ts';
 import { alarmFires } from './fires.ts';
 

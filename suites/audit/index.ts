@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { WHOLE_API, sharing } from '../shares.ts';
 import { logged } from './logged.ts';
 import { searchFilters } from './search-filters.ts';

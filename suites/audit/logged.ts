@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { finding, judge, type Finding } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { finding, judge, type Finding } from '../../src/engine/run/check.ts';
 import { auditOf, auditProbes, field, findEntry } from './search.ts';
 
 /** Every API call, failed ones included, is logged with actor, source IP and result (seed §1). */

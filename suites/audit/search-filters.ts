@@ -1,7 +1,7 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import type { AuditDeclaration } from '../../src/spec/declarations.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, failAt, skip } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail, failAt, skip } from '../../src/engine/run/check.ts';
 import { auditOf, auditProbes, field, findEntry, readsNewestFirst, searchAudit, type Entry } from './search.ts';
 
 /** Where the entries' times break the declared order: the first pair out of order, or undefined. */

@@ -1,8 +1,8 @@
-import type { CheckContext } from '../../src/engine/context.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { AuditDeclaration, AuditField } from '../../src/spec/declarations.ts';
-import { Unavailable } from '../../src/engine/check.ts';
-import { readPointer } from '../../src/engine/discover.ts';
+import { Unavailable } from '../../src/engine/run/check.ts';
+import { readPointer } from '../../src/engine/target/discover.ts';
 import { isSuccess, statusText } from '../support.ts';
 
 export type Entry = Record<string, unknown>;

@@ -1,7 +1,7 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { UNAUTHENTICATED_PROBES } from '../shares.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, Unavailable } from '../../src/engine/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
 import { wasAccepted, describe, absentId, observeErrorCase } from '../support.ts';
 
 /**

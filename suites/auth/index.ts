@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { tokenShape } from './token-shape.ts';
 import { bearerRequired } from './bearer-required.ts';
 import { malformedToken } from './malformed-token.ts';

@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { wasAccepted, describe } from '../support.ts';
 
 /** Bearer values that are not tokens the target issued must be refused. */

@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, Unavailable } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
 import { wasAccepted, describe } from '../support.ts';
 
 const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');

@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
-import { QUICK_MAX_WAIT_SECONDS } from '../../src/engine/config.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import { QUICK_MAX_WAIT_SECONDS } from '../../src/engine/config/config.ts';
 import { wasAccepted, describe, observeErrorCase } from '../support.ts';
 
 const LIFETIME_SECONDS = 3600;

@@ -1,6 +1,6 @@
-import type { Check, Finding } from '../../src/engine/check.ts';
-import { judge, finding, skip, Unavailable } from '../../src/engine/check.ts';
-import type { CheckContext } from '../../src/engine/context.ts';
+import type { Check, Finding } from '../../src/engine/run/check.ts';
+import { judge, finding, skip, Unavailable } from '../../src/engine/run/check.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
 
 /**
  * Whether the read-only key is known to share the primary key's organization: it sees the VM the primary created.

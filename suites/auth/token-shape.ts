@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { baseSchemaViolations, describe, fromLog, isSuccess, pathOf } from '../support.ts';
 
 /** Every successful token exchange of the run answers token, expires_in = 3600, organization and role. */

@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { describe } from '../support.ts';
 
 /** HTTP convention (RFC 9110 §15.5.2, RFC 6750 §3.1): missing or invalid credentials get 401, not 403. */

@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { BACKUPS, sharing } from '../shares.ts';
 import { startBackup } from './start.ts';
 import { missingVm } from './missing-vm.ts';

@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { absentId, describe } from '../support.ts';
 
 /** A backup of a VM that does not exist cannot start: the target refuses it with a 4xx. */

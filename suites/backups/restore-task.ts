@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip, Unavailable } from '../../src/engine/check.ts';
-import { describeLocation, readLocation } from '../../src/engine/discover.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
+import { describeLocation, readLocation } from '../../src/engine/target/discover.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /** Where a backup-start response names the backup: a backup-named string field (or the declared link). */

@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { describe, documentedRefusal, isSuccess } from '../support.ts';
 
 /** POST /v1/vms/{id}/backups with a description starts a backup of a VM the run created. */

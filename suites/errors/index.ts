@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { errorObject } from './error-object.ts';
 import { jsonResponses } from './json-responses.ts';
 import { malformedJson } from './malformed-json.ts';

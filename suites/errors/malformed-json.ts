@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { describe, observeErrorCase } from '../support.ts';
 
 /** Requests are JSON: a body that does not parse is the client's error (4xx), never accepted and never a 5xx. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { describe, absentId } from '../support.ts';
 import { GENERATED_LANE } from '../vms/create-cases.ts';
 

@@ -1,7 +1,7 @@
-import type { Check, Finding } from '../../src/engine/check.ts';
-import { judge, finding, skip } from '../../src/engine/check.ts';
-import type { LimitProbe } from '../../src/engine/limit-session.ts';
-import type { CrossObservation } from '../../src/engine/cross-budget.ts';
+import type { Check, Finding } from '../../src/engine/run/check.ts';
+import { judge, finding, skip } from '../../src/engine/run/check.ts';
+import type { LimitProbe } from '../../src/engine/limits/limit-session.ts';
+import type { CrossObservation } from '../../src/engine/limits/cross-budget.ts';
 import { refusedAcrossTokens } from './verdict.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { tokenLimit } from './token-limit.ts';
 import { readLimit } from './read-limit.ts';
 import { writeLimit } from './write-limit.ts';

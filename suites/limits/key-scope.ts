@@ -1,5 +1,5 @@
-import type { Check, Finding } from '../../src/engine/check.ts';
-import { judge, finding, skip } from '../../src/engine/check.ts';
+import type { Check, Finding } from '../../src/engine/run/check.ts';
+import { judge, finding, skip } from '../../src/engine/run/check.ts';
 import { isSuccess, describe } from '../support.ts';
 
 /**

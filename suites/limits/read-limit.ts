@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { limitOutcome } from './verdict.ts';
 
 /** 300 reads per minute per token: 300 are served, the next refused. */

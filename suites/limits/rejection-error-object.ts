@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { describe, observeErrorCase } from '../support.ts';
 
 /** A limit's rejection is an error response, so it carries the error object. */

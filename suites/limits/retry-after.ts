@@ -1,7 +1,7 @@
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
-import { parseRetryAfter } from '../../src/engine/retry-after.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import { parseRetryAfter } from '../../src/engine/transport/retry-after.ts';
 import { describe } from '../support.ts';
 
 /**
@@ -21,7 +21,7 @@ export const retryAfter: Check = {
     const problems: Array<[string, Exchange]> = [];
     for (const p of probes) {
       const r = p!.firstRejection!;
-      const ra = parseRetryAfter(r);
+      const ra = parseRetryAfter(r, ctx.config.timeScale);
       if (r.response!.status !== 429) problems.push([`${p!.what} rejected with ${r.response!.status}, not 429`, r]);
       if (ra === undefined) problems.push([`${p!.what} rejection has no usable Retry-After`, r]);
       else if (ra > 60) problems.push([`${p!.what} Retry-After ${ra} s is longer than the one-minute window`, r]);

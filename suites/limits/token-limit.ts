@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { limitOutcome } from './verdict.ts';
 
 /** 10 token issuances per minute per API key: ten are served, the eleventh refused. */

@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { refusedAcrossTokens } from './verdict.ts';
 
 /** The read and write budgets are per token: another token of the same key is served while the first is limited. */

@@ -1,8 +1,8 @@
-import type { CheckOutcome } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import type { CheckOutcome } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { isSuccess } from '../support.ts';
-import type { LimitProbe } from '../../src/engine/limit-session.ts';
-import { describeVerdict } from '../../src/engine/probes.ts';
+import type { LimitProbe } from '../../src/engine/limits/limit-session.ts';
+import { describeVerdict } from '../../src/engine/documented-limits/verdicts.js';
 
 /** The outcome of a limit check from its probe: exact passes, stricter or looser fails, inconclusive skips. */
 export function limitOutcome(probe: LimitProbe | undefined, inconclusiveHint = '', howToVerify = 'a burst that fits in half a window: a lower --time-scale, or a client closer to the target (--profile full settles a straddled window)', error?: Error): CheckOutcome {

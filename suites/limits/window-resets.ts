@@ -1,7 +1,7 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
-import { waitsLong } from '../../src/engine/config.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import { waitsLong } from '../../src/engine/config/config.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { isSuccess } from '../support.ts';
 
 /** The limits are per minute: once a window has passed, a spent budget is available again. */

@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { skip } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { skip } from '../../src/engine/run/check.ts';
 import { limitOutcome } from './verdict.ts';
 
 /** 60 writes per minute per token, probed with create requests that create nothing. */

@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { perPageMax } from './per-page-max.ts';
 import { totalCount } from './total.ts';
 import { pageWalk } from './walk.ts';

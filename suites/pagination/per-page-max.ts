@@ -1,6 +1,6 @@
-import type { Check, Finding } from '../../src/engine/check.ts';
-import { judge, finding, fail, skip } from '../../src/engine/check.ts';
-import { vmsOf } from '../../src/engine/fixtures.ts';
+import type { Check, Finding } from '../../src/engine/run/check.ts';
+import { judge, finding, fail, skip } from '../../src/engine/run/check.ts';
+import { vmsOf } from '../../src/engine/target/fixtures.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /** No page holds more than 100 items, whatever per_page asks; per_page=100 itself is served. */
@@ -13,7 +13,7 @@ export const perPageMax: Check = {
   title: 'per_page above 100 never yields more than 100 items',
   async run(ctx) {
     // Certify filled the list past 100 for this check: a valid create that failed on the way is never lost.
-    const prep = ctx.fixtures.certify;
+    const prep = ctx.certify;
     const findings: Finding[] = (prep?.problems ?? []).map((p) => finding('must', `${p.message} (VM-CREATE: a valid create never gets a server error)`, p.exchanges));
     const at100 = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 100 } });
     if (!isSuccess(at100)) return fail(`per_page=100, the documented maximum, was refused: ${describe(at100)}`, [at100]);

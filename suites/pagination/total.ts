@@ -1,7 +1,7 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
-import { isHeaderTotal, readTotal, totalCandidatesOf } from '../../src/engine/discover.ts';
-import { vmsOf } from '../../src/engine/fixtures.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import { isHeaderTotal, readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
+import { vmsOf } from '../../src/engine/target/fixtures.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { CORE_CLAUSES, Trace, s3Session, runBucket, makeClient, describeFailure, removeBucket, type Result } from './session.ts';
 
 /** A wrong access key is refused with 403 InvalidAccessKeyId, a wrong secret with 403 SignatureDoesNotMatch. */

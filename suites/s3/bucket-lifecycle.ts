@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { CORE_CLAUSES, Trace, s3Session, bucketName, record, describeFailure, removeBucket } from './session.ts';
 
 /** Create, head, list and delete a bucket with a standard client; a deleted bucket is gone. */

@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { CORE_CLAUSES, Trace, s3Session, runBucket, describeFailure, removeBucket, md5Hex, unquote } from './session.ts';
 
 /** The ETag of a single-part upload is the hex MD5 of its bytes, in PUT, HEAD and GET answers. */

@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { S3, S3_LARGE_OBJECT, sharing } from '../shares.ts';
 import { bucketLifecycle } from './bucket-lifecycle.ts';
 import { objectRoundtrip } from './object-roundtrip.ts';

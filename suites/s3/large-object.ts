@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
-import { waitsLong } from '../../src/engine/config.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import { waitsLong } from '../../src/engine/config/config.ts';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket, unquote } from './session.ts';

@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { CORE_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, removeBucket } from './session.ts';
 
 const META = { purpose: 'conformance', 'run-note': 'round trip' };

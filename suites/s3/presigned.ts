@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { EXTENDED_CLAUSES, Trace, s3Session, loadS3Presigner, runBucket, record, removeBucket } from './session.ts';
 
 /** Shows a presigned URL without its signature (it is a credential until it expires). */

@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket } from './session.ts';
 
 const OP = 'GetObject (Range bytes=first-last)';

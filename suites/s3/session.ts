@@ -4,10 +4,10 @@
 // (session.sdk) or loadS3Sdk().
 import { createRequire } from 'node:module';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { CheckContext } from '../../src/engine/context.ts';
-import type { RunConfig, S3Config } from '../../src/engine/config.ts';
-import type { S3Capability } from '../../src/engine/report.ts';
-import { Unavailable } from '../../src/engine/check.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { RunConfig, S3Config } from '../../src/engine/config/config.ts';
+import type { S3Capability } from '../../src/engine/run/report.ts';
+import { Unavailable } from '../../src/engine/run/check.ts';
 
 export type S3Sdk = typeof import('@aws-sdk/client-s3');
 export type S3Presigner = typeof import('@aws-sdk/s3-request-presigner');

@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { timestampsUtc } from './timestamps-utc.ts';
 import { declaredResponses } from './declared-responses.ts';
 import { declaredChoices } from './declared-choices.ts';

@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { fromLog, describe } from '../support.ts';
 
 /** A whole value that reads as a date and time (free text that merely starts with one, a VM name, is not a timestamp). */

@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { readonlyWriteRefused } from './readonly-write-refused.ts';
 import { readonlyStatus } from './readonly-status.ts';
 import { crossOrgObjects } from './cross-org-objects.ts';

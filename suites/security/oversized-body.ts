@@ -1,7 +1,7 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { describe, isSuccess } from '../support.ts';
-import type { StreamedBody } from '../../src/engine/http.ts';
+import type { StreamedBody } from '../../src/engine/transport/http.ts';
 
 const OVERSIZED_BYTES = 8 * 1024 * 1024;
 

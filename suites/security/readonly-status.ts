@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
 
 /** HTTP convention (RFC 9110 §15.5.4): an authenticated caller without the permission gets 403, not 401 or 404. */
 export const readonlyStatus: Check = {

@@ -1,8 +1,8 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { READONLY_PROBES } from '../shares.ts';
-import type { CheckContext } from '../../src/engine/context.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, skip, Unavailable } from '../../src/engine/check.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { describe, wasAccepted, observeErrorCase, isSuccess } from '../support.ts';
 import { backupIdOf } from '../backups/restore-task.ts';
 

@@ -1,7 +1,7 @@
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
-import { readLocation, describeLocation } from '../../src/engine/discover.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import { readLocation, describeLocation } from '../../src/engine/target/discover.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /**

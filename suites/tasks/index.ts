@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { TASK_READS, sharing } from '../shares.ts';
 import { reachesTerminal } from './reaches-terminal.ts';
 import { terminalStable } from './terminal-stable.ts';

@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { describe, isSuccess } from '../support.ts';
 
 // States that plainly mean "not finished yet": a task stuck in one of them past the timeout has not completed.

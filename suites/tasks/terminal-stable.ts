@@ -1,8 +1,8 @@
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
-import { readTaskState } from '../../src/engine/discover.ts';
-import { waitsLong } from '../../src/engine/config.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import { readTaskState } from '../../src/engine/target/discover.ts';
+import { waitsLong } from '../../src/engine/config/config.ts';
 
 const REPOLLS = 3;
 /** Target-seconds after its completion at which a terminal task is read once more (a status cache of minutes may lapse by then). */

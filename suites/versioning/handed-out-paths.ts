@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { fromLog, describe } from '../support.ts';
 
 const RESOURCE = /^\/(v\d+\/)?(vms|tasks|backups|auth)(\/|$)/;

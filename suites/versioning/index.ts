@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { unknownVersion } from './unknown-version.ts';
 import { handedOutPaths } from './handed-out-paths.ts';
 

@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { describe, wasAccepted } from '../support.ts';
 
 /** The version lives in the path prefix: a version the API does not have, or no version at all, is not served as v1. */

@@ -1,5 +1,5 @@
-import type { CheckContext } from '../../src/engine/context.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { isSuccess } from '../support.ts';
 
 /** Coverage requests run on their own token, so they never eat the other checks' write budget. */

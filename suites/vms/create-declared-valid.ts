@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
 import { admitsPrefix, arbitraryFromSchema, type SchemaLike } from '../../src/engine/generate/arbitrary.ts';
 import { describe, documentedRefusal, isSuccess } from '../support.ts';
 import { sendCreateCases, RANDOM_LANE } from './create-cases.ts';

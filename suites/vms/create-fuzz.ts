@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import type { Check, Finding, Level } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { judge, finding, fail } from '../../src/engine/check.ts';
+import type { Check, Finding, Level } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { judge, finding, fail } from '../../src/engine/run/check.ts';
 import { classify, createBodyArbitrary, fieldsOf, type Violations } from '../../src/engine/generate/create-body.ts';
 import { sendCreateCases, statusClass, RANDOM_LANE } from './create-cases.ts';
 

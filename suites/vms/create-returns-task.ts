@@ -1,7 +1,7 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip, Unavailable } from '../../src/engine/check.ts';
-import { describeLocation } from '../../src/engine/discover.ts';
-import { SIZE_LADDER, type FoundTask } from '../../src/engine/fixtures.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
+import { describeLocation } from '../../src/engine/target/discover.ts';
+import { SIZE_LADDER, type FoundTask } from '../../src/engine/target/fixtures.ts';
 import { describe, documentedRefusal, isSuccess } from '../support.ts';
 
 /** POST /v1/vms accepts a valid request and returns a task id that GET /v1/tasks/{id} knows. */

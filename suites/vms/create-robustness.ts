@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { sendCreateCases, statusClass } from './create-cases.ts';
 
 /** Strings and numbers valid by the seed's types that break careless handlers: length, planes, marks, NUL, size. */

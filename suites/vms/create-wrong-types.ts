@@ -1,6 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
-import type { Check } from '../../src/engine/check.ts';
-import { judge, finding } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { judge, finding } from '../../src/engine/run/check.ts';
 import { fieldsOf, isCoercible, type FieldType } from '../../src/engine/generate/create-body.ts';
 import { sendCreateCases, statusClass } from './create-cases.ts';
 

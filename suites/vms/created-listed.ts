@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip } from '../../src/engine/run/check.ts';
 
 /** A VM whose creation completed appears in GET /v1/vms exactly once. */
 export const createdListed: Check = {

@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { createReturnsTask } from './create-returns-task.ts';
 import { createdListed } from './created-listed.ts';
 import { listShape } from './list-shape.ts';

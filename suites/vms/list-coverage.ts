@@ -1,7 +1,7 @@
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { finding, judge } from '../../src/engine/check.ts';
-import { vmsOf } from '../../src/engine/fixtures.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { finding, judge } from '../../src/engine/run/check.ts';
+import { vmsOf } from '../../src/engine/target/fixtures.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /** Tag values with characters that URL and query handling get wrong. */

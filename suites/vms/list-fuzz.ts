@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import type { Check } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { arbitraryFromSchema, type SchemaLike } from '../../src/engine/generate/arbitrary.ts';
-import { pastTheEnd, vmsOf } from '../../src/engine/fixtures.ts';
+import { pastTheEnd, vmsOf } from '../../src/engine/target/fixtures.ts';
 import { describe, isSuccess } from '../support.ts';
 import { tagsOf } from './tag-filter.ts';
 

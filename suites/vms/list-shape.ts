@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { baseSchemaViolations, describe, isSuccess, pathOf } from '../support.ts';
 
 /** Every list response of the run has vms[] whose elements carry a string id and a string name. */

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
-import type { Check } from '../../src/engine/check.ts';
-import type { CheckContext } from '../../src/engine/context.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { pass, fail, skip, Unavailable } from '../../src/engine/check.ts';
-import { readTaskState, readTotal, totalCandidatesOf } from '../../src/engine/discover.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
+import { readTaskState, readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { isSuccess, describe, documentedRefusal } from '../support.ts';
 import { RANDOM_LANE } from './create-cases.ts';
 import { tagsOf } from './tag-filter.ts';
 import { NOT_FINISHED } from '../tasks/reaches-terminal.ts';
-import { tagsInShape } from '../../src/engine/certify.ts';
+import { tagsInShape } from '../../src/engine/target/certify.ts';
 
 const MAX_CREATES = 3;
 const MAX_COMMANDS = 6;
@@ -55,7 +55,7 @@ async function create(model: Model, real: Real, tagValue: string): Promise<void>
   const { body } = ctx.fixtures.vmCreateBody(`st${n}`);
   let tag: [string, string] | undefined;
   // Tags where the overlay declares how they are set, or where certify found the shape that sets them.
-  const found = ctx.fixtures.certify?.tags;
+  const found = ctx.certify?.tags;
   const field = ctx.declarations.tagsField ?? found?.field;
   if (field) {
     tag = [`cc-st-${ctx.config.runId}`, tagValue];

@@ -1,7 +1,7 @@
-import type { Check, Finding } from '../../src/engine/check.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { judge, finding, skip } from '../../src/engine/check.ts';
-import type { ListWalk } from '../../src/engine/fixtures.ts';
+import type { Check, Finding } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { judge, finding, skip } from '../../src/engine/run/check.ts';
+import type { ListWalk } from '../../src/engine/target/fixtures.ts';
 import { tagsOf } from './tag-filter.ts';
 
 /** A VM told apart from others by its id and name together (ids alone may repeat across organizations). */

@@ -1,9 +1,9 @@
-import type { Check, Finding } from '../../src/engine/check.ts';
-import type { CheckContext } from '../../src/engine/context.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import { judge, finding, fail, skip } from '../../src/engine/check.ts';
-import { readTotal, totalCandidatesOf } from '../../src/engine/discover.ts';
-import { vmsOf, type ListWalk } from '../../src/engine/fixtures.ts';
+import type { Check, Finding } from '../../src/engine/run/check.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { judge, finding, fail, skip } from '../../src/engine/run/check.ts';
+import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
+import { vmsOf, type ListWalk } from '../../src/engine/target/fixtures.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /** Tags as a VM record shows them, in the shapes targets commonly use: {k: v}, ["k:v"], [{key, value}]. */
@@ -31,7 +31,7 @@ interface Probe {
 }
 
 function chooseProbe(ctx: CheckContext, all: ListWalk, createdVm: { tags?: Record<string, string>; accepted: boolean; name: string } | undefined): Probe | undefined {
-  const prep = ctx.fixtures.certify?.tags;
+  const prep = ctx.certify?.tags;
   // The population's "a" half when certify filled the list, else the one VM it tagged to find the shape.
   const value = (prep?.byValue['a']?.length ?? 0) > 0 ? 'a' : (prep?.byValue['probe']?.length ?? 0) > 0 ? 'probe' : undefined;
   if (prep && value) return { tag: [prep.key, value], expectedNames: prep.byValue[value], source: `set by certify (${prep.declared ? `declared ${prep.field}` : `${prep.field} as ${prep.shape}`})` };

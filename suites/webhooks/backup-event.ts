@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
-import { eventTypeOf } from '../../src/engine/events.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
+import { eventTypeOf } from '../../src/engine/events/events.ts';
 import { isSuccess } from '../support.ts';
 
 /** After a backup runs, a backup-job event reaches the registered endpoint. */

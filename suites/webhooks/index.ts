@@ -1,4 +1,4 @@
-import type { Check } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
 import { EVENTS, sharing } from '../shares.ts';
 import { registration } from './registration.ts';
 import { backupEvent } from './backup-event.ts';

@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail } from '../../src/engine/run/check.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /** The declared registration operation accepts the suite's receiver for every declared event. */

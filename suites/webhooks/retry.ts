@@ -1,7 +1,7 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
-import { waitsLong } from '../../src/engine/config.ts';
-import { eventKeyOf } from '../../src/engine/events.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
+import { waitsLong } from '../../src/engine/config/config.ts';
+import { eventKeyOf } from '../../src/engine/events/events.ts';
 import { isSuccess } from '../support.ts';
 
 /** A declared delay shorter than this (real ms at the run's time scale) is below what the receiver can time. */

@@ -1,7 +1,7 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
-import { targetClockAt } from '../../src/engine/events.ts';
-import { verifySignature, timestampSkew } from '../../src/engine/signatures.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
+import { targetClockAt } from '../../src/engine/events/events.ts';
+import { verifySignature, timestampSkew } from '../../src/engine/events/signatures.ts';
 
 /**
  * Deliveries carry the declared signature, computed over the declared payload (the exact body, a timestamp, an id)

@@ -1,6 +1,6 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
-import { eventTypeOf } from '../../src/engine/events.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
+import { eventTypeOf } from '../../src/engine/events/events.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /** A registration for the backup-job family (by its names or a declared pattern) gets its events and no others. */

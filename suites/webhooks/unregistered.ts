@@ -1,5 +1,5 @@
-import type { Check } from '../../src/engine/check.ts';
-import { pass, fail, skip, undeclared } from '../../src/engine/check.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /** A registration deleted as declared is deleted: nothing reaches it afterwards, nor any endpoint never registered. */

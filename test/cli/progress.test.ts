@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ProgressView, colourWanted, clock, type Terminal } from '../../src/cli/progress.ts';
-import type { Wait } from '../../src/engine/progress.ts';
-import type { Check } from '../../src/engine/check.ts';
-import type { CheckReport } from '../../src/engine/report.ts';
+import type { Wait } from '../../src/engine/transport/waits.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import type { CheckReport } from '../../src/engine/run/report.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/cloud-conformance.js', import.meta.url));
 const plain = (s: string) => s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');

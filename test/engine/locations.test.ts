@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { idFromHeaderValue } from '../../src/engine/discover.ts';
+import { idFromHeaderValue } from '../../src/engine/target/discover.ts';
 import { recentEntries } from '../../suites/audit/search.ts';
-import type { CheckContext } from '../../src/engine/context.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { AuditDeclaration } from '../../src/spec/declarations.ts';
 
 // A header linked by $response.header.X may hold the bare id, a path or a URL: the id is where the linked

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Check } from '../../src/engine/check.ts';
-import { runScheduled, sharesOf, API_TARGET } from '../../src/engine/schedule.ts';
+import type { Check } from '../../src/engine/run/check.ts';
+import { runScheduled, sharesOf, API_TARGET } from '../../src/engine/run/schedule.ts';
 
 const check = (id: string, shares?: string[]): Check => ({
   id, group: 'g', clauses: [], level: 'must', why: {}, title: id, ...(shares ? { shares } : {}),

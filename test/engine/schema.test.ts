@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { SHIPPED_OVERLAYS_DIR, loadSpec } from '../../src/spec/load.ts';
-import { SchemaAsserter } from '../../src/engine/schema.ts';
+import { SchemaAsserter } from '../../src/engine/schema/schema.ts';
 import { UsageError } from '../../src/spec/errors.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
 
 // A run compiles every response schema before sending anything: a broken one is a usage error naming its operation,
 // and the shipped documents (taken on trust by src/spec/load.ts, which does not validate them again) always compile.
@@ -31,7 +31,7 @@ describe('response schemas compile', () => {
   });
 });
 
-// The shipped documents' validators are kept as a module in the derived cache (src/engine/schema.ts): the kept ones
+// The shipped documents' validators are kept as a module in the derived cache (src/engine/schema/schema.ts): the kept ones
 // must judge every response exactly as freshly compiled ones do, message for message.
 describe('validators from the derived cache', () => {
   const shipped = [undefined, ...readdirSync(SHIPPED_OVERLAYS_DIR).filter((f) => f.endsWith('.yaml')).map((f) => path.join(SHIPPED_OVERLAYS_DIR, f))];

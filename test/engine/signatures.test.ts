@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { parseSignatureHeader, signedPayload, verifySignature, newSecret } from '../../src/engine/signatures.ts';
+import { parseSignatureHeader, signedPayload, verifySignature, newSecret } from '../../src/engine/events/signatures.ts';
 import type { SignatureDeclaration } from '../../src/spec/declarations.ts';
 import { signatureHeaders } from '../../fixtures/reference/designs.ts';
 

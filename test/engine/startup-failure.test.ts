@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { describeStartupFailure, StartupFailure, type StartupFailureKind } from '../../src/engine/startup-failure.ts';
-import type { Exchange, IncompleteResponse, RecordedResponse } from '../../src/engine/exchange.ts';
+import { describeStartupFailure, StartupFailure, type StartupFailureKind } from '../../src/engine/identity/startup-failure.ts';
+import type { Exchange, IncompleteResponse, RecordedResponse } from '../../src/engine/transport/exchange.ts';
 
 const LIMITS = { baseUrl: 'https://api.example.test', requestTimeoutSeconds: 3, maxBodyBytes: 8 * 1024 * 1024 };
 

@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
-import type { Check, CheckOutcome } from '../../src/engine/check.ts';
-import { judge, finding, pass, fail, skip, warn, undeclared } from '../../src/engine/check.ts';
-import { computeCoverage, isIncomplete } from '../../src/engine/coverage.ts';
-import { verdictOf, EXIT_CODES, type CheckReport } from '../../src/engine/report.ts';
-import { toReport } from '../../src/engine/runner.ts';
+import type { Check, CheckOutcome } from '../../src/engine/run/check.ts';
+import { judge, finding, pass, fail, skip, warn, undeclared } from '../../src/engine/run/check.ts';
+import { computeCoverage, isIncomplete } from '../../src/engine/run/coverage.ts';
+import { verdictOf, EXIT_CODES, type CheckReport } from '../../src/engine/run/report.ts';
+import { toReport } from '../../src/engine/run/runner.ts';
 import type { ClauseList } from '../../src/spec/clauses.ts';
 
 const check = (id: string, clauses: string[], level: Check['level'] = 'must'): Check => ({

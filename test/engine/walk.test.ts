@@ -1,11 +1,11 @@
 // Walking a list the suite has never seen: pages past the end refused, lists that move while walked, lists longer than
 // a bounded walk. A stub target answers, so each case is exactly the list it describes.
 import { describe, it, expect } from 'vitest';
-import { Fixtures, fitPerPage, MAX_WALK_PAGES, type ListWalk } from '../../src/engine/fixtures.ts';
-import type { CallOptions } from '../../src/engine/context.ts';
-import type { Exchange } from '../../src/engine/exchange.ts';
-import type { RunConfig } from '../../src/engine/config.ts';
-import { Ledger } from '../../src/engine/ledger.ts';
+import { Fixtures, fitPerPage, MAX_WALK_PAGES, type ListWalk } from '../../src/engine/target/fixtures.ts';
+import type { CallOptions } from '../../src/engine/identity/call.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import type { RunConfig } from '../../src/engine/config/config.ts';
+import { Ledger } from '../../src/engine/target/ledger.ts';
 
 const config = { runId: 'test', timeScale: 100_000, taskTimeoutSeconds: 1 } as RunConfig;
 

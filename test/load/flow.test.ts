@@ -17,16 +17,14 @@ import {
   type ProbeSpec,
   type SetupData,
 } from '../../load/lib/flow.js';
+import { judgeProbe, judgeScope, type WindowCounts } from '../../src/engine/documented-limits/verdicts.js';
+import { probePlan } from '../../src/engine/documented-limits/windows.js';
 import {
   checkResultsFromK6,
-  judgeProbe,
-  judgeScope,
   parseSegment,
-  probePlan,
   readConfig,
   windowMetricNames,
   type LoadConfig,
-  type WindowCounts,
 } from '../../load/lib/verdicts.js';
 import { startSyncReference, sleepUntil, type Recorded, type SyncReference } from './support/sync-reference.ts';
 import { FixedWindowLimiter } from '../../fixtures/reference/limits.ts';

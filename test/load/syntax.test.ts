@@ -1,7 +1,8 @@
 // The k6 scripts load on every k6 from the documented minimum (load/README.md, "k6 versions"). k6 before v0.52
 // compiles ES modules with Babel 6, which takes ES2015 (no object spread, `?.`, `??`, `catch {}`); k6 v0.52 and
 // v0.53 run them natively but without numeric separators (`60_000`, k6 v0.54). So every file under load/ must
-// parse as an ES2015 module, and use no built-in that the JavaScript runtime of k6 v0.38 (goja of 2022-04) lacks.
+// parse as an ES2015 module, and use no built-in that the JavaScript runtime of k6 v0.38 (goja of 2022-04) lacks; so must
+// the engine's documented-limits/ modules, which the scripts import.
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, relative } from 'node:path';
@@ -10,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { MIN_K6_VERSION } from '../../load/lib/verdicts.js';
 
 const loadDir = fileURLToPath(new URL('../../load/', import.meta.url));
+const sharedDir = fileURLToPath(new URL('../../src/engine/documented-limits/', import.meta.url));
 
 function scripts(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -66,10 +68,10 @@ function problems(name: string, source: string): string[] {
 }
 
 describe(`k6 scripts load on k6 v${MIN_K6_VERSION} and later`, () => {
-  const files = scripts(loadDir);
+  const files = [...scripts(loadDir), ...scripts(sharedDir)];
 
   it('finds the scripts and their modules', () => {
-    expect(files.map((f) => relative(loadDir, f)).sort()).toEqual(expect.arrayContaining(['pagination.js', 'rate-limits.js', 'lib/verdicts.js', 'lib/report.js', 'lib/flow.js', 'lib/k6common.js']));
+    expect(files.map((f) => relative(loadDir, f)).sort()).toEqual(expect.arrayContaining(['pagination.js', 'rate-limits.js', 'lib/verdicts.js', 'lib/report.js', 'lib/flow.js', 'lib/k6common.js', '../src/engine/documented-limits/limits.js', '../src/engine/documented-limits/windows.js', '../src/engine/documented-limits/retry-after.js', '../src/engine/documented-limits/verdicts.js']));
   });
 
   for (const file of files) {

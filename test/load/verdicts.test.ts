@@ -1,9 +1,11 @@
 // Verdict logic of the k6 load scripts (load/lib): limit windows, segments, page walks, total discovery, reports.
 // k6 itself cannot run here; everything the scripts decide is in these pure modules.
 import { describe, expect, it } from 'vitest';
+import { LIMITS, PER_PAGE_MAX } from '../../src/engine/documented-limits/limits.js';
+import { judgeProbe, judgeScope, judgeWindow, type WindowCounts } from '../../src/engine/documented-limits/verdicts.js';
+import { slotRole, probePlan, slotAt, windowRealMs } from '../../src/engine/documented-limits/windows.js';
+import { retryAfterRealSeconds } from '../../src/engine/documented-limits/retry-after.js';
 import {
-  LIMITS,
-  PER_PAGE_MAX,
   analyzeWalk,
   checkName,
   checkResultsFromK6,
@@ -11,35 +13,26 @@ import {
   discoverTotalField,
   issuanceOutcome,
   judgePerPage,
-  judgeProbe,
-  judgeScope,
   k6FeatureProblem,
   reportPaths,
   scopeCheck,
   shortListReason,
-  slotRole,
   judgeWalk,
-  judgeWindow,
   k6Duration,
   limitCheck,
   parseSegment,
-  probePlan,
   probeThresholds,
   readConfig,
-  retryAfterRealSeconds,
   segmentMismatch,
-  slotAt,
   submetricName,
   tokenScenarioWindows,
   tokenTurnWindow,
   totalCandidatePaths,
   windowCountsFromMetrics,
   windowMetricNames,
-  windowRealMs,
   type CheckResult,
   type ProbeName,
   type WalkPage,
-  type WindowCounts,
 } from '../../load/lib/verdicts.js';
 import { buildSummary, escapeXml, redact, renderJUnit, summaryOutputs, thresholdResults } from '../../load/lib/report.js';
 import { FixedWindowLimiter } from '../../fixtures/reference/limits.ts';

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { renderHtml } from '../../src/report/html.ts';
 import { loadClausesSync } from '../../src/spec/clauses.ts';
-import type { RunReport } from '../../src/engine/report.ts';
+import type { RunReport } from '../../src/engine/run/report.ts';
 import { runAgainstReference } from '../helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll } from 'vitest';
 import { renderJunit } from '../../src/report/junit.ts';
-import type { RunReport } from '../../src/engine/report.ts';
+import type { RunReport } from '../../src/engine/run/report.ts';
 import { runAgainstReference } from '../helpers.ts';
 
 interface XmlElement {

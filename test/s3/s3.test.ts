@@ -7,7 +7,7 @@ import { startEmbeddedS3 } from '../../fixtures/s3/server.ts';
 import { startReference } from '../../fixtures/reference/server.ts';
 import { runCommand } from '../../src/cli/run.ts';
 import { runOptions, type RunOptions } from '../../src/cli/options.ts';
-import type { RunReport } from '../../src/engine/report.ts';
+import type { RunReport } from '../../src/engine/run/report.ts';
 import { s3Checks } from '../../suites/s3/index.ts';
 import { makeClient } from '../../suites/s3/session.ts';
 import { DEFAULT_LARGE_OBJECT_BYTES, QUICK_LARGE_OBJECT_BYTES } from '../../suites/s3/large-object.ts';

@@ -6,7 +6,7 @@ import { S3_VARIANTS, parseS3Variants } from '../../fixtures/s3/variants.ts';
 import { startEmbeddedS3 } from '../../fixtures/s3/server.ts';
 import { runCommand } from '../../src/cli/run.ts';
 import { runOptions } from '../../src/cli/options.ts';
-import type { RunReport } from '../../src/engine/report.ts';
+import type { RunReport } from '../../src/engine/run/report.ts';
 import { notPassing, TEST_TIME_SCALE } from '../helpers.ts';
 
 /** Where s3rver 3.7 answers wrongly even when clean (test/s3/s3.test.ts): these warn on every run. */

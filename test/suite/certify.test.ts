@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { runAgainstReference, statusOf, REFERENCE_OVERLAY, type ReferenceRun } from '../helpers.ts';
 import { runOptions } from '../../src/cli/options.ts';
 import { createBudgetLines } from '../../src/cli/run.ts';
-import { certifyBudget } from '../../src/engine/certify.ts';
+import { certifyBudget } from '../../src/engine/target/certify.ts';
 import { allChecks } from '../../suites/index.ts';
 
 // Issue 12's cases: faults a short, untagged list hides. The quick profile must say "not verified" (never a silent

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runAgainstReference, type ReferenceRun } from '../helpers.ts';
 import { ALL_BUT_LIMITS, ALT_OVERLAY } from '../fault-runs.ts';
 import { ALT_VARIANTS } from '../../fixtures/reference/variants.ts';
-import type { RunReport } from '../../src/engine/report.ts';
+import type { RunReport } from '../../src/engine/run/report.ts';
 
 // Issue 16: checks that share no budget and no state run concurrently, and the verdict and every check's status are
 // those of a sequential run. The targets are the ones where running side by side could matter: the clean reference,

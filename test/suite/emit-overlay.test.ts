@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { renderOverlay } from '../../src/report/overlay.ts';
 import { loadSpec, lintOverlay } from '../../src/spec/load.ts';
 import { readDeclarations } from '../../src/spec/declarations.ts';
-import type { RunReport } from '../../src/engine/report.ts';
+import type { RunReport } from '../../src/engine/run/report.ts';
 import { runAgainstReference, type ReferenceRun } from '../helpers.ts';
 
 const GROUPS = ['auth', 'vms', 'tasks', 'pagination', 'errors', 'security', 'schema'];

@@ -1,0 +1,77 @@
+/** The API keys a run may hold: the organization's, another organization's, a read-only one, one it may revoke. */
+export type KeyName = 'primary' | 'second' | 'readonly' | 'revocable';
+
+export const KEY_FLAGS: Record<KeyName, string> = {
+  primary: '--api-key',
+  second: '--api-key-b',
+  readonly: '--api-key-readonly',
+  revocable: '--api-key-revocable',
+};
+
+/** quick: no long waits; full: also waits out windows and the token lifetime; certify: full, plus whatever makes each MUST check conclusive. */
+export type Profile = 'quick' | 'full' | 'certify';
+
+/** The full and certify profiles wait out rate-limit windows and the token lifetime. */
+export const waitsLong = (config: { profile: Profile }): boolean => config.profile !== 'quick';
+
+/** The object storage endpoint ({s3_url}) and its credentials; absent when the s3 group cannot run. */
+export interface S3Config {
+  url: string;
+  accessKey: string;
+  secretKey: string;
+  region: string;
+  /** Path-style addressing (http://host/bucket/key) rather than virtual-host style (http://bucket.host/key). */
+  forcePathStyle: boolean;
+  /** Size of the large-object check's object; default 64 MiB. */
+  largeObjectBytes?: number;
+  /** True when the suite started the embedded endpoint (s3rver) itself. */
+  embedded?: boolean;
+}
+
+/** Everything a run needs, resolved from flags, environment and .env by the CLI. */
+export interface RunConfig {
+  baseUrl: string;
+  keys: Partial<Record<KeyName, string>>;
+  image?: string;
+  subnetId?: string;
+  overlayPath?: string;
+  /** True when the overlay was not asked for but is the embedded reference target's own. */
+  overlayImplicit?: boolean;
+  profile: Profile;
+  timeScale: number;
+  seed: number;
+  only?: string[];
+  /** Random cases of the property phase (generated requests); the deterministic coverage pass comes on top. */
+  runs: number;
+  /** Real creates the write-limit probe may make when writes that create nothing are not counted (--allow-writes). */
+  allowWrites: number;
+  /** The verdict is incomplete (exit 3) when a MUST clause is not verified (--profile certify, --require-complete). */
+  requireComplete: boolean;
+  /** Most VMs the run may create (--max-creates); certify's default is what it needs, printed by --dry-run. */
+  maxCreates?: number;
+  /** Target-seconds a task may take to reach a terminal state. */
+  taskTimeoutSeconds: number;
+  requestTimeoutSeconds: number;
+  maxBodyBytes: number;
+  /** host:port the suite's webhook receiver listens on (port 0: ephemeral). */
+  webhookListen: string;
+  /** The address the target posts to, when it differs from the listening address (NAT, tunnels). */
+  webhookUrl?: string;
+  /** A token the user knows to be expired (--expired-token): the expiry check judges it at once. */
+  expiredToken?: string;
+  /** No writes at all: what cannot be checked without writing is skipped with the reason (--read-only). */
+  readOnly: boolean;
+  /** TLS certificates are not verified (--insecure); said loudly in the report. */
+  insecure: boolean;
+  /** Every check after the one before it (--sequential); by default checks that share nothing run concurrently. */
+  sequential?: boolean;
+  /** Unique per run; names everything the run creates. */
+  runId: string;
+  /** True when the suite started the embedded reference target itself. */
+  embedded: boolean;
+  /** Object storage endpoint for the s3 group (--s3-url or the embedded s3rver). */
+  s3?: S3Config;
+}
+
+/** Longest single wait the quick profile allows (real seconds). */
+export const QUICK_MAX_WAIT_SECONDS = 5;

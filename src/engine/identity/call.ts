@@ -1,0 +1,69 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HttpClient, SendOptions } from '../transport/http.ts';
+import type { TokenManager } from './tokens.ts';
+import type { Exchange } from '../transport/exchange.ts';
+import { classOf, type Pacer } from '../transport/pacer.ts';
+import type { Waits } from '../transport/waits.ts';
+import { retryAfterSeconds, retryWaitMs } from '../transport/retry-after.ts';
+import { Unavailable } from '../outcome/outcome.ts';
+import type { KeyName } from '../config/config.ts';
+
+const MAX_429_RETRIES = 3;
+const MAX_RETRY_WAIT_SECONDS = 65;
+
+/** How a check asks for one API call: whose token, which lane, and whether a 429 is waited out. */
+export interface CallOptions extends Omit<SendOptions, 'sentBy'> {
+  /** Whose token to send: a configured key, nobody, or an explicit bearer value. Default: primary. */
+  as?: KeyName | 'anonymous';
+  bearer?: string;
+  /** A separate token of the same key with its own per-token budget (generated traffic uses 'generated'). */
+  lane?: string;
+  /** Outside the limit probes a 429 is honoured and retried, not blamed on the check. Default true. */
+  retryOn429?: boolean;
+}
+
+/** What every API call of the run shares: the client, the tokens, the pacer and the run's restrictions. */
+export interface ApiDeps {
+  http: HttpClient;
+  tokens: TokenManager;
+  pacer: Pacer;
+  timeScale: number;
+  readOnly: boolean;
+  /** Most VMs the run may create (--max-creates), and how many it has created so far (the ledger). */
+  maxCreates?: number;
+  createdVms(): number;
+  /** Long waits (a 429's Retry-After), announced to whoever watches the run. */
+  waits?: Waits;
+}
+
+/** Sends an authenticated API call on behalf of a check. */
+export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions): Promise<Exchange> {
+  const { http, tokens, pacer, timeScale, readOnly } = deps;
+  const { as = 'primary', bearer, retryOn429 = true, lane = 'main', ...send } = opts;
+  // Exchanging a key for a token changes nothing on the target, so --read-only allows it.
+  if (readOnly && classOf(send.method) === 'write' && send.path !== '/v1/auth/tokens') throw new Unavailable(`--read-only: this check needs a write (${send.method} ${send.path})`, 'a run without --read-only');
+  // The create budget: once the run has created --max-creates VMs, nothing more is sent that could create one.
+  if (deps.maxCreates !== undefined && send.method === 'POST' && send.path === '/v1/vms' && deps.createdVms() >= deps.maxCreates) {
+    throw new Unavailable(`the create budget is spent (--max-creates ${deps.maxCreates})`, `a larger --max-creates (this run created ${deps.createdVms()} VMs)`);
+  }
+  let renewed = false;
+  for (let attempt = 0; ; attempt++) {
+    const headers: Record<string, string> = { ...(send.headers ?? {}) };
+    const cached = bearer === undefined && as !== 'anonymous' ? await tokens.get(as, sentBy, lane) : undefined;
+    if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer}`;
+    else if (cached !== undefined) headers['authorization'] = `Bearer ${cached}`;
+    // Only the suite's own tokens are paced; explicit bearer values belong to checks that judge them.
+    if (cached !== undefined) await pacer.acquire(cached, classOf(send.method), sentBy);
+    const ex = await http.send({ ...send, headers, sentBy });
+    // A suite-held token refused mid-run (expired early, clock skew) is renewed once, not blamed on the check.
+    if (ex.response?.status === 401 && cached !== undefined && as !== 'anonymous' && !renewed) {
+      renewed = true;
+      tokens.forget(as, cached, lane);
+      continue;
+    }
+    if (!retryOn429 || ex.response?.status !== 429 || attempt >= MAX_429_RETRIES) return ex;
+    const waitMs = retryWaitMs(retryAfterSeconds(ex, timeScale), attempt, timeScale, MAX_RETRY_WAIT_SECONDS);
+    if (deps.waits) await deps.waits.sleep(waitMs, `the Retry-After of a 429 (${send.method} ${send.path})`, sentBy);
+    else await sleep(waitMs);
+  }
+}

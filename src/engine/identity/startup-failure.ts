@@ -1,0 +1,180 @@
+// Why a run could not start: what the target did with the first token request, in words that name it. Only a
+// refusal (401/403) points at the key; a broken answer is the target's, and the message says which way it broke.
+import type { Exchange } from '../transport/exchange.ts';
+import { evidenceOf, type Evidence } from '../outcome/outcome.ts';
+
+export type StartupFailureKind =
+  | 'unreachable'
+  | 'incomplete'
+  | 'body-over-cap'
+  | 'redirect'
+  | 'server-error'
+  | 'refused'
+  | 'rejected'
+  | 'not-json'
+  | 'no-token'
+  | 'unexpected';
+
+/** Why the run could not start, as the JSON report carries it (field names are a public contract). */
+export interface StartupFailureReport {
+  kind: StartupFailureKind;
+  message: string;
+  /** The token request and what came back of it (redacted), with a curl line and the facts behind the message. */
+  evidence: Evidence;
+}
+
+export interface StartupLimits {
+  baseUrl: string;
+  requestTimeoutSeconds: number;
+  maxBodyBytes: number;
+}
+
+export interface StartupFailureDescription {
+  kind: StartupFailureKind;
+  message: string;
+  /** Facts behind the message, for the report (parse error, redirect target, content type...). */
+  details: Record<string, unknown>;
+}
+
+const header = (ex: Exchange, name: string) => ex.response?.headers[name] ?? ex.incompleteResponse?.headers[name];
+const contentType = (ex: Exchange) => header(ex, 'content-type') ?? 'no content type';
+
+const mib = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
+
+/** The error object's code, where the body is one ({"error":{"code":...}}). */
+function errorCode(json: unknown): string | undefined {
+  const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function errorMessage(json: unknown): string | undefined {
+  const message = (json as { error?: { message?: unknown } } | undefined)?.error?.message;
+  return typeof message === 'string' ? message : undefined;
+}
+
+/** JSON.parse's own account of why a body is not JSON (the recorded body is redacted, which keeps it JSON or not). */
+function parseError(body: string): string | undefined {
+  try {
+    JSON.parse(body);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message.split('\n')[0]!.slice(0, 200);
+  }
+}
+
+/** A short hint of what an error page says: its <title>, or the error object's code and message. */
+function pageHint(ex: Exchange): string {
+  const body = ex.response?.body ?? '';
+  const title = /<title[^>]*>([^<]{1,120})<\/title>/i.exec(body)?.[1]?.trim();
+  if (title) return `, page title ${JSON.stringify(title)}`;
+  const code = errorCode(ex.response?.json);
+  if (code) return `, error code ${code}${errorMessage(ex.response?.json) ? ` (${JSON.stringify(errorMessage(ex.response?.json)!.slice(0, 120))})` : ''}`;
+  return '';
+}
+
+/** Classifies the answer to a token request the run could not start with. Pure: the exchange is all it reads. */
+export function describeStartupFailure(ex: Exchange, flag: string, limits: StartupLimits): StartupFailureDescription {
+  const asked = `${ex.request.method} ${new URL(ex.request.url).pathname}`;
+  const timeout = `--request-timeout ${limits.requestTimeoutSeconds} s`;
+  const partial = ex.incompleteResponse;
+  if (partial) {
+    const how = ex.transportError === 'timed out' ? `did not complete within ${timeout}` : `broke off (${ex.transportError})`;
+    return {
+      kind: 'incomplete',
+      message: `the target answered ${asked} with ${partial.status} (${contentType(ex)}) after ${partial.headersAfterMs} ms, but the body ${how}: ${partial.receivedBytes} bytes arrived`,
+      details: { status: partial.status, contentType: header(ex, 'content-type'), headersAfterMs: partial.headersAfterMs, receivedBytes: partial.receivedBytes, transportError: ex.transportError },
+    };
+  }
+  const res = ex.response;
+  if (!res) {
+    const why = ex.transportError === 'timed out' ? `no answer within ${timeout}` : (ex.transportError ?? 'no answer');
+    return { kind: 'unreachable', message: `target unreachable at ${limits.baseUrl}: ${why}`, details: { transportError: ex.transportError } };
+  }
+  const status = res.status;
+  if (res.truncated) {
+    return {
+      kind: 'body-over-cap',
+      message: `the target answered ${asked} with ${status} (${contentType(ex)}) and a body over the ${mib(limits.maxBodyBytes)} cap; the suite stopped reading it there`,
+      details: { status, contentType: header(ex, 'content-type'), capBytes: limits.maxBodyBytes },
+    };
+  }
+  if (status >= 300 && status < 400) {
+    const location = res.headers['location'];
+    let where = 'with no Location header';
+    let otherOrigin = false;
+    if (location) {
+      const target = new URL(location, ex.request.url);
+      otherOrigin = target.origin !== new URL(ex.request.url).origin;
+      where = `to ${target.toString()}${otherOrigin ? ' (another origin)' : ''}`;
+    }
+    return {
+      kind: 'redirect',
+      message: `the target redirected ${asked} (${status}) ${where}; redirects are not followed, so the API key goes nowhere else: if that address is the API, pass it as --base-url`,
+      details: { status, location, otherOrigin },
+    };
+  }
+  if (status >= 500) {
+    return {
+      kind: 'server-error',
+      message: `the target failed on ${asked}: ${status} with ${contentType(ex)} (${Buffer.byteLength(res.body)} bytes${pageHint(ex)})`,
+      details: { status, contentType: header(ex, 'content-type') },
+    };
+  }
+  if (status === 401 || status === 403) {
+    const code = errorCode(res.json);
+    const said = code ? ` ${code}${errorMessage(res.json) ? `: ${JSON.stringify(errorMessage(res.json)!.slice(0, 120))}` : ''}` : ', no error code';
+    return {
+      kind: 'refused',
+      message: `the target refused to issue a token for ${flag} (${status}${said}); check ${flag} and --base-url`,
+      details: { status, errorCode: code },
+    };
+  }
+  if (status >= 400) {
+    const code = errorCode(res.json);
+    const hint =
+      status === 404 || status === 405
+        ? `: is --base-url the API host (paths begin with /v1)?`
+        : status === 429
+          ? `: the key's token issuances are spent for now (limit 10 per minute); wait a minute and rerun`
+          : '';
+    return {
+      kind: 'rejected',
+      message: `the target answered ${asked} with ${status}${code ? ` ${code}` : ''}${hint}`,
+      details: { status, errorCode: code },
+    };
+  }
+  if (status >= 200 && status < 300) {
+    const notJson = parseError(res.body);
+    if (notJson !== undefined) {
+      return {
+        kind: 'not-json',
+        message: `the target answered ${asked} with ${status} (${contentType(ex)}) but the body is not JSON: ${notJson}`,
+        details: { status, contentType: header(ex, 'content-type'), parseError: notJson, bodyBytes: Buffer.byteLength(res.body) },
+      };
+    }
+    const fields = res.json && typeof res.json === 'object' && !Array.isArray(res.json) ? Object.keys(res.json) : undefined;
+    return {
+      kind: 'no-token',
+      message: `the target answered ${asked} with ${status} and JSON without a string field token (${fields ? `fields: ${fields.slice(0, 10).join(', ') || 'none'}` : `a JSON ${Array.isArray(res.json) ? 'array' : typeof res.json}`})`,
+      details: { status, fields },
+    };
+  }
+  return { kind: 'unexpected', message: `the target answered ${asked} with ${status}, which is neither a token nor an error`, details: { status } };
+}
+
+/** The run could not start; carries the exchange that shows why, and the report to write (verdict `error`). */
+export class StartupFailure extends Error {
+  readonly kind: StartupFailureKind;
+  readonly report: StartupFailureReport;
+  constructor(
+    readonly exchange: Exchange,
+    flag: string,
+    limits: StartupLimits,
+  ) {
+    const d = describeStartupFailure(exchange, flag, limits);
+    super(d.message);
+    this.name = 'StartupFailure';
+    this.kind = d.kind;
+    this.report = { kind: d.kind, message: d.message, evidence: evidenceOf([exchange], d.details) };
+  }
+}

@@ -1,0 +1,305 @@
+import { Waits } from '../transport/waits.ts';
+import { waitsLong, type RunConfig } from '../config/config.ts';
+import type { HttpClient } from '../transport/http.ts';
+import { StartupFailure } from '../identity/startup-failure.ts';
+import type { TokenManager } from '../identity/tokens.ts';
+import type { Exchange } from '../transport/exchange.ts';
+import { isSuccess, statusText } from '../transport/exchange.ts';
+import type { Ledger } from '../target/ledger.ts';
+import { burst, judgeFresh, judgeLimit, type Burst, type Classifier, type LimitVerdict } from './probes.ts';
+import { mayMeanRealSeconds, parseRetryAfter } from '../transport/retry-after.ts';
+import { LIMITS as DOCUMENTED, WINDOW_SECONDS } from '../documented-limits/limits.js';
+import { realMomentAfter, unmeasurableWindow, windowOverAfter, windowRealMs } from '../documented-limits/windows.js';
+import { observeCrossCharge, type CrossObservation, type CrossSkipped } from './cross-budget.ts';
+
+/** The documented limits by probe (documented-limits/limits.js holds them with their clauses). */
+export const LIMITS = { read: DOCUMENTED.reads.limit, write: DOCUMENTED.writes.limit, token: DOCUMENTED.tokens.limit } as const;
+const CONCURRENCY = 8;
+/** Bursts certify sends again when one was too slow to judge (each on a fresh token, so each spends an issuance). */
+const SLOW_BURST_RETRIES_CERTIFY = 4;
+
+export interface ResetObservation {
+  retryAfter?: number;
+  /** The request sent once Retry-After had passed, read as target-seconds (+ 1). */
+  afterRetryAfter?: Exchange;
+  /**
+   * Under --time-scale, the request sent once Retry-After had passed read as real seconds (+ 1): a scaled target may
+   * mean either, and both readings are right when the budget is back by then.
+   */
+  afterRetryAfterReal?: Exchange;
+  /** The request sent once a whole window had passed since the rejection. */
+  afterWindow?: Exchange;
+}
+
+export interface LimitProbe {
+  limit: number;
+  what: string;
+  verdict: LimitVerdict;
+  bursts: Burst[];
+  firstRejection?: Exchange;
+  /** A request on another token (reads, writes) or key (issuance) right after this budget was spent. */
+  scope?: Exchange;
+  /** Issuance: an exchange of the read-only key (another key, perhaps of the same organization) right after. */
+  scopeReadonly?: Exchange;
+  /** Reads, writes: the other class sent on the token whose budget was spent (cross-budget.ts), or why not. */
+  cross?: CrossObservation | CrossSkipped;
+  reset?: ResetObservation;
+  note?: string;
+}
+
+export interface LimitsReport {
+  token: LimitProbe;
+  read?: LimitProbe;
+  write?: LimitProbe;
+  /** Why the read and write probes could not run (the target issued no token for them: a budget that never came back). */
+  error?: Error;
+}
+
+interface Deps {
+  config: RunConfig;
+  http: HttpClient;
+  tokens: TokenManager;
+  ledger: Ledger;
+  /** The window waits of the full profile, announced to whoever watches the run. */
+  waits?: Waits;
+}
+
+const windowMs = (config: RunConfig) => windowRealMs(config.timeScale);
+const tooShort = (config: RunConfig): string | undefined => unmeasurableWindow(config.timeScale);
+const is4xx = (ex: Exchange) => !!ex.response && ex.response.status >= 400 && ex.response.status < 500;
+
+const firstRejection = (bursts: Burst[]) => bursts.flatMap((b) => b.rejections)[0];
+
+/** Waits out Retry-After and then, if still refused, the rest of a window; records both answers. */
+async function observeReset(d: Pick<Deps, 'config' | 'waits'>, what: string, rejection: Exchange, retry: () => Promise<Exchange>, accepted: (ex: Exchange) => boolean): Promise<ResetObservation> {
+  const { config } = d;
+  const waits = d.waits ?? new Waits();
+  const rejectedAt = Date.parse(rejection.startedAt) + rejection.durationMs;
+  const retryAfter = parseRetryAfter(rejection, config.timeScale);
+  const obs: ResetObservation = { retryAfter };
+  if (retryAfter !== undefined && retryAfter <= WINDOW_SECONDS) {
+    await waits.sleep(realMomentAfter(rejectedAt, retryAfter + 1, config.timeScale) - Date.now(), `the Retry-After of the ${what} rejection (${retryAfter} s)`, 'limits');
+    obs.afterRetryAfter = await retry();
+    if (accepted(obs.afterRetryAfter)) return obs;
+    // Read as real seconds (a scaled target may mean them).
+    if (mayMeanRealSeconds(retryAfter, config.timeScale)) {
+      await waits.sleep(realMomentAfter(rejectedAt, retryAfter + 1, 1) - Date.now(), `the Retry-After of the ${what} rejection, read as real seconds`, 'limits');
+      obs.afterRetryAfterReal = await retry();
+      if (accepted(obs.afterRetryAfterReal)) return obs;
+    }
+  }
+  await waits.sleep(windowOverAfter(rejectedAt, config.timeScale) - Date.now(), `the ${what} window to pass (a minute of target time)`, 'limits');
+  obs.afterWindow = await retry();
+  return obs;
+}
+
+/**
+ * Token issuance: 11 exchanges of the primary key, 4 at a time. The first answer doubles as the run's preflight;
+ * the tokens it yields become the run's pool, so nothing else needs to spend the key's budget this window.
+ */
+const issuanceClassifier: Classifier = {
+  accepted: (ex) => isSuccess(ex) && typeof (ex.response?.json as { token?: unknown })?.token === 'string',
+  rejected: (ex) => is4xx(ex) && ex.response!.status !== 400 && ex.response!.status !== 401,
+};
+
+const issueWithPrimary = (d: Deps) => () => d.tokens.exchange(d.config.keys.primary!, 'limits.token-limit');
+
+async function probeIssuance(d: Deps): Promise<LimitProbe> {
+  const cls = issuanceClassifier;
+  const send = issueWithPrimary(d);
+  const adopt = (b: Burst, lanes: string[]) => {
+    for (const ex of b.exchanges.filter(cls.accepted)) d.tokens.adopt('primary', (ex.response!.json as { token: string }).token, ex.response!.json as Record<string, unknown>, ex, lanes.shift());
+  };
+  const first = await burst({ max: LIMITS.token + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
+  // No token at all: the run cannot start; the first request sent says what the target did.
+  if (first.accepted === 0) throw new StartupFailure(first.exchanges.reduce((a, b) => (b.seq < a.seq ? b : a)), '--api-key', d.config);
+  adopt(first, ['main', 'generated']);
+  const bursts = [first];
+  const unmeasurable = tooShort(d.config);
+  // The burst still was the preflight and filled the pool; it just proves nothing about a window this short.
+  if (unmeasurable) return { limit: LIMITS.token, what: 'token issuances', verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts };
+  let verdict = judgeLimit(LIMITS.token, windowMs(d.config), first);
+  let note: string | undefined;
+  if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
+    // One key, one budget: only a fresh window can tell a straddled boundary from a looser limit.
+    await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'a fresh issuance window (a minute of target time)', 'limits');
+    const second = await burst({ max: 2 * LIMITS.token + 2, concurrency: 4, stopAtFirstRejection: true }, send, cls);
+    adopt(second, []);
+    bursts.push(second);
+    verdict = judgeFresh(LIMITS.token, windowMs(d.config), second);
+    note = 'judged on a burst sent a whole window after the first';
+  }
+  const probe: LimitProbe = { limit: LIMITS.token, what: 'token issuances', verdict, bursts, firstRejection: firstRejection(bursts), note };
+  if (probe.firstRejection && d.tokens.has('second')) probe.scope = await d.tokens.exchange(d.config.keys.second!, 'limits.key-scope');
+  if (probe.firstRejection && d.tokens.has('readonly')) probe.scopeReadonly = await d.tokens.exchange(d.config.keys.readonly!, 'limits.key-scope');
+  return probe;
+}
+
+interface RequestProbeSpec {
+  limit: number;
+  what: string;
+  sentBy: string;
+  send(token: string): Promise<Exchange>;
+  /** The answer every counted-and-allowed request gets (learned from the first one). */
+  baseline?: (ex: Exchange) => boolean;
+}
+
+/** Reads or writes on dedicated tokens: exactly limit+1 on one, then (if all were served) until refusal on another. */
+/** Lets one burst run at a time: probes that share a client (and, embedded, a process) would slow each other's bursts. */
+class Turns {
+  private last: Promise<void> = Promise.resolve();
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    const before = this.last;
+    let release!: () => void;
+    this.last = new Promise<void>((r) => (release = r));
+    await before;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  }
+}
+
+async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string, turns: Turns): Promise<LimitProbe> {
+  const unmeasurable = tooShort(d.config);
+  if (unmeasurable) return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts: [] };
+  const token = async () => (await d.tokens.issue('primary', spec.sentBy)).token;
+  const t1 = await token();
+  const firstAnswer = await spec.send(t1);
+  const served = spec.baseline ?? ((ex: Exchange) => isSuccess(ex));
+  const baselineStatus = firstAnswer.response?.status;
+  // A 401 is the token refused (it expired mid-burst on a fast clock), not the limit: neither served nor limited.
+  const limited = (ex: Exchange) => is4xx(ex) && ex.response!.status !== 401;
+  const cls: Classifier = spec.baseline
+    ? { accepted: (ex) => ex.response?.status === baselineStatus, rejected: (ex) => limited(ex) && ex.response!.status !== baselineStatus }
+    : { accepted: isSuccess, rejected: limited };
+  if (!served(firstAnswer)) {
+    return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: `the first ${spec.what.replace(/s$/, '')} answered ${statusText(firstAnswer)}` }, bursts: [] };
+  }
+  // The bursts take turns with the other probe's; the waits for a window's reset below overlap freely.
+  const { bursts, verdict, held } = await turns.run(async () => {
+    let first = await burst({ max: spec.limit, concurrency: CONCURRENCY, stopAtFirstRejection: false }, () => spec.send(t1), cls);
+    first = { ...first, exchanges: [firstAnswer, ...first.exchanges], accepted: first.accepted + 1 };
+    let held = t1;
+    // Too slow to fill half a window: again, on a fresh token, four times as wide; certify, which must be conclusive,
+    // tries up to SLOW_BURST_RETRIES_CERTIFY times (a loaded machine slows some bursts, not all).
+    for (let retries = d.config.profile === 'certify' ? SLOW_BURST_RETRIES_CERTIFY : 1; retries > 0 && first.spanMs >= windowMs(d.config) / 2; retries--) {
+      held = await token();
+      first = await burst({ max: spec.limit + 1, concurrency: CONCURRENCY * 4, stopAtFirstRejection: false }, () => spec.send(held), cls);
+    }
+    const bursts = [first];
+    let verdict = judgeLimit(spec.limit, windowMs(d.config), first);
+    if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && first.others.length === 0) {
+      const t2 = await token();
+      const second = await burst({ max: 2 * spec.limit + 2, concurrency: CONCURRENCY, stopAtFirstRejection: true }, () => spec.send(t2), cls);
+      bursts.push(second);
+      verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
+    }
+    return { bursts, verdict, held };
+  });
+  const probe: LimitProbe = { limit: spec.limit, what: spec.what, verdict, bursts, firstRejection: firstRejection(bursts) };
+  if (probe.firstRejection) {
+    probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, scopeLane));
+    // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
+    const spentBy = bursts[0]!.rejections[0];
+    if (spentBy && cls.accepted(probe.scope)) probe.cross = await turns.run(() => observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy));
+    if (waitsLong(d.config)) probe.reset = await observeReset(d, spec.what, probe.firstRejection, () => spec.send(held), cls.accepted);
+  }
+  return probe;
+}
+
+/** The issuance probe and, in the full and certify profiles, its window reset observed in the background. */
+export interface IssuanceStage {
+  probe: LimitProbe;
+  /** Settles once the issuance window's reset has been observed (at once in the quick profile). */
+  reset: Promise<void>;
+}
+
+/**
+ * The issuance probe runs first: it is the run's preflight (the key's first issuances in their window) and its tokens
+ * become the run's pool, so nothing else spends the key's budget. Its reset is watched while the rest of the run goes on.
+ */
+export async function runIssuanceProbe(d: Deps): Promise<IssuanceStage> {
+  const probe = await probeIssuance(d);
+  const reset =
+    probe.firstRejection && waitsLong(d.config)
+      ? observeReset(d, 'token issuances', probe.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then((r) => {
+          probe.reset = r;
+        })
+      : Promise.resolve();
+  return { probe, reset };
+}
+
+/**
+ * The read and write probes run last, after every other check, each on tokens of its own: a target whose budgets are
+ * not per token (or never come back) spends them at a point where the rest of the run has had its budget.
+ */
+export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promise<LimitsReport> {
+  const auth = (t: string) => ({ authorization: `Bearer ${t}` });
+  const turns = new Turns();
+  const [read, write] = await Promise.all([
+    probeRequests(d, {
+      limit: LIMITS.read,
+      what: 'reads',
+      sentBy: 'limits.read-limit',
+      send: (t) => d.http.send({ method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy: 'limits.read-limit' }),
+    }, 'main', turns),
+    d.config.readOnly ? Promise.resolve(undefined) : probeRequests(d, {
+      limit: LIMITS.write,
+      what: 'writes',
+      sentBy: 'limits.write-limit',
+      // An empty create body creates nothing; the target counts it if it counts writes after authentication.
+      send: (t) => d.http.send({ method: 'POST', path: '/v1/vms', json: {}, headers: auth(t), sentBy: 'limits.write-limit' }),
+      baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
+    }, 'main', turns),
+  ]);
+  const realCreates = realCreateAllowance(d);
+  const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.write ? await probeWithCreates(d, realCreates) : write;
+  await issuance.reset;
+  return { token: issuance.probe, read, write: checkedWrite };
+}
+
+/** Both stages back to back (tests and tools that probe the limits alone). */
+export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
+  return runRequestProbes(d, await runIssuanceProbe(d));
+}
+
+/** Most real creates the write probe may make: --allow-writes, or in certify what it needs (two bursts of limit + 1) within the create budget. */
+export function realCreateAllowance(d: Pick<Deps, 'config' | 'ledger'>): number {
+  const { config } = d;
+  const wanted = config.profile === 'certify' ? Math.max(config.allowWrites, 2 * (LIMITS.write + 1)) : config.allowWrites;
+  if (config.maxCreates === undefined) return wanted;
+  const created = d.ledger.entries.filter((e) => e.kind === 'vm').length;
+  return Math.max(0, Math.min(wanted, config.maxCreates - created));
+}
+
+/**
+ * Writes that create nothing were never limited: the target may not count them. With the user's consent
+ * (--allow-writes N), probe again with real creates of the smallest VM, at most N of them, all in the ledger.
+ */
+async function probeWithCreates(d: Deps, allowance: number): Promise<LimitProbe> {
+  const { config } = d;
+  const t = (await d.tokens.issue('primary', 'limits.write-limit')).token;
+  let n = 0;
+  const send = () => {
+    const name = `cc-${config.runId}-lw${++n}`;
+    const body = { name, vcpus: 1, memory_gb: 1, image: config.image, system_disk_gb: 20, subnet_id: config.subnetId };
+    return d.http.send({ method: 'POST', path: '/v1/vms', json: body, headers: { authorization: `Bearer ${t}` }, sentBy: 'limits.write-limit' }).then((ex) => {
+      if (isSuccess(ex)) d.ledger.record({ kind: 'vm', name, createdBy: 'limits.write-limit', note: 'write-limit probe (--allow-writes)' });
+      return ex;
+    });
+  };
+  const cls: Classifier = { accepted: isSuccess, rejected: is4xx };
+  const first = await burst({ max: LIMITS.write + 1, concurrency: CONCURRENCY, stopAtFirstRejection: false }, send, cls);
+  const bursts = [first];
+  let verdict = judgeLimit(LIMITS.write, windowMs(config), first);
+  const left = allowance - first.exchanges.length;
+  if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && left > LIMITS.write) {
+    // limit + 1 in a fresh window settles it: two short bursts cannot both straddle a boundary.
+    const second = await burst({ max: Math.min(left, LIMITS.write + 1), concurrency: CONCURRENCY, stopAtFirstRejection: true }, send, cls);
+    bursts.push(second);
+    verdict = judgeLimit(LIMITS.write, windowMs(config), first, second);
+  }
+  return { limit: LIMITS.write, what: 'writes (real creates)', verdict, bursts, firstRejection: firstRejection(bursts), note: `probed with real creates (at most ${allowance}: ${config.profile === 'certify' ? 'certify, within --max-creates' : `--allow-writes ${config.allowWrites}`})` };
+}

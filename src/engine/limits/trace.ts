@@ -1,0 +1,43 @@
+// A limit probe's requests over time, for the report's chart (the JSON report's limitProbes).
+import type { LimitsReport, LimitProbe } from './limit-session.ts';
+import { describeVerdict } from '../documented-limits/verdicts.js';
+
+export interface LimitProbeTrace {
+  what: string;
+  limit: number;
+  /** exact, stricter, looser or inconclusive. */
+  verdict: string;
+  /** The verdict in words. */
+  detail?: string;
+  /** Send time (ms since the probe's first request), outcome, burst (0 first, 1 the confirming burst on a fresh budget) and number within the burst. */
+  points: Array<{ tMs: number; outcome: 'accepted' | 'rejected' | 'other'; burst?: number; n?: number }>;
+}
+
+const MAX_POINTS = 1000;
+
+/** A probe's requests over time for the report's chart: send time since the probe's first request, and how each was classified. */
+export function traceProbe(probe: LimitProbe): LimitProbeTrace {
+  // Each request: when it was sent, how it was classified, which burst it belongs to and its number in that burst.
+  const all = probe.bursts.flatMap((b, burst) =>
+    [...b.exchanges]
+      .sort((x, y) => Date.parse(x.startedAt) - Date.parse(y.startedAt))
+      .map((ex, i) => ({ at: Date.parse(ex.startedAt), outcome: b.rejections.includes(ex) ? ('rejected' as const) : b.others.includes(ex) ? ('other' as const) : ('accepted' as const), burst, n: i + 1 })),
+  );
+  all.sort((a, b) => a.at - b.at || a.burst - b.burst || a.n - b.n);
+  const t0 = all[0]?.at ?? 0;
+  // Keep it compact: every n-th point, but never drop a rejection or an "other" (they are what the chart is for).
+  const stride = Math.ceil(all.length / MAX_POINTS) || 1;
+  const kept = all.filter((p, i) => i % stride === 0 || p.outcome !== 'accepted');
+  return {
+    what: probe.what,
+    limit: probe.limit,
+    verdict: probe.verdict.kind,
+    detail: describeVerdict(probe.limit, probe.what, probe.verdict),
+    points: kept.map((p) => ({ tMs: p.at - t0, outcome: p.outcome, burst: p.burst, n: p.n })),
+  };
+}
+
+export function limitTraces(limits: LimitsReport | undefined): LimitProbeTrace[] | undefined {
+  if (!limits) return undefined;
+  return [limits.token, limits.read, limits.write].filter((p): p is LimitProbe => !!p).map(traceProbe);
+}

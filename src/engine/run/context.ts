@@ -1,0 +1,43 @@
+import type { LoadedSpec } from '../../spec/load.ts';
+import type { Declarations } from '../../spec/declarations.ts';
+import type { RunConfig } from '../config/config.ts';
+import type { HttpClient } from '../transport/http.ts';
+import type { CallOptions } from '../identity/call.ts';
+import type { TokenManager } from '../identity/tokens.ts';
+import type { SchemaAsserter } from '../schema/schema.ts';
+import type { Exchange } from '../transport/exchange.ts';
+import type { Ledger } from '../target/ledger.ts';
+import type { Fixtures } from '../target/fixtures.ts';
+import type { CertifyPreparation } from '../target/certify.ts';
+import type { LimitsReport } from '../limits/limit-session.ts';
+import type { EventFixtures } from '../events/events.ts';
+
+/** What a check can use. Built once per check, so every exchange is attributed to the check that sent it. */
+export interface CheckContext {
+  readonly checkId: string;
+  readonly config: RunConfig;
+  readonly spec: LoadedSpec;
+  readonly declarations: Declarations;
+  readonly schema: SchemaAsserter;
+  readonly tokens: TokenManager;
+  readonly http: HttpClient;
+  readonly fixtures: Fixtures;
+  /** What the certify profile prepared before the checks (tag shape, a filled list); undefined in the other profiles. */
+  readonly certify?: CertifyPreparation;
+  /** The webhook receiver, registrations and the backup and alarm that should raise events. */
+  readonly events: EventFixtures;
+  readonly ledger: Ledger;
+  /** What the limit probes observed (run before every other check when the limits group is selected). */
+  readonly limits?: LimitsReport;
+  /** Everything the run has exchanged so far (for checks that review the log). */
+  readonly log: readonly Exchange[];
+  call(opts: CallOptions): Promise<Exchange>;
+  /** Records what the run discovered about a choice the seed leaves open (reported, and later emitted as an overlay). */
+  observe(key: string, value: unknown): void;
+  /** What the run has observed so far (for checks that hold the target to its declared choices). */
+  readonly observations: Readonly<Record<string, unknown>>;
+  /** Registers a value derived from a secret (an altered token) so it is redacted everywhere. */
+  registerSecret(value: string, label: string): void;
+  /** Waits target-seconds, converted to real time by the time scale; `what` says what for (shown while it lasts). */
+  sleepTarget(seconds: number, what?: string): Promise<void>;
+}

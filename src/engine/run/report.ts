@@ -1,0 +1,118 @@
+import type { Evidence, Level, Status } from '../outcome/outcome.ts';
+import type { Digests } from './digests.ts';
+import type { StartupFailureReport } from '../identity/startup-failure.ts';
+import type { LimitProbeTrace } from '../limits/trace.ts';
+
+// The report names every type it carries, so src/report/ reads the model from here.
+export type { Digests, LimitProbeTrace, StartupFailureReport };
+import type { LedgerEntry } from '../target/ledger.ts';
+import type { Profile } from '../config/config.ts';
+
+/** One check's result, as the JSON report carries it (field names are a public contract). */
+export interface CheckReport {
+  id: string;
+  group: string;
+  clauses: string[];
+  level: Level;
+  status: Status;
+  message: string;
+  evidence?: Evidence;
+  /** Every failed assertion with its own level (the lead one first), when the check asserts at several levels. */
+  findings?: Array<{ level: Level; message: string; evidence?: Evidence }>;
+  /** For a skipped check: the flag, profile or declaration that would let it decide. */
+  howToVerify?: string;
+  /** For a skipped declared check: the overlay does not declare the optional design it holds a target to. */
+  undeclared?: true;
+  title: string;
+  durationMs: number;
+  /** Requests the run had sent when this check ended (how much it took to get this far). */
+  requestsAtEnd: number;
+}
+
+/** A clause a check citing it could not decide, and what would let it decide. */
+export interface NotVerified {
+  clause: string;
+  check: string;
+  reason: string;
+  howToVerify: string;
+  /**
+   * false for clauses a conforming target may legitimately never show within the run (conditional in the clause
+   * list, a quota beyond the create budget): listed, but they do not make a run incomplete.
+   */
+  blocking: boolean;
+}
+
+/** What the run proved, clause by clause (MUST clauses always; the declared unshown items when an overlay is given). */
+export interface Coverage {
+  verified: string[];
+  notVerified: NotVerified[];
+}
+
+/**
+ * nonconformant: a must or declared assertion failed (whatever else happened); incomplete: nothing failed, but a check
+ * could not run, or (certify, --require-complete) a MUST clause was not verified; error: nothing could be judged.
+ */
+export type Verdict = 'conformant' | 'nonconformant' | 'incomplete' | 'error';
+
+export interface RunReport {
+  tool: { name: string; version: string };
+  target: { baseUrl: string; embedded: boolean };
+  profile: Profile;
+  startedAt: string;
+  finishedAt: string;
+  verdict: Verdict;
+  summary: { passed: number; failed: number; skipped: number; warnings: number };
+  /** Clause by clause, what the run proved (verified) and what it could not decide, with how to decide it. */
+  coverage?: Coverage;
+  /** Checks that could not run because of an error (the suite's, or a token the target refused mid-run). */
+  errors?: Array<{ check: string; message: string }>;
+  /** True when the run holds itself to verifying every MUST clause (--profile certify, --require-complete). */
+  requireComplete?: boolean;
+  checks: CheckReport[];
+  /** Why the run could not start (verdict `error`, no checks): what the target did, and the exchange that shows it. */
+  startupFailure?: StartupFailureReport;
+  seed: number;
+  timeScale: number;
+  overlay?: string;
+  /** What the run discovered about choices the seed leaves open. */
+  observations: Record<string, unknown>;
+  ledger: LedgerEntry[];
+  /** What the run sent: requests in all, writes among them, tokens issued per key. */
+  traffic: { requests: number; writes: number; tokensIssued: Record<string, number>; pacedWaitMs: number; byEndpoint?: Record<string, number> };
+  /** How the run was restricted: no writes (--read-only), TLS not verified (--insecure). */
+  safety: { readOnly: boolean; insecure: boolean };
+  /** How to rerun this exact run (secrets left out). */
+  reproduce: string;
+  /** S3 operations the s3 group tried: supported (true), not supported (false) or not determined, with evidence. */
+  s3Capabilities?: S3Capability[];
+  /** Buckets the s3 group created (named cc-<run id>-…) and whether they were removed at the end. */
+  s3Cleanup?: { buckets: string[]; removed: string[]; failed: Array<{ bucket: string; error: string }> };
+  /** Each limit probe's requests over time (ms since the probe's first request), for the report's chart; at most ~1000 points each. */
+  limitProbes?: LimitProbeTrace[];
+  /** sha256 of the documents the run was judged against: the clause list, the OpenAPI document, and the seed where it is present. */
+  digests?: Digests;
+}
+
+export interface S3Capability {
+  operation: string;
+  supported: boolean | 'unknown';
+  evidence: string;
+}
+
+/**
+ * nonconformant whenever a must or declared assertion failed, even if another check could not run (a definite failure
+ * is never lost); incomplete when a check errored, or when completeness is required and a MUST clause is not verified.
+ */
+export function verdictOf(checks: readonly CheckReport[], opts: { incompleteCoverage: boolean; requireComplete: boolean }): Verdict {
+  if (checks.some((c) => c.status === 'failed')) return 'nonconformant';
+  if (checks.some((c) => c.status === 'error')) return 'incomplete';
+  if (opts.requireComplete && opts.incompleteCoverage) return 'incomplete';
+  return 'conformant';
+}
+
+export const EXIT_CODES: Record<Verdict, 0 | 1 | 2 | 3> = { conformant: 0, nonconformant: 1, error: 2, incomplete: 3 };
+
+export function summarize(checks: readonly CheckReport[]): RunReport['summary'] {
+  const count = (s: Status) => checks.filter((c) => c.status === s).length;
+  return { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), warnings: count('warning') };
+}

@@ -1,0 +1,235 @@
+import { randomBytes } from 'node:crypto';
+import { loadSpec } from '../../spec/load.ts';
+import { readDeclarations } from '../../spec/declarations.ts';
+import { UsageError } from '../../spec/errors.ts';
+import type { RunConfig } from '../config/config.ts';
+import type { Check, CheckOutcome } from './check.ts';
+import { Unavailable, skip, undeclared } from './check.ts';
+import { computeCoverage, isIncomplete } from './coverage.ts';
+import { loadClauses } from '../../spec/clauses.ts';
+import type { CheckContext } from './context.ts';
+import type { CallOptions } from '../identity/call.ts';
+import { HttpClient } from '../transport/http.ts';
+import { Redactor } from '../transport/redact.ts';
+import { TokenManager, CredentialError } from '../identity/tokens.ts';
+import { KEY_FLAGS } from '../config/config.ts';
+import { StartupFailure } from '../identity/startup-failure.ts';
+import { RunNotStarted, startupFailureReport } from './startup-report.ts';
+import { SchemaAsserter } from '../schema/schema.ts';
+import { Ledger } from '../target/ledger.ts';
+import { Fixtures } from '../target/fixtures.ts';
+import { cleanup } from '../target/cleanup.ts';
+import { callApi, type ApiDeps } from '../identity/call.ts';
+import { Pacer } from '../transport/pacer.ts';
+import { Waits, type WaitListener } from '../transport/waits.ts';
+import { EventFixtures } from '../events/events.ts';
+import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from '../limits/limit-session.ts';
+import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
+import { runScheduled } from './schedule.ts';
+import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
+import { limitTraces } from '../limits/trace.ts';
+import { specDigests } from './digests.ts';
+
+export interface RunHooks extends WaitListener {
+  onCheckStart?(check: Check): void;
+  onCheckEnd?(report: CheckReport): void;
+}
+
+export interface ToolInfo {
+  name: string;
+  version: string;
+}
+
+export function newRunId(): string {
+  return randomBytes(4).toString('hex');
+}
+
+/** Selects checks by --only; a group that does not exist is a usage error. */
+export function selectChecks(all: Check[], only?: string[]): Check[] {
+  if (!only || only.length === 0) return all;
+  const groups = new Set(all.map((c) => c.group));
+  const unknown = only.filter((g) => !groups.has(g));
+  if (unknown.length) throw new UsageError(`--only: unknown group ${unknown.join(', ')} (groups: ${[...groups].join(', ')})`);
+  return all.filter((c) => only.includes(c.group));
+}
+
+/** What the check reports: each failed assertion at its own level; a should-level failure alone is a warning. */
+export function toReport(check: Check, outcome: CheckOutcome | { status: 'error'; message: string }, durationMs: number, requestsAtEnd: number): CheckReport {
+  const base = { id: check.id, group: check.group, clauses: check.clauses, level: check.level, title: check.title, durationMs, requestsAtEnd };
+  if (outcome.status === 'failed') {
+    const lead = { level: outcome.level ?? check.level, message: outcome.message, evidence: outcome.evidence };
+    const findings = [lead, ...(outcome.findings ?? [])];
+    const binding = findings.some((f) => f.level !== 'should');
+    return { ...base, status: binding ? 'failed' : 'warning', message: outcome.message, evidence: outcome.evidence, ...(findings.length > 1 || lead.level !== check.level ? { findings } : {}) };
+  }
+  if (outcome.status === 'skipped') return { ...base, status: 'skipped', message: outcome.message, ...(outcome.howToVerify ? { howToVerify: outcome.howToVerify } : {}), ...(outcome.undeclared ? { undeclared: true as const } : {}) };
+  if (outcome.status === 'error') return { ...base, status: 'error', message: outcome.message };
+  return { ...base, status: 'passed', message: outcome.message, evidence: outcome.evidence };
+}
+
+export async function runSuite(config: RunConfig, allChecks: Check[], tool: ToolInfo, hooks: RunHooks = {}): Promise<RunReport> {
+  const startedAt = new Date().toISOString();
+  const checks = selectChecks(allChecks, config.only);
+  // The clause list (a long YAML file) is read for the coverage at the end: parsed while the run waits, not after it.
+  const clauses = loadClauses();
+  clauses.catch(() => {});
+  const spec = await loadSpec(config.overlayPath);
+  const declarations = readDeclarations(spec);
+  const redactor = new Redactor();
+  const http = new HttpClient(config.baseUrl, { timeoutSeconds: config.requestTimeoutSeconds, maxBodyBytes: config.maxBodyBytes, insecure: config.insecure }, redactor);
+  const waits = new Waits(hooks);
+  const tokens = new TokenManager(http, config.keys, config.timeScale, redactor, waits);
+  const schema = new SchemaAsserter(spec);
+  schema.compileAll();
+  const ledger = new Ledger();
+  const pacer = new Pacer(config.timeScale, waits);
+  const observations: Record<string, unknown> = {};
+  const api: ApiDeps = { http, tokens, pacer, timeScale: config.timeScale, readOnly: config.readOnly, maxCreates: config.maxCreates, createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length, waits };
+  const fixtures = new Fixtures((opts) => callApi(api, 'setup', opts), config, declarations, ledger, waits);
+  const events = new EventFixtures((opts) => callApi(api, 'events', opts), config, declarations, ledger, fixtures, waits);
+
+  try {
+    // Preflight: a target we cannot reach or whose key is refused cannot be judged (exit 2). With the limits
+    // group, the issuance probe is the preflight: it must be the key's first issuance in its window.
+    let limits: LimitsReport | undefined;
+    let issuance: IssuanceStage | undefined;
+    try {
+      if (checks.some((c) => c.group === 'limits')) issuance = await runIssuanceProbe({ config, http, tokens, ledger, waits });
+      else await tokens.get('primary', 'setup');
+    } catch (err) {
+      // Exit 2 with what the target did, and a report (verdict error) carrying the exchange that shows it.
+      const failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
+      if (failure instanceof StartupFailure) throw new RunNotStarted(failure, startupFailureReport(failure, { tool, config, startedAt, log: http.log, tokensIssued: tokens.issued, reproduce: reproduceLine(config) }));
+      throw failure;
+    }
+
+    // certify: before any check, learn how tags are set and fill a short list, so the list checks can decide.
+    const certify: CertifyPreparation | undefined = config.profile === 'certify' && !config.readOnly
+      ? await prepareCertify({ config, declarations, ledger, fixtures, call: (opts) => callApi(api, 'certify', opts), observe: (k, v) => (observations[k] = v) })
+      : undefined;
+
+    // Checks that share no budget and no state run concurrently (schedule.ts). The limits group's read and write
+    // probes run after every other check (they may exhaust what they probe), alone on the machine, then its checks;
+    // the checks that review the whole log come last.
+    const isLimits = (c: Check) => c.group === 'limits';
+    const runOne = async (check: Check): Promise<CheckReport> => {
+      hooks.onCheckStart?.(check);
+      const ctx: CheckContext = {
+        checkId: check.id,
+        config,
+        spec,
+        declarations,
+        schema,
+        tokens,
+        http,
+        fixtures,
+        certify,
+        events,
+        ledger,
+        log: http.log,
+        limits,
+        call: (opts: CallOptions) => callApi(api, check.id, opts),
+        observations,
+        observe: (key, value) => {
+          observations[key] = value;
+        },
+        registerSecret: (value, label) => redactor.add(value, label),
+        sleepTarget: (seconds, what) => waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id),
+      };
+      const started = Date.now();
+      let outcome: CheckOutcome | { status: 'error'; message: string };
+      try {
+        outcome = await check.run(ctx);
+      } catch (err) {
+        if (err instanceof Unavailable) outcome = err.undeclared ? undeclared(err.message, err.howToVerify ?? 'declare it in --overlay') : skip(err.message, err.howToVerify);
+        else if (err instanceof CredentialError && err.key !== 'primary') outcome = skip(err.message, `check ${KEY_FLAGS[err.key]}`);
+        // The target stopped issuing tokens mid-run (a window that never resets): this check cannot run, the others stand.
+        else if (err instanceof CredentialError) outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
+        else outcome = { status: 'error', message: `internal error in the suite: ${(err as Error).message}` };
+      }
+      const report = toReport(check, outcome, Date.now() - started, http.log.length);
+      hooks.onCheckEnd?.(report);
+      return report;
+    };
+    const reports: CheckReport[] = await runScheduled(checks.filter((c) => !c.reviewsLog && !isLimits(c)), runOne, config.sequential);
+    for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
+      if (issuance && !limits) {
+        try {
+          limits = await runRequestProbes({ config, http, tokens, ledger, waits }, issuance);
+        } catch (err) {
+          // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
+          if (!(err instanceof CredentialError)) throw err;
+          limits = { token: issuance.probe, error: err };
+        }
+      }
+      reports.push(await runOne(check));
+    }
+    // Report in declaration order, whatever order they ran in.
+    reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
+    await cleanup(declarations, ledger, http.log, fixtures, (opts) => callApi(api, 'cleanup', opts));
+    const coverage = computeCoverage(await clauses, allChecks, reports, { overlay: !!config.overlayPath, only: config.only });
+    // The s3 group's capability matrix travels as an observation and gets its own report field.
+    const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
+    delete observations['s3Capabilities'];
+    return {
+      tool,
+      target: { baseUrl: config.baseUrl, embedded: config.embedded },
+      profile: config.profile,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      verdict: verdictOf(reports, { incompleteCoverage: isIncomplete(coverage), requireComplete: config.requireComplete }),
+      summary: summarize(reports),
+      checks: reports,
+      coverage,
+      errors: reports.filter((r) => r.status === 'error').map((r) => ({ check: r.id, message: r.message })),
+      requireComplete: config.requireComplete,
+      seed: config.seed,
+      timeScale: config.timeScale,
+      overlay: config.overlayPath,
+      observations,
+      ledger: ledger.entries,
+      traffic: {
+        requests: http.log.length,
+        writes: http.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,
+        tokensIssued: { ...tokens.issued },
+        pacedWaitMs: Math.round(pacer.waitedMs),
+        byEndpoint: countByEndpoint(http.log, schema),
+      },
+      safety: { readOnly: config.readOnly, insecure: config.insecure },
+      reproduce: reproduceLine(config),
+      ...(s3Capabilities ? { s3Capabilities } : {}),
+      ...(limits ? { limitProbes: limitTraces(limits) } : {}),
+      digests: specDigests(),
+    };
+  } finally {
+    await events.close();
+    await http.close();
+  }
+}
+
+function reproduceLine(config: RunConfig): string {
+  const parts = ['npx cloud-conformance run', `--profile ${config.profile}`, `--seed ${config.seed}`];
+  if (!config.embedded) parts.push(`--base-url ${config.baseUrl}`, '--api-key "$CONFORMANCE_API_KEY"');
+  if (config.overlayPath && !config.overlayImplicit) parts.push(`--overlay ${config.overlayPath}`);
+  if (config.timeScale !== 1) parts.push(`--time-scale ${config.timeScale}`);
+  if (config.s3 && !config.s3.embedded) {
+    parts.push(`--s3-url ${config.s3.url}`, '--s3-access-key "$CONFORMANCE_S3_ACCESS_KEY"', '--s3-secret-key "$CONFORMANCE_S3_SECRET_KEY"');
+    if (config.s3.region !== 'us-east-1') parts.push(`--s3-region ${config.s3.region}`);
+    if (!config.s3.forcePathStyle) parts.push('--s3-virtual-host');
+  }
+  if (config.only?.length) parts.push(`--only ${config.only.join(',')}`);
+  if (config.readOnly) parts.push('--read-only');
+  if (config.insecure) parts.push('--insecure');
+  return parts.join(' ');
+}
+
+/** Requests per operation (method and path template of the document; other paths as "other"). */
+function countByEndpoint(log: readonly { request: { method: string; url: string } }[], schema: SchemaAsserter): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const ex of log) {
+    const found = schema.operationFor('merged', ex.request.method, new URL(ex.request.url).pathname);
+    const key = `${ex.request.method} ${found?.template ?? '(other paths)'}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}

@@ -1,0 +1,56 @@
+// The report of a run that could not start (identity/startup-failure.ts says why): verdict `error`, no checks.
+import type { Exchange } from '../transport/exchange.ts';
+import type { RunConfig } from '../config/config.ts';
+import type { StartupFailure } from '../identity/startup-failure.ts';
+import type { RunReport } from './report.ts';
+import { specDigests } from './digests.ts';
+
+export interface StartedRun {
+  tool: { name: string; version: string };
+  config: RunConfig;
+  startedAt: string;
+  log: readonly Exchange[];
+  tokensIssued: Record<string, number>;
+  reproduce: string;
+}
+
+/** The report of a run that could not start: verdict `error`, no checks, the failure and its evidence. */
+export function startupFailureReport(failure: StartupFailure, run: StartedRun): RunReport {
+  const { config } = run;
+  return {
+    tool: run.tool,
+    target: { baseUrl: config.baseUrl, embedded: config.embedded },
+    profile: config.profile,
+    startedAt: run.startedAt,
+    finishedAt: new Date().toISOString(),
+    verdict: 'error',
+    summary: { passed: 0, failed: 0, skipped: 0, warnings: 0 },
+    checks: [],
+    startupFailure: failure.report,
+    seed: config.seed,
+    timeScale: config.timeScale,
+    overlay: config.overlayPath,
+    observations: {},
+    ledger: [],
+    traffic: {
+      requests: run.log.length,
+      writes: run.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,
+      tokensIssued: { ...run.tokensIssued },
+      pacedWaitMs: 0,
+    },
+    safety: { readOnly: config.readOnly, insecure: config.insecure },
+    reproduce: run.reproduce,
+    digests: specDigests(),
+  };
+}
+
+/** The run could not start: the failure that says why, and the report (verdict `error`) the CLI writes before it exits 2. */
+export class RunNotStarted extends Error {
+  constructor(
+    readonly failure: StartupFailure,
+    readonly runReport: RunReport,
+  ) {
+    super(failure.message);
+    this.name = 'RunNotStarted';
+  }
+}

@@ -1,0 +1,184 @@
+import type { Declarations } from '../../spec/declarations.ts';
+import type { RunConfig } from '../config/config.ts';
+import type { CallOptions } from '../identity/call.ts';
+import type { Exchange } from '../transport/exchange.ts';
+import { isSuccess, statusText } from '../transport/exchange.ts';
+import type { Ledger } from './ledger.ts';
+import type { Fixtures } from './fixtures.ts';
+import { Unavailable } from '../outcome/outcome.ts';
+
+/** How tags travel in a create body, in the shapes targets commonly use. */
+export type TagShape = 'map' | 'strings' | 'objects';
+export const TAG_SHAPES: readonly TagShape[] = ['map', 'strings', 'objects'];
+
+/** {k: v}, ["k:v"] or [{key: k, value: v}]. */
+export function tagsInShape(shape: TagShape, tags: ReadonlyArray<readonly [string, string]>): unknown {
+  if (shape === 'map') return Object.fromEntries(tags);
+  if (shape === 'strings') return tags.map(([k, v]) => `${k}:${v}`);
+  return tags.map(([key, value]) => ({ key, value }));
+}
+
+/** The list must hold more than the per_page maximum, so a missing cap shows; that also gives a second page. */
+export const POPULATION_TARGET = 101;
+/** Creates certify may spend beyond the population: the tag shapes it tries. */
+export const TAG_SHAPE_CREATES = TAG_SHAPES.length;
+/** Real creates the write-limit probe may need: limit + 1 in two windows. */
+export const WRITE_PROBE_CREATES = 2 * 61;
+/** Creates of the checks themselves (the fixture VM, stateful sequences, coercible values a target accepts), measured on the reference with headroom. */
+export const CHECK_CREATES = 40;
+
+/** What certify creates at most by default: every part it may need, printed by --dry-run. */
+export function certifyBudget(): { total: number; parts: Array<{ what: string; creates: number }> } {
+  const parts = [
+    { what: `filling a list shorter than ${POPULATION_TARGET} VMs (so a missing per_page cap shows, and a second page exists)`, creates: POPULATION_TARGET },
+    { what: 'finding how tags are set: one create per common shape (map, "key:value" strings, {key, value} objects)', creates: TAG_SHAPE_CREATES },
+    { what: 'the write-limit probe with real creates, only if writes that create nothing are not counted', creates: WRITE_PROBE_CREATES },
+    { what: 'the checks themselves (the fixture VM, stateful sequences, accepted coercible values)', creates: CHECK_CREATES },
+  ];
+  return { total: parts.reduce((n, p) => n + p.creates, 0), parts };
+}
+
+export interface CertifyPreparation {
+  /** How tags are set through the create body (declared, or found by trying the shapes and confirming through the filter). */
+  tags?: { field: string; shape: TagShape; key: string; declared: boolean; byValue: Record<string, string[]> };
+  tagAttempts: Array<{ shape: TagShape; outcome: string }>;
+  /** VMs the list held before certify added any, when it could be walked. */
+  listBefore?: number;
+  /** VMs certify created to fill the list. */
+  populated: string[];
+  /** How many more the list needed than the budget allowed. */
+  shortBy: number;
+  /** Answers to valid creates that break the seed (a 5xx or no answer), for the checks that depend on them to report. */
+  problems: Array<{ message: string; exchanges: Exchange[] }>;
+}
+
+interface Deps {
+  config: RunConfig;
+  declarations: Declarations;
+  ledger: Ledger;
+  fixtures: Fixtures;
+  call(opts: CallOptions): Promise<Exchange>;
+  observe(key: string, value: unknown): void;
+}
+
+/** Two tokens of their own: the population's writes never eat the checks' budget. */
+const LANES = ['certify-1', 'certify-2'];
+
+const createdSoFar = (ledger: Ledger) => ledger.entries.filter((e) => e.kind === 'vm').length;
+
+function budgetLeft(d: Deps): number {
+  return d.config.maxCreates === undefined ? Infinity : Math.max(0, d.config.maxCreates - createdSoFar(d.ledger));
+}
+
+const isServerFailure = (ex: Exchange) => !ex.response || ex.response.status >= 500;
+const isDocumentedRefusal = (ex: Exchange) => ex.response?.status === 429 || (ex.response?.json as { error?: { code?: unknown } } | undefined)?.error?.code === 'quota_exceeded';
+
+/** Waits until a created VM's task is over (declared or discovered task id), so the list shows it. */
+async function settle(d: Deps, ex: Exchange, lane: string): Promise<void> {
+  try {
+    const task = await d.fixtures.findTask(ex, d.declarations.taskIdOnCreateVm, lane);
+    await d.fixtures.pollTask(task.id, lane);
+  } catch (err) {
+    if (!(err instanceof Unavailable)) throw err;
+  }
+}
+
+/**
+ * Tries each common tag shape on a create until the filter returns the VM it tagged: only then are tags "set" (a
+ * target that ignores an unknown field accepts the create too). The overlay's declaration, where there is one, wins.
+ */
+async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Promise<void> {
+  if (d.declarations.tagsField) {
+    prep.tags = { field: d.declarations.tagsField, shape: 'map', key, declared: true, byValue: {} };
+    return;
+  }
+  for (const shape of TAG_SHAPES) {
+    if (budgetLeft(d) < 1) {
+      prep.tagAttempts.push({ shape, outcome: 'not tried: the create budget (--max-creates) is spent' });
+      continue;
+    }
+    const { body } = d.fixtures.vmCreateBody(`tag-${shape}`);
+    body['tags'] = tagsInShape(shape, [[key, 'probe']]);
+    const ex = await d.call({ method: 'POST', path: '/v1/vms', json: body, lane: LANES[0] });
+    if (!isSuccess(ex)) {
+      prep.tagAttempts.push({ shape, outcome: `refused: ${statusText(ex)}` });
+      if (isServerFailure(ex)) prep.problems.push({ message: `a create with tags as ${shape} answered ${statusText(ex)}`, exchanges: [ex] });
+      continue;
+    }
+    d.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: 'certify', note: `tags as ${shape}` });
+    await settle(d, ex, LANES[0]!);
+    const filtered = await d.fixtures.walk(100, { tag: `${key}:probe` });
+    if (filtered.items.some((v) => v['name'] === body['name'])) {
+      prep.tagAttempts.push({ shape, outcome: 'set: the filter returns the VM' });
+      prep.tags = { field: 'tags', shape, key, declared: false, byValue: { probe: [String(body['name'])] } };
+      return;
+    }
+    prep.tagAttempts.push({ shape, outcome: `accepted, but tag=${key}:probe does not return the VM` });
+  }
+}
+
+/** Creates VMs until the list holds POPULATION_TARGET, within the budget, half of them tagged a and half b. */
+async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
+  const before = await d.fixtures.walk(100);
+  prep.listBefore = before.items.length;
+  const need = Math.max(0, POPULATION_TARGET - before.items.length);
+  const allowed = Math.min(need, budgetLeft(d));
+  prep.shortBy = need - allowed;
+  let next = 0;
+  let stopped: string | undefined;
+  const accepted: Array<{ ex: Exchange; lane: string }> = [];
+  const worker = async (lane: string) => {
+    while (!stopped && next < allowed) {
+      const n = ++next;
+      const { body } = d.fixtures.vmCreateBody(`pop${String(n).padStart(3, '0')}`);
+      const value = n % 2 ? 'a' : 'b';
+      if (prep.tags) body[prep.tags.field] = prep.tags.declared ? { ...(body[prep.tags.field] as object), [prep.tags.key]: value } : tagsInShape(prep.tags.shape, [[prep.tags.key, value]]);
+      const ex = await d.call({ method: 'POST', path: '/v1/vms', json: body, lane });
+      if (!isSuccess(ex)) {
+        if (isServerFailure(ex)) prep.problems.push({ message: `a valid create answered ${statusText(ex)} while filling the list`, exchanges: [ex] });
+        stopped = isDocumentedRefusal(ex) ? `the target refused a create (${statusText(ex)}, a documented refusal) after ${prep.populated.length}` : `a valid create was refused (${statusText(ex)}) after ${prep.populated.length}`;
+        break;
+      }
+      const name = String(body['name']);
+      d.ledger.record({ kind: 'vm', name, createdBy: 'certify', note: 'fills the list for the pagination checks' });
+      prep.populated.push(name);
+      if (prep.tags) (prep.tags.byValue[value] ??= []).push(name);
+      accepted.push({ ex, lane });
+    }
+  };
+  await Promise.all(LANES.map(worker));
+  // Then wait for every task (most are over by now), so the list shows them all before any check walks it.
+  const queue = [...accepted];
+  await Promise.all(LANES.map(async (lane) => {
+    for (let a = queue.shift(); a; a = queue.shift()) await settle(d, a.ex, lane);
+  }));
+  if (stopped) {
+    prep.shortBy += allowed - prep.populated.length;
+    d.observe('certifyPopulationStopped', stopped);
+  }
+}
+
+/**
+ * The certify profile's preparation, before any check: how tags are set, and a list long enough for the pagination
+ * checks to decide (more than 100 VMs). Everything it creates is in the ledger, named cc-<run id>-…, and cleaned up
+ * where a delete operation is declared or discovered.
+ */
+export async function prepareCertify(d: Deps): Promise<CertifyPreparation> {
+  const prep: CertifyPreparation = { tagAttempts: [], populated: [], shortBy: 0, problems: [] };
+  try {
+    d.fixtures.vmCreateBody('certify');
+  } catch (err) {
+    if (err instanceof Unavailable) return prep; // no --image/--subnet-id: nothing can be created, the checks say so
+    throw err;
+  }
+  await findTagShape(d, prep, `cc-${d.config.runId}`);
+  await populate(d, prep);
+  d.observe('certify', {
+    tags: prep.tags ? { field: prep.tags.field, shape: prep.tags.shape, declared: prep.tags.declared } : null,
+    tagAttempts: prep.tagAttempts,
+    listBefore: prep.listBefore,
+    populated: prep.populated.length,
+    ...(prep.shortBy ? { shortBy: prep.shortBy } : {}),
+  });
+  return prep;
+}

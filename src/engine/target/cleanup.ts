@@ -1,0 +1,107 @@
+import type { Declarations, ResourceKind } from '../../spec/declarations.ts';
+import type { CallOptions } from '../identity/call.ts';
+import type { Exchange } from '../transport/exchange.ts';
+import { isSuccess, statusText } from '../transport/exchange.ts';
+import type { Ledger, LedgerEntry } from './ledger.ts';
+import { readLocation } from './discover.ts';
+import { vmsOf, type Fixtures } from './fixtures.ts';
+
+/** Several tokens at once for the VM deletes: each stays under its own write budget, so a long ledger takes seconds. */
+const CLEANUP_LANES = ['main', 'certify-1', 'certify-2'];
+
+type Call = (o: CallOptions) => Promise<Exchange>;
+
+/** The id of what an exchange created, where the overlay says its delete operation finds it (x-cleanup-for + link). */
+export function createdId(declarations: Declarations, kind: ResourceKind, ex: Exchange | undefined): string | undefined {
+  const loc = declarations.cleanup[kind]?.id;
+  if (!ex || !loc) return undefined;
+  const v = readLocation(ex, loc);
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+// Children before parents: an alarm or a backup may hold its VM.
+const ORDER: ResourceKind[] = ['alarm', 'webhook', 'backup'];
+
+/**
+ * Deletes what the run created, wherever the overlay declares a delete operation for its kind; otherwise leaves a
+ * note in the ledger. Ids come from the entry, else from its creating exchange (found in the log by its seq).
+ */
+export async function cleanup(declarations: Declarations, ledger: Ledger, log: readonly Exchange[], fixtures: Fixtures, call: Call): Promise<void> {
+  const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
+  for (const kind of ORDER) {
+    const del = declarations.cleanup[kind];
+    for (const e of ledger.entries.filter((x) => x.kind === kind && x.cleanup === 'pending')) {
+      if (!del) {
+        e.cleanup = 'not-declared';
+        e.note ??= `the overlay declares no delete operation for a ${kind} (x-cleanup-for)`;
+        continue;
+      }
+      e.id ??= createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined);
+      await deleteOne(e, del, call);
+    }
+  }
+  for (const e of ledger.entries.filter((x) => x.kind !== 'vm' && x.cleanup === 'pending')) {
+    e.cleanup = 'not-declared';
+    e.note ??= 'nothing deletes it';
+  }
+  const vms = ledger.entries.filter((e) => e.kind === 'vm' && e.cleanup === 'pending');
+  if (vms.length === 0) return;
+  const missing = vms.filter((e) => !e.id);
+  if (missing.length) {
+    // Learn ids by name from the list (bounded walk at the maximum page size, from the target's first page).
+    const first = await fixtures.firstPage().catch(() => 1);
+    for (let page = first; page < first + 30 && missing.some((e) => !e.id); page++) {
+      const ex = await call({ method: 'GET', path: '/v1/vms', query: { page, per_page: 100 } }).catch(() => undefined);
+      const items = ex ? vmsOf(ex) : [];
+      for (const item of items) {
+        const entry = missing.find((e) => !e.id && e.name === item['name'] && typeof item['id'] === 'string');
+        if (entry) entry.id = item['id'] as string;
+      }
+      if (!ex || !isSuccess(ex) || items.length < 100) break;
+    }
+  }
+  const withId = vms.filter((e) => e.id);
+  for (const e of vms.filter((e) => !e.id)) {
+    e.cleanup = 'delete-failed';
+    e.note = 'its id could not be found in the list';
+  }
+  if (withId.length === 0) return;
+  // Declared, or discovered: the conventional DELETE /v1/vms/{id}, tried on one VM the run created.
+  let del: { method: string; path: string } | undefined = declarations.cleanup.vm;
+  if (!del) {
+    const conventional = { method: 'DELETE', path: '/v1/vms/{id}' };
+    const ex = await deleteOne(withId[0]!, conventional, call);
+    if (!ex || !isSuccess(ex)) {
+      for (const e of withId) {
+        e.cleanup = 'not-declared';
+        e.note = `the seed shows no delete operation, the overlay declares none, and DELETE /v1/vms/{id} answered ${ex ? statusText(ex) : 'nothing'}`;
+      }
+      return;
+    }
+    withId[0]!.note = 'deleted with DELETE /v1/vms/{id} (discovered: the seed shows no delete operation)';
+    del = conventional;
+  }
+  const queue = withId.filter((e) => e.cleanup === 'pending');
+  await Promise.all(CLEANUP_LANES.map(async (lane) => {
+    for (let e = queue.shift(); e; e = queue.shift()) await deleteOne(e, del!, call, lane);
+  }));
+}
+
+/** Deletes one entry; a refused token (a budget that never comes back) leaves it in the ledger, never ends the run. */
+async function deleteOne(e: LedgerEntry, del: { method: string; path: string }, call: Call, lane?: string): Promise<Exchange | undefined> {
+  if (!e.id) {
+    e.cleanup = 'delete-failed';
+    e.note = `${e.note ? `${e.note}; ` : ''}its id was not where the overlay says (the link to ${del.method} ${del.path})`;
+    return undefined;
+  }
+  try {
+    const ex = await call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(e.id)), ...(lane ? { lane } : {}) });
+    e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
+    if (!isSuccess(ex)) e.note = `${del.method} ${del.path} answered ${statusText(ex)}`;
+    return ex;
+  } catch (err) {
+    e.cleanup = 'delete-failed';
+    e.note = `not deleted: ${(err as Error).message}`;
+    return undefined;
+  }
+}

@@ -1,0 +1,213 @@
+import type { ValueLocation, TaskDeclaration } from '../../spec/declarations.ts';
+import type { Exchange } from '../transport/exchange.ts';
+
+/** Reads a JSON pointer (RFC 6901) from a value. */
+export function readPointer(value: unknown, pointer: string): unknown {
+  if (pointer === '' || pointer === '/') return value;
+  let cur: unknown = value;
+  for (const raw of pointer.replace(/^\//, '').split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur;
+}
+
+/**
+ * The id in a header value that may be the bare id, a path or a URL: for a path or URL, the segment that the linked
+ * operation's path template (e.g. /v1/tasks/{id}) puts its parameter in, the template matched against the path's end
+ * (a base path before it is allowed). A path the template does not match names no id.
+ */
+export function idFromHeaderValue(value: string, template?: string): string | undefined {
+  if (!template || !value.includes('/')) return value;
+  let pathname: string;
+  try {
+    pathname = new URL(value, 'http://relative.invalid').pathname;
+  } catch {
+    return undefined;
+  }
+  const got = pathname.split('/').filter(Boolean);
+  const want = template.split('/').filter(Boolean);
+  if (got.length < want.length) return undefined;
+  const tail = got.slice(got.length - want.length);
+  let id: string | undefined;
+  for (const [i, w] of want.entries()) {
+    if (/^\{[^}]+\}$/.test(w)) {
+      try {
+        id = decodeURIComponent(tail[i]!);
+      } catch {
+        return undefined;
+      }
+    } else if (w !== tail[i]) return undefined;
+  }
+  return id;
+}
+
+export function readLocation(ex: Exchange, loc: ValueLocation): unknown {
+  if (loc.in === 'header') {
+    const v = ex.response?.headers[loc.name.toLowerCase()];
+    return v === undefined ? undefined : idFromHeaderValue(v, loc.template);
+  }
+  return readPointer(ex.response?.json, loc.pointer);
+}
+
+export function describeLocation(loc: ValueLocation): string {
+  return loc.in === 'header' ? `header ${loc.name}${loc.template ? ` (as ${loc.template})` : ''}` : `body ${loc.pointer}`;
+}
+
+export interface Candidate {
+  location: ValueLocation;
+  value: unknown;
+}
+
+const TASK_PATH = /\/v\d+\/tasks\/([^/?#\s>]+)/;
+const TASK_WORDS = /task|operation|job/i;
+/** A value that could be an opaque identifier: one token, not a path, a URL or a sentence. */
+const ID_LIKE = /^[^\s/]{1,200}$/;
+/** Fallback candidates confirmed at most (each costs a GET). */
+const MAX_FALLBACK = 6;
+
+/** The task id a value names: itself, or the id in a task path or URL it holds (/v1/tasks/{id}). */
+export function taskIdIn(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const m = TASK_PATH.exec(value);
+  return m ? decodeURIComponent(m[1]!) : value;
+}
+
+const escapePointer = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Where might a create response carry its task id? The seed does not say, so every plausible place is a
+ * candidate, most likely first: task-named fields and task objects up to four levels deep, the body itself when
+ * it is a task, headers holding a task path or named after a task, task paths in any body string (links), and at
+ * last other id-like strings (an "action_id"). The caller verifies each through GET /v1/tasks/{id}.
+ */
+export function taskIdCandidates(ex: Exchange): Candidate[] {
+  const named: Candidate[] = [];
+  const linked: Candidate[] = [];
+  const other: Candidate[] = [];
+  const body = ex.response?.json;
+  const visit = (obj: unknown, pointer: string, depth: number) => {
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj) || depth > 3) return;
+    for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+      const p = `${pointer}/${escapePointer(k)}`;
+      if (typeof v === 'string' && TASK_PATH.test(v)) linked.push({ location: { in: 'body', pointer: p }, value: taskIdIn(v) });
+      else if (TASK_WORDS.test(k)) {
+        if (typeof v === 'string' || typeof v === 'number') named.push({ location: { in: 'body', pointer: p }, value: v });
+        if (v && typeof v === 'object' && !Array.isArray(v)) {
+          const id = (v as Record<string, unknown>)['id'];
+          if (id !== undefined) named.push({ location: { in: 'body', pointer: `${p}/id` }, value: id });
+        }
+      } else if (typeof v === 'string' && ID_LIKE.test(v)) other.push({ location: { in: 'body', pointer: p }, value: v });
+      if (v && typeof v === 'object') visit(v, p, depth + 1);
+    }
+  };
+  visit(body, '', 0);
+  // The body may be the task itself: { id, status }.
+  if (body && typeof body === 'object' && 'id' in body && /status|state|phase|done/i.test(Object.keys(body).join(' '))) {
+    named.push({ location: { in: 'body', pointer: '/id' }, value: (body as Record<string, unknown>)['id'] });
+  }
+  const headers: Candidate[] = [];
+  const all = ex.response?.headers ?? {};
+  const known = ['location', 'operation-location', 'content-location', 'azure-asyncoperation'];
+  for (const h of [...known, ...Object.keys(all).filter((h) => !known.includes(h)).sort()]) {
+    const v = all[h];
+    if (!v) continue;
+    if (TASK_PATH.test(v)) headers.push({ location: { in: 'header', name: h }, value: taskIdIn(v) });
+    // A header named after the task that holds a bare id (X-Task-Id).
+    else if (TASK_WORDS.test(h) && ID_LIKE.test(v.trim())) headers.push({ location: { in: 'header', name: h }, value: v.trim() });
+  }
+  // Id-like fields first among the rest: "action_id" before a name or an image.
+  other.sort((a, b) => Number(/id$/i.test(describeLocation(b.location))) - Number(/id$/i.test(describeLocation(a.location))));
+  return [...named, ...headers, ...linked, ...other.slice(0, MAX_FALLBACK)];
+}
+
+const SUCCESS_WORDS = new Set(['succeeded', 'success', 'successful', 'completed', 'complete', 'done', 'finished', 'ok']);
+const FAILURE_WORDS = new Set(['failed', 'failure', 'error', 'errored', 'cancelled', 'canceled', 'aborted', 'rejected', 'timed_out', 'timeout', 'expired']);
+const STATE_KEYS = ['status', 'state', 'phase', 'stage', 'task_status', 'taskStatus'];
+
+export interface TaskState {
+  field?: string;
+  value?: string;
+  terminal: boolean;
+  success?: boolean;
+  /** True when the state vocabulary came from the overlay. */
+  declared: boolean;
+}
+
+/** Reads a task's state, by the overlay's declaration or by recognising a common vocabulary. */
+export function readTaskState(body: unknown, decl: TaskDeclaration): TaskState {
+  if (!body || typeof body !== 'object') return { terminal: false, declared: false };
+  const obj = body as Record<string, unknown>;
+  if (decl.stateField && decl.terminal) {
+    const value = readPointer(obj, '/' + decl.stateField.replace(/\./g, '/'));
+    const v = typeof value === 'string' ? value : undefined;
+    const terminal = v !== undefined && decl.terminal.includes(v);
+    const success = terminal ? (decl.success ? decl.success.includes(v!) : undefined) : undefined;
+    return { field: decl.stateField, value: v, terminal, success, declared: true };
+  }
+  const containers: Record<string, unknown>[] = [obj];
+  for (const k of ['task', 'data', 'operation']) {
+    const inner = obj[k];
+    if (inner && typeof inner === 'object' && !Array.isArray(inner)) containers.push(inner as Record<string, unknown>);
+  }
+  for (const c of containers) {
+    for (const key of STATE_KEYS) {
+      const v = c[key];
+      if (typeof v !== 'string') continue;
+      const word = v.toLowerCase();
+      if (SUCCESS_WORDS.has(word)) return { field: key, value: v, terminal: true, success: true, declared: false };
+      if (FAILURE_WORDS.has(word)) return { field: key, value: v, terminal: true, success: false, declared: false };
+      return { field: key, value: v, terminal: false, declared: false };
+    }
+    for (const key of ['done', 'completed', 'finished']) {
+      if (c[key] === true) return { field: key, value: 'true', terminal: true, success: c['error'] ? false : true, declared: false };
+      if (c[key] === false) return { field: key, value: 'false', terminal: false, declared: false };
+    }
+  }
+  return { terminal: false, declared: false };
+}
+
+export interface TotalCandidate {
+  pointer: string;
+  value: number;
+}
+
+/** Integer fields whose name says "total" or "count", up to three levels deep: where the list's total may sit. */
+export function totalCandidates(body: unknown): TotalCandidate[] {
+  const out: TotalCandidate[] = [];
+  const visit = (obj: unknown, pointer: string, depth: number) => {
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj) || depth > 2) return;
+    for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+      if (typeof v === 'number' && Number.isInteger(v) && /total|count/i.test(k)) out.push({ pointer: `${pointer}/${k}`, value: v });
+      else if (v && typeof v === 'object' && !Array.isArray(v)) visit(v, `${pointer}/${k}`, depth + 1);
+    }
+  };
+  visit(body, '', 0);
+  // Prefer names that say total over names that say count (count may be the page's count).
+  return out.sort((a, b) => Number(/total/i.test(b.pointer)) - Number(/total/i.test(a.pointer)));
+}
+
+/** Response headers that carry a list's total count by common convention. */
+const TOTAL_HEADERS = ['x-total-count', 'x-total', 'total-count', 'x-total-items', 'x-pagination-total-count'];
+const HEADER_POINTER = 'header:';
+
+/** Where a list response's total may sit: body fields (totalCandidates), then a total-count header ("header:x-total-count"). */
+export function totalCandidatesOf(ex: Exchange): TotalCandidate[] {
+  const out = totalCandidates(ex.response?.json);
+  for (const h of TOTAL_HEADERS) {
+    const v = ex.response?.headers[h];
+    if (v !== undefined && /^\s*\d+\s*$/.test(v)) out.push({ pointer: HEADER_POINTER + h, value: Number(v) });
+  }
+  return out;
+}
+
+/** Reads a total at a body pointer or at a "header:name" from totalCandidatesOf. */
+export function readTotal(ex: Exchange, pointer: string): unknown {
+  if (!pointer.startsWith(HEADER_POINTER)) return readPointer(ex.response?.json, pointer);
+  const v = ex.response?.headers[pointer.slice(HEADER_POINTER.length)];
+  return v !== undefined && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
+}
+
+/** True when a total pointer names a header rather than a body field. */
+export const isHeaderTotal = (pointer: string): boolean => pointer.startsWith(HEADER_POINTER);

@@ -1,0 +1,54 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Waits } from './waits.ts';
+import { LIMITS } from '../documented-limits/limits.js';
+import { windowRealMs } from '../documented-limits/windows.js';
+
+export type RequestClass = 'read' | 'write';
+
+/** The documented per-token budgets per 60-second window (LIMIT-READ-300, LIMIT-WRITE-60). */
+export const DOCUMENTED_BUDGET: Record<RequestClass, number> = { read: LIMITS.reads.limit, write: LIMITS.writes.limit };
+
+/** Headroom left under each budget, for the target's own clock skew and window alignment. */
+const HEADROOM = 0.1;
+
+export function classOf(method: string): RequestClass {
+  return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
+}
+
+/**
+ * Keeps the suite's own traffic under the documented limits, per token: a sliding log of send times, and a wait
+ * when the next request would pass 90% of a budget within any window. The limit probes use their own tokens and
+ * are not paced.
+ */
+export class Pacer {
+  private readonly sent = new Map<string, number[]>();
+  /** Real milliseconds the run has waited for budget. */
+  waitedMs = 0;
+
+  constructor(
+    private readonly timeScale: number,
+    private readonly waits?: Waits,
+  ) {}
+
+  private windowMs(): number {
+    return windowRealMs(this.timeScale);
+  }
+
+  async acquire(token: string, cls: RequestClass, by = 'pacer'): Promise<void> {
+    const key = `${cls}:${token}`;
+    const cap = Math.floor(DOCUMENTED_BUDGET[cls] * (1 - HEADROOM));
+    for (;;) {
+      const now = Date.now();
+      const log = (this.sent.get(key) ?? []).filter((t) => now - t < this.windowMs());
+      if (log.length < cap) {
+        log.push(now);
+        this.sent.set(key, log);
+        return;
+      }
+      const wait = this.windowMs() - (now - log[0]!) + 5;
+      this.waitedMs += wait;
+      if (this.waits) await this.waits.sleep(wait, `a token's ${cls} budget (the suite keeps each token under 90% of the documented limit)`, by);
+      else await sleep(wait);
+    }
+  }
+}

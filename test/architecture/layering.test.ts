@@ -1,0 +1,103 @@
+// The layers (spec → engine → suites → report → cli) and the engine's rooms, each importing only its own and those
+// before it, with no import circle anywhere; docs/layout.md's table of rooms is this list.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, circles, importGraph, importLevels, sourcesUnder, upwardImports, type ImportGraph } from './imports.ts';
+
+/** The layers, lowest first: each may import only itself and those before it. */
+const LAYERS = ['src/spec', 'src/engine', 'suites', 'src/report', 'src/cli'] as const;
+
+/** The engine's rooms, lowest first, with what each holds (docs/layout.md shows this table). */
+export const ROOMS: ReadonlyArray<{ room: string; holds: string }> = [
+  { room: 'documented-limits', holds: "the seed's limits and their arithmetic (windows, Retry-After, limit verdicts), in ES2015 the k6 scripts load too" },
+  { room: 'config', holds: 'what the run was told: profile, keys, time scale and bounds (RunConfig)' },
+  { room: 'transport', holds: 'sending, pacing and recording requests: the HTTP client, exchange records, redaction, Retry-After, announced waits' },
+  { room: 'outcome', holds: 'what a check concludes: levels, statuses, findings, evidence, and Unavailable' },
+  { room: 'identity', holds: "keys and tokens: issuance, renewal, lanes, the authenticated call, and why a first token could not be had" },
+  { room: 'schema', holds: 'ajv validators of every documented response' },
+  { room: 'generate', holds: 'fast-check arbitraries for requests, derived from the document' },
+  { room: 'target', holds: "what the run learns about and creates on the target: discovery, shared fixtures, certify's preparation, the ledger, cleanup" },
+  { room: 'events', holds: 'webhooks and alarms: the receiver, registrations, deliveries and their signatures' },
+  { room: 'limits', holds: 'the rate-limit probes: bursts, the limit session, cross-budget observation, traces for the report' },
+  { room: 'run', holds: 'a run from start to report: the check definition and context, scheduling, the runner, coverage, the report model' },
+];
+
+const layerOf = (file: string): number | undefined => {
+  const i = LAYERS.findIndex((l) => file.startsWith(`${l}/`));
+  return i < 0 ? undefined : i;
+};
+const roomOf = (file: string): number | undefined => {
+  const m = /^src\/engine\/([^/]+)\//.exec(file);
+  if (!m) return undefined;
+  const i = ROOMS.findIndex((r) => r.room === m[1]);
+  return i < 0 ? undefined : i;
+};
+
+const files = sourcesUnder('src', 'suites');
+const graph = importGraph(files);
+const describeEdges = (edges: Array<{ from: string; to: string }>) => edges.map((e) => `${e.from} → ${e.to}`);
+
+describe('the layers and rooms hold', () => {
+  it('no import circle anywhere in src/ or suites/', () => {
+    expect(circles(graph)).toEqual([]);
+  });
+
+  it('no layer imports a later one (spec → engine → suites → report → cli)', () => {
+    expect(describeEdges(upwardImports(graph, layerOf))).toEqual([]);
+  });
+
+  it('every engine source sits in a listed room, and every room exists', () => {
+    const engine = files.filter((f) => f.startsWith('src/engine/'));
+    expect(engine.filter((f) => roomOf(f) === undefined)).toEqual([]);
+    expect(ROOMS.filter((r) => !engine.some((f) => f.startsWith(`src/engine/${r.room}/`))).map((r) => r.room)).toEqual([]);
+  });
+
+  it('no room imports a later one', () => {
+    expect(describeEdges(upwardImports(graph, roomOf))).toEqual([]);
+  });
+
+  it('documented-limits imports nothing (k6 loads it), and load/ imports nothing else from src/', () => {
+    const shared = files.filter((f) => f.startsWith('src/engine/documented-limits/'));
+    expect(shared.every((f) => f.endsWith('.js'))).toBe(true);
+    expect(shared.flatMap((f) => graph.get(f)!.filter((d) => !d.startsWith('src/engine/documented-limits/')))).toEqual([]);
+    const load = importGraph(sourcesUnder('load'));
+    const intoSrc = [...load].flatMap(([from, deps]) => deps.filter((d) => !d.startsWith('load/') && !d.startsWith('src/engine/documented-limits/')).map((to) => ({ from, to })));
+    expect(describeEdges(intoSrc)).toEqual([]);
+  });
+
+  it('the reference target shares no code with the suite (only the OpenAPI document)', () => {
+    const fixtures = importGraph(sourcesUnder('fixtures'));
+    const shared = [...fixtures].flatMap(([from, deps]) => deps.filter((d) => !d.startsWith('fixtures/') && !d.startsWith('bin/')).map((to) => ({ from, to })));
+    expect(describeEdges(shared)).toEqual([]);
+  });
+
+  it(`the engine is ${importLevels(graph, files.filter((f) => f.startsWith('src/engine/')))} import levels deep (at most 12)`, () => {
+    expect(importLevels(graph, files.filter((f) => f.startsWith('src/engine/')))).toBeLessThanOrEqual(12);
+  });
+});
+
+describe('docs/layout.md', () => {
+  it('lists the rooms in order, one line each, as this test does', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs/layout.md'), 'utf8');
+    const rows = [...doc.matchAll(/^\| `src\/engine\/([^/`]+)\/` \| (.+?) \|$/gm)].map((m) => ({ room: m[1], holds: m[2] }));
+    expect(rows).toEqual(ROOMS);
+  });
+});
+
+describe('the rules can fail', () => {
+  const g = (edges: Record<string, string[]>): ImportGraph => new Map(Object.entries(edges));
+
+  it('a circle of two files, of three, and a file importing itself are found', () => {
+    expect(circles(g({ a: ['b'], b: ['a'], c: [] }))).toEqual([['a', 'b']]);
+    expect(circles(g({ a: ['b'], b: ['c'], c: ['a'] }))).toEqual([['a', 'b', 'c']]);
+    expect(circles(g({ a: ['a'] }))).toEqual([['a']]);
+    expect(circles(g({ a: ['b'], b: [] }))).toEqual([]);
+  });
+
+  it('an import from a lower layer or room into a higher one is found', () => {
+    const sample = g({ 'src/engine/transport/http.ts': ['src/engine/run/runner.ts'], 'src/engine/run/runner.ts': ['src/engine/transport/http.ts'], 'src/spec/load.ts': ['suites/index.ts'] });
+    expect(describeEdges(upwardImports(sample, roomOf))).toEqual(['src/engine/transport/http.ts → src/engine/run/runner.ts']);
+    expect(describeEdges(upwardImports(sample, layerOf))).toEqual(['src/spec/load.ts → suites/index.ts']);
+  });
+});

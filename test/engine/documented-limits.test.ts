@@ -1,0 +1,71 @@
+// The limit arithmetic exists once (src/engine/documented-limits/): the engine and the k6 scripts read a Retry-After,
+// place a window and judge a count the same way, because they call the same functions.
+import { describe, expect, it } from 'vitest';
+import { readRetryAfter, retryAfterRealSeconds } from '../../src/engine/documented-limits/retry-after.js';
+import { countVerdict, judgeBursts, judgeWindow } from '../../src/engine/documented-limits/verdicts.js';
+import { parseRetryAfter } from '../../src/engine/transport/retry-after.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+
+const answer = (headers: Record<string, string>): Exchange => ({
+  seq: 1,
+  sentBy: 't',
+  request: { method: 'GET', url: 'http://127.0.0.1/v1/vms', headers: {} },
+  response: { status: 429, headers, body: '' },
+  startedAt: new Date(0).toISOString(),
+  durationMs: 1,
+});
+
+describe('Retry-After, read once', () => {
+  const cases: Array<[string, Record<string, string>, number, number]> = [
+    // [what, headers, time scale, target-seconds]
+    ['delta-seconds', { 'retry-after': '30' }, 10, 30],
+    ['an HTTP date against the Date header (the target\'s clock)', { 'retry-after': new Date(40_000).toUTCString(), date: new Date(10_000).toUTCString() }, 10, 30],
+  ];
+  for (const [what, headers, scale, seconds] of cases) {
+    it(`${what}: the engine waits ${seconds} target-seconds, the k6 scripts ${seconds / scale} real seconds`, () => {
+      expect(parseRetryAfter(answer(headers), scale)).toBe(seconds);
+      expect(retryAfterRealSeconds(headers['retry-after'], scale, undefined, headers['date'])).toBe(seconds / scale);
+    });
+  }
+
+  it('an HTTP date without a Date header is measured on this machine\'s clock: real seconds, scaled to target-seconds', () => {
+    expect(readRetryAfter(new Date(10_000).toUTCString(), undefined, 10, 4_000)).toEqual({ seconds: 60, form: 'HTTP date' });
+    expect(retryAfterRealSeconds(new Date(10_000).toUTCString(), 10, 4_000)).toBe(6);
+  });
+
+  it('absent, empty or unreadable: undefined; a negative delta waits nothing', () => {
+    expect(readRetryAfter(undefined, undefined, 1)).toBeUndefined();
+    expect(readRetryAfter(' ', undefined, 1)).toBeUndefined();
+    expect(readRetryAfter('soon', undefined, 1)).toBeUndefined();
+    expect(readRetryAfter('-3', undefined, 1)).toEqual({ seconds: 0, form: 'delta-seconds' });
+  });
+});
+
+describe('one count, one verdict, for bursts and for windows', () => {
+  const counts: Array<[string, { sent: number; accepted: number; refused: number }, string, string, string]> = [
+    // [what, counts of limit 10, countVerdict, judgeWindow, judgeBursts]
+    ['exactly the limit served, the next refused', { sent: 11, accepted: 10, refused: 1 }, 'exact', 'pass', 'exact'],
+    ['fewer served', { sent: 11, accepted: 7, refused: 4 }, 'stricter', 'stricter', 'stricter'],
+    ['all served', { sent: 11, accepted: 11, refused: 0 }, 'looser', 'looser', 'inconclusive'],
+    ['too few sent to tell', { sent: 10, accepted: 10, refused: 0 }, 'not-filled', 'inconclusive', 'inconclusive'],
+  ];
+  for (const [what, c, core, window, bursts] of counts) {
+    it(`${what}: ${core} (a k6 window: ${window}; one engine burst: ${bursts})`, () => {
+      expect(countVerdict(10, c)).toBe(core);
+      expect(judgeWindow(10, c).verdict).toBe(window);
+      expect(judgeBursts(10, 60_000, { accepted: c.accepted, rejected: c.refused, others: 0, spanMs: 100 }).kind).toBe(bursts);
+    });
+  }
+
+  it('a burst served whole is settled by a second one on fresh budget', () => {
+    const whole = { accepted: 11, rejected: 0, others: 0, spanMs: 100 };
+    expect(judgeBursts(10, 60_000, whole, { accepted: 10, rejected: 1, others: 0, spanMs: 100 })).toEqual({ kind: 'exact', note: 'the first burst straddled a window boundary' });
+    expect(judgeBursts(10, 60_000, whole, { accepted: 22, rejected: 0, others: 0, spanMs: 100 })).toEqual({ kind: 'looser', accepted: 'unlimited' });
+    expect(judgeBursts(10, 60_000, whole, { accepted: 15, rejected: 1, others: 0, spanMs: 100 })).toEqual({ kind: 'looser', accepted: 15 });
+  });
+
+  it('a burst slower than half a window, or with answers neither served nor limited, proves nothing', () => {
+    expect(judgeBursts(10, 1000, { accepted: 10, rejected: 1, others: 0, spanMs: 500 }).kind).toBe('inconclusive');
+    expect(judgeBursts(10, 60_000, { accepted: 9, rejected: 1, others: 1, otherExample: '503', spanMs: 5 })).toEqual({ kind: 'inconclusive', reason: '1 answers were neither served nor limited (e.g. 503)' });
+  });
+});
