@@ -31,6 +31,7 @@ export const RUN_OPTIONS = {
   insecure: { type: 'boolean' },
   'task-timeout': { type: 'string' },
   'request-timeout': { type: 'string' },
+  'max-body-bytes': { type: 'string' },
   's3-url': { type: 'string' },
   's3-access-key': { type: 'string' },
   's3-secret-key': { type: 'string' },
@@ -85,6 +86,8 @@ export interface RunOptions {
   insecure: boolean;
   taskTimeoutSeconds: number;
   requestTimeoutSeconds: number;
+  /** Largest response body read whole (--max-body-bytes). */
+  maxBodyBytes: number;
   quiet: boolean;
   /** Every check after the one before it, instead of running checks that share nothing concurrently. */
   sequential: boolean;
@@ -127,6 +130,21 @@ function positiveInteger(flag: string, raw: string | undefined, fallback: number
   const n = positiveNumber(flag, raw, fallback);
   if (!Number.isInteger(n)) throw new UsageError(`--${flag} must be a whole number, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+/** Largest response body read whole by default: a real deployment's audit export runs to megabytes. */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+const UNITS: Record<string, number> = { '': 1, b: 1, k: 1000, kb: 1000, kib: 1024, m: 1e6, mb: 1e6, mib: 1024 ** 2, g: 1e9, gb: 1e9, gib: 1024 ** 3 };
+
+/** A size in bytes: a whole number, optionally with a unit (KiB, MiB, GiB; kB, MB, GB). */
+function byteSize(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw);
+  const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined;
+  const bytes = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : NaN;
+  if (!Number.isFinite(bytes) || bytes < 1024) throw new UsageError(`--${flag} must be a size of at least 1024 bytes (e.g. 64MiB), got ${JSON.stringify(raw)}`);
+  return bytes;
 }
 
 function nonNegativeInteger(flag: string, raw: string): number {
@@ -232,6 +250,7 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     allowWrites: v['allow-writes'] === undefined ? 0 : positiveInteger('allow-writes', v['allow-writes'] as string, 0),
     taskTimeoutSeconds: positiveNumber('task-timeout', v['task-timeout'] as string | undefined, 120),
     requestTimeoutSeconds: positiveNumber('request-timeout', v['request-timeout'] as string | undefined, 15),
+    maxBodyBytes: byteSize('max-body-bytes', v['max-body-bytes'] as string | undefined, DEFAULT_MAX_BODY_BYTES),
     quiet: v['quiet'] === true,
     sequential: v['sequential'] === true,
     help: v['help'] === true,
@@ -260,6 +279,7 @@ export function runOptions(partial: Partial<RunOptions> = {}): RunOptions {
     insecure: false,
     taskTimeoutSeconds: 120,
     requestTimeoutSeconds: 15,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     quiet: true,
     sequential: false,
     help: false,

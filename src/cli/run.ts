@@ -141,7 +141,7 @@ export async function runCommand(
     webhookUrl: opts.webhookUrl,
     taskTimeoutSeconds: opts.taskTimeoutSeconds,
     requestTimeoutSeconds: opts.requestTimeoutSeconds,
-    maxBodyBytes: 8 * 1024 * 1024,
+    maxBodyBytes: opts.maxBodyBytes,
     runId: newRunId(),
     embedded: !!embedded,
     s3,

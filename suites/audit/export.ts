@@ -2,6 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { readPointer } from '../../src/engine/target/discover.ts';
+import { CsvReader, JsonLinesReader, type BodyReader } from '../../src/engine/transport/body-readers.ts';
 import { isSuccess, describe } from '../support.ts';
 import { auditOf, auditProbes, field, searchAudit } from './search.ts';
 
@@ -12,54 +13,6 @@ export function exportKind(mediaType: string): 'json' | 'json-lines' | 'csv' | u
   if (/csv/.test(t)) return 'csv';
   if (/json/.test(t)) return 'json';
   return undefined;
-}
-
-/** The entries of a JSON Lines body, or the number of the first line that is not JSON. */
-export function parseJsonLines(text: string): { entries: unknown[] } | { badLine: number } {
-  const entries: unknown[] = [];
-  const lines = text.split(/\r?\n/);
-  for (const [i, line] of lines.entries()) {
-    if (line.trim() === '' || line.trim() === '\u001e') continue;
-    try {
-      entries.push(JSON.parse(line.replace(/^\u001e/, '')));
-    } catch {
-      return { badLine: i + 1 };
-    }
-  }
-  return { entries };
-}
-
-/** Minimal RFC 4180 reader: quoted fields, doubled quotes, CRLF or LF. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += c;
-  }
-  if (field !== '' || row.length) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
 }
 
 /** The audit is exportable (seed §1): each declared format parses, and holds exactly what the search finds. */
@@ -81,27 +34,31 @@ export const exportMatches: Check = {
     if (!searched.complete) return skip('too many failure entries to compare within the page bound', 'an organization whose audit trail holds fewer failures');
     const want = new Set(searched.entries.map((e) => String(field(a, e, 'id'))));
     const findings: string[] = [];
+    // A CSV column is named by the id's pointer, / read as . (e.g. /id → id, /request/id → request.id).
+    const column = a.fields.id.replace(/^\//, '').split('/').join('.');
     for (const [format, type] of Object.entries(a.export.formats)) {
-      const ex: Exchange = await ctx.call({ method: a.export.method, path: a.export.path, query: { ...filter, [a.export.formatParam]: format } });
-      if (!isSuccess(ex)) return fail(`the ${format} export answered ${describe(ex)}`, [ex]);
       const kind = exportKind(type);
+      // Line formats are read whole as they arrive (an export of a real deployment is megabytes); JSON is parsed whole.
+      const lines = kind === 'json-lines' ? new JsonLinesReader((e) => String(field(a, e, 'id'))) : undefined;
+      const csv = kind === 'csv' ? new CsvReader((row, header) => (row.length > 1 ? row[header.indexOf(column)] : undefined)) : undefined;
+      const read: BodyReader | undefined = lines ?? csv;
+      const ex: Exchange = await ctx.call({ method: a.export.method, path: a.export.path, query: { ...filter, [a.export.formatParam]: format }, ...(read ? { read } : {}) });
+      if (!isSuccess(ex)) return fail(`the ${format} export answered ${describe(ex)}`, [ex]);
+      if (ex.response!.truncated) return skip(`the ${format} export is larger than --max-body-bytes (${ctx.config.maxBodyBytes} bytes): it was not read whole`, `a larger --max-body-bytes (the export passed ${ex.response!.bodyBytes} bytes)`);
       let ids: string[];
       if (kind === 'json') {
         const body = ex.response!.json;
         const list = Array.isArray(body) ? body : readPointer(body, a.entriesPointer);
         if (!Array.isArray(list)) return fail(`the ${format} export (${type}) is neither a JSON array nor an object with ${a.entriesPointer}`, [ex]);
         ids = list.map((e) => String(field(a, e, 'id')));
-      } else if (kind === 'json-lines') {
-        const parsed = parseJsonLines(ex.response!.body);
-        if ('badLine' in parsed) return fail(`the ${format} export (${type}) is not JSON Lines: line ${parsed.badLine} is not JSON`, [ex]);
-        ids = parsed.entries.map((e) => String(field(a, e, 'id')));
-      } else if (kind === 'csv') {
-        // A CSV column is named by the id's pointer, / read as . (e.g. /id → id, /request/id → request.id).
-        const column = a.fields.id.replace(/^\//, '').split('/').join('.');
-        const rows = parseCsv(ex.response!.body);
-        const col = rows[0]?.indexOf(column) ?? -1;
-        if (col < 0) return fail(`the ${format} export has no ${column} column (header: ${rows[0]?.join(',')})`, [ex]);
-        ids = rows.slice(1).filter((r) => r.length > 1).map((r) => r[col]!);
+      } else if (lines) {
+        const parsed = lines.result();
+        if ('badLine' in parsed) return fail(`the ${format} export (${type}) is not JSON Lines: line ${parsed.badLine} is not JSON (${JSON.stringify(parsed.text.slice(0, 80))}; ${ex.response!.bodyBytes} bytes in all)`, [ex]);
+        ids = parsed.entries;
+      } else if (csv) {
+        const { header, rows } = csv.result();
+        if (!header.includes(column)) return fail(`the ${format} export has no ${column} column (header: ${header.join(',')})`, [ex]);
+        ids = rows.filter((id): id is string => id !== undefined);
       } else {
         findings.push(`${format} (${type}) not parsed by the suite`);
         continue;
@@ -110,7 +67,7 @@ export const exportMatches: Check = {
       const missing = [...want].filter((id) => !got.has(id));
       const extra = [...got].filter((id) => !want.has(id));
       if (missing.length || extra.length) return fail(`the ${format} export disagrees with the search: ${missing.length} entries missing, ${extra.length} extra (search found ${want.size})`, [ex]);
-      findings.push(`${format}: the same ${got.size} entries`);
+      findings.push(`${format}: the same ${got.size} entries (${ex.response!.bodyBytes} bytes)`);
     }
     return pass(findings.join('; '));
   },

@@ -38,8 +38,9 @@ const CASES: BrokenStart[] = [
     },
   },
   {
-    name: '200 with a body over the 8 MiB cap',
+    name: '200 with a body over the cap (--max-body-bytes 8MiB)',
     behaviour: (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(OVER_CAP),
+    args: ['--max-body-bytes', '8MiB'],
     kind: 'body-over-cap',
     message: /^the target answered POST \/v1\/auth\/tokens with 200 \(application\/json\) and a body over the 8 MiB cap/,
     evidence: (ex, d) => {

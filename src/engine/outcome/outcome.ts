@@ -11,7 +11,8 @@ export const LEVEL_RANK: Record<Level, number> = { should: 0, declared: 1, must:
 
 export interface EvidenceExchange {
   request: RecordedRequest;
-  response?: { status: number; headers: Record<string, string>; body: string };
+  /** The body's first 2 KiB; bodyBytes, the size of the whole body. */
+  response?: { status: number; headers: Record<string, string>; body: string; bodyBytes?: number };
   transportError?: string;
   incompleteResponse?: IncompleteResponse;
   curl: string;
@@ -56,7 +57,7 @@ export function evidenceOf(exchanges: Exchange[], details?: Record<string, unkno
   return {
     exchanges: exchanges.slice(0, MAX_EVIDENCE_EXCHANGES).map((ex) => ({
       request: ex.request,
-      response: ex.response && { status: ex.response.status, headers: ex.response.headers, body: ex.response.body.slice(0, 2048) },
+      response: ex.response && { status: ex.response.status, headers: ex.response.headers, body: ex.response.body.slice(0, 2048), ...(ex.response.bodyBytes !== undefined ? { bodyBytes: ex.response.bodyBytes } : {}) },
       transportError: ex.transportError,
       incompleteResponse: ex.incompleteResponse,
       curl: toCurl(ex.request),

@@ -9,9 +9,13 @@ export interface RecordedRequest {
 export interface RecordedResponse {
   status: number;
   headers: Record<string, string>;
+  /** The recorded copy of the body: its first 64 KiB of text, then "…" when it is longer. Checks read `json` or a reader. */
   body: string;
-  /** The body parsed as JSON, whatever the content type said; undefined when it is not JSON. */
+  /** Bytes of the whole body as read (at most --max-body-bytes). */
+  bodyBytes?: number;
+  /** The whole body parsed as JSON, whatever the content type said; undefined when it is not JSON. */
   json?: unknown;
+  /** The body was larger than --max-body-bytes: reading stopped there. */
   truncated?: boolean;
 }
 

@@ -2,13 +2,32 @@ import { Readable } from 'node:stream';
 import { request, Agent } from 'undici';
 import type { Redactor } from './redact.ts';
 import type { Exchange, IncompleteResponse, RecordedRequest, RecordedResponse } from './exchange.ts';
+import type { BodyReader } from './body-readers.ts';
+
+/** Characters of a response body kept in the record (evidence, the log); a check reads the whole body. */
+export const RECORDED_BODY_CHARS = 65536;
+/** Bytes that always hold RECORDED_BODY_CHARS characters of UTF-8. */
+const RECORD_BYTES = RECORDED_BODY_CHARS * 4;
+
+/** The first `n` bytes of a list of chunks, copied once. */
+function firstBytes(chunks: readonly Buffer[], n: number): Buffer {
+  const out: Buffer[] = [];
+  let got = 0;
+  for (const c of chunks) {
+    if (got >= n) break;
+    const part = c.length > n - got ? c.subarray(0, n - got) : c;
+    out.push(part);
+    got += part.length;
+  }
+  return Buffer.concat(out);
+}
 
 export interface HttpLimits {
   /** Skip TLS certificate verification (--insecure). */
   insecure?: boolean;
   /** Seconds allowed for the whole request, headers and body. */
   timeoutSeconds: number;
-  /** Largest response body kept; a larger one is cut off and reported. */
+  /** Largest response body read (--max-body-bytes); a larger one is cut off there and reported as truncated. */
   maxBodyBytes: number;
 }
 
@@ -26,6 +45,11 @@ export interface SendOptions {
    * each send; recorded as its first bytes and its size.
    */
   streamedBody?: StreamedBody;
+  /**
+   * Takes the whole body as it arrives (a JSON Lines or CSV export): the client then keeps only the recorded copy, and
+   * parses JSON only when the whole body fits in it.
+   */
+  read?: BodyReader;
   sentBy: string;
 }
 
@@ -99,7 +123,7 @@ export class HttpClient {
     const started = Date.now();
     const exchange: Exchange = { seq: ++this.seq, sentBy: opts.sentBy, request: recorded, startedAt: new Date(started).toISOString(), durationMs: 0 };
     try {
-      exchange.response = await this.perform(url, opts.method, headers, streamed ? Readable.from(streamed.chunks(), { objectMode: false }) : body, started);
+      exchange.response = await this.perform(url, opts.method, headers, streamed ? Readable.from(streamed.chunks(), { objectMode: false }) : body, started, opts.read);
     } catch (err) {
       if (err instanceof IncompleteBody) exchange.incompleteResponse = err.partial;
       exchange.transportError = describeTransportError(err instanceof IncompleteBody ? err.reason : err);
@@ -109,7 +133,7 @@ export class HttpClient {
     return exchange;
   }
 
-  private async perform(url: string, method: string, headers: Record<string, string>, body: string | Readable | undefined, started: number): Promise<RecordedResponse> {
+  private async perform(url: string, method: string, headers: Record<string, string>, body: string | Readable | undefined, started: number, reader?: BodyReader): Promise<RecordedResponse> {
     const res = await request(url, {
       method: method as never,
       headers,
@@ -120,35 +144,57 @@ export class HttpClient {
     const headersAfterMs = Date.now() - started;
     const responseHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
-    const chunks: Buffer[] = [];
+    // Without a reader the whole body is kept (to parse it as JSON); with one, or when its declared length is over the
+    // cap (it will not be parsed), only what the record needs.
+    const declaredLength = Number(res.headers['content-length']);
+    const keepAll = !reader && !(Number.isFinite(declaredLength) && declaredLength > this.limits.maxBodyBytes);
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    const keep = (buf: Buffer) => {
+      const room = keepAll ? buf.length : RECORD_BYTES - keptBytes;
+      if (room <= 0) return;
+      const part = buf.length > room ? buf.subarray(0, room) : buf;
+      kept.push(part);
+      keptBytes += part.length;
+    };
     let size = 0;
     let truncated = false;
+    reader?.begin();
     try {
       for await (const chunk of res.body) {
-        const buf = chunk as Buffer;
+        let buf = chunk as Buffer;
         size += buf.length;
         if (size > this.limits.maxBodyBytes) {
           truncated = true;
-          chunks.push(buf.subarray(0, Math.max(0, buf.length - (size - this.limits.maxBodyBytes))));
+          buf = buf.subarray(0, Math.max(0, buf.length - (size - this.limits.maxBodyBytes)));
+          size = this.limits.maxBodyBytes;
+        }
+        reader?.write(buf);
+        keep(buf);
+        if (truncated) {
           res.body.destroy();
           break;
         }
-        chunks.push(buf);
       }
     } catch (err) {
       throw new IncompleteBody({ status: res.statusCode, headers: this.redactor.redactHeaders(responseHeaders), receivedBytes: size, headersAfterMs }, err);
     }
-    const text = Buffer.concat(chunks).toString('utf8');
+    reader?.end();
+    const whole = !truncated && keptBytes === size;
+    // A body that is not parsed is decoded only as far as the record goes (a 64 MiB endless body is not copied twice).
+    const text = (whole ? Buffer.concat(kept) : firstBytes(kept, RECORD_BYTES)).toString('utf8');
     let json: unknown;
     try {
-      json = truncated ? undefined : JSON.parse(text);
+      json = whole ? JSON.parse(text) : undefined;
     } catch {
       json = undefined;
     }
+    const cut = text.length > RECORDED_BODY_CHARS || !whole;
     return {
       status: res.statusCode,
       headers: this.redactor.redactHeaders(responseHeaders),
-      body: this.redactor.redact(text.length > 65536 ? text.slice(0, 65536) + '…' : text),
+      body: this.redactor.redact(cut ? text.slice(0, RECORDED_BODY_CHARS) + '…' : text),
+      bodyBytes: size,
       json,
       truncated: truncated || undefined,
     };
