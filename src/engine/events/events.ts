@@ -14,7 +14,7 @@ import { newSecret } from './signatures.ts';
 type Call = (opts: CallOptions) => Promise<Exchange>;
 
 /** Real ms a target may take to send and a receiver to record a delivery, whatever the time scale. */
-const DELIVERY_SLACK_MS = 2000;
+export const DELIVERY_SLACK_MS = 2000;
 /** Real ms a delivery may take at least, whatever the time scale (a loaded machine delays the target's scheduler). */
 const MIN_DELIVERY_WAIT_MS = 5000;
 
