@@ -1,7 +1,8 @@
 // npm run bench: wall time per profile against the embedded reference target, the limit probes' request rate,
 // peak RSS, and the engine's throughput with schema assertion on next to autocannon's on the same endpoint.
 // Prints tables; no assertion anywhere (performance is measured here, never in tests).
-// --throughput-only: just the throughput table; --before-after-only: just issue 16's before and after.
+// --throughput-only: just the throughput table; --before-after-only: just issue 16's before and after;
+// --real-size-only: just the real-size rows (large populations, latency; scripts/bench-real-size.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { HttpClient } from '../src/engine/transport/http.ts';
 import { Redactor } from '../src/engine/transport/redact.ts';
 import { SchemaAsserter } from '../src/engine/schema/schema.ts';
 import { loadSpec } from '../src/spec/load.ts';
+import { realSizeRows } from './bench-real-size.ts';
 
 interface Row {
   run: string;
@@ -72,6 +74,12 @@ function beforeAfter(): void {
 }
 
 const THROUGHPUT_ONLY = process.argv.includes('--throughput-only');
+const REAL_SIZE_ONLY = process.argv.includes('--real-size-only');
+
+if (REAL_SIZE_ONLY) {
+  await realSizeRows();
+  process.exit(0);
+}
 
 if (!THROUGHPUT_ONLY) beforeAfter();
 
@@ -170,6 +178,8 @@ function autocannonVersion(): string {
 }
 
 if (process.argv.includes('--before-after-only')) process.exit(0);
+
+if (!THROUGHPUT_ONLY) await realSizeRows();
 
 const ref = await startChildReference();
 try {

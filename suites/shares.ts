@@ -24,8 +24,14 @@ export const TASK_READS = 'task-reads';
 export const UNAUTHENTICATED_PROBES = 'unauthenticated-probes';
 /** The read-only key's write attempts, and the backup it tries to restore (security.readonly-write-refused). */
 export const READONLY_PROBES = 'readonly-probes';
+/**
+ * Requests a conforming target refuses, which create nothing and read no list whose contents a check judges (malformed
+ * tokens and bodies, unknown versions, odd ids, tags nobody carries): they run beside the API track, so a distant target
+ * costs their round trips once.
+ */
+export const REFUSAL_PROBES = 'refusal-probes';
 /** Everything the API target holds: a check that reviews what all others did there (the audit trail) waits for them. */
-export const WHOLE_API = [API_TARGET, BACKUPS, EVENTS, ALARMS] as const;
+export const WHOLE_API = [API_TARGET, BACKUPS, EVENTS, ALARMS, REFUSAL_PROBES] as const;
 
 /** Gives a group's checks what they share, unless a check says otherwise. */
 export function sharing(shares: readonly string[], checks: Check[]): Check[] {

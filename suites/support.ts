@@ -72,3 +72,33 @@ export function observedCases(observations: Readonly<Record<string, unknown>>): 
   if (seen) return seen;
   return Object.fromEntries(Object.entries(observations).filter(([k]) => k.startsWith('errorCase.')).map(([k, v]) => [k.slice('errorCase.'.length), [v as ObservedCase]]));
 }
+
+/**
+ * A property's first cases, sent before fast-check asks for them: `fc.sample` draws the very values `fc.check` tries
+ * first under the same seed, so they go out a few at a time (a distant target costs a round trip per few cases) and
+ * the property finds each answer waiting. A value asked for that was not drawn (a shrink step) is sent when asked.
+ */
+export function prefetched<T, R>(values: readonly T[], inFlight: number, send: (value: T) => Promise<R>): (value: T) => Promise<R> {
+  const waiting = new Map<string, Array<Promise<R>>>();
+  const settle: Array<{ resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
+  values.forEach((v) => {
+    const p = new Promise<R>((resolve, reject) => settle.push({ resolve, reject }));
+    // An answer nobody asks for (the property failed early and shrank) must not surface as an unhandled rejection.
+    p.catch(() => undefined);
+    const key = JSON.stringify(v);
+    waiting.set(key, [...(waiting.get(key) ?? []), p]);
+  });
+  let next = 0;
+  const worker = async () => {
+    while (next < values.length) {
+      const i = next++;
+      try {
+        settle[i]!.resolve(await send(values[i]!));
+      } catch (err) {
+        settle[i]!.reject(err);
+      }
+    }
+  };
+  for (let w = 0; w < Math.min(inFlight, values.length); w++) void worker();
+  return (value) => waiting.get(JSON.stringify(value))?.shift() ?? send(value);
+}

@@ -62,7 +62,7 @@ run options:
 
 reference options:
   --port N  --fault NAME (repeatable)  --variant NAME (repeatable)  --s3-fault NAME (repeatable)
-  --s3-variant NAME (repeatable)  --time-scale N
+  --s3-variant NAME (repeatable)  --time-scale N  --population N (pre-existing VMs, every third tagged)
   --list-faults  --list-variants
 
 exit codes: 0 conformant (overlay check: valid), 1 nonconformant, 2 could not run, or overlay check found problems
@@ -84,6 +84,7 @@ async function referenceCommand(args: string[]): Promise<number> {
     's3-fault': { type: 'string', multiple: true },
     's3-variant': { type: 'string', multiple: true },
     'time-scale': { type: 'string' },
+    population: { type: 'string' },
     'list-faults': { type: 'boolean' },
     'list-variants': { type: 'boolean' },
   });
@@ -112,7 +113,8 @@ async function referenceCommand(args: string[]): Promise<number> {
   let target;
   let s3;
   try {
-    target = await startReference({ port, faults: (values['fault'] as string[] | undefined) ?? [], variants: (values['variant'] as string[] | undefined) ?? [], timeScale });
+    const population = values['population'] === undefined ? undefined : Number(values['population']);
+    target = await startReference({ port, faults: (values['fault'] as string[] | undefined) ?? [], variants: (values['variant'] as string[] | undefined) ?? [], timeScale, population });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

@@ -24,16 +24,18 @@ export const bearerRequired: Check = {
     } catch (err) {
       if (!(err instanceof Unavailable)) throw err;
     }
-    const sent: Exchange[] = [
-      await ctx.call({ as: 'anonymous', method: 'GET', path: '/v1/vms' }),
-      await ctx.call({ as: 'anonymous', method: 'GET', path: '/v1/vms', query: { page: 1, per_page: 1 } }),
-      await ctx.call({ as: 'anonymous', method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` }),
-    ];
-    // Without a token nothing should be created, but a faulty target might: under --read-only the writes stay unsent.
-    if (!ctx.config.readOnly) {
-      sent.push(await ctx.call({ as: 'anonymous', method: 'POST', path: `/v1/vms/${absentId(ctx, 'vm')}/backups`, json: { description: 'conformance' } }));
-      sent.push(await ctx.call({ as: 'anonymous', method: 'POST', path: '/v1/vms', json: createBody }));
-    }
+    const sent: Exchange[] = await ctx.callEach([
+      { as: 'anonymous', method: 'GET', path: '/v1/vms' },
+      { as: 'anonymous', method: 'GET', path: '/v1/vms', query: { page: 1, per_page: 1 } },
+      { as: 'anonymous', method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` },
+      // Without a token nothing should be created, but a faulty target might: under --read-only the writes stay unsent.
+      ...(ctx.config.readOnly
+        ? []
+        : [
+            { as: 'anonymous' as const, method: 'POST', path: `/v1/vms/${absentId(ctx, 'vm')}/backups`, json: { description: 'conformance' } },
+            { as: 'anonymous' as const, method: 'POST', path: '/v1/vms', json: createBody },
+          ]),
+    ]);
     // Objects that exist, too: a target that looks the object up before it asks for credentials refuses only absent ones.
     const notTried: string[] = [];
     try {

@@ -2,6 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
 import { wasAccepted, describe } from '../support.ts';
+import { REFUSAL_PROBES } from '../shares.ts';
 
 const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
 const unb64url = (s: string) => Buffer.from(s, 'base64url').toString('utf8');
@@ -37,6 +38,7 @@ export function tamperedVariants(token: string): Array<{ name: string; value: st
 export const tamperedToken: Check = {
   id: 'auth.tampered-token',
   group: 'auth',
+  shares: [REFUSAL_PROBES],
   clauses: ['AUTH-TOKEN-SIGNED'],
   level: 'must',
   why: { must: "the seed says the token is a signed credential" },
@@ -54,11 +56,12 @@ export const tamperedToken: Check = {
     // A token with most of its life ahead, so an altered copy is refused for its alteration and never for its age.
     const { token: genuine } = await ctx.tokens.issue('primary', ctx.checkId);
     ctx.observe('tokenFormat', genuine.split('.').length === 3 ? 'three dot-separated parts (JWT-like)' : 'opaque');
-    const sent: Array<{ name: string; ex: Exchange }> = [];
-    for (const v of tamperedVariants(genuine)) {
+    const asked = tamperedVariants(genuine).flatMap((v) => {
       ctx.registerSecret(v.value, 'altered token');
-      for (const path of paths) sent.push({ name: v.name, ex: await ctx.call({ bearer: v.value, method: 'GET', path }) });
-    }
+      return paths.map((path) => ({ name: v.name, opts: { bearer: v.value, method: 'GET', path } }));
+    });
+    const answers = await ctx.callEach(asked.map((a) => a.opts));
+    const sent: Array<{ name: string; ex: Exchange }> = asked.map((a, i) => ({ name: a.name, ex: answers[i]! }));
     const accepted = sent.filter((s) => wasAccepted(s.ex));
     if (accepted.length) {
       return fail(`accepted altered tokens: ${accepted.map((a) => `${a.name} (${describe(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));

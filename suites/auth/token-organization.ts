@@ -1,6 +1,7 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import { judge, finding, skip, Unavailable } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
+import { READONLY_PROBES } from '../shares.ts';
 
 /**
  * Whether the read-only key is known to share the primary key's organization: it sees the VM the primary created.
@@ -9,8 +10,8 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 async function readonlySharesOrganization(ctx: CheckContext): Promise<{ shares: boolean; why: string }> {
   try {
     const vmId = await ctx.fixtures.createdVmId();
-    const walk = await ctx.fixtures.walkAs('readonly', 100);
-    if (walk.items.some((v) => v['id'] === vmId)) return { shares: true, why: `--api-key-readonly lists the VM --api-key created (${vmId})` };
+    const { walk } = await ctx.fixtures.findInList([(await ctx.fixtures.acceptedVm()).name], 'readonly');
+    if (walk.items.some((v) => v['id'] === vmId)) return { shares: true, why: `--api-key-readonly lists the VM --api-key created (${vmId}${walk.scope ? `, among ${walk.scope}` : ''})` };
     return { shares: false, why: `--api-key-readonly does not list the VM --api-key created (${walk.complete ? `${walk.items.length} VMs` : walk.stoppedBecause})` };
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;
@@ -25,6 +26,8 @@ async function readonlySharesOrganization(ctx: CheckContext): Promise<{ shares: 
 export const tokenOrganization: Check = {
   id: 'auth.token-organization',
   group: 'auth',
+  // It waits for the run's VM and reads the read-only key's view of the list: beside the API track, after that key's probes.
+  shares: [READONLY_PROBES],
   clauses: ['AUTH-TOKEN-ORGANIZATION'],
   level: 'must',
   why: { must: "the seed says organization identifies the organization that owns the key" },

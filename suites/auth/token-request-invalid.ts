@@ -2,6 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { wasAccepted, describe, observeErrorCase } from '../support.ts';
+import { REFUSAL_PROBES } from '../shares.ts';
 
 const swapCase = (s: string) => [...s].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
 
@@ -26,6 +27,7 @@ export function nearMisses(key: string): Array<{ name: string; value: string }> 
 export const tokenRequestInvalid: Check = {
   id: 'auth.token-request-invalid',
   group: 'auth',
+  shares: [REFUSAL_PROBES],
   clauses: ['AUTH-TOKEN-REQUEST'],
   level: 'must',
   why: { must: "the seed says issuance exchanges an API key: no key, no token" },
@@ -43,8 +45,8 @@ export const tokenRequestInvalid: Check = {
       ctx.registerSecret(near.value, 'altered api key');
       cases.push({ name: near.name, body: { api_key: near.value } });
     }
-    const sent: Array<{ name: string; ex: Exchange }> = [];
-    for (const c of cases) sent.push({ name: c.name, ex: await ctx.call({ as: 'anonymous', method: 'POST', path: '/v1/auth/tokens', json: c.body }) });
+    const answers = await ctx.callEach(cases.map((c) => ({ as: 'anonymous' as const, method: 'POST', path: '/v1/auth/tokens', json: c.body })));
+    const sent: Array<{ name: string; ex: Exchange }> = cases.map((c, i) => ({ name: c.name, ex: answers[i]! }));
     const accepted = sent.filter((s) => wasAccepted(s.ex));
     if (accepted.length) {
       return fail(`issued a token for: ${accepted.map((a) => `${a.name} (${describe(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));

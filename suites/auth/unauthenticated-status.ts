@@ -2,11 +2,13 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { describe } from '../support.ts';
+import { REFUSAL_PROBES } from '../shares.ts';
 
 /** HTTP convention (RFC 9110 §15.5.2, RFC 6750 §3.1): missing or invalid credentials get 401, not 403. */
 export const unauthenticatedStatus: Check = {
   id: 'auth.unauthenticated-status',
   group: 'auth',
+  shares: [REFUSAL_PROBES],
   clauses: ['AUTH-BEARER-REQUIRED'],
   level: 'should',
   why: { should: "the seed does not show the status: 401 for missing credentials is HTTP convention (RFC 9110, RFC 6750)" },

@@ -1,11 +1,13 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { describe, observeErrorCase } from '../support.ts';
+import { REFUSAL_PROBES } from '../shares.ts';
 
 /** Requests are JSON: a body that does not parse is the client's error (4xx), never accepted and never a 5xx. */
 export const malformedJson: Check = {
   id: 'errors.malformed-json',
   group: 'errors',
+  shares: [REFUSAL_PROBES],
   clauses: ['SVC-JSON'],
   level: 'must',
   why: { must: "the seed says requests are JSON: a body that does not parse is the client's error" },

@@ -4,6 +4,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { describe, absentId } from '../support.ts';
 import { GENERATED_LANE } from '../vms/create-cases.ts';
+import { REFUSAL_PROBES } from '../shares.ts';
 
 /** Ids that break careless routing, decoding and query building (RESTler's invalid dynamic objects, among others). */
 export function oddIds(base: string): string[] {
@@ -18,6 +19,7 @@ export function oddIds(base: string): string[] {
 export const oddPathIds: Check = {
   id: 'errors.odd-path-ids',
   group: 'errors',
+  shares: [REFUSAL_PROBES],
   clauses: ['ID-OPAQUE-STRING', 'TASK-POLL', 'BACKUP-CREATE'],
   level: 'must',
   why: { must: "the seed says identifiers are opaque strings: any string in an id position is a well-formed request" },
@@ -25,12 +27,13 @@ export const oddPathIds: Check = {
   async run(ctx) {
     const random = fc.sample(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), { seed: ctx.config.seed, numRuns: 5 });
     const ids = [...oddIds(absentId(ctx, 'odd')), ...random.map((r) => `${absentId(ctx, 'rnd')}${r}`)];
-    const sent: Array<{ id: string; ex: Exchange }> = [];
-    for (const id of ids) sent.push({ id, ex: await ctx.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(id)}`, lane: GENERATED_LANE }) });
     // Writes are budgeted: the fixed list only, for the backup operation.
-    for (const id of ctx.config.readOnly ? [] : oddIds(absentId(ctx, 'odd')).slice(0, 8)) {
-      sent.push({ id, ex: await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(id)}/backups`, json: { description: 'conformance' }, lane: GENERATED_LANE }) });
-    }
+    const writes = ctx.config.readOnly ? [] : oddIds(absentId(ctx, 'odd')).slice(0, 8);
+    const answers = await ctx.callEach([
+      ...ids.map((id) => ({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(id)}`, lane: GENERATED_LANE })),
+      ...writes.map((id) => ({ method: 'POST', path: `/v1/vms/${encodeURIComponent(id)}/backups`, json: { description: 'conformance' }, lane: GENERATED_LANE })),
+    ]);
+    const sent: Array<{ id: string; ex: Exchange }> = [...ids, ...writes].map((id, i) => ({ id, ex: answers[i]! }));
     // "0" and "-1" may be real ids on a target that numbers its objects (opaque strings of digits): never a 5xx, but
     // an answer with the object is no evidence. Every other id here is one no target can have issued.
     const mayExist = new Set(['0', '-1']);

@@ -18,8 +18,8 @@ export const perPageMax: Check = {
     const at100 = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 100 } });
     if (!isSuccess(at100)) return fail(`per_page=100, the documented maximum, was refused: ${describe(at100)}`, [at100]);
     const over = [101, 1000];
-    const results = [];
-    for (const n of over) results.push({ n, ex: await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: n } }) });
+    const answers = await ctx.callEach(over.map((n) => ({ method: 'GET', path: '/v1/vms', query: { per_page: n } })));
+    const results = over.map((n, i) => ({ n, ex: answers[i]! }));
     const tooMany = results.filter((r) => isSuccess(r.ex) && vmsOf(r.ex).length > 100);
     if (tooMany.length) findings.unshift(finding('must', `per_page=${tooMany[0]!.n} returned ${vmsOf(tooMany[0]!.ex).length} items`, tooMany.map((r) => r.ex)));
     const behaviour = results.map((r) => (isSuccess(r.ex) ? 'clamp' : r.ex.response && r.ex.response.status < 500 ? 'reject' : 'error'));
@@ -29,7 +29,8 @@ export const perPageMax: Check = {
     ctx.observe('perPageOverMax', behaviour[0]);
     // A per_page above 100 that was served proves a cap only on a list longer than 100.
     const seen = vmsOf(at100).length;
-    const listSize = seen < 100 ? seen : (await ctx.fixtures.walk(100)).items.length;
+    const scale = seen < 100 ? undefined : await ctx.fixtures.listScale();
+    const listSize = seen < 100 ? seen : scale!.whole ? (await ctx.fixtures.walk(100)).items.length : scale!.size!;
     if (behaviour.some((b) => b === 'clamp') && listSize <= 100) {
       if (prep) {
         const created = ctx.ledger.entries.filter((e) => e.kind === 'vm').length;

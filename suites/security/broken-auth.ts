@@ -2,6 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { describe, isSuccess } from '../support.ts';
+import { REFUSAL_PROBES } from '../shares.ts';
 
 /**
  * Broken authentication (OWASP API2), beyond altered tokens (auth.tampered-token): the long-lived API key itself is
@@ -10,6 +11,7 @@ import { describe, isSuccess } from '../support.ts';
 export const brokenAuth: Check = {
   id: 'security.broken-auth',
   group: 'security',
+  shares: [REFUSAL_PROBES],
   clauses: ['AUTH-FLOW', 'AUTH-BEARER-REQUIRED'],
   level: 'must',
   why: { must: "the seed says the key is exchanged for a token, which travels in the Authorization header" },

@@ -2,6 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { describe, isSuccess } from '../support.ts';
 import type { StreamedBody } from '../../src/engine/transport/http.ts';
+import { REFUSAL_PROBES } from '../shares.ts';
 
 const OVERSIZED_BYTES = 8 * 1024 * 1024;
 
@@ -33,6 +34,7 @@ function longNameBody(body: Record<string, unknown>, extra: number): StreamedBod
 export const oversizedBody: Check = {
   id: 'security.oversized-body',
   group: 'security',
+  shares: [REFUSAL_PROBES],
   clauses: ['VM-CREATE', 'SVC-JSON'],
   level: 'must',
   why: { must: "the request is well-typed, so the answer is never a 5xx or a hang" },

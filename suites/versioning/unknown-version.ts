@@ -1,11 +1,13 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { describe, wasAccepted } from '../support.ts';
+import { REFUSAL_PROBES } from '../shares.ts';
 
 /** The version lives in the path prefix: a version the API does not have, or no version at all, is not served as v1. */
 export const unknownVersion: Check = {
   id: 'versioning.unknown-version',
   group: 'versioning',
+  shares: [REFUSAL_PROBES],
   clauses: ['VERSION-PATH-PREFIX'],
   level: 'must',
   why: { must: "the seed says the version is carried in the path prefix" },

@@ -5,6 +5,10 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { judge, finding, fail } from '../../src/engine/run/check.ts';
 import { classify, createBodyArbitrary, fieldsOf, type Violations } from '../../src/engine/generate/create-body.ts';
 import { sendCreateCases, statusClass, RANDOM_LANE } from './create-cases.ts';
+import { prefetched } from '../support.ts';
+
+/** Generated creates in flight at once (their writes are paced per token like any other). */
+const IN_FLIGHT = 4;
 
 /** Extra requests shrinking may spend on top of --runs before it settles for the smallest case found so far. */
 const SHRINK_BUDGET = 20;
@@ -49,10 +53,11 @@ export const createFuzz: Check = {
     const shouldFindings = new Map<string, Finding>();
     let sent = 0;
     const budget = ctx.config.runs + SHRINK_BUDGET;
+    const send = prefetched(fc.sample(arbitrary, { seed: ctx.config.seed, numRuns: ctx.config.runs }), IN_FLIGHT, (body: Record<string, unknown>) => sendCreateCases(ctx, [{ label: 'generated', body }], RANDOM_LANE));
     const property = fc.asyncProperty(arbitrary, async (body) => {
       if (sent >= budget) return true; // out of budget: keep the smallest failure found so far
       sent++;
-      const [c] = await sendCreateCases(ctx, [{ label: 'generated', body }], RANDOM_LANE);
+      const [c] = await send(body);
       sentFor.set(JSON.stringify(body), c!.ex);
       const j = judgeCase(classify(body, fields), c!.ex);
       if (j.level === 'should' && shouldFindings.size < 3) shouldFindings.set(j.problem!, finding('should', `${j.problem} (seed ${ctx.config.seed})`, [c!.ex], { body }));

@@ -36,7 +36,7 @@ export const createReturnsTask: Check = {
     ctx.observe('taskIdLocation', { ...task.location, declared: task.declared });
     ctx.observe('createStatus', vm.exchange.response!.status);
     // Which sizes were accepted (the smallest tried first): ranges are the target's choice.
-    ctx.observe('createSizes', { vcpus: vm.body['vcpus'], memory_gb: vm.body['memory_gb'], system_disk_gb: vm.body['system_disk_gb'], refusedFirst: vm.attempts.length - 1 });
+    ctx.observe('createSizes', { vcpus: vm.body['vcpus'], memory_gb: vm.body['memory_gb'], system_disk_gb: vm.body['system_disk_gb'], refusedFirst: vm.refusedSizes });
     return pass(`task id found at ${describeLocation(task.location)}${task.declared ? ' (declared)' : ' (discovered)'} and confirmed by ${describe(task.confirmation)}`, [vm.exchange, task.confirmation]);
   },
 };

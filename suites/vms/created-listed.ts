@@ -16,8 +16,11 @@ export const createdListed: Check = {
     if (outcome.state.success === false) return skip(`the create task ended in ${outcome.state.value}; nothing to find in the list`, 'a create that succeeds (check --image and --subnet-id)');
     if (!walk.complete) return skip(`the list could not be walked to its end (${walk.stoppedBecause})`, 'a list that can be walked to its end (see pagination.walk)');
     if (matches.length !== 1) {
-      return fail(`the created VM ${vm.name} appears ${matches.length} times in ${walk.items.length} listed VMs`, walk.pages.slice(-2), { name: vm.name, matches: matches.length });
+      // Not found in part of a long list is no finding: it may be ordered otherwise (not shown in the seed), or the tag
+      // filter may have missed it (vms.tag-filter's finding).
+      if (matches.length === 0 && walk.scope) return skip(`${vm.name} is not among the ${walk.items.length} VMs read (${walk.scope}), and the list is too long to walk whole`, '--profile certify (walks the whole list), or declare how tags are set (x-tags-field) so the run finds its VMs through the filter');
+      return fail(`the created VM ${vm.name} appears ${matches.length} times in ${walk.items.length} listed VMs${walk.scope ? ` (${walk.scope})` : ''}`, walk.pages.slice(-2), { name: vm.name, matches: matches.length });
     }
-    return pass(`${vm.name} appears once among ${walk.items.length} listed VMs (id ${JSON.stringify(matches[0]!['id'])})`);
+    return pass(`${vm.name} appears once among ${walk.items.length} listed VMs${walk.scope ? ` (${walk.scope})` : ''} (id ${JSON.stringify(matches[0]!['id'])})`);
   },
 };

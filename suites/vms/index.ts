@@ -13,4 +13,5 @@ import { stateful } from './stateful.ts';
 import { createDeclaredValid } from './create-declared-valid.ts';
 import { listFuzz } from './list-fuzz.ts';
 
-export const vmChecks: Check[] = [createReturnsTask, createdListed, listShape, tagFilter, tagFilterStrict, listCoverage, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, listFuzz, stateful];
+// The creates first: they run while the run's VM is being made, and the list checks after them find the list at rest.
+export const vmChecks: Check[] = [createReturnsTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, listShape, tagFilter, tagFilterStrict, listCoverage, listFuzz, stateful];

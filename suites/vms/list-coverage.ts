@@ -3,6 +3,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge } from '../../src/engine/run/check.ts';
 import { vmsOf } from '../../src/engine/target/fixtures.ts';
 import { describe, isSuccess } from '../support.ts';
+import { REFUSAL_PROBES } from '../shares.ts';
 
 /** Tag values with characters that URL and query handling get wrong. */
 export const AWKWARD_TAG_VALUES = ['a b', 'a+b', 'a/b', 'a&b=c', 'a#b', 'a%b', 'a:b', 'ü', '日本', "a'b\"c"];
@@ -15,6 +16,7 @@ export const AWKWARD_TAG_VALUES = ['a b', 'a+b', 'a/b', 'a&b=c', 'a#b', 'a%b', '
 export const listCoverage: Check = {
   id: 'vms.list-coverage',
   group: 'vms',
+  shares: [REFUSAL_PROBES],
   clauses: ['TAG-FILTER', 'PAGE-PARAMS'],
   level: 'must',
   why: {
@@ -25,15 +27,18 @@ export const listCoverage: Check = {
   async run(ctx) {
     const problems: Array<{ ex: Exchange; problem: string }> = [];
     const lenient: Array<{ ex: Exchange; problem: string }> = [];
-    for (const value of AWKWARD_TAG_VALUES) {
-      const tag = `cc-absent-${ctx.config.runId}:${value}`;
-      const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: { tag } });
+    const tags = AWKWARD_TAG_VALUES.map((value) => `cc-absent-${ctx.config.runId}:${value}`);
+    const tagged = await ctx.callEach(tags.map((tag) => ({ method: 'GET', path: '/v1/vms', query: { tag } })));
+    for (const [i, tag] of tags.entries()) {
+      const ex = tagged[i]!;
       const status = ex.response?.status;
       if (status === undefined || status >= 500) problems.push({ ex, problem: `tag=${JSON.stringify(tag)} answered ${describe(ex)}` });
       else if (isSuccess(ex) && vmsOf(ex).length > 0) problems.push({ ex, problem: `tag=${JSON.stringify(tag)}, which no VM carries, returned ${vmsOf(ex).length} VMs` });
     }
-    for (const [param, value] of [['per_page', 'abc'], ['page', 'abc'], ['per_page', '1.5']] as const) {
-      const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: { [param]: value } });
+    const paging = [['per_page', 'abc'], ['page', 'abc'], ['per_page', '1.5']] as const;
+    const paged = await ctx.callEach(paging.map(([param, value]) => ({ method: 'GET', path: '/v1/vms', query: { [param]: value } })));
+    for (const [i, [param, value]] of paging.entries()) {
+      const ex = paged[i]!;
       const status = ex.response?.status;
       if (status === undefined || status >= 500) problems.push({ ex, problem: `${param}=${value} (not an integer) answered ${describe(ex)}` });
       else if (status < 400) lenient.push({ ex, problem: `${param}=${value} (not an integer) was served: ${describe(ex)}; expected a 4xx` });

@@ -5,7 +5,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { arbitraryFromSchema, type SchemaLike } from '../../src/engine/generate/arbitrary.ts';
 import { pastTheEnd, vmsOf } from '../../src/engine/target/fixtures.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describe, isSuccess, prefetched } from '../support.ts';
 import { tagsOf } from './tag-filter.ts';
 
 /** The list's query parameters as the document types them (base + overlay), by name. */
@@ -36,9 +36,11 @@ export const listFuzz: Check = {
     const query = fc.record({ page, per_page: perPage, tag: fc.option(tag, { nil: undefined }) }, { requiredKeys: ['per_page'] });
     const sentFor = new Map<string, Exchange>();
     const problems = new Map<string, string>();
+    const list = (q: Record<string, unknown>) => ctx.call({ method: 'GET', path: '/v1/vms', query: q as Record<string, string | number | undefined> });
+    const send = prefetched(fc.sample(query, { seed: ctx.config.seed, numRuns: ctx.config.runs }), 4, list);
     const property = fc.asyncProperty(query, async (q) => {
       const key = JSON.stringify(q);
-      const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: q as Record<string, string | number | undefined> });
+      const ex = await send(q);
       sentFor.set(key, ex);
       // A page past the last one may be refused (404, say): the query's first page tells, by its totals.
       const offset = ((q.page as number | undefined) ?? first) - first;

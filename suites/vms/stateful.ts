@@ -8,7 +8,7 @@ import { isSuccess, describe, documentedRefusal } from '../support.ts';
 import { RANDOM_LANE } from './create-cases.ts';
 import { tagsOf } from './tag-filter.ts';
 import { NOT_FINISHED } from '../tasks/reaches-terminal.ts';
-import { tagsInShape } from '../../src/engine/target/certify.ts';
+import { tagsInShape } from '../../src/engine/target/fixtures.ts';
 
 const MAX_CREATES = 3;
 const MAX_COMMANDS = 6;
@@ -22,6 +22,8 @@ interface ModelVm {
   succeeded?: boolean;
   id?: string;
   backedUp?: boolean;
+  /** Created with the run's own tag too (a long list is walked under it). */
+  runTagged?: boolean;
 }
 
 interface Model {
@@ -54,12 +56,15 @@ async function create(model: Model, real: Real, tagValue: string): Promise<void>
   const n = model.vms.length + 1;
   const { body } = ctx.fixtures.vmCreateBody(`st${n}`);
   let tag: [string, string] | undefined;
-  // Tags where the overlay declares how they are set, or where certify found the shape that sets them.
+  // Tags where the overlay declares how they are set, where certify found the shape that sets them, or where the run's
+  // own tag was found to be set as a map; the run's tag travels too, so a long list is walked under it.
   const found = ctx.certify?.tags;
-  const field = ctx.declarations.tagsField ?? found?.field;
+  const runTag = await ctx.fixtures.runTag();
+  const field = ctx.declarations.tagsField ?? found?.field ?? runTag?.field;
   if (field) {
     tag = [`cc-st-${ctx.config.runId}`, tagValue];
-    body[field] = ctx.declarations.tagsField ? { [tag[0]]: tag[1] } : tagsInShape(found!.shape, [tag]);
+    const pairs: Array<[string, string]> = runTag ? [tag, [runTag.key, runTag.value]] : [tag];
+    body[field] = ctx.declarations.tagsField || !found ? Object.fromEntries(pairs) : tagsInShape(found.shape, pairs);
   }
   const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body, lane: RANDOM_LANE });
   if (!isSuccess(ex)) {
@@ -69,7 +74,7 @@ async function create(model: Model, real: Real, tagValue: string): Promise<void>
   ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId });
   try {
     const task = await ctx.fixtures.findTask(ex, ctx.declarations.taskIdOnCreateVm);
-    model.vms.push({ name: String(body['name']), taskId: task.id, tag });
+    model.vms.push({ name: String(body['name']), taskId: task.id, tag, runTagged: !!(field && runTag) });
   } catch (err) {
     if (err instanceof Unavailable) throw new InvariantBroken(err.message, [ex]);
     throw err;
@@ -102,7 +107,13 @@ async function poll(model: Model, real: Real, vm: ModelVm): Promise<void> {
 /** Walks every page and checks the model's invariants against what the list shows. */
 async function walk(model: Model, real: Real, perPage: number, tag?: [string, string]): Promise<void> {
   const { ctx } = real;
-  const w = await ctx.fixtures.walk(perPage, tag ? { tag: `${tag[0]}:${tag[1]}` } : {});
+  // A long list (certify's too: the model walks it several times) is walked under the run's own tag: the run's VMs,
+  // which the model knows.
+  const scale = await ctx.fixtures.listScale();
+  const runTag = !tag && scale.large ? await ctx.fixtures.runTag() : undefined;
+  if (!tag && scale.large && !runTag) throw new Inconclusive(`the list holds ${scale.size} VMs, too many to walk whole, and the run could not tag its own VMs to walk them alone`);
+  const query: Record<string, string> = tag ? { tag: `${tag[0]}:${tag[1]}` } : runTag ? { tag: `${runTag.key}:${runTag.value}` } : {};
+  const w = await ctx.fixtures.walk(perPage, query);
   const pages = w.pages;
   if (w.capped) throw new Inconclusive(`the list is longer than a bounded walk covers (${w.stoppedBecause})`);
   if (!w.complete) throw new InvariantBroken(`walking the list at per_page=${w.perPage} failed: ${w.stoppedBecause}`, pages.slice(-1));
@@ -114,10 +125,10 @@ async function walk(model: Model, real: Real, perPage: number, tag?: [string, st
     if (seen.has(id)) throw new InvariantBroken(`id ${JSON.stringify(id)} appears on two pages at per_page=${perPage}`, pages);
     seen.add(id);
   }
-  const relevant = model.vms.filter((v) => v.succeeded && (!tag || (v.tag?.[0] === tag[0] && v.tag?.[1] === tag[1])));
+  const relevant = model.vms.filter((v) => v.succeeded && (tag ? v.tag?.[0] === tag[0] && v.tag?.[1] === tag[1] : !runTag || v.runTagged));
   for (const vm of relevant) {
     const matches = w.items.filter((v) => v['name'] === vm.name);
-    if (matches.length !== 1) throw new InvariantBroken(`${vm.name}, whose task succeeded, appears ${matches.length} times${tag ? ` under tag=${tag.join(':')}` : ''}`, pages.slice(-2));
+    if (matches.length !== 1) throw new InvariantBroken(`${vm.name}, whose task succeeded, appears ${matches.length} times${tag ? ` under tag=${tag.join(':')}` : runTag ? ` under the run's tag ${runTag.key}:${runTag.value}` : ''}`, pages.slice(-2));
     const id = matches[0]!['id'] as string;
     if (vm.id !== undefined && vm.id !== id) throw new InvariantBroken(`${vm.name} changed id from ${vm.id} to ${id}`, pages.slice(-1));
     vm.id = id;

@@ -181,6 +181,18 @@ const cases: VariantCase[] = [
     clean: [130, 100, 'seed-vm-050'],
     variant: [2500, 33, '2024-03-23 13:45 import 50'],
   },
+  ...(['audit-history', 'audit-history-large'] as const).map((name) => ({
+    name,
+    // The failures already in the trail, and the size of the JSON export of failures.
+    probe: async (s: ReferenceSettings) => {
+      const t = await token(s);
+      const failures = (await call(s, 'GET', '/v1/audit?result=failure&per_page=1', { token: t })).body.total;
+      const exported = (await call(s, 'GET', '/v1/audit/export?result=failure&format=json', { token: t })).text.length;
+      return [failures, exported > (name === 'audit-history' ? 64 * 1024 : 10 * 1024 * 1024)];
+    },
+    clean: [0, false],
+    variant: [name === 'audit-history' ? 200 : 1600, true],
+  })),
   {
     // Issue 12's variant, probed here like the others of the population dimension.
     name: 'short-untagged-list',

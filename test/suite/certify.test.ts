@@ -12,7 +12,6 @@ const CASES: Array<{ fault: string; check: string; clause: string; run: Referenc
   { fault: 'write-limit-missing', check: 'limits.write-limit', clause: 'LIMIT-WRITE-60', run: { only: ['limits'], timeScale: 10 } },
   { fault: 'per-page-uncapped', check: 'pagination.per-page-max', clause: 'PAGE-MAX-100', run: { only: ['vms', 'pagination'] } },
   { fault: 'per-page-cap-101', check: 'pagination.per-page-max', clause: 'PAGE-MAX-100', run: { only: ['vms', 'pagination'] } },
-  { fault: 'tag-filter-total-unfiltered', check: 'vms.tag-filter', clause: 'TAG-FILTER', run: { only: ['vms', 'pagination'] } },
   { fault: 'window-never-resets', check: 'limits.window-resets', clause: 'LIMIT-TOKEN-10', run: { only: ['limits'], timeScale: 10 } },
 ];
 
@@ -96,4 +95,14 @@ describe('a target whose windows never reset', () => {
     expect(r.verdict).toBe('nonconformant');
     for (const e of r.errors ?? []) expect(e.message).toMatch(/refused to issue a token|429/);
   }, 200_000);
+});
+
+describe('the run\'s own tag (issue 23)', () => {
+  it('lets the quick profile catch tag-filter-total-unfiltered on a short, untagged list without an overlay, as certify does', async () => {
+    const quick = await runAgainstReference({ only: ['vms', 'pagination'], variants: SHORT, faults: ['tag-filter-total-unfiltered'], profile: 'quick' });
+    const check = quick.checks.find((c) => c.id === 'vms.tag-filter')!;
+    expect(check.status, check.message).toBe('failed');
+    expect(check.message).toMatch(/under tag=cc-run:/);
+    expect(quick.verdict).toBe('nonconformant');
+  });
 });

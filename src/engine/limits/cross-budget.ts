@@ -5,7 +5,7 @@ import type { RunConfig } from '../config/config.ts';
 import type { HttpClient } from '../transport/http.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess } from '../transport/exchange.ts';
-import { burst, type Burst } from './probes.ts';
+import { burst, burstConcurrency, type Burst } from './probes.ts';
 
 export type RequestClass = 'reads' | 'writes';
 
@@ -46,7 +46,7 @@ const send = (http: HttpClient, what: RequestClass, token: string, sentBy: strin
  * token, stopping at its first refusal, and then one more of the spent class. Nothing is sent that would write under
  * --read-only.
  */
-export async function observeCrossCharge(d: { config: RunConfig; http: HttpClient }, spent: RequestClass, token: string, rejection: Exchange): Promise<CrossObservation | CrossSkipped> {
+export async function observeCrossCharge(d: { config: RunConfig; http: HttpClient }, spent: RequestClass, token: string, rejection: Exchange, roundTripMs = 0): Promise<CrossObservation | CrossSkipped> {
   const other: RequestClass = spent === 'reads' ? 'writes' : 'reads';
   if (d.config.readOnly) return { skipped: '--read-only: a write would be sent' };
   const limited = rejection.response?.status;
@@ -58,7 +58,7 @@ export async function observeCrossCharge(d: { config: RunConfig; http: HttpClien
   // Refused by a limit: the status the spent class was refused with. Served: a read answered 2xx, a write anything else complete.
   const rejected = (ex: Exchange) => ex.response !== undefined && ex.response.status === limited;
   const served = (ex: Exchange) => !rejected(ex) && ex.response !== undefined && (other === 'reads' ? isSuccess(ex) : ex.response.status < 500);
-  const b = await burst({ max: PLANNED[other], concurrency: 8, stopAtFirstRejection: true }, () => send(d.http, other, token, sentBy), { accepted: served, rejected });
+  const b = await burst({ max: PLANNED[other], concurrency: burstConcurrency(PLANNED[other], roundTripMs), stopAtFirstRejection: true }, () => send(d.http, other, token, sentBy), { accepted: served, rejected });
   const witness = await send(d.http, spent, token, sentBy);
   return { spent, sent: other, planned: PLANNED[other], burst: b, witness, witnessRefused: rejected(witness) };
 }

@@ -6,7 +6,7 @@ import type { TokenManager } from '../identity/tokens.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
 import type { Ledger } from '../target/ledger.ts';
-import { burst, judgeFresh, judgeLimit, type Burst, type Classifier, type LimitVerdict } from './probes.ts';
+import { burst, burstConcurrency, judgeFresh, judgeLimit, type Burst, type Classifier, type LimitVerdict } from './probes.ts';
 import { mayMeanRealSeconds, parseRetryAfter } from '../transport/retry-after.ts';
 import { LIMITS as DOCUMENTED, WINDOW_SECONDS } from '../documented-limits/limits.js';
 import { realMomentAfter, unmeasurableWindow, windowOverAfter, windowRealMs } from '../documented-limits/windows.js';
@@ -179,20 +179,22 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
   }
   // The bursts take turns with the other probe's; the waits for a window's reset below overlap freely.
   const { bursts, verdict, held } = await turns.run(async () => {
-    let first = await burst({ max: spec.limit, concurrency: CONCURRENCY, stopAtFirstRejection: false }, () => spec.send(t1), cls);
+    // As many in flight as the round trip needs for the burst to take about half a second (8 on a near target).
+    const inFlight = burstConcurrency(spec.limit, firstAnswer.durationMs, CONCURRENCY);
+    let first = await burst({ max: spec.limit, concurrency: inFlight, stopAtFirstRejection: false }, () => spec.send(t1), cls);
     first = { ...first, exchanges: [firstAnswer, ...first.exchanges], accepted: first.accepted + 1 };
     let held = t1;
     // Too slow to fill half a window: again, on a fresh token, four times as wide; certify, which must be conclusive,
     // tries up to SLOW_BURST_RETRIES_CERTIFY times (a loaded machine slows some bursts, not all).
     for (let retries = d.config.profile === 'certify' ? SLOW_BURST_RETRIES_CERTIFY : 1; retries > 0 && first.spanMs >= windowMs(d.config) / 2; retries--) {
       held = await token();
-      first = await burst({ max: spec.limit + 1, concurrency: CONCURRENCY * 4, stopAtFirstRejection: false }, () => spec.send(held), cls);
+      first = await burst({ max: spec.limit + 1, concurrency: inFlight * 4, stopAtFirstRejection: false }, () => spec.send(held), cls);
     }
     const bursts = [first];
     let verdict = judgeLimit(spec.limit, windowMs(d.config), first);
     if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && first.others.length === 0) {
       const t2 = await token();
-      const second = await burst({ max: 2 * spec.limit + 2, concurrency: CONCURRENCY, stopAtFirstRejection: true }, () => spec.send(t2), cls);
+      const second = await burst({ max: 2 * spec.limit + 2, concurrency: inFlight, stopAtFirstRejection: true }, () => spec.send(t2), cls);
       bursts.push(second);
       verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
     }
@@ -203,7 +205,7 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
     probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, scopeLane));
     // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
     const spentBy = bursts[0]!.rejections[0];
-    if (spentBy && cls.accepted(probe.scope)) probe.cross = await turns.run(() => observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy));
+    if (spentBy && cls.accepted(probe.scope)) probe.cross = await turns.run(() => observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy, firstAnswer.durationMs));
     if (waitsLong(d.config)) probe.reset = await observeReset(d, spec.what, probe.firstRejection, () => spec.send(held), cls.accepted);
   }
   return probe;

@@ -32,6 +32,11 @@ export interface CheckContext {
   /** Everything the run has exchanged so far (for checks that review the log). */
   readonly log: readonly Exchange[];
   call(opts: CallOptions): Promise<Exchange>;
+  /**
+   * Independent calls (none depends on another's answer), a few in flight at a time (IN_FLIGHT_PER_CHECK), answers in
+   * the order asked: a distant target then costs one round trip per few calls.
+   */
+  callEach(opts: readonly CallOptions[]): Promise<Exchange[]>;
   /** Records what the run discovered about a choice the seed leaves open (reported, and later emitted as an overlay). */
   observe(key: string, value: unknown): void;
   /** What the run has observed so far (for checks that hold the target to its declared choices). */

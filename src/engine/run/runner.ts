@@ -21,6 +21,7 @@ import { Fixtures } from '../target/fixtures.ts';
 import { cleanup } from '../target/cleanup.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
 import { Pacer } from '../transport/pacer.ts';
+import { inParallel } from '../transport/in-parallel.ts';
 import { Waits, type WaitListener } from '../transport/waits.ts';
 import { EventFixtures } from '../events/events.ts';
 import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from '../limits/limit-session.ts';
@@ -39,6 +40,9 @@ export interface ToolInfo {
   name: string;
   version: string;
 }
+
+/** Calls of one check in flight at once (CheckContext.callEach): a few per token, never beyond the pacer. */
+export const IN_FLIGHT_PER_CHECK = 4;
 
 export function newRunId(): string {
   return randomBytes(4).toString('hex');
@@ -129,6 +133,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         log: http.log,
         limits,
         call: (opts: CallOptions) => callApi(api, check.id, opts),
+        callEach: (list: readonly CallOptions[]) => inParallel(list, IN_FLIGHT_PER_CHECK, (opts) => callApi(api, check.id, opts)),
         observations,
         observe: (key, value) => {
           observations[key] = value;

@@ -4,19 +4,9 @@ import type { CallOptions } from '../identity/call.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
 import type { Ledger } from './ledger.ts';
-import type { Fixtures } from './fixtures.ts';
+import { TAG_SHAPES, tagsInShape, type Fixtures, type TagShape } from './fixtures.ts';
 import { Unavailable } from '../outcome/outcome.ts';
 
-/** How tags travel in a create body, in the shapes targets commonly use. */
-export type TagShape = 'map' | 'strings' | 'objects';
-export const TAG_SHAPES: readonly TagShape[] = ['map', 'strings', 'objects'];
-
-/** {k: v}, ["k:v"] or [{key: k, value: v}]. */
-export function tagsInShape(shape: TagShape, tags: ReadonlyArray<readonly [string, string]>): unknown {
-  if (shape === 'map') return Object.fromEntries(tags);
-  if (shape === 'strings') return tags.map(([k, v]) => `${k}:${v}`);
-  return tags.map(([key, value]) => ({ key, value }));
-}
 
 /** The list must hold more than the per_page maximum, so a missing cap shows; that also gives a second page. */
 export const POPULATION_TARGET = 101;
@@ -111,6 +101,7 @@ async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Pro
     if (filtered.items.some((v) => v['name'] === body['name'])) {
       prep.tagAttempts.push({ shape, outcome: 'set: the filter returns the VM' });
       prep.tags = { field: 'tags', shape, key, declared: false, byValue: { probe: [String(body['name'])] } };
+      d.fixtures.foundTags = { field: 'tags', shape };
       return;
     }
     prep.tagAttempts.push({ shape, outcome: `accepted, but tag=${key}:probe does not return the VM` });
@@ -119,9 +110,11 @@ async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Pro
 
 /** Creates VMs until the list holds POPULATION_TARGET, within the budget, half of them tagged a and half b. */
 async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
-  const before = await d.fixtures.walk(100);
-  prep.listBefore = before.items.length;
-  const need = Math.max(0, POPULATION_TARGET - before.items.length);
+  // A list already past the target needs no walk to say so (its first page and total suffice).
+  const scale = await d.fixtures.listScale();
+  const known = scale.size !== undefined && scale.size > POPULATION_TARGET ? scale.size : (await d.fixtures.walk(100)).items.length;
+  prep.listBefore = known;
+  const need = Math.max(0, POPULATION_TARGET - known);
   const allowed = Math.min(need, budgetLeft(d));
   prep.shortBy = need - allowed;
   let next = 0;

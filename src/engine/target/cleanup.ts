@@ -5,9 +5,12 @@ import { isSuccess, statusText } from '../transport/exchange.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { readLocation } from './discover.ts';
 import { vmsOf, type Fixtures } from './fixtures.ts';
+import { inParallel } from '../transport/in-parallel.ts';
 
 /** Several tokens at once for the VM deletes: each stays under its own write budget, so a long ledger takes seconds. */
 const CLEANUP_LANES = ['main', 'certify-1', 'certify-2'];
+/** Deletes in flight per token: a distant target costs a round trip per few deletes (the pacer holds each budget). */
+const IN_FLIGHT_PER_LANE = 2;
 
 type Call = (o: CallOptions) => Promise<Exchange>;
 
@@ -30,15 +33,16 @@ export async function cleanup(declarations: Declarations, ledger: Ledger, log: r
   const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
   for (const kind of ORDER) {
     const del = declarations.cleanup[kind];
-    for (const e of ledger.entries.filter((x) => x.kind === kind && x.cleanup === 'pending')) {
-      if (!del) {
+    const pending = ledger.entries.filter((x) => x.kind === kind && x.cleanup === 'pending');
+    if (!del) {
+      for (const e of pending) {
         e.cleanup = 'not-declared';
         e.note ??= `the overlay declares no delete operation for a ${kind} (x-cleanup-for)`;
-        continue;
       }
-      e.id ??= createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined);
-      await deleteOne(e, del, call);
+      continue;
     }
+    for (const e of pending) e.id ??= createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined);
+    await inParallel(pending, IN_FLIGHT_PER_LANE, (e) => deleteOne(e, del, call));
   }
   for (const e of ledger.entries.filter((x) => x.kind !== 'vm' && x.cleanup === 'pending')) {
     e.cleanup = 'not-declared';
@@ -82,9 +86,7 @@ export async function cleanup(declarations: Declarations, ledger: Ledger, log: r
     del = conventional;
   }
   const queue = withId.filter((e) => e.cleanup === 'pending');
-  await Promise.all(CLEANUP_LANES.map(async (lane) => {
-    for (let e = queue.shift(); e; e = queue.shift()) await deleteOne(e, del!, call, lane);
-  }));
+  await inParallel(queue, CLEANUP_LANES.length * IN_FLIGHT_PER_LANE, (e, i) => deleteOne(e, del!, call, CLEANUP_LANES[i % CLEANUP_LANES.length]));
 }
 
 /** Deletes one entry; a refused token (a budget that never comes back) leaves it in the ledger, never ends the run. */

@@ -7,7 +7,7 @@ import { isSuccess, statusText } from '../transport/exchange.ts';
 import type { Ledger } from './ledger.ts';
 import type { KeyName } from '../config/config.ts';
 import { Unavailable } from '../outcome/outcome.ts';
-import { readLocation, readTaskState, taskIdCandidates, taskIdIn, totalCandidatesOf, describeLocation, type Candidate, type TaskState } from './discover.ts';
+import { readLocation, readTaskState, readTotal, taskIdCandidates, taskIdIn, totalCandidatesOf, describeLocation, type Candidate, type TaskState } from './discover.ts';
 import { Waits } from '../transport/waits.ts';
 
 export interface CreatedVm {
@@ -16,8 +16,10 @@ export interface CreatedVm {
   tags?: Record<string, string>;
   exchange: Exchange;
   accepted: boolean;
-  /** Every create sent for it, one per size tried (the last is `exchange`). */
+  /** Every create sent for it: per size tried, with the run's tentative tag and without it (the last is `exchange`). */
   attempts: Exchange[];
+  /** Sizes refused for their content before this one. */
+  refusedSizes: number;
 }
 
 /**
@@ -59,18 +61,54 @@ export interface ListWalk {
   capped: boolean;
   /** True when the list still changed while it was walked (after retries): VMs appeared or went away meanwhile. */
   moved: boolean;
+  /** What was read, when it is not the whole list: "tag=cc-run:…", "the list's first and last pages". */
+  scope?: string;
+}
+
+/**
+ * How long the VM list is, read off its first page: the run walks the whole list only when that is cheap. Above
+ * WHOLE_LIST_VMS (quick and full; certify walks the whole list within a larger bound), checks about the run's own
+ * objects find them through the run's tag or at the ends of the list, and pagination is judged on a prefix and the
+ * last page.
+ */
+export interface ListScale {
+  /** VMs in the list by its total-like count (or by a first page that is not full). */
+  size?: number;
+  /** Where that count sits (a body pointer or header:name), when it came from one. */
+  pointer?: string;
+  /** True when the list holds more than WHOLE_LIST_VMS. */
+  large: boolean;
+  /** True when the checks may walk the whole list: it is not large, or the profile is certify. */
+  whole: boolean;
+  firstPage: Exchange;
+}
+
+/** The tag every VM the run wants to find again carries, and how the run knows tags are set that way. */
+export interface RunTag {
+  field: string;
+  key: string;
+  value: string;
+  how: 'declared' | 'certify' | 'discovered';
 }
 
 type Call = (opts: CallOptions) => Promise<Exchange>;
 
 export const MAX_WALK_PAGES = 60;
+/** The most pages certify walks of the whole list (at per_page 100: 40,000 VMs), within its read budget. */
+export const CERTIFY_MAX_WALK_PAGES = 400;
+/** Lists longer than this are not walked whole in the quick and full profiles (see ListScale). */
+export const WHOLE_LIST_VMS = 1000;
+/** The tag key of the run's own VMs (its value is the run id). */
+export const RUN_TAG_KEY = 'cc-run';
+/** Pages a walk reads ahead of the one it is judging, where the first page's total says they exist. */
+const READ_AHEAD_PAGES = 3;
 /** Walks of a list that changed under them are retried after these waits (target-seconds): the run's own creates settle. */
 const SETTLE_WAITS_SECONDS = [2, 5, 15];
 
 /** A page size at least `preferred` with which a list of `size` items fits in a bounded walk (at most 100). */
-export function fitPerPage(preferred: number, size: number | undefined): number {
+export function fitPerPage(preferred: number, size: number | undefined, maxPages = MAX_WALK_PAGES): number {
   if (!size) return preferred;
-  return Math.min(100, Math.max(preferred, Math.ceil((size * 1.2) / (MAX_WALK_PAGES - 1))));
+  return Math.min(100, Math.max(preferred, Math.ceil((size * 1.2) / (maxPages - 1))));
 }
 
 function memo<T>(fn: () => Promise<T>): () => Promise<T> {
@@ -81,6 +119,16 @@ function memo<T>(fn: () => Promise<T>): () => Promise<T> {
 /** Polls of a task made at the quick pace: most tasks end within seconds, and waiting a whole second more costs the run. */
 const QUICK_POLLS = 12;
 const QUICK_POLL_MS = 250;
+
+/** {k: v}, ["k:v"] or [{key: k, value: v}]: how tags travel in a create body, in the shapes targets commonly use. */
+export type TagShape = 'map' | 'strings' | 'objects';
+export const TAG_SHAPES: readonly TagShape[] = ['map', 'strings', 'objects'];
+
+export function tagsInShape(shape: TagShape, tags: ReadonlyArray<readonly [string, string]>): unknown {
+  if (shape === 'map') return Object.fromEntries(tags);
+  if (shape === 'strings') return tags.map(([k, v]) => `${k}:${v}`);
+  return tags.map(([key, value]) => ({ key, value }));
+}
 
 /** Real ms before the next poll of a task: a quarter second for the first few, then once a target-second. */
 export function pollIntervalMs(pollsSoFar: number, timeScale: number): number {
@@ -97,6 +145,8 @@ export class Fixtures {
   private knownSize: number | undefined;
   /** The sizes of the run's VMs: the smallest until a create tells otherwise. */
   private sizes = SIZE_LADDER[0]!;
+  /** How tags are set through the create body, where certify found it by trying the common shapes. */
+  foundTags?: { field: string; shape: TagShape };
 
   constructor(
     private readonly call: Call,
@@ -134,20 +184,45 @@ export class Fixtures {
 
   readonly vm = memo(async (): Promise<CreatedVm> => {
     const attempts: Exchange[] = [];
-    for (const sizes of SIZE_LADDER) {
-      this.sizes = sizes;
-      const { body, tags } = this.vmCreateBody('vm1');
-      const exchange = await this.call({ method: 'POST', path: '/v1/vms', json: body });
-      attempts.push(exchange);
-      const accepted = isSuccess(exchange);
-      if (accepted) this.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: exchange.sentBy });
-      // Only a refusal of the request's content makes another size worth trying: not credentials, quota, rate or a 5xx.
-      const status = exchange.response?.status ?? 0;
-      const forContent = status >= 400 && status < 500 && ![401, 403, 404, 429].includes(status) && errorCodeOf(exchange) !== 'quota_exceeded';
-      if (accepted || !forContent || sizes === SIZE_LADDER[SIZE_LADDER.length - 1]) return { name: String(body['name']), body, tags, exchange, accepted, attempts };
+    // Tags are not shown in the create request: where nobody said how they are set, the run's tag is tried as a map
+    // under "tags" (the most common shape); a size refused with it is tried again without it, which tells a refusal
+    // of the tag from one of the size.
+    let tentative = !this.declarations.tagsField && !this.foundTags && !this.config.readOnly;
+    for (let i = 0; i < SIZE_LADDER.length; i++) {
+      this.sizes = SIZE_LADDER[i]!;
+      for (const withTag of tentative ? [true, false] : [false]) {
+        const { body, tags: declaredTags } = this.vmCreateBody('vm1');
+        let tags = declaredTags;
+        if (this.foundTags && !this.declarations.tagsField) {
+          tags = { [RUN_TAG_KEY]: this.config.runId };
+          body[this.foundTags.field] = tagsInShape(this.foundTags.shape, Object.entries(tags));
+        } else if (withTag) {
+          tags = { [RUN_TAG_KEY]: this.config.runId };
+          body['tags'] = tags;
+        }
+        const exchange = await this.call({ method: 'POST', path: '/v1/vms', json: body });
+        attempts.push(exchange);
+        const accepted = isSuccess(exchange);
+        const done = (): CreatedVm => ({ name: String(body['name']), body, tags, exchange, accepted, attempts, refusedSizes: i });
+        if (accepted) {
+          this.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: exchange.sentBy });
+          this.tentativeTag = withTag;
+          return done();
+        }
+        // Only a refusal of the request's content makes another size worth trying: not credentials, quota, rate or a 5xx.
+        const status = exchange.response?.status ?? 0;
+        const forContent = status >= 400 && status < 500 && ![401, 403, 404, 429].includes(status) && errorCodeOf(exchange) !== 'quota_exceeded';
+        // The tentative tag may be what was refused (or broke the target): the same size again, as the seed shows the body.
+        if (withTag && (forContent || status >= 500)) continue;
+        if (!forContent || i === SIZE_LADDER.length - 1) return done();
+        // Refused without the tag too: the size was refused, and the tag is still worth trying on the next one.
+      }
     }
     throw new Error('unreachable: the size ladder is not empty');
   });
+
+  /** True when the run's VM carries the run's tag only tentatively (nobody declared how tags are set). */
+  private tentativeTag = false;
 
   async acceptedVm(): Promise<CreatedVm> {
     const vm = await this.vm();
@@ -209,24 +284,96 @@ export class Fixtures {
 
   readonly vmTaskOutcome = memo(async (): Promise<TaskOutcome> => this.pollTask((await this.vmTask()).id));
 
-  /** The created VM as the list shows it, once its task has finished (a full walk at the maximum page size). */
+  /**
+   * The created VM as the list shows it, once its task has finished: a walk of the whole list at the maximum page
+   * size where that is cheap, else the run's tag filter or the ends of the list (see findInList).
+   */
   readonly createdVmInList = memo(async (): Promise<{ walk: ListWalk; matches: Array<Record<string, unknown>>; outcome: TaskOutcome }> => {
     const vm = await this.acceptedVm();
     const outcome = await this.vmTaskOutcome();
-    const walk = await this.walk(100);
-    const matches = walk.items.filter((item) => item['name'] === vm.name);
+    const { walk, matches } = await this.findInList([vm.name]);
     const id = matches[0]?.['id'];
     const entry = this.ledger.entries.find((e) => e.kind === 'vm' && e.name === vm.name);
     if (entry && typeof id === 'string') entry.id = id;
     return { walk, matches, outcome };
   });
 
+  /**
+   * How long the list is, from its first page at the maximum page size (one read): a total-like count (declared, else
+   * the largest integer named total or count), or the page itself when it is not full.
+   */
+  readonly listScale = memo(async (): Promise<ListScale> => {
+    const first = await this.firstPage();
+    const ex = await this.call({ method: 'GET', path: '/v1/vms', query: { page: first, per_page: 100 } });
+    const items = vmsOf(ex).length;
+    if (isSuccess(ex) && items < 100) return { size: items, large: false, whole: true, firstPage: ex };
+    const declared = this.declarations.totalField ? '/' + this.declarations.totalField.replace(/\./g, '/') : undefined;
+    const candidates = declared ? [{ pointer: declared, value: readTotal(ex, declared) }] : totalCandidatesOf(ex);
+    const counted = candidates.filter((c): c is { pointer: string; value: number } => typeof c.value === 'number' && Number.isInteger(c.value) && c.value >= items);
+    const best = counted.sort((a, b) => b.value - a.value)[0];
+    const large = best !== undefined && best.value > WHOLE_LIST_VMS;
+    return { size: best?.value, pointer: best?.pointer, large, whole: !large || this.config.profile === 'certify', firstPage: ex };
+  });
+
+  /**
+   * The tag the run's own VMs carry and the filter finds them by: declared (x-tags-field), found by certify, or tried
+   * on the run's VM and confirmed through the filter; undefined when tags cannot be set (or the filter does not find it).
+   */
+  readonly runTag = memo(async (): Promise<RunTag | undefined> => {
+    const vm = await this.vm();
+    if (!vm.accepted || !vm.tags?.[RUN_TAG_KEY]) return undefined;
+    const value = vm.tags[RUN_TAG_KEY]!;
+    if (this.declarations.tagsField) return { field: this.declarations.tagsField, key: RUN_TAG_KEY, value, how: 'declared' };
+    if (this.foundTags && !this.tentativeTag) return { field: this.foundTags.field, key: RUN_TAG_KEY, value, how: 'certify' };
+    // Tried, not known: the filter must find the VM (once its task is over, as a list shows it) to count as set.
+    await this.vmTaskOutcome().catch(() => undefined);
+    const found = await this.call({ method: 'GET', path: '/v1/vms', query: { tag: `${RUN_TAG_KEY}:${value}`, per_page: 100 } });
+    return vmsOf(found).some((v) => v['name'] === vm.name) ? { field: 'tags', key: RUN_TAG_KEY, value, how: 'discovered' } : undefined;
+  });
+
+  /**
+   * VMs the run created, found by name as the list shows them: in a walk of the whole list where that is cheap (and
+   * always in certify); else under the run's tag filter; else on the list's first and last pages (where a list ordered
+   * by creation puts a new VM), through its total. `as`: whose view of the list (another key of the organization).
+   */
+  async findInList(names: readonly string[], as: KeyName = 'primary'): Promise<{ walk: ListWalk; matches: Array<Record<string, unknown>> }> {
+    const pick = (walk: ListWalk) => ({ walk, matches: walk.items.filter((item) => names.includes(String(item['name']))) });
+    const scale = await this.listScale();
+    if (scale.whole) return pick(await this.walkAs(as, 100));
+    const tag = await this.runTag();
+    if (tag) {
+      const walk = await this.walkAs(as, 100, { tag: `${tag.key}:${tag.value}` });
+      return pick({ ...walk, scope: `the run's VMs under tag=${tag.key}:${tag.value} (${tag.how}; the list holds ${scale.size} VMs)` });
+    }
+    return pick(await this.listEnds(as, scale));
+  }
+
+  /** The first and the last two pages at the maximum page size, through the list's total: where a list ordered by creation puts the newest VMs. */
+  private async listEnds(as: KeyName, scale: ListScale): Promise<ListWalk> {
+    const first = await this.firstPage();
+    const pages: Exchange[] = [];
+    const items: Array<Record<string, unknown>> = [];
+    const read = async (page: number) => {
+      const ex = await this.call({ as, method: 'GET', path: '/v1/vms', query: { page, per_page: 100 } });
+      pages.push(ex);
+      if (isSuccess(ex)) items.push(...vmsOf(ex));
+      return ex;
+    };
+    const head = await read(first);
+    // The total again, as this key sees it now (VMs may have been created since the scale was read).
+    const total = scale.pointer ? readTotal(head, scale.pointer) : scale.size;
+    const last = first + Math.max(0, Math.ceil((typeof total === 'number' ? total : 0) / 100) - 1);
+    for (const page of [last - 1, last, last + 1]) if (page > first) await read(page);
+    const ok = pages.every((p) => isSuccess(p) || pages.indexOf(p) === pages.length - 1);
+    return { perPage: 100, firstPage: first, pages, items, complete: ok, stoppedBecause: ok ? 'read the first and last pages' : `a page answered ${statusText(pages.find((p) => !isSuccess(p))!)}`, capped: false, moved: false, scope: `the first and the last pages of a list of ${String(total)} VMs (where a list ordered by creation puts a new VM)` };
+  }
+
   /** The id of the VM this run created; dependent checks are skipped when it cannot be learned. */
   async createdVmId(): Promise<string> {
-    const { matches, outcome } = await this.createdVmInList();
+    const { walk, matches, outcome } = await this.createdVmInList();
     if (outcome.state.success === false) throw new Unavailable(`the created VM's task ended in ${outcome.state.value}`, 'a create that succeeds (check --image and --subnet-id)');
     const id = matches[0]?.['id'];
-    if (matches.length !== 1 || typeof id !== 'string') throw new Unavailable(`the created VM could not be found once in the list (${matches.length} matches)`, 'a created VM the list shows (see vms.created-listed)');
+    if (matches.length !== 1 || typeof id !== 'string') throw new Unavailable(`the created VM could not be found once in the list (${matches.length} matches${walk.scope ? ` among ${walk.scope}` : ''})`, 'a created VM the list shows (see vms.created-listed)');
     return id;
   }
 
@@ -260,7 +407,7 @@ export class Fixtures {
    */
   async walkAs(as: KeyName, perPage: number, query: Record<string, string> = {}): Promise<ListWalk> {
     const whole = Object.keys(query).length === 0 && as === 'primary';
-    const size = whole ? fitPerPage(perPage, this.knownSize) : perPage;
+    const size = whole ? fitPerPage(perPage, this.knownSize, this.maxWalkPages()) : perPage;
     let walk = await this.walkOnce(as, size, query);
     for (const wait of SETTLE_WAITS_SECONDS) {
       if (!walk.complete || !walk.moved) break;
@@ -271,14 +418,49 @@ export class Fixtures {
     return walk;
   }
 
-  private async walkOnce(as: KeyName, perPage: number, query: Record<string, string>): Promise<ListWalk> {
+  /** The most pages a walk reads: certify walks a long list whole, within its read budget. */
+  private maxWalkPages(): number {
+    return this.config.profile === 'certify' ? CERTIFY_MAX_WALK_PAGES : MAX_WALK_PAGES;
+  }
+
+  /**
+   * The first `count` VMs of the whole list, page by page at `perPage` (a list too long to walk whole is judged on a
+   * prefix): complete when the prefix was read, or the list ended before it.
+   */
+  async walkPrefix(perPage: number, count: number): Promise<ListWalk> {
+    const walk = await this.walkOnce('primary', perPage, {}, count);
+    return { ...walk, scope: `the first ${walk.items.length} VMs of the list` };
+  }
+
+  private async walkOnce(as: KeyName, perPage: number, query: Record<string, string>, prefix?: number): Promise<ListWalk> {
     const firstPage = await this.firstPage();
     const pages: Exchange[] = [];
     const items: Array<Record<string, unknown>> = [];
-    const done = (complete: boolean, stoppedBecause: string, capped = false): ListWalk => ({ perPage, firstPage, pages, items, complete, stoppedBecause, capped, moved: false });
-    for (let page = firstPage; page < firstPage + MAX_WALK_PAGES; page++) {
-      const ex = await this.call({ as, method: 'GET', path: '/v1/vms', query: { ...query, page, per_page: perPage } });
+    const maxPages = this.maxWalkPages();
+    // Pages the first page's total says exist are read ahead, a few at a time, so a distant target costs one round trip
+    // per few pages; the walk still reads them in order and stops where it would have stopped.
+    const ahead = new Map<number, Promise<Exchange>>();
+    const read = (page: number) => ahead.get(page) ?? this.call({ as, method: 'GET', path: '/v1/vms', query: { ...query, page, per_page: perPage } });
+    let lastByTotal = firstPage;
+    const readAhead = (page: number) => {
+      const until = Math.min(page + READ_AHEAD_PAGES, lastByTotal + 1, firstPage + maxPages - 1);
+      for (let p = page + 1; p <= until; p++) if (!ahead.has(p)) ahead.set(p, read(p));
+    };
+    const finish = async (walk: ListWalk): Promise<ListWalk> => {
+      // Pages read ahead past where the walk stopped are let finish (their answers are in the run's log).
+      await Promise.allSettled(ahead.values());
+      return walk;
+    };
+    const done = (complete: boolean, stoppedBecause: string, capped = false): Promise<ListWalk> => finish({ perPage, firstPage, pages, items, complete, stoppedBecause, capped, moved: false });
+    for (let page = firstPage; page < firstPage + maxPages; page++) {
+      const ex = await read(page);
       pages.push(ex);
+      if (page === firstPage && isSuccess(ex)) {
+        const total = Math.max(0, ...totalCandidatesOf(ex).map((c) => c.value));
+        const wanted = prefix !== undefined ? Math.min(total || prefix, prefix) : total;
+        lastByTotal = firstPage + Math.max(0, Math.ceil(wanted / perPage) - 1);
+      }
+      readAhead(page);
       if (!isSuccess(ex)) {
         // A target may refuse a page past the last one (404, 400): after a full page, that is the end if the totals say
         // every item was seen.
@@ -286,9 +468,13 @@ export class Fixtures {
         return done(false, `page ${page} answered ${statusText(ex)}`);
       }
       const vms = vmsOf(ex);
-      if (vms.length === 0 || vms.length < perPage) {
-        const walk = done(true, `page ${page} was ${vms.length === 0 ? 'empty' : 'short'}`);
+      if (prefix !== undefined && items.length + vms.length >= prefix && vms.length === perPage) {
         items.push(...vms);
+        return done(true, `read the first ${items.length} VMs`);
+      }
+      if (vms.length === 0 || vms.length < perPage) {
+        items.push(...vms);
+        const walk = await done(true, `page ${page} was ${vms.length === 0 ? 'empty' : 'short'}`);
         if (pages.length > 1) {
           // Read the first page again: the same ids and totals mean the list held still while it was walked.
           const again = await this.call({ as, method: 'GET', path: '/v1/vms', query: { ...query, page: firstPage, per_page: perPage } });
@@ -298,7 +484,7 @@ export class Fixtures {
       }
       items.push(...vms);
     }
-    return done(false, `stopped after ${MAX_WALK_PAGES} pages at per_page=${perPage}: the list is longer than a bounded walk covers`, true);
+    return done(false, `stopped after ${maxPages} pages at per_page=${perPage}: the list is longer than a bounded walk covers`, true);
   }
 }
 
