@@ -11,6 +11,8 @@ import type { CheckContext } from './context.ts';
 import type { CallOptions } from '../identity/call.ts';
 import { HttpClient } from '../transport/http.ts';
 import { Redactor } from '../transport/redact.ts';
+import { connectionSecrets, proxyFor, targetTls, tlsAlertOf } from '../transport/connection.ts';
+import type { Exchange } from '../transport/exchange.ts';
 import { TokenManager, CredentialError } from '../identity/tokens.ts';
 import { KEY_FLAGS } from '../config/config.ts';
 import { StartupFailure } from '../identity/startup-failure.ts';
@@ -26,7 +28,7 @@ import { EventFixtures } from '../events/events.ts';
 import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from '../limits/limit-session.ts';
 import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
 import { runScheduled } from './schedule.ts';
-import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
+import { connectionReport, summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 import { limitTraces } from '../limits/trace.ts';
 import { specDigests } from './digests.ts';
 
@@ -76,7 +78,9 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   const spec = await loadSpec(config.overlayPath);
   const declarations = readDeclarations(spec);
   const redactor = new Redactor();
-  const http = new HttpClient(config.baseUrl, { timeoutSeconds: config.requestTimeoutSeconds, maxBodyBytes: config.maxBodyBytes, insecure: config.insecure }, redactor);
+  for (const secret of connectionSecrets(config.connection)) redactor.add(secret.value, secret.label);
+  // The embedded target listens on this machine: a proxy could not reach it.
+  const http = new HttpClient(config.baseUrl, { timeoutSeconds: config.requestTimeoutSeconds, maxBodyBytes: config.maxBodyBytes, tls: targetTls(config.connection, config.insecure), proxy: config.embedded ? undefined : config.connection?.proxy }, redactor);
   const waits = new Waits(hooks);
   const tokens = new TokenManager(http, config.keys, config.timeScale, redactor, waits);
   const schema = new SchemaAsserter(spec);
@@ -98,7 +102,8 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       else await tokens.get('primary', 'setup');
     } catch (err) {
       // Exit 2 with what the target did, and a report (verdict error) carrying the exchange that shows it.
-      const failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
+      let failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
+      if (failure instanceof StartupFailure && (await addTlsAlert(failure.exchange, config))) failure = new StartupFailure(failure.exchange, failure.flag, config);
       if (failure instanceof StartupFailure) throw new RunNotStarted(failure, startupFailureReport(failure, { tool, config, startedAt, log: http.log, tokensIssued: tokens.issued, reproduce: reproduceLine(config) }));
       throw failure;
     }
@@ -196,6 +201,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         byEndpoint: countByEndpoint(http.log, schema),
       },
       safety: { readOnly: config.readOnly, insecure: config.insecure },
+      ...(connectionReport(config) ? { connection: connectionReport(config) } : {}),
       reproduce: reproduceLine(config),
       ...(s3Capabilities ? { s3Capabilities } : {}),
       ...(limits ? { limitProbes: limitTraces(limits) } : {}),
@@ -205,6 +211,20 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     await events.close();
     await http.close();
   }
+}
+
+/**
+ * A first request to an https target that was closed without an answer: the TLS alert of one bare handshake is added
+ * to the exchange's transport error (TLS 1.3 servers send "certificate required" after the handshake, and undici
+ * reports only the close). Direct connections only; through a proxy the tunnel would have to be made again.
+ */
+async function addTlsAlert(exchange: Exchange, config: RunConfig): Promise<boolean> {
+  const closed = !exchange.response && !exchange.incompleteResponse && /UND_ERR_SOCKET|ECONNRESET|socket hang up/.test(exchange.transportError ?? '');
+  const direct = config.embedded || !proxyFor(config.baseUrl, config.connection?.proxy);
+  if (!closed || !direct || new URL(config.baseUrl).protocol !== 'https:') return false;
+  const alert = await tlsAlertOf(config.baseUrl, targetTls(config.connection, config.insecure), Math.min(config.requestTimeoutSeconds * 1000, 5000));
+  if (alert) exchange.transportError = `${exchange.transportError}; a bare TLS handshake with the target ends in ${alert}`;
+  return alert !== undefined;
 }
 
 function reproduceLine(config: RunConfig): string {
@@ -220,6 +240,10 @@ function reproduceLine(config: RunConfig): string {
   if (config.only?.length) parts.push(`--only ${config.only.join(',')}`);
   if (config.readOnly) parts.push('--read-only');
   if (config.insecure) parts.push('--insecure');
+  if (config.referenceTls) parts.push('--reference-tls');
+  // File paths only: the files hold no secret of the run (a key file is the user's, named, never read out).
+  if (config.connection?.ca?.file) parts.push(`--ca-file ${config.connection.ca.file}`);
+  if (config.connection?.clientCert) parts.push(`--client-cert ${config.connection.clientCert.certFile}`, `--client-key ${config.connection.clientCert.keyFile}`);
   return parts.join(' ');
 }
 
