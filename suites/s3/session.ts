@@ -10,7 +10,7 @@ import type { S3Capability } from '../../src/engine/run/report.ts';
 import { Unavailable } from '../../src/engine/run/check.ts';
 import type { Dispatcher } from 'undici';
 import { hasProxy, targetDispatcher, targetTls } from '../../src/engine/transport/connection.ts';
-import { loadProxyAgentClasses, nodeAgents, type NodeAgentSettings, type ProxyAgentClasses } from '../../src/engine/transport/node-agents.ts';
+import { absoluteFormProxy, loadProxyAgentClasses, nodeAgents, type NodeAgentSettings, type ProxyAgentClasses } from '../../src/engine/transport/node-agents.ts';
 
 export type S3Sdk = typeof import('@aws-sdk/client-s3');
 export type S3Presigner = typeof import('@aws-sdk/s3-request-presigner');
@@ -83,6 +83,8 @@ export function makeClient(cfg: S3Config, timeoutMs: number, credentials?: { acc
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: { requestTimeout: timeoutMs, connectionTimeout: Math.min(timeoutMs, 10_000), ...nodeAgents(transport) },
+    // Through an http proxy in absolute form the SDK's Expect: 100-continue (bodies of 2 MB and more) cannot pass.
+    ...(absoluteFormProxy(cfg.url, transport.proxy) ? { expectContinueHeader: false } : {}),
   });
 }
 

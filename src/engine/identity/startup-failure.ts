@@ -51,6 +51,11 @@ function connectionHint(transportError: string, limits: StartupLimits): string {
     return clientCert ? `; the target refused the client certificate --client-cert ${clientCert.certFile}` : '; the target requires a client certificate (mutual TLS): pass --client-cert FILE --client-key FILE';
   }
   if (/(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|HANDSHAKE_FAILURE)/.test(transportError) && clientCert) return `; the target refused the client certificate --client-cert ${clientCert.certFile}`;
+  if (/right after the handshake/.test(transportError)) {
+    return clientCert
+      ? `; a target that requires mutual TLS does so when it does not accept the client certificate --client-cert ${clientCert.certFile} (is it signed by the CA the target trusts?)`
+      : '; a target that requires mutual TLS may do so: pass --client-cert FILE --client-key FILE';
+  }
   if (/\(407\)/.test(transportError)) return '; the proxy asks for credentials: give them in its URL (http://user:password@host:port)';
   return '';
 }

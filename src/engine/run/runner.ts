@@ -11,7 +11,7 @@ import type { CheckContext } from './context.ts';
 import type { CallOptions } from '../identity/call.ts';
 import { HttpClient } from '../transport/http.ts';
 import { Redactor } from '../transport/redact.ts';
-import { connectionSecrets, proxyFor, targetTls, tlsAlertOf } from '../transport/connection.ts';
+import { connectionSecrets, probeTls, proxyFor, targetTls } from '../transport/connection.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { TokenManager, CredentialError } from '../identity/tokens.ts';
 import { KEY_FLAGS } from '../config/config.ts';
@@ -103,7 +103,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     } catch (err) {
       // Exit 2 with what the target did, and a report (verdict error) carrying the exchange that shows it.
       let failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
-      if (failure instanceof StartupFailure && (await addTlsAlert(failure.exchange, config))) failure = new StartupFailure(failure.exchange, failure.flag, config);
+      if (failure instanceof StartupFailure && (await addTlsDiagnosis(failure.exchange, config))) failure = new StartupFailure(failure.exchange, failure.flag, config);
       if (failure instanceof StartupFailure) throw new RunNotStarted(failure, startupFailureReport(failure, { tool, config, startedAt, log: http.log, tokensIssued: tokens.issued, reproduce: reproduceLine(config) }));
       throw failure;
     }
@@ -214,17 +214,18 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
 }
 
 /**
- * A first request to an https target that was closed without an answer: the TLS alert of one bare handshake is added
- * to the exchange's transport error (TLS 1.3 servers send "certificate required" after the handshake, and undici
- * reports only the close). Direct connections only; through a proxy the tunnel would have to be made again.
+ * A first request to an https target that was closed without an answer: how one bare handshake ends (a TLS alert, or
+ * a close right after it) is added to the exchange's transport error, which the startup failure's hint reads (a
+ * client certificate required or refused). Direct connections only; through a proxy the tunnel would be made again.
  */
-async function addTlsAlert(exchange: Exchange, config: RunConfig): Promise<boolean> {
+async function addTlsDiagnosis(exchange: Exchange, config: RunConfig): Promise<boolean> {
   const closed = !exchange.response && !exchange.incompleteResponse && /UND_ERR_SOCKET|ECONNRESET|socket hang up/.test(exchange.transportError ?? '');
   const direct = config.embedded || !proxyFor(config.baseUrl, config.connection?.proxy);
   if (!closed || !direct || new URL(config.baseUrl).protocol !== 'https:') return false;
-  const alert = await tlsAlertOf(config.baseUrl, targetTls(config.connection, config.insecure), Math.min(config.requestTimeoutSeconds * 1000, 5000));
-  if (alert) exchange.transportError = `${exchange.transportError}; a bare TLS handshake with the target ends in ${alert}`;
-  return alert !== undefined;
+  const probe = await probeTls(config.baseUrl, targetTls(config.connection, config.insecure), Math.min(config.requestTimeoutSeconds * 1000, 3000));
+  if (probe.alert) exchange.transportError = `${exchange.transportError}; a bare TLS handshake with the target ends in ${probe.alert}`;
+  else if (probe.closedAfterHandshake) exchange.transportError = `${exchange.transportError}; the target closes a bare TLS connection right after the handshake`;
+  return probe.alert !== undefined || probe.closedAfterHandshake === true;
 }
 
 function reproduceLine(config: RunConfig): string {

@@ -110,23 +110,33 @@ export function targetDispatcher(opts: DispatcherOptions): Dispatcher {
   });
 }
 
+/** How one bare TLS handshake with a target ended (no request is sent). */
+export interface TlsProbe {
+  /** The alert the server sent (OpenSSL's code), e.g. ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED. */
+  alert?: string;
+  /** The handshake completed and the server closed the connection within the wait, with nothing asked of it. */
+  closedAfterHandshake?: boolean;
+}
+
 /**
- * The TLS alert a server ends one bare handshake with (no request is sent), or undefined: for a server that closes
- * connections after the handshake (TLS 1.3 sends "certificate required" only then, and undici reports the close).
+ * One bare handshake with a server that closes connections: TLS 1.3 servers send "certificate required" only after
+ * the handshake, and some (Node's among them) refuse a client certificate by closing without an alert; undici
+ * reports either as a closed socket.
  */
-export function tlsAlertOf(target: string, tls: TlsOptions, timeoutMs: number): Promise<string | undefined> {
+export function probeTls(target: string, tls: TlsOptions, timeoutMs: number): Promise<TlsProbe> {
   const url = new URL(target);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve) => {
-    const socket = connectTls({ host, port: Number(url.port) || 443, ...(isIP(host) ? {} : { servername: host }), ...tls });
-    const done = (code?: string) => {
+    let handshook = false;
+    const socket = connectTls({ host, port: Number(url.port) || 443, ...(isIP(host) ? {} : { servername: host }), ...tls }, () => (handshook = true));
+    const done = (probe: TlsProbe) => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(code);
+      resolve(probe);
     };
-    const timer = setTimeout(() => done(), timeoutMs);
-    socket.once('error', (err: NodeJS.ErrnoException) => done(/ALERT/.test(err.code ?? '') ? err.code : undefined));
-    socket.once('close', () => done());
+    const timer = setTimeout(() => done({}), timeoutMs);
+    socket.once('error', (err: NodeJS.ErrnoException) => done(/ALERT/.test(err.code ?? '') ? { alert: err.code } : {}));
+    socket.once('close', () => done(handshook ? { closedAfterHandshake: true } : {}));
     // Read, so an alert sent after the handshake arrives.
     socket.resume();
   });

@@ -1,14 +1,13 @@
 // Node's http/https agents for clients that take them (the AWS SDK's NodeHttpHandler): the same TLS options and the
 // same proxy decision as the API client (connection.ts). Through a proxy, https-proxy-agent tunnels (CONNECT) and
-// http-proxy-agent sends http requests in absolute form, as undici does; an agent-base agent picks per request, by
-// NO_PROXY, between them and a direct agent. The proxy packages (about 45 ms of imports) load only when a proxy is set.
+// http-proxy-agent sends http requests in absolute form, as undici does; a router agent hands each request, by
+// NO_PROXY, to one of them or to a direct agent. The proxy packages (about 45 ms of imports) load only when a proxy is set.
 import http from 'node:http';
 import https from 'node:https';
 import type { ProxySettings } from '../config/config.ts';
 import { hasProxy, proxyFor, type TlsOptions } from './connection.ts';
 
 export interface ProxyAgentClasses {
-  Agent: typeof import('agent-base').Agent;
   HttpProxyAgent: typeof import('http-proxy-agent').HttpProxyAgent;
   HttpsProxyAgent: typeof import('https-proxy-agent').HttpsProxyAgent;
 }
@@ -17,7 +16,7 @@ let loading: Promise<ProxyAgentClasses> | undefined;
 
 /** The proxy agent classes, imported on first use (once per process). */
 export function loadProxyAgentClasses(): Promise<ProxyAgentClasses> {
-  loading ??= Promise.all([import('agent-base'), import('http-proxy-agent'), import('https-proxy-agent')]).then(([a, h, s]) => ({ Agent: a.Agent, HttpProxyAgent: h.HttpProxyAgent, HttpsProxyAgent: s.HttpsProxyAgent }));
+  loading ??= Promise.all([import('http-proxy-agent'), import('https-proxy-agent')]).then(([h, s]) => ({ HttpProxyAgent: h.HttpProxyAgent, HttpsProxyAgent: s.HttpsProxyAgent }));
   return loading;
 }
 
@@ -34,6 +33,15 @@ export interface NodeAgents {
   httpsAgent: http.Agent;
 }
 
+/**
+ * True when requests to `endpoint` may go through a proxy in absolute form (an http endpoint, an http proxy). Such
+ * requests must not carry Expect: 100-continue: Node writes a head with that header at once, before http-proxy-agent
+ * rewrites its path, which then goes out relative (or twice), and the proxy refuses it.
+ */
+export function absoluteFormProxy(endpoint: string, proxy: ProxySettings | undefined): boolean {
+  return new URL(endpoint).protocol === 'http:' && !!proxy?.httpProxy && new URL(proxy.httpProxy).protocol === 'http:';
+}
+
 /** Keep-alive and socket cap as the AWS SDK's own default agents. */
 const POOL = { keepAlive: true, maxSockets: 50 };
 
@@ -43,7 +51,7 @@ export function nodeAgents(settings: NodeAgentSettings): NodeAgents {
   const directHttps = new https.Agent({ ...POOL, ...settings.tls });
   if (!hasProxy(settings.proxy)) return { httpAgent: directHttp, httpsAgent: directHttps };
   if (!settings.classes) throw new Error('a proxy is set but its agent classes were not loaded (loadProxyAgentClasses)');
-  const { Agent, HttpProxyAgent, HttpsProxyAgent } = settings.classes;
+  const { HttpProxyAgent, HttpsProxyAgent } = settings.classes;
   const proxy = settings.proxy;
   // One agent per proxy URL and kind, made on first use.
   const viaProxy = new Map<string, http.Agent>();
@@ -59,33 +67,35 @@ export function nodeAgents(settings: NodeAgentSettings): NodeAgents {
     return agent;
   };
 
-  // No pool of its own (every request is handed to another agent), so no cap to queue behind either. Its options are
-  // merged into each request's, which is where https-proxy-agent takes the target's TLS options from; keepAlive is
-  // what lets the request keep its socket (and its tunnel) for the next one.
-  const routerOptions = (secure: boolean): https.AgentOptions => ({ keepAlive: true, ...(secure ? settings.tls : {}) });
-  class ProxyRouter extends Agent {
-    constructor(
-      private readonly direct: http.Agent,
-      private readonly secure: boolean,
-    ) {
-      super(routerOptions(secure));
-      this.protocol = secure ? 'https:' : 'http:';
-    }
-    // Known, not guessed from the call stack as agent-base would (a queued request is created off it).
-    override isSecureEndpoint(): boolean {
-      return this.secure;
-    }
-    connect(_req: http.ClientRequest, opts: { host?: string; port: number }): http.Agent {
-      const name = opts.host ?? 'localhost';
-      const host = name.includes(':') ? `[${name}]` : name;
-      const via = proxyFor(`${this.secure ? 'https' : 'http'}://${host}:${opts.port}`, proxy);
-      return via ? proxyAgent(via, this.secure) : this.direct;
-    }
+  // Hands each request, as it is made, to the direct agent or a proxy's: synchronously, before the request writes its
+  // head (http-proxy-agent rewrites the path to absolute form then). keepAlive lets a request keep its socket (and
+  // tunnel) for the next one; the TLS options join the request's, where https-proxy-agent takes the target's from.
+  type Handoff = { addRequest(req: http.ClientRequest, options: object): void };
+  const route = (secure: boolean, direct: http.Agent) => (req: http.ClientRequest, options: { host?: string; port?: number }) => {
+    const name = options.host ?? 'localhost';
+    const host = name.includes(':') ? `[${name}]` : name;
+    const via = proxyFor(`${secure ? 'https' : 'http'}://${host}:${options.port ?? (secure ? 443 : 80)}`, proxy);
+    const agent = (via ? proxyAgent(via, secure) : direct) as unknown as Handoff;
+    agent.addRequest(req, { ...options, ...(secure ? settings.tls : {}), secureEndpoint: secure });
+  };
+  const destroyAll = () => {
+    directHttp.destroy();
+    directHttps.destroy();
+    for (const a of viaProxy.values()) a.destroy();
+  };
+  class HttpRouter extends http.Agent {
+    addRequest = route(false, directHttp);
     override destroy(): void {
-      this.direct.destroy();
-      for (const a of viaProxy.values()) a.destroy();
+      destroyAll();
       super.destroy();
     }
   }
-  return { httpAgent: new ProxyRouter(directHttp, false), httpsAgent: new ProxyRouter(directHttps, true) };
+  class HttpsRouter extends https.Agent {
+    addRequest = route(true, directHttps);
+    override destroy(): void {
+      destroyAll();
+      super.destroy();
+    }
+  }
+  return { httpAgent: new HttpRouter({ keepAlive: true }), httpsAgent: new HttpsRouter({ keepAlive: true }) };
 }
