@@ -1,9 +1,11 @@
 // How a request travels: the proxy decision both clients share (connection.ts proxyFor) is undici's EnvHttpProxyAgent's,
 // case for case; proxy credentials never show; --ca-file adds to Node's CAs instead of replacing them.
-import { rootCertificates } from 'node:tls';
-import { describe, expect, it } from 'vitest';
+import { rootCertificates, connect, createServer, type Server as TlsServer } from 'node:tls';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
-import { connectionSecrets, proxyFor, targetTls, withoutCredentials } from '../../src/engine/transport/connection.ts';
+import { connectionSecrets, proxyFor, requestTlsOf, targetTls, trustedCas, withoutCredentials, type TlsOptions } from '../../src/engine/transport/connection.ts';
+import { makeTlsMaterial, type TlsMaterial } from '../../fixtures/reference/tls.ts';
 import { Redactor } from '../../src/engine/transport/redact.ts';
 
 const HTTP_PROXY = 'http://proxy-for-http.test:3128';
@@ -103,15 +105,47 @@ describe('proxy credentials never show', () => {
 });
 
 describe('trust', () => {
-  it('--ca-file adds to Node\'s CAs: the explicit list holds every root certificate Node ships, then the given ones', () => {
-    const tls = targetTls({ ca: { file: 'ca.pem', pem: ['-----BEGIN CERTIFICATE-----\nX\n-----END CERTIFICATE-----'] } }, false);
-    expect(tls.ca?.slice(0, rootCertificates.length)).toEqual([...rootCertificates]);
-    expect(tls.ca).toHaveLength(rootCertificates.length + 1);
-    expect(tls.rejectUnauthorized).toBe(true);
+  let server: TlsServer;
+  let port: number;
+  let material: TlsMaterial;
+  let stranger: TlsMaterial;
+  beforeAll(async () => {
+    [material, stranger] = await Promise.all([makeTlsMaterial(), makeTlsMaterial()]);
+    server = createServer({ cert: material.serverCertPem, key: material.serverKeyPem }, (socket) => socket.end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => {
+    server.close();
+    material.remove();
+    stranger.remove();
   });
 
-  it('without --ca-file no list is given, so Node\'s own store (with NODE_EXTRA_CA_CERTS) applies; --insecure verifies nothing', () => {
+  /** Whether a handshake with the test server verifies, with these options. */
+  const verifies = (tls: TlsOptions) =>
+    new Promise<string>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port, ...requestTlsOf(tls) }, () => {
+        resolve('verified');
+        socket.destroy();
+      });
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    });
+
+  it("with --ca-file's CA the target's certificate verifies; without it, or with another CA only, it does not", async () => {
+    expect(await verifies(targetTls({ ca: { file: 'ca.pem', pem: [material.caPem] } }, false))).toBe('verified');
+    expect(await verifies(targetTls(undefined, false))).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+    expect(await verifies(targetTls({ ca: { file: 'other.pem', pem: [stranger.caPem] } }, false))).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+  });
+
+  it("--ca-file adds to Node's CAs instead of replacing them: the context is made from every root certificate Node ships, then the file's", () => {
+    const list = trustedCas({ ca: { file: 'ca.pem', pem: [material.caPem] } })!;
+    expect(list.slice(0, rootCertificates.length)).toEqual([...rootCertificates]);
+    expect(list.slice(rootCertificates.length)).toEqual([material.caPem]);
+    expect(trustedCas({})).toBeUndefined();
+  });
+
+  it('--insecure verifies nothing; without settings Node\'s own store applies (with NODE_EXTRA_CA_CERTS)', async () => {
     expect(targetTls(undefined, false)).toEqual({ rejectUnauthorized: true });
-    expect(targetTls(undefined, true)).toEqual({ rejectUnauthorized: false });
+    expect(await verifies(targetTls(undefined, true))).toBe('verified');
   });
 });

@@ -1,32 +1,50 @@
 // How requests reach a target: TLS trust and client certificate, and the proxy of the environment. The API client's
 // undici dispatcher is built here; the S3 client's node agents in node-agents.ts, from the same settings and the same
 // proxy decision (proxyFor), so both clients go the same way.
-import { rootCertificates, connect as connectTls } from 'node:tls';
+import { rootCertificates, connect as connectTls, createSecureContext, type SecureContext } from 'node:tls';
 import { isIP } from 'node:net';
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import type { ConnectionSettings, ProxySettings } from '../config/config.ts';
 
-/** TLS options for a connection to a target, in the form node:tls and undici's connector take them. */
+/**
+ * TLS options for a connection to a target, in the form node:tls, node agents and undici's connector take them. The
+ * trusted CAs and client certificate are a secure context made once: given as lists, Node would parse Node's 140-odd
+ * root certificates again for every connection (a burst of new connections measurably slower), and a node agent would
+ * key its pool by their text.
+ */
 export interface TlsOptions {
-  /** Trusted CAs; absent: Node's own (with NODE_EXTRA_CA_CERTS). An explicit list replaces Node's, so it holds them too. */
-  ca?: string[];
-  cert?: string;
-  key?: string;
-  passphrase?: string;
   rejectUnauthorized: boolean;
+  /** Trusted CAs and client certificate; absent: Node's own CAs (with NODE_EXTRA_CA_CERTS) and no certificate. */
+  secureContext?: SecureContext;
+  /** The trusted CAs alone, for the TLS to an https proxy (the client certificate is for the target). */
+  proxySecureContext?: SecureContext;
 }
 
-/** The TLS options a run's connection settings give (--ca-file adds to Node's CAs; --insecure verifies nothing). */
+/**
+ * The TLS options a run's connection settings give. --ca-file adds to Node's CAs: an explicit list replaces Node's
+ * store, so it holds Node's root certificates first. --insecure verifies nothing.
+ */
 export function targetTls(connection: ConnectionSettings | undefined, insecure: boolean): TlsOptions {
   const tls: TlsOptions = { rejectUnauthorized: !insecure };
-  if (connection?.ca?.pem.length) tls.ca = [...rootCertificates, ...connection.ca.pem];
-  if (connection?.clientCert) {
-    tls.cert = connection.clientCert.cert;
-    tls.key = connection.clientCert.key;
-    if (connection.clientCert.passphrase !== undefined) tls.passphrase = connection.clientCert.passphrase;
+  const ca = trustedCas(connection);
+  const client = connection?.clientCert;
+  if (ca) tls.proxySecureContext = createSecureContext({ ca });
+  if (ca || client) {
+    tls.secureContext = createSecureContext({ ...(ca ? { ca } : {}), ...(client ? { cert: client.cert, key: client.key, ...(client.passphrase !== undefined ? { passphrase: client.passphrase } : {}) } : {}) });
   }
   return tls;
 }
+
+/** The CA list a context is made with: Node's root certificates, then the extra ones; undefined without extra ones. */
+export function trustedCas(connection: ConnectionSettings | undefined): string[] | undefined {
+  return connection?.ca?.pem.length ? [...rootCertificates, ...connection.ca.pem] : undefined;
+}
+
+/** The options for the TLS to an https proxy: its certificate checked against the same CAs, no client certificate. */
+export const proxyTlsOf = (tls: TlsOptions) => ({ rejectUnauthorized: tls.rejectUnauthorized, ...(tls.proxySecureContext ? { secureContext: tls.proxySecureContext } : {}) });
+
+/** The options for the TLS to a target: without the proxy's context. */
+export const requestTlsOf = (tls: TlsOptions) => ({ rejectUnauthorized: tls.rejectUnauthorized, ...(tls.secureContext ? { secureContext: tls.secureContext } : {}) });
 
 /** True when a proxy is set for some scheme. */
 export const hasProxy = (proxy: ProxySettings | undefined): proxy is ProxySettings => !!(proxy?.httpProxy || proxy?.httpsProxy);
@@ -93,7 +111,7 @@ export interface DispatcherOptions {
  * CONNECT only to port 443 accept.
  */
 export function targetDispatcher(opts: DispatcherOptions): Dispatcher {
-  const connect = { timeout: opts.timeoutMs, ...opts.tls };
+  const connect = { timeout: opts.timeoutMs, ...requestTlsOf(opts.tls) };
   const timeouts = { headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs };
   if (!hasProxy(opts.proxy)) return new Agent({ connect, ...timeouts });
   return new EnvHttpProxyAgent({
@@ -106,7 +124,7 @@ export function targetDispatcher(opts: DispatcherOptions): Dispatcher {
     proxyTunnel: false,
     requestTls: connect,
     // The proxy's own certificate is checked against the same CAs; the client certificate is the target's only.
-    proxyTls: { timeout: opts.timeoutMs, rejectUnauthorized: opts.tls.rejectUnauthorized, ...(opts.tls.ca ? { ca: opts.tls.ca } : {}) },
+    proxyTls: { timeout: opts.timeoutMs, ...proxyTlsOf(opts.tls) },
   });
 }
 
@@ -128,7 +146,7 @@ export function probeTls(target: string, tls: TlsOptions, timeoutMs: number): Pr
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve) => {
     let handshook = false;
-    const socket = connectTls({ host, port: Number(url.port) || 443, ...(isIP(host) ? {} : { servername: host }), ...tls }, () => (handshook = true));
+    const socket = connectTls({ host, port: Number(url.port) || 443, ...(isIP(host) ? {} : { servername: host }), ...requestTlsOf(tls) }, () => (handshook = true));
     const done = (probe: TlsProbe) => {
       clearTimeout(timer);
       socket.destroy();

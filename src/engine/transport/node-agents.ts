@@ -5,7 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { ProxySettings } from '../config/config.ts';
-import { hasProxy, proxyFor, type TlsOptions } from './connection.ts';
+import { hasProxy, proxyFor, proxyTlsOf, requestTlsOf, type TlsOptions } from './connection.ts';
 
 export interface ProxyAgentClasses {
   HttpProxyAgent: typeof import('http-proxy-agent').HttpProxyAgent;
@@ -48,7 +48,8 @@ const POOL = { keepAlive: true, maxSockets: 50 };
 /** A fresh pair of agents (a client that is destroyed destroys its agents, so none is shared). */
 export function nodeAgents(settings: NodeAgentSettings): NodeAgents {
   const directHttp = new http.Agent(POOL);
-  const directHttps = new https.Agent({ ...POOL, ...settings.tls });
+  const targetTls = requestTlsOf(settings.tls);
+  const directHttps = new https.Agent({ ...POOL, ...targetTls });
   if (!hasProxy(settings.proxy)) return { httpAgent: directHttp, httpsAgent: directHttps };
   if (!settings.classes) throw new Error('a proxy is set but its agent classes were not loaded (loadProxyAgentClasses)');
   const { HttpProxyAgent, HttpsProxyAgent } = settings.classes;
@@ -61,7 +62,8 @@ export function nodeAgents(settings: NodeAgentSettings): NodeAgents {
     const key = `${absoluteForm ? 'absolute' : 'tunnel'} ${proxyUrl}`;
     let agent = viaProxy.get(key);
     if (!agent) {
-      agent = absoluteForm ? new HttpProxyAgent(proxyUrl, POOL) : new HttpsProxyAgent(proxyUrl, { ...POOL, ...settings.tls });
+      // The agent's own options are for the connection to the proxy; the target's TLS options come with each request.
+      agent = absoluteForm ? new HttpProxyAgent(proxyUrl, { ...POOL, ...proxyTlsOf(settings.tls) }) : new HttpsProxyAgent(proxyUrl, { ...POOL, ...proxyTlsOf(settings.tls) });
       viaProxy.set(key, agent);
     }
     return agent;
@@ -76,7 +78,7 @@ export function nodeAgents(settings: NodeAgentSettings): NodeAgents {
     const host = name.includes(':') ? `[${name}]` : name;
     const via = proxyFor(`${secure ? 'https' : 'http'}://${host}:${options.port ?? (secure ? 443 : 80)}`, proxy);
     const agent = (via ? proxyAgent(via, secure) : direct) as unknown as Handoff;
-    agent.addRequest(req, { ...options, ...(secure ? settings.tls : {}), secureEndpoint: secure });
+    agent.addRequest(req, { ...options, ...(secure ? targetTls : {}), secureEndpoint: secure });
   };
   const destroyAll = () => {
     directHttp.destroy();
