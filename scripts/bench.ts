@@ -151,9 +151,15 @@ if (!THROUGHPUT_ONLY && !process.argv.includes('--before-after-only')) {
     rows.push(proxied);
     rows.push(await measure('quick, scale 60, embedded, --reference-tls', ['--reference-tls', '--profile', 'quick', '--time-scale', '60', '--seed', '1'], 'beside "quick, whole suite, scale 60"', direct));
     printRows(rows);
-    // The two runs against a TLS child are the same run as the HTTP one but for the connection.
-    const differ = rows.slice(1, 3).flatMap((r) => Object.keys({ ...r.statuses, ...rows[0]!.statuses }).filter((id) => r.statuses[id] !== rows[0]!.statuses[id]).map((id) => `${r.run}: ${id} ${rows[0]!.statuses[id]} → ${r.statuses[id]}`));
-    console.log(`TLS rows: check statuses over TLS and through the proxy ${differ.length ? `DIFFER from the HTTP row: ${differ.join(', ')}` : `identical to the HTTP row (${Object.keys(rows[0]!.statuses).length} checks)`}\n`);
+    // The two runs against a TLS child are the same run as the HTTP one but for the connection. The limit probes at
+    // time scale 60 must fit a burst into half a 1 s window, which a loaded machine sometimes does not (skipped,
+    // inconclusive): their statuses are listed apart.
+    const changes = rows.slice(1, 3).flatMap((r) => Object.keys({ ...r.statuses, ...rows[0]!.statuses }).filter((id) => r.statuses[id] !== rows[0]!.statuses[id]).map((id) => ({ id, line: `${r.run}: ${id} ${rows[0]!.statuses[id]} → ${r.statuses[id]}` })));
+    const differ = changes.filter((c) => !c.id.startsWith('limits.')).map((c) => c.line);
+    const timing = changes.filter((c) => c.id.startsWith('limits.')).map((c) => c.line);
+    console.log(`TLS rows: check statuses over TLS and through the proxy ${differ.length ? `DIFFER from the HTTP row: ${differ.join(', ')}` : `identical to the HTTP row outside the limits group (${Object.keys(rows[0]!.statuses).length} checks)`}`);
+    if (timing.length) console.log(`  limit probes at time scale 60 (timing-bound): ${timing.join(', ')}`);
+    console.log('');
   } finally {
     await proxy.close();
   }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
@@ -21,7 +21,6 @@ import { startReferenceProcess } from '../../fixtures/reference/process.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/session.ts';
 import type { S3Config } from '../engine/config/config.ts';
 import type { RunOptions } from './options.ts';
-import { readFileSync } from 'node:fs';
 import { readConnection } from './connection.ts';
 import { routeOf } from '../engine/transport/connection.ts';
 import { makeTlsMaterial, type TlsMaterial } from '../../fixtures/reference/tls.ts';
