@@ -47,7 +47,7 @@ run options:
   --read-only               no writes at all; checks that need them are skipped with the reason
   --dry-run                 print the plan (groups, requests per endpoint, writes) and send nothing
   --insecure                do not verify TLS certificates (said loudly in the report)
-  --ca-file FILE            PEM file of CAs to trust besides Node's own (a private CA; NODE_EXTRA_CA_CERTS also works)
+  --ca-file FILE            PEM file of CAs trusted besides Node's own (NODE_EXTRA_CA_CERTS also works)
   --client-cert FILE, --client-key FILE
                             client certificate and key (PEM) for a target that requires mutual TLS; the key's
                             passphrase, if any, in CONFORMANCE_CLIENT_KEY_PASSPHRASE
