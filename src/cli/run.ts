@@ -22,7 +22,7 @@ import { sweepS3, sweepAllS3 } from '../../suites/s3/session.ts';
 import type { S3Config } from '../engine/config/config.ts';
 import type { RunOptions } from './options.ts';
 import { readConnection } from './connection.ts';
-import { routeOf } from '../engine/transport/connection.ts';
+import { proxyFor, routeOf } from '../engine/transport/connection.ts';
 import { makeTlsMaterial, type TlsMaterial } from '../../fixtures/reference/tls.ts';
 
 /** The embedded reference target's declarations; runs against it hold it to them unless --overlay says otherwise. */
@@ -221,8 +221,14 @@ function proxyLine(config: RunConfig): string {
   const proxy = config.connection?.proxy;
   const api = config.embedded ? 'directly (embedded target)' : routeOf(config.baseUrl, proxy);
   const s3 = !config.s3 ? '' : `; object storage ${config.s3.embedded ? 'directly (embedded endpoint)' : routeOf(config.s3.url, proxy)}`;
-  return `proxy: API ${api}${s3}${proxy?.noProxy ? ` (NO_PROXY ${proxy.noProxy})` : ''}`;
+  // A proxy on another machine cannot reach this one's loopback: a common slip, said where it can be seen.
+  const loopback = [config.embedded ? undefined : config.baseUrl, config.s3?.embedded ? undefined : config.s3?.url]
+    .filter((url): url is string => !!url && !!proxyFor(url, proxy) && LOOPBACK.test(new URL(url).hostname));
+  const note = loopback.length ? `; ${loopback.map((u) => new URL(u).hostname).filter((h, i, all) => all.indexOf(h) === i).join(', ')} is this machine: add it to NO_PROXY unless the proxy is on this machine too` : '';
+  return `proxy: API ${api}${s3}${proxy?.noProxy ? ` (NO_PROXY ${proxy.noProxy})` : ''}${note}`;
 }
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
 /** The create budget, as --dry-run prints it before a run: certify's parts, or the cap --max-creates sets. */
 export function createBudgetLines(opts: Pick<RunOptions, 'profile' | 'maxCreates'>): string[] {

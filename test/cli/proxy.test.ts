@@ -53,7 +53,7 @@ describe('HTTP_PROXY with http targets', () => {
     // Every S3 check passed, the 16 MiB object and multipart uploads among them (the SDK's large bodies).
     expect(r.report!.checks.filter((c) => c.id.startsWith('s3.') && c.status !== 'passed')).toEqual([]);
     expect(records.filter((x) => x.status === 407)).toEqual([]);
-    expect(r.stdout).toContain(`proxy: API through proxy http://[REDACTED]@127.0.0.1:${proxy.port}; object storage through proxy http://[REDACTED]@127.0.0.1:${proxy.port}`);
+    expect(r.stdout).toContain(`proxy: API through proxy http://[REDACTED]@127.0.0.1:${proxy.port}; object storage through proxy http://[REDACTED]@127.0.0.1:${proxy.port}; 127.0.0.1 is this machine: add it to NO_PROXY unless the proxy is on this machine too`);
     expect(r.report!['connection']).toEqual({ proxy: { api: `http://[REDACTED]@127.0.0.1:${proxy.port}`, s3: `http://[REDACTED]@127.0.0.1:${proxy.port}` } });
     expectNoPassword(r);
   });
