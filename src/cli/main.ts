@@ -11,6 +11,7 @@ import { startBufferReaper } from './memory.ts';
 import { overlayCommand } from './overlay.ts';
 import { startReference, FAULTS, HOSTILE_FAULTS, VARIANTS } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, S3_FAULTS, S3_VARIANTS } from '../../fixtures/s3/server.ts';
+import { makeTlsMaterial } from '../../fixtures/reference/tls.ts';
 
 const USAGE = `usage:
   cloud-conformance run [options]          run the suite (default target: the embedded reference)
@@ -46,6 +47,11 @@ run options:
   --read-only               no writes at all; checks that need them are skipped with the reason
   --dry-run                 print the plan (groups, requests per endpoint, writes) and send nothing
   --insecure                do not verify TLS certificates (said loudly in the report)
+  --ca-file FILE            PEM file of CAs trusted besides Node's own (NODE_EXTRA_CA_CERTS also works)
+  --client-cert FILE, --client-key FILE
+                            client certificate and key (PEM) for a target that requires mutual TLS; the key's
+                            passphrase, if any, in CONFORMANCE_CLIENT_KEY_PASSPHRASE
+  --reference-tls           the embedded reference target serves HTTPS (a CA made for the run, trusted by it)
   --allow-writes N          real creates the write-limit probe may make if writes that create nothing are not counted
   --task-timeout SECONDS    target-seconds a task may take to finish (default 120)
   --request-timeout SECONDS seconds allowed per request (default 15)
@@ -58,9 +64,14 @@ run options:
   --s3-path-style (default) | --s3-virtual-host   addressing style
   Settings also come from CONFORMANCE_BASE_URL, CONFORMANCE_API_KEY, CONFORMANCE_API_KEY_B,
   CONFORMANCE_API_KEY_READONLY, CONFORMANCE_IMAGE, CONFORMANCE_SUBNET_ID, CONFORMANCE_OVERLAY,
-  CONFORMANCE_S3_URL, CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY, CONFORMANCE_S3_REGION and .env.
+  CONFORMANCE_S3_URL, CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY, CONFORMANCE_S3_REGION,
+  CONFORMANCE_CA_FILE, CONFORMANCE_CLIENT_CERT, CONFORMANCE_CLIENT_KEY and .env.
+  Proxies: HTTPS_PROXY, HTTP_PROXY and NO_PROXY (or lower case) are honoured for the API and object storage
+  (not for the embedded targets, which are on this machine).
 
 reference options:
+  --tls  (HTTPS; the CA file to pass to run --ca-file is named in the settings line, caFile)
+  --require-client-cert  (implies --tls; refuses clients without a certificate; clientCertFile, clientKeyFile)
   --port N  --fault NAME (repeatable)  --variant NAME (repeatable)  --s3-fault NAME (repeatable)
   --s3-variant NAME (repeatable)  --time-scale N  --population N (pre-existing VMs, every third tagged)
   --list-faults  --list-variants
@@ -78,6 +89,8 @@ export function toolInfo(): ToolInfo {
 
 async function referenceCommand(args: string[]): Promise<number> {
   const { values } = parseCliArgs(args, {
+    tls: { type: 'boolean' },
+    'require-client-cert': { type: 'boolean' },
     port: { type: 'string' },
     fault: { type: 'string', multiple: true },
     variant: { type: 'string', multiple: true },
@@ -110,22 +123,33 @@ async function referenceCommand(args: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values['port'])}`);
   const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
   if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got ${JSON.stringify(values['time-scale'])}`);
+  // --tls: a CA made for this start signs the server certificate (and, with --require-client-cert, a client's).
+  const requireClientCert = values['require-client-cert'] === true;
+  const tlsMaterial = values['tls'] || requireClientCert ? await makeTlsMaterial({ clientCert: requireClientCert }) : undefined;
+  const tls = tlsMaterial && { cert: tlsMaterial.serverCertPem, key: tlsMaterial.serverKeyPem, ca: tlsMaterial.caPem, requestCert: requireClientCert };
   let target;
   let s3;
   try {
     const population = values['population'] === undefined ? undefined : Number(values['population']);
-    target = await startReference({ port, faults: (values['fault'] as string[] | undefined) ?? [], variants: (values['variant'] as string[] | undefined) ?? [], timeScale, population });
+    target = await startReference({ tls, port, faults: (values['fault'] as string[] | undefined) ?? [], variants: (values['variant'] as string[] | undefined) ?? [], timeScale, population });
   } catch (err) {
+    tlsMaterial?.remove();
     throw new UsageError((err as Error).message);
   }
   try {
-    s3 = await startEmbeddedS3({ faults: (values['s3-fault'] as string[] | undefined) ?? [], variants: (values['s3-variant'] as string[] | undefined) ?? [] });
+    s3 = await startEmbeddedS3({ tls, faults: (values['s3-fault'] as string[] | undefined) ?? [], variants: (values['s3-variant'] as string[] | undefined) ?? [] });
   } catch (err) {
     await target.close();
+    tlsMaterial?.remove();
     throw new UsageError((err as Error).message);
   }
   const { s3Url, s3AccessKey, s3SecretKey, s3Region } = s3.settings;
-  process.stdout.write(JSON.stringify({ ...target.settings, s3Url, s3AccessKey, s3SecretKey, s3Region }) + '\n');
+  const { caFile, clientCertFile, clientKeyFile } = tlsMaterial?.files ?? {};
+  process.stdout.write(JSON.stringify({ ...target.settings, s3Url, s3AccessKey, s3SecretKey, s3Region, caFile, clientCertFile, clientKeyFile }) + '\n');
+  if (tlsMaterial) {
+    const client = clientCertFile ? ` --client-cert ${clientCertFile} --client-key ${clientKeyFile}` : '';
+    process.stderr.write(`reference: HTTPS, certificate signed by a CA made for this start (removed when it stops): run --base-url ${target.settings.baseUrl} --ca-file ${caFile}${client}\n`);
+  }
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
@@ -135,6 +159,7 @@ async function referenceCommand(args: string[]): Promise<number> {
   });
   await s3.close();
   await target.close();
+  tlsMaterial?.remove();
   return 0;
 }
 

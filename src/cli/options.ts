@@ -4,7 +4,8 @@ import { parse as parseDotenv } from 'dotenv';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../spec/errors.ts';
 import { REPORT_FORMATS, type ReportTarget, type ReportFormat } from '../report/index.ts';
-import type { Profile } from '../engine/config/config.ts';
+import type { Profile, ProxySettings } from '../engine/config/config.ts';
+import { proxyFromEnvironment } from './connection.ts';
 
 export const RUN_OPTIONS = {
   'base-url': { type: 'string' },
@@ -29,6 +30,10 @@ export const RUN_OPTIONS = {
   'expired-token': { type: 'string' },
   'dry-run': { type: 'boolean' },
   insecure: { type: 'boolean' },
+  'ca-file': { type: 'string' },
+  'client-cert': { type: 'string' },
+  'client-key': { type: 'string' },
+  'reference-tls': { type: 'boolean' },
   'task-timeout': { type: 'string' },
   'request-timeout': { type: 'string' },
   'max-body-bytes': { type: 'string' },
@@ -59,6 +64,9 @@ export const ENV_OF: Record<string, string> = {
   's3-access-key': 'CONFORMANCE_S3_ACCESS_KEY',
   's3-secret-key': 'CONFORMANCE_S3_SECRET_KEY',
   's3-region': 'CONFORMANCE_S3_REGION',
+  'ca-file': 'CONFORMANCE_CA_FILE',
+  'client-cert': 'CONFORMANCE_CLIENT_CERT',
+  'client-key': 'CONFORMANCE_CLIENT_KEY',
 };
 
 export interface RunOptions {
@@ -84,6 +92,16 @@ export interface RunOptions {
   expiredToken?: string;
   dryRun: boolean;
   insecure: boolean;
+  /** PEM file of CAs trusted besides Node's own (--ca-file). */
+  caFile?: string;
+  /** Client certificate and key for mutual TLS (--client-cert, --client-key); the key's passphrase from the environment only. */
+  clientCert?: string;
+  clientKey?: string;
+  clientKeyPassphrase?: string;
+  /** HTTP_PROXY, HTTPS_PROXY, NO_PROXY of the environment (connection.ts); absent: every request goes directly. */
+  proxy?: ProxySettings;
+  /** The embedded reference target (and its S3 endpoint) serve HTTPS with a CA made for the run, which the run trusts. */
+  referenceTls: boolean;
   taskTimeoutSeconds: number;
   requestTimeoutSeconds: number;
   /** Largest response body read whole (--max-body-bytes). */
@@ -223,6 +241,7 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--s3-url must be http or https, got ${u.protocol}`);
   }
+  if (v['reference-tls'] && baseUrl !== undefined) throw new UsageError('--reference-tls serves the embedded reference target over HTTPS; with --base-url the URL\'s scheme decides');
   if (v['s3-path-style'] && v['s3-virtual-host']) throw new UsageError('--s3-path-style and --s3-virtual-host exclude each other');
   const only = (v['only'] as string | undefined)?.split(',').map((s) => s.trim()).filter(Boolean);
   return {
@@ -247,6 +266,12 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     expiredToken: (v['expired-token'] as string | undefined) ?? env['CONFORMANCE_EXPIRED_TOKEN'] ?? dotenv['CONFORMANCE_EXPIRED_TOKEN'],
     dryRun: v['dry-run'] === true,
     insecure: v['insecure'] === true,
+    caFile: setting('ca-file'),
+    clientCert: setting('client-cert'),
+    clientKey: setting('client-key'),
+    clientKeyPassphrase: env['CONFORMANCE_CLIENT_KEY_PASSPHRASE'] ?? dotenv['CONFORMANCE_CLIENT_KEY_PASSPHRASE'],
+    proxy: proxyFromEnvironment(env),
+    referenceTls: v['reference-tls'] === true,
     allowWrites: v['allow-writes'] === undefined ? 0 : positiveInteger('allow-writes', v['allow-writes'] as string, 0),
     taskTimeoutSeconds: positiveNumber('task-timeout', v['task-timeout'] as string | undefined, 120),
     requestTimeoutSeconds: positiveNumber('request-timeout', v['request-timeout'] as string | undefined, 15),
@@ -277,6 +302,7 @@ export function runOptions(partial: Partial<RunOptions> = {}): RunOptions {
     readOnly: false,
     dryRun: false,
     insecure: false,
+    referenceTls: false,
     taskTimeoutSeconds: 120,
     requestTimeoutSeconds: 15,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,

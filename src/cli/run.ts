@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
@@ -21,6 +21,9 @@ import { startReferenceProcess } from '../../fixtures/reference/process.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/session.ts';
 import type { S3Config } from '../engine/config/config.ts';
 import type { RunOptions } from './options.ts';
+import { readConnection } from './connection.ts';
+import { proxyFor, routeOf } from '../engine/transport/connection.ts';
+import { makeTlsMaterial, type TlsMaterial } from '../../fixtures/reference/tls.ts';
 
 /** The embedded reference target's declarations; runs against it hold it to them unless --overlay says otherwise. */
 export const REFERENCE_OVERLAY_PATH = 'spec/overlays/reference.yaml';
@@ -41,15 +44,24 @@ export async function runCommand(
   for (const r of [...opts.reports, ...(opts.emitOverlay ? [{ format: 'overlay', path: opts.emitOverlay }] : [])]) {
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
   }
+  // Unreadable TLS files and malformed proxy settings are usage errors before anything starts.
+  let connection = readConnection(opts, extra.env ?? process.env);
+  const embeddedTls = opts.referenceTls && !opts.baseUrl;
   const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
   // The embedded S3 endpoint: its proxy listens at once; s3rver (a child process, about half a second to boot) starts
   // beside the overlay check, the reference target and the first checks, and S3 requests wait for it.
   // certify serves the embedded target from a process of its own, with its S3 endpoint (see below).
   const targetInItsOwnProcess = opts.profile === 'certify';
-  const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun && !targetInItsOwnProcess ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants, lazy: true }) : undefined;
+  // --reference-tls: a CA made for this run signs the embedded targets' certificate; the run trusts it (in its own process, the target makes its own).
+  const referenceTls: TlsMaterial | undefined = embeddedTls && !opts.dryRun && !targetInItsOwnProcess ? await makeTlsMaterial() : undefined;
+  const serverTls = referenceTls && { cert: referenceTls.serverCertPem, key: referenceTls.serverKeyPem };
+  const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun && !targetInItsOwnProcess ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants, lazy: true, tls: serverTls }) : undefined;
   s3Starting?.catch(() => {});
-  // Start-up stopped before the run: the S3 child goes too.
-  const abandonS3 = () => s3Starting?.then((started) => started.close()).catch(() => {});
+  // Start-up stopped before the run: the S3 child goes too, and the CA's files.
+  const abandonS3 = () => {
+    referenceTls?.remove();
+    return s3Starting?.then((started) => started.close()).catch(() => {});
+  };
   // The overlay is checked against the vocabulary before anything is sent (exit 2 naming the problem).
   if (opts.overlay !== undefined) {
     const lint = await lintOverlay(opts.overlay).catch(async (err: unknown) => {
@@ -78,13 +90,15 @@ export async function runCommand(
     try {
       if (targetInItsOwnProcess) {
         // The limit probes at a fast time scale need the target on a core of its own (fixtures/reference/process.ts).
-        const started = await startReferenceProcess({ timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants, s3Faults: extra.s3Faults, s3Variants: extra.s3Variants }).catch((err: Error) => {
+        const started = await startReferenceProcess({ timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants, s3Faults: extra.s3Faults, s3Variants: extra.s3Variants, tls: embeddedTls }).catch((err: Error) => {
           throw new UsageError(`the embedded reference target did not start: ${err.message}`);
         });
         embedded = started;
         embeddedS3Settings = started.settings;
+        if (started.settings.caFile) connection = trusting(connection, readFileSync(started.settings.caFile, 'utf8'));
       } else {
-        embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants });
+        embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants, tls: serverTls });
+        if (referenceTls) connection = trusting(connection, referenceTls.caPem);
       }
     } catch (err) {
       await abandonS3();
@@ -138,6 +152,8 @@ export async function runCommand(
     readOnly: opts.readOnly,
     expiredToken: opts.expiredToken,
     insecure: opts.insecure,
+    connection,
+    referenceTls: embeddedTls || undefined,
     webhookUrl: opts.webhookUrl,
     taskTimeoutSeconds: opts.taskTimeoutSeconds,
     requestTimeoutSeconds: opts.requestTimeoutSeconds,
@@ -156,6 +172,7 @@ export async function runCommand(
       await Promise.race([sweepAllS3(), new Promise((r) => setTimeout(r, 15_000).unref())]);
       await embeddedS3?.close().catch(() => {});
       await embedded?.close().catch(() => {});
+      referenceTls?.remove();
       process.exit(130);
     })();
   };
@@ -163,6 +180,7 @@ export async function runCommand(
   let swept = false;
   try {
     if (!opts.quiet) say(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
+    if (!opts.quiet && config.connection?.proxy) say(proxyLine(config));
     const report = await runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
       // A run that could not start still leaves the reports asked for (verdict error), then exits 2.
       if (err instanceof RunNotStarted) await writeReports(err.runReport, opts.reports);
@@ -189,8 +207,28 @@ export async function runCommand(
     process.off('SIGINT', onSigint);
     await embeddedS3?.close();
     await embedded?.close();
+    referenceTls?.remove();
   }
 }
+
+/** The run's connection settings with one more trusted CA (the embedded target's, under --reference-tls). */
+function trusting(connection: RunConfig['connection'], caPem: string): NonNullable<RunConfig['connection']> {
+  return { ...connection, ca: { ...connection?.ca, pem: [...(connection?.ca?.pem ?? []), caPem] } };
+}
+
+/** Which way each client goes, proxy credentials hidden; the embedded targets are on this machine and reached directly. */
+function proxyLine(config: RunConfig): string {
+  const proxy = config.connection?.proxy;
+  const api = config.embedded ? 'directly (embedded target)' : routeOf(config.baseUrl, proxy);
+  const s3 = !config.s3 ? '' : `; object storage ${config.s3.embedded ? 'directly (embedded endpoint)' : routeOf(config.s3.url, proxy)}`;
+  // A proxy on another machine cannot reach this one's loopback: a common slip, said where it can be seen.
+  const loopback = [config.embedded ? undefined : config.baseUrl, config.s3?.embedded ? undefined : config.s3?.url]
+    .filter((url): url is string => !!url && !!proxyFor(url, proxy) && LOOPBACK.test(new URL(url).hostname));
+  const note = loopback.length ? `; ${loopback.map((u) => new URL(u).hostname).filter((h, i, all) => all.indexOf(h) === i).join(', ')} is this machine: add it to NO_PROXY unless the proxy is on this machine too` : '';
+  return `proxy: API ${api}${s3}${proxy?.noProxy ? ` (NO_PROXY ${proxy.noProxy})` : ''}${note}`;
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
 /** The create budget, as --dry-run prints it before a run: certify's parts, or the cap --max-creates sets. */
 export function createBudgetLines(opts: Pick<RunOptions, 'profile' | 'maxCreates'>): string[] {

@@ -35,8 +35,23 @@ function metaRows(r: RunReport): string {
     ['Traffic', `${esc(r.traffic.requests)} requests, ${esc(r.traffic.writes)} writes, tokens issued ${esc(Object.entries(r.traffic.tokensIssued).map(([k, v]) => `${k}: ${v}`).join(', ') || 'none')}`],
   ];
   if (safety) rows.push(['Restrictions', [safety.readOnly ? 'read-only (no writes)' : '', safety.insecure ? '<strong>TLS certificates NOT verified (--insecure)</strong>' : ''].filter(Boolean).join(', ') || 'none']);
+  const connection = (r as Partial<RunReport>).connection;
+  if (connection) rows.push(['Connection', connectionHtml(connection)]);
   rows.push(['Reproduce', `<code>${esc(r.reproduce)}</code>`]);
   return rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('\n');
+}
+
+/** Trusted CA file, client certificate and the way each client went (proxy URLs are already without credentials). */
+function connectionHtml(c: NonNullable<RunReport['connection']>): string {
+  const parts: string[] = [];
+  if (c.referenceTls) parts.push('embedded targets over HTTPS (a CA made for the run)');
+  if (c.caFile) parts.push(`CA file <code>${esc(c.caFile)}</code> trusted besides Node's own`);
+  if (c.clientCert) parts.push(`client certificate <code>${esc(c.clientCert)}</code>`);
+  if (c.proxy) {
+    const way = (v: string) => (v === 'direct' ? 'directly' : `through proxy <code>${esc(v)}</code>`);
+    parts.push(`API ${way(c.proxy.api)}${c.proxy.s3 ? `, object storage ${way(c.proxy.s3)}` : ''}${c.proxy.noProxy ? ` (NO_PROXY <code>${esc(c.proxy.noProxy)}</code>)` : ''}`);
+  }
+  return parts.join('; ');
 }
 
 function exchangeHtml(ex: EvidenceExchange, i: number): string {

@@ -15,9 +15,9 @@ export const authErrors: Check = {
     const { ListBucketsCommand, PutObjectCommand, ListObjectsV2Command } = s.sdk;
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'auth');
-    const wrongKey = makeClient(s.config, s.timeoutMs, { accessKeyId: `CCUNKNOWN${s.runId.toUpperCase()}`, secretAccessKey: s.config.secretKey }, s.sdk);
+    const wrongKey = makeClient(s.config, s.timeoutMs, { accessKeyId: `CCUNKNOWN${s.runId.toUpperCase()}`, secretAccessKey: s.config.secretKey }, s.sdk, s.transport);
     // The right key with a secret that differs from the real one in every position (never printed).
-    const wrongSecret = makeClient(s.config, s.timeoutMs, { accessKeyId: s.config.accessKey, secretAccessKey: `wrong-${s.runId}-secret` }, s.sdk);
+    const wrongSecret = makeClient(s.config, s.timeoutMs, { accessKeyId: s.config.accessKey, secretAccessKey: `wrong-${s.runId}-secret` }, s.sdk, s.transport);
     const problems: string[] = [];
     const expect = (what: string, r: Result<object>, code: string) => {
       if (r.ok) problems.push(`${what} was served (${r.status}), expected 403 ${code}`);

@@ -1,3 +1,4 @@
+import { fetch, type RequestInit } from 'undici';
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { EXTENDED_CLAUSES, Trace, s3Session, loadS3Presigner, runBucket, record, removeBucket } from './session.ts';
@@ -23,7 +24,8 @@ export const presigned: Check = {
     const problems: string[] = [];
     const send = async (label: string, url: string, init: RequestInit) => {
       try {
-        const res = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(s.timeoutMs) });
+        // The session's dispatcher: the same trusted CAs, client certificate and proxy as the SDK's requests.
+        const res = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(s.timeoutMs), dispatcher: s.dispatcher });
         const text = await res.text();
         trace.note(`${label} ${init.method} ${shown(url)} → ${res.status}`);
         return { status: res.status, text };

@@ -8,6 +8,9 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { RunConfig, S3Config } from '../../src/engine/config/config.ts';
 import type { S3Capability } from '../../src/engine/run/report.ts';
 import { Unavailable } from '../../src/engine/run/check.ts';
+import type { Dispatcher } from 'undici';
+import { hasProxy, targetDispatcher, targetTls } from '../../src/engine/transport/connection.ts';
+import { absoluteFormProxy, loadProxyAgentClasses, nodeAgents, type NodeAgentSettings, type ProxyAgentClasses } from '../../src/engine/transport/node-agents.ts';
 
 export type S3Sdk = typeof import('@aws-sdk/client-s3');
 export type S3Presigner = typeof import('@aws-sdk/s3-request-presigner');
@@ -47,6 +50,10 @@ export interface S3Session {
   runId: string;
   timeoutMs: number;
   client: S3Client;
+  /** How the session's clients connect (trusted CAs, client certificate, proxy): every client made for it uses it. */
+  transport: NodeAgentSettings;
+  /** For requests outside the SDK (presigned URLs): the same trust and proxy, through undici. */
+  dispatcher: Dispatcher;
   /** Every bucket the run asked to create, removed by the end-of-run sweep whatever the checks left. */
   buckets: Set<string>;
   capabilities: S3Capability[];
@@ -61,9 +68,10 @@ export const NEEDS_S3_URL = 'needs --s3-url (the object storage endpoint and its
 /**
  * A standard client, configured only with the endpoint, the credentials and the addressing style. Checksums are
  * computed and validated only where S3 requires them (the SDK default adds CRC trailers that many S3-compatible
- * endpoints do not accept); one attempt per request, each bounded by --request-timeout.
+ * endpoints do not accept); one attempt per request, each bounded by --request-timeout. It connects through the SDK's
+ * own NodeHttpHandler with agents of its own (node-agents.ts: trusted CAs, client certificate, proxy).
  */
-export function makeClient(cfg: S3Config, timeoutMs: number, credentials?: { accessKeyId: string; secretAccessKey: string }, s3: S3Sdk = sdkNow()): S3Client {
+export function makeClient(cfg: S3Config, timeoutMs: number, credentials?: { accessKeyId: string; secretAccessKey: string }, s3: S3Sdk = sdkNow(), transport: NodeAgentSettings = { tls: { rejectUnauthorized: true } }): S3Client {
   // Node 20 is this project's platform; the SDK's advisory about its future Node 22 requirement is noise in reports.
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
   return new s3.S3Client({
@@ -74,7 +82,9 @@ export function makeClient(cfg: S3Config, timeoutMs: number, credentials?: { acc
     maxAttempts: 1,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { requestTimeout: timeoutMs, connectionTimeout: Math.min(timeoutMs, 10_000) },
+    requestHandler: { requestTimeout: timeoutMs, connectionTimeout: Math.min(timeoutMs, 10_000), ...nodeAgents(transport) },
+    // Through an http proxy in absolute form the SDK's Expect: 100-continue (bodies of 2 MB and more) cannot pass.
+    ...(absoluteFormProxy(cfg.url, transport.proxy) ? { expectContinueHeader: false } : {}),
   });
 }
 
@@ -83,8 +93,14 @@ export async function s3Session(ctx: CheckContext): Promise<S3Session> {
   const cfg = s3Config(ctx);
   const session = sessions.get(ctx.config);
   if (session) return session;
-  return openSession(ctx, cfg, await loadS3Sdk());
+  const [s3] = await Promise.all([loadS3Sdk(), hasProxy(proxyOf(ctx.config, cfg)) ? loadProxyAgentClasses().then((c) => (proxyClasses = c)) : undefined]);
+  return openSession(ctx, cfg, s3);
 }
+
+let proxyClasses: ProxyAgentClasses | undefined;
+
+/** The proxies of the run for this endpoint: none for the embedded one (on this machine, out of a proxy's reach). */
+const proxyOf = (run: RunConfig, cfg: S3Config) => (cfg.embedded ? undefined : run.connection?.proxy);
 
 function s3Config(ctx: CheckContext): S3Config {
   const cfg = ctx.config.s3;
@@ -97,7 +113,11 @@ function openSession(ctx: CheckContext, cfg: S3Config, s3: S3Sdk): S3Session {
   let session = sessions.get(ctx.config);
   if (!session) {
     const timeoutMs = ctx.config.requestTimeoutSeconds * 1000;
-    session = { config: cfg, sdk: s3, runId: ctx.config.runId, timeoutMs, client: makeClient(cfg, timeoutMs, undefined, s3), buckets: new Set(), capabilities: [] };
+    const tls = targetTls(ctx.config.connection, ctx.config.insecure);
+    const proxy = proxyOf(ctx.config, cfg);
+    const transport: NodeAgentSettings = { tls, proxy, classes: proxyClasses };
+    const dispatcher = targetDispatcher({ timeoutMs, tls, proxy });
+    session = { config: cfg, sdk: s3, runId: ctx.config.runId, timeoutMs, client: makeClient(cfg, timeoutMs, undefined, s3, transport), transport, dispatcher, buckets: new Set(), capabilities: [] };
     sessions.set(ctx.config, session);
     live.add({ run: ctx.config, session });
     ctx.registerSecret(cfg.secretKey, 'S3 secret key');
@@ -249,6 +269,7 @@ export async function sweepS3(run: RunConfig): Promise<S3CleanupResult | undefin
     else result.removed.push(bucket);
   }
   session.client.destroy();
+  await session.dispatcher.close();
   return result;
 }
 

@@ -28,6 +28,31 @@ export interface S3Config {
   embedded?: boolean;
 }
 
+/** The proxies a run goes through, as undici's EnvHttpProxyAgent reads them (HTTP_PROXY, HTTPS_PROXY, NO_PROXY). */
+export interface ProxySettings {
+  /** Proxy for http:// targets (and for https:// ones when httpsProxy is unset); may carry user:password. */
+  httpProxy?: string;
+  /** Proxy for https:// targets; may carry user:password. */
+  httpsProxy?: string;
+  /** Comma or space list of hosts (host, .domain, *.domain, host:port, or *) reached directly. */
+  noProxy?: string;
+}
+
+/**
+ * How the run reaches its targets: extra trusted CAs, a client certificate for mutual TLS, proxies. Files are read by
+ * the CLI; this holds their text. Proxies apply to the targets the run was pointed at, never to the embedded ones.
+ */
+export interface ConnectionSettings {
+  /**
+   * PEM certificates trusted besides Node's own: those of --ca-file (`file`), NODE_EXTRA_CA_CERTS' (which an explicit
+   * list would drop) and, under --reference-tls, the embedded target's CA.
+   */
+  ca?: { file?: string; pem: string[] };
+  /** Client certificate and key for mutual TLS (--client-cert, --client-key). */
+  clientCert?: { certFile: string; keyFile: string; cert: string; key: string; passphrase?: string };
+  proxy?: ProxySettings;
+}
+
 /** Everything a run needs, resolved from flags, environment and .env by the CLI. */
 export interface RunConfig {
   baseUrl: string;
@@ -63,12 +88,16 @@ export interface RunConfig {
   readOnly: boolean;
   /** TLS certificates are not verified (--insecure); said loudly in the report. */
   insecure: boolean;
+  /** Trusted CAs, client certificate and proxies (--ca-file, --client-cert/--client-key, HTTP(S)_PROXY, NO_PROXY). */
+  connection?: ConnectionSettings;
   /** Every check after the one before it (--sequential); by default checks that share nothing run concurrently. */
   sequential?: boolean;
   /** Unique per run; names everything the run creates. */
   runId: string;
   /** True when the suite started the embedded reference target itself. */
   embedded: boolean;
+  /** The embedded targets serve HTTPS with a CA made for the run, which `connection` trusts (--reference-tls). */
+  referenceTls?: boolean;
   /** Object storage endpoint for the s3 group (--s3-url or the embedded s3rver). */
   s3?: S3Config;
 }

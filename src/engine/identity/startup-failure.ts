@@ -2,6 +2,8 @@
 // refusal (401/403) points at the key; a broken answer is the target's, and the message says which way it broke.
 import type { Exchange } from '../transport/exchange.ts';
 import { evidenceOf, type Evidence } from '../outcome/outcome.ts';
+import type { ConnectionSettings } from '../config/config.ts';
+import { proxyFor, withoutCredentials } from '../transport/connection.ts';
 
 export type StartupFailureKind =
   | 'unreachable'
@@ -27,6 +29,35 @@ export interface StartupLimits {
   baseUrl: string;
   requestTimeoutSeconds: number;
   maxBodyBytes: number;
+  /** How the target was reached (the proxy is named in the message, the files in the hints). */
+  connection?: ConnectionSettings;
+  /** The embedded target: reached directly whatever the proxy settings. */
+  embedded?: boolean;
+}
+
+/** OpenSSL's codes for a certificate chain that does not lead to a trusted CA. */
+const UNTRUSTED = /\b(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_UNTRUSTED)\b/;
+
+/** What to do about a connection that failed for TLS or proxy reasons; empty for any other failure. */
+function connectionHint(transportError: string, limits: StartupLimits): string {
+  const clientCert = limits.connection?.clientCert;
+  if (UNTRUSTED.test(transportError)) {
+    return limits.connection?.ca
+      ? `; the target's certificate is not signed by a CA the run trusts (${limits.connection.ca.file ? `--ca-file ${limits.connection.ca.file} or ` : ''}Node's own)`
+      : "; the target's certificate is not signed by a CA Node trusts: pass the CA that signed it with --ca-file FILE (or NODE_EXTRA_CA_CERTS=FILE)";
+  }
+  if (/ERR_TLS_CERT_ALTNAME_INVALID/.test(transportError)) return `; the certificate is for another host name than ${new URL(limits.baseUrl).hostname}`;
+  if (/CERTIFICATE_REQUIRED/.test(transportError)) {
+    return clientCert ? `; the target refused the client certificate --client-cert ${clientCert.certFile}` : '; the target requires a client certificate (mutual TLS): pass --client-cert FILE --client-key FILE';
+  }
+  if (/(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|HANDSHAKE_FAILURE)/.test(transportError) && clientCert) return `; the target refused the client certificate --client-cert ${clientCert.certFile}`;
+  if (/right after the handshake/.test(transportError)) {
+    return clientCert
+      ? `; a target that requires mutual TLS does so when it does not accept the client certificate --client-cert ${clientCert.certFile} (is it signed by the CA the target trusts?)`
+      : '; a target that requires mutual TLS may do so: pass --client-cert FILE --client-key FILE';
+  }
+  if (/\(407\)/.test(transportError)) return '; the proxy asks for credentials: give them in its URL (http://user:password@host:port)';
+  return '';
 }
 
 export interface StartupFailureDescription {
@@ -88,7 +119,9 @@ export function describeStartupFailure(ex: Exchange, flag: string, limits: Start
   const res = ex.response;
   if (!res) {
     const why = ex.transportError === 'timed out' ? `no answer within ${timeout}` : (ex.transportError ?? 'no answer');
-    return { kind: 'unreachable', message: `target unreachable at ${limits.baseUrl}: ${why}`, details: { transportError: ex.transportError } };
+    const proxy = limits.embedded ? undefined : proxyFor(limits.baseUrl, limits.connection?.proxy);
+    const where = proxy ? `${limits.baseUrl} through proxy ${withoutCredentials(proxy)}` : limits.baseUrl;
+    return { kind: 'unreachable', message: `target unreachable at ${where}: ${why}${connectionHint(why, limits)}`, details: { transportError: ex.transportError, ...(proxy ? { proxy: withoutCredentials(proxy) } : {}) } };
   }
   const status = res.status;
   if (res.truncated) {
@@ -168,7 +201,7 @@ export class StartupFailure extends Error {
   readonly report: StartupFailureReport;
   constructor(
     readonly exchange: Exchange,
-    flag: string,
+    readonly flag: string,
     limits: StartupLimits,
   ) {
     const d = describeStartupFailure(exchange, flag, limits);

@@ -6,7 +6,8 @@ import type { LimitProbeTrace } from '../limits/trace.ts';
 // The report names every type it carries, so src/report/ reads the model from here.
 export type { Digests, LimitProbeTrace, StartupFailureReport };
 import type { LedgerEntry } from '../target/ledger.ts';
-import type { Profile } from '../config/config.ts';
+import type { Profile, RunConfig } from '../config/config.ts';
+import { proxyFor, withoutCredentials } from '../transport/connection.ts';
 
 /** One check's result, as the JSON report carries it (field names are a public contract). */
 export interface CheckReport {
@@ -81,6 +82,8 @@ export interface RunReport {
   traffic: { requests: number; writes: number; tokensIssued: Record<string, number>; pacedWaitMs: number; byEndpoint?: Record<string, number> };
   /** How the run was restricted: no writes (--read-only), TLS not verified (--insecure). */
   safety: { readOnly: boolean; insecure: boolean };
+  /** How the run reached its targets, when a CA file, a client certificate, a proxy or --reference-tls was in play. */
+  connection?: ConnectionReport;
   /** How to rerun this exact run (secrets left out). */
   reproduce: string;
   /** S3 operations the s3 group tried: supported (true), not supported (false) or not determined, with evidence. */
@@ -91,6 +94,34 @@ export interface RunReport {
   limitProbes?: LimitProbeTrace[];
   /** sha256 of the documents the run was judged against: the clause list, the OpenAPI document, and the seed where it is present. */
   digests?: Digests;
+}
+
+export interface ConnectionReport {
+  /** --ca-file: trusted besides Node's own CAs. */
+  caFile?: string;
+  /** --client-cert: presented to the target (mutual TLS). */
+  clientCert?: string;
+  /** The embedded targets served HTTPS with a CA made for the run (--reference-tls). */
+  referenceTls?: true;
+  /** Which way each client went: "direct", or the proxy's URL with any user:password replaced by [REDACTED]. */
+  proxy?: { api: string; s3?: string; noProxy?: string };
+}
+
+/** The report's account of the run's connection settings; undefined when none was given. */
+export function connectionReport(config: RunConfig): ConnectionReport | undefined {
+  const c = config.connection;
+  const report: ConnectionReport = {};
+  if (c?.ca?.file) report.caFile = c.ca.file;
+  if (c?.clientCert) report.clientCert = c.clientCert.certFile;
+  if (config.referenceTls) report.referenceTls = true;
+  if (c?.proxy) {
+    const route = (url: string, embedded: boolean | undefined) => {
+      const via = embedded ? undefined : proxyFor(url, c.proxy);
+      return via ? withoutCredentials(via) : 'direct';
+    };
+    report.proxy = { api: route(config.baseUrl, config.embedded), ...(config.s3 ? { s3: route(config.s3.url, config.s3.embedded) } : {}), ...(c.proxy.noProxy ? { noProxy: c.proxy.noProxy } : {}) };
+  }
+  return Object.keys(report).length ? report : undefined;
 }
 
 export interface S3Capability {

@@ -11,6 +11,8 @@ import type { CheckContext } from './context.ts';
 import type { CallOptions } from '../identity/call.ts';
 import { HttpClient } from '../transport/http.ts';
 import { Redactor } from '../transport/redact.ts';
+import { connectionSecrets, probeTls, proxyFor, targetTls } from '../transport/connection.ts';
+import type { Exchange } from '../transport/exchange.ts';
 import { TokenManager, CredentialError } from '../identity/tokens.ts';
 import { KEY_FLAGS } from '../config/config.ts';
 import { StartupFailure } from '../identity/startup-failure.ts';
@@ -27,7 +29,7 @@ import { EventFixtures } from '../events/events.ts';
 import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from '../limits/limit-session.ts';
 import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
 import { runScheduled } from './schedule.ts';
-import { summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
+import { connectionReport, summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 import { limitTraces } from '../limits/trace.ts';
 import { specDigests } from './digests.ts';
 
@@ -80,7 +82,9 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   const spec = await loadSpec(config.overlayPath);
   const declarations = readDeclarations(spec);
   const redactor = new Redactor();
-  const http = new HttpClient(config.baseUrl, { timeoutSeconds: config.requestTimeoutSeconds, maxBodyBytes: config.maxBodyBytes, insecure: config.insecure }, redactor);
+  for (const secret of connectionSecrets(config.connection)) redactor.add(secret.value, secret.label);
+  // The embedded target listens on this machine: a proxy could not reach it.
+  const http = new HttpClient(config.baseUrl, { timeoutSeconds: config.requestTimeoutSeconds, maxBodyBytes: config.maxBodyBytes, tls: targetTls(config.connection, config.insecure), proxy: config.embedded ? undefined : config.connection?.proxy }, redactor);
   const waits = new Waits(hooks);
   const tokens = new TokenManager(http, config.keys, config.timeScale, redactor, waits);
   const schema = new SchemaAsserter(spec);
@@ -102,7 +106,8 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       else await tokens.get('primary', 'setup');
     } catch (err) {
       // Exit 2 with what the target did, and a report (verdict error) carrying the exchange that shows it.
-      const failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
+      let failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
+      if (failure instanceof StartupFailure && (await addTlsDiagnosis(failure.exchange, config))) failure = new StartupFailure(failure.exchange, failure.flag, config);
       if (failure instanceof StartupFailure) throw new RunNotStarted(failure, startupFailureReport(failure, { tool, config, startedAt, log: http.log, tokensIssued: tokens.issued, reproduce: reproduceLine(config) }));
       throw failure;
     }
@@ -201,6 +206,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         byEndpoint: countByEndpoint(http.log, schema),
       },
       safety: { readOnly: config.readOnly, insecure: config.insecure },
+      ...(connectionReport(config) ? { connection: connectionReport(config) } : {}),
       reproduce: reproduceLine(config),
       ...(s3Capabilities ? { s3Capabilities } : {}),
       ...(limits ? { limitProbes: limitTraces(limits) } : {}),
@@ -210,6 +216,21 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     await events.close();
     await http.close();
   }
+}
+
+/**
+ * A first request to an https target that was closed without an answer: how one bare handshake ends (a TLS alert, or
+ * a close right after it) is added to the exchange's transport error, which the startup failure's hint reads (a
+ * client certificate required or refused). Direct connections only; through a proxy the tunnel would be made again.
+ */
+async function addTlsDiagnosis(exchange: Exchange, config: RunConfig): Promise<boolean> {
+  const closed = !exchange.response && !exchange.incompleteResponse && /UND_ERR_SOCKET|ECONNRESET|socket hang up/.test(exchange.transportError ?? '');
+  const direct = config.embedded || !proxyFor(config.baseUrl, config.connection?.proxy);
+  if (!closed || !direct || new URL(config.baseUrl).protocol !== 'https:') return false;
+  const probe = await probeTls(config.baseUrl, targetTls(config.connection, config.insecure), Math.min(config.requestTimeoutSeconds * 1000, 3000));
+  if (probe.alert) exchange.transportError = `${exchange.transportError}; a bare TLS handshake with the target ends in ${probe.alert}`;
+  else if (probe.closedAfterHandshake) exchange.transportError = `${exchange.transportError}; the target closes a bare TLS connection right after the handshake`;
+  return probe.alert !== undefined || probe.closedAfterHandshake === true;
 }
 
 function reproduceLine(config: RunConfig): string {
@@ -225,6 +246,10 @@ function reproduceLine(config: RunConfig): string {
   if (config.only?.length) parts.push(`--only ${config.only.join(',')}`);
   if (config.readOnly) parts.push('--read-only');
   if (config.insecure) parts.push('--insecure');
+  if (config.referenceTls) parts.push('--reference-tls');
+  // File paths only: the files hold no secret of the run (a key file is the user's, named, never read out).
+  if (config.connection?.ca?.file) parts.push(`--ca-file ${config.connection.ca.file}`);
+  if (config.connection?.clientCert) parts.push(`--client-cert ${config.connection.clientCert.certFile}`, `--client-key ${config.connection.clientCert.keyFile}`);
   return parts.join(' ');
 }
 

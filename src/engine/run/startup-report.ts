@@ -2,7 +2,7 @@
 import type { Exchange } from '../transport/exchange.ts';
 import type { RunConfig } from '../config/config.ts';
 import type { StartupFailure } from '../identity/startup-failure.ts';
-import type { RunReport } from './report.ts';
+import { connectionReport, type RunReport } from './report.ts';
 import { specDigests } from './digests.ts';
 
 export interface StartedRun {
@@ -39,6 +39,7 @@ export function startupFailureReport(failure: StartupFailure, run: StartedRun): 
       pacedWaitMs: 0,
     },
     safety: { readOnly: config.readOnly, insecure: config.insecure },
+    ...(connectionReport(config) ? { connection: connectionReport(config) } : {}),
     reproduce: run.reproduce,
     digests: specDigests(),
   };

@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
-import { request, Agent } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import type { ProxySettings } from '../config/config.ts';
+import { targetDispatcher, type TlsOptions } from './connection.ts';
 import type { Redactor } from './redact.ts';
 import type { Exchange, IncompleteResponse, RecordedRequest, RecordedResponse } from './exchange.ts';
 import type { BodyReader } from './body-readers.ts';
@@ -23,8 +25,12 @@ function firstBytes(chunks: readonly Buffer[], n: number): Buffer {
 }
 
 export interface HttpLimits {
-  /** Skip TLS certificate verification (--insecure). */
+  /** Skip TLS certificate verification (--insecure); ignored when `tls` is given (it says so itself). */
   insecure?: boolean;
+  /** Trusted CAs and client certificate (connection.ts targetTls); default: Node's CAs, no client certificate. */
+  tls?: TlsOptions;
+  /** The proxies to go through (HTTP_PROXY, HTTPS_PROXY, NO_PROXY as resolved by the CLI); default: directly. */
+  proxy?: ProxySettings;
   /** Seconds allowed for the whole request, headers and body. */
   timeoutSeconds: number;
   /** Largest response body read (--max-body-bytes); a larger one is cut off there and reported as truncated. */
@@ -77,18 +83,14 @@ class IncompleteBody extends Error {
 export class HttpClient {
   readonly log: Exchange[] = [];
   private seq = 0;
-  private readonly agent: Agent;
+  private readonly agent: Dispatcher;
 
   constructor(
     readonly baseUrl: string,
     private readonly limits: HttpLimits,
     private readonly redactor: Redactor,
   ) {
-    this.agent = new Agent({
-      connect: { timeout: limits.timeoutSeconds * 1000, rejectUnauthorized: !limits.insecure },
-      headersTimeout: limits.timeoutSeconds * 1000,
-      bodyTimeout: limits.timeoutSeconds * 1000,
-    });
+    this.agent = targetDispatcher({ timeoutMs: limits.timeoutSeconds * 1000, tls: limits.tls ?? { rejectUnauthorized: !limits.insecure }, proxy: limits.proxy });
   }
 
   url(path: string, query?: SendOptions['query']): string {
