@@ -1,10 +1,13 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import { READONLY_PROBES } from '../shares.ts';
 
 /** HTTP convention (RFC 9110 §15.5.4): an authenticated caller without the permission gets 403, not 401 or 404. */
 export const readonlyStatus: Check = {
   id: 'security.readonly-status',
   group: 'security',
+  // It reads what security.readonly-write-refused observed: on that check's track, after it, whatever --only selects.
+  shares: [READONLY_PROBES],
   clauses: ['KEY-INHERITS-ROLE'],
   level: 'should',
   why: { should: "the seed does not show the status: 403 for a missing permission is HTTP convention (RFC 9110)" },

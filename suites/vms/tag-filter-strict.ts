@@ -2,6 +2,7 @@ import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { judge, finding, skip } from '../../src/engine/run/check.ts';
 import { vmsOf, type ListWalk } from '../../src/engine/target/fixtures.ts';
+import { isSuccess } from '../support.ts';
 import { tagsOf } from './tag-filter.ts';
 
 /** A VM told apart from others by its id and name together (ids alone may repeat across organizations). */
@@ -9,6 +10,17 @@ const identity = (vm: Record<string, unknown>) => JSON.stringify([vm['id'], vm['
 
 const firstTag = (walk: ListWalk, pred: (t: [string, string]) => boolean = () => true): [string, string] | undefined =>
   walk.items.flatMap((v) => tagsOf(v) ?? []).find(pred);
+
+/**
+ * What a cut value's answer can show: nothing when it could not be walked, nor when a tag nobody carries returns VMs
+ * too (the filter is not applied at all: vms.tag-filter's finding); otherwise every VM returned without the cut value
+ * exactly is a partial match. (Judging "not applied" by the answer's size misread a list of one tagged VM.)
+ */
+export function partialMatchReading(seen: { walked: boolean; wrong: number; absentReturned: number | undefined }): 'not-walked' | 'not-applied' | 'judged' {
+  if (!seen.walked) return 'not-walked';
+  if (seen.wrong > 0 && (seen.absentReturned === undefined || seen.absentReturned > 0)) return 'not-applied';
+  return 'judged';
+}
 
 /**
  * The tag filter matches the whole value, and only among the caller's VMs: a value cut short by a character returns
@@ -34,12 +46,12 @@ export const tagFilterStrict: Check = {
     if (!whole) notJudged.push('partial values (no tag of two or more characters visible on the records)');
     else {
       const [key, value] = [whole[0], whole[1].slice(0, -1)];
-      const cut = await ctx.fixtures.walk(100, { tag: `${key}:${value}` });
+      const [cut, absent] = await Promise.all([ctx.fixtures.walk(100, { tag: `${key}:${value}` }), ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: `cc-absent-${ctx.config.runId}:none` } })]);
       const wrong = cut.items.filter((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, x]) => k === key && x === value));
-      const everything = all.complete && cut.items.length === all.items.length && wrong.length > 0;
-      if (!cut.complete) notJudged.push(`partial values (tag=${key}:${value} could not be walked: ${cut.stoppedBecause})`);
-      // A filter that returns the whole list is not applied at all: vms.tag-filter's finding, not a partial match.
-      else if (everything) notJudged.push(`partial values (tag=${key}:${value} returned the whole list: the filter is not applied, see vms.tag-filter)`);
+      const reading = partialMatchReading({ walked: cut.complete, wrong: wrong.length, absentReturned: isSuccess(absent) ? vmsOf(absent).length : undefined });
+      if (reading === 'not-walked') notJudged.push(`partial values (tag=${key}:${value} could not be walked: ${cut.stoppedBecause})`);
+      // A filter that matches nothing for a tag nobody carries is applied: what the cut value returns is its own doing.
+      else if (reading === 'not-applied') notJudged.push(`partial values (tag=cc-absent-${ctx.config.runId}:none returned VMs as well: the filter is not applied, see vms.tag-filter)`);
       else {
         judged.push(`tag=${key}:${value} (cut from ${whole[1]}) returned ${cut.items.length} VMs, all carrying it exactly`);
         if (wrong.length) {
