@@ -8,31 +8,14 @@
 // then inconclusive and say how many more VMs the list needs. One VU, one iteration: a conformance probe, not
 // load. Needs k6 v0.38.0 or later; run it with --no-usage-report. See load/README.md.
 import { config, io } from './lib/k6common.js';
-import { baseOptions, bearer, paginate, reportChecks, setupGuard, setupTokens, summarize } from './lib/flow.js';
-import { checkResultsFromK6, k6Duration } from './lib/verdicts.js';
-import { windowRealMs } from '../src/engine/documented-limits/windows.js';
+import { PAGINATION_SCENARIO, bearer, paginate, paginationOptions, reportChecks, setupGuard, setupTokens, summarize } from './lib/flow.js';
+import { checkResultsFromK6 } from './lib/verdicts.js';
 
 /** @typedef {import('./lib/flow.js').SetupData} SetupData */
 /** @typedef {import('./lib/flow.js').SummaryData} SummaryData */
 
-/** @type {import('k6/options').SharedIterationsScenario} */
-const walkScenario = {
-  executor: 'shared-iterations',
-  vus: 1,
-  iterations: 1,
-  // Room for the walk to wait out a few read-limit windows on a long list.
-  maxDuration: k6Duration(5 * 60000 + 3 * windowRealMs(config.timeScale)),
-  exec: 'paginateVms',
-};
-
 /** @type {import('k6/options').Options} */
-export const options = Object.assign({}, baseOptions(config), {
-  scenarios: { pagination: walkScenario },
-  thresholds: {
-    // Every pagination check passed (an inconclusive one counts as not passed).
-    'checks{scenario:pagination}': ['rate==1'],
-  },
-});
+export const options = paginationOptions(config);
 
 /** @returns {SetupData} */
 export function setup() {
@@ -49,5 +32,5 @@ export function paginateVms(data) {
 
 /** @param {SummaryData} data */
 export function handleSummary(data) {
-  return summarize(config, 'pagination.js', data, checkResultsFromK6(data.root_group), { maxPages: config.maxPages, totalField: config.totalField || 'discovered' });
+  return summarize(config, 'pagination.js', data, checkResultsFromK6(data.root_group), { maxPages: config.maxPages, totalField: config.totalField || 'discovered' }, [PAGINATION_SCENARIO]);
 }

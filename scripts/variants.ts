@@ -1,6 +1,7 @@
 // npm run variants: soundness as a CI gate, the counterpart of npm run mutants. Runs the suite zero-config (no overlay)
 // against the clean embedded reference target, against each conforming variant of fixtures/reference/variants.ts alone,
-// and against seeded random combinations of them (at most one per dimension), each run as test/variant-runs.ts says
+// against each variant of the embedded S3 endpoint (fixtures/s3/variants.ts) alone with the s3 group,
+// and against seeded random combinations of the API target's (at most one per dimension), each run as test/variant-runs.ts says
 // (the time scales the tests use), in a few worker processes. Prints the matrix variant ×
 // what noticed it (observations that differ from the clean run's, checks whose status or message differs) and exits
 // non-zero unless:
@@ -13,7 +14,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { API_VARIANTS, CLEAN_RUNS, combinations, runsFor, type LabelledRun } from '../test/variant-runs.ts';
+import { API_VARIANTS, CLEAN_RUNS, S3_VARIANTS, combinations, runsFor, s3RunsFor, type LabelledRun } from '../test/variant-runs.ts';
 import type { ReferenceRun } from '../test/helpers.ts';
 import { allChecks } from '../suites/index.ts';
 
@@ -74,7 +75,7 @@ const JSON_OUT = arg('--json');
 const SELF = fileURLToPath(import.meta.url);
 const RUN_TIMEOUT_MS = 10 * 60_000;
 
-const unknown = SUBSET?.filter((n) => !API_VARIANTS.some((v) => v.name === n)) ?? [];
+const unknown = SUBSET?.filter((n) => ![...API_VARIANTS, ...S3_VARIANTS].some((v) => v.name === n)) ?? [];
 if (unknown.length) {
   console.error(`unknown variant in --variants: ${unknown.join(', ')}`);
   process.exit(2);
@@ -157,12 +158,16 @@ interface Job {
 }
 
 const singles = SUBSET ? API_VARIANTS.filter((v) => SUBSET.includes(v.name)) : API_VARIANTS;
+const s3Singles = SUBSET ? S3_VARIANTS.filter((v) => SUBSET.includes(v.name)) : S3_VARIANTS;
 const combos = combinations(COMBINATIONS, SEED);
-const subjects: Array<{ subject: Subject; runs: LabelledRun[] }> = [
-  { subject: { kind: 'clean' }, runs: CLEAN_RUNS },
+const judged: Array<{ subject: Subject; runs: LabelledRun[] }> = [
   ...singles.map((v) => ({ subject: { kind: 'variant' as const, name: v.name }, runs: runsFor([v.name]) })),
+  ...s3Singles.map((v) => ({ subject: { kind: 'variant' as const, name: v.name }, runs: s3RunsFor(v.name) })),
   ...combos.map((names, i) => ({ subject: { kind: 'combination' as const, n: i + 1, names }, runs: runsFor(names) })),
 ];
+// The clean reference in the configurations the variants run in (all of them on a full run).
+const cleanRuns = CLEAN_RUNS.filter((c) => judged.some((j) => j.runs.some((r) => r.config === c.config)));
+const subjects: Array<{ subject: Subject; runs: LabelledRun[] }> = [{ subject: { kind: 'clean' }, runs: cleanRuns }, ...judged];
 // The clean runs are repeated at least twice: messages that differ between two clean runs (timings, poll counts) are
 // compared without their numbers.
 const repeatsOf = (s: Subject) => (s.kind === 'clean' ? Math.max(2, REPEAT) : REPEAT);
@@ -175,7 +180,7 @@ const timed = (r: ReferenceRun) => r.profile === 'full';
 const name = (s: Subject) => (s.kind === 'clean' ? 'clean' : s.kind === 'variant' ? s.name : `combination ${s.n}`);
 const started = Date.now();
 let done = 0;
-console.error(`variants: ${singles.length} variants alone, ${combos.length} combinations, the clean reference; ${jobs.length} runs (${REPEAT} of each), ${CONCURRENCY} at a time`);
+console.error(`variants: ${singles.length + s3Singles.length} variants alone (${s3Singles.length} of the S3 endpoint), ${combos.length} combinations, the clean reference; ${jobs.length} runs (${REPEAT} of each), ${CONCURRENCY} at a time`);
 const runJob = (job: Job) => async (w: Worker) => {
   const r = await w.run(job.labelled.run);
   done++;
@@ -257,7 +262,7 @@ function judge(s: Subject, config: string): { observations: string[]; checks: st
 
 // ---- the clean reference ------------------------------------------------------------------------------------------
 console.log('\n== clean reference target ==');
-for (const { config } of CLEAN_RUNS) {
+for (const { config } of cleanRuns) {
   judge({ kind: 'clean' }, config);
   const reps = resultsOf({ kind: 'clean' }, config);
   const noisy = reps.flatMap((r) => r.checks.filter((c) => c.status === 'failed' || c.status === 'warning' || c.status === 'error').map((c) => `${c.id} ${c.status}`));
@@ -290,7 +295,7 @@ print('each variant alone', subjects.filter((s) => s.subject.kind === 'variant')
 if (combos.length) print(`seeded combinations (seed ${SEED})`, subjects.filter((s) => s.subject.kind === 'combination'));
 
 const untouched = matrix.filter((r) => r.variants.length === 1 && r.configs.every((c) => c.observations.length === 0 && c.checks.length === 0)).map((r) => r.subject);
-console.log(`\nvariants no observation or check noticed (${untouched.length} of ${singles.length}): ${untouched.join(', ') || 'none'}`);
+console.log(`\nvariants no observation or check noticed (${untouched.length} of ${singles.length + s3Singles.length}): ${untouched.join(', ') || 'none'}`);
 console.log(`wall time: ${wallSeconds.toFixed(1)} s for ${jobs.length} runs, ${CONCURRENCY} at a time`);
 
 if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ wallSeconds, concurrency: CONCURRENCY, repeat: REPEAT, seed: SEED, matrix, problems }, null, 2) + '\n');

@@ -14,6 +14,8 @@ export interface ReferenceRun {
   faults?: string[];
   /** Conforming variants of the reference (fixtures/reference/variants.ts). */
   variants?: string[];
+  /** Conforming variants of the embedded S3 endpoint (fixtures/s3/variants.ts). */
+  s3Variants?: string[];
   overlay?: string;
   only?: string[];
   timeScale?: number;
@@ -40,7 +42,7 @@ export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunRe
     maxCreates: run.maxCreates,
     sequential: run.sequential ?? false,
   });
-  const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, { faults: run.faults, variants: run.variants, noDefaultOverlay: true });
+  const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, { faults: run.faults, variants: run.variants, s3Variants: run.s3Variants, noDefaultOverlay: true });
   return report;
 }
 

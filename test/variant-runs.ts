@@ -2,6 +2,7 @@
 // scripts/variants.ts (npm run variants), as test/fault-runs.ts is for the faults. Every run is zero-config (no
 // overlay): the suite must discover each choice, and never fail or newly warn on a target that made it.
 import { VARIANTS, type VariantDef } from '../fixtures/reference/variants.ts';
+import { S3_VARIANTS } from '../fixtures/s3/variants.ts';
 import { ALL_BUT_LIMITS } from './fault-runs.ts';
 import type { ReferenceRun } from './helpers.ts';
 
@@ -25,8 +26,11 @@ export const LIMIT_DIMENSIONS = new Set([
 /** Variants whose choice shows only once a window is waited out (Retry-After readings, resets): a full-profile limits run at time scale 10. */
 export const WAITING_VARIANTS = new Set(['retry-after-http-date', 'retry-after-real-seconds', 'limit-sliding-window', 'limit-refused-not-counted']);
 
-/** Variants of the API target (the S3 variants are run by test/s3). */
+/** Variants of the API target. */
 export const API_VARIANTS: VariantDef[] = VARIANTS;
+
+/** Variants of the embedded S3 endpoint: each alone, against the s3 group (test/s3/variants.test.ts runs them too). */
+export { S3_VARIANTS };
 
 export interface LabelledRun {
   /** Which configuration: the same label for a variant run and the clean run it is compared with. */
@@ -39,7 +43,13 @@ export const CLEAN_RUNS: LabelledRun[] = [
   { config: 'all but limits', run: { only: ALL_BUT_LIMITS } },
   { config: 'limits, scale 1', run: { only: ['limits'], timeScale: 1 } },
   { config: 'limits, full, scale 10', run: { only: ['limits'], timeScale: 10, profile: 'full' } },
+  { config: 's3', run: { only: ['s3'] } },
 ];
+
+/** The run of an S3 variant: the s3 group against the embedded endpoint under it (the API target plays no part). */
+export function s3RunsFor(name: string): LabelledRun[] {
+  return [{ config: 's3', run: { s3Variants: [name], only: ['s3'] } }];
+}
 
 const dimensionOf = (name: string): string => VARIANTS.find((v) => v.name === name)?.dimension ?? '';
 

@@ -8,6 +8,8 @@ import { retryAfterRealSeconds } from '../../src/engine/documented-limits/retry-
 import { judgeProbe, judgeScope } from '../../src/engine/documented-limits/verdicts.js';
 import {
   SCOPE_CHECK,
+  SUMMARY_TREND_STATS,
+  abortCheckName,
   checkName,
   classifyStatus,
   isSuccess,
@@ -20,10 +22,13 @@ import {
   parseSegment,
   probeThresholds,
   reportPaths,
+  runErrorFromK6,
   scopeCheck,
   segmentMismatch,
   tokenScenarioWindows,
   tokenTurnWindow,
+  trafficFromMetrics,
+  trafficThresholds,
   windowCountsFromMetrics,
   fieldOf,
 } from './verdicts.js';
@@ -81,12 +86,18 @@ import { buildSummary, summaryOutputs, thresholdResults } from './report.js';
  */
 
 /**
- * Stops the test with a message; throws as well, so nothing after it runs whatever the Io does.
+ * Stops the test with a message; throws as well, so nothing after it runs whatever the Io does. The message is
+ * first recorded as a failed check (abortCheckName), the one way it reaches handleSummary.
  * @param {Io} io
  * @param {string} message
  * @returns {never}
  */
 function stop(io, message) {
+  try {
+    io.check(abortCheckName(message), false, { check_id: 'aborted' });
+  } catch (err) {
+    // The cause is then only in k6's log; the test must stop all the same.
+  }
   io.abort(message);
   throw new Error(message);
 }
@@ -107,22 +118,29 @@ export function header(answer, name) {
 
 /**
  * Options both scripts share: never follow redirects (only the given host is targeted), a recognisable user
- * agent, and a setup timeout long enough for token issuance to wait out one refused window. noUsageReport
- * states the intent, but k6 reads it only from its command line, environment or config file, never from a
- * script: run k6 with --no-usage-report or K6_NO_USAGE_REPORT=true (load/README.md).
+ * agent, a setup timeout long enough for token issuance to wait out one refused window, and the latency
+ * percentiles the reports keep. Only options k6 reads from a script: the usage report is turned off on k6's
+ * command line (--no-usage-report) or in its environment (K6_NO_USAGE_REPORT=true), see load/README.md; set in a
+ * script, k6 warns `unknown field "noUsageReport"`.
  * @param {LoadConfig} cfg
  */
 export function baseOptions(cfg) {
   return {
     maxRedirects: 0,
     userAgent: 'cloud-api-conformance-load/0.1',
-    noUsageReport: true,
     setupTimeout: `${Math.ceil((2 * windowRealMs(cfg.timeScale)) / 1000) + 60}s`,
+    summaryTrendStats: SUMMARY_TREND_STATS.slice(),
   };
 }
 
 /** k6 scenario names of the limit probes. */
 export const SCENARIOS = Object.freeze({ reads: 'reads_over', writes: 'writes_over', tokens: 'tokens_over', scopeA: 'scope_a', scopeB: 'scope_b' });
+
+/** The scenarios of rate-limits.js, in the order they are reported. */
+export const RATE_LIMIT_SCENARIOS = [SCENARIOS.reads, SCENARIOS.writes, SCENARIOS.scopeA, SCENARIOS.scopeB, SCENARIOS.tokens];
+
+/** The one scenario of pagination.js. */
+export const PAGINATION_SCENARIO = 'pagination';
 
 /**
  * The plans of the three limit probes under a time scale (the scope probe uses the read plan).
@@ -189,7 +207,7 @@ export function rateLimitOptions(cfg) {
   scenarios[SCENARIOS.scopeB] = arrivalScenario(plans.reads, n, 'scopeB', starts.scope, seg);
   scenarios[SCENARIOS.tokens] = arrivalScenario(plans.tokens, tokenScenarioWindows(seg, n), 'tokens', starts.tokens, seg);
   const thresholds = Object.assign(
-    {},
+    trafficThresholds(RATE_LIMIT_SCENARIOS),
     probeThresholds(SCENARIOS.reads, LIMITS.reads.limit, n),
     probeThresholds(SCENARIOS.writes, LIMITS.writes.limit, n),
     probeThresholds(SCENARIOS.scopeA, LIMITS.reads.limit, n),
@@ -197,6 +215,27 @@ export function rateLimitOptions(cfg) {
     probeThresholds(SCENARIOS.tokens, LIMITS.tokens.limit, n)
   );
   return Object.assign({}, baseOptions(cfg), { discardResponseBodies: true, scenarios, thresholds });
+}
+
+/**
+ * The options of pagination.js: one VU, one iteration (a conformance probe, not load), and its gate.
+ * @param {LoadConfig} cfg
+ */
+export function paginationOptions(cfg) {
+  /** @type {Record<string, { executor: 'shared-iterations', vus: number, iterations: number, maxDuration: string, exec: string }>} */
+  const scenarios = {};
+  scenarios[PAGINATION_SCENARIO] = {
+    executor: 'shared-iterations',
+    vus: 1,
+    iterations: 1,
+    // Room for the walk to wait out a few read-limit windows on a long list.
+    maxDuration: k6Duration(5 * 60000 + 3 * windowRealMs(cfg.timeScale)),
+    exec: 'paginateVms',
+  };
+  const thresholds = trafficThresholds([PAGINATION_SCENARIO]);
+  // Every pagination check passed (an inconclusive one counts as not passed).
+  thresholds[`checks{scenario:${PAGINATION_SCENARIO}}`] = ['rate==1'];
+  return Object.assign({}, baseOptions(cfg), { scenarios, thresholds });
 }
 
 // ------------------------------------------------------------------ setup: tokens per execution segment
@@ -255,7 +294,9 @@ export function currentSegment(io) {
 
 /**
  * setup(): checks this instance's execution segment, then issues one token per purpose for it with the primary
- * key.
+ * key. Whatever goes wrong stops the test through exec.test.abort, never as an exception: k6 v0.38 runs
+ * handleSummary after an abort but not after an exception in setup(), and the reports must say why the test
+ * never started.
  * @param {Io} io
  * @param {LoadConfig} cfg
  * @param {string[]} purposes
@@ -263,15 +304,19 @@ export function currentSegment(io) {
  * @returns {SetupData}
  */
 export function setupTokens(io, cfg, purposes, opts) {
-  const segment = currentSegment(io);
-  if (opts.enforceSegments) {
-    const mismatch = segmentMismatch(segment, cfg.segments);
-    if (mismatch) stop(io, mismatch);
+  try {
+    const segment = currentSegment(io);
+    if (opts.enforceSegments) {
+      const mismatch = segmentMismatch(segment, cfg.segments);
+      if (mismatch) throw new Error(mismatch);
+    }
+    /** @type {Record<string, string>} */
+    const tokens = {};
+    for (const p of purposes) tokens[p] = issueToken(io, cfg, cfg.apiKey, p);
+    return { segment, tokens };
+  } catch (err) {
+    return stop(io, err instanceof Error ? err.message : String(err));
   }
-  /** @type {Record<string, string>} */
-  const tokens = {};
-  for (const p of purposes) tokens[p] = issueToken(io, cfg, cfg.apiKey, p);
-  return { segment, tokens };
 }
 
 /**
@@ -553,22 +598,32 @@ export function secretsOf(cfg, data) {
 /**
  * handleSummary() of both scripts: summary.json and junit.xml (in CONFORMANCE_OUT_DIR, default k6-out/) and text
  * on stdout, all redacted. k6's raw summary data (which includes setup_data, hence the tokens) is never written.
+ * A test the scripts stopped has the verdict `error` and its cause (from the abort check, runErrorFromK6); when
+ * setup() never handed over its data no probe ran, so no check is reported. The traffic figures (latency
+ * percentiles, 429s per scenario) replace what k6's own end-of-test summary would have shown.
  * @param {LoadConfig} cfg
  * @param {string} script
  * @param {SummaryData} data
  * @param {CheckResult[]} checks
  * @param {Record<string, unknown>} details
+ * @param {string[]} scenarios  the script's scenarios, for the traffic figures
  */
-export function summarize(cfg, script, data, checks, details) {
+export function summarize(cfg, script, data, checks, details, scenarios) {
   const segment = fieldOf(data.setup_data, 'segment');
   const label = fieldOf(segment, 'label');
+  const setupCompleted = segment !== undefined;
+  const error = runErrorFromK6(data.root_group, setupCompleted);
+  const metrics = data.metrics || {};
   const summary = buildSummary({
     script,
     baseUrl: cfg.baseUrl,
     timeScale: cfg.timeScale,
-    segment: typeof label === 'string' ? label : '0:1',
-    checks,
-    thresholds: thresholdResults(data.metrics || {}),
+    // Without setup data the segment is not known here (k6 gives handleSummary no execution context).
+    segment: typeof label === 'string' ? label : 'unknown',
+    checks: setupCompleted ? checks : [],
+    error,
+    thresholds: thresholdResults(metrics, Object.keys(trafficThresholds(scenarios))),
+    traffic: trafficFromMetrics(metrics, scenarios),
     details,
     durationMs: data.state && data.state.testRunDurationMs ? data.state.testRunDurationMs : 0,
   });

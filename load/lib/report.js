@@ -3,6 +3,9 @@
 import { DEFAULT_OUT_DIR, reportPaths } from './verdicts.js';
 
 /** @typedef {import('./verdicts.js').CheckResult} CheckResult */
+/** @typedef {import('./verdicts.js').RunError} RunError */
+/** @typedef {import('./verdicts.js').Traffic} Traffic */
+/** @typedef {import('./verdicts.js').ScenarioTraffic} ScenarioTraffic */
 
 /**
  * @typedef {object} ThresholdResult
@@ -17,10 +20,12 @@ import { DEFAULT_OUT_DIR, reportPaths } from './verdicts.js';
  * @property {{ baseUrl: string }} target
  * @property {number} timeScale
  * @property {string} segment
- * @property {'conformant' | 'nonconformant' | 'inconclusive'} verdict
+ * @property {'conformant' | 'nonconformant' | 'inconclusive' | 'error'} verdict
+ * @property {RunError | null} error   why the test was stopped (verdict error), else null
  * @property {{ passed: number, failed: number, skipped: number }} summary
  * @property {CheckResult[]} checks
  * @property {ThresholdResult[]} thresholds
+ * @property {Traffic | null} traffic  latency percentiles and 429s, for the run and per scenario
  * @property {Record<string, unknown>} details
  * @property {number} durationMs
  */
@@ -31,14 +36,17 @@ import { DEFAULT_OUT_DIR, reportPaths } from './verdicts.js';
  */
 
 /**
- * Threshold results from k6's summary data (`data.metrics`), sorted by metric name.
+ * Threshold results from k6's summary data (`data.metrics`), sorted by metric name, leaving out the metrics named
+ * (the traffic submetrics, whose thresholds only keep them in the summary and gate nothing).
  * @param {Record<string, SummaryMetricLike | undefined>} metrics
+ * @param {string[]} [leaveOut]
  * @returns {ThresholdResult[]}
  */
-export function thresholdResults(metrics) {
+export function thresholdResults(metrics, leaveOut) {
   /** @type {ThresholdResult[]} */
   const out = [];
   for (const name of Object.keys(metrics).sort()) {
+    if (leaveOut && leaveOut.indexOf(name) >= 0) continue;
     const m = metrics[name];
     const t = m ? m.thresholds : undefined;
     if (!t) continue;
@@ -48,9 +56,10 @@ export function thresholdResults(metrics) {
 }
 
 /**
- * Assembles the JSON report. The verdict is nonconformant when a must check failed, inconclusive when none failed
- * but one was skipped (not enough evidence), conformant otherwise.
- * @param {{ script: string, baseUrl: string, timeScale: number, segment: string, checks: CheckResult[], thresholds: ThresholdResult[], details?: Record<string, unknown>, durationMs?: number }} input
+ * Assembles the JSON report. The verdict is error when the test was stopped (setup() aborted, or a VU did),
+ * nonconformant when a must check failed, inconclusive when none failed but one was skipped (not enough
+ * evidence), conformant otherwise.
+ * @param {{ script: string, baseUrl: string, timeScale: number, segment: string, checks: CheckResult[], thresholds: ThresholdResult[], error?: RunError, traffic?: Traffic, details?: Record<string, unknown>, durationMs?: number }} input
  * @returns {LoadSummary}
  */
 export function buildSummary(input) {
@@ -63,13 +72,31 @@ export function buildSummary(input) {
     target: { baseUrl: input.baseUrl },
     timeScale: input.timeScale,
     segment: input.segment,
-    verdict: mustFailed ? 'nonconformant' : skipped > 0 || input.checks.length === 0 ? 'inconclusive' : 'conformant',
+    verdict: input.error ? 'error' : mustFailed ? 'nonconformant' : skipped > 0 || input.checks.length === 0 ? 'inconclusive' : 'conformant',
+    error: input.error || null,
     summary: { passed, failed, skipped },
     checks: input.checks,
     thresholds: input.thresholds,
+    traffic: input.traffic || null,
     details: input.details || {},
     durationMs: input.durationMs || 0,
   };
+}
+
+/**
+ * Where a stopped test stopped, as the reports name it.
+ * @param {RunError} e
+ */
+export function errorTitle(e) {
+  return e.where === 'setup' ? 'setup() aborted' : 'test aborted';
+}
+
+/**
+ * What a stop means for the checks.
+ * @param {RunError} e
+ */
+export function errorConsequence(e) {
+  return e.where === 'setup' ? 'The test never started: no check ran.' : 'The checks were judged on what ran before the stop.';
 }
 
 // XML 1.0 allows tab, LF, CR and #x20 and above, minus U+FFFE/U+FFFF and unpaired surrogates (a pair is a
@@ -97,10 +124,14 @@ export function escapeXml(value) {
  */
 export function renderJUnit(s) {
   const seconds = (s.durationMs / 1000).toFixed(3);
+  const errors = s.error ? 1 : 0;
+  const tests = s.checks.length + errors;
+  const classname = escapeXml(`load.${s.script.replace(/\.js$/, '')}`);
+  const counts = `tests="${tests}" failures="${s.summary.failed}" errors="${errors}" skipped="${s.summary.skipped}" time="${seconds}"`;
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="cloud-api-conformance load" tests="${s.checks.length}" failures="${s.summary.failed}" errors="0" skipped="${s.summary.skipped}" time="${seconds}">`,
-    `  <testsuite name="${escapeXml(`load/${s.script}`)}" tests="${s.checks.length}" failures="${s.summary.failed}" errors="0" skipped="${s.summary.skipped}" time="${seconds}">`,
+    `<testsuites name="cloud-api-conformance load" ${counts}>`,
+    `  <testsuite name="${escapeXml(`load/${s.script}`)}" ${counts}>`,
     '    <properties>',
     `      <property name="baseUrl" value="${escapeXml(s.target.baseUrl)}"/>`,
     `      <property name="timeScale" value="${escapeXml(s.timeScale)}"/>`,
@@ -108,9 +139,18 @@ export function renderJUnit(s) {
     `      <property name="verdict" value="${escapeXml(s.verdict)}"/>`,
     '    </properties>',
   ];
+  if (s.error) {
+    // A CI view lists test cases: the cause is the case's name, so it shows without opening k6's log.
+    const title = `${errorTitle(s.error)}: ${s.error.message}`;
+    lines.push(
+      `    <testcase classname="${classname}" name="${escapeXml(title)}" time="0">`,
+      `      <error message="${escapeXml(s.error.message)}" type="aborted">${escapeXml(`${title}. ${errorConsequence(s.error)}`)}</error>`,
+      '    </testcase>'
+    );
+  }
   for (const c of s.checks) {
     const name = `${c.id} [${c.level}] ${c.clauses.join(' ')}`.trim();
-    const open = `    <testcase classname="${escapeXml(`load.${s.script.replace(/\.js$/, '')}`)}" name="${escapeXml(name)}" time="0"`;
+    const open = `    <testcase classname="${classname}" name="${escapeXml(name)}" time="0"`;
     if (c.status === 'passed') {
       lines.push(`${open}>`, `      <system-out>${escapeXml(c.message)}</system-out>`, '    </testcase>');
     } else if (c.status === 'failed') {
@@ -137,17 +177,62 @@ export function renderJson(s) {
  */
 export function renderText(s) {
   const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' };
-  const lines = [
-    `cloud-api-conformance load/${s.script} against ${s.target.baseUrl} (time scale ${s.timeScale}, segment ${s.segment})`,
-    '',
-    'checks:',
-  ].concat(s.checks.map((c) => `  ${mark[c.status]}  ${c.id} [${c.level}] ${c.clauses.join(' ')}: ${c.message}`));
+  const lines = [`cloud-api-conformance load/${s.script} against ${s.target.baseUrl} (time scale ${s.timeScale}, segment ${s.segment})`, ''];
+  if (s.error) lines.push(`ERROR  ${errorTitle(s.error)}: ${s.error.message}`, `       ${errorConsequence(s.error)}`, '');
+  lines.push('checks:');
+  for (const c of s.checks) lines.push(`  ${mark[c.status]}  ${c.id} [${c.level}] ${c.clauses.join(' ')}: ${c.message}`);
   if (s.thresholds.length) {
     lines.push('', 'thresholds:');
     for (const t of s.thresholds) lines.push(`  ${t.ok ? 'ok  ' : 'FAIL'}  ${t.metric}: ${t.expression}`);
   }
+  if (s.traffic) {
+    lines.push('');
+    for (const l of renderTraffic(s.traffic)) lines.push(l);
+  }
   lines.push('', `verdict: ${s.verdict} (${s.summary.passed} passed, ${s.summary.failed} failed, ${s.summary.skipped} inconclusive or skipped)`, '');
   return lines.join('\n');
+}
+
+/**
+ * The traffic table of the text summary: per scenario (and for the whole run) the requests, how many were answered
+ * 429 and their share, and the latency percentiles of http_req_duration in milliseconds.
+ * @param {Traffic} t
+ * @returns {string[]}
+ */
+export function renderTraffic(t) {
+  const names = Object.keys(t.scenarios);
+  const width = Math.max(10, ...names.map((n) => n.length));
+  const ms = (/** @type {number | null} */ v) => (v === null ? '-' : v.toFixed(2));
+  const cells = [pad('scenario', width, true), pad('requests', 9), pad('429', 7), pad('share', 7), pad('p50', 9), pad('p90', 9), pad('p95', 9), pad('p99', 9), pad('max', 9)];
+  /**
+   * @param {string} name
+   * @param {ScenarioTraffic} r
+   */
+  const row = (name, r) =>
+    [
+      pad(name, width, true),
+      pad(String(r.requests), 9),
+      pad(String(r.status429), 7),
+      pad(r.share429 === null ? '-' : `${(r.share429 * 100).toFixed(1)}%`, 7),
+      pad(ms(r.latencyMs.p50), 9),
+      pad(ms(r.latencyMs.p90), 9),
+      pad(ms(r.latencyMs.p95), 9),
+      pad(ms(r.latencyMs.p99), 9),
+      pad(ms(r.latencyMs.max), 9),
+    ].join(' ');
+  return ['traffic (requests, answered 429, latency of http_req_duration in ms):', `  ${cells.join(' ')}`]
+    .concat(names.map((n) => `  ${row(n, t.scenarios[n])}`))
+    .concat([`  ${row('all', t.all)}`, `  ('all' counts every request, setup()'s included)`]);
+}
+
+/**
+ * @param {string} text
+ * @param {number} width
+ * @param {boolean} [left]
+ */
+function pad(text, width, left) {
+  const fill = width > text.length ? new Array(width - text.length + 1).join(' ') : '';
+  return left ? text + fill : fill + text;
 }
 
 /**

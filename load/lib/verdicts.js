@@ -397,6 +397,103 @@ function countOf(m) {
   return typeof c === 'number' && Number.isFinite(c) ? c : 0;
 }
 
+// ------------------------------------------------------------------ traffic: latency and 429s per scenario
+
+/** The percentiles of http_req_duration the reports keep, named as k6 names them in summaryTrendStats. */
+export const LATENCY_PERCENTILES = Object.freeze(['p(50)', 'p(90)', 'p(95)', 'p(99)']);
+
+/**
+ * The `summaryTrendStats` option: k6 hands handleSummary only the trend statistics listed here (by default avg,
+ * min, med, max, p(90), p(95)), so every percentile the reports keep must be in it.
+ */
+export const SUMMARY_TREND_STATS = Object.freeze(['avg', 'min', 'med', 'max'].concat(LATENCY_PERCENTILES));
+
+/**
+ * The submetrics of one scenario's traffic (or of the whole run, without a scenario): its requests, those answered
+ * 429, and their durations.
+ * @param {string} [scenario]
+ */
+export function trafficMetricNames(scenario) {
+  /** @type {Record<string, string>} */
+  const base = scenario === undefined ? {} : { scenario };
+  return {
+    requests: submetricName('http_reqs', base),
+    status429: submetricName('http_reqs', Object.assign({}, base, { status: '429' })),
+    duration: submetricName('http_req_duration', base),
+  };
+}
+
+/**
+ * Thresholds that only make k6 keep the traffic submetrics: k6 reports a submetric to handleSummary only when a
+ * threshold names it. Each always holds (a count or a duration is never negative), so k6's exit code is unchanged.
+ * @param {string[]} scenarios
+ * @returns {Record<string, string[]>}
+ */
+export function trafficThresholds(scenarios) {
+  /** @type {Record<string, string[]>} */
+  const out = {};
+  const names = [trafficMetricNames()].concat(scenarios.map((s) => trafficMetricNames(s)));
+  for (const n of names) {
+    out[n.status429] = ['count>=0'];
+    if (n.requests !== 'http_reqs') out[n.requests] = ['count>=0'];
+    if (n.duration !== 'http_req_duration') out[n.duration] = ['max>=0'];
+  }
+  return out;
+}
+
+/** @typedef {{ p50: number | null, p90: number | null, p95: number | null, p99: number | null, max: number | null }} Latency */
+
+/**
+ * @typedef {object} ScenarioTraffic
+ * @property {number} requests
+ * @property {number} status429
+ * @property {number | null} share429  status429 / requests (null without requests)
+ * @property {Latency} latencyMs
+ */
+
+/**
+ * @typedef {object} Traffic
+ * @property {ScenarioTraffic} all                 every request of the run, setup()'s included
+ * @property {Record<string, ScenarioTraffic>} scenarios
+ */
+
+/**
+ * Latency percentiles and the share of 429s, for the whole run and per scenario, from k6's end-of-test summary
+ * data. A figure k6 did not report (a scenario that sent nothing) is null.
+ * @param {Record<string, SummaryMetric | undefined>} metrics
+ * @param {string[]} scenarios
+ * @returns {Traffic}
+ */
+export function trafficFromMetrics(metrics, scenarios) {
+  /** @type {Record<string, ScenarioTraffic>} */
+  const byScenario = {};
+  for (const s of scenarios) byScenario[s] = scenarioTraffic(metrics, trafficMetricNames(s));
+  return { all: scenarioTraffic(metrics, trafficMetricNames()), scenarios: byScenario };
+}
+
+/**
+ * @param {Record<string, SummaryMetric | undefined>} metrics
+ * @param {{ requests: string, status429: string, duration: string }} names
+ * @returns {ScenarioTraffic}
+ */
+function scenarioTraffic(metrics, names) {
+  const requests = countOf(metrics[names.requests]);
+  const status429 = countOf(metrics[names.status429]);
+  const m = metrics[names.duration];
+  /** @param {string} stat */
+  const stat = (stat) => {
+    const v = m && m.values ? m.values[stat] : undefined;
+    // Microseconds are the finest figure worth keeping.
+    return typeof v === 'number' && Number.isFinite(v) && requests > 0 ? Math.round(v * 1000) / 1000 : null;
+  };
+  return {
+    requests,
+    status429,
+    share429: requests > 0 ? status429 / requests : null,
+    latencyMs: { p50: stat('p(50)'), p90: stat('p(90)'), p95: stat('p(95)'), p99: stat('p(99)'), max: stat('max') },
+  };
+}
+
 // ------------------------------------------------------------------ pagination
 
 /**
@@ -737,17 +834,79 @@ export const CHECK_META = Object.freeze({
  * @param {CheckResult} r
  */
 export function checkName(r) {
-  return `${r.id}: ${r.status === 'skipped' ? 'skipped: ' : ''}${r.message}`;
+  return k6CheckName(`${r.id}: ${r.status === 'skipped' ? 'skipped: ' : ''}${r.message}`);
+}
+
+/**
+ * A text k6 accepts as a check() name: k6 refuses names holding "::" (its group separator) by throwing, which
+ * would stop the script where it reports, so each "::" (an IPv6 address, an id) is written ": :".
+ * @param {string} text
+ */
+export function k6CheckName(text) {
+  return text.split('::').join(': :');
+}
+
+/**
+ * Prefix of the k6 check() that carries why the scripts stopped a test. handleSummary gets neither the reason given
+ * to exec.test.abort nor, once setup() has aborted, any setup data; the checks made in setup() do reach it (in the
+ * summary's group "setup"), so the cause travels as the name of a failed check.
+ */
+export const ABORT_CHECK_PREFIX = 'aborted: ';
+
+/**
+ * The check() name that carries why the test was stopped.
+ * @param {string} message
+ */
+export function abortCheckName(message) {
+  return k6CheckName(ABORT_CHECK_PREFIX + message);
+}
+
+/**
+ * @typedef {object} RunError
+ * @property {'setup' | 'run'} where  setup(): the test never started; run: a VU stopped it
+ * @property {string} message
+ */
+
+/** What the reports say when setup() did not complete and left no cause behind. */
+export const SETUP_INCOMPLETE = 'setup() did not complete and left no cause (a setup timeout, an uncaught exception, an interrupt): see k6\'s log';
+
+/**
+ * Why the test was stopped, from the end-of-test summary data: the abort checks in k6's group tree, and whether
+ * setup() handed over its data. Without setup data no probe ran, whatever the checks say; undefined when the test
+ * ran to its end.
+ * @param {K6Group | undefined} group  the summary's root_group
+ * @param {boolean} setupCompleted     setup() returned its data
+ * @returns {RunError | undefined}
+ */
+export function runErrorFromK6(group, setupCompleted) {
+  /** @type {Array<{ inSetup: boolean, message: string }>} */
+  const aborts = [];
+  /**
+   * @param {K6Group | undefined} g
+   * @param {boolean} inSetup
+   */
+  const visit = (g, inSetup) => {
+    if (!g) return;
+    for (const c of g.checks || []) if (c.name.indexOf(ABORT_CHECK_PREFIX) === 0) aborts.push({ inSetup, message: c.name.slice(ABORT_CHECK_PREFIX.length) });
+    for (const child of g.groups || []) visit(child, inSetup || (g === group && child.name === 'setup'));
+  };
+  visit(group, false);
+  if (!setupCompleted) {
+    const cause = aborts.filter((a) => a.inSetup).concat(aborts)[0];
+    return { where: 'setup', message: cause ? cause.message : SETUP_INCOMPLETE };
+  }
+  return aborts.length ? { where: 'run', message: aborts[0].message } : undefined;
 }
 
 /**
  * Check results back from k6's summary group tree (the inverse of checkName). A name evaluated several times
- * fails if any evaluation failed; names that are not "<id>: ..." keep the whole name as id.
+ * fails if any evaluation failed; names that are not "<id>: ..." keep the whole name as id; abort checks
+ * (abortCheckName) are no check results.
  * @param {K6Group | undefined} group
  * @returns {CheckResult[]}
  */
 export function checkResultsFromK6(group) {
-  return k6Checks(group).map((c) => {
+  return k6Checks(group).filter((c) => c.name.indexOf(ABORT_CHECK_PREFIX) !== 0).map((c) => {
     const m = /^([A-Za-z0-9_.-]+): (skipped: )?([\s\S]*)$/.exec(c.name);
     const id = m && m[1] ? m[1] : c.name;
     const message = m ? m[3] || '' : c.name;

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { CORE_CLAUSES, Trace, s3Session, bucketName, record, describeFailure, removeBucket } from './session.ts';
+import { CORE_CLAUSES, Trace, s3Session, bucketName, record, describeFailure, evidence, removeBucket } from './session.ts';
 
 /** Create, head, list and delete a bucket with a standard client; a deleted bucket is gone. */
 export const bucketLifecycle: Check = {
@@ -19,21 +19,21 @@ export const bucketLifecycle: Check = {
     const problems: string[] = [];
     try {
       const created = await trace.call(`CreateBucket ${bucket}`, () => s.client.send(new CreateBucketCommand({ Bucket: bucket })));
-      record(ctx, 'CreateBucket', created.ok, created.ok ? `answered ${created.status}` : describeFailure(created.failure));
+      record(ctx, 'CreateBucket', created.ok, evidence(`CreateBucket ${bucket}`, created));
       if (!created.ok) return fail(`CreateBucket failed: ${describeFailure(created.failure)}`, [], trace.details());
 
       const head = await trace.call(`HeadBucket ${bucket}`, () => s.client.send(new HeadBucketCommand({ Bucket: bucket })));
-      record(ctx, 'HeadBucket', head.ok, head.ok ? `answered ${head.status}` : describeFailure(head.failure));
+      record(ctx, 'HeadBucket', head.ok, evidence(`HeadBucket ${bucket}`, head));
       if (!head.ok) problems.push(`HeadBucket of the new bucket answered ${describeFailure(head.failure)}`);
 
       const list = await trace.call('ListBuckets', () => s.client.send(new ListBucketsCommand({})));
       const listed = list.ok && (list.value.Buckets ?? []).some((b) => b.Name === bucket);
-      record(ctx, 'ListBuckets', list.ok && listed, list.ok ? (listed ? 'lists the new bucket' : 'answered without the new bucket') : describeFailure(list.failure));
+      record(ctx, 'ListBuckets', list.ok && listed, evidence('ListBuckets', list, list.ok ? (listed ? `lists ${bucket}` : `without ${bucket}`) : undefined));
       if (!list.ok) problems.push(`ListBuckets answered ${describeFailure(list.failure)}`);
       else if (!listed) problems.push(`ListBuckets (${list.value.Buckets?.length ?? 0} buckets) does not list the new bucket ${bucket}`);
 
       const del = await trace.call(`DeleteBucket ${bucket}`, () => s.client.send(new DeleteBucketCommand({ Bucket: bucket })));
-      record(ctx, 'DeleteBucket', del.ok, del.ok ? `answered ${del.status}` : describeFailure(del.failure));
+      record(ctx, 'DeleteBucket', del.ok, evidence(`DeleteBucket ${bucket}`, del));
       if (!del.ok) problems.push(`DeleteBucket of the empty bucket answered ${describeFailure(del.failure)}`);
       else {
         const gone = await trace.call(`HeadBucket ${bucket} (deleted)`, () => s.client.send(new HeadBucketCommand({ Bucket: bucket })));

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket, unquote } from './session.ts';
+import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, notImplemented, removeBucket, unquote } from './session.ts';
 
 const OP = 'CopyObject';
 
@@ -21,12 +21,12 @@ export const copyObject: Check = {
     try {
       const put = await trace.call('PutObject source.txt', () => s.client.send(new PutObjectCommand({ Bucket: bucket, Key: 'source.txt', Body: body, ContentType: 'text/x-cc', Metadata: { origin: 'source' } })));
       if (!put.ok) {
-        record(ctx, OP, 'unknown', `PutObject failed: ${describeFailure(put.failure)}`);
+        record(ctx, OP, 'unknown', `not tried: ${evidence('PutObject source.txt', put)}`);
         return fail(`PutObject failed: ${describeFailure(put.failure)}`, [], trace.details());
       }
       const copy = await trace.call('CopyObject source.txt → copy.txt', () => s.client.send(new CopyObjectCommand({ Bucket: bucket, Key: 'copy.txt', CopySource: `${bucket}/source.txt` })));
       if (!copy.ok && notImplemented(copy.failure)) {
-        record(ctx, OP, false, `answered ${describeFailure(copy.failure)}`);
+        record(ctx, OP, false, evidence('CopyObject source.txt to copy.txt', copy));
         return skip(`not supported: CopyObject answered ${describeFailure(copy.failure)}`);
       }
       const problems: string[] = [];
@@ -42,7 +42,7 @@ export const copyObject: Check = {
           if (got.value.Metadata?.['origin'] !== 'source') problems.push(`the copy's user metadata is ${JSON.stringify(got.value.Metadata)}`);
         }
       }
-      record(ctx, OP, problems.length === 0, problems.length ? problems.join('; ') : 'the copy has the source bytes, content type, metadata and ETag');
+      record(ctx, OP, problems.length === 0, evidence('CopyObject source.txt to copy.txt', copy, problems.length ? problems.join('; ') : 'the copy has the source bytes, content type, metadata and ETag'));
       if (problems.length) return fail(problems.join('; '), [], trace.details());
       return pass('the copy has the source bytes, content type, user metadata and ETag', [], trace.details());
     } finally {

@@ -3,7 +3,7 @@ import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { waitsLong } from '../../src/engine/config/config.ts';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket, unquote } from './session.ts';
+import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, notImplemented, removeBucket, unquote } from './session.ts';
 
 const MiB = 1024 * 1024;
 export const DEFAULT_LARGE_OBJECT_BYTES = 64 * MiB;
@@ -62,7 +62,7 @@ export const largeObject: Check = {
       );
       if (!put.ok) {
         const ni = notImplemented(put.failure);
-        record(ctx, OP, ni ? false : 'unknown', `PutObject of ${sizeText} answered ${describeFailure(put.failure)}`);
+        record(ctx, OP, ni ? false : 'unknown', evidence(`PutObject large.bin (${sizeText}, streamed)`, put));
         if (ni) return skip(`not supported: a ${sizeText} PutObject answered ${describeFailure(put.failure)}`);
         return fail(`PutObject of ${sizeText} answered ${describeFailure(put.failure)}`, [], trace.details());
       }
@@ -70,7 +70,7 @@ export const largeObject: Check = {
       const putMs = Date.now() - started;
       const get = await trace.call('GetObject large.bin (streamed)', () => s.client.send(new GetObjectCommand({ Bucket: bucket, Key: 'large.bin' })));
       if (!get.ok) {
-        record(ctx, OP, false, `GetObject answered ${describeFailure(get.failure)}`);
+        record(ctx, OP, false, `PutObject large.bin (${sizeText}, streamed) → ${put.status}; ${evidence('GetObject large.bin (streamed)', get)}`);
         return fail(`GetObject of the ${sizeText} object answered ${describeFailure(get.failure)}`, [], trace.details());
       }
       const md5 = createHash('md5');
@@ -87,7 +87,7 @@ export const largeObject: Check = {
       if (received !== size) problems.push(`GetObject streamed ${received} bytes, ${size} were put`);
       else if (got.sha256 !== sent.sha256) problems.push('the bytes streamed back differ from the bytes put (SHA-256 mismatch)');
       if (unquote(put.value.ETag) !== sent.md5) trace.note(`PutObject ETag ${put.value.ETag}, MD5 ${sent.md5} (checked by s3.etag-md5 for small objects)`);
-      record(ctx, OP, problems.length === 0, problems.length ? problems.join('; ') : `${sizeText} put and read back as streams, SHA-256 equal`);
+      record(ctx, OP, problems.length === 0, `PutObject large.bin (${sizeText}, streamed) → ${put.status}; ${evidence('GetObject large.bin (streamed)', get, problems.length ? problems.join('; ') : `${received} bytes, SHA-256 equal to what was put`)}`);
       if (problems.length) return fail(problems.join('; '), [], details);
       return pass(`${sizeText} streamed up (${putMs} ms) and back, SHA-256 equal`, [], details);
     } finally {

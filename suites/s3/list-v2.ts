@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { CORE_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, removeBucket } from './session.ts';
+import { CORE_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, removeBucket } from './session.ts';
 
 const KEYS = ['a/1.txt', 'a/2.txt', 'a/3.txt', 'b/1.txt', 'b/c/1.txt', 'top.txt'];
 
@@ -26,7 +26,7 @@ export const listV2: Check = {
         if (!put.ok) return fail(`PutObject ${key} failed: ${describeFailure(put.failure)}`, [], trace.details());
       }
       const all = await list('(all)', {});
-      record(ctx, 'ListObjectsV2', all.ok, all.ok ? `answered ${all.status}` : describeFailure(all.failure));
+      record(ctx, 'ListObjectsV2', all.ok, evidence(`ListObjectsV2 ${bucket} (all keys)`, all));
       if (!all.ok) return fail(`ListObjectsV2 failed: ${describeFailure(all.failure)}`, [], trace.details());
       const allKeys = (all.value.Contents ?? []).map((o) => o.Key);
       if (JSON.stringify(allKeys) !== JSON.stringify(KEYS)) problems.push(`listing all keys gave ${JSON.stringify(allKeys)}, expected ${JSON.stringify(KEYS)} (in UTF-8 order)`);

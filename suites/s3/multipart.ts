@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket, unquote } from './session.ts';
+import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, answerOf, notImplemented, removeBucket, unquote } from './session.ts';
 
 const MiB = 1024 * 1024;
 
@@ -37,17 +37,17 @@ export const multipart: Check = {
       const created = await trace.call(`CreateMultipartUpload ${key}`, () => s.client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key })));
       if (!created.ok) {
         const ni = notImplemented(created.failure);
-        for (const op of ops) record(ctx, op, ni ? false : 'unknown', `CreateMultipartUpload answered ${describeFailure(created.failure)}`);
+        for (const op of ops) record(ctx, op, ni ? false : 'unknown', `${op === 'CreateMultipartUpload' ? '' : 'not tried: '}${evidence(`CreateMultipartUpload ${key}`, created)}`);
         if (ni) return skip(`not supported: CreateMultipartUpload answered ${describeFailure(created.failure)}`);
         return fail(`CreateMultipartUpload answered ${describeFailure(created.failure)}`, [], trace.details());
       }
-      note('CreateMultipartUpload', true, `answered ${created.status} with an UploadId`);
+      note('CreateMultipartUpload', true, evidence(`CreateMultipartUpload ${key}`, created, 'an UploadId'));
       const uploadId = created.value.UploadId!;
       const etags: string[] = [];
       for (const [i, body] of parts.entries()) {
         const up = await trace.call(`UploadPart ${i + 1} (${body.length} bytes)`, () => s.client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: i + 1, Body: body })));
         if (!up.ok) {
-          note('UploadPart', false, `answered ${describeFailure(up.failure)}`);
+          note('UploadPart', false, evidence(`UploadPart ${i + 1} (${body.length} bytes)`, up));
           problems.push(`UploadPart ${i + 1} answered ${describeFailure(up.failure)}`);
           continue;
         }
@@ -55,25 +55,25 @@ export const multipart: Check = {
         etags.push(up.value.ETag!);
         if (unquote(up.value.ETag) !== md5) {
           problems.push(`UploadPart ${i + 1} ETag ${up.value.ETag}, expected the part's MD5 "${md5}"`);
-          note('UploadPart', false, `part ${i + 1}: ETag ${up.value.ETag} is not the part's MD5`);
-        } else note('UploadPart', true, `answered ${up.status} with the part's MD5 as ETag`);
+          note('UploadPart', false, evidence(`UploadPart ${i + 1} (${body.length} bytes)`, up, `ETag ${up.value.ETag} is not the part's MD5`));
+        } else note('UploadPart', true, evidence(`UploadPart ${i + 1} (${body.length} bytes)`, up, "the part's MD5 as ETag"));
       }
       const listed = await trace.call('ListParts', () => s.client.send(new ListPartsCommand({ Bucket: bucket, Key: key, UploadId: uploadId })));
       if (!listed.ok) {
-        note('ListParts', false, `answered ${describeFailure(listed.failure)}`);
+        note('ListParts', false, evidence('ListParts', listed));
         if (!notImplemented(listed.failure)) problems.push(`ListParts answered ${describeFailure(listed.failure)}`);
       } else {
         const got = (listed.value.Parts ?? []).map((p) => `${p.PartNumber}:${p.Size}:${unquote(p.ETag)}`);
         const want = parts.map((b, i) => `${i + 1}:${b.length}:${unquote(etags[i])}`);
         const ok = JSON.stringify(got) === JSON.stringify(want);
         if (!ok) problems.push(`ListParts gave ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
-        note('ListParts', ok, ok ? 'lists both parts with number, size and ETag' : `lists ${JSON.stringify(got)}`);
+        note('ListParts', ok, evidence('ListParts', listed, ok ? 'both parts with number, size and ETag' : `lists ${JSON.stringify(got)}`));
       }
       const done = await trace.call('CompleteMultipartUpload', () =>
         s.client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) } })),
       );
       if (!done.ok) {
-        note('CompleteMultipartUpload', false, `answered ${describeFailure(done.failure)}`);
+        note('CompleteMultipartUpload', false, evidence('CompleteMultipartUpload', done));
         problems.push(`CompleteMultipartUpload answered ${describeFailure(done.failure)}`);
       } else {
         const get = await trace.call(`GetObject ${key}`, () => s.client.send(new GetObjectCommand({ Bucket: bucket, Key: key })));
@@ -93,7 +93,7 @@ export const multipart: Check = {
         }
         const expectedEtag = createHash('md5').update(Buffer.concat(parts.map((p) => createHash('md5').update(p).digest()))).digest('hex') + `-${parts.length}`;
         if (unquote(done.value.ETag) !== expectedEtag) trace.note(`CompleteMultipartUpload ETag ${done.value.ETag}; S3 answers "${expectedEtag}" (MD5 of the part MD5s, then -2): informational`);
-        note('CompleteMultipartUpload', ok, ok ? 'the object is the parts in order' : 'the object is not the parts in order');
+        note('CompleteMultipartUpload', ok, evidence('CompleteMultipartUpload', done, ok ? 'the object is the parts in order' : 'the object is not the parts in order'));
       }
       // Abort: a second upload with one part, aborted; its parts can no longer be listed.
       const second = await trace.call(`CreateMultipartUpload ${key}.aborted`, () => s.client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: `${key}.aborted` })));
@@ -102,7 +102,7 @@ export const multipart: Check = {
         await trace.call('UploadPart 1 (aborted upload)', () => s.client.send(new UploadPartCommand({ Bucket: bucket, Key: `${key}.aborted`, UploadId: id, PartNumber: 1, Body: parts[1] })));
         const abort = await trace.call('AbortMultipartUpload', () => s.client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: `${key}.aborted`, UploadId: id })));
         if (!abort.ok) {
-          note('AbortMultipartUpload', false, `answered ${describeFailure(abort.failure)}`);
+          note('AbortMultipartUpload', false, evidence('AbortMultipartUpload', abort));
           if (!notImplemented(abort.failure)) problems.push(`AbortMultipartUpload answered ${describeFailure(abort.failure)}`);
         } else {
           // Gone: ListParts answers 404 NoSuchUpload (or, where ListParts is not supported, completing it fails with 404).
@@ -111,7 +111,7 @@ export const multipart: Check = {
             : await trace.call('ListParts (aborted upload)', () => s.client.send(new ListPartsCommand({ Bucket: bucket, Key: `${key}.aborted`, UploadId: id })));
           const gone = !after.ok && after.failure.status === 404;
           if (!gone) problems.push(`the aborted upload still answers (${after.ok ? after.status : describeFailure(after.failure)}), expected 404 NoSuchUpload`);
-          note('AbortMultipartUpload', gone, gone ? 'the aborted upload answers 404 NoSuchUpload' : 'the aborted upload is still listed');
+          note('AbortMultipartUpload', gone, evidence('AbortMultipartUpload', abort, `then the upload answers ${answerOf(after)}${gone ? ' (gone)' : ', expected 404 NoSuchUpload'}`));
         }
       }
       for (const op of ops) {

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { CORE_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, removeBucket } from './session.ts';
+import { CORE_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, removeBucket } from './session.ts';
 
 const META = { purpose: 'conformance', 'run-note': 'round trip' };
 const TYPE = 'application/x-cc-test; charset=utf-8';
@@ -28,11 +28,11 @@ export const objectRoundtrip: Check = {
     const problems: string[] = [];
     try {
       const put = await trace.call(`PutObject ${key}`, () => s.client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: TYPE, Metadata: META })));
-      record(ctx, 'PutObject', put.ok, put.ok ? `answered ${put.status}` : describeFailure(put.failure));
+      record(ctx, 'PutObject', put.ok, evidence(`PutObject ${key} (content type and user metadata)`, put));
       if (!put.ok) return fail(`PutObject failed: ${describeFailure(put.failure)}`, [], trace.details());
 
       const get = await trace.call(`GetObject ${key}`, () => s.client.send(new GetObjectCommand({ Bucket: bucket, Key: key })));
-      record(ctx, 'GetObject', get.ok, get.ok ? `answered ${get.status}` : describeFailure(get.failure));
+      record(ctx, 'GetObject', get.ok, evidence(`GetObject ${key}`, get));
       if (!get.ok) problems.push(`GetObject answered ${describeFailure(get.failure)}`);
       else {
         const text = await get.value.Body!.transformToString();
@@ -42,7 +42,7 @@ export const objectRoundtrip: Check = {
       }
 
       const head = await trace.call(`HeadObject ${key}`, () => s.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })));
-      record(ctx, 'HeadObject', head.ok, head.ok ? `answered ${head.status}` : describeFailure(head.failure));
+      record(ctx, 'HeadObject', head.ok, evidence(`HeadObject ${key}`, head));
       if (!head.ok) problems.push(`HeadObject answered ${describeFailure(head.failure)}`);
       else {
         if (head.value.ContentLength !== Buffer.byteLength(body)) problems.push(`HeadObject Content-Length ${head.value.ContentLength}, stored ${Buffer.byteLength(body)}`);
@@ -51,7 +51,7 @@ export const objectRoundtrip: Check = {
       }
 
       const del = await trace.call(`DeleteObject ${key}`, () => s.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })));
-      record(ctx, 'DeleteObject', del.ok, del.ok ? `answered ${del.status}` : describeFailure(del.failure));
+      record(ctx, 'DeleteObject', del.ok, evidence(`DeleteObject ${key}`, del));
       if (!del.ok) problems.push(`DeleteObject answered ${describeFailure(del.failure)}`);
       else {
         const gone = await trace.call(`HeadObject ${key} (deleted)`, () => s.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })));

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, notImplemented, removeBucket } from './session.ts';
+import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, notImplemented, removeBucket } from './session.ts';
 
 const OP = 'GetObject (Range bytes=first-last)';
 const SUFFIX_OP = 'GetObject (Range suffix bytes=-n)';
@@ -22,15 +22,15 @@ export const rangeGet: Check = {
     try {
       const put = await trace.call('PutObject range.txt', () => s.client.send(new PutObjectCommand({ Bucket: bucket, Key: 'range.txt', Body: body })));
       if (!put.ok) {
-        record(ctx, OP, 'unknown', `PutObject failed: ${describeFailure(put.failure)}`);
+        record(ctx, OP, 'unknown', `not tried: ${evidence('PutObject range.txt', put)}`);
         return fail(`PutObject failed: ${describeFailure(put.failure)}`, [], trace.details());
       }
       const problems: string[] = [];
       const suffixProblems: string[] = [];
       const r = await trace.call('GetObject range.txt Range: bytes=10-19', () => s.client.send(new GetObjectCommand({ Bucket: bucket, Key: 'range.txt', Range: 'bytes=10-19' })));
       if (!r.ok && notImplemented(r.failure)) {
-        record(ctx, OP, false, `answered ${describeFailure(r.failure)}`);
-        record(ctx, SUFFIX_OP, 'unknown', 'not tried: ranges answered NotImplemented');
+        record(ctx, OP, false, evidence('GetObject range.txt Range: bytes=10-19', r));
+        record(ctx, SUFFIX_OP, 'unknown', `not tried: ${evidence('GetObject range.txt Range: bytes=10-19', r)}`);
         return skip(`not supported: a range GET answered ${describeFailure(r.failure)}`);
       }
       if (!r.ok) problems.push(`bytes=10-19 answered ${describeFailure(r.failure)}`);
@@ -48,9 +48,8 @@ export const rangeGet: Check = {
         const got = await suffix.value.Body!.transformToString();
         if (suffix.status !== 206 || got !== body.slice(-5)) suffixProblems.push(`bytes=-5 answered ${suffix.status} ${JSON.stringify(got.slice(0, 40))}, expected 206 ${JSON.stringify(body.slice(-5))}`);
       }
-      record(ctx, OP, problems.length === 0, problems.length ? problems.join('; ') : '206 with bytes 10-19 and Content-Range "bytes 10-19/36"');
-      if (!suffix.ok && suffixUnsupported) record(ctx, SUFFIX_OP, false, `answered ${describeFailure(suffix.failure)}`);
-      else record(ctx, SUFFIX_OP, suffixProblems.length === 0, suffixProblems.length ? suffixProblems.join('; ') : '206 with the last 5 bytes');
+      record(ctx, OP, problems.length === 0, evidence('GetObject range.txt Range: bytes=10-19', r, problems.length ? problems.join('; ') : `bytes 10-19 and Content-Range "bytes 10-19/${body.length}"`));
+      record(ctx, SUFFIX_OP, suffixUnsupported ? false : suffixProblems.length === 0, evidence('GetObject range.txt Range: bytes=-5', suffix, suffixUnsupported ? undefined : suffixProblems.length ? suffixProblems.join('; ') : 'the last 5 bytes'));
       problems.push(...suffixProblems);
       if (problems.length) return fail(problems.join('; '), [], trace.details());
       if (!suffix.ok) return pass(`bytes=10-19 answers 206 with exactly those bytes and a matching Content-Range; not supported: suffix ranges (bytes=-5 answered ${describeFailure(suffix.failure)})`, [], trace.details());

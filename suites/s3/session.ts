@@ -157,12 +157,19 @@ export function failureOf(err: unknown): S3Failure {
   return { transport: false, status, code: e.Code ?? e.name, message: e.message ?? '' };
 }
 
-export const describeFailure = (f: S3Failure) => (f.transport ? `no answer (${f.message})` : `${f.status} ${f.code ?? ''}`.trim());
+// The SDK names an error without a body (a 304, most HEAD errors) "Unknown": the status alone says it.
+export const describeFailure = (f: S3Failure) => (f.transport ? `no answer (${f.message})` : `${f.status} ${f.code && f.code !== 'Unknown' ? f.code : ''}`.trim());
 
 /** Not supported: 501 / NotImplemented, or 405 MethodNotAllowed for an operation S3 defines on that resource. */
 export const notImplemented = (f: S3Failure) => !f.transport && (f.status === 501 || f.code === 'NotImplemented' || (f.status === 405 && f.code === 'MethodNotAllowed'));
 
 export type Result<T> = { ok: true; value: T; status: number } | { ok: false; failure: S3Failure };
+
+/** What came back for a request: its status, or the S3 error with its status, or "no answer (…)". */
+export const answerOf = (r: Result<unknown>): string => (r.ok ? String(r.status) : describeFailure(r.failure));
+
+/** A capability row's evidence: the request sent, what came back and, when it matters, what was checked of it. */
+export const evidence = (request: string, r: Result<unknown>, checked?: string): string => `${request} → ${answerOf(r)}${checked ? `; ${checked}` : ''}`;
 
 /** A check's record of what it sent and what came back: the evidence of its outcome. */
 export class Trace {

@@ -2,7 +2,10 @@
 // k6: the same code, with only the calls into k6/* replaced. Requests are synchronous, as in k6.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  PAGINATION_SCENARIO,
+  RATE_LIMIT_SCENARIOS,
   paginate,
+  paginationOptions,
   probeIteration,
   probeSpec,
   probeStarts,
@@ -20,12 +23,17 @@ import {
 import { judgeProbe, judgeScope, type WindowCounts } from '../../src/engine/documented-limits/verdicts.js';
 import { probePlan } from '../../src/engine/documented-limits/windows.js';
 import {
+  LATENCY_PERCENTILES,
+  SETUP_INCOMPLETE,
   checkResultsFromK6,
   parseSegment,
   readConfig,
+  trafficMetricNames,
   windowMetricNames,
   type LoadConfig,
 } from '../../load/lib/verdicts.js';
+import type { LoadSummary } from '../../load/lib/report.js';
+import { k6RootGroup, k6SummaryMetrics, type K6Sample } from './support/k6-summary.ts';
 import { startSyncReference, sleepUntil, type Recorded, type SyncReference } from './support/sync-reference.ts';
 import { FixedWindowLimiter } from '../../fixtures/reference/limits.ts';
 import type { VirtualClock } from '../../fixtures/reference/clock.ts';
@@ -186,7 +194,7 @@ describe('rate-limits.js scenarios', () => {
     expect(o.scenarios['scope_a']).toMatchObject({ startTime: '12600ms', duration: '12000ms', rate: 360, timeUnit: '6000ms', exec: 'scopeA' });
     expect(o.scenarios['scope_b']).toMatchObject({ startTime: '12600ms', exec: 'scopeB' });
     expect(o.thresholds['limit_accepted{scenario:scope_b,window:1}']).toEqual(['count==300']);
-    expect(o).toMatchObject({ noUsageReport: true, maxRedirects: 0, discardResponseBodies: true });
+    expect(o).toMatchObject({ maxRedirects: 0, discardResponseBodies: true });
   });
   it('three segments: every rate and VU count tripled', () => {
     const o = rateLimitOptions({ ...cfg, segments: 3 });
@@ -218,7 +226,7 @@ describe('rate-limits.js scenarios', () => {
     expect(checks.map((c) => [c.id, c.status])).toEqual([
       ['limits.reads', 'passed'], ['limits.writes', 'passed'], ['limits.tokens', 'passed'], ['limits.token-scope', 'failed'],
     ]);
-    const out = summarize(cfg, 'rate-limits.js', { metrics, setup_data: { segment: parseSegment(null, null), tokens: { reads: 'tok-aaaa', writes: 'tok-bbbb' } } }, checks, details);
+    const out = summarize(cfg, 'rate-limits.js', { metrics, setup_data: { segment: parseSegment(null, null), tokens: { reads: 'tok-aaaa', writes: 'tok-bbbb' } } }, checks, details, RATE_LIMIT_SCENARIOS);
     expect(Object.keys(out).sort()).toEqual(['k6-out/junit.xml', 'k6-out/summary.json', 'stdout']);
     expect(JSON.parse(out['k6-out/summary.json']!)).toMatchObject({ verdict: 'nonconformant', segment: '0:1' });
     for (const text of Object.values(out)) expect(text).not.toMatch(/tok-aaaa|tok-bbbb/);
@@ -264,6 +272,10 @@ describe('the token-issuance probe against the live reference (time scale 30: 2 
 
   /** Runs the probe as k6's constant-arrival-rate executor would: one iteration per slot, except dropped ones. */
   function runProbe(dropped: (g: number) => boolean): WindowCounts[] {
+    return runProbeRecorded(dropped).counts;
+  }
+
+  function runProbeRecorded(dropped: (g: number) => boolean): { counts: WindowCounts[]; recorded: Recorded } {
     const cfg = configFor(ref, { CONFORMANCE_TIME_SCALE: '30' });
     const { io, recorded } = ref.io();
     const data: SetupData = { segment: parseSegment(null, null), tokens: {} };
@@ -275,11 +287,19 @@ describe('the token-issuance probe against the live reference (time scale 30: 2 
       sleepUntil(at);
       if (!dropped(g)) probeIteration(io, spec, Date.now() - start);
     }
-    return countsOf(recorded, cfg.windows, 'tokens');
+    return { counts: countsOf(recorded, cfg.windows, 'tokens'), recorded };
   }
 
-  it('a conforming target: exactly 10 issuances accepted in each window', () => {
-    const counts = runProbe(() => false);
+  it('a conforming target: exactly 10 issuances accepted in each window; the summary shows the share answered 429', () => {
+    const { counts, recorded } = runProbeRecorded(() => false);
+    const cfg = configFor(ref, { CONFORMANCE_TIME_SCALE: '30' });
+    const metrics = k6SummaryMetrics(samplesOf(recorded, 'tokens_over'), rateLimitOptions(cfg));
+    const traffic = summaryJson(summarize(cfg, 'rate-limits.js', { metrics, setup_data: { segment: parseSegment(null, null), tokens: {} } }, [], {}, RATE_LIMIT_SCENARIOS)).traffic!;
+    const refused = counts.reduce((n, c) => n + c.refused, 0);
+    const sent = counts.reduce((n, c) => n + c.sent, 0);
+    // The reference refuses an issuance over the limit with 429: every refusal is one.
+    expect(traffic.scenarios['tokens_over']).toMatchObject({ requests: sent, status429: refused, share429: refused / sent });
+    expect(traffic.scenarios['reads_over']).toMatchObject({ requests: 0, status429: 0, share429: null });
     // 12 per window; a millisecond clock can put one idle arrival in the slot before it (13, still inside).
     for (const c of counts) {
       expect(c.sent).toBeGreaterThanOrEqual(12);
@@ -315,7 +335,7 @@ describe('the scope probe on the reference limiter: two tokens of one key at onc
         const token = req.headers['Authorization'] ?? '';
         const bucket = scope === 'token' ? token : scope === 'key' ? 'key-A' : '127.0.0.1';
         const status = limiter.hit(bucket).allowed ? 200 : 429;
-        recorded.requests.push({ method: req.method, url: req.url, tags: { ...req.tags, probe: token.endsWith('tA') ? 'a' : 'b' }, status, at: now });
+        recorded.requests.push({ method: req.method, url: req.url, tags: { ...req.tags, probe: token.endsWith('tA') ? 'a' : 'b' }, status, at: now, ms: 0 });
         return { status, body: null, headers: {} };
       },
       count: (metric, tags) => void recorded.counts.push({ metric, tags: { ...tags, probe: String(recorded.requests[recorded.requests.length - 1]!.tags['probe']) } }),
@@ -347,4 +367,190 @@ describe('the scope probe on the reference limiter: two tokens of one key at onc
       expect(v.message).toMatch(/not per token/);
     });
   }
+});
+
+// ---------------------------------------------------------------- options: only what k6 reads from a script
+
+/**
+ * The options k6 decodes from a script's `options`: the JSON fields of its lib.Options, the same in k6 v0.38.0 and
+ * v0.48.0 (lib/options.go). Any other draws "There were unknown fields in the options exported in the script" on
+ * every run: noUsageReport, for one, which k6 reads only from its command line, environment or config file.
+ */
+const K6_SCRIPT_OPTIONS = new Set([
+  'paused', 'vus', 'duration', 'iterations', 'stages', 'scenarios', 'executionSegment', 'executionSegmentSequence', 'noSetup',
+  'setupTimeout', 'noTeardown', 'teardownTimeout', 'rps', 'dns', 'maxRedirects', 'userAgent', 'batch', 'batchPerHost', 'httpDebug',
+  'insecureSkipTLSVerify', 'tlsCipherSuites', 'tlsVersion', 'tlsAuth', 'throw', 'thresholds', 'blacklistIPs', 'blockHostnames', 'hosts',
+  'noConnectionReuse', 'noVUConnectionReuse', 'minIterationDuration', 'ext', 'summaryTrendStats', 'summaryTimeUnit', 'systemTags', 'tags',
+  'metricSamplesBufferSize', 'noCookiesReset', 'discardResponseBodies',
+]);
+/** The fields of the executors the scripts use (lib/executor: BaseConfig and each executor's config), v0.38.0 and v0.48.0. */
+const EXECUTOR_BASE = ['executor', 'startTime', 'gracefulStop', 'env', 'exec', 'tags'];
+const EXECUTOR_FIELDS: Record<string, string[]> = {
+  'constant-arrival-rate': [...EXECUTOR_BASE, 'rate', 'timeUnit', 'duration', 'preAllocatedVUs', 'maxVUs'],
+  'shared-iterations': [...EXECUTOR_BASE, 'vus', 'iterations', 'maxDuration'],
+};
+
+describe('options: only what k6 reads from a script, and what the reports need kept', () => {
+  const cfg = readConfig({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:1', CONFORMANCE_API_KEY: 'ck_test_primary', CONFORMANCE_TIME_SCALE: '10' });
+  type ScriptOptions = { summaryTrendStats: string[]; scenarios: Record<string, { executor: string }>; thresholds: Record<string, string[]> };
+  const scripts: Array<{ script: string; options: ScriptOptions; scenarios: string[] }> = [
+    { script: 'rate-limits.js', options: rateLimitOptions(cfg), scenarios: RATE_LIMIT_SCENARIOS },
+    { script: 'pagination.js', options: paginationOptions(cfg), scenarios: [PAGINATION_SCENARIO] },
+  ];
+
+  it('the list of options k6 reads has no noUsageReport, which every run warned about before issue 23', () => {
+    expect(K6_SCRIPT_OPTIONS.has('noUsageReport')).toBe(false);
+  });
+
+  for (const { script, options, scenarios } of scripts) {
+    it(`${script}: every option and every scenario field is one k6 decodes, so k6 warns about none`, () => {
+      expect(Object.keys(options).filter((k) => !K6_SCRIPT_OPTIONS.has(k))).toEqual([]);
+      expect(Object.keys(options.scenarios).sort()).toEqual([...scenarios].sort());
+      for (const [name, scenario] of Object.entries(options.scenarios)) {
+        const known = EXECUTOR_FIELDS[scenario.executor];
+        expect(known, `${name}: executor ${scenario.executor}`).toBeDefined();
+        expect(Object.keys(scenario).filter((k) => !known!.includes(k)), name).toEqual([]);
+      }
+    });
+
+    it(`${script}: k6 keeps p50, p90, p95 and p99 of http_req_duration, and every traffic submetric the reports read`, () => {
+      expect(options.summaryTrendStats).toEqual(expect.arrayContaining([...LATENCY_PERCENTILES]));
+      for (const scenario of [undefined, ...scenarios]) {
+        for (const name of Object.values(trafficMetricNames(scenario))) {
+          // k6 reports a submetric only when a threshold names it; the root metrics always.
+          if (name === 'http_reqs' || name === 'http_req_duration') continue;
+          expect(options.thresholds[name], name).toBeDefined();
+          // Such a threshold gates nothing: a count or a duration is never negative.
+          expect(options.thresholds[name]!.every((e) => e === 'count>=0' || e === 'max>=0'), name).toBe(true);
+        }
+      }
+    });
+  }
+});
+
+// ---------------------------------------------------------------- the end-of-test summary: latency and 429s
+
+/** The samples k6 records for the glue's requests: their tags, the scenario (not in setup()) and the status. */
+function samplesOf(recorded: Recorded, scenario: string): K6Sample[] {
+  return recorded.requests.map((r) => ({
+    tags: { ...r.tags, status: String(r.status), ...(r.tags['phase'] === 'setup' ? {} : { scenario }) },
+    ms: r.ms,
+  }));
+}
+
+function summaryJson(out: Record<string, string>): LoadSummary {
+  return JSON.parse(out['k6-out/summary.json']!) as LoadSummary;
+}
+
+describe('the end-of-test summary keeps latency percentiles and the share of 429s per scenario', () => {
+  let ref: SyncReference;
+  beforeAll(async () => {
+    ref = await startSyncReference();
+  });
+  afterAll(() => ref.close());
+
+  it('pagination.js against the reference: p50, p90, p95, p99 of its requests, in summary.json and the text', () => {
+    const cfg = configFor(ref);
+    const { io, recorded } = ref.io();
+    const data = setupTokens(io, cfg, ['pagination'], { enforceSegments: false });
+    reportChecks(io, paginate(io, cfg, bearer(io, data, 'pagination')));
+    const options = paginationOptions(cfg);
+    const metrics = k6SummaryMetrics(samplesOf(recorded, PAGINATION_SCENARIO), options);
+    const root_group = k6RootGroup([], recorded.checks);
+    const out = summarize(cfg, 'pagination.js', { metrics, root_group, setup_data: data }, checkResultsFromK6(root_group), {}, [PAGINATION_SCENARIO]);
+    const summary = summaryJson(out);
+    expect(summary.verdict).toBe('conformant');
+    const walked = recorded.requests.filter((r) => r.tags['phase'] !== 'setup');
+    expect(summary.traffic!.scenarios[PAGINATION_SCENARIO]).toMatchObject({ requests: walked.length, status429: 0, share429: 0 });
+    expect(summary.traffic!.all.requests).toBe(recorded.requests.length);
+    for (const t of [summary.traffic!.all, summary.traffic!.scenarios[PAGINATION_SCENARIO]!]) {
+      const l = t.latencyMs;
+      expect([l.p50, l.p90, l.p95, l.p99, l.max].every((v) => typeof v === 'number' && v > 0), JSON.stringify(l)).toBe(true);
+      expect(l.p50! <= l.p90! && l.p90! <= l.p95! && l.p95! <= l.p99! && l.p99! <= l.max!).toBe(true);
+    }
+    // The traffic thresholds only keep the figures: the gate is the checks' alone.
+    expect(summary.thresholds.map((t) => t.metric)).toEqual([]);
+    expect(out['stdout']).toMatch(/scenario\s+requests\s+429\s+share\s+p50\s+p90\s+p95\s+p99\s+max/);
+    expect(out['stdout']).toMatch(new RegExp(`\\n  pagination\\s+${walked.length}\\s+0\\s+0\\.0%\\s+\\d+\\.\\d\\d\\s+\\d+\\.\\d\\d`));
+  });
+
+  it('without the traffic thresholds k6 would report no per-scenario figure (why the options name them)', () => {
+    const cfg = configFor(ref);
+    const { io, recorded } = ref.io();
+    const data = setupTokens(io, cfg, ['pagination'], { enforceSegments: false });
+    paginate(io, cfg, bearer(io, data, 'pagination'));
+    const metrics = k6SummaryMetrics(samplesOf(recorded, PAGINATION_SCENARIO), { ...paginationOptions(cfg), thresholds: {} });
+    const summary = summaryJson(summarize(cfg, 'pagination.js', { metrics, setup_data: data }, [], {}, [PAGINATION_SCENARIO]));
+    expect(summary.traffic!.scenarios[PAGINATION_SCENARIO]).toMatchObject({ requests: 0, share429: null, latencyMs: { p50: null, p99: null } });
+    expect(summary.traffic!.all.requests).toBe(recorded.requests.length);
+  });
+});
+
+// ---------------------------------------------------------------- a test that stops: verdict error, and why
+
+describe('a setup() that aborts: summary.json says error and why, junit.xml has an error test case naming it', () => {
+  let ref: SyncReference;
+  beforeAll(async () => {
+    ref = await startSyncReference();
+  });
+  afterAll(() => ref.close());
+
+  const cases: Array<{ name: string; script: 'rate-limits.js' | 'pagination.js'; key?: string; segment?: { segment: string; sequence: string }; cause: RegExp }> = [
+    { name: 'a refused API key (rate-limits.js)', script: 'rate-limits.js', key: 'ck_not-a-key', cause: /^token issuance for reads failed with status 401$/ },
+    { name: 'a refused API key (pagination.js)', script: 'pagination.js', key: 'ck_not-a-key', cause: /^token issuance for pagination failed with status 401$/ },
+    {
+      name: 'an execution segment that CONFORMANCE_SEGMENTS does not expect (rate-limits.js)',
+      script: 'rate-limits.js',
+      segment: { segment: '1/3:2/3', sequence: '0,1/3,2/3,1' },
+      cause: /^this instance runs execution segment 1\/3:2\/3 \(length 0\.3333\), but CONFORMANCE_SEGMENTS=1 expects 1 equal segments/,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const cfg = readConfig({ CONFORMANCE_BASE_URL: ref.settings.baseUrl, CONFORMANCE_API_KEY: c.key ?? ref.settings.apiKey });
+      const { io, recorded } = ref.io(c.segment);
+      const rateLimits = c.script === 'rate-limits.js';
+      expect(() => setupTokens(io, cfg, rateLimits ? ['reads', 'writes'] : ['pagination'], { enforceSegments: rateLimits })).toThrow(c.cause);
+      // Stopped through exec.test.abort (k6 v0.38 summarizes after an abort, not after an exception), once.
+      expect(recorded.aborted).toHaveLength(1);
+      const cause = recorded.aborted[0]!;
+      expect(cause).toMatch(c.cause);
+
+      // What k6 hands handleSummary then: no setup data, the checks setup() made in its group, the requests it sent.
+      const options = rateLimits ? rateLimitOptions(cfg) : paginationOptions(cfg);
+      const scenarios = rateLimits ? RATE_LIMIT_SCENARIOS : [PAGINATION_SCENARIO];
+      const metrics = k6SummaryMetrics(samplesOf(recorded, 'none'), options);
+      const root_group = k6RootGroup(recorded.checks);
+      const checks = rateLimits ? rateLimitResults(metrics, cfg.windows).checks : checkResultsFromK6(root_group);
+      const out = summarize(cfg, c.script, { metrics, root_group }, checks, {}, scenarios);
+
+      expect(summaryJson(out)).toMatchObject({ verdict: 'error', error: { where: 'setup', message: cause }, checks: [], summary: { passed: 0, failed: 0, skipped: 0 } });
+      const junit = out['k6-out/junit.xml']!;
+      expect(junit).toMatch(/<testsuite name="load\/[a-z-]+\.js" tests="1" failures="0" errors="1" skipped="0"/);
+      const testcases = [...junit.matchAll(/<testcase [^>]*name="([^"]*)"/g)].map((m) => m[1]!.replace(/&apos;/g, "'"));
+      expect(testcases).toEqual([`setup() aborted: ${cause}`]);
+      expect(junit).toMatch(/<error message="[^"]+" type="aborted">setup\(\) aborted: [^<]+ The test never started: no check ran\.<\/error>/);
+      expect(out['stdout']).toContain(`ERROR  setup() aborted: ${cause}`);
+      expect(out['stdout']).toMatch(/verdict: error/);
+      for (const text of Object.values(out)) expect(text).not.toContain(ref.settings.apiKey);
+    });
+  }
+
+  it('a setup() that left no cause (a setup timeout; an exception, which k6 v0.48 still summarizes): error, pointing to k6\'s log', () => {
+    const cfg = configFor(ref);
+    const out = summarize(cfg, 'rate-limits.js', { metrics: {}, root_group: k6RootGroup([]) }, rateLimitResults({}, cfg.windows).checks, {}, RATE_LIMIT_SCENARIOS);
+    expect(summaryJson(out)).toMatchObject({ verdict: 'error', error: { where: 'setup', message: SETUP_INCOMPLETE }, checks: [] });
+    expect(out['k6-out/junit.xml']).toContain('errors="1"');
+  });
+
+  it('a VU that refuses setup data made for another segment stops the test: error "test aborted", the checks judged so far kept', () => {
+    const cfg = configFor(ref, { CONFORMANCE_SEGMENTS: '3' });
+    const data = setupTokens(ref.io({ segment: '1/3:2/3', sequence: '0,1/3,2/3,1' }).io, cfg, ['reads'], { enforceSegments: true });
+    const other = ref.io({ segment: '0:1/3', sequence: '0,1/3,2/3,1' });
+    expect(() => setupGuard(other.io)(data)).toThrow(/made for execution segment 1\/3:2\/3/);
+    const checks = rateLimitResults({}, cfg.windows).checks;
+    const summary = summaryJson(summarize(cfg, 'rate-limits.js', { metrics: {}, root_group: k6RootGroup([], other.recorded.checks), setup_data: data }, checks, {}, RATE_LIMIT_SCENARIOS));
+    expect(summary).toMatchObject({ verdict: 'error', error: { where: 'run', message: other.recorded.aborted[0] } });
+    expect(summary.checks.map((c) => c.status)).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
+  });
 });

@@ -7,8 +7,14 @@ import { slotRole, probePlan, slotAt, windowRealMs } from '../../src/engine/docu
 import { retryAfterRealSeconds } from '../../src/engine/documented-limits/retry-after.js';
 import {
   analyzeWalk,
+  SETUP_INCOMPLETE,
+  abortCheckName,
   checkName,
   checkResultsFromK6,
+  k6CheckName,
+  runErrorFromK6,
+  trafficFromMetrics,
+  trafficMetricNames,
   classifyStatus,
   discoverTotalField,
   issuanceOutcome,
@@ -531,6 +537,56 @@ describe('k6 check names carry results to handleSummary', () => {
   });
 });
 
+describe('a stopped test: its cause travels to handleSummary as the name of a failed check', () => {
+  it('check names never hold "::", which k6 refuses (it would throw where the scripts report)', () => {
+    expect(k6CheckName('dial tcp [::1]:8080: connect: connection refused')).toBe('dial tcp [: :1]:8080: connect: connection refused');
+    expect(abortCheckName('token issuance for reads failed with status none (no response) (dial tcp [::1]:1)')).not.toContain('::');
+    expect(checkName({ id: 'pagination.walk', clauses: [], level: 'must', status: 'failed', message: 'id a::b twice' })).toBe('pagination.walk: id a: :b twice');
+  });
+
+  const aborted = { name: abortCheckName('token issuance for reads failed with status 401'), passes: 0, fails: 1 };
+  const vuAborted = { name: abortCheckName('setup data were made for execution segment 0:1 but this instance runs 0:1/2'), passes: 0, fails: 1 };
+  const cases: Array<[string, { name: string; checks: typeof aborted[]; groups: Array<{ name: string; checks: typeof aborted[] }> }, boolean, ReturnType<typeof runErrorFromK6>]> = [
+    ['setup() aborted with a cause', { name: '', checks: [], groups: [{ name: 'setup', checks: [aborted] }] }, false, { where: 'setup', message: 'token issuance for reads failed with status 401' }],
+    ['setup() did not complete and left no cause', { name: '', checks: [], groups: [{ name: 'setup', checks: [] }] }, false, { where: 'setup', message: SETUP_INCOMPLETE }],
+    ['a VU stopped the test after setup()', { name: '', checks: [vuAborted], groups: [{ name: 'setup', checks: [] }] }, true, { where: 'run', message: 'setup data were made for execution segment 0:1 but this instance runs 0:1/2' }],
+    ['the test ran to its end', { name: '', checks: [{ name: 'pagination.walk: fine', passes: 1, fails: 0 }], groups: [{ name: 'setup', checks: [] }] }, true, undefined],
+  ];
+  for (const [name, group, setupCompleted, expected] of cases) {
+    it(`${name}: ${expected ? `${expected.where}, ${expected.message.slice(0, 40)}…` : 'no error'}`, () => {
+      expect(runErrorFromK6(group, setupCompleted)).toEqual(expected);
+    });
+  }
+
+  it('abort checks are no check results', () => {
+    expect(checkResultsFromK6({ name: '', checks: [vuAborted, { name: 'pagination.walk: fine', passes: 1, fails: 0 }] }).map((c) => c.id)).toEqual(['pagination.walk']);
+  });
+});
+
+describe('traffic figures from the summary data', () => {
+  it('per scenario and for the run: requests, 429s and their share, p50/p90/p95/p99/max of http_req_duration', () => {
+    const reads = trafficMetricNames('reads_over');
+    const all = trafficMetricNames();
+    expect(reads).toEqual({ requests: 'http_reqs{scenario:reads_over}', status429: 'http_reqs{scenario:reads_over,status:429}', duration: 'http_req_duration{scenario:reads_over}' });
+    expect(all).toEqual({ requests: 'http_reqs', status429: 'http_reqs{status:429}', duration: 'http_req_duration' });
+    const trend = { 'p(50)': 2.0811, 'p(90)': 5.24, 'p(95)': 7.26, 'p(99)': 16.9, max: 40.6127, avg: 3, min: 1, med: 2.0811 };
+    const metrics = {
+      [reads.requests]: { values: { count: 660 } },
+      [reads.status429]: { values: { count: 60 } },
+      [reads.duration]: { values: trend },
+      [all.requests]: { values: { count: 700 } },
+      [all.duration]: { values: trend },
+    };
+    expect(trafficFromMetrics(metrics, ['reads_over', 'writes_over'])).toEqual({
+      all: { requests: 700, status429: 0, share429: 0, latencyMs: { p50: 2.081, p90: 5.24, p95: 7.26, p99: 16.9, max: 40.613 } },
+      scenarios: {
+        reads_over: { requests: 660, status429: 60, share429: 60 / 660, latencyMs: { p50: 2.081, p90: 5.24, p95: 7.26, p99: 16.9, max: 40.613 } },
+        writes_over: { requests: 0, status429: 0, share429: null, latencyMs: { p50: null, p90: null, p95: null, p99: null, max: null } },
+      },
+    });
+  });
+});
+
 // ---------------------------------------------------------------- reports
 
 /** A small XML 1.0 well-formedness checker (elements, attributes, entities, one root); returns the elements. */
@@ -612,6 +668,18 @@ describe('reports', () => {
     const suite = els.find((e) => e.name === 'testsuite')!;
     expect(suite.attrs).toMatchObject({ tests: '4', failures: '2', skipped: '1', errors: '0', time: '12.345' });
     expect(xml).not.toContain('\u0001');
+  });
+
+  it('a stopped test: verdict error whatever the checks say, and JUnit counts it as an error test case named with its cause', () => {
+    const error = { where: 'setup' as const, message: 'token issuance for reads failed with status <401> & "more"' };
+    const stopped = buildSummary({ script: 'rate-limits.js', baseUrl: 'http://h', timeScale: 1, segment: 'unknown', checks: [checks[0]!], thresholds: [], error });
+    expect(stopped).toMatchObject({ verdict: 'error', error });
+    expect(summary.error).toBeNull();
+    const els = parseXml(renderJUnit(stopped));
+    expect(els.find((e) => e.name === 'testsuite')!.attrs).toMatchObject({ tests: '2', failures: '0', errors: '1' });
+    const cases = els.filter((e) => e.name === 'testcase');
+    expect(cases.map((c) => c.attrs['name'])).toEqual([`setup() aborted: token issuance for reads failed with status &lt;401&gt; &amp; &quot;more&quot;`, 'limits.reads [must] LIMIT-READ-300']);
+    expect(els.filter((e) => e.name === 'error').map((e) => [e.parent, e.attrs['type']])).toEqual([['testcase', 'aborted']]);
   });
 
   it('escapeXml covers markup characters and characters XML cannot carry', () => {

@@ -15,7 +15,7 @@ import { VariantBehaviour } from '../../fixtures/reference/variant-behaviour.ts'
 import { loadClauses } from '../../src/spec/clauses.ts';
 import { runAgainstReference, notPassing } from '../helpers.ts';
 import { ALL_BUT_LIMITS } from '../fault-runs.ts';
-import { combinations, runsFor } from '../variant-runs.ts';
+import { CLEAN_RUNS, combinations, runsFor, s3RunsFor } from '../variant-runs.ts';
 
 afterAll(closeStarted);
 
@@ -368,6 +368,11 @@ describe('the variant catalogue', () => {
       expect(() => parseVariants(c)).not.toThrow();
     }
     expect(runsFor(['retry-after-http-date']).map((r) => r.config)).toEqual(['all but limits', 'limits, scale 1', 'limits, full, scale 10']);
+  });
+
+  it('runs each S3 variant (npm run variants) with the s3 group, beside a clean run of the same configuration', () => {
+    for (const v of S3_VARIANTS) expect(s3RunsFor(v.name)).toEqual([{ config: 's3', run: { s3Variants: [v.name], only: ['s3'] } }]);
+    expect(CLEAN_RUNS.find((r) => r.config === 's3')?.run).toEqual({ only: ['s3'] });
   });
 });
 

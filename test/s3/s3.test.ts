@@ -35,11 +35,21 @@ const LARGE_OBJECT_BYTES: Record<string, number> = { 's3-large-object-corrupted'
 const SMALL_LARGE_OBJECT_BYTES = 2 * 1024 * 1024;
 
 const capability = (report: RunReport, op: string) => report.s3Capabilities?.find((c) => c.operation === op)?.supported;
+const evidenceOf = (report: RunReport, op: string) => report.s3Capabilities?.find((c) => c.operation === op)?.evidence ?? '';
+
+/** What a fault's capability row says: the request that showed it, and what it got. */
+const FAULT_EVIDENCE: Record<string, [string, RegExp]> = {
+  's3-conditional-ignored': ['GetObject (If-Modified-Since)', /\(its Last-Modified\) → 200, expected 304/],
+  's3-ims-subsecond': ['GetObject (If-Modified-Since)', /If-Modified-Since: [^;]+ GMT \(its Last-Modified\) → 200, expected 304; GetObject cond\.txt If-Modified-Since: [^;]+ \(a day before its Last-Modified\) → 200 \(as expected\)/],
+  's3-signature-unchecked': ['Presigned GET', /the same GET URL with one signature digit altered → 200 \(ACCEPTED: signatures are not checked\)/],
+  's3-presigned-refused': ['Presigned PUT', /^PUT presigned\.txt → 403; the same PUT URL with one signature digit altered → 403 \(refused\)/],
+};
 
 /** The matrix entry each should-level fault turns from supported to not. */
 const FLIPS: Record<string, string> = {
   's3-range-ignored': 'GetObject (Range bytes=first-last)',
   's3-conditional-ignored': 'GetObject (If-None-Match)',
+  's3-ims-subsecond': 'GetObject (If-Modified-Since)',
   's3-copy-source-dropped': 'CopyObject',
   's3-part-etag-wrong': 'UploadPart',
   's3-presigned-refused': 'Presigned PUT',
@@ -75,7 +85,15 @@ describe('the s3 group on the embedded default (s3rver)', () => {
       'Presigned PUT': true, 'Presigned GET': true,
       'Large object (streamed PUT and GET)': true,
     });
-    for (const c of clean.s3Capabilities ?? []) expect(c.evidence.length, c.operation).toBeGreaterThan(5);
+    // Each row its own evidence: the request it rests on and the status that came back, in no other row's words.
+    for (const c of clean.s3Capabilities ?? []) expect(c.evidence, c.operation).toMatch(/\S → (\d{3}|no answer)/);
+    const texts = (clean.s3Capabilities ?? []).map((c) => c.evidence);
+    expect(texts.filter((t, i) => texts.indexOf(t) !== i)).toEqual([]);
+    expect(evidenceOf(clean, 'GetObject (If-None-Match)')).toMatch(/^GetObject cond\.txt If-None-Match: "[0-9a-f]{32}" \(its ETag\) → 304 \(as expected\); GetObject cond\.txt If-None-Match: "0{32}" \(another ETag\) → 200 \(as expected\) \(s3\.conditional-get\)$/);
+    // If-Modified-Since is judged with dates S3 honours: Last-Modified itself and a past date, never a future one.
+    expect(evidenceOf(clean, 'GetObject (If-Modified-Since)')).toMatch(/^GetObject cond\.txt If-Modified-Since: \w{3}, \d\d \w{3} \d{4} [\d:]{8} GMT \(its Last-Modified\) → 304 \(as expected\); GetObject cond\.txt If-Modified-Since: [^;]+ GMT \(a day before its Last-Modified\) → 200 \(as expected\) \(s3\.conditional-get\)$/);
+    expect(evidenceOf(clean, 'Presigned PUT')).toMatch(/^PUT presigned\.txt → 200; the same PUT URL with one signature digit altered → 403 \(refused\)/);
+    expect(evidenceOf(clean, 'Presigned GET')).toMatch(/^GET presigned\.txt → 200, the body put; the same GET URL with one signature digit altered → 403 \(refused\)/);
     for (const op of ['GetObject (Range suffix bytes=-n)', 'GetObject (If-Match)', 'ListParts', 'AbortMultipartUpload'])
       expect(clean.s3Capabilities!.find((c) => c.operation === op)!.evidence, op).toMatch(/501 NotImplemented/);
     expect(clean.observations['s3Capabilities']).toBeUndefined();
@@ -115,6 +133,8 @@ describe.concurrent('each S3 fault is caught by its check', () => {
         expect(op, `FLIPS names the capability ${fault.name} breaks`).toBeDefined();
         expect(capability(report, op!)).toBe(false);
       }
+      const said = FAULT_EVIDENCE[fault.name];
+      if (said) expect(evidenceOf(report, said[0]), said[0]).toMatch(said[1]);
       expect(report.s3Cleanup?.failed).toEqual([]);
     });
   }

@@ -13,7 +13,7 @@ export interface SyncReferenceOptions {
 
 /** What an Io recorded besides answering: the k6 metrics and checks the glue emitted. */
 export interface Recorded {
-  requests: Array<{ method: string; url: string; tags: Record<string, string>; status: number; at: number }>;
+  requests: Array<{ method: string; url: string; tags: Record<string, string>; status: number; at: number; /** how long the answer took, as k6's http_req_duration */ ms: number }>;
   counts: Array<{ metric: string; tags: Record<string, string> }>;
   checks: Array<{ name: string; ok: boolean }>;
   warnings: string[];
@@ -68,8 +68,9 @@ export async function startSyncReference(opts: SyncReferenceOptions = {}): Promi
       const recorded: Recorded = { requests: [], counts: [], checks: [], warnings: [], aborted: [] };
       const io: Io = {
         request(req) {
+          const sent = performance.now();
           const answer = request(req);
-          recorded.requests.push({ method: req.method, url: req.url, tags: req.tags, status: answer.status, at: Date.now() });
+          recorded.requests.push({ method: req.method, url: req.url, tags: req.tags, status: answer.status, at: Date.now(), ms: performance.now() - sent });
           return answer;
         },
         sleep: (seconds) => void Atomics.wait(pause, 0, 0, Math.max(0, seconds * 1000)),
