@@ -1585,6 +1585,22 @@ const faultCases: FaultCase[] = [
     faulty: ['1'],
   },
   {
+    name: 'webhook-redelivers-acknowledged',
+    timeScale: 100,
+    probe: (s) =>
+      withReceiver(async (rcv) => {
+        const t = await tokenFor(s);
+        await register(s, t, rcv.url, ['alarm.triggered']);
+        await alarm(s, t);
+        await until(() => rcv.posts.length >= 1, 1000);
+        // The first retry delay (1 target-second) is 10 real ms at scale 100: a redelivery has come by now.
+        await sleep(200);
+        return rcv.posts.map((p) => p.headers['x-delivery-attempt']);
+      }),
+    clean: ['1'],
+    faulty: ['1', '2'],
+  },
+  {
     name: 'webhook-delete-ignored',
     timeScale: 100,
     probe: (s) =>
@@ -1653,6 +1669,19 @@ const faultCases: FaultCase[] = [
     },
     clean: [[404], [200], [404]],
     faulty: [[404, 200], [200], [404]],
+  },
+  {
+    name: 'audit-export-truncated',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      for (let i = 0; i < 3; i++) await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+      const json = await call(s, 'GET', '/v1/audit/export?format=json', { token: t });
+      const csv = await call(s, 'GET', '/v1/audit/export?format=csv', { token: t });
+      // Whole: JSON parses and the CSV ends with a line end; cut: neither, and the answers still say 200.
+      return [json.status, json.body !== undefined, csv.status, csv.text.endsWith('\r\n')];
+    },
+    clean: [200, true, 200, true],
+    faulty: [200, false, 200, false],
   },
   {
     name: 'audit-export-mismatch',

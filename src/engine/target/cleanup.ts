@@ -86,18 +86,33 @@ export async function cleanup(declarations: Declarations, ledger: Ledger, log: r
     del = conventional;
   }
   const queue = withId.filter((e) => e.cleanup === 'pending');
-  await inParallel(queue, CLEANUP_LANES.length * IN_FLIGHT_PER_LANE, (e, i) => deleteOne(e, del!, call, CLEANUP_LANES[i % CLEANUP_LANES.length]));
+  // A token refused with 429 is left for the others: a budget that does not come back costs one refusal per token,
+  // not a Retry-After wait per VM; with every token refused, what is left stays in the ledger, said so.
+  const live = [...CLEANUP_LANES];
+  await inParallel(queue, CLEANUP_LANES.length * IN_FLIGHT_PER_LANE, async (e, i) => {
+    for (;;) {
+      const lane = live[i % Math.max(1, live.length)];
+      if (lane === undefined) {
+        e.cleanup = 'delete-failed';
+        e.note = 'not deleted: the write budget of every cleanup token was refused (429)';
+        return;
+      }
+      const ex = await deleteOne(e, del!, call, lane, false);
+      if (ex?.response?.status !== 429) return;
+      if (live.includes(lane)) live.splice(live.indexOf(lane), 1);
+    }
+  });
 }
 
 /** Deletes one entry; a refused token (a budget that never comes back) leaves it in the ledger, never ends the run. */
-async function deleteOne(e: LedgerEntry, del: { method: string; path: string }, call: Call, lane?: string): Promise<Exchange | undefined> {
+async function deleteOne(e: LedgerEntry, del: { method: string; path: string }, call: Call, lane?: string, retryOn429 = true): Promise<Exchange | undefined> {
   if (!e.id) {
     e.cleanup = 'delete-failed';
     e.note = `${e.note ? `${e.note}; ` : ''}its id was not where the overlay says (the link to ${del.method} ${del.path})`;
     return undefined;
   }
   try {
-    const ex = await call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(e.id)), ...(lane ? { lane } : {}) });
+    const ex = await call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(e.id)), retryOn429, ...(lane ? { lane } : {}) });
     e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
     if (!isSuccess(ex)) e.note = `${del.method} ${del.path} answered ${statusText(ex)}`;
     return ex;
