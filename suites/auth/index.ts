@@ -8,6 +8,8 @@ import { tokenExpiry } from './token-expiry.ts';
 import { tokenOrganization } from './token-organization.ts';
 import { tokenRole } from './token-role.ts';
 import { unauthenticatedStatus } from './unauthenticated-status.ts';
+import { bearerChallenge } from './bearer-challenge.ts';
+import { tokenNotCached } from './token-not-cached.ts';
 
 export const authChecks: Check[] = [
   tokenShape,
@@ -19,4 +21,6 @@ export const authChecks: Check[] = [
   tokenOrganization,
   tokenRole,
   unauthenticatedStatus,
+  bearerChallenge,
+  tokenNotCached,
 ];

@@ -4,5 +4,6 @@ import { jsonResponses } from './json-responses.ts';
 import { malformedJson } from './malformed-json.ts';
 import { oddPathIds } from './odd-path-ids.ts';
 import { completeAnswers } from './complete-answers.ts';
+import { allowOn405 } from './allow-on-405.ts';
 
-export const errorChecks: Check[] = [malformedJson, oddPathIds, errorObject, jsonResponses, completeAnswers];
+export const errorChecks: Check[] = [malformedJson, oddPathIds, errorObject, jsonResponses, completeAnswers, allowOn405];

@@ -1186,6 +1186,30 @@ const faultCases: FaultCase[] = [
     faulty: [403, 'unauthenticated'],
   },
   {
+    name: 'bearer-challenge-missing',
+    probe: async (s) => {
+      const r = await call(s, 'GET', '/v1/vms');
+      return [r.status, r.headers.get('www-authenticate')];
+    },
+    clean: [401, 'Bearer'],
+    faulty: [401, null],
+  },
+  {
+    name: 'token-answer-cacheable',
+    probe: async (s) => (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } })).headers.get('cache-control'),
+    clean: 'no-store',
+    faulty: 'private, max-age=300',
+  },
+  {
+    name: 'method-not-allowed-no-allow',
+    probe: async (s) => {
+      const r = await call(s, 'PUT', '/v1/tasks/nope', { token: await tokenFor(s), json: {} });
+      return [r.status, r.headers.get('allow')];
+    },
+    clean: [405, 'GET, HEAD'],
+    faulty: [405, null],
+  },
+  {
     name: 'create-without-task-id',
     probe: async (s) => {
       const t = await tokenFor(s);
