@@ -1186,6 +1186,20 @@ const faultCases: FaultCase[] = [
     faulty: [403, 'unauthenticated'],
   },
   {
+    name: 'quota-code-other',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const statuses: unknown[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await createVm(s, t);
+        statuses.push(r.status === 202 ? 202 : `${r.status} ${r.body.error.code}`);
+      }
+      return statuses;
+    },
+    clean: [202, 202, 202],
+    faulty: [202, 202, '403 limit_exceeded'],
+  },
+  {
     name: 'bearer-challenge-missing',
     probe: async (s) => {
       const r = await call(s, 'GET', '/v1/vms');

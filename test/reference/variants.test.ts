@@ -257,6 +257,19 @@ const cases: VariantCase[] = [
     with: { timeScale: 10 },
   },
   { name: 'ratelimit-headers', probe: async (s) => { const r = await listed(s); return [r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining')]; }, clean: [null, null], variant: ['300', '299'] },
+  { name: 'vm-quota-409', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 409] },
+  { name: 'vm-quota-422', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 422] },
+  {
+    name: 'capacity-refusal',
+    probe: async (s) => {
+      const t = await token(s);
+      const statuses: number[] = [];
+      for (let i = 0; i < 41; i++) statuses.push((await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) })).status);
+      return [statuses[39], statuses[40]];
+    },
+    clean: [202, 202],
+    variant: [202, 409],
+  },
   { name: 'vm-quota-low', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 403] },
   { name: 'bearer-challenge-realm', probe: async (s) => (await call(s, 'GET', '/v1/vms')).headers.get('www-authenticate'), clean: 'Bearer', variant: 'bearer realm="cloud-platform"' },
   { name: 'token-cache-pragma', probe: async (s) => { const r = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } }); return [r.headers.get('cache-control'), r.headers.get('pragma')]; }, clean: ['no-store', null], variant: ['No-Store, no-cache, must-revalidate', 'no-cache'] },

@@ -73,8 +73,11 @@ describe('the certify profile', () => {
   it('on the embedded reference with its overlay, every group but limits at time scale 60: conformant, every MUST clause of those groups verified, nothing skipped at MUST level, everything it created deleted', async () => {
     const groups = [...new Set(allChecks.map((c) => c.group))].filter((g) => g !== 'limits');
     const r = await runAgainstReference({ profile: 'certify', overlay: REFERENCE_OVERLAY, timeScale: 60, only: groups });
-    // Only a declared check whose optional design the overlay does not declare (a test event) may stand aside.
-    expect(r.checks.filter((c) => c.status !== 'passed' && c.level !== 'should' && !c.undeclared).map((c) => `${c.id}: ${c.status}: ${c.message}`)).toEqual([]);
+    // Only a declared check whose optional design the overlay does not declare (a test event), or one whose clause a
+    // conforming target may never show within the run (the reference's quota of 500 VMs is beyond certify's 60), may stand aside.
+    const conditionalOnly = (id: string) => { const open = r.coverage!.notVerified.filter((n) => n.check === id); return open.length > 0 && open.every((n) => !n.blocking); };
+    expect(r.checks.filter((c) => c.status !== 'passed' && c.level !== 'should' && !c.undeclared && !conditionalOnly(c.id)).map((c) => `${c.id}: ${c.status}: ${c.message}`)).toEqual([]);
+    expect(statusOf(r, 'vms.quota-refusal')).toBe('skipped');
     expect(r.coverage!.notVerified.filter((n) => n.blocking && !n.reason.startsWith('group limits was not selected'))).toEqual([]);
     expect(r.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted').map((e) => `${e.kind} ${e.name ?? e.id ?? ''}: ${e.cleanup} ${e.note ?? ''}`)).toEqual([]);
   }, 300_000);

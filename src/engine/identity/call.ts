@@ -55,6 +55,7 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     // Only the suite's own tokens are paced; explicit bearer values belong to checks that judge them.
     if (cached !== undefined) await pacer.acquire(cached, classOf(send.method), sentBy);
     const ex = await http.send({ ...send, headers, sentBy });
+    ex.caller = bearer !== undefined ? 'explicit' : as;
     // A suite-held token refused mid-run (expired early, clock skew) is renewed once, not blamed on the check.
     if (ex.response?.status === 401 && cached !== undefined && as !== 'anonymous' && !renewed) {
       renewed = true;

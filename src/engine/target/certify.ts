@@ -17,6 +17,9 @@ export const WRITE_PROBE_CREATES = 2 * 61;
 /** Creates of the checks themselves (the fixture VM, stateful sequences, coercible values a target accepts), measured on the reference with headroom. */
 export const CHECK_CREATES = 40;
 
+/** Creates certify may spend reaching the VM quota (vms.quota-refusal), one write window's worth. */
+export const QUOTA_PROBE_CREATES = 60;
+
 /** What certify creates at most by default: every part it may need, printed by --dry-run. */
 export function certifyBudget(): { total: number; parts: Array<{ what: string; creates: number }> } {
   const parts = [
@@ -24,6 +27,7 @@ export function certifyBudget(): { total: number; parts: Array<{ what: string; c
     { what: 'finding how tags are set: one create per common shape (map, "key:value" strings, {key, value} objects)', creates: TAG_SHAPE_CREATES },
     { what: 'the write-limit probe with real creates, only if writes that create nothing are not counted', creates: WRITE_PROBE_CREATES },
     { what: 'the checks themselves (the fixture VM, stateful sequences, accepted coercible values)', creates: CHECK_CREATES },
+    { what: 'reaching the VM quota, when no create was refused before: a refusal a delete lifts must say quota_exceeded', creates: QUOTA_PROBE_CREATES },
   ];
   return { total: parts.reduce((n, p) => n + p.creates, 0), parts };
 }

@@ -43,6 +43,8 @@ export interface Exchange {
   durationMs: number;
   /** Operation of the derived spec this request addresses, when it matches one. */
   operationId?: string;
+  /** Whose token it carried: a key of the run (primary, second, readonly, revocable), anonymous, or explicit (a bearer value a check chose). */
+  caller?: string;
 }
 
 export function isErrorStatus(ex: Exchange): boolean {

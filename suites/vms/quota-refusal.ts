@@ -1,0 +1,157 @@
+import type { Check } from '../../src/engine/run/check.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
+import { QUOTA_PROBE_CREATES } from '../../src/engine/target/certify.ts';
+import { describe, isSuccess, pathOf } from '../support.ts';
+
+/** Statuses that say nothing about the organization's room: credentials, time, rate, the body's size or media type. */
+const NOT_ABOUT_ROOM = new Set([401, 408, 413, 415, 429]);
+/** Creates the run tries again after a delete, waiting for the delete to take effect between them. */
+const RETRIES_AFTER_DELETE = 3;
+
+type Body = Record<string, unknown>;
+
+const bodyOf = (ex: Exchange): Body | undefined => {
+  try {
+    const v = ex.request.body ? (JSON.parse(ex.request.body) as unknown) : undefined;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Body) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The create body without what differs from one valid create to the next (its name, its tags). */
+const shapeOf = (body: Body) => JSON.stringify(Object.entries(body).filter(([k]) => k !== 'name' && !/tags|labels/i.test(k)).sort(([a], [b]) => a.localeCompare(b)));
+
+const errorCodeOf = (ex: Exchange): unknown => (ex.response?.json as { error?: { code?: unknown } } | undefined)?.error?.code;
+
+/**
+ * A valid create of the run refused for want of room: a 4xx (not credentials, time or rate) to a body whose shape
+ * (everything but name and tags) the target accepted earlier in the run. Validation cannot refuse a body it took before.
+ */
+export function roomRefusal(log: readonly Exchange[], runId: string, ownCheck: string): { refused: Exchange; body: Body } | undefined {
+  // The run's standard valid body only (shared fixtures, certify's population, this check): other checks vary it on purpose.
+  const standard = new Set(['setup', 'certify', ownCheck]);
+  const accepted = new Set<string>();
+  for (const ex of log) {
+    // The primary key's creates only: another key's refusal may be its role's (a read-only key's 403).
+    if (ex.request.method !== 'POST' || pathOf(ex) !== '/v1/vms' || !ex.response || ex.caller !== 'primary' || !standard.has(ex.sentBy)) continue;
+    // A JSON body like one the target took: a create that differs in media type or framing is another question.
+    if (!/json/i.test(ex.request.headers['content-type'] ?? '')) continue;
+    const body = bodyOf(ex);
+    if (!body || !String(body['name'] ?? '').startsWith(`cc-${runId}-`)) continue;
+    const status = ex.response.status;
+    if (isSuccess(ex)) accepted.add(shapeOf(body));
+    else if (status >= 400 && status < 500 && !NOT_ABOUT_ROOM.has(status) && accepted.has(shapeOf(body))) return { refused: ex, body };
+  }
+  return undefined;
+}
+
+/**
+ * Creates the run's standard valid VM until one is refused for want of room, within the create budget: up to
+ * QUOTA_PROBE_CREATES in certify, one elsewhere (a quota the run's own creates brought within reach shows at once).
+ */
+async function reachQuota(ctx: CheckContext): Promise<{ found?: { refused: Exchange; body: Body }; sent: number; why: string }> {
+  const spent = ctx.ledger.entries.filter((e) => e.kind === 'vm').length;
+  const most = ctx.config.profile === 'certify' ? QUOTA_PROBE_CREATES : 1;
+  const budget = Math.min(most, ctx.config.maxCreates === undefined ? most : Math.max(0, ctx.config.maxCreates - spent));
+  let sent = 0;
+  for (; sent < budget; sent++) {
+    const { body } = ctx.fixtures.vmCreateBody(`quota${String(sent + 1).padStart(3, '0')}`);
+    const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
+    if (isSuccess(ex)) {
+      ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'reaching the VM quota' }, ex);
+      continue;
+    }
+    const status = ex.response?.status;
+    if (status !== undefined && status >= 400 && status < 500 && !NOT_ABOUT_ROOM.has(status)) return { found: { refused: ex, body }, sent: sent + 1, why: '' };
+    return { sent: sent + 1, why: `a valid create answered ${describe(ex)} before any quota` };
+  }
+  const bound = budget < most ? `--max-creates left room for ${budget}` : ctx.config.profile === 'certify' ? `certify tries ${most}` : `this profile tries ${most}`;
+  return { sent, why: `${sent} more valid create${sent === 1 ? ' was' : 's were'} accepted (${bound})` };
+}
+
+/** Deletes one VM the run made (not the shared fixture VM), declared or conventional DELETE, and waits for its task. */
+async function deleteOneOfOurs(ctx: CheckContext): Promise<{ deleted?: Exchange; why?: string }> {
+  const fixtureName = ctx.fixtures.vmName('vm1');
+  const ours = ctx.ledger.entries.filter((e) => e.kind === 'vm' && e.cleanup === 'pending' && e.name !== fixtureName).reverse();
+  if (ours.length === 0) return { why: 'the run holds no VM of its own besides the shared one' };
+  if (!ours.some((e) => e.id)) {
+    // Ids are learnt by name, for the newest few (the list's filter or ends find them on a long list too).
+    const few = ours.slice(0, 20);
+    const { matches } = await ctx.fixtures.findInList(few.flatMap((e) => (e.name ? [e.name] : [])));
+    for (const m of matches) {
+      const entry = few.find((e) => e.name === m['name']);
+      if (entry && typeof m['id'] === 'string') entry.id = m['id'];
+    }
+  }
+  const entry = ours.find((e) => e.id);
+  if (!entry) return { why: 'none of the run\'s VMs could be found in the list to delete' };
+  const del = ctx.declarations.cleanup.vm ?? { method: 'DELETE', path: '/v1/vms/{id}' };
+  const ex = await ctx.call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(entry.id!)) });
+  if (!isSuccess(ex)) return { why: `deleting ${entry.name} answered ${describe(ex)} (the seed shows no delete operation; declare one with x-cleanup-for)` };
+  entry.cleanup = 'deleted';
+  entry.note = `deleted by ${ctx.checkId}, to see whether a refused create is then accepted`;
+  try {
+    const task = await ctx.fixtures.findTask(ex, undefined);
+    await ctx.fixtures.pollTask(task.id);
+  } catch (err) {
+    if (!(err instanceof Unavailable)) throw err;
+  }
+  return { deleted: ex };
+}
+
+/**
+ * ERROR-QUOTA-EXCEEDED: a refusal that lifts once the organization holds one VM fewer is a quota, and the seed names
+ * its code quota_exceeded. The refusal is the run's own (any profile) or, in certify, reached by creating the smallest
+ * valid VM within --max-creates. A refusal that does not lift is not a quota (capacity, a policy): not judged.
+ */
+export const quotaRefusal: Check = {
+  id: 'vms.quota-refusal',
+  group: 'vms',
+  clauses: ['ERROR-QUOTA-EXCEEDED'],
+  level: 'must',
+  why: { must: 'the seed names the error code quota_exceeded for resource quotas: a create refused for want of room that a delete makes room for is a quota refusal and must say so' },
+  title: 'A create refused by the VM quota says quota_exceeded',
+  reviewsLog: true,
+  async run(ctx) {
+    let found = roomRefusal(ctx.log, ctx.config.runId, ctx.checkId);
+    let probed = '';
+    if (!found) {
+      try {
+        const reached = await reachQuota(ctx);
+        const how = ctx.config.profile === 'certify' ? 'a larger --max-creates, or an organization closer to its quota' : `--profile certify (which creates up to ${QUOTA_PROBE_CREATES} VMs to reach it, within --max-creates), or an organization closer to its quota`;
+        if (!reached.found) return skip(`no quota reached: ${reached.why}`, how);
+        found = reached.found;
+        probed = ` after ${reached.sent} creates`;
+      } catch (err) {
+        if (err instanceof Unavailable) return skip(err.message, err.howToVerify);
+        throw err;
+      }
+    }
+    const { refused, body } = found;
+    const deletion = await deleteOneOfOurs(ctx);
+    if (!deletion.deleted) return skip(`a valid create was refused${probed} (${describe(refused)}), but the run could not make room to tell a quota: ${deletion.why}`, 'a delete operation (declared with x-cleanup-for, or DELETE /v1/vms/{id})');
+    let again: Exchange | undefined;
+    for (let i = 0; i < RETRIES_AFTER_DELETE; i++) {
+      const { body: fresh } = ctx.fixtures.vmCreateBody(`quota-again${i + 1}`);
+      again = await ctx.call({ method: 'POST', path: '/v1/vms', json: { ...body, name: fresh['name'] } });
+      if (isSuccess(again)) {
+        ctx.ledger.record({ kind: 'vm', name: String(fresh['name']), createdBy: ctx.checkId, note: 'accepted once the run deleted one of its VMs' }, again);
+        break;
+      }
+      await ctx.sleepTarget(5 * (i + 1), 'waiting for a delete to make room');
+    }
+    if (!again || !isSuccess(again)) {
+      ctx.observe('createRefusal', { status: refused.response?.status, code: errorCodeOf(refused), liftsAfterDelete: false });
+      return skip(`a valid create was refused${probed} (${describe(refused)}) and still is after one of the run's VMs was deleted (${again ? describe(again) : 'nothing sent'}): not a quota (capacity or a policy), so quota_exceeded is not required`, 'an organization whose VM quota the run reaches');
+    }
+    ctx.observe('quotaRefusal', { status: refused.response?.status, code: errorCodeOf(refused) });
+    const evidence = [refused, deletion.deleted, again];
+    const problems = ctx.schema.validateComponent('Error', refused.response?.json);
+    if (problems.length) return fail(`a quota refusal${probed} (lifted by a delete) lacks the error object: ${describe(refused)}: ${problems.join('; ')}`, evidence);
+    if (errorCodeOf(refused) !== 'quota_exceeded') return fail(`a quota refusal${probed} (lifted once one VM was deleted) says code ${JSON.stringify(errorCodeOf(refused))}, not quota_exceeded: ${describe(refused)}`, evidence);
+    return pass(`a valid create refused${probed} with ${refused.response!.status} quota_exceeded was accepted once one of the run's VMs was deleted`);
+  },
+};

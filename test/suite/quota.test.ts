@@ -1,0 +1,65 @@
+// vms.quota-refusal (ERROR-QUOTA-EXCEEDED): a refusal a delete lifts is a quota and must say quota_exceeded, whatever its
+// status; a refusal no delete lifts is not a quota and is never judged as one.
+import { describe, expect, it } from 'vitest';
+import { runAgainstReference } from '../helpers.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { roomRefusal } from '../../suites/vms/quota-refusal.ts';
+
+const RUN = 'r1';
+let seq = 0;
+function create(name: string, status: number, opts: { sentBy?: string; caller?: string; type?: string; size?: number } = {}): Exchange {
+  return {
+    seq: seq++, sentBy: opts.sentBy ?? 'setup', caller: opts.caller ?? 'primary', startedAt: '', durationMs: 1,
+    request: { method: 'POST', url: 'http://t/v1/vms', headers: { 'content-type': opts.type ?? 'application/json' }, body: JSON.stringify({ name, vcpus: opts.size ?? 1, image: 'i' }) },
+    response: { status, headers: {}, body: '' },
+  };
+}
+
+describe('which refusals of the run ask whether a quota was reached', () => {
+  it.each([
+    ['a standard create refused 403 after the same shape was accepted', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 403)], true],
+    ['the same refused 422 (a quota may be answered 422)', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 422)], true],
+    ['a refusal of a shape never accepted (validation)', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 400, { size: 2 })], false],
+    ['a read-only key refused', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 403, { caller: 'readonly' })], false],
+    ['another check varying the body on purpose', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 400, { sentBy: 'vms.create-robustness' })], false],
+    ['a body in another media type', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 403, { type: 'text/plain' })], false],
+    ['a rate-limit refusal', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 429)], false],
+    ["another run's VM", [create('cc-other-vm1', 202), create('cc-other-x', 403)], false],
+  ])('%s', (_, log, asks) => expect(roomRefusal(log, RUN, 'vms.quota-refusal') !== undefined).toBe(asks));
+});
+
+describe('vms.quota-refusal against the reference', () => {
+  it.each([
+    ['vm-quota-low', 403],
+    ['vm-quota-409', 409],
+    ['vm-quota-422', 422],
+  ])('passes a quota answered %s (%s quota_exceeded), lifted by a delete', async (variant, status) => {
+    const r = await runAgainstReference({ only: ['vms'], variants: [variant] });
+    const c = r.checks.find((x) => x.id === 'vms.quota-refusal')!;
+    expect(c.status, c.message).toBe('passed');
+    expect(c.message).toContain(`${status} quota_exceeded`);
+  });
+
+  it('fails a quota refused under another code (fault quota-code-other), with the refusal, the delete and the retry as evidence', async () => {
+    const r = await runAgainstReference({ only: ['vms'], faults: ['quota-code-other'] });
+    const c = r.checks.find((x) => x.id === 'vms.quota-refusal')!;
+    expect(c.status).toBe('failed');
+    expect(c.message).toContain('"limit_exceeded", not quota_exceeded');
+    expect(c.evidence?.exchanges?.map((e) => e.request.method)).toEqual(['POST', 'DELETE', 'POST']);
+  });
+
+  it('does not judge a refusal no delete lifts (variant capacity-refusal, reached by certify) as a quota', async () => {
+    const r = await runAgainstReference({ only: ['vms'], variants: ['capacity-refusal'], profile: 'certify', maxCreates: 120 });
+    const c = r.checks.find((x) => x.id === 'vms.quota-refusal')!;
+    expect(c.status, c.message).toBe('skipped');
+    expect(c.message).toContain('not a quota');
+  }, 120_000);
+
+  it('says what would verify it when the run reaches no quota (the reference: 500 VMs)', async () => {
+    const r = await runAgainstReference({ only: ['vms'] });
+    const c = r.checks.find((x) => x.id === 'vms.quota-refusal')!;
+    expect(c.status).toBe('skipped');
+    expect(c.howToVerify).toContain('--profile certify');
+    expect(r.coverage?.notVerified.find((n) => n.clause === 'ERROR-QUOTA-EXCEEDED')?.blocking).toBe(false);
+  });
+});
