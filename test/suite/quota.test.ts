@@ -1,7 +1,8 @@
 // vms.quota-refusal (ERROR-QUOTA-EXCEEDED): a refusal a delete lifts is a quota and must say quota_exceeded, whatever its
 // status; a refusal no delete lifts is not a quota and is never judged as one.
 import { describe, expect, it } from 'vitest';
-import { runAgainstReference } from '../helpers.ts';
+import { runAgainstReference, REFERENCE_OVERLAY, statusOf } from '../helpers.ts';
+import { allChecks } from '../../suites/index.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { roomRefusal } from '../../suites/vms/quota-refusal.ts';
 
@@ -62,4 +63,16 @@ describe('vms.quota-refusal against the reference', () => {
     expect(c.howToVerify).toContain('--profile certify');
     expect(r.coverage?.notVerified.find((n) => n.clause === 'ERROR-QUOTA-EXCEEDED')?.blocking).toBe(false);
   });
+});
+
+describe('certify under a quota near at hand (variant small-org-quota: 45 VMs, quota 60)', () => {
+  it("makes the run's own VM first, gives population VMs back to the checks, and starves no check", async () => {
+    const groups = [...new Set(allChecks.map((c) => c.group))].filter((g) => g !== 'limits');
+    const r = await runAgainstReference({ profile: 'certify', overlay: REFERENCE_OVERLAY, timeScale: 60, only: groups, variants: ['small-org-quota'] });
+    const plan = r.observations?.['certifyPlan'] as { deleted: number; note: string } | undefined;
+    expect(plan?.deleted, plan?.note).toBeGreaterThan(0);
+    expect(r.checks.filter((c) => c.status !== 'passed' && !c.undeclared).map((c) => `${c.id}: ${c.message}`)).toEqual([]);
+    expect(statusOf(r, 'vms.quota-refusal')).toBe('passed');
+    expect(r.coverage?.notVerified.filter((n) => n.blocking && !n.reason.startsWith('group limits was not selected')).map((n) => `${n.clause} ${n.check}: ${n.reason}`)).toEqual([]);
+  }, 300_000);
 });

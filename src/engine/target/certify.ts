@@ -17,6 +17,9 @@ export const WRITE_PROBE_CREATES = 2 * 61;
 /** Creates of the checks themselves (the fixture VM, stateful sequences, coercible values a target accepts), measured on the reference with headroom. */
 export const CHECK_CREATES = 40;
 
+/** Room certify gives back to the checks when filling the list ran into the quota: population VMs it deletes. */
+export const QUOTA_RESERVE = 20;
+
 /** Creates certify may spend reaching the VM quota (vms.quota-refusal), one write window's worth. */
 export const QUOTA_PROBE_CREATES = 60;
 
@@ -44,6 +47,8 @@ export interface CertifyPreparation {
   shortBy: number;
   /** Answers to valid creates that break the seed (a 5xx or no answer), for the checks that depend on them to report. */
   problems: Array<{ message: string; exchanges: Exchange[] }>;
+  /** How certify planned its creates around a quota it met: what it stopped at and what it gave back to the checks. */
+  plan?: { stoppedBy: string; deleted: number; reserve: number; note: string };
 }
 
 interface Deps {
@@ -123,6 +128,7 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
   prep.shortBy = need - allowed;
   let next = 0;
   let stopped: string | undefined;
+  let refusedForRoom: Exchange | undefined;
   const accepted: Array<{ ex: Exchange; lane: string }> = [];
   const worker = async (lane: string) => {
     while (!stopped && next < allowed) {
@@ -134,6 +140,9 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
       if (!isSuccess(ex)) {
         if (isServerFailure(ex)) prep.problems.push({ message: `a valid create answered ${statusText(ex)} while filling the list`, exchanges: [ex] });
         stopped = isDocumentedRefusal(ex) ? `the target refused a create (${statusText(ex)}, a documented refusal) after ${prep.populated.length}` : `a valid create was refused (${statusText(ex)}) after ${prep.populated.length}`;
+        // The same body was accepted before: a 4xx that is not about credentials or rate is a want of room.
+        const status = ex.response?.status ?? 0;
+        if (prep.populated.length > 0 && status >= 400 && status < 500 && ![401, 408, 413, 415, 429].includes(status)) refusedForRoom ??= ex;
         break;
       }
       const name = String(body['name']);
@@ -152,7 +161,44 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
   if (stopped) {
     prep.shortBy += allowed - prep.populated.length;
     d.observe('certifyPopulationStopped', stopped);
+    if (refusedForRoom) await giveBackRoom(d, prep, refusedForRoom);
   }
+}
+
+/**
+ * Filling the list met a refusal for want of room (a quota): the checks' own creates come first, so up to QUOTA_RESERVE
+ * population VMs, newest first, are deleted again (declared delete, or the conventional DELETE /v1/vms/{id}).
+ */
+async function giveBackRoom(d: Deps, prep: CertifyPreparation, refusal: Exchange): Promise<void> {
+  const victims = prep.populated.slice(-QUOTA_RESERVE);
+  const del = d.declarations.cleanup.vm ?? { method: 'DELETE', path: '/v1/vms/{id}' };
+  const { matches } = await d.fixtures.findInList(victims);
+  let deleted = 0;
+  const settling: Array<{ ex: Exchange; lane: string }> = [];
+  for (const [i, m] of matches.entries()) {
+    const entry = d.ledger.entries.find((e) => e.kind === 'vm' && e.name === m['name'] && e.cleanup === 'pending');
+    if (!entry || typeof m['id'] !== 'string') continue;
+    const lane = LANES[i % LANES.length]!;
+    const ex = await d.call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(m['id'])), lane });
+    if (!isSuccess(ex)) break;
+    entry.id = m['id'];
+    entry.cleanup = 'deleted';
+    entry.note = 'deleted again by certify: filling the list met the quota, and the checks need room to create';
+    prep.populated.splice(prep.populated.indexOf(entry.name!), 1);
+    for (const names of Object.values(prep.tags?.byValue ?? {})) if (names.includes(entry.name!)) names.splice(names.indexOf(entry.name!), 1);
+    deleted++;
+    settling.push({ ex, lane });
+  }
+  for (const s of settling) await settle(d, s.ex, s.lane);
+  prep.plan = {
+    stoppedBy: `${refusal.request.method} /v1/vms → ${statusText(refusal)}`,
+    deleted,
+    reserve: QUOTA_RESERVE,
+    note: deleted
+      ? `filling the list met the quota after ${prep.populated.length + deleted} creates; ${deleted} of them were deleted again so the checks can create (the list holds ${prep.populated.length} of certify's VMs)`
+      : `filling the list met the quota after ${prep.populated.length} creates, and none could be deleted again (no delete operation answered): the checks may find no room`,
+  };
+  d.observe('certifyPlan', prep.plan);
 }
 
 /**
@@ -169,6 +215,10 @@ export async function prepareCertify(d: Deps): Promise<CertifyPreparation> {
     throw err;
   }
   await findTagShape(d, prep, `cc-${d.config.runId}`);
+  // The run's own VM before the list's: an organization near its quota must not spend it all on filling the list.
+  await d.fixtures.acceptedVm().catch((err: unknown) => {
+    if (!(err instanceof Unavailable)) throw err;
+  });
   await populate(d, prep);
   d.observe('certify', {
     tags: prep.tags ? { field: prep.tags.field, shape: prep.tags.shape, declared: prep.tags.declared } : null,
@@ -176,6 +226,7 @@ export async function prepareCertify(d: Deps): Promise<CertifyPreparation> {
     listBefore: prep.listBefore,
     populated: prep.populated.length,
     ...(prep.shortBy ? { shortBy: prep.shortBy } : {}),
+    ...(prep.plan ? { plan: prep.plan.note } : {}),
   });
   return prep;
 }
