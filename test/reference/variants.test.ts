@@ -137,6 +137,21 @@ const cases: VariantCase[] = [
   { name: 'task-id-action', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['action_id', 'vm_id'], []] },
   { name: 'task-id-task-object', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['created_at', 'id', 'operation', 'resource_id', 'status', 'updated_at'], []] },
   { name: 'task-id-hal-link', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['_links', 'id', 'name'], []] },
+  { name: 'task-id-operation-name', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['operation', 'vm'], []] },
+  { name: 'task-id-task-name', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['task', 'vm'], []] },
+  {
+    // The operation's URL is served too: its last segment is the task GET /v1/tasks/{id} polls.
+    name: 'task-id-operation-url',
+    probe: async (s) => {
+      const t = await token(s);
+      const r = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
+      const link = new URL(String(r.body.selfLink ?? 'http://x/none'));
+      const id = link.pathname.split('/').pop()!;
+      return [keysOf(r.body), taskHeaders(r), link.pathname.startsWith('/v1/operations/') && (await call(s, 'GET', link.pathname, { token: t })).status, (await call(s, 'GET', `/v1/tasks/${id}`, { token: t })).status];
+    },
+    clean: [['task_id', 'vm_id'], ['location'], false, 404],
+    variant: [['kind', 'selfLink', 'status', 'targetLink'], [], 200, 200],
+  },
   { name: 'task-states-upper', probe: async (s) => (await finishedTask(s))['status'], clean: 'succeeded', variant: 'DONE', with: { timeScale: 1000 } },
   { name: 'task-states-progressive', probe: async (s) => (await finishedTask(s))['status'], clean: 'succeeded', variant: 'completed', with: { timeScale: 1000 } },
   { name: 'task-states-unrecognised', probe: async (s) => (await finishedTask(s))['status'], clean: 'succeeded', variant: 'ready', with: { timeScale: 1000 } },

@@ -62,6 +62,13 @@ describe('--emit-overlay', () => {
     expect(second.checks.find((c) => c.id === 'vms.create-returns-task')?.message).toMatch(/header location.*\(declared\)/);
   });
 
+  it('round-trips a task named by a resource name: emitted as the field that holds operations/<id>, read back as the task it names', async () => {
+    const { first, second, file } = await roundTrip({ only: ['vms', 'tasks'], variants: ['task-id-operation-name', 'task-record-lro'] });
+    expect(first.verdict).toBe('conformant');
+    expect(readDeclarations(await loadSpec(file)).taskIdOnCreateVm).toEqual({ in: 'body', pointer: '/operation/name' });
+    expect(second.checks.find((c) => c.id === 'vms.create-returns-task')?.message).toMatch(/body \/operation\/name \(declared\)/);
+  });
+
   it('emits every status/code pair seen for a case as a list', async () => {
     const { overlay } = await roundTrip({ only: ['auth', 'errors'], variants: ['validation-422'] });
     const cases = overlay.actions.find((a) => a.update['x-error-cases'])!.update['x-error-cases'] as Record<string, unknown>;

@@ -67,20 +67,63 @@ const ID_LIKE = /^[^\s/]{1,200}$/;
 /** Fallback candidates confirmed at most (each costs a GET). */
 const MAX_FALLBACK = 6;
 
-/** The task id a value names: itself, or the id in a task path or URL it holds (/v1/tasks/{id}). */
+/** Collections whose members are tasks, as resource names and URLs name them (operations/<id>, jobs/<id>). */
+const TASK_COLLECTION = /^(tasks?|operations?|jobs?)$/i;
+
+/** The path segments of a resource name or URL: operations/x, projects/p/tasks/x, https://host/v1/operations/x. */
+function segmentsOf(value: string): string[] | undefined {
+  if (!value.includes('/') || /\s/.test(value.trim())) return undefined;
+  let path = value.trim();
+  // An absolute URL, or a full resource name (//service.example.com/projects/p/operations/x): its path alone.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path) || path.startsWith('//')) {
+    try {
+      path = new URL(path, 'http://relative.invalid').pathname;
+    } catch {
+      return undefined;
+    }
+  }
+  return path.replace(/[?#].*$/, '').split('/').filter(Boolean);
+}
+
+const decoded = (segment: string): string | undefined => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The task a resource name or URL names as a member of a task collection (operations/<id>, tasks/<id>,
+ * https://host/v1/operations/<id>): its last segment. Anything else names no task.
+ */
+export function taskIdInName(value: string): string | undefined {
+  const segments = segmentsOf(value);
+  if (!segments || segments.length < 2) return undefined;
+  return TASK_COLLECTION.test(segments[segments.length - 2]!) ? decoded(segments[segments.length - 1]!) : undefined;
+}
+
+/** The last segment of a value that is a path, resource name or URL (under a task-named field it is the likeliest id). */
+export function lastSegment(value: string): string | undefined {
+  const segments = segmentsOf(value);
+  return segments && segments.length > 1 ? decoded(segments[segments.length - 1]!) : undefined;
+}
+
+/** The task id a value names: itself, or the id in a task path, resource name or URL it holds (/v1/tasks/{id}, operations/{id}). */
 export function taskIdIn(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const m = TASK_PATH.exec(value);
-  return m ? decodeURIComponent(m[1]!) : value;
+  return m ? decodeURIComponent(m[1]!) : (taskIdInName(value) ?? value);
 }
 
 const escapePointer = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * Where might a create response carry its task id? The seed does not say, so every plausible place is a
- * candidate, most likely first: task-named fields and task objects up to four levels deep, the body itself when
- * it is a task, headers holding a task path or named after a task, task paths in any body string (links), and at
- * last other id-like strings (an "action_id"). The caller verifies each through GET /v1/tasks/{id}.
+ * candidate, most likely first: task-named fields and task objects up to four levels deep (a path-like value there by
+ * its last segment first), the body itself when it is a task, headers holding a task path or named after a task, task
+ * paths and resource names of a task collection in any body string (links, "operations/<id>", a URL), and at last
+ * other id-like strings (an "action_id"). The caller verifies each through GET /v1/tasks/{id}.
  */
 export function taskIdCandidates(ex: Exchange): Candidate[] {
   const named: Candidate[] = [];
@@ -91,8 +134,12 @@ export function taskIdCandidates(ex: Exchange): Candidate[] {
     if (!obj || typeof obj !== 'object' || Array.isArray(obj) || depth > 3) return;
     for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
       const p = `${pointer}/${escapePointer(k)}`;
-      if (typeof v === 'string' && TASK_PATH.test(v)) linked.push({ location: { in: 'body', pointer: p }, value: taskIdIn(v) });
+      // A task path, or a resource name or URL whose collection is a task's (operations/<id>): the id is its last segment.
+      if (typeof v === 'string' && (TASK_PATH.test(v) || taskIdInName(v) !== undefined)) linked.push({ location: { in: 'body', pointer: p }, value: taskIdIn(v) });
       else if (TASK_WORDS.test(k)) {
+        // Under a task-named field, a path-like value's last segment before the value itself (a resource name, a URL).
+        const tail = typeof v === 'string' ? lastSegment(v) : undefined;
+        if (tail !== undefined) named.push({ location: { in: 'body', pointer: p }, value: tail });
         if (typeof v === 'string' || typeof v === 'number') named.push({ location: { in: 'body', pointer: p }, value: v });
         if (v && typeof v === 'object' && !Array.isArray(v)) {
           const id = (v as Record<string, unknown>)['id'];
@@ -113,7 +160,7 @@ export function taskIdCandidates(ex: Exchange): Candidate[] {
   for (const h of [...known, ...Object.keys(all).filter((h) => !known.includes(h)).sort()]) {
     const v = all[h];
     if (!v) continue;
-    if (TASK_PATH.test(v)) headers.push({ location: { in: 'header', name: h }, value: taskIdIn(v) });
+    if (TASK_PATH.test(v) || taskIdInName(v) !== undefined) headers.push({ location: { in: 'header', name: h }, value: taskIdIn(v) });
     // A header named after the task that holds a bare id (X-Task-Id).
     else if (TASK_WORDS.test(h) && ID_LIKE.test(v.trim())) headers.push({ location: { in: 'header', name: h }, value: v.trim() });
   }

@@ -237,8 +237,10 @@ export class Fixtures {
   });
 
   async findTask(ex: Exchange, declared?: ValueLocation, lane?: string): Promise<FoundTask> {
-    // A declared header (Location) holds a path: the id is its last segment.
-    const candidates: Candidate[] = declared ? [{ location: declared, value: taskIdIn(readLocation(ex, declared)) }] : taskIdCandidates(ex);
+    // A declared value may be the id, a path, a resource name or a URL (operations/<id>): the id it names first, then
+    // the value itself, each confirmed by a poll.
+    const at = declared && readLocation(ex, declared);
+    const candidates: Candidate[] = declared ? [...new Set([taskIdIn(at), at])].map((value) => ({ location: declared, value })) : taskIdCandidates(ex);
     const tried: FoundTask['tried'] = [];
     for (const c of candidates) {
       // Identifiers are opaque strings (ID-OPAQUE-STRING): a number is not a task id.
