@@ -3,5 +3,6 @@ import { BACKUPS, sharing } from '../shares.ts';
 import { startBackup } from './start.ts';
 import { missingVm } from './missing-vm.ts';
 import { restoreTask } from './restore-task.ts';
+import { backupValuesReadBack } from './values-read-back.ts';
 
-export const backupChecks: Check[] = sharing([BACKUPS], [startBackup, missingVm, restoreTask]);
+export const backupChecks: Check[] = sharing([BACKUPS], [startBackup, backupValuesReadBack, missingVm, restoreTask]);

@@ -13,6 +13,7 @@ import { stateful } from './stateful.ts';
 import { createDeclaredValid } from './create-declared-valid.ts';
 import { listFuzz } from './list-fuzz.ts';
 import { quotaRefusal } from './quota-refusal.ts';
+import { valuesReadBack } from './values-read-back.ts';
 
 // The creates first: they run while the run's VM is being made, and the list checks after them find the list at rest.
-export const vmChecks: Check[] = [createReturnsTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, listShape, tagFilter, tagFilterStrict, listCoverage, listFuzz, stateful, quotaRefusal];
+export const vmChecks: Check[] = [createReturnsTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, valuesReadBack, listShape, tagFilter, tagFilterStrict, listCoverage, listFuzz, stateful, quotaRefusal];

@@ -1186,6 +1186,37 @@ const faultCases: FaultCase[] = [
     faulty: [403, 'unauthenticated'],
   },
   {
+    name: 'create-memory-dropped',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const c = await call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), memory_gb: 8 } });
+      return (await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).body.memory_gb;
+    },
+    clean: 8,
+    faulty: 1,
+  },
+  {
+    name: 'create-tags-partly-dropped',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const c = await call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), tags: { a: '1', b: '2' } } });
+      return Object.keys((await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).body.tags);
+    },
+    clean: ['a', 'b'],
+    faulty: ['a'],
+  },
+  {
+    name: 'backup-description-dropped',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const c = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
+      const b = await call(s, 'POST', `/v1/vms/${c.body.vm_id}/backups`, { token: t, json: { description: 'kept?' } });
+      return (await call(s, 'GET', `/v1/backups/${b.body.backup_id}`, { token: t })).body.description;
+    },
+    clean: 'kept?',
+    faulty: '',
+  },
+  {
     name: 'quota-code-other',
     probe: async (s) => {
       const t = await tokenFor(s);

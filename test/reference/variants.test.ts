@@ -175,6 +175,17 @@ const cases: VariantCase[] = [
   { name: 'create-coerce-numeric-strings', probe: async (s) => [await createStatus(s, { vcpus: '2' }), await createStatus(s, { memory_gb: ' +4 ' }), await createStatus(s, { vcpus: '2.5' })], clean: [400, 400, 400], variant: [202, 202, 400] },
   { name: 'create-unknown-fields-refused', probe: async (s) => [await createStatus(s, { flavor: 'small' }), await createStatus(s)], clean: [202, 202], variant: [400, 202] },
   { name: 'create-ranges-narrow', probe: async (s) => [await createStatus(s, { vcpus: 32 }), await createStatus(s, { name: 'n'.repeat(50) })], clean: [202, 202], variant: [400, 400] },
+  {
+    name: 'create-sizes-rounded-up',
+    probe: async (s) => {
+      const t = await token(s);
+      const c = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus: 3, memory_gb: 5, system_disk_gb: 30 }) });
+      const vm = (await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).body;
+      return [vm.vcpus, vm.memory_gb, vm.system_disk_gb];
+    },
+    clean: [3, 5, 30],
+    variant: [4, 8, 50],
+  },
   { name: 'create-ranges-wide', probe: async (s) => [await createStatus(s, { vcpus: 100 }), await createStatus(s, { system_disk_gb: 5 })], clean: [400, 400], variant: [202, 202] },
   { name: 'create-ranges-high-minimum', probe: async (s) => [await createStatus(s, { vcpus: 1, memory_gb: 1, system_disk_gb: 20 }), await createStatus(s)], clean: [202, 202], variant: [400, 202] },
   { name: 'pages-zero-based', probe: async (s) => [(await listed(s, '?page=0&per_page=1')).status, (await listed(s, '?page=1&per_page=1')).body.vms[0].name], clean: [400, 'seed-vm-001'], variant: [200, 'seed-vm-002'] },

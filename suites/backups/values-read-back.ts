@@ -1,0 +1,64 @@
+import type { Check } from '../../src/engine/run/check.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { finding, judge, skip } from '../../src/engine/run/check.ts';
+import { describe, documentedRefusal, isSuccess } from '../support.ts';
+import { judgeField, objectWith, recordView, type Reading, type View } from '../read-back.ts';
+
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The backup's id in a start answer: backup_id / backupId, or the id of an object under a key naming a backup. */
+export function backupIdOf(json: unknown): string | undefined {
+  if (!isRecord(json)) return undefined;
+  for (const [k, v] of Object.entries(json)) {
+    if (/^backup_?id$/i.test(k) && typeof v === 'string') return v;
+    if (/backup/i.test(k) && isRecord(v) && typeof v['id'] === 'string') return v['id'];
+  }
+  return undefined;
+}
+
+/**
+ * Values read back (issue 24): the description each backup was started with is what the target later shows under
+ * that name: in the start answer, or the backup's record (a declared GET /v1/backups/{id}, else that path tried). Two
+ * backups with different descriptions, so a dropped description cannot hide behind a default that happens to match.
+ */
+export const backupValuesReadBack: Check = {
+  id: 'backups.values-read-back',
+  group: 'backups',
+  clauses: ['BACKUP-CREATE', 'BACKUP-CREATE-FIELDS'],
+  level: 'must',
+  why: { must: 'the seed says a backup is started with a description: an answer that shows the backup under that name must show what was sent' },
+  title: 'The description a backup was started with is what the target later shows',
+  async run(ctx) {
+    const vmId = await ctx.fixtures.createdVmId();
+    const sent = [`cc-${ctx.config.runId} read-back one`, `cc-${ctx.config.runId} read-back two`];
+    const readings: Reading[] = [];
+    const refused: string[] = [];
+    const broken: Exchange[] = [];
+    for (const description of sent) {
+      const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description } });
+      if (!isSuccess(ex)) {
+        if ((ex.response?.status ?? 500) >= 500) broken.push(ex);
+        refused.push(`${JSON.stringify(description)}: ${documentedRefusal(ex) ?? describe(ex)}`);
+        continue;
+      }
+      ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}, description read back` }, ex);
+      const views: View[] = [];
+      const answer = objectWith(ex.response?.json, 'description', description) ?? (isRecord(ex.response?.json) && 'description' in ex.response!.json ? ex.response!.json : undefined);
+      if (answer) views.push({ source: 'the start answer', record: answer, ex });
+      const id = backupIdOf(ex.response?.json) ?? (typeof answer?.['id'] === 'string' ? answer['id'] : undefined);
+      if (id) {
+        const record = await recordView(ctx, 'backups', id);
+        if (record) views.push(record);
+      }
+      readings.push(...views.map((view) => ({ of: `the backup started with ${JSON.stringify(description)}`, sent: description, view, shown: view.record['description'] })));
+    }
+    if (broken.length) return judge([finding('must', `starting a backup answered ${describe(broken[0]!)}`, broken)], '');
+    if (readings.length === 0) {
+      return skip(refused.length ? `no backup could be started (${refused.join('; ')}), so no description can be read back` : 'no answer shows a started backup (neither the start answer nor GET /v1/backups/{id})', 'a backup the target starts, and an answer that shows it (the start answer or its record)');
+    }
+    const v = judgeField('description', 'string', readings);
+    if (v.status === 'not-shown') return skip(`no answer shows a backup's description: ${v.note}`, 'a start answer or backup record (GET /v1/backups/{id}) that shows the description');
+    const sources = [...new Set(readings.map((r) => r.view.source))].join(', ');
+    return judge(v.status === 'failed' ? [finding('must', `description: ${v.note}`, v.evidence)] : [], `read back from ${sources}: ${v.note}${refused.length ? ` (refused: ${refused.join('; ')})` : ''}`, [], { verdict: { status: v.status, note: v.note } });
+  },
+};
