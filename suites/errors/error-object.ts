@@ -22,7 +22,8 @@ export const errorObject: Check = {
     // A method the task path does not have (tasks are only read), on a task that does not exist: harmless anywhere.
     if (!ctx.config.readOnly) await ctx.call({ method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} });
     // The limit probes' answers are judged by limits.rejection-error-object, so one fault fails one check.
-    const errors = fromLog(ctx, (ex) => ex.response!.status >= 400 && !ex.sentBy.startsWith('limits.'));
+    // errors.invalid-inputs judges the answers to its own invalid inputs, likewise.
+    const errors = fromLog(ctx, (ex) => ex.response!.status >= 400 && !ex.sentBy.startsWith('limits.') && ex.sentBy !== 'errors.invalid-inputs');
     const bad = errors.map((ex) => ({ ex, problems: ctx.schema.validateComponent('Error', ex.response?.json) })).filter((r) => r.problems.length);
     if (bad.length) {
       return fail(`${bad.length} of ${errors.length} error responses lack the error object: ${describe(bad[0]!.ex)}: ${bad[0]!.problems.join('; ')}`, bad.map((b) => b.ex), {

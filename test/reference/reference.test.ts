@@ -1217,6 +1217,23 @@ const faultCases: FaultCase[] = [
     faulty: '',
   },
   {
+    name: 'backup-invalid-body-unwrapped',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const c = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
+      const b = await call(s, 'POST', `/v1/vms/${c.body.vm_id}/backups`, { token: t, json: { description: 7 } });
+      return [b.status, Object.keys(b.body)];
+    },
+    clean: [400, ['error']],
+    faulty: [422, ['detail']],
+  },
+  {
+    name: 'token-array-body-500',
+    probe: async (s) => (await call(s, 'POST', '/v1/auth/tokens', { json: [] })).status,
+    clean: 400,
+    faulty: 500,
+  },
+  {
     name: 'quota-code-other',
     probe: async (s) => {
       const t = await tokenFor(s);
