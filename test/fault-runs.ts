@@ -41,6 +41,8 @@ export function runFor(fault: FaultDef): ReferenceRun {
   if (fault.check.startsWith('limits.')) {
     const base: ReferenceRun = NEEDS_FULL.has(fault.name) ? { faults: [fault.name], only: ['limits'], profile: 'full', timeScale: 10 } : { faults: [fault.name], only: ['limits'], timeScale: 1 };
     // Writes that create nothing are counted by the reference, so only a missing limit needs real creates to show.
+    // A task poll charged elsewhere shows only when the run has polled a task: the tasks group beside the probes.
+    if (fault.name === 'task-read-charged-as-write') return { ...base, only: ['limits', 'tasks'] };
     return fault.name === 'write-limit-missing' ? { ...base, allowWrites: 200 } : base;
   }
   if (ALT_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] };

@@ -143,7 +143,7 @@ export const TERMS: Term[] = [
     schema: str,
     meaning: 'on components.schemas.VmCreateRequest: the create field that sets tags (an object of key to value)',
     example: 'tags',
-    checks: ['vms.tag-filter', 'vms.stateful', 'vms.create-declared-valid'],
+    checks: ['vms.tag-filter', 'vms.stateful', 'vms.create-declared-valid', 'vms.values-read-back'],
     unshown: ['U-TAG-SETTING'],
   },
   // ---- parameters ----

@@ -1234,6 +1234,26 @@ const faultCases: FaultCase[] = [
     faulty: 500,
   },
   {
+    name: 'read-limit-readonly-600',
+    probe: async (s) => {
+      const t = await tokenFor(s, s.apiKeyReadonly);
+      return count(await burst(301, () => read(s, t)), 429);
+    },
+    clean: 1,
+    faulty: 0,
+  },
+  {
+    name: 'task-read-charged-as-write',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const c = await createVm(s, t);
+      const polls = await burst(60, () => call(s, 'GET', `/v1/tasks/${c.body.task_id}`, { token: t }));
+      return [count(polls, 429), (await write(s, t)).status];
+    },
+    clean: [0, 400],
+    faulty: [1, 429],
+  },
+  {
     name: 'quota-code-other',
     probe: async (s) => {
       const t = await tokenFor(s);

@@ -3,6 +3,7 @@ import { waitsLong, type RunConfig } from '../config/config.ts';
 import type { HttpClient } from '../transport/http.ts';
 import { StartupFailure } from '../identity/startup-failure.ts';
 import type { TokenManager } from '../identity/tokens.ts';
+import type { KeyName } from '../config/config.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
 import type { Ledger } from '../target/ledger.ts';
@@ -47,10 +48,20 @@ export interface LimitProbe {
   note?: string;
 }
 
+/** The read budget probed on another key's tokens (issue 24: a clause over every subject the run holds). */
+export interface SubjectProbe {
+  key: KeyName;
+  probe: LimitProbe;
+}
+
 export interface LimitsReport {
   token: LimitProbe;
   read?: LimitProbe;
   write?: LimitProbe;
+  /** The read probe again on the tokens of every other key the run holds (reads only: a key may not write). */
+  readBySubject?: SubjectProbe[];
+  /** The read probe with its reads spread over every read operation the run knows, not the list alone. */
+  readAcrossOperations?: LimitProbe & { operations: string[] };
   /** Why the read and write probes could not run (the target issued no token for them: a budget that never came back). */
   error?: Error;
 }
@@ -60,6 +71,8 @@ interface Deps {
   http: HttpClient;
   tokens: TokenManager;
   ledger: Ledger;
+  /** Paths of read operations besides the list that the run saw served (a task, a VM's record), for the operations probe. */
+  readPaths?: () => string[];
   /** The window waits of the full profile, announced to whoever watches the run. */
   waits?: Waits;
 }
@@ -139,6 +152,10 @@ interface RequestProbeSpec {
   limit: number;
   what: string;
   sentBy: string;
+  /** Whose tokens: the primary key's unless said. */
+  key?: KeyName;
+  /** A probe of the domain (another subject, other operations): judged on its bursts alone, no scope, cross or reset. */
+  judgeOnly?: true;
   send(token: string): Promise<Exchange>;
   /** The answer every counted-and-allowed request gets (learned from the first one). */
   baseline?: (ex: Exchange) => boolean;
@@ -164,8 +181,16 @@ class Turns {
 async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string, turns: Turns): Promise<LimitProbe> {
   const unmeasurable = tooShort(d.config);
   if (unmeasurable) return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts: [] };
-  const token = async () => (await d.tokens.issue('primary', spec.sentBy)).token;
-  const t1 = await token();
+  const token = async () => (await d.tokens.issue(spec.key ?? 'primary', spec.sentBy)).token;
+  let t1: string;
+  try {
+    t1 = await token();
+  } catch (err) {
+    // A probe of the domain whose token is refused (an issuance budget per address or organization, or one that never
+    // comes back) is not judged; it never takes the main probes' verdicts down with it.
+    if (!spec.judgeOnly) throw err;
+    return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: `no token for the ${spec.key ?? 'primary'} key: ${err instanceof Error ? err.message : String(err)}` }, bursts: [] };
+  }
   const firstAnswer = await spec.send(t1);
   const served = spec.baseline ?? ((ex: Exchange) => isSuccess(ex));
   const baselineStatus = firstAnswer.response?.status;
@@ -201,7 +226,7 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
     return { bursts, verdict, held };
   });
   const probe: LimitProbe = { limit: spec.limit, what: spec.what, verdict, bursts, firstRejection: firstRejection(bursts) };
-  if (probe.firstRejection) {
+  if (probe.firstRejection && !spec.judgeOnly) {
     probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, scopeLane));
     // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
     const spentBy = bursts[0]!.rejections[0];
@@ -256,10 +281,37 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
       baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
     }, 'main', turns),
   ]);
+  const domain = await probeReadDomain(d, turns, auth);
   const realCreates = realCreateAllowance(d);
   const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.write ? await probeWithCreates(d, realCreates) : write;
   await issuance.reset;
-  return { token: issuance.probe, read, write: checkedWrite };
+  return { token: issuance.probe, read, write: checkedWrite, ...domain };
+}
+
+/** Read operations the operations probe spreads its reads over, besides the list: a few the run saw served. */
+const MAX_READ_PATHS = 4;
+
+/**
+ * LIMIT-READ-300 over its domain (issue 24): the read probe again on the tokens of every other key the run holds, and
+ * once with its reads spread over the list and the other read operations the run saw served (a task, a record), so a
+ * budget that differs by role or charges another read operation elsewhere shows. 301 reads each, on tokens of their own.
+ */
+async function probeReadDomain(d: Deps, turns: Turns, auth: (t: string) => Record<string, string>): Promise<Pick<LimitsReport, 'readBySubject' | 'readAcrossOperations'>> {
+  const listRead = (sentBy: string) => (t: string) => d.http.send({ method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy });
+  const readBySubject: SubjectProbe[] = [];
+  for (const key of (['second', 'readonly'] as const).filter((k) => d.tokens.has(k))) {
+    readBySubject.push({ key, probe: await probeRequests(d, { limit: LIMITS.read, what: `reads (${key} key)`, sentBy: 'limits.read-limit-subjects', key, judgeOnly: true, send: listRead('limits.read-limit-subjects') }, 'main', turns) });
+  }
+  const others = [...new Set(d.readPaths?.() ?? [])].slice(0, MAX_READ_PATHS);
+  if (others.length === 0) return { readBySubject };
+  const paths = ['/v1/vms?per_page=1', ...others];
+  let n = 0;
+  const spread = (t: string) => {
+    const [path, q] = paths[n++ % paths.length]!.split('?');
+    return d.http.send({ method: 'GET', path: path!, ...(q ? { query: Object.fromEntries(new URLSearchParams(q)) } : {}), headers: auth(t), sentBy: 'limits.read-limit-operations' });
+  };
+  const probe = await probeRequests(d, { limit: LIMITS.read, what: 'reads over several operations', sentBy: 'limits.read-limit-operations', judgeOnly: true, send: spread }, 'main', turns);
+  return { readBySubject, readAcrossOperations: { ...probe, operations: paths.map((p) => `GET ${p.split('?')[0]}`) } };
 }
 
 /** Both stages back to back (tests and tools that probe the limits alone). */

@@ -12,7 +12,7 @@ import type { CallOptions } from '../identity/call.ts';
 import { HttpClient } from '../transport/http.ts';
 import { Redactor } from '../transport/redact.ts';
 import { connectionSecrets, probeTls, proxyFor, targetTls } from '../transport/connection.ts';
-import type { Exchange } from '../transport/exchange.ts';
+import { isSuccess, type Exchange } from '../transport/exchange.ts';
 import { TokenManager, CredentialError } from '../identity/tokens.ts';
 import { KEY_FLAGS } from '../config/config.ts';
 import { StartupFailure } from '../identity/startup-failure.ts';
@@ -165,7 +165,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
       if (issuance && !limits) {
         try {
-          limits = await runRequestProbes({ config, http, tokens, ledger, waits }, issuance);
+          limits = await runRequestProbes({ config, http, tokens, ledger, waits, readPaths: () => servedReadPaths(http.log) }, issuance);
         } catch (err) {
           // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
           if (!(err instanceof CredentialError)) throw err;
@@ -254,6 +254,14 @@ function reproduceLine(config: RunConfig): string {
 }
 
 /** Requests per operation (method and path template of the document; other paths as "other"). */
+/** Read operations besides the list the run saw served by the primary key: a task, a VM's or a backup's record. */
+function servedReadPaths(log: readonly Exchange[]): string[] {
+  return log
+    .filter((ex) => ex.request.method === 'GET' && isSuccess(ex) && ex.caller === 'primary' && !ex.sentBy.startsWith('limits.'))
+    .map((ex) => new URL(ex.request.url).pathname)
+    .filter((p) => /^\/v1\/(tasks|vms|backups)\/[^/]+$/.test(p));
+}
+
 function countByEndpoint(log: readonly { request: { method: string; url: string } }[], schema: SchemaAsserter): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const ex of log) {

@@ -216,7 +216,8 @@ export async function prepareCertify(d: Deps): Promise<CertifyPreparation> {
   }
   await findTagShape(d, prep, `cc-${d.config.runId}`);
   // The run's own VM before the list's: an organization near its quota must not spend it all on filling the list.
-  await d.fixtures.acceptedVm().catch((err: unknown) => {
+  // Its task polled to the end too: a read operation besides the list, which the read limit is also held to.
+  await d.fixtures.acceptedVm().then(() => d.fixtures.vmTaskOutcome()).catch((err: unknown) => {
     if (!(err instanceof Unavailable)) throw err;
   });
   await populate(d, prep);
