@@ -9,6 +9,7 @@ import { resolveRunOptions, parseCliArgs } from './options.ts';
 import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
 import { startBufferReaper } from './memory.ts';
 import { overlayCommand } from './overlay.ts';
+import { diffCommand } from './diff.ts';
 import { startReference, FAULTS, HOSTILE_FAULTS, VARIANTS } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, S3_FAULTS, S3_VARIANTS } from '../../fixtures/s3/server.ts';
 import { makeTlsMaterial } from '../../fixtures/reference/tls.ts';
@@ -18,6 +19,8 @@ const USAGE = `usage:
   cloud-conformance reference [options]    serve the reference target on 127.0.0.1
   cloud-conformance overlay check FILE     validate an overlay against the vocabulary (spec/README.md): unknown or
                                            misplaced terms, unknown error cases, targets that match nothing
+  cloud-conformance diff OLD.json NEW.json what changed between two runs' JSON reports, by check and by clause;
+                                           exit 1 on a regression (--format terminal|json|markdown, --output FILE)
   cloud-conformance --version
 
 run options:
@@ -175,6 +178,7 @@ export async function main(argv: string[]): Promise<number> {
       return command === undefined ? 2 : 0;
     }
     if (command === 'reference') return await referenceCommand(rest);
+    if (command === 'diff') return diffCommand(rest, (l) => process.stdout.write(l + '\n'));
     if (command === 'overlay') return await overlayCommand(rest, (l) => process.stdout.write(l + '\n'), (l) => process.stderr.write(l + '\n'));
     if (command === 'run') {
       const opts = resolveRunOptions(rest);
@@ -186,7 +190,7 @@ export async function main(argv: string[]): Promise<number> {
       const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'), { terminal: { write: (t) => process.stdout.write(t), isTTY: process.stdout.isTTY === true, columns: process.stdout.columns }, env: process.env }).finally(stopReaper);
       return exitCode;
     }
-    throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, reference, overlay)`);
+    throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, diff, reference, overlay)`);
   } catch (err) {
     if (err instanceof UsageError || err instanceof TargetUnreachable || err instanceof StartupFailure || err instanceof RunNotStarted) {
       process.stderr.write(`cloud-conformance: ${err.message}\n`);

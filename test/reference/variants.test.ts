@@ -286,6 +286,18 @@ const cases: VariantCase[] = [
   { name: 'vm-quota-409', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 409] },
   { name: 'vm-quota-422', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 422] },
   {
+    name: 'small-org-quota',
+    probe: async (s) => {
+      const t = await token(s);
+      const total = (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.total;
+      const statuses: number[] = [];
+      for (let i = 0; i < 16; i++) statuses.push((await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) })).status);
+      return [total, statuses[14], statuses[15]];
+    },
+    clean: [130, 202, 202],
+    variant: [45, 202, 403],
+  },
+  {
     name: 'capacity-refusal',
     probe: async (s) => {
       const t = await token(s);
