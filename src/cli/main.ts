@@ -46,6 +46,10 @@ run options:
   --webhook-listen H:P      where the suite's webhook receiver listens (default 127.0.0.1:0)
   --webhook-url URL         the receiver's address as the target should post to it, when it differs
   --emit-overlay FILE       write what the run observed about the target's choices as an Overlay
+  --expect FILE             known failures and warnings (YAML: check, clause, reason, reference): the verdict is
+                            unchanged, the exit code is 1 only for a failure the file does not list
+  --write-expect FILE       write the run's failures and warnings as such a file
+  --strict-expect           with --expect: exit 1 when a listed failure no longer fails (the file shrinks as fixes land)
   --expired-token TOKEN     a token known to be expired: the expiry check judges it without waiting
   --read-only               no writes at all; checks that need them are skipped with the reason
   --dry-run                 print the plan (groups, requests per endpoint, writes) and send nothing

@@ -29,6 +29,9 @@ export const RUN_OPTIONS = {
   'read-only': { type: 'boolean' },
   'expired-token': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  expect: { type: 'string' },
+  'write-expect': { type: 'string' },
+  'strict-expect': { type: 'boolean' },
   insecure: { type: 'boolean' },
   'ca-file': { type: 'string' },
   'client-cert': { type: 'string' },
@@ -88,6 +91,10 @@ export interface RunOptions {
   webhookListen: string;
   webhookUrl?: string;
   emitOverlay?: string;
+  /** Known failures and warnings (--expect FILE); --write-expect FILE writes one from the run; --strict-expect fails on a fixed entry. */
+  expect?: string;
+  writeExpect?: string;
+  strictExpect: boolean;
   readOnly: boolean;
   expiredToken?: string;
   dryRun: boolean;
@@ -262,6 +269,9 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     webhookListen: parseListen(v['webhook-listen'] as string | undefined),
     webhookUrl: parseWebhookUrl(v['webhook-url'] as string | undefined),
     emitOverlay: v['emit-overlay'] as string | undefined,
+    expect: v['expect'] as string | undefined,
+    writeExpect: v['write-expect'] as string | undefined,
+    strictExpect: v['strict-expect'] === true,
     readOnly: v['read-only'] === true,
     expiredToken: (v['expired-token'] as string | undefined) ?? env['CONFORMANCE_EXPIRED_TOKEN'] ?? dotenv['CONFORMANCE_EXPIRED_TOKEN'],
     dryRun: v['dry-run'] === true,
@@ -292,6 +302,7 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
 /** Run options with every default filled in: for callers that run the suite in-process (tests, scripts). */
 export function runOptions(partial: Partial<RunOptions> = {}): RunOptions {
   return {
+    strictExpect: false,
     profile: 'quick',
     timeScale: 1,
     seed: 1,

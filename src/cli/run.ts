@@ -11,6 +11,8 @@ import { certifyBudget } from '../engine/target/certify.ts';
 import { RunNotStarted } from '../engine/run/startup-report.ts';
 import { allChecks } from '../../suites/index.ts';
 import { writeReports } from '../report/index.ts';
+import { loadClauses } from '../spec/clauses.ts';
+import { applyExpectations, expectationLines, loadExpectations, writeExpectations } from './expect.ts';
 import { renderOverlay } from '../report/overlay.ts';
 import { writeFile } from 'node:fs/promises';
 import { checkLine, summaryLines } from '../report/terminal.ts';
@@ -44,6 +46,8 @@ export async function runCommand(
   for (const r of [...opts.reports, ...(opts.emitOverlay ? [{ format: 'overlay', path: opts.emitOverlay }] : [])]) {
     if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
   }
+  // Bad expectations stop the run before anything starts (exit 2, the line named).
+  const expectations = opts.expect ? loadExpectations(opts.expect, new Set(allChecks.map((c) => c.id)), new Set((await loadClauses()).clauses.map((c) => c.id))) : undefined;
   // Unreadable TLS files and malformed proxy settings are usage errors before anything starts.
   let connection = readConnection(opts, extra.env ?? process.env);
   const embeddedTls = opts.referenceTls && !opts.baseUrl;
@@ -197,10 +201,13 @@ export async function runCommand(
       if (!opts.quiet && s3Cleanup.failed.length) say(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
     }
     view?.close();
+    const exitCode = expectations ? applyExpectations(report, opts.expect!, expectations, opts.strictExpect) : EXIT_CODES[report.verdict];
     if (!opts.quiet) summaryLines(report, view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false).forEach((l) => out(l));
+    expectationLines(report).forEach((l) => out(l));
     await writeReports(report, opts.reports);
     if (opts.emitOverlay) await writeFile(opts.emitOverlay, renderOverlay(report));
-    return { report, exitCode: EXIT_CODES[report.verdict] };
+    if (opts.writeExpect) writeExpectations(report, opts.writeExpect);
+    return { report, exitCode };
   } finally {
     view?.close();
     if (!swept) await sweepS3(config).catch(() => undefined);

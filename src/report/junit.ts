@@ -11,7 +11,7 @@ export function renderJunit(report: RunReport): string {
       const name = `${c.id} [${c.level.toUpperCase()}] (${c.clauses.join(', ')})`;
       const time = (c.durationMs / 1000).toFixed(3);
       let inner = '';
-      if (c.status === 'failed') inner = `<failure message="${xml(c.message)}" type="${(c.findings?.[0]?.level ?? c.level)}">${xml(JSON.stringify({ findings: c.findings, evidence: c.evidence ?? {} }, null, 2))}</failure>`;
+      if (c.status === 'failed') inner = `<failure message="${xml(c.expected ? `[expected${c.expected.reason ? `: ${c.expected.reason}` : ''}] ${c.message}` : c.message)}" type="${(c.findings?.[0]?.level ?? c.level)}">${xml(JSON.stringify({ findings: c.findings, evidence: c.evidence ?? {} }, null, 2))}</failure>`;
       // A skipped MUST check is a clause not verified: it says why, and what would verify it.
       else if (c.status === 'skipped') inner = `<skipped message="${xml(`${c.level === 'should' ? '' : 'NOT VERIFIED: '}${c.message}${c.howToVerify ? ` (to verify: ${c.howToVerify})` : ''}`)}"/>`;
       else if (c.status === 'error') inner = `<error message="${xml(c.message)}" type="error"/>`;

@@ -24,6 +24,8 @@ export interface CheckReport {
   howToVerify?: string;
   /** For a skipped declared check: the overlay does not declare the optional design it holds a target to. */
   undeclared?: true;
+  /** A failure or warning the --expect file lists (the verdict is unchanged; the exit code does not count it). */
+  expected?: { reason?: string; reference?: string; clause?: string };
   title: string;
   durationMs: number;
   /** Requests the run had sent when this check ended (how much it took to get this far). */
@@ -94,6 +96,8 @@ export interface RunReport {
   limitProbes?: LimitProbeTrace[];
   /** sha256 of the documents the run was judged against: the clause list, the OpenAPI document, and the seed where it is present. */
   digests?: Digests;
+  /** --expect: the file, the failures it did not list, and what it lists that no longer fails or warns. */
+  expectations?: { file: string; expected: string[]; unexpected: string[]; fixed: string[]; strict: boolean };
 }
 
 export interface ConnectionReport {
