@@ -1,28 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import type { RunReport } from '../engine/run/report.ts';
+import { writeFileSync } from 'node:fs';
 import { UsageError } from '../spec/errors.ts';
+import { readReport } from './report-file.ts';
 import { diffMarkdown, diffReports, diffText } from '../report/diff.ts';
 
 const USAGE = 'usage: cloud-conformance diff OLD.json NEW.json [--format terminal|json|markdown] [--output FILE]';
-
-/** A run's JSON report, or a one-line error naming the file. */
-export function readReport(file: string): RunReport {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`${file} is not JSON: ${(err as Error).message}`);
-  }
-  const r = data as Partial<RunReport>;
-  if (!r || typeof r !== 'object' || !Array.isArray(r.checks) || typeof r.verdict !== 'string') throw new UsageError(`${file} is not a cloud-conformance JSON report (no verdict and checks)`);
-  return r as RunReport;
-}
 
 /**
  * cloud-conformance diff OLD NEW: what changed between two runs, by check and by clause. Exit 1 on a regression (a

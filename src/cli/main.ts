@@ -10,6 +10,7 @@ import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
 import { startBufferReaper } from './memory.ts';
 import { overlayCommand } from './overlay.ts';
 import { diffCommand } from './diff.ts';
+import { verifyCommand } from './verify.ts';
 import { startReference, FAULTS, HOSTILE_FAULTS, VARIANTS } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, S3_FAULTS, S3_VARIANTS } from '../../fixtures/s3/server.ts';
 import { makeTlsMaterial } from '../../fixtures/reference/tls.ts';
@@ -21,6 +22,9 @@ const USAGE = `usage:
                                            misplaced terms, unknown error cases, targets that match nothing
   cloud-conformance diff OLD.json NEW.json what changed between two runs' JSON reports, by check and by clause;
                                            exit 1 on a regression (--format terminal|json|markdown, --output FILE)
+  cloud-conformance verify REPORT.json     recompute a JSON report's digests and confirm its verdict, summary and
+                                           coverage follow from its checks; exit 1 if not (--public-key FILE checks
+                                           the signature of a run made with --sign; --format terminal|json)
   cloud-conformance --version
 
 run options:
@@ -50,6 +54,7 @@ run options:
                             unchanged, the exit code is 1 only for a failure the file does not list
   --write-expect FILE       write the run's failures and warnings as such a file
   --strict-expect           with --expect: exit 1 when a listed failure no longer fails (the file shrinks as fixes land)
+  --sign KEY                sign the JSON report's digests with this Ed25519 private key (PEM); verify --public-key checks it
   --expired-token TOKEN     a token known to be expired: the expiry check judges it without waiting
   --read-only               no writes at all; checks that need them are skipped with the reason
   --dry-run                 print the plan (groups, requests per endpoint, writes) and send nothing
@@ -183,6 +188,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'reference') return await referenceCommand(rest);
     if (command === 'diff') return diffCommand(rest, (l) => process.stdout.write(l + '\n'));
+    if (command === 'verify') return await verifyCommand(rest, toolInfo().version, (l) => process.stdout.write(l + '\n'));
     if (command === 'overlay') return await overlayCommand(rest, (l) => process.stdout.write(l + '\n'), (l) => process.stderr.write(l + '\n'));
     if (command === 'run') {
       const opts = resolveRunOptions(rest);
@@ -194,7 +200,7 @@ export async function main(argv: string[]): Promise<number> {
       const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'), { terminal: { write: (t) => process.stdout.write(t), isTTY: process.stdout.isTTY === true, columns: process.stdout.columns }, env: process.env }).finally(stopReaper);
       return exitCode;
     }
-    throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, diff, reference, overlay)`);
+    throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, diff, verify, reference, overlay)`);
   } catch (err) {
     if (err instanceof UsageError || err instanceof TargetUnreachable || err instanceof StartupFailure || err instanceof RunNotStarted) {
       process.stderr.write(`cloud-conformance: ${err.message}\n`);

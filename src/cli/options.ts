@@ -32,6 +32,7 @@ export const RUN_OPTIONS = {
   expect: { type: 'string' },
   'write-expect': { type: 'string' },
   'strict-expect': { type: 'boolean' },
+  sign: { type: 'string' },
   insecure: { type: 'boolean' },
   'ca-file': { type: 'string' },
   'client-cert': { type: 'string' },
@@ -95,6 +96,8 @@ export interface RunOptions {
   expect?: string;
   writeExpect?: string;
   strictExpect: boolean;
+  /** --sign KEY: the Ed25519 private key (PEM file) that signs the JSON report's integrity block. */
+  sign?: string;
   readOnly: boolean;
   expiredToken?: string;
   dryRun: boolean;
@@ -272,6 +275,7 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     expect: v['expect'] as string | undefined,
     writeExpect: v['write-expect'] as string | undefined,
     strictExpect: v['strict-expect'] === true,
+    sign: v['sign'] as string | undefined,
     readOnly: v['read-only'] === true,
     expiredToken: (v['expired-token'] as string | undefined) ?? env['CONFORMANCE_EXPIRED_TOKEN'] ?? dotenv['CONFORMANCE_EXPIRED_TOKEN'],
     dryRun: v['dry-run'] === true,

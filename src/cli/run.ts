@@ -11,6 +11,7 @@ import { certifyBudget } from '../engine/target/certify.ts';
 import { RunNotStarted } from '../engine/run/startup-report.ts';
 import { allChecks } from '../../suites/index.ts';
 import { writeReports } from '../report/index.ts';
+import { readSigningKey, sealReport } from '../report/integrity.ts';
 import { loadClauses } from '../spec/clauses.ts';
 import { applyExpectations, expectationLines, loadExpectations, writeExpectations } from './expect.ts';
 import { renderOverlay } from '../report/overlay.ts';
@@ -48,6 +49,8 @@ export async function runCommand(
   }
   // Bad expectations stop the run before anything starts (exit 2, the line named).
   const expectations = opts.expect ? loadExpectations(opts.expect, new Set(allChecks.map((c) => c.id)), new Set((await loadClauses()).clauses.map((c) => c.id))) : undefined;
+  // A signing key that cannot be used stops the run before anything starts too.
+  const signingKey = opts.sign ? readSigningKey(opts.sign) : undefined;
   // Unreadable TLS files and malformed proxy settings are usage errors before anything starts.
   let connection = readConnection(opts, extra.env ?? process.env);
   const embeddedTls = opts.referenceTls && !opts.baseUrl;
@@ -187,7 +190,10 @@ export async function runCommand(
     if (!opts.quiet && config.connection?.proxy) say(proxyLine(config));
     const report = await runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
       // A run that could not start still leaves the reports asked for (verdict error), then exits 2.
-      if (err instanceof RunNotStarted) await writeReports(err.runReport, opts.reports);
+      if (err instanceof RunNotStarted) {
+        err.runReport.integrity = sealReport(err.runReport, signingKey);
+        await writeReports(err.runReport, opts.reports);
+      }
       throw err;
     });
     // Our own S3 server failed to start: its checks met 503s that say nothing of a target, so the run cannot stand.
@@ -204,6 +210,8 @@ export async function runCommand(
     const exitCode = expectations ? applyExpectations(report, opts.expect!, expectations, opts.strictExpect) : EXIT_CODES[report.verdict];
     if (!opts.quiet) summaryLines(report, view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false).forEach((l) => out(l));
     expectationLines(report).forEach((l) => out(l));
+    // Last: the digests cover everything the report says, expectations included.
+    report.integrity = sealReport(report, signingKey);
     await writeReports(report, opts.reports);
     if (opts.emitOverlay) await writeFile(opts.emitOverlay, renderOverlay(report));
     if (opts.writeExpect) writeExpectations(report, opts.writeExpect);

@@ -38,6 +38,9 @@ function metaRows(r: RunReport): string {
   const connection = (r as Partial<RunReport>).connection;
   if (connection) rows.push(['Connection', connectionHtml(connection)]);
   rows.push(['Reproduce', `<code>${esc(r.reproduce)}</code>`]);
+  // The JSON report is the one verify checks; the HTML names its digest and signing key so the two can be matched.
+  const integrity = r.integrity;
+  if (integrity) rows.push(['Integrity', `JSON report sha256 <code class="hash">${esc(integrity.report)}</code> (${esc(integrity.algorithm)}; <code>cloud-conformance verify</code>)${integrity.signature ? `<br>signed (Ed25519) by key <code class="hash">${esc(integrity.signature.key)}</code>` : '<br>not signed'}`]);
   return rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('\n');
 }
 

@@ -98,6 +98,26 @@ export interface RunReport {
   digests?: Digests;
   /** --expect: the file, the failures it did not list, and what it lists that no longer fails or warns. */
   expectations?: { file: string; expected: string[]; unexpected: string[]; fixed: string[]; strict: boolean };
+  /** Digests of what the report records (cloud-conformance verify recomputes them), and a signature under --sign. */
+  integrity?: Integrity;
+}
+
+/** One exchange the report holds, where it sits (check, evidence or finding, position) and its digest. */
+export interface EvidenceExchangeAt {
+  at: string;
+  sha256: string;
+}
+
+/**
+ * sha256 over RFC 8785 canonical JSON of the report without this block (report), of its checks (checks), and of each
+ * exchange it holds; with --sign, an Ed25519 signature over the canonical JSON of this block without the signature.
+ */
+export interface Integrity {
+  algorithm: 'sha256 over RFC 8785 canonical JSON';
+  report: string;
+  checks: string;
+  exchanges: EvidenceExchangeAt[];
+  signature?: { algorithm: 'Ed25519'; key: string; value: string };
 }
 
 export interface ConnectionReport {
