@@ -1,6 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { spawn } from 'node:child_process';
-import { readFileSync, existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, readFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -19,6 +21,10 @@ interface Template {
   name: string;
   /** The shell the CI runs for the suite, as the template writes it. */
   script: string;
+  /** GitHub: the diff step's shell, run after the suite's step in the same checkout (GitLab has it in script). */
+  diffScript?: string;
+  /** GitHub: the diff step's own env, with the template's values. */
+  diffEnv?: Record<string, string>;
   /** Paths the CI keeps as artifacts. */
   artifacts: string[];
   /** The path the CI reads as a JUnit report, where it has such a notion (GitLab). */
@@ -32,18 +38,21 @@ function reportsOf(script: string): Array<{ format: string; path: string }> {
   return [...script.matchAll(/--report\s+(json|junit|html):(\S+)/g)].map((m) => ({ format: m[1]!, path: m[2]! }));
 }
 
-type Step = { id?: string; name?: string; uses?: string; run?: string; shell?: string; if?: string; with?: Record<string, unknown> };
+type Step = { id?: string; name?: string; uses?: string; run?: string; shell?: string; if?: string; with?: Record<string, unknown>; env?: Record<string, string> };
 
 function github(): Template & { doc: Record<string, unknown>; steps: Step[] } {
   const doc = parseYaml(readFileSync(GITHUB, 'utf8')) as { jobs: Record<string, { env: Record<string, string>; steps: Step[] }> };
   const job = doc.jobs['conformance']!;
   const run = job.steps.find((s) => s.id === 'conformance')!;
   const upload = job.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
+  const diff = job.steps.find((s) => s.id === 'diff')!;
   return {
     name: 'github-actions',
     doc: doc as unknown as Record<string, unknown>,
     steps: job.steps,
     script: run.run!,
+    diffScript: diff.run!,
+    diffEnv: (diff as { env?: Record<string, string> }).env ?? {},
     artifacts: String(upload.with!['path']).split('\n').map((l) => l.trim()).filter(Boolean),
     env: job.env,
   };
@@ -73,9 +82,9 @@ function ciEnvironment(t: Template, s: Partial<ReferenceSettings>, args: string)
 }
 
 /** Runs the template's shell as the CI would (bash, -e, pipefail) in a fresh checkout directory, the tool run offline. */
-function runScript(t: Template, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; cwd: string }> {
-  const cwd = mkdtempSync(path.join(tmpdir(), `cc-${t.name}-`));
-  const script = t.script.replace(/\bnpx cloud-conformance\b/g, `node ${JSON.stringify(BIN)}`);
+function runScript(t: Template, env: Record<string, string>, opts: { cwd?: string; script?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string; cwd: string }> {
+  const cwd = opts.cwd ?? mkdtempSync(path.join(tmpdir(), `cc-${t.name}-`));
+  const script = (opts.script ?? t.script).replace(/\bnpx cloud-conformance\b/g, `node ${JSON.stringify(BIN)}`);
   return new Promise((resolve) => {
     const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -88,6 +97,7 @@ function runScript(t: Template, env: Record<string, string>): Promise<{ code: nu
 
 /** A few fast groups at the tests' time scale keep each run to seconds; the templates pass CONFORMANCE_ARGS through. */
 const FAST = `--only versioning,pagination --time-scale ${TEST_TIME_SCALE} --seed 1`;
+const DIFF_MD = 'conformance-reports/diff.md';
 
 describe('the GitHub Actions template', () => {
   const t = github();
@@ -97,8 +107,9 @@ describe('the GitHub Actions template', () => {
     expect(Object.keys(on)).toEqual(expect.arrayContaining(['workflow_dispatch', 'schedule']));
     // Secrets must never reach code from forks.
     expect(Object.keys(on)).not.toContain('pull_request_target');
-    expect(t.doc['permissions']).toEqual({ contents: 'read' });
-    expect(t.steps.map((s) => s.uses?.split('@')[0] ?? s.id ?? s.run?.trim().split(/\s/)[0])).toEqual(['actions/checkout', 'actions/setup-node', 'npm', 'conformance', 'actions/upload-artifact']);
+    expect(t.doc['permissions']).toEqual({ contents: 'read', actions: 'read' });
+    expect(t.steps.map((s) => s.uses?.split('@')[0] ?? s.id ?? s.run?.trim().split(/\s/)[0])).toEqual(['actions/checkout', 'actions/setup-node', 'npm', 'conformance', 'diff', 'actions/upload-artifact']);
+    expect(t.steps.find((s) => s.id === 'diff')!.if).toBe('always()');
     expect(t.steps.find((s) => s.uses?.startsWith('actions/setup-node'))!.with!['node-version']).toBe(20);
     expect(t.steps.find((s) => s.id === 'conformance')!.shell).toBe('bash');
     const upload = t.steps.at(-1)!;
@@ -108,14 +119,14 @@ describe('the GitHub Actions template', () => {
 
   it('reads the keys and the base URL from secrets, the rest from variables', () => {
     for (const name of SECRET) expect(t.env[name], name).toBe(`\${{ secrets.${name} }}`);
-    for (const name of ['CONFORMANCE_IMAGE', 'CONFORMANCE_SUBNET_ID', 'CONFORMANCE_OVERLAY', 'CONFORMANCE_PROFILE', 'CONFORMANCE_ARGS']) expect(t.env[name], name).toBe(`\${{ vars.${name} }}`);
+    for (const name of ['CONFORMANCE_IMAGE', 'CONFORMANCE_SUBNET_ID', 'CONFORMANCE_OVERLAY', 'CONFORMANCE_PROFILE', 'CONFORMANCE_ARGS', 'CONFORMANCE_EXPECT']) expect(t.env[name], name).toBe(`\${{ vars.${name} }}`);
     expect(t.script).toContain('--base-url "$CONFORMANCE_BASE_URL"');
   });
 
-  it('keeps exactly the reports the run writes: JUnit, HTML and JSON', () => {
+  it('keeps exactly the reports the run writes: JUnit, HTML and JSON, and the diff', () => {
     const reports = reportsOf(t.script);
     expect(reports.map((r) => r.format).sort()).toEqual(['html', 'json', 'junit']);
-    expect([...t.artifacts].sort()).toEqual(reports.map((r) => r.path).sort());
+    expect([...t.artifacts].sort()).toEqual([...reports.map((r) => r.path), DIFF_MD].sort());
   });
 });
 
@@ -135,10 +146,10 @@ describe('the GitLab CI template', () => {
     expect(t.script).toContain('$CONFORMANCE_ARGS');
   });
 
-  it('keeps exactly the reports the run writes, and hands GitLab the JUnit one', () => {
+  it('keeps exactly the reports the run writes and the diff, and hands GitLab the JUnit one', () => {
     const reports = reportsOf(t.script);
     expect(reports.map((r) => r.format).sort()).toEqual(['html', 'json', 'junit']);
-    expect([...t.artifacts].sort()).toEqual(reports.map((r) => r.path).sort());
+    expect([...t.artifacts].sort()).toEqual([...reports.map((r) => r.path), DIFF_MD].sort());
     expect(t.junitReport).toBe(reports.find((r) => r.format === 'junit')!.path);
   });
 });
@@ -152,7 +163,7 @@ describe.concurrent('each template runs against the reference target', () => {
       try {
         const r = await runScript(t, ciEnvironment(t, target.settings, FAST));
         expect(r.code, r.stderr).toBe(0);
-        for (const artifact of t.artifacts) expect(existsSync(path.join(r.cwd, artifact)), artifact).toBe(true);
+        for (const artifact of t.artifacts.filter((a) => a !== DIFF_MD)) expect(existsSync(path.join(r.cwd, artifact)), artifact).toBe(true);
         const json = reportsOf(t.script).find((x) => x.format === 'json')!.path;
         const report = JSON.parse(readFileSync(path.join(r.cwd, json), 'utf8'));
         expect(report.verdict).toBe('conformant');
@@ -173,7 +184,7 @@ describe.concurrent('each template runs against the reference target', () => {
       try {
         const r = await runScript(t, ciEnvironment(t, target.settings, FAST));
         expect(r.code, r.stderr).toBe(1);
-        for (const artifact of t.artifacts) expect(existsSync(path.join(r.cwd, artifact)), artifact).toBe(true);
+        for (const artifact of t.artifacts.filter((a) => a !== DIFF_MD)) expect(existsSync(path.join(r.cwd, artifact)), artifact).toBe(true);
         const junit = readFileSync(path.join(r.cwd, reportsOf(t.script).find((x) => x.format === 'junit')!.path), 'utf8');
         expect(junit).toMatch(/name="versioning.unknown-version [^"]*"[^>]*><failure/);
       } finally {
@@ -192,4 +203,101 @@ describe.concurrent('each template runs against the reference target', () => {
       }
     });
   }
+});
+
+// Adopting the gate (issue 26): the expectations file in the checkout lets a known failure pass the job, and the job
+// compares its report with the default branch's last one, published where the CI system shows it.
+describe.concurrent('each template gates on expectations and publishes the diff against the last default-branch run', () => {
+  const KNOWN = '- check: versioning.unknown-version\n  reason: the router serves any version prefix\n  reference: https://tracker.example/API-7\n';
+
+  /** The default branch's last report: a clean run of the same selection, as an earlier job left it. */
+  async function lastMainReport(t: Template): Promise<string> {
+    const clean = await startReference({ port: 0, timeScale: TEST_TIME_SCALE });
+    try {
+      const r = await runScript(t, ciEnvironment(t, clean.settings, FAST));
+      expect(r.code, r.stderr).toBe(0);
+      return path.join(r.cwd, reportsOf(t.script).find((x) => x.format === 'json')!.path);
+    } finally {
+      await clean.close();
+    }
+  }
+
+  it('github-actions: a listed failure passes the job; the diff goes to the step summary and the artifact', async () => {
+    const t = github();
+    const previous = await lastMainReport(t);
+    // gh as the runner has it, answering from the earlier job: the run list, then the artifact download.
+    const stubs = mkdtempSync(path.join(tmpdir(), 'cc-gh-'));
+    const calls = path.join(stubs, 'calls.log');
+    writeFileSync(path.join(stubs, 'gh'), `#!/bin/bash\necho "$*" >> ${JSON.stringify(calls)}\nif [ "$1 $2" = "run list" ]; then echo 4242; exit 0; fi\nif [ "$1 $2" = "run download" ]; then while [ $# -gt 0 ]; do if [ "$1" = "--dir" ]; then mkdir -p "$2"; cp ${JSON.stringify(previous)} "$2/report.json"; fi; shift; done; exit 0; fi\nexit 1\n`);
+    chmodSync(path.join(stubs, 'gh'), 0o755);
+    const faulty = await startReference({ port: 0, timeScale: TEST_TIME_SCALE, faults: ['any-version-served'] });
+    try {
+      const cwd = mkdtempSync(path.join(tmpdir(), 'cc-github-expect-'));
+      writeFileSync(path.join(cwd, 'conformance-expectations.yaml'), KNOWN);
+      const env = ciEnvironment(t, faulty.settings, FAST);
+      const run = await runScript(t, env, { cwd });
+      expect(run.code, run.stderr + run.stdout).toBe(0);
+      const report = JSON.parse(readFileSync(path.join(cwd, 'conformance-reports/report.json'), 'utf8'));
+      expect(report.verdict).toBe('nonconformant');
+      expect(report.expectations.expected).toEqual(['versioning.unknown-version']);
+      const summary = path.join(cwd, 'step-summary.md');
+      const stepEnv = { ...env, PATH: `${stubs}:${env['PATH']}`, GITHUB_STEP_SUMMARY: summary, GH_TOKEN: 'ghs_stub', WORKFLOW: 'conformance', DEFAULT_BRANCH: 'main' };
+      expect(Object.keys(t.diffEnv!).sort()).toEqual(['DEFAULT_BRANCH', 'GH_TOKEN', 'WORKFLOW']);
+      const diff = await runScript(t, stepEnv, { cwd, script: t.diffScript });
+      expect(diff.code, diff.stderr).toBe(0);
+      expect(readFileSync(calls, 'utf8')).toMatch(/^run list --workflow conformance --branch main --status completed .*\nrun download 4242 --name conformance-reports --dir previous-run\n$/);
+      expect(readFileSync(summary, 'utf8')).toContain('| `versioning.unknown-version` | passed | failed |');
+      expect(readFileSync(path.join(cwd, DIFF_MD), 'utf8')).toContain('### Conformance: ❌ regression');
+      expect(diff.stdout).toContain('checks newly failing (1):\n  versioning.unknown-version  passed → failed');
+      // No earlier run (the first on the branch): said, and the step passes.
+      writeFileSync(path.join(stubs, 'gh'), '#!/bin/bash\nexit 1\n');
+      const first = await runScript(t, stepEnv, { cwd: mkdtempSync(path.join(tmpdir(), 'cc-github-first-')), script: `mkdir -p conformance-reports && cp ${JSON.stringify(path.join(cwd, 'conformance-reports/report.json'))} conformance-reports/\n${t.diffScript}` });
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toContain('No earlier conformance report on main to compare with.');
+    } finally {
+      await faulty.close();
+    }
+  });
+
+  it('gitlab-ci: a listed failure passes the job; the diff is kept, logged, and posted to the merge request', async () => {
+    const t = gitlab();
+    const previous = readFileSync(await lastMainReport(t));
+    // GitLab's API as the job reaches it: the default branch's artifact by job name, and merge request notes.
+    const seen: Array<{ method: string; url: string; token?: string; body: string }> = [];
+    const api = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        seen.push({ method: req.method!, url: req.url!, token: (req.headers['job-token'] ?? req.headers['private-token']) as string | undefined, body });
+        if (req.method === 'GET' && req.url === '/api/v4/projects/42/jobs/artifacts/main/raw/conformance-reports/report.json?job=conformance') res.end(previous);
+        else if (req.method === 'POST' && req.url === '/api/v4/projects/42/merge_requests/7/notes') res.writeHead(201).end('{}');
+        else res.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    const faulty = await startReference({ port: 0, timeScale: TEST_TIME_SCALE, faults: ['any-version-served'] });
+    try {
+      const cwd = mkdtempSync(path.join(tmpdir(), 'cc-gitlab-expect-'));
+      writeFileSync(path.join(cwd, 'conformance-expectations.yaml'), KNOWN);
+      const gitlabEnv = { CI_API_V4_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}/api/v4`, CI_PROJECT_ID: '42', CI_DEFAULT_BRANCH: 'main', CI_JOB_NAME: 'conformance', CI_JOB_TOKEN: 'job-token-stub', CI_MERGE_REQUEST_IID: '7', CONFORMANCE_GITLAB_TOKEN: 'glpat-stub' };
+      const r = await runScript(t, { ...ciEnvironment(t, faulty.settings, FAST), ...gitlabEnv }, { cwd });
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(JSON.parse(readFileSync(path.join(cwd, 'conformance-reports/report.json'), 'utf8')).verdict).toBe('nonconformant');
+      expect(readFileSync(path.join(cwd, DIFF_MD), 'utf8')).toContain('| `versioning.unknown-version` | passed | failed |');
+      expect(r.stdout).toContain('checks newly failing (1):\n  versioning.unknown-version  passed → failed');
+      expect(seen.map((s) => `${s.method} ${s.url} ${s.token}`)).toEqual([
+        'GET /api/v4/projects/42/jobs/artifacts/main/raw/conformance-reports/report.json?job=conformance job-token-stub',
+        'POST /api/v4/projects/42/merge_requests/7/notes glpat-stub',
+      ]);
+      expect(JSON.parse(seen[1]!.body).body).toContain('### Conformance: ❌ regression');
+      // A failure the file does not list still fails the job, after the diff.
+      writeFileSync(path.join(cwd, 'conformance-expectations.yaml'), '- check: pagination.walk\n  reason: another one\n');
+      const unlisted = await runScript(t, { ...ciEnvironment(t, faulty.settings, FAST), ...gitlabEnv, CI_MERGE_REQUEST_IID: '' }, { cwd });
+      expect(unlisted.code).toBe(1);
+      expect(unlisted.stdout).toContain('checks newly failing (1)');
+    } finally {
+      await faulty.close();
+      api.close();
+    }
+  });
 });
