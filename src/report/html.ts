@@ -1,5 +1,5 @@
 import type { EvidenceExchange } from '../engine/run/check.ts';
-import type { CheckReport, LimitProbeTrace, RunReport } from '../engine/run/report.ts';
+import type { CheckReport, DomainCoverage, LimitProbeTrace, RunReport } from '../engine/run/report.ts';
 import { loadClausesSync, type ClauseList } from '../spec/clauses.ts';
 
 // The certification report: one self-contained HTML file (inline CSS and SVG, no script, no external resource)
@@ -116,6 +116,9 @@ interface ClauseRow {
   /** Why the run could not verify the clause, and what would (from the report's coverage). */
   notVerified: Array<{ check: string; reason: string; howToVerify: string; blocking: boolean }>;
   verified: boolean;
+  /** The clause's domain and what the run exercised of it; partly: verified on part of it. */
+  domain?: DomainCoverage;
+  partly: boolean;
 }
 
 function clauseRows(r: RunReport, list: ClauseList): ClauseRow[] {
@@ -139,13 +142,13 @@ function clauseRows(r: RunReport, list: ClauseList): ClauseRow[] {
       note = `deferred to issue ${cl.deferred.issue} (${cl.deferred.group})`;
     } else status = notRun(cl.id).length ? 'not-run' : 'uncovered';
     if (checks.length && cl.checkable === false) status = aggregate(checks);
-    rows.push({ id: cl.id, section: cl.section, text: cl.text, kind: 'clause', status, note, checks, notRun: notRun(cl.id), notVerified: open(cl.id), verified: verified(cl.id) });
+    rows.push({ id: cl.id, section: cl.section, text: cl.text, kind: 'clause', status, note, checks, notRun: notRun(cl.id), notVerified: open(cl.id), verified: verified(cl.id), domain: r.coverage?.domains?.find((d) => d.clause === cl.id), partly: r.coverage?.partlyVerified?.includes(cl.id) ?? false });
   }
   // Items the seed leaves unshown: held at declared level where an overlay declares them, else discovered.
   for (const u of list.unshown) {
     const checks = citing(u.id);
     if (!checks.length && !notRun(u.id).length) continue;
-    rows.push({ id: u.id, section: u.section, text: u.text, kind: 'unshown', status: checks.length ? aggregate(checks) : 'not-run', note: 'unshown in the seed', checks, notRun: notRun(u.id), notVerified: open(u.id), verified: verified(u.id) });
+    rows.push({ id: u.id, section: u.section, text: u.text, kind: 'unshown', status: checks.length ? aggregate(checks) : 'not-run', note: 'unshown in the seed', checks, notRun: notRun(u.id), notVerified: open(u.id), verified: verified(u.id), partly: false });
   }
   return rows;
 }
@@ -172,14 +175,27 @@ function clauseMatrix(rows: ClauseRow[]): string {
       const checks = row.checks.map((c) => `<li>${badge(c.status)} <a href="#k-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="lvl">${esc(c.level)}</span></li>`).join('');
       const notRun = row.notRun.length ? `<li class="muted">not in this run: ${row.notRun.map((id) => `<code>${esc(id)}</code>`).join(', ')}</li>` : '';
       const why = row.notVerified.map((n) => `<li class="nv"><code>${esc(n.check)}</code>: ${esc(n.reason)} <span class="how">to verify: ${esc(n.howToVerify)}</span></li>`).join('');
-      const proof = row.verified ? badge('passed', 'verified') : row.notVerified.length ? badge(row.notVerified.some((n) => n.blocking) ? 'not-verified' : 'skipped', 'not verified') : '';
-      return `<tr class="${row.kind}" id="c-${esc(row.id)}" data-clause="${esc(row.id)}" data-kind="${row.kind}" data-verified="${row.verified ? 'yes' : row.notVerified.length ? 'no' : 'n/a'}"><td class="cid"><code>${esc(row.id)}</code><div class="muted">§ ${esc(row.section)}</div></td><td>${esc(row.text)}${row.note ? `<div class="muted">${esc(row.note)}</div>` : ''}</td><td><ul class="checks">${checks}${notRun}${why}</ul></td><td>${badge(row.status, STATUS_LABEL[row.status] ?? row.status)} ${proof}</td></tr>`;
+      const { domain, partly } = row;
+      const proof = row.verified ? (partly ? badge('warning', 'partly verified') : badge('passed', 'verified')) : row.notVerified.length ? badge(row.notVerified.some((n) => n.blocking) ? 'not-verified' : 'skipped', 'not verified') : '';
+      return `<tr class="${row.kind}" id="c-${esc(row.id)}" data-clause="${esc(row.id)}" data-kind="${row.kind}" data-verified="${row.verified ? 'yes' : row.notVerified.length ? 'no' : 'n/a'}"><td class="cid"><code>${esc(row.id)}</code><div class="muted">§ ${esc(row.section)}</div></td><td>${esc(row.text)}${row.note ? `<div class="muted">${esc(row.note)}</div>` : ''}${domain ? domainHtml(domain) : ''}</td><td><ul class="checks">${checks}${notRun}${why}</ul></td><td>${badge(row.status, STATUS_LABEL[row.status] ?? row.status)} ${proof}</td></tr>`;
     })
     .join('\n');
   return `<table class="matrix"><thead><tr><th>Clause</th><th>Statement</th><th>Checks citing it</th><th>Status</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
 /** The clauses the run could not verify, under the verdict: a certifier sees at once what was not proved. */
+/** A clause's domain in the matrix: per dimension, the points exercised and those not (with why, when out of reach). */
+function domainHtml(d: DomainCoverage): string {
+  const dims = (['operations', 'subjects', 'objects'] as const).filter((dim) => d.domain[dim]?.length);
+  const cell = (dim: (typeof dims)[number]) => {
+    const done = d.exercised[dim] ?? [];
+    const missing = d.missing.filter((m) => m.dimension === dim);
+    const left = missing.map((m) => `<span class="${m.possible ? 'dm-open' : 'dm-beyond'}" title="${esc(`${m.reason}; to verify: ${m.howToVerify}`)}">${esc(m.point)}</span>`).join(' ');
+    return `<div class="domain"><b>${dim}</b> ${done.length}/${d.domain[dim]!.length}${done.length ? `: ${done.map((p) => `<span class="dm-done">${esc(p)}</span>`).join(' ')}` : ''}${left ? ` · not exercised: ${left}` : ''}</div>`;
+  };
+  return dims.map(cell).join('');
+}
+
 function notVerifiedBanner(r: RunReport): string {
   const open = r.coverage?.notVerified ?? [];
   const errors = r.errors ?? [];
@@ -288,6 +304,7 @@ h1{margin:.2rem 0 1rem;font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px s
 .verdict{border-radius:8px;padding:1rem 1.4rem;margin:0 0 1rem;color:#fff;display:flex;gap:2rem;align-items:center;flex-wrap:wrap}
 .verdict.conformant{background:var(--ok)}.verdict.nonconformant,.verdict.error{background:var(--bad)}.verdict.incomplete{background:var(--warn)}
 .banner{border-radius:6px;padding:.6rem 1rem;margin:0 0 1rem;border:1px solid var(--line)}.banner.not-verified{background:#fff8c5;border-color:#d4a72c}.banner.proved{background:#dafbe1;border-color:#4ac26b}.banner ul{margin:.4rem 0 0;padding-left:1.2rem}.how{color:var(--mute);font-style:italic}
+.domain{font-size:.85em;color:var(--mute);margin-top:.2rem}.dm-done{color:var(--ok)}.dm-open{color:var(--warn);font-weight:600}.dm-beyond{color:var(--mute);text-decoration:line-through}
 .badge.not-verified{color:var(--warn);background:#fff8c5}.badge.error{color:var(--bad)}
 .verdict .v{font-size:1.9rem;font-weight:700;letter-spacing:.02em}.verdict .counts span{margin-right:1.2rem;font-size:1.05rem}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1.2rem;margin:0}dl.meta dt{font-weight:600;color:var(--mute)}dl.meta dd{margin:0;word-break:break-word}

@@ -29,6 +29,26 @@ export function notVerifiedLines(report: RunReport): string[] {
   return lines;
 }
 
+/** The "partly verified" block: verified clauses whose checks exercised part of their domain, and what is left. */
+export function partlyVerifiedLines(report: RunReport): string[] {
+  const partly = report.coverage?.partlyVerified ?? [];
+  if (!partly.length) return [];
+  const lines = [`partly verified: ${partly.length} of the verified clauses were exercised on part of their domain (spec/clauses.yaml); not exercised:`];
+  for (const d of (report.coverage?.domains ?? []).filter((x) => partly.includes(x.clause))) {
+    const parts = (['operations', 'subjects', 'objects'] as const)
+      .map((dim) => {
+        const missing = d.missing.filter((m) => m.dimension === dim);
+        if (!missing.length) return '';
+        const reach = missing.filter((m) => m.possible).map((m) => m.point);
+        const beyond = missing.filter((m) => !m.possible).map((m) => `${m.point} (${m.reason})`);
+        return `${dim} ${[...reach, ...beyond].join(', ')}`;
+      })
+      .filter(Boolean);
+    lines.push(`  ${d.clause.padEnd(26)} ${parts.join('; ')}`);
+  }
+  return lines;
+}
+
 const VERDICT_SGR: Record<RunReport['verdict'], number> = { conformant: 32, nonconformant: 31, incomplete: 33, error: 31 };
 
 export function summaryLines(report: RunReport, colour = false): string[] {
@@ -38,6 +58,7 @@ export function summaryLines(report: RunReport, colour = false): string[] {
     '',
     `verdict: ${verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${report.errors?.length ? `, ${report.errors.length} errors` : ''})`,
     ...notVerifiedLines(report),
+    ...partlyVerifiedLines(report),
   ];
   for (const c of report.checks.filter((c) => c.status === 'failed')) {
     lines.push('', `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})`, `  ${c.message}`);

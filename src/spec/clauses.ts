@@ -13,8 +13,23 @@ export interface Clause {
   deferred?: { issue: number; group: string };
   /** Why a conforming target may never show it within a run (a quota beyond the create budget): not verified is then not blocking. */
   conditional?: string;
+  /** What the clause ranges over (issue 24): the run reports which points of it its judging checks exercised. */
+  domain?: ClauseDomain;
   /** The fault model: each plausible way to break the clause, the reference fault that realizes it and the check that kills it. */
   faults?: FaultModelEntry[];
+}
+
+export type DomainDimension = 'operations' | 'subjects' | 'objects';
+
+/**
+ * operations: operation ids of the document (declared ones included) or sets of them (all, authenticated, reads,
+ * writes, lists, long-running); subjects: the run's keys by role (primary, second, readonly, revocable); objects: the
+ * object conditions (exists, absent, other-organization).
+ */
+export interface ClauseDomain {
+  operations?: string[];
+  subjects?: string[];
+  objects?: string[];
 }
 
 export interface FaultModelEntry {

@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { loadClauses, FAULT_DIMENSIONS, type FaultModelEntry } from '../../src/spec/clauses.ts';
 import { FAULTS, HOSTILE_FAULTS, type FaultDef } from '../../fixtures/reference/faults.ts';
 import { S3_FAULTS } from '../../fixtures/s3/faults.ts';
@@ -62,5 +63,28 @@ describe('the fault model', () => {
   it('draws on every dimension', async () => {
     const used = new Set((await models()).flatMap((m) => m.faults.map((e) => e.dimension)));
     expect([...used].sort()).toEqual([...FAULT_DIMENSIONS].sort());
+  });
+});
+
+// Issue 24: each MUST clause states what it ranges over; the run reports which points it exercised.
+describe('clause domains', () => {
+  const SETS = ['all', 'authenticated', 'reads', 'writes', 'lists', 'long-running'];
+  const SUBJECTS = ['primary', 'second', 'readonly', 'revocable'];
+  const OBJECTS = ['exists', 'absent', 'other-organization'];
+  // Operation ids of the derived document and of the shipped overlays (declared operations).
+  const documents = ['spec/openapi.yaml', 'spec/overlays/reference.yaml', 'spec/overlays/reference-alt.yaml'].map((f) => readFileSync(f, 'utf8')).join('\n');
+  const operationIds = new Set([...documents.matchAll(/operationId: (\w+)/g)].map((m) => m[1]!));
+
+  it('names only known operation sets or operation ids, roles and object conditions', async () => {
+    for (const c of (await loadClauses()).clauses.filter((x) => x.domain)) {
+      for (const o of c.domain!.operations ?? []) expect(SETS.includes(o) || operationIds.has(o), `${c.id}: operation ${o}`).toBe(true);
+      for (const s of c.domain!.subjects ?? []) expect(SUBJECTS, `${c.id}: subject ${s}`).toContain(s);
+      for (const o of c.domain!.objects ?? []) expect(OBJECTS, `${c.id}: object ${o}`).toContain(o);
+    }
+  });
+
+  it('gives a domain to every checkable MUST clause of the HTTP API (S3 and webhook deliveries range over their own matrices)', async () => {
+    const apiClauses = (await loadClauses()).clauses.filter((c) => c.checkable !== false && !c.deferred && !/^(S3-|EVENTS-)/.test(c.id));
+    expect(apiClauses.filter((c) => !c.domain).map((c) => c.id)).toEqual([]);
   });
 });

@@ -56,6 +56,9 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     if (cached !== undefined) await pacer.acquire(cached, classOf(send.method), sentBy);
     const ex = await http.send({ ...send, headers, sentBy });
     ex.caller = bearer !== undefined ? 'explicit' : as;
+    // Whose token it carried, also when a check passed it explicitly (a limit probe's own token).
+    const subject = bearer !== undefined ? tokens.keyOf(bearer) : as !== 'anonymous' ? as : undefined;
+    if (subject) ex.subject = subject;
     // A suite-held token refused mid-run (expired early, clock skew) is renewed once, not blamed on the check.
     if (ex.response?.status === 401 && cached !== undefined && as !== 'anonymous' && !renewed) {
       renewed = true;

@@ -48,6 +48,14 @@ export class TokenManager {
     for (const [name, key] of Object.entries(keys)) redactor.add(key, `api key ${KEY_FLAGS[name as KeyName]}`);
   }
 
+  /** The key each token the run was issued belongs to (whose subject a request carrying it is). */
+  private readonly keyOfToken = new Map<string, KeyName>();
+
+  /** The run's key a token was issued to; undefined for a value the run was not issued (altered, made up). */
+  keyOf(token: string): KeyName | undefined {
+    return this.keyOfToken.get(token);
+  }
+
   has(key: KeyName): boolean {
     return typeof this.keys[key] === 'string' && this.keys[key] !== '';
   }
@@ -59,8 +67,14 @@ export class TokenManager {
   /** Exchanges an API key (by name or raw value) for a token; records the exchange, registers the token as a secret. */
   async exchange(apiKey: string, sentBy: string): Promise<Exchange> {
     const ex = await this.http.send({ method: 'POST', path: '/v1/auth/tokens', json: { api_key: apiKey }, sentBy });
+    // The key's own exchange: its subject is the key (a clause's domain counts the keys whose tokens were issued).
+    const name = (Object.keys(this.keys) as KeyName[]).find((k) => this.keys[k] === apiKey);
+    if (name) ex.subject = name;
     const body = ex.response?.json as Record<string, unknown> | undefined;
-    if (body && typeof body['token'] === 'string') this.redactor.add(body['token'], 'token');
+    if (body && typeof body['token'] === 'string') {
+      this.redactor.add(body['token'], 'token');
+      if (name) this.keyOfToken.set(body['token'], name);
+    }
     return ex;
   }
 
@@ -70,6 +84,7 @@ export class TokenManager {
   /** Takes a token issued elsewhere (the issuance probe) into a lane, or into the spares when no lane is named. */
   adopt(key: KeyName, token: string, body: Record<string, unknown>, exchange: Exchange, lane?: string): void {
     this.redactor.add(token, 'token');
+    this.keyOfToken.set(token, key);
     if (lane === undefined) {
       this.spares.set(key, [...(this.spares.get(key) ?? []), { token, body, exchange, adoptedAt: Date.now() }]);
       return;

@@ -258,6 +258,15 @@ export async function runIssuanceProbe(d: Deps): Promise<IssuanceStage> {
   return { probe, reset };
 }
 
+/** A probe's request on a token of its own, recorded as carrying that token's key (a clause domain's subject). */
+function sendOwn(d: Deps, token: string, request: Parameters<Deps['http']['send']>[0]): Promise<Exchange> {
+  return d.http.send(request).then((ex) => {
+    const key = d.tokens.keyOf(token);
+    if (key) ex.subject = key;
+    return ex;
+  });
+}
+
 /**
  * The read and write probes run last, after every other check, each on tokens of its own: a target whose budgets are
  * not per token (or never come back) spends them at a point where the rest of the run has had its budget.
@@ -270,14 +279,14 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
       limit: LIMITS.read,
       what: 'reads',
       sentBy: 'limits.read-limit',
-      send: (t) => d.http.send({ method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy: 'limits.read-limit' }),
+      send: (t) => sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy: 'limits.read-limit' }),
     }, 'main', turns),
     d.config.readOnly ? Promise.resolve(undefined) : probeRequests(d, {
       limit: LIMITS.write,
       what: 'writes',
       sentBy: 'limits.write-limit',
       // An empty create body creates nothing; the target counts it if it counts writes after authentication.
-      send: (t) => d.http.send({ method: 'POST', path: '/v1/vms', json: {}, headers: auth(t), sentBy: 'limits.write-limit' }),
+      send: (t) => sendOwn(d, t, { method: 'POST', path: '/v1/vms', json: {}, headers: auth(t), sentBy: 'limits.write-limit' }),
       baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
     }, 'main', turns),
   ]);
@@ -297,7 +306,7 @@ const MAX_READ_PATHS = 4;
  * budget that differs by role or charges another read operation elsewhere shows. 301 reads each, on tokens of their own.
  */
 async function probeReadDomain(d: Deps, turns: Turns, auth: (t: string) => Record<string, string>): Promise<Pick<LimitsReport, 'readBySubject' | 'readAcrossOperations'>> {
-  const listRead = (sentBy: string) => (t: string) => d.http.send({ method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy });
+  const listRead = (sentBy: string) => (t: string) => sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy });
   const readBySubject: SubjectProbe[] = [];
   for (const key of (['second', 'readonly'] as const).filter((k) => d.tokens.has(k))) {
     readBySubject.push({ key, probe: await probeRequests(d, { limit: LIMITS.read, what: `reads (${key} key)`, sentBy: 'limits.read-limit-subjects', key, judgeOnly: true, send: listRead('limits.read-limit-subjects') }, 'main', turns) });
@@ -308,7 +317,7 @@ async function probeReadDomain(d: Deps, turns: Turns, auth: (t: string) => Recor
   let n = 0;
   const spread = (t: string) => {
     const [path, q] = paths[n++ % paths.length]!.split('?');
-    return d.http.send({ method: 'GET', path: path!, ...(q ? { query: Object.fromEntries(new URLSearchParams(q)) } : {}), headers: auth(t), sentBy: 'limits.read-limit-operations' });
+    return sendOwn(d, t, { method: 'GET', path: path!, ...(q ? { query: Object.fromEntries(new URLSearchParams(q)) } : {}), headers: auth(t), sentBy: 'limits.read-limit-operations' });
   };
   const probe = await probeRequests(d, { limit: LIMITS.read, what: 'reads over several operations', sentBy: 'limits.read-limit-operations', judgeOnly: true, send: spread }, 'main', turns);
   return { readBySubject, readAcrossOperations: { ...probe, operations: paths.map((p) => `GET ${p.split('?')[0]}`) } };
@@ -339,7 +348,7 @@ async function probeWithCreates(d: Deps, allowance: number): Promise<LimitProbe>
   const send = () => {
     const name = `cc-${config.runId}-lw${++n}`;
     const body = { name, vcpus: 1, memory_gb: 1, image: config.image, system_disk_gb: 20, subnet_id: config.subnetId };
-    return d.http.send({ method: 'POST', path: '/v1/vms', json: body, headers: { authorization: `Bearer ${t}` }, sentBy: 'limits.write-limit' }).then((ex) => {
+    return sendOwn(d, t, { method: 'POST', path: '/v1/vms', json: body, headers: { authorization: `Bearer ${t}` }, sentBy: 'limits.write-limit' }).then((ex) => {
       if (isSuccess(ex)) d.ledger.record({ kind: 'vm', name, createdBy: 'limits.write-limit', note: 'write-limit probe (--allow-writes)' });
       return ex;
     });

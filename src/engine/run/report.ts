@@ -2,6 +2,7 @@ import type { Evidence, Level, Status } from '../outcome/outcome.ts';
 import type { Digests } from './digests.ts';
 import type { StartupFailureReport } from '../identity/startup-failure.ts';
 import type { LimitProbeTrace } from '../limits/trace.ts';
+import type { DomainDimension } from '../../spec/clauses.ts';
 
 // The report names every type it carries, so src/report/ reads the model from here.
 export type { Digests, LimitProbeTrace, StartupFailureReport };
@@ -32,6 +33,25 @@ export interface CheckReport {
   requestsAtEnd: number;
 }
 
+
+/** A point of a clause's domain the run did not exercise, why, and whether this run could have. */
+export interface MissingPoint {
+  dimension: DomainDimension;
+  point: string;
+  /** false when this run could not exercise it (a key it does not hold, an operation its document lacks). */
+  possible: boolean;
+  reason: string;
+  howToVerify: string;
+}
+
+/** One clause's domain, resolved against the run's document and keys, what the run exercised of it, and the rest. */
+export interface DomainCoverage {
+  clause: string;
+  domain: Partial<Record<DomainDimension, string[]>>;
+  exercised: Partial<Record<DomainDimension, string[]>>;
+  missing: MissingPoint[];
+}
+
 /** A clause a check citing it could not decide, and what would let it decide. */
 export interface NotVerified {
   clause: string;
@@ -49,6 +69,10 @@ export interface NotVerified {
 export interface Coverage {
   verified: string[];
   notVerified: NotVerified[];
+  /** Verified clauses whose judging checks exercised part of their domain, the rest within this run's reach. */
+  partlyVerified?: string[];
+  /** Each MUST clause's domain (spec/clauses.yaml), the points this run exercised, and the rest with what would reach it. */
+  domains?: DomainCoverage[];
 }
 
 /**

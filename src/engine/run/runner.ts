@@ -32,6 +32,8 @@ import { runScheduled } from './schedule.ts';
 import { connectionReport, summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
 import { limitTraces } from '../limits/trace.ts';
 import { specDigests } from './digests.ts';
+import { computeDomains, partlyVerified } from './domains.ts';
+import { newJudged, recordingFixtures, recordingLog, recordingTokens, type Judged } from './attribution.ts';
 
 export interface RunHooks extends WaitListener {
   onCheckStart?(check: Check): void;
@@ -121,21 +123,25 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     // probes run after every other check (they may exhaust what they probe), alone on the machine, then its checks;
     // the checks that review the whole log come last.
     const isLimits = (c: Check) => c.group === 'limits';
+    // What each check judged besides what it sent (a clause's domain counts both).
+    const judged = new Map<string, Judged>();
     const runOne = async (check: Check): Promise<CheckReport> => {
       hooks.onCheckStart?.(check);
+      const seen = newJudged();
+      judged.set(check.id, seen);
       const ctx: CheckContext = {
         checkId: check.id,
         config,
         spec,
         declarations,
         schema,
-        tokens,
+        tokens: recordingTokens(tokens, seen),
         http,
-        fixtures,
+        fixtures: recordingFixtures(fixtures, seen),
         certify,
         events,
         ledger,
-        log: http.log,
+        log: recordingLog(http.log, seen),
         limits,
         call: (opts: CallOptions) => callApi(api, check.id, opts),
         callEach: (list: readonly CallOptions[]) => inParallel(list, IN_FLIGHT_PER_CHECK, (opts) => callApi(api, check.id, opts)),
@@ -178,6 +184,13 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
     await cleanup(declarations, ledger, http.log, fixtures, (opts) => callApi(api, 'cleanup', opts));
     const coverage = computeCoverage(await clauses, allChecks, reports, { overlay: !!config.overlayPath, only: config.only });
+    coverage.domains = computeDomains((await clauses).clauses, allChecks, reports, http.log, judged, {
+      merged: spec.merged,
+      operationOf: (method, pathname) => schema.operationFor('merged', method, pathname)?.op.operationId,
+      keysHeld: new Set(Object.entries(config.keys).filter(([, v]) => !!v).map(([k]) => k)),
+      ledger: ledger.entries,
+    });
+    coverage.partlyVerified = partlyVerified(coverage.verified, coverage.domains);
     // The s3 group's capability matrix travels as an observation and gets its own report field.
     const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
     delete observations['s3Capabilities'];

@@ -45,6 +45,8 @@ export interface Exchange {
   operationId?: string;
   /** Whose token it carried: a key of the run (primary, second, readonly, revocable), anonymous, or explicit (a bearer value a check chose). */
   caller?: string;
+  /** The run's key whose token it carried (or whose key it exchanged), where it was one of the run's: a clause domain's subject. */
+  subject?: string;
 }
 
 export function isErrorStatus(ex: Exchange): boolean {

@@ -1,0 +1,71 @@
+// What each check judged, beyond the requests it sent: exchanges the shared fixtures handed it, exchanges it picked
+// from the log, and the keys whose token answers it read. A clause's domain (domains.ts) counts these points too.
+import type { Exchange } from '../transport/exchange.ts';
+
+export interface Judged {
+  /** seq of every exchange the check was handed or picked. */
+  seqs: Set<number>;
+  /** Keys whose token answer the check read (ctx.tokens.response('readonly')): their issuance was judged. */
+  tokenKeys: Set<string>;
+}
+
+export const newJudged = (): Judged => ({ seqs: new Set(), tokenKeys: new Set() });
+
+const isExchange = (v: unknown): v is Exchange => !!v && typeof v === 'object' && typeof (v as Exchange).seq === 'number' && typeof (v as Exchange).request === 'object';
+
+/** Records the exchanges in a value a check was handed (an exchange, a list of them, an object holding them), two levels deep. */
+function note(value: unknown, judged: Judged, depth = 0): void {
+  if (isExchange(value)) {
+    judged.seqs.add(value.seq);
+    return;
+  }
+  if (depth >= 2 || !value || typeof value !== 'object') return;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) note(v, judged, depth + 1);
+}
+
+/** The fixtures as one check sees them: every answer they give it is recorded as judged by it. */
+export function recordingFixtures<T extends object>(fixtures: T, judged: Judged): T {
+  return new Proxy(fixtures, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (result instanceof Promise) return result.then((r) => (note(r, judged), r));
+        note(result, judged);
+        return result;
+      };
+    },
+  });
+}
+
+/** The token manager as one check sees it: a key whose token answer it reads is a subject it judged. */
+export function recordingTokens<T extends object>(tokens: T, judged: Judged): T {
+  return new Proxy(tokens, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if ((prop === 'response' || prop === 'issue') && typeof args[0] === 'string') judged.tokenKeys.add(args[0]);
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (result instanceof Promise) return result.then((r) => (note(r, judged), r));
+        return result;
+      };
+    },
+  });
+}
+
+/** The run's log as one check sees it: what it picks out with filter, find or findLast is recorded as judged. */
+export function recordingLog(log: readonly Exchange[], judged: Judged): readonly Exchange[] {
+  return new Proxy(log, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (prop !== 'filter' && prop !== 'find' && prop !== 'findLast') return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      return (...args: unknown[]) => {
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        note(result, judged);
+        return result;
+      };
+    },
+  });
+}

@@ -1,0 +1,170 @@
+// A clause's domain (issue 24): the operations, subjects and object conditions a MUST clause ranges over (declared in
+// spec/clauses.yaml), the points of it this run's judging checks exercised (read from the exchange log), and the rest:
+// a verified clause exercised on part of its domain is "partly verified", with what would complete it.
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { Clause, ClauseDomain, DomainDimension } from '../../spec/clauses.ts';
+import type { Exchange } from '../transport/exchange.ts';
+import type { LedgerEntry } from '../target/ledger.ts';
+import type { Check } from './check.ts';
+import type { CheckReport, DomainCoverage, MissingPoint } from './report.ts';
+import type { Judged } from './attribution.ts';
+
+export type { ClauseDomain, DomainCoverage, DomainDimension, MissingPoint };
+
+/** What the run knows besides the log: the document after the overlay, the keys it holds, what it created. */
+export interface DomainInputs {
+  merged: OpenAPIV3_1.Document;
+  operationOf: (method: string, pathname: string) => string | undefined;
+  keysHeld: ReadonlySet<string>;
+  ledger: readonly LedgerEntry[];
+}
+
+const SUBJECT_FLAGS: Record<string, string> = { primary: '--api-key', second: '--api-key-b', readonly: '--api-key-readonly', revocable: '--api-key-revocable' };
+/** Keys of the second organization; every other key of the run belongs to the primary one. */
+const ORGANIZATION_OF: Record<string, string> = { second: 'B', primary: 'A', readonly: 'A', revocable: 'A' };
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+interface DocumentOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  public: boolean;
+  list: boolean;
+}
+
+function documentOperations(doc: OpenAPIV3_1.Document): DocumentOperation[] {
+  const out: DocumentOperation[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = (item as Record<string, OpenAPIV3_1.OperationObject | undefined>)?.[method];
+      if (!op?.operationId) continue;
+      const ok = Object.entries(op.responses ?? {}).find(([s]) => /^2/.test(s))?.[1] as OpenAPIV3_1.ResponseObject | undefined;
+      const schema = ok?.content?.['application/json']?.schema as OpenAPIV3_1.SchemaObject | undefined;
+      // A list answers an object holding an array of items (the VM list's vms; a declared list's own field).
+      const list = method === 'get' && !!schema?.properties && Object.values(schema.properties).some((p) => (p as OpenAPIV3_1.SchemaObject).type === 'array');
+      out.push({ operationId: op.operationId, method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0, list });
+    }
+  }
+  return out;
+}
+
+/**
+ * The operations a domain names, resolved against the document: all, authenticated (all but the public ones), reads
+ * (authenticated GETs), writes (authenticated others), lists (GETs answering an array of items), long-running (those
+ * whose answer links to the task poll), or operation ids.
+ */
+function resolveOperations(names: readonly string[], ops: readonly DocumentOperation[], doc: OpenAPIV3_1.Document): { inDocument: string[]; absent: string[] } {
+  const longRunning = new Set(ops.filter((o) => linksToTask(doc, o)).map((o) => o.operationId));
+  const sets: Record<string, (o: DocumentOperation) => boolean> = {
+    all: () => true,
+    authenticated: (o) => !o.public,
+    reads: (o) => !o.public && o.method === 'GET',
+    writes: (o) => !o.public && o.method !== 'GET',
+    lists: (o) => o.list,
+    'long-running': (o) => longRunning.has(o.operationId),
+  };
+  const inDocument = new Set<string>();
+  const absent: string[] = [];
+  for (const name of names) {
+    const set = sets[name];
+    if (set) ops.filter(set).forEach((o) => inDocument.add(o.operationId));
+    else if (ops.some((o) => o.operationId === name)) inDocument.add(name);
+    else absent.push(name);
+  }
+  return { inDocument: [...inDocument], absent };
+}
+
+/** An operation whose 2xx answer links to getTask (OpenAPI links), or create VM, whose task id the seed states. */
+function linksToTask(doc: OpenAPIV3_1.Document, o: DocumentOperation): boolean {
+  if (o.operationId === 'createVm') return true;
+  const op = (doc.paths?.[o.path] as Record<string, OpenAPIV3_1.OperationObject> | undefined)?.[o.method.toLowerCase()];
+  return Object.entries(op?.responses ?? {}).some(([s, r]) => /^2/.test(s) && Object.values((r as OpenAPIV3_1.ResponseObject).links ?? {}).some((l) => (l as { operationId?: string }).operationId === 'getTask'));
+}
+
+/** Where an exchange's object stood for its caller: its own (exists), none (absent), or another organization's. */
+function objectCondition(ex: Exchange, template: string | undefined, createdBy: ReadonlyMap<string, string>): string | undefined {
+  if (!template || !template.includes('{') || !ex.response) return undefined;
+  const caller = ex.subject && ORGANIZATION_OF[ex.subject];
+  if (!caller) return undefined;
+  const ids = new URL(ex.request.url).pathname.split('/').map(decodeURIComponent);
+  const owner = ids.map((id) => createdBy.get(id)).find((o) => o !== undefined);
+  if (owner && owner !== caller) return 'other-organization';
+  if (ex.response.status >= 200 && ex.response.status < 300) return 'exists';
+  if (ex.response.status === 404) return owner ? 'exists' : 'absent';
+  return owner ? 'exists' : undefined;
+}
+
+/** Each MUST clause's domain, what the checks that judge it exercised, and the points left. */
+export function computeDomains(clauses: readonly Clause[], checks: readonly Check[], reports: readonly CheckReport[], log: readonly Exchange[], judged: ReadonlyMap<string, Judged>, inputs: DomainInputs): DomainCoverage[] {
+  const ops = documentOperations(inputs.merged);
+  const templateOf = new Map(ops.map((o) => [o.operationId, o.path]));
+  // The organization that made each object the run created (the caller of the exchange that created it).
+  const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
+  const createdBy = new Map<string, string>();
+  for (const e of inputs.ledger) {
+    const caller = e.createdIn !== undefined ? bySeq.get(e.createdIn)?.subject : undefined;
+    if (e.id && caller && ORGANIZATION_OF[caller]) createdBy.set(e.id, ORGANIZATION_OF[caller]!);
+  }
+  const decided = new Set(reports.filter((r) => ['passed', 'failed', 'warning'].includes(r.status)).map((r) => r.id));
+  const out: DomainCoverage[] = [];
+  for (const clause of clauses) {
+    if (!clause.domain) continue;
+    const judging = checks.filter((c) => (c.level === 'must' || c.level === 'declared') && c.clauses.includes(clause.id) && decided.has(c.id));
+    const wholeLog = judging.some((c) => c.reviewsLog);
+    const ids = new Set(judging.map((c) => c.id));
+    // Sent by a judging check, or handed to it (fixtures, the log, token answers): both were judged.
+    const handed = new Set(judging.flatMap((c) => [...(judged.get(c.id)?.seqs ?? [])]));
+    const exchanges = log.filter((ex) => wholeLog || ids.has(ex.sentBy) || handed.has(ex.seq));
+    const operations = new Set<string>();
+    const subjects = new Set<string>();
+    const objects = new Set<string>();
+    for (const c of judging) {
+      for (const key of judged.get(c.id)?.tokenKeys ?? []) {
+        subjects.add(key);
+        operations.add('issueToken');
+      }
+    }
+    for (const ex of exchanges) {
+      const op = inputs.operationOf(ex.request.method, new URL(ex.request.url).pathname);
+      if (op) operations.add(op);
+      // Whose token it carried, or whose key it exchanged.
+      if (ex.subject && SUBJECT_FLAGS[ex.subject] && ex.response) subjects.add(ex.subject);
+      const condition = objectCondition(ex, op && templateOf.get(op), createdBy);
+      if (condition) objects.add(condition);
+    }
+    const d: ClauseDomain = clause.domain;
+    const coverage: DomainCoverage = { clause: clause.id, domain: {}, exercised: {}, missing: [] };
+    if (d.operations) {
+      const { inDocument, absent } = resolveOperations(d.operations, ops, inputs.merged);
+      coverage.domain.operations = [...inDocument, ...absent];
+      coverage.exercised.operations = inDocument.filter((o) => operations.has(o));
+      for (const o of inDocument.filter((o) => !operations.has(o))) coverage.missing.push({ dimension: 'operations', point: o, possible: true, reason: `no check judging ${clause.id} sent ${o}`, howToVerify: `a check of ${clause.id} that sends ${o} (the suite's gap, or a group not selected)` });
+      for (const o of absent) coverage.missing.push({ dimension: 'operations', point: o, possible: false, reason: `${o} is not in this run's document`, howToVerify: `declare ${o} in the overlay` });
+    }
+    if (d.subjects) {
+      coverage.domain.subjects = [...d.subjects];
+      coverage.exercised.subjects = d.subjects.filter((s) => subjects.has(s));
+      for (const s of d.subjects.filter((x) => !subjects.has(x))) {
+        const held = inputs.keysHeld.has(s);
+        coverage.missing.push(held
+          ? { dimension: 'subjects', point: s, possible: true, reason: `no check judging ${clause.id} used the ${s} key's tokens`, howToVerify: `a check of ${clause.id} on the ${s} key (the suite's gap, or a group not selected)` }
+          : { dimension: 'subjects', point: s, possible: false, reason: `the run holds no ${s} key`, howToVerify: `give ${SUBJECT_FLAGS[s] ?? 'the key'}` });
+      }
+    }
+    if (d.objects) {
+      coverage.domain.objects = [...d.objects];
+      coverage.exercised.objects = d.objects.filter((o) => objects.has(o));
+      for (const o of d.objects.filter((x) => !objects.has(x))) {
+        const possible = o !== 'other-organization' || inputs.keysHeld.has('second');
+        coverage.missing.push({ dimension: 'objects', point: o, possible, reason: possible ? `no check judging ${clause.id} met an object that is ${o === 'absent' ? 'absent' : o === 'exists' ? 'there' : "another organization's"}` : 'the run holds no key of a second organization', howToVerify: possible ? `a check of ${clause.id} on such an object` : 'give --api-key-b' });
+      }
+    }
+    out.push(coverage);
+  }
+  return out;
+}
+
+/** Verified clauses exercised on part of their domain, where the rest was within this run's reach. */
+export function partlyVerified(verified: readonly string[], domains: readonly DomainCoverage[]): string[] {
+  return domains.filter((d) => verified.includes(d.clause) && d.missing.some((m) => m.possible)).map((d) => d.clause);
+}
