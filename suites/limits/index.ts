@@ -9,6 +9,7 @@ import { retryAfter } from './retry-after.ts';
 import { windowResets } from './window-resets.ts';
 import { budgetsSeparate } from './budgets-separate.ts';
 import { readLimitSubjects } from './read-limit-subjects.ts';
+import { writeLimitSubjects } from './write-limit-subjects.ts';
 import { readLimitOperations } from './read-limit-operations.ts';
 
-export const limitChecks: Check[] = [tokenLimit, readLimit, readLimitSubjects, readLimitOperations, writeLimit, tokenScope, keyScope, budgetsSeparate, rejectionErrorObject, retryAfter, windowResets];
+export const limitChecks: Check[] = [tokenLimit, readLimit, readLimitSubjects, readLimitOperations, writeLimit, writeLimitSubjects, tokenScope, keyScope, budgetsSeparate, rejectionErrorObject, retryAfter, windowResets];

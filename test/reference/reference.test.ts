@@ -1243,6 +1243,17 @@ const faultCases: FaultCase[] = [
     faulty: 0,
   },
   {
+    name: 'write-limit-second-org-120',
+    probe: async (s) => {
+      // The primary organization writes first (as every run does), then a second-organization token bursts 61 empty creates.
+      await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: {} });
+      const t = await tokenFor(s, s.apiKeyB);
+      return count(await burst(61, () => call(s, 'POST', '/v1/vms', { token: t, json: {} })), 429);
+    },
+    clean: 1,
+    faulty: 0,
+  },
+  {
     name: 'task-read-charged-as-write',
     probe: async (s) => {
       const t = await tokenFor(s);

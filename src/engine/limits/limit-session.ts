@@ -60,6 +60,8 @@ export interface LimitsReport {
   write?: LimitProbe;
   /** The read probe again on the tokens of every other key the run holds (reads only: a key may not write). */
   readBySubject?: SubjectProbe[];
+  /** The write probe again on the second organization's key (issue 24): run only once the primary key's was exact. */
+  writeBySubject?: SubjectProbe[];
   /** The read probe with its reads spread over every read operation the run knows, not the list alone. */
   readAcrossOperations?: LimitProbe & { operations: string[] };
   /** Why the read and write probes could not run (the target issued no token for them: a budget that never came back). */
@@ -293,8 +295,9 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
   const domain = await probeReadDomain(d, turns, auth);
   const realCreates = realCreateAllowance(d);
   const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.write ? await probeWithCreates(d, realCreates) : write;
+  const writeBySubject = await probeWriteSubjects(d, turns, auth, write);
   await issuance.reset;
-  return { token: issuance.probe, read, write: checkedWrite, ...domain };
+  return { token: issuance.probe, read, write: checkedWrite, ...domain, ...(writeBySubject ? { writeBySubject } : {}) };
 }
 
 /** Read operations the operations probe spreads its reads over, besides the list: a few the run saw served. */
@@ -321,6 +324,25 @@ async function probeReadDomain(d: Deps, turns: Turns, auth: (t: string) => Recor
   };
   const probe = await probeRequests(d, { limit: LIMITS.read, what: 'reads over several operations', sentBy: 'limits.read-limit-operations', judgeOnly: true, send: spread }, 'main', turns);
   return { readBySubject, readAcrossOperations: { ...probe, operations: paths.map((p) => `GET ${p.split('?')[0]}`) } };
+}
+
+/**
+ * LIMIT-WRITE-60 over its subjects (issue 24): the write probe again, with the same writes that create nothing, on the
+ * tokens of the second organization's key. Only once the primary key's probe showed exactly 60 with those writes: a
+ * target that does not count them says nothing about another key's budget. A read-only key is left out (it may not write).
+ */
+async function probeWriteSubjects(d: Deps, turns: Turns, auth: (t: string) => Record<string, string>, primary: LimitProbe | undefined): Promise<SubjectProbe[] | undefined> {
+  if (!primary || primary.verdict.kind !== 'exact' || !d.tokens.has('second') || d.config.readOnly) return undefined;
+  const probe = await probeRequests(d, {
+    limit: LIMITS.write,
+    what: 'writes (second key)',
+    sentBy: 'limits.write-limit-subjects',
+    key: 'second',
+    judgeOnly: true,
+    send: (t) => sendOwn(d, t, { method: 'POST', path: '/v1/vms', json: {}, headers: auth(t), sentBy: 'limits.write-limit-subjects' }),
+    baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
+  }, 'main', turns);
+  return [{ key: 'second', probe }];
 }
 
 /** Both stages back to back (tests and tools that probe the limits alone). */
