@@ -3,10 +3,12 @@ import { UNAUTHENTICATED_PROBES } from '../shares.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
 import { wasAccepted, describe, absentId, observeErrorCase } from '../support.ts';
+import { documentOperations, operationsSent, requestFor } from '../operations.ts';
 
 /**
  * Every operation but token issuance refuses a request that carries no Authorization header, on objects that do not
- * exist and on the run's own that do (its VM's task, a backup of its VM), and on the list.
+ * exist and on the run's own that do (its VM's task, a backup of its VM), and on the list; then every other operation
+ * of the document once (declared ones included: reads on the run's objects, writes on ids that exist nowhere).
  */
 export const bearerRequired: Check = {
   id: 'auth.bearer-required',
@@ -54,6 +56,10 @@ export const bearerRequired: Check = {
         notTried.push(`a backup of the run's VM (${err.message})`);
       }
     }
+    // Every other operation of the document (declared ones included), once each: the clause is about every endpoint.
+    const covered = operationsSent(ctx, sent);
+    const rest = documentOperations(ctx).filter((op) => !op.public && !covered.has(op.operationId) && (op.method === 'GET' || !ctx.config.readOnly));
+    sent.push(...(await ctx.callEach(await Promise.all(rest.map(async (op) => ({ as: 'anonymous' as const, ...(await requestFor(ctx, op)) }))))));
     const accepted = sent.filter(wasAccepted);
     for (const ex of accepted) {
       if (ex.request.method === 'POST' && new URL(ex.request.url).pathname === '/v1/vms') {
@@ -67,6 +73,6 @@ export const bearerRequired: Check = {
     }
     observeErrorCase(ctx, 'unauthenticated', sent[0]!);
     const untried = notTried.length ? `; not tried on ${notTried.join(' nor on ')}` : '';
-    return pass(`all ${sent.length} requests without a token were refused, on objects that exist and on objects that do not${untried}`, [], { statuses: sent.map(describe) });
+    return pass(`all ${sent.length} requests without a token were refused, on ${operationsSent(ctx, sent).size} operations, on objects that exist and on objects that do not${untried}`, [], { statuses: sent.map(describe) });
   },
 };

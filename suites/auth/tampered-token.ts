@@ -3,6 +3,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
 import { wasAccepted, describe } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
+import { documentOperations, requestFor } from '../operations.ts';
 
 const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
 const unb64url = (s: string) => Buffer.from(s, 'base64url').toString('utf8');
@@ -60,12 +61,20 @@ export const tamperedToken: Check = {
       ctx.registerSecret(v.value, 'altered token');
       return paths.map((path) => ({ name: v.name, opts: { bearer: v.value, method: 'GET', path } }));
     });
+    // Every other read of the document (declared ones included) with the first alteration: a handler that decodes the token itself serves it.
+    const covered = new Set(paths.map((p) => ctx.schema.operationFor('merged', 'GET', p)?.op.operationId));
+    const first = tamperedVariants(genuine)[0]!;
+    for (const op of documentOperations(ctx).filter((o) => !o.public && o.method === 'GET' && !covered.has(o.operationId))) {
+      const request = await requestFor(ctx, op);
+      asked.push({ name: `${first.name}, ${op.operationId}`, opts: { bearer: first.value, method: 'GET', path: request.path } });
+    }
     const answers = await ctx.callEach(asked.map((a) => a.opts));
     const sent: Array<{ name: string; ex: Exchange }> = asked.map((a, i) => ({ name: a.name, ex: answers[i]! }));
     const accepted = sent.filter((s) => wasAccepted(s.ex));
     if (accepted.length) {
       return fail(`accepted altered tokens: ${accepted.map((a) => `${a.name} (${describe(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
     }
-    return pass(`all ${sent.length} requests with altered tokens were refused (${[...new Set(sent.map((s) => s.name))].join(', ')}) on ${paths.length === 1 ? 'the list' : "the list and the run's task"}${untried}`);
+    const reads = new Set(sent.map((s) => ctx.schema.operationFor('merged', 'GET', new URL(s.ex.request.url).pathname)?.op.operationId)).size;
+    return pass(`all ${sent.length} requests with altered tokens were refused (${tamperedVariants(genuine).map((v) => v.name).join(', ')} on ${paths.length === 1 ? 'the list' : "the list and the run's task"}; the first on every other read, ${reads} reads in all)${untried}`);
   },
 };

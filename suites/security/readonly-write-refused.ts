@@ -5,6 +5,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { describe, wasAccepted, observeErrorCase, isSuccess } from '../support.ts';
 import { backupIdOf } from '../backups/restore-task.ts';
+import { documentOperations } from '../operations.ts';
 
 interface Probe {
   what: string;
@@ -37,7 +38,7 @@ export const readonlyWriteRefused: Check = {
   clauses: ['KEY-INHERITS-ROLE'],
   level: 'must',
   why: { must: "the seed says a key inherits its owner's role permissions; a read-only owner's key makes no write" },
-  title: 'A read-only key cannot create a VM, start a backup, restore or register a webhook',
+  title: 'A read-only key cannot create a VM, start, restore or delete a backup, or register a webhook',
   shares: [READONLY_PROBES],
   async run(ctx) {
     if (!ctx.tokens.has('readonly')) return skip('needs --api-key-readonly (a key whose owner may only read)', '--api-key-readonly KEY (a key whose owner may only read)');
@@ -59,8 +60,12 @@ export const readonlyWriteRefused: Check = {
     if (restore) {
       try {
         const backup = await availableBackup(ctx);
-        if ('id' in backup) probes.push({ what: "a restore of the organization's backup", ex: await ctx.call({ as: 'readonly', method: restore.method, path: restore.path.replace('{id}', encodeURIComponent(backup.id)), json: {} }) });
-        else notTried.push(`a restore (${backup.why})`);
+        if ('id' in backup) {
+          probes.push({ what: "a restore of the organization's backup", ex: await ctx.call({ as: 'readonly', method: restore.method, path: restore.path.replace('{id}', encodeURIComponent(backup.id)), json: {} }) });
+          // The same backup deleted, where the document has a delete for it: the backup is this check's own.
+          const remove = documentOperations(ctx).find((o) => o.method === 'DELETE' && /\/backups\/\{[^}/]+\}$/.test(o.path));
+          if (remove) probes.push({ what: "a delete of the organization's backup", ex: await ctx.call({ as: 'readonly', method: 'DELETE', path: remove.path.replace(/\{[^}]+\}/, encodeURIComponent(backup.id)) }) });
+        } else notTried.push(`a restore (${backup.why})`);
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
         notTried.push(`a restore (${err.message})`);

@@ -1884,6 +1884,32 @@ const faultModelCases: FaultCase[] = [
     faulty: [200, 401],
   },
   {
+    name: 'tampered-token-accepted-on-webhooks',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return [(await call(s, 'GET', '/v1/webhooks', { token: tamper(t) })).status, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status];
+    },
+    clean: [401, 401],
+    faulty: [200, 401],
+  },
+  {
+    name: 'readonly-can-delete-backup',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const started = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: { description: 'b' } });
+      const reader = await tokenFor(s, s.apiKeyReadonly);
+      return (await call(s, 'DELETE', `/v1/backups/${started.body.backup_id ?? started.body.id}`, { token: reader })).status;
+    },
+    clean: 403,
+    faulty: 200,
+  },
+  {
+    name: 'webhook-list-without-auth',
+    probe: async (s) => [(await call(s, 'GET', '/v1/webhooks')).status, (await call(s, 'GET', '/v1/vms')).status],
+    clean: [401, 401],
+    faulty: [200, 401],
+  },
+  {
     name: 'alg-none-accepted',
     probe: async (s) => {
       const t = await tokenFor(s);

@@ -1,0 +1,60 @@
+// Every operation of the document (the overlay's declared ones included), as a request a check can send with a
+// subject of its choosing: how checks range a clause over its operations (issue 24) without code per operation.
+import type { OpenAPIV3_1 } from 'openapi-types';
+import type { CheckContext } from '../src/engine/run/context.ts';
+import type { CallOptions } from '../src/engine/identity/call.ts';
+import type { LedgerEntry } from '../src/engine/target/ledger.ts';
+import { Unavailable } from '../src/engine/run/check.ts';
+import { absentId } from './support.ts';
+
+/** What a collection's objects are called in the ledger. */
+const KINDS: Record<string, LedgerEntry['kind']> = { vms: 'vm', backups: 'backup', webhooks: 'webhook', alarms: 'alarm' };
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+export interface DocumentOperation {
+  operationId: string;
+  method: string;
+  /** The path template, as the document writes it. */
+  path: string;
+  /** security: [] (token issuance). */
+  public: boolean;
+  takesBody: boolean;
+}
+
+/** Every operation of the run's document after the overlay. */
+export function documentOperations(ctx: CheckContext): DocumentOperation[] {
+  const out: DocumentOperation[] = [];
+  for (const [path, item] of Object.entries(ctx.spec.merged.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = (item as Record<string, OpenAPIV3_1.OperationObject | undefined>)?.[method];
+      if (!op?.operationId) continue;
+      out.push({ operationId: op.operationId, method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0, takesBody: !!op.requestBody });
+    }
+  }
+  return out;
+}
+
+/**
+ * An operation as a request: path parameters from the run's own objects for reads (a route that looks an object up
+ * before it asks for credentials serves what it finds), ids that exist nowhere for writes (a target that lets the
+ * request through changes nothing of the run's); an empty JSON object for a body.
+ */
+export async function requestFor(ctx: CheckContext, op: DocumentOperation): Promise<CallOptions> {
+  let path = op.path;
+  for (const m of op.path.matchAll(/([^/]+)\/\{([^}]+)\}/g)) {
+    const [whole, collection] = [m[0], m[1]!];
+    let id: string | undefined;
+    if (op.method === 'GET') {
+      if (collection === 'vms') id = await ctx.fixtures.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
+      else if (collection === 'tasks') id = await ctx.fixtures.vmTask().then((t) => t.id, (err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
+      else id = ctx.ledger.entries.find((e) => e.kind === KINDS[collection] && e.id)?.id;
+    }
+    path = path.replace(whole, `${collection}/${encodeURIComponent(id ?? absentId(ctx, collection.replace(/s$/, '')))}`);
+  }
+  return { method: op.method, path, ...(op.takesBody ? { json: {} } : {}) };
+}
+
+/** The operation ids a check sent requests to (from its own exchanges), to sweep only the rest. */
+export function operationsSent(ctx: CheckContext, sent: ReadonlyArray<{ request: { method: string; url: string } }>): Set<string> {
+  return new Set(sent.map((ex) => ctx.schema.operationFor('merged', ex.request.method, new URL(ex.request.url).pathname)?.op.operationId).filter((id): id is string => !!id));
+}
