@@ -1,12 +1,18 @@
 // How each fault of the reference catalogue is run: shared by test/suite/faults.test.ts and scripts/mutants.ts,
 // so the test and the CI gate cannot drift apart.
 import type { FaultDef } from '../fixtures/reference/faults.ts';
-import { ALT_VARIANTS } from '../fixtures/reference/variants.ts';
+import { ALT_VARIANTS, CLAIMS_VARIANTS } from '../fixtures/reference/variants.ts';
 import { allChecks } from '../suites/index.ts';
 import { REFERENCE_OVERLAY, type ReferenceRun } from './helpers.ts';
 
 /** The second overlay: the reference under ALT_VARIANTS, which make the other choice everywhere the vocabulary offers one. */
 export const ALT_OVERLAY = 'spec/overlays/reference-alt.yaml';
+
+/** The third overlay (issue 25): the reference under CLAIMS_VARIANTS, the calling key's id read from a claim of its token. */
+export const CLAIMS_OVERLAY = 'spec/overlays/reference-claims.yaml';
+
+/** Faults of the third overlay's designs: run against the reference under CLAIMS_VARIANTS with CLAIMS_OVERLAY. */
+export const CLAIMS_OVERLAY_FAULTS = new Set(['revoke-by-id-no-effect']);
 
 /** Faults of the second overlay's designs (issue 13): run against the reference under ALT_VARIANTS with ALT_OVERLAY. */
 export const ALT_OVERLAY_FAULTS = new Set([
@@ -45,6 +51,7 @@ export function runFor(fault: FaultDef): ReferenceRun {
     if (fault.name === 'task-read-charged-as-write') return { ...base, only: ['limits', 'tasks'] };
     return fault.name === 'write-limit-missing' ? { ...base, allowWrites: 200 } : base;
   }
+  if (CLAIMS_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS] };
   if (ALT_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] };
   return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: needsOverlay(fault) ? REFERENCE_OVERLAY : undefined };
 }

@@ -219,7 +219,7 @@ function operationIds(doc: unknown): Set<string> {
 }
 
 function problemsOf(o: Occurrence, finalIds: Set<string>): string[] {
-  if (o.kind === 'link') {
+  if (o.kind === 'link' && o.key === '') {
     const link = (o.value ?? {}) as { operationId?: unknown; operationRef?: unknown; parameters?: Record<string, unknown>; requestBody?: unknown };
     const out: string[] = [];
     if (typeof link.operationId === 'string' && !finalIds.has(link.operationId)) out.push(`the link names operationId ${link.operationId}, which no operation of the document has`);

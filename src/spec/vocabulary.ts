@@ -197,6 +197,16 @@ export const TERMS: Term[] = [
     checks: ['security.revoked-key'],
     unshown: ['U-KEY-REVOCATION-API'],
   },
+  {
+    name: 'x-token-claim',
+    role: 'declaration',
+    where: ['link'],
+    schema: { type: 'string', minLength: 1 },
+    meaning: "on a link whose parameter is a runtime expression that yields a JWT (the token response's $response.body#/token): the id is this claim of that token, read from its payload or its protected header without verifying it (sub, kid): how the calling key's own id is found when only its token carries it",
+    example: 'sub',
+    checks: ['security.revoked-key'],
+    unshown: ['U-KEY-REVOCATION-API'],
+  },
   // ---- operations: webhooks and alarms ----
   {
     name: 'x-webhook-registration',

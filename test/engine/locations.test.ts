@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { idFromHeaderValue } from '../../src/engine/target/discover.ts';
+import { idFromHeaderValue, tokenClaim } from '../../src/engine/target/discover.ts';
 import { recentEntries } from '../../suites/audit/search.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
@@ -69,5 +69,22 @@ describe('the most recent audit entries', () => {
     const { ctx } = auditContext(740, 'oldest-first');
     const r = await recentEntries(ctx, {}, 3);
     expect(r.entries.some((e) => e['id'] === 'e-740')).toBe(false);
+  });
+});
+
+// x-token-claim (issue 25): the calling key's id where only its token says it.
+describe('a claim of the token at a location', () => {
+  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const jwt = `${b64({ alg: 'HS256', kid: 'key-in-header' })}.${b64({ sub: 'key-1', org: 'o' })}.sig`;
+  it.each([
+    ['sub', 'key-1'],
+    ['kid', 'key-in-header'],
+    ['missing', undefined],
+  ])('reads %s from the payload, else the protected header', (claim, expected) => {
+    expect(tokenClaim(jwt, claim)).toBe(expected);
+  });
+  it('reads nothing from a value that is not a JWT', () => {
+    expect(tokenClaim('opaque-token', 'sub')).toBeUndefined();
+    expect(tokenClaim(42, 'sub')).toBeUndefined();
   });
 });

@@ -905,6 +905,20 @@ function issue13FaultCases(): FaultCase[] {
       faulty: [200, 401, 200],
     },
     {
+      name: 'revoke-by-id-no-effect',
+      variants: ['revoke-by-token-claim'],
+      probe: async (s) => {
+        const t = await tokenFor(s, s.apiKeyRevocable);
+        // The key's id is only in its token: the JWT's sub.
+        const id = JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString('utf8')).sub;
+        const revoked = await call(s, 'DELETE', `/v1/api-keys/${id}`, { token: t });
+        const old = await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+        return [revoked.status, old.status];
+      },
+      clean: [200, 401],
+      faulty: [200, 200],
+    },
+    {
       name: 'invalid-json-code-drift',
       probe: async (s) => {
         const r = await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: '{"name": ' });

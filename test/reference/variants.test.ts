@@ -286,6 +286,17 @@ const cases: VariantCase[] = [
   { name: 'vm-quota-409', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 409] },
   { name: 'vm-quota-422', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 422] },
   {
+    name: 'revoke-by-token-claim',
+    probe: async (s) => {
+      const t = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyRevocable } }).then((r) => r.body.token as string);
+      // The key's id is only in its token (the JWT's sub); /v1/api-keys/current is not offered.
+      const id = JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString('utf8')).sub;
+      return [(await call(s, 'GET', '/v1/api-keys/current', { token: t })).status, (await call(s, 'DELETE', `/v1/api-keys/${id}`, { token: t })).status];
+    },
+    clean: [200, 404],
+    variant: [405, 200],
+  },
+  {
     name: 'small-org-quota',
     probe: async (s) => {
       const t = await token(s);

@@ -21,6 +21,8 @@ describe('overlay check', () => {
     ['a target that matches nothing', { target: "$.paths['/v1/nope']", update: { 'x-cleanup-for': 'createVm' } }, { action: 1, target: "$.paths['/v1/nope']", message: 'the target matches nothing in the document' }],
     ['a link to an operation that does not exist', { target: "$.paths['/v1/vms'].post.responses['2XX']", update: { links: { t: { operationId: 'getTsk', parameters: { id: '$response.body#/task_id' } } } } }, { path: "$.paths['/v1/vms'].post.responses['2XX'].links.t", message: expect.stringMatching(/operationId getTsk, which no operation/) }],
     ['a link parameter that is no runtime expression', { target: "$.paths['/v1/vms'].post.responses['2XX']", update: { links: { t: { operationId: 'getTask', parameters: { id: '$response.bdy.task_id' } } } } }, { message: expect.stringMatching(/is not a runtime expression/) }],
+    ['a token claim out of place (on an operation, not a link)', { target: "$.paths['/v1/vms'].get", update: { 'x-token-claim': 'sub' } }, { message: 'x-token-claim does not belong at operation (it goes at link)' }],
+    ['a token claim that is not a name', { target: "$.paths['/v1/auth/tokens'].post.responses['2XX']", update: { links: { r: { operationId: 'getTask', parameters: { id: '$response.body#/token' }, 'x-token-claim': 7 } } } }, { path: "$.paths['/v1/auth/tokens'].post.responses['2XX'].links.r['x-token-claim']", message: 'x-token-claim must be string' }],
     ['a cleanup naming no operation', { target: "$.paths['/v1/vms'].get", update: { 'x-cleanup-for': 'makeVm' } }, { message: 'x-cleanup-for names operationId makeVm, which no operation of the document has' }],
   ])('names %s with its location', async (_what, action, expected) => {
     const found = await problems(action);

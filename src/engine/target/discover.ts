@@ -44,15 +44,33 @@ export function idFromHeaderValue(value: string, template?: string): string | un
 }
 
 export function readLocation(ex: Exchange, loc: ValueLocation): unknown {
+  let v: unknown;
   if (loc.in === 'header') {
-    const v = ex.response?.headers[loc.name.toLowerCase()];
-    return v === undefined ? undefined : idFromHeaderValue(v, loc.template);
+    const h = ex.response?.headers[loc.name.toLowerCase()];
+    v = h === undefined ? undefined : idFromHeaderValue(h, loc.template);
+  } else v = readPointer(ex.response?.json, loc.pointer);
+  return loc.claim === undefined ? v : tokenClaim(v, loc.claim);
+}
+
+/** A claim of a JWT, from its payload or else its protected header, read without verifying it (undefined otherwise). */
+export function tokenClaim(token: unknown, claim: string): unknown {
+  if (typeof token !== 'string') return undefined;
+  const parts = token.replace(/^Bearer\s+/i, '').split('.');
+  if (parts.length !== 3) return undefined;
+  for (const part of [parts[1]!, parts[0]!]) {
+    try {
+      const json = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+      if (json && typeof json === 'object' && claim in json) return json[claim];
+    } catch {
+      // Not JSON: not a JWT part.
+    }
   }
-  return readPointer(ex.response?.json, loc.pointer);
+  return undefined;
 }
 
 export function describeLocation(loc: ValueLocation): string {
-  return loc.in === 'header' ? `header ${loc.name}${loc.template ? ` (as ${loc.template})` : ''}` : `body ${loc.pointer}`;
+  const at = loc.in === 'header' ? `header ${loc.name}${loc.template ? ` (as ${loc.template})` : ''}` : `body ${loc.pointer}`;
+  return loc.claim === undefined ? at : `claim ${loc.claim} of the token at ${at}`;
 }
 
 export interface Candidate {
