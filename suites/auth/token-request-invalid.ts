@@ -3,6 +3,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { wasAccepted, describe, observeErrorCase } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
+import { CredentialError } from '../../src/engine/identity/tokens.ts';
 
 const swapCase = (s: string) => [...s].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
 
@@ -40,10 +41,14 @@ export const tokenRequestInvalid: Check = {
       { name: 'empty api_key', body: { api_key: '' } },
       { name: 'api_key of the wrong type', body: { api_key: 12345 } },
     ];
-    // Near misses of the real key: a target that compares a prefix, or ignores case, gives them its token.
-    for (const near of nearMisses(ctx.tokens.secret('primary') ?? '')) {
-      ctx.registerSecret(near.value, 'altered api key');
-      cases.push({ name: near.name, body: { api_key: near.value } });
+    // Near misses of every key the run holds (whatever its organization or role): a target that compares a prefix, or
+    // ignores case, gives them its token.
+    const keys = (['primary', 'second', 'readonly'] as const).filter((k) => ctx.tokens.has(k));
+    for (const key of keys) {
+      for (const near of nearMisses(ctx.tokens.secret(key) ?? '')) {
+        ctx.registerSecret(near.value, 'altered api key');
+        cases.push({ name: `${near.name}${key === 'primary' ? '' : ` (${key} key)`}`, body: { api_key: near.value } });
+      }
     }
     const answers = await ctx.callEach(cases.map((c) => ({ as: 'anonymous' as const, method: 'POST', path: '/v1/auth/tokens', json: c.body })));
     const sent: Array<{ name: string; ex: Exchange }> = cases.map((c, i) => ({ name: c.name, ex: answers[i]! }));
@@ -51,8 +56,17 @@ export const tokenRequestInvalid: Check = {
     if (accepted.length) {
       return fail(`issued a token for: ${accepted.map((a) => `${a.name} (${describe(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
     }
+    // The other half of the clause: each valid key is exchanged (a spare of the issuance probe, or a new token).
+    const refused: CredentialError[] = [];
+    for (const key of keys) {
+      await ctx.tokens.issue(key, ctx.checkId).catch((err: unknown) => {
+        if (!(err instanceof CredentialError)) throw err;
+        refused.push(err);
+      });
+    }
+    if (refused.length) return fail(`a valid key got no token: ${refused.map((e) => e.message).join('; ')}`, refused.map((e) => e.exchange));
     observeErrorCase(ctx, 'invalid-api-key', sent[1]!.ex);
     observeErrorCase(ctx, 'invalid-request', sent[0]!.ex);
-    return pass(`all ${sent.length} invalid token requests were refused`, [], { statuses: sent.map((s) => `${s.name}: ${describe(s.ex)}`) });
+    return pass(`all ${sent.length} invalid token requests were refused (near misses of ${keys.length === 1 ? 'the key' : `each of the ${keys.length} keys`}), and ${keys.length === 1 ? 'the valid key was' : 'every valid key was'} exchanged`, [], { statuses: sent.map((s) => `${s.name}: ${describe(s.ex)}`) });
   },
 };

@@ -1898,6 +1898,12 @@ const faultModelCases: FaultCase[] = [
     faulty: [200, 401],
   },
   {
+    name: 'viewer-key-not-exchanged',
+    probe: async (s) => [(await issue(s, s.apiKeyReadonly)).status, (await issue(s)).status],
+    clean: [200, 200],
+    faulty: [401, 200],
+  },
+  {
     name: 'tampered-token-accepted-on-webhooks',
     probe: async (s) => {
       const t = await tokenFor(s);
