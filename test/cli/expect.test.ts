@@ -1,28 +1,16 @@
 // --expect, --write-expect, --strict-expect (issue 26), run as a user runs them against the embedded reference with a
 // fault: the verdict stays nonconformant, the exit code says whether anything got worse.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startReference, type ReferenceTarget } from '../../fixtures/reference/server.ts';
 
-const BIN = path.resolve('bin/cloud-conformance.js');
+import { cli } from './processes.ts';
 const dir = mkdtempSync(path.join(tmpdir(), 'cc-expect-'));
 const file = (name: string) => path.join(dir, name);
 let faulty: ReferenceTarget;
 
-/** The CLI as a user starts it; asynchronously, so the reference in this process can answer it. */
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 const run = (...args: string[]) => cli(['run', '--only', 'errors', '--time-scale', '60', ...args]);
 const againstFaulty = () => {
   const s = faulty.settings;

@@ -72,6 +72,18 @@ export interface CliResult {
   written: string;
 }
 
+/** `cloud-conformance ARGS` as a user starts it, awaited without blocking this process (a reference in it can answer). */
+export function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout!.on('data', (d) => (stdout += d));
+    p.stderr!.on('data', (d) => (stderr += d));
+    p.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** `cloud-conformance run ARGS --report json:… --report html:…`, awaited without blocking this process. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cc-cli-'));

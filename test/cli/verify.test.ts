@@ -1,7 +1,6 @@
 // cloud-conformance verify REPORT.json and run --sign KEY (issue 26), run as a user runs them on reports of the
 // reference clean and with a fault: a report as the run wrote it verifies; one edited by hand does not, and says how.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,22 +9,11 @@ import { startReference, type ReferenceTarget } from '../../fixtures/reference/s
 import { sealReport } from '../../src/report/integrity.ts';
 import type { RunReport } from '../../src/engine/run/report.ts';
 
-const BIN = path.resolve('bin/cloud-conformance.js');
+import { cli } from './processes.ts';
 const dir = mkdtempSync(path.join(tmpdir(), 'cc-verify-'));
 const file = (name: string) => path.join(dir, name);
 let faulty: ReferenceTarget;
 
-/** The CLI as a user starts it; asynchronously, so the reference in this process can answer it. */
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 // Spaces collapsed: the status column's width depends on the statuses present.
 const verify = (...args: string[]) => cli(['verify', ...args]).then((r) => ({ ...r, stdout: r.stdout.replace(/ +/g, ' ') }));
 const read = (name: string) => JSON.parse(readFileSync(file(name), 'utf8')) as RunReport;

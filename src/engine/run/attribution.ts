@@ -23,14 +23,15 @@ function note(value: unknown, judged: Judged, depth = 0): void {
   for (const v of Array.isArray(value) ? value : Object.values(value)) note(v, judged, depth + 1);
 }
 
-/** The fixtures as one check sees them: every answer they give it is recorded as judged by it. */
-export function recordingFixtures<T extends object>(fixtures: T, judged: Judged): T {
-  return new Proxy(fixtures, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target) as unknown;
+/** An object whose every method's answer is recorded as judged (after `before` has seen the call, when given). */
+function recording<T extends object>(target: T, judged: Judged, before?: (prop: string | symbol, args: unknown[]) => void): T {
+  return new Proxy(target, {
+    get(t, prop) {
+      const value = Reflect.get(t, prop, t) as unknown;
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
-        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        before?.(prop, args);
+        const result = (value as (...a: unknown[]) => unknown).apply(t, args);
         if (result instanceof Promise) return result.then((r) => (note(r, judged), r));
         note(result, judged);
         return result;
@@ -39,19 +40,15 @@ export function recordingFixtures<T extends object>(fixtures: T, judged: Judged)
   });
 }
 
+/** The fixtures as one check sees them: every answer they give it is recorded as judged by it. */
+export function recordingFixtures<T extends object>(fixtures: T, judged: Judged): T {
+  return recording(fixtures, judged);
+}
+
 /** The token manager as one check sees it: a key whose token answer it reads is a subject it judged. */
 export function recordingTokens<T extends object>(tokens: T, judged: Judged): T {
-  return new Proxy(tokens, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if ((prop === 'response' || prop === 'issue') && typeof args[0] === 'string') judged.tokenKeys.add(args[0]);
-        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (result instanceof Promise) return result.then((r) => (note(r, judged), r));
-        return result;
-      };
-    },
+  return recording(tokens, judged, (prop, args) => {
+    if ((prop === 'response' || prop === 'issue') && typeof args[0] === 'string') judged.tokenKeys.add(args[0]);
   });
 }
 
