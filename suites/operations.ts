@@ -1,37 +1,20 @@
 // Every operation of the document (the overlay's declared ones included), as a request a check can send with a
 // subject of its choosing: how checks range a clause over its operations (issue 24) without code per operation.
-import type { OpenAPIV3_1 } from 'openapi-types';
 import type { CheckContext } from '../src/engine/run/context.ts';
 import type { CallOptions } from '../src/engine/identity/call.ts';
 import type { LedgerEntry } from '../src/engine/target/ledger.ts';
 import { Unavailable } from '../src/engine/run/check.ts';
 import { absentId } from './support.ts';
+import { documentOperations as operationsOf, type DocumentOperation } from '../src/engine/schema/operations.ts';
+
+export type { DocumentOperation };
 
 /** What a collection's objects are called in the ledger. */
 const KINDS: Record<string, LedgerEntry['kind']> = { vms: 'vm', backups: 'backup', webhooks: 'webhook', alarms: 'alarm' };
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-
-export interface DocumentOperation {
-  operationId: string;
-  method: string;
-  /** The path template, as the document writes it. */
-  path: string;
-  /** security: [] (token issuance). */
-  public: boolean;
-  takesBody: boolean;
-}
 
 /** Every operation of the run's document after the overlay. */
 export function documentOperations(ctx: CheckContext): DocumentOperation[] {
-  const out: DocumentOperation[] = [];
-  for (const [path, item] of Object.entries(ctx.spec.merged.paths ?? {})) {
-    for (const method of METHODS) {
-      const op = (item as Record<string, OpenAPIV3_1.OperationObject | undefined>)?.[method];
-      if (!op?.operationId) continue;
-      out.push({ operationId: op.operationId, method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0, takesBody: !!op.requestBody });
-    }
-  }
-  return out;
+  return operationsOf(ctx.spec.merged);
 }
 
 /**

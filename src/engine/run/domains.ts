@@ -8,6 +8,7 @@ import type { LedgerEntry } from '../target/ledger.ts';
 import type { Check } from './check.ts';
 import type { CheckReport, DomainCoverage, MissingPoint } from './report.ts';
 import type { Judged } from './attribution.ts';
+import { documentOperations, type DocumentOperation } from '../schema/operations.ts';
 
 export type { ClauseDomain, DomainCoverage, DomainDimension, MissingPoint };
 
@@ -22,32 +23,6 @@ export interface DomainInputs {
 const SUBJECT_FLAGS: Record<string, string> = { primary: '--api-key', second: '--api-key-b', readonly: '--api-key-readonly', revocable: '--api-key-revocable' };
 /** Keys of the second organization; every other key of the run belongs to the primary one. */
 const ORGANIZATION_OF: Record<string, string> = { second: 'B', primary: 'A', readonly: 'A', revocable: 'A' };
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-
-interface DocumentOperation {
-  operationId: string;
-  method: string;
-  path: string;
-  public: boolean;
-  list: boolean;
-}
-
-function documentOperations(doc: OpenAPIV3_1.Document): DocumentOperation[] {
-  const out: DocumentOperation[] = [];
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    for (const method of METHODS) {
-      const op = (item as Record<string, OpenAPIV3_1.OperationObject | undefined>)?.[method];
-      if (!op?.operationId) continue;
-      const ok = Object.entries(op.responses ?? {}).find(([s]) => /^2/.test(s))?.[1] as OpenAPIV3_1.ResponseObject | undefined;
-      const schema = ok?.content?.['application/json']?.schema as OpenAPIV3_1.SchemaObject | undefined;
-      // A list answers an object holding an array of items (the VM list's vms; a declared list's own field).
-      const list = method === 'get' && !!schema?.properties && Object.values(schema.properties).some((p) => (p as OpenAPIV3_1.SchemaObject).type === 'array');
-      out.push({ operationId: op.operationId, method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0, list });
-    }
-  }
-  return out;
-}
-
 /**
  * The operations a domain names, resolved against the document: all, authenticated (all but the public ones), reads
  * (authenticated GETs), writes (authenticated others), lists (GETs answering an array of items), long-running (those
@@ -105,6 +80,8 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
     const caller = e.createdIn !== undefined ? bySeq.get(e.createdIn)?.subject : undefined;
     if (e.id && caller && ORGANIZATION_OF[caller]) createdBy.set(e.id, ORGANIZATION_OF[caller]!);
   }
+  // Each exchange's operation, matched once for every clause that counts it.
+  const operationOfSeq = new Map(log.map((ex) => [ex.seq, inputs.operationOf(ex.request.method, new URL(ex.request.url).pathname)]));
   const decided = new Set(reports.filter((r) => ['passed', 'failed', 'warning'].includes(r.status)).map((r) => r.id));
   const out: DomainCoverage[] = [];
   for (const clause of clauses) {
@@ -125,7 +102,7 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
       }
     }
     for (const ex of exchanges) {
-      const op = inputs.operationOf(ex.request.method, new URL(ex.request.url).pathname);
+      const op = operationOfSeq.get(ex.seq);
       if (op) operations.add(op);
       // Whose token it carried, or whose key it exchanged.
       if (ex.subject && SUBJECT_FLAGS[ex.subject] && ex.response) subjects.add(ex.subject);
