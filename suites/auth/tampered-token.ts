@@ -1,7 +1,8 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
-import { wasAccepted, describe } from '../support.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import { wasAccepted, describe, errorCode } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 import { documentOperations, requestFor } from '../operations.ts';
 
@@ -34,6 +35,34 @@ export function tamperedVariants(token: string): Array<{ name: string; value: st
     variants.push({ name: 'payload altered', value: `${header}.${alterMiddle(payload)}.${signature}` });
   }
   return variants;
+}
+
+/**
+ * Whether an altered token was let through on a write to an id that exists nowhere: it was served, or it got the very
+ * answer a valid token gets (the object lookup's, say 404 not_found) where a request without a token gets another. An
+ * answer of 401 or 403 is a refusal whatever a valid token gets.
+ */
+export function treatedAsValid(altered: Exchange, valid: Exchange, anonymous: Exchange): boolean {
+  if (wasAccepted(altered)) return true;
+  const status = altered.response?.status;
+  if (status === undefined || status === 401 || status === 403 || status >= 500) return false;
+  return status === valid.response?.status && errorCode(altered) === errorCode(valid) && status !== anonymous.response?.status;
+}
+
+/** Writes of the document (declared ones included) on ids that exist nowhere, each with an altered, a valid and no token. */
+async function writesOnAbsentIds(ctx: CheckContext, altered: string): Promise<Array<{ name: string; altered: Exchange; valid: Exchange; anonymous: Exchange }>> {
+  const revocation = ctx.declarations.revokeKey;
+  // Only writes whose path names an object (which does not exist), so the valid token changes nothing; never a
+  // revocation (an altered token a faulty target lets through would revoke the run's key).
+  const ops = documentOperations(ctx).filter((o) => !o.public && o.method !== 'GET' && /\{[^}]+\}/.test(o.path)
+    && !(revocation && revocation.method === o.method && revocation.path === o.path) && !/api-keys/.test(o.path));
+  const out = [];
+  for (const op of ops) {
+    const request = await requestFor(ctx, op);
+    const [a, v, n] = await ctx.callEach([{ ...request, bearer: altered }, request, { ...request, as: 'anonymous' as const }]);
+    out.push({ name: op.operationId, altered: a!, valid: v!, anonymous: n! });
+  }
+  return out;
 }
 
 export const tamperedToken: Check = {
@@ -71,10 +100,27 @@ export const tamperedToken: Check = {
     const answers = await ctx.callEach(asked.map((a) => a.opts));
     const sent: Array<{ name: string; ex: Exchange }> = asked.map((a, i) => ({ name: a.name, ex: answers[i]! }));
     const accepted = sent.filter((s) => wasAccepted(s.ex));
+    // Writes too, where they stay harmless: on ids that exist nowhere, judged against a valid token and no token.
+    const writes = ctx.config.readOnly ? [] : await writesOnAbsentIds(ctx, first.value);
+    // And a create whose body is valid, so that only the token can be why it is refused.
+    try {
+      const { body } = ctx.fixtures.vmCreateBody('tampered');
+      const ex = await ctx.call({ bearer: first.value, method: 'POST', path: '/v1/vms', json: body });
+      if (wasAccepted(ex)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'created with an altered token' }, ex);
+      sent.push({ name: `${first.name}, createVm with a valid body`, ex });
+      if (wasAccepted(ex)) accepted.push({ name: `${first.name}, createVm with a valid body`, ex });
+    } catch (err) {
+      if (!(err instanceof Unavailable)) throw err;
+      untried += `; no create sent (${err.message})`;
+    }
+    for (const w of writes.filter((w) => treatedAsValid(w.altered, w.valid, w.anonymous))) {
+      accepted.push({ name: `${first.name}, ${w.name} (answered as a valid token is: ${describe(w.valid)}; without a token: ${describe(w.anonymous)})`, ex: w.altered });
+    }
     if (accepted.length) {
       return fail(`accepted altered tokens: ${accepted.map((a) => `${a.name} (${describe(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
     }
     const reads = new Set(sent.map((s) => ctx.schema.operationFor('merged', 'GET', new URL(s.ex.request.url).pathname)?.op.operationId)).size;
-    return pass(`all ${sent.length} requests with altered tokens were refused (${tamperedVariants(genuine).map((v) => v.name).join(', ')} on ${paths.length === 1 ? 'the list' : "the list and the run's task"}; the first on every other read, ${reads} reads in all)${untried}`);
+    const writeNote = writes.length ? `; the first on ${writes.length} writes to ids that exist nowhere, each answered otherwise than a valid token` : '';
+    return pass(`all ${sent.length + writes.length} requests with altered tokens were refused (${tamperedVariants(genuine).map((v) => v.name).join(', ')} on ${paths.length === 1 ? 'the list' : "the list and the run's task"}; the first on every other read, ${reads} reads in all${writeNote})${untried}`);
   },
 };

@@ -1,7 +1,16 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { QUICK_MAX_WAIT_SECONDS } from '../../src/engine/config/config.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { wasAccepted, describe, observeErrorCase } from '../support.ts';
+import { documentOperations, requestFor } from '../operations.ts';
+
+/** The expired token on every read of the document but the list (declared ones included): expiry is enforced per route. */
+async function sweepReads(ctx: CheckContext, token: string): Promise<Exchange[]> {
+  const reads = await Promise.all(documentOperations(ctx).filter((o) => !o.public && o.method === 'GET' && o.path !== '/v1/vms').map((o) => requestFor(ctx, o)));
+  return ctx.callEach(reads.map((r) => ({ bearer: token, method: 'GET', path: r.path })));
+}
 
 const LIFETIME_SECONDS = 3600;
 
@@ -19,8 +28,10 @@ export const tokenExpiry: Check = {
       ctx.registerSecret(ctx.config.expiredToken, 'expired token');
       const ex = await ctx.call({ bearer: ctx.config.expiredToken, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
       if (wasAccepted(ex)) return fail('the token given with --expired-token was accepted', [ex]);
+      const served = (await sweepReads(ctx, ctx.config.expiredToken)).filter(wasAccepted);
+      if (served.length) return fail(`the token given with --expired-token was refused on the list but served by ${served.map(describe).join('; ')}`, [ex, ...served]);
       observeErrorCase(ctx, 'token-expired', ex);
-      return pass(`the token given with --expired-token was refused (${describe(ex)})`);
+      return pass(`the token given with --expired-token was refused (${describe(ex)}), on the list and on every other read`);
     }
     const realWait = (LIFETIME_SECONDS + 2) / ctx.config.timeScale;
     if (ctx.config.profile === 'quick' && realWait > QUICK_MAX_WAIT_SECONDS) {
@@ -44,11 +55,13 @@ export const tokenExpiry: Check = {
     await ctx.sleepTarget(Math.max(0, LIFETIME_SECONDS + 2 - ageAt(arrivedAt, Date.now())), 'the token lifetime to pass (3600 s and 2 more, target time)');
     const expired = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (wasAccepted(expired)) return fail(`a token ${LIFETIME_SECONDS + 2} s old was still accepted`, [fresh, expired]);
+    const served = (await sweepReads(ctx, token)).filter(wasAccepted);
+    if (served.length) return fail(`a token ${LIFETIME_SECONDS + 2} s old was refused on the list but still served by ${served.map(describe).join('; ')}`, [expired, ...served]);
     const renewed = await ctx.tokens.issue('primary', ctx.checkId);
     const after = await ctx.call({ bearer: renewed.token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (!wasAccepted(after)) return fail(`a new token requested after expiry was not accepted (${describe(after)})`, [expired, after]);
     observeErrorCase(ctx, 'token-expired', expired);
     const lateNote = wasAccepted(late) ? `accepted at ${Math.floor(lateAge)} s, ` : '';
-    return pass(`${lateNote}the expired token was refused (${describe(expired)}); a new token worked`, [late, expired]);
+    return pass(`${lateNote}the expired token was refused (${describe(expired)}), on the list and on every other read; a new token worked`, [late, expired]);
   },
 };

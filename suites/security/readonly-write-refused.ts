@@ -28,6 +28,27 @@ async function availableBackup(ctx: CheckContext): Promise<{ id: string } | { wh
   return { id };
 }
 
+/** A VM the primary key made for the read-only key to try to delete, once its create has finished (why not: a string). */
+async function vmToDelete(ctx: CheckContext): Promise<{ id: string } | { why: string }> {
+  const { body } = ctx.fixtures.vmCreateBody('ro-delete');
+  const created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
+  if (!isSuccess(created)) return { why: `the primary key's create was refused (${describe(created)})` };
+  ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'for the read-only key to try to delete' }, created);
+  try {
+    await ctx.fixtures.pollTask((await ctx.fixtures.findTask(created, ctx.declarations.taskIdOnCreateVm)).id);
+  } catch (err) {
+    if (!(err instanceof Unavailable)) throw err;
+  }
+  const { matches } = await ctx.fixtures.findInList([String(body['name'])]);
+  const id = matches[0]?.['id'];
+  return typeof id === 'string' ? { id } : { why: `the VM made for it is not in the list (${matches.length} matches)` };
+}
+
+/** The declared firing body of an alarm on the run's VM ("{vm_id}" filled in). */
+function alarmBody(body: Record<string, unknown>, vmId: string): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(body).replaceAll('{vm_id}', vmId.replaceAll('"', '\\"'))) as Record<string, unknown>;
+}
+
 /**
  * A key inherits its owner's permissions: a read-only owner's key makes no write, whichever it tries on its
  * organization's own objects: a VM create, a backup of the run's VM, and (where declared) a restore and a webhook.
@@ -38,7 +59,7 @@ export const readonlyWriteRefused: Check = {
   clauses: ['KEY-INHERITS-ROLE'],
   level: 'must',
   why: { must: "the seed says a key inherits its owner's role permissions; a read-only owner's key makes no write" },
-  title: 'A read-only key cannot create a VM, start, restore or delete a backup, or register a webhook',
+  title: 'A read-only key cannot create or delete a VM, start, restore or delete a backup, register or delete a webhook, or create an alarm',
   shares: [READONLY_PROBES],
   async run(ctx) {
     if (!ctx.tokens.has('readonly')) return skip('needs --api-key-readonly (a key whose owner may only read)', '--api-key-readonly KEY (a key whose owner may only read)');
@@ -71,6 +92,34 @@ export const readonlyWriteRefused: Check = {
         notTried.push(`a restore (${err.message})`);
       }
     } else notTried.push('a restore (not declared)');
+    const deleteVm = ctx.declarations.deleteVm;
+    if (deleteVm) {
+      try {
+        const vm = await vmToDelete(ctx);
+        if ('id' in vm) {
+          const ex = await ctx.call({ as: 'readonly', method: deleteVm.method, path: deleteVm.path.replace(/\{[^}]+\}/, encodeURIComponent(vm.id)) });
+          probes.push({ what: "a delete of the organization's VM", ex });
+        } else notTried.push(`a VM delete (${vm.why})`);
+      } catch (err) {
+        if (!(err instanceof Unavailable)) throw err;
+        notTried.push(`a VM delete (${err.message})`);
+      }
+    } else notTried.push('a VM delete (not declared)');
+    const alarms = ctx.declarations.alarms;
+    if (alarms) {
+      try {
+        const body = alarmBody(alarms.firingBody, await ctx.fixtures.createdVmId());
+        const ex = await ctx.call({ as: 'readonly', method: alarms.create.method, path: alarms.create.path, json: body });
+        if (wasAccepted(ex)) {
+          const id = (ex.response?.json as { id?: unknown } | undefined)?.id;
+          ctx.ledger.record({ kind: 'alarm', id: typeof id === 'string' ? id : undefined, createdBy: ctx.checkId, note: 'created by --api-key-readonly' }, ex);
+        }
+        probes.push({ what: 'an alarm on the organization\'s VM', ex });
+      } catch (err) {
+        if (!(err instanceof Unavailable)) throw err;
+        notTried.push(`an alarm (${err.message})`);
+      }
+    } else notTried.push('an alarm (not declared)');
     const hooks = ctx.declarations.webhooks;
     if (hooks) {
       try {
@@ -88,6 +137,17 @@ export const readonlyWriteRefused: Check = {
           }
         }
         probes.push({ what: 'a webhook registration', ex });
+        if (hooks.remove) {
+          // The primary key's registration, which the read-only key then tries to delete; the primary deletes it after.
+          const own = await ctx.call({ method: hooks.register.method, path: hooks.register.path, json: { [hooks.register.urlField]: `${url}-primary`, [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name) } });
+          const id = (own.response?.json as { id?: unknown } | undefined)?.id;
+          if (isSuccess(own) && typeof id === 'string') {
+            const entry = ctx.ledger.record({ kind: 'webhook', id, name: `${url}-primary`, createdBy: ctx.checkId, note: 'for the read-only key to try to delete' }, own);
+            const path = hooks.remove.path.replace('{id}', encodeURIComponent(id));
+            probes.push({ what: "a delete of the organization's webhook", ex: await ctx.call({ as: 'readonly', method: hooks.remove.method, path }) });
+            if (isSuccess(await ctx.call({ method: hooks.remove.method, path }))) entry.cleanup = 'deleted';
+          } else notTried.push(`a webhook delete (the primary key's registration answered ${describe(own)})`);
+        }
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
         notTried.push(`a webhook registration (${err.message})`);

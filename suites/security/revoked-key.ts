@@ -3,6 +3,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { readLocation, describeLocation } from '../../src/engine/target/discover.ts';
 import { describe, isSuccess } from '../support.ts';
+import { documentOperations, requestFor } from '../operations.ts';
 
 /**
  * Revocation is immediate (seed §2): once a key is revoked, its tokens are refused at once and the key gets no new
@@ -32,13 +33,18 @@ export const revokedKey: Check = {
       if (typeof id !== 'string' || id === '') return fail(`the revocable key's id is not at the declared ${describeLocation(op.lookup.id)} of ${describe(lookup)}`, [lookup]);
       path = op.path.replace('{id}', encodeURIComponent(id));
     }
+    // Every other read of the document with the key's token, before and after: a route that validates tokens through a
+    // cache of its own keeps serving a revoked key's token, and only a read of that route shows it.
+    const reads = await Promise.all(documentOperations(ctx).filter((o) => !o.public && o.method === 'GET' && o.path !== '/v1/vms').map((o) => requestFor(ctx, o)));
+    const servedBefore = (await ctx.callEach(reads.map((r) => ({ bearer: token, method: 'GET', path: r.path })))).filter(isSuccess).length;
     const revoked = await ctx.call({ bearer: token, method: op.method, path });
     if (!isSuccess(revoked)) return fail(`the declared revocation answered ${describe(revoked)}`, [revoked]);
     ctx.ledger.record({ kind: 'api-key-revoked', createdBy: ctx.checkId, note: '--api-key-revocable was revoked by this run' });
     const after = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     const reissue: Exchange = await ctx.tokens.exchange(ctx.tokens.secret('revocable')!, ctx.checkId);
-    const still = [after, reissue].filter(isSuccess);
+    const swept = await ctx.callEach(reads.map((r) => ({ bearer: token, method: 'GET', path: r.path })));
+    const still = [after, reissue, ...swept].filter(isSuccess);
     if (still.length) return fail(`after revocation ${still.map(describe).join(' and ')} still succeeded`, [revoked, ...still]);
-    return pass(`after revocation the token was refused (${after.response?.status}) and the key got no new token (${reissue.response?.status})`);
+    return pass(`after revocation the token was refused (${after.response?.status}) on the list and on ${swept.length} other reads (${servedBefore} of them served before the revocation), and the key got no new token (${reissue.response?.status})`);
   },
 };

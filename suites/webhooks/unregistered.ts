@@ -2,6 +2,15 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
 import { describe, isSuccess } from '../support.ts';
 
+/** The path of a registered URL (undefined when it is not one). */
+function pathOf(url: string): string | undefined {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 /** How long after a deletion a delivery the target sent before it may still arrive (real ms). */
 const IN_FLIGHT_MS = 15_000;
 
@@ -40,7 +49,9 @@ export const unregistered: Check = {
     if (s.deleted && !isSuccess(s.deleted.deletion)) return fail(`deleting the registration ${s.deleted.id} with the declared operation was refused: ${describe(s.deleted.deletion)}`, [s.deleted.exchange, s.deleted.deletion]);
     const backup = await ctx.events.eventBackup().catch(() => undefined);
     await s.receiver.waitFor((d) => d.path === s.main.path, ctx.events.deliveryTimeoutMs());
-    const live = new Set([s.main.path, s.family?.path, s.undeletable?.path].filter((p) => p !== undefined));
+    // Endpoints other checks registered on the receiver (the read-only probe's) were registered too, if briefly.
+    const others = ctx.ledger.entries.filter((e) => e.kind === 'webhook' && e.name && e.createdBy !== 'webhooks').map((e) => pathOf(e.name!)).filter((p) => p !== undefined && p !== s.deleted?.path);
+    const live = new Set([s.main.path, s.family?.path, s.undeletable?.path, ...others].filter((p) => p !== undefined));
     // Ids the target made after the deletion (the event backup's): no event about them can have been under way before it.
     const madeAfter = backup ? idsIn(backup.exchange.response?.json) : [];
     const stray = strayDeliveries(s.receiver.deliveries, live, s.deleted, madeAfter);

@@ -1924,6 +1924,57 @@ const faultModelCases: FaultCase[] = [
     faulty: 200,
   },
   {
+    name: 'tampered-token-accepted-on-deletes',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return [(await call(s, 'DELETE', '/v1/vms/vm-that-exists-nowhere', { token: tamper(t) })).status, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status];
+    },
+    clean: [401, 401],
+    faulty: [404, 401],
+  },
+  {
+    name: 'revoked-token-cached-on-object-reads',
+    probe: async (s) => {
+      const t = await tokenFor(s, s.apiKeyRevocable);
+      const task = (await createVm(s, await tokenFor(s))).body.task_id as string;
+      await call(s, 'GET', '/v1/vms', { token: t });
+      await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
+      return [(await call(s, 'GET', `/v1/tasks/${task}`, { token: t })).status, (await call(s, 'GET', '/v1/vms', { token: t })).status];
+    },
+    clean: [401, 401],
+    faulty: [200, 401],
+  },
+  {
+    name: 'expired-token-served-on-task-reads',
+    timeScale: 36_000,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const task = (await createVm(s, t)).body.task_id as string;
+      await sleep(150);
+      return [(await call(s, 'GET', `/v1/tasks/${task}`, { token: t })).status, (await call(s, 'GET', '/v1/vms', { token: t })).status];
+    },
+    clean: [401, 401],
+    faulty: [200, 401],
+  },
+  {
+    name: 'readonly-can-delete-vm',
+    probe: async (s) => {
+      const vm = await firstVm(s, await tokenFor(s));
+      return (await call(s, 'DELETE', `/v1/vms/${vm}`, { token: await tokenFor(s, s.apiKeyReadonly) })).status;
+    },
+    clean: 403,
+    faulty: 202,
+  },
+  {
+    name: 'readonly-can-create-alarm',
+    probe: async (s) => {
+      const vm = await firstVm(s, await tokenFor(s));
+      return (await call(s, 'POST', '/v1/alarms', { token: await tokenFor(s, s.apiKeyReadonly), json: { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold: 99 } })).status;
+    },
+    clean: 403,
+    faulty: 201,
+  },
+  {
     name: 'webhook-list-without-auth',
     probe: async (s) => [(await call(s, 'GET', '/v1/webhooks')).status, (await call(s, 'GET', '/v1/vms')).status],
     clean: [401, 401],
