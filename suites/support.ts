@@ -102,3 +102,8 @@ export function prefetched<T, R>(values: readonly T[], inFlight: number, send: (
   for (let w = 0; w < Math.min(inFlight, values.length); w++) void worker();
   return (value) => waiting.get(JSON.stringify(value))?.shift() ?? send(value);
 }
+
+/** The overlay's firing body of an alarm (x-alarm-firing-example) on a VM of the run: "{vm_id}" filled in. */
+export function alarmBodyFor(body: Record<string, unknown>, vmId: string): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(body).replaceAll('{vm_id}', vmId.replaceAll('"', '\\"'))) as Record<string, unknown>;
+}

@@ -1,7 +1,66 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, type Finding } from '../../src/engine/run/check.ts';
-import { auditOf, auditProbes, field, findEntry } from './search.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { KeyName } from '../../src/engine/config/config.ts';
+import type { LedgerEntry } from '../../src/engine/target/ledger.ts';
+import { auditOf, auditProbes, entriesAtBothEnds, field, findEntry, type Entry } from './search.ts';
+import { documentOperations, requestFor } from '../operations.ts';
+import { absentId, isSuccess } from '../support.ts';
+
+/** Recent entries read per search (pages of 100), and how many times a search is repeated for entries written late. */
+const RECENT_PAGES = 5;
+const ATTEMPTS = 4;
+
+interface Sent {
+  operationId: string;
+  as: KeyName;
+  ex: Exchange;
+}
+
+/**
+ * One call to every operation of the document (declared ones included) with the run's key, and one with the second
+ * key: reads on the run's objects, writes on ids that exist nowhere or with an empty body (refused, so nothing is
+ * made), a token issuance. Never a key revocation: the run's own key would be revoked.
+ */
+async function callEveryOperation(ctx: CheckContext): Promise<Sent[]> {
+  const revocation = ctx.declarations.revokeKey;
+  const sent: Sent[] = [];
+  for (const op of documentOperations(ctx)) {
+    if (revocation && revocation.method === op.method && revocation.path === op.path) continue;
+    if (/api-keys/.test(op.path) && op.method !== 'GET') continue;
+    if (op.method !== 'GET' && ctx.config.readOnly) continue;
+    if (op.public) {
+      sent.push({ operationId: op.operationId, as: 'primary', ex: await ctx.tokens.exchange(ctx.tokens.secret('primary')!, ctx.checkId) });
+      continue;
+    }
+    const ex = await ctx.call(await requestFor(ctx, op));
+    const collection = /^\/v1\/([a-z]+)$/.exec(op.path)?.[1];
+    const kinds: Record<string, LedgerEntry['kind']> = { vms: 'vm', webhooks: 'webhook', alarms: 'alarm' };
+    // An empty body a lenient target accepts still made something: the ledger deletes it.
+    if (op.method === 'POST' && isSuccess(ex) && collection && kinds[collection]) ctx.ledger.record({ kind: kinds[collection]!, createdBy: ctx.checkId, note: 'made by an empty body sent to be audited' }, ex);
+    sent.push({ operationId: op.operationId, as: 'primary', ex });
+  }
+  if (ctx.tokens.has('second')) sent.push({ operationId: 'getTask', as: 'second', ex: await ctx.call({ as: 'second', method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` }) });
+  return sent;
+}
+
+/** The calls no entry shows: same path, and same status where entries carry one (searched as the caller). */
+async function unlogged(ctx: CheckContext, sent: Sent[]): Promise<{ missing: Sent[]; pages: Exchange[] }> {
+  const a = auditOf(ctx);
+  let missing = sent.filter((s) => s.ex.response);
+  let pages: Exchange[] = [];
+  const shows = (entries: Entry[], s: Sent) => entries.some((e) => field(a, e, 'path') === new URL(s.ex.request.url).pathname && (a.fields.status === undefined || field(a, e, 'status') === undefined || Number(field(a, e, 'status')) === s.ex.response!.status));
+  for (let attempt = 0; attempt < ATTEMPTS && missing.length; attempt++) {
+    if (attempt > 0) await ctx.sleepTarget(1);
+    for (const as of [...new Set(missing.map((m) => m.as))]) {
+      const r = await entriesAtBothEnds(ctx, {}, RECENT_PAGES, as);
+      pages = r.pages;
+      missing = missing.filter((m) => m.as !== as || !shows(r.entries, m));
+    }
+  }
+  return { missing, pages };
+}
 
 /** Every API call, failed ones included, is logged with actor, source IP and result (seed §1). */
 export const logged: Check = {
@@ -42,7 +101,14 @@ export const logged: Check = {
       }
       if (problems.length) evidence.push(...pages.slice(0, 1));
     }
+    // Every operation, and the second key: the clause is about every API call.
+    const sent = await callEveryOperation(ctx);
+    const { missing, pages } = await unlogged(ctx, sent);
+    if (missing.length) {
+      problems.push(`${missing.length} of ${sent.length} calls are not in the audit: ${missing.slice(0, 5).map((m) => `${m.operationId} ${m.ex.request.method} ${new URL(m.ex.request.url).pathname} → ${m.ex.response?.status}${m.as === 'primary' ? '' : ` (the ${m.as} key's)`}`).join('; ')}`);
+      evidence.push(...missing.slice(0, 3).map((m) => m.ex), ...pages.slice(0, 1));
+    }
     const findings = [...(problems.length ? [finding('must', problems.join('; '), evidence)] : []), ...wording];
-    return judge(findings, `the run's failed${probes.succeeding ? ' and successful' : ''} calls are logged with actor, source IP and result`);
+    return judge(findings, `the run's failed${probes.succeeding ? ' and successful' : ''} calls are logged with actor, source IP and result, and a call to each of ${new Set(sent.map((s) => s.operationId)).size} operations${sent.some((s) => s.as === 'second') ? ' and one of the second key' : ''} is in the audit`);
   },
 };

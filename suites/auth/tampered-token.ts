@@ -2,7 +2,8 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
-import { wasAccepted, describe, errorCode } from '../support.ts';
+import { readLocation } from '../../src/engine/target/discover.ts';
+import { wasAccepted, describe, errorCode, alarmBodyFor } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 import { documentOperations, requestFor } from '../operations.ts';
 
@@ -65,6 +66,45 @@ async function writesOnAbsentIds(ctx: CheckContext, altered: string): Promise<Ar
   return out;
 }
 
+/**
+ * The declared creates (a webhook registration, an alarm) with the altered token and a body valid in every other
+ * respect: the suite's own receiver, the run's VM. What a faulty target makes is recorded for cleanup.
+ */
+async function declaredCreates(ctx: CheckContext, altered: string): Promise<Array<{ name: string; ex: Exchange }>> {
+  const out: Array<{ name: string; ex: Exchange }> = [];
+  const hooks = ctx.declarations.webhooks;
+  if (hooks) {
+    try {
+      const s = await ctx.events.events();
+      const url = `${new URL(s.main.url).origin}/cc-${ctx.config.runId}/tampered-probe`;
+      const ex = await ctx.call({ bearer: altered, method: hooks.register.method, path: hooks.register.path, json: { [hooks.register.urlField]: url, [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name) } });
+      if (wasAccepted(ex)) {
+        const id = readLocation(ex, hooks.register.id);
+        ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' && id !== '' ? id : undefined, name: url, createdBy: ctx.checkId, note: 'registered with an altered token' }, ex);
+      }
+      out.push({ name: 'altered token, registerWebhook with a valid body', ex });
+    } catch (err) {
+      if (!(err instanceof Unavailable)) throw err;
+    }
+  }
+  const alarms = ctx.declarations.alarms;
+  if (alarms) {
+    try {
+      const vmId = await ctx.fixtures.createdVmId();
+      const body = alarmBodyFor(alarms.firingBody, vmId);
+      const ex = await ctx.call({ bearer: altered, method: alarms.create.method, path: alarms.create.path, json: body });
+      if (wasAccepted(ex)) {
+        const id = (ex.response?.json as { id?: unknown } | undefined)?.id;
+        ctx.ledger.record({ kind: 'alarm', id: typeof id === 'string' ? id : undefined, createdBy: ctx.checkId, note: 'created with an altered token' }, ex);
+      }
+      out.push({ name: 'altered token, createAlarm with a valid body', ex });
+    } catch (err) {
+      if (!(err instanceof Unavailable)) throw err;
+    }
+  }
+  return out;
+}
+
 export const tamperedToken: Check = {
   id: 'auth.tampered-token',
   group: 'auth',
@@ -112,6 +152,12 @@ export const tamperedToken: Check = {
     } catch (err) {
       if (!(err instanceof Unavailable)) throw err;
       untried += `; no create sent (${err.message})`;
+    }
+    if (!ctx.config.readOnly) {
+      for (const probe of await declaredCreates(ctx, first.value)) {
+        sent.push(probe);
+        if (wasAccepted(probe.ex)) accepted.push(probe);
+      }
     }
     for (const w of writes.filter((w) => treatedAsValid(w.altered, w.valid, w.anonymous))) {
       accepted.push({ name: `${first.name}, ${w.name} (answered as a valid token is: ${describe(w.valid)}; without a token: ${describe(w.anonymous)})`, ex: w.altered });

@@ -17,7 +17,7 @@ export function backupIdOf(body: unknown): string | undefined {
 export const restoreTask: Check = {
   id: 'backups.restore-task',
   group: 'backups',
-  clauses: ['TASK-ID-RESTORE', 'TASK-RETURNED'],
+  clauses: ['TASK-ID-RESTORE', 'TASK-RETURNED', 'TASK-ASYNC'],
   level: 'must',
   why: { must: "the seed states that restore backup returns a task id (the operation itself must be declared)" },
   title: 'Restoring a backup returns a task id that completes',

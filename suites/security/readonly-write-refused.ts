@@ -3,9 +3,10 @@ import { READONLY_PROBES } from '../shares.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
-import { describe, wasAccepted, observeErrorCase, isSuccess } from '../support.ts';
+import { describe, wasAccepted, observeErrorCase, isSuccess, alarmBodyFor } from '../support.ts';
 import { backupIdOf } from '../backups/restore-task.ts';
 import { documentOperations } from '../operations.ts';
+import { readLocation } from '../../src/engine/target/discover.ts';
 
 interface Probe {
   what: string;
@@ -42,11 +43,6 @@ async function vmToDelete(ctx: CheckContext): Promise<{ id: string } | { why: st
   const { matches } = await ctx.fixtures.findInList([String(body['name'])]);
   const id = matches[0]?.['id'];
   return typeof id === 'string' ? { id } : { why: `the VM made for it is not in the list (${matches.length} matches)` };
-}
-
-/** The declared firing body of an alarm on the run's VM ("{vm_id}" filled in). */
-function alarmBody(body: Record<string, unknown>, vmId: string): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(body).replaceAll('{vm_id}', vmId.replaceAll('"', '\\"'))) as Record<string, unknown>;
 }
 
 /**
@@ -108,7 +104,7 @@ export const readonlyWriteRefused: Check = {
     const alarms = ctx.declarations.alarms;
     if (alarms) {
       try {
-        const body = alarmBody(alarms.firingBody, await ctx.fixtures.createdVmId());
+        const body = alarmBodyFor(alarms.firingBody, await ctx.fixtures.createdVmId());
         const ex = await ctx.call({ as: 'readonly', method: alarms.create.method, path: alarms.create.path, json: body });
         if (wasAccepted(ex)) {
           const id = (ex.response?.json as { id?: unknown } | undefined)?.id;
@@ -128,8 +124,8 @@ export const readonlyWriteRefused: Check = {
         const url = `${new URL(s.main.url).origin}/cc-${ctx.config.runId}/readonly-probe`;
         const ex = await ctx.call({ as: 'readonly', method: hooks.register.method, path: hooks.register.path, json: { [hooks.register.urlField]: url, [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name) } });
         if (wasAccepted(ex)) {
-          const id = (ex.response?.json as { id?: unknown } | undefined)?.id;
-          const entry = ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' ? id : undefined, name: url, createdBy: ctx.checkId, note: 'registered by --api-key-readonly' }, ex);
+          const id = readLocation(ex, hooks.register.id);
+          const entry = ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' && id !== '' ? id : undefined, name: url, createdBy: ctx.checkId, note: 'registered by --api-key-readonly' }, ex);
           // Gone at once, so no delivery reaches the receiver under a path the webhook checks do not expect.
           if (hooks.remove && entry.id) {
             const removed = await ctx.call({ method: hooks.remove.method, path: hooks.remove.path.replace('{id}', encodeURIComponent(entry.id)) });
@@ -140,10 +136,10 @@ export const readonlyWriteRefused: Check = {
         if (hooks.remove) {
           // The primary key's registration, which the read-only key then tries to delete; the primary deletes it after.
           const own = await ctx.call({ method: hooks.register.method, path: hooks.register.path, json: { [hooks.register.urlField]: `${url}-primary`, [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name) } });
-          const id = (own.response?.json as { id?: unknown } | undefined)?.id;
-          if (isSuccess(own) && typeof id === 'string') {
-            const entry = ctx.ledger.record({ kind: 'webhook', id, name: `${url}-primary`, createdBy: ctx.checkId, note: 'for the read-only key to try to delete' }, own);
-            const path = hooks.remove.path.replace('{id}', encodeURIComponent(id));
+          const id = readLocation(own, hooks.register.id);
+          const entry = isSuccess(own) ? ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' && id !== '' ? id : undefined, name: `${url}-primary`, createdBy: ctx.checkId, note: 'for the read-only key to try to delete' }, own) : undefined;
+          if (entry?.id) {
+            const path = hooks.remove.path.replace('{id}', encodeURIComponent(entry.id));
             probes.push({ what: "a delete of the organization's webhook", ex: await ctx.call({ as: 'readonly', method: hooks.remove.method, path }) });
             if (isSuccess(await ctx.call({ method: hooks.remove.method, path }))) entry.cleanup = 'deleted';
           } else notTried.push(`a webhook delete (the primary key's registration answered ${describe(own)})`);

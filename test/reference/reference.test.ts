@@ -1924,6 +1924,32 @@ const faultModelCases: FaultCase[] = [
     faulty: 200,
   },
   {
+    name: 'delete-vm-without-task',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r = await call(s, 'DELETE', `/v1/vms/${await firstVm(s, t)}`, { token: t });
+      return [r.status, typeof r.body.task_id];
+    },
+    clean: [202, 'string'],
+    faulty: [202, 'undefined'],
+  },
+  {
+    name: 'webhook-list-ignores-paging',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      for (const n of [1, 2]) await register(s, t, `http://127.0.0.1:9/hook-${n}`, ['backup.completed']);
+      return (await call(s, 'GET', '/v1/webhooks?page=1&per_page=1', { token: t })).body.webhooks.length;
+    },
+    clean: 1,
+    faulty: 2,
+  },
+  {
+    name: 'webhook-list-total-missing',
+    probe: async (s) => typeof (await call(s, 'GET', '/v1/webhooks', { token: await tokenFor(s) })).body.total,
+    clean: 'number',
+    faulty: 'undefined',
+  },
+  {
     name: 'tampered-token-accepted-on-deletes',
     probe: async (s) => {
       const t = await tokenFor(s);
@@ -1931,6 +1957,16 @@ const faultModelCases: FaultCase[] = [
     },
     clean: [401, 401],
     faulty: [404, 401],
+  },
+  {
+    name: 'tampered-token-accepted-on-alarm-create',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const vm = await firstVm(s, t);
+      return [(await call(s, 'POST', '/v1/alarms', { token: tamper(t), json: { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold: 99 } })).status, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status];
+    },
+    clean: [401, 401],
+    faulty: [201, 401],
   },
   {
     name: 'revoked-token-cached-on-object-reads',

@@ -28,15 +28,14 @@ const ORGANIZATION_OF: Record<string, string> = { second: 'B', primary: 'A', rea
  * (authenticated GETs), writes (authenticated others), lists (GETs answering an array of items), long-running (those
  * whose answer links to the task poll), or operation ids.
  */
-function resolveOperations(names: readonly string[], ops: readonly DocumentOperation[], doc: OpenAPIV3_1.Document): { inDocument: string[]; absent: string[] } {
-  const longRunning = new Set(ops.filter((o) => linksToTask(doc, o)).map((o) => o.operationId));
+function resolveOperations(names: readonly string[], ops: readonly DocumentOperation[]): { inDocument: string[]; absent: string[] } {
   const sets: Record<string, (o: DocumentOperation) => boolean> = {
     all: () => true,
     authenticated: (o) => !o.public,
     reads: (o) => !o.public && o.method === 'GET',
     writes: (o) => !o.public && o.method !== 'GET',
     lists: (o) => o.list,
-    'long-running': (o) => longRunning.has(o.operationId),
+    'long-running': (o) => o.longRunning,
   };
   const inDocument = new Set<string>();
   const absent: string[] = [];
@@ -50,12 +49,6 @@ function resolveOperations(names: readonly string[], ops: readonly DocumentOpera
 }
 
 /** An operation whose 2xx answer links to getTask (OpenAPI links), or create VM, whose task id the seed states. */
-function linksToTask(doc: OpenAPIV3_1.Document, o: DocumentOperation): boolean {
-  if (o.operationId === 'createVm') return true;
-  const op = (doc.paths?.[o.path] as Record<string, OpenAPIV3_1.OperationObject> | undefined)?.[o.method.toLowerCase()];
-  return Object.entries(op?.responses ?? {}).some(([s, r]) => /^2/.test(s) && Object.values((r as OpenAPIV3_1.ResponseObject).links ?? {}).some((l) => (l as { operationId?: string }).operationId === 'getTask'));
-}
-
 /** Where an exchange's object stood for its caller: its own (exists), none (absent), or another organization's. */
 function objectCondition(ex: Exchange, template: string | undefined, createdBy: ReadonlyMap<string, string>): string | undefined {
   if (!template || !template.includes('{') || !ex.response) return undefined;
@@ -112,10 +105,16 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
     const d: ClauseDomain = clause.domain;
     const coverage: DomainCoverage = { clause: clause.id, domain: {}, exercised: {}, missing: [] };
     if (d.operations) {
-      const { inDocument, absent } = resolveOperations(d.operations, ops, inputs.merged);
+      const { inDocument, absent } = resolveOperations(d.operations, ops);
       coverage.domain.operations = [...inDocument, ...absent];
       coverage.exercised.operations = inDocument.filter((o) => operations.has(o));
-      for (const o of inDocument.filter((o) => !operations.has(o))) coverage.missing.push({ dimension: 'operations', point: o, possible: true, reason: `no check judging ${clause.id} sent ${o}`, howToVerify: `a check of ${clause.id} that sends ${o} (the suite's gap, or a group not selected)` });
+      const revokes = new Set(ops.filter((o) => o.revokesKey).map((o) => o.operationId));
+      for (const o of inDocument.filter((o) => !operations.has(o))) {
+        coverage.missing.push(revokes.has(o)
+          // Sent with any key the run needs, it would end the run: only --api-key-revocable may, in security.revoked-key.
+          ? { dimension: 'operations', point: o, possible: false, reason: `${o} revokes the key it is sent with; the run sends it only once, with --api-key-revocable, to judge revocation`, howToVerify: `a key of its own for each clause, which the suite does not ask for` }
+          : { dimension: 'operations', point: o, possible: true, reason: `no check judging ${clause.id} sent ${o}`, howToVerify: `a check of ${clause.id} that sends ${o} (the suite's gap, or a group not selected)` });
+      }
       for (const o of absent) coverage.missing.push({ dimension: 'operations', point: o, possible: false, reason: `${o} is not in this run's document`, howToVerify: `declare ${o} in the overlay` });
     }
     if (d.subjects) {

@@ -13,6 +13,12 @@ export interface DocumentOperation {
   takesBody: boolean;
   /** A GET answering an object that holds an array of items. */
   list: boolean;
+  /** The list's array field (its first array property). */
+  itemsField?: string;
+  /** Answers with a task (seed: create VM and restore backup): create VM, and every operation a 2xx answer of which links to getTask. */
+  longRunning: boolean;
+  /** Revokes the key whose token it carries, or a key by id (x-revokes-key): no check sends it with a key the run needs. */
+  revokesKey: boolean;
 }
 
 export function documentOperations(doc: OpenAPIV3_1.Document): DocumentOperation[] {
@@ -24,8 +30,10 @@ export function documentOperations(doc: OpenAPIV3_1.Document): DocumentOperation
       const ok = Object.entries(op.responses ?? {}).find(([s]) => /^2/.test(s))?.[1] as OpenAPIV3_1.ResponseObject | undefined;
       const schema = ok?.content?.['application/json']?.schema as OpenAPIV3_1.SchemaObject | undefined;
       // A list answers an object holding an array of items (the VM list's vms; a declared list's own field).
-      const list = method === 'get' && !!schema?.properties && Object.values(schema.properties).some((p) => (p as OpenAPIV3_1.SchemaObject).type === 'array');
-      out.push({ operationId: op.operationId, method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0, takesBody: !!op.requestBody, list });
+      const itemsField = method === 'get' ? Object.entries(schema?.properties ?? {}).find(([, p]) => (p as OpenAPIV3_1.SchemaObject).type === 'array')?.[0] : undefined;
+      const list = itemsField !== undefined;
+      const longRunning = op.operationId === 'createVm' || Object.entries(op.responses ?? {}).some(([s, r]) => /^2/.test(s) && Object.values((r as OpenAPIV3_1.ResponseObject).links ?? {}).some((l) => (l as { operationId?: string }).operationId === 'getTask'));
+      out.push({ operationId: op.operationId, method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0, takesBody: !!op.requestBody, list, ...(itemsField ? { itemsField } : {}), longRunning, revokesKey: (op as Record<string, unknown>)['x-revokes-key'] !== undefined });
     }
   }
   return out;
