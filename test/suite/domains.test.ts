@@ -7,8 +7,12 @@ import { summaryLines } from '../../src/report/terminal.ts';
 import type { RunReport } from '../../src/engine/run/report.ts';
 
 let report: RunReport;
+let withPagination: RunReport;
 beforeAll(async () => {
-  report = await runAgainstReference({ only: ['vms', 'pagination', 'auth'], overlay: REFERENCE_OVERLAY });
+  [report, withPagination] = await Promise.all([
+    runAgainstReference({ only: ['vms', 'auth', 'security'], overlay: REFERENCE_OVERLAY }),
+    runAgainstReference({ only: ['vms', 'pagination', 'auth'], overlay: REFERENCE_OVERLAY }),
+  ]);
 }, 120_000);
 
 describe('clause domains on the reference', () => {
@@ -21,11 +25,23 @@ describe('clause domains on the reference', () => {
       expect(report.coverage!.verified).toContain(clause);
       expect(domains.find((d) => d.clause === clause)!.missing.some((m) => m.possible)).toBe(true);
     }
-    // The pagination checks walk the VM list only; the reference's overlay declares two more lists.
-    const paging = domains.find((d) => d.clause === 'PAGE-PARAMS')!;
-    expect(paging.exercised.operations).toEqual(['listVms']);
-    expect(paging.missing.map((m) => m.point)).toEqual(['listWebhooks', 'searchAudit']);
-    expect(report.coverage!.partlyVerified).toContain('PAGE-PARAMS');
+    // No check creates a VM with the second organization's key (that needs a subnet of its own, which the run is not given).
+    const create = domains.find((d) => d.clause === 'VM-CREATE')!;
+    expect(create.exercised.subjects).toEqual(['primary']);
+    expect(create.missing.map((m) => `${m.dimension} ${m.point} ${m.possible}`)).toEqual(['subjects second true']);
+    expect(report.coverage!.partlyVerified).toContain('VM-CREATE');
+    // The key revocation is out of reach of every clause but revocation's own: it would revoke a key the run needs.
+    const signed = domains.find((d) => d.clause === 'AUTH-TOKEN-SIGNED')!;
+    expect(signed.missing.map((m) => `${m.point} ${m.possible}`)).toEqual(['revokeCurrentKey false']);
+    expect(report.coverage!.partlyVerified).not.toContain('AUTH-TOKEN-SIGNED');
+  });
+
+  it('counts the declared lists once pagination.declared-lists has paged them', () => {
+    for (const clause of ['PAGE-PARAMS', 'PAGE-MAX-100', 'PAGE-TOTAL']) {
+      const paging = withPagination.coverage!.domains!.find((d) => d.clause === clause)!;
+      expect(paging.exercised.operations, clause).toEqual(['listVms', 'listWebhooks', 'searchAudit']);
+      expect(withPagination.coverage!.partlyVerified).not.toContain(clause);
+    }
   });
 
   it('counts the keys whose tokens the judging checks read or used', () => {
@@ -37,9 +53,9 @@ describe('clause domains on the reference', () => {
   it('shows the domain in the terminal and in the HTML clause matrix', () => {
     const lines = summaryLines(report);
     expect(lines).toContain(`partly verified: ${report.coverage!.partlyVerified!.length} of the verified clauses were exercised on part of their domain (spec/clauses.yaml); not exercised:`);
-    expect(lines.find((l) => l.startsWith('  PAGE-PARAMS'))).toMatch(/operations listWebhooks, searchAudit$/);
+    expect(lines.find((l) => l.startsWith('  VM-CREATE'))).toMatch(/subjects second$/);
     const html = renderHtml(report);
-    expect(html).toMatch(/id="c-PAGE-PARAMS"[^]*?<b>operations<\/b> 1\/3: <span class="dm-done">listVms<\/span> · not exercised: <span class="dm-open"[^>]*>listWebhooks<\/span>/);
-    expect(html).toMatch(/id="c-PAGE-PARAMS"[^]*?partly verified/);
+    expect(html).toMatch(/id="c-VM-CREATE"[^]*?<b>subjects<\/b> 1\/2: <span class="dm-done">primary<\/span> · not exercised: <span class="dm-open"[^>]*>second<\/span>/);
+    expect(html).toMatch(/id="c-VM-CREATE"[^]*?partly verified/);
   });
 });
