@@ -4,6 +4,7 @@ import type { CheckContext } from '../src/engine/run/context.ts';
 import type { CallOptions } from '../src/engine/identity/call.ts';
 import type { LedgerEntry } from '../src/engine/target/ledger.ts';
 import { Unavailable } from '../src/engine/run/check.ts';
+import { createdId } from '../src/engine/target/cleanup.ts';
 import { absentId } from './support.ts';
 import { documentOperations as operationsOf, type DocumentOperation } from '../src/engine/schema/operations.ts';
 
@@ -11,6 +12,16 @@ export type { DocumentOperation };
 
 /** What a collection's objects are called in the ledger. */
 const KINDS: Record<string, LedgerEntry['kind']> = { vms: 'vm', backups: 'backup', webhooks: 'webhook', alarms: 'alarm' };
+
+/** An object of the kind the run made: its id from the ledger, else from the answer that made it (where the overlay says). */
+function ledgerId(ctx: CheckContext, kind: LedgerEntry['kind'] | undefined): string | undefined {
+  if (!kind || kind === 'api-key-revoked') return undefined;
+  for (const e of ctx.ledger.entries.filter((x) => x.kind === kind && x.cleanup === 'pending')) {
+    const id = e.id ?? createdId(ctx.declarations, kind, ctx.log.find((ex) => ex.seq === e.createdIn));
+    if (id) return id;
+  }
+  return undefined;
+}
 
 /** Every operation of the run's document after the overlay. */
 export function documentOperations(ctx: CheckContext): DocumentOperation[] {
@@ -30,7 +41,7 @@ export async function requestFor(ctx: CheckContext, op: DocumentOperation): Prom
     if (op.method === 'GET') {
       if (collection === 'vms') id = await ctx.fixtures.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
       else if (collection === 'tasks') id = await ctx.fixtures.vmTask().then((t) => t.id, (err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
-      else id = ctx.ledger.entries.find((e) => e.kind === KINDS[collection] && e.id)?.id;
+      else id = ledgerId(ctx, KINDS[collection]);
     }
     path = path.replace(whole, `${collection}/${encodeURIComponent(id ?? absentId(ctx, collection.replace(/s$/, '')))}`);
   }

@@ -300,8 +300,8 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
   return { token: issuance.probe, read, write: checkedWrite, ...domain, ...(writeBySubject ? { writeBySubject } : {}) };
 }
 
-/** Read operations the operations probe spreads its reads over, besides the list: a few the run saw served. */
-const MAX_READ_PATHS = 4;
+/** Read operations the operations probe spreads its reads over, besides the list: those the run saw served, bounded. */
+const MAX_READ_PATHS = 12;
 
 /**
  * LIMIT-READ-300 over its domain (issue 24): the read probe again on the tokens of every other key the run holds, and

@@ -171,7 +171,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
       if (issuance && !limits) {
         try {
-          limits = await runRequestProbes({ config, http, tokens, ledger, waits, readPaths: () => servedReadPaths(http.log) }, issuance);
+          limits = await runRequestProbes({ config, http, tokens, ledger, waits, readPaths: () => servedReadPaths(http.log, schema) }, issuance);
         } catch (err) {
           // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
           if (!(err instanceof CredentialError)) throw err;
@@ -267,13 +267,26 @@ function reproduceLine(config: RunConfig): string {
 }
 
 /** Requests per operation (method and path template of the document; other paths as "other"). */
-/** Read operations besides the list the run saw served by the primary key: a task, a VM's or a backup's record. */
-function servedReadPaths(log: readonly Exchange[]): string[] {
-  return log
-    .filter((ex) => ex.request.method === 'GET' && isSuccess(ex) && ex.caller === 'primary' && !ex.sentBy.startsWith('limits.'))
-    .map((ex) => new URL(ex.request.url).pathname)
-    .filter((p) => /^\/v1\/(tasks|vms|backups)\/[^/]+$/.test(p));
+/**
+ * Read operations besides the list the run saw served by the primary key, one path each: a task, a VM's or a backup's
+ * record, and every declared read (webhooks, alarms, the audit), so the read budget is spent across all of them.
+ */
+function servedReadPaths(log: readonly Exchange[], schema: SchemaAsserter): string[] {
+  const byOperation = new Map<string, { path: string; bytes: number }>();
+  for (const ex of log) {
+    if (ex.request.method !== 'GET' || !isSuccess(ex) || ex.caller !== 'primary' || ex.sentBy.startsWith('limits.')) continue;
+    const url = new URL(ex.request.url);
+    const op = schema.operationFor('merged', 'GET', url.pathname)?.op.operationId;
+    const bytes = ex.response?.bodyBytes ?? 0;
+    // The smallest answer each operation gave, and none above a bound: the burst must fit its window.
+    if (!op || url.pathname === '/v1/vms' || bytes > MAX_SPREAD_ANSWER_BYTES || (byOperation.get(op)?.bytes ?? Infinity) <= bytes) continue;
+    byOperation.set(op, { path: url.pathname + url.search, bytes });
+  }
+  return [...byOperation.values()].map((v) => v.path);
 }
+
+/** The largest answer a read may have had to be spread over in the read-budget probe (an export of a long audit is not). */
+const MAX_SPREAD_ANSWER_BYTES = 32 * 1024;
 
 function countByEndpoint(log: readonly { request: { method: string; url: string } }[], schema: SchemaAsserter): Record<string, number> {
   const counts: Record<string, number> = {};
