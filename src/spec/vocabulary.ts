@@ -44,6 +44,7 @@ export const ERROR_CASES: Record<string, string> = {
   'invalid-api-key': 'token issuance with an API key the target does not know (auth.token-request-invalid)',
   'invalid-request': 'a request the target cannot read or validate: a token request without api_key, a body that is not JSON (auth.token-request-invalid, errors.malformed-json)',
   'token-expired': 'a request with a token older than its lifetime (auth.token-expiry)',
+  'key-revoked': 'a request with a token of a key the run revoked (security.revoked-key)',
   forbidden: "a write by a key whose owner's role may only read (security.readonly-write-refused)",
   'not-found': 'a read of a task id that does not exist (errors.error-object)',
   'quota-exceeded': 'a create beyond the organization quota (code quota_exceeded, seed §7); not provoked by the suite',

@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { readLocation, describeLocation } from '../../src/engine/target/discover.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describe, isSuccess, observeErrorCase } from '../support.ts';
 import { documentOperations, requestFor } from '../operations.ts';
 
 /**
@@ -45,6 +45,8 @@ export const revokedKey: Check = {
     const swept = await ctx.callEach(reads.map((r) => ({ bearer: token, method: 'GET', path: r.path })));
     const still = [after, reissue, ...swept].filter(isSuccess);
     if (still.length) return fail(`after revocation ${still.map(describe).join(' and ')} still succeeded`, [revoked, ...still]);
+    // What a revoked key's token is refused with: the key-revoked case schema.declared-choices holds to the overlay.
+    observeErrorCase(ctx, 'key-revoked', after);
     return pass(`after revocation the token was refused (${after.response?.status}) on the list and on ${swept.length} other reads (${servedBefore} of them served before the revocation), and the key got no new token (${reissue.response?.status})`);
   },
 };

@@ -919,6 +919,18 @@ function issue13FaultCases(): FaultCase[] {
       faulty: [200, 200],
     },
     {
+      name: 'revoked-key-code-generic',
+      variants: ['revoked-key-own-code'],
+      probe: async (s) => {
+        const t = await tokenFor(s, s.apiKeyRevocable);
+        await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
+        const r = await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
+        return [r.status, r.body.error.code, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).body.error.code];
+      },
+      clean: [401, 'key_revoked', 'unauthenticated'],
+      faulty: [401, 'unauthenticated', 'unauthenticated'],
+    },
+    {
       name: 'invalid-json-code-drift',
       probe: async (s) => {
         const r = await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: '{"name": ' });
