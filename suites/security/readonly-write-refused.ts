@@ -7,6 +7,7 @@ import { describe, wasAccepted, observeErrorCase, isSuccess, alarmBodyFor } from
 import { backupIdOf } from '../backups/restore-task.ts';
 import { documentOperations } from '../operations.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
+import { createdId } from '../../src/engine/target/cleanup.ts';
 
 interface Probe {
   what: string;
@@ -55,7 +56,7 @@ export const readonlyWriteRefused: Check = {
   clauses: ['KEY-INHERITS-ROLE'],
   level: 'must',
   why: { must: "the seed says a key inherits its owner's role permissions; a read-only owner's key makes no write" },
-  title: 'A read-only key cannot create or delete a VM, start, restore or delete a backup, register or delete a webhook, or create an alarm',
+  title: 'A read-only key cannot create or delete a VM, start, restore or delete a backup, register or delete a webhook, or create or delete an alarm',
   shares: [READONLY_PROBES],
   async run(ctx) {
     if (!ctx.tokens.has('readonly')) return skip('needs --api-key-readonly (a key whose owner may only read)', '--api-key-readonly KEY (a key whose owner may only read)');
@@ -111,6 +112,18 @@ export const readonlyWriteRefused: Check = {
           ctx.ledger.record({ kind: 'alarm', id: typeof id === 'string' ? id : undefined, createdBy: ctx.checkId, note: 'created by --api-key-readonly' }, ex);
         }
         probes.push({ what: 'an alarm on the organization\'s VM', ex });
+        // The primary key's alarm, which the read-only key then tries to delete; the primary deletes it at once after.
+        const remove = ctx.declarations.cleanup.alarm;
+        if (remove) {
+          const own = await ctx.call({ method: alarms.create.method, path: alarms.create.path, json: body });
+          const id = isSuccess(own) ? createdId(ctx.declarations, 'alarm', own) : undefined;
+          const entry = isSuccess(own) ? ctx.ledger.record({ kind: 'alarm', id, createdBy: ctx.checkId, note: 'for the read-only key to try to delete' }, own) : undefined;
+          if (entry?.id) {
+            const path = remove.path.replace('{id}', encodeURIComponent(entry.id));
+            probes.push({ what: "a delete of the organization's alarm", ex: await ctx.call({ as: 'readonly', method: remove.method, path }) });
+            if (isSuccess(await ctx.call({ method: remove.method, path }))) entry.cleanup = 'deleted';
+          } else notTried.push(`an alarm delete (the primary key's alarm answered ${describe(own)}${isSuccess(own) ? ', its id not where the overlay says' : ''})`);
+        }
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
         notTried.push(`an alarm (${err.message})`);

@@ -2014,6 +2014,15 @@ const faultModelCases: FaultCase[] = [
     faulty: 202,
   },
   {
+    name: 'readonly-can-delete-alarm',
+    probe: async (s) => {
+      const made = await alarm(s, await tokenFor(s), 99);
+      return (await call(s, 'DELETE', `/v1/alarms/${made.body.id}`, { token: await tokenFor(s, s.apiKeyReadonly) })).status;
+    },
+    clean: 403,
+    faulty: 200,
+  },
+  {
     name: 'readonly-can-create-alarm',
     probe: async (s) => {
       const vm = await firstVm(s, await tokenFor(s));
