@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { absentId, describe, fromLog } from '../support.ts';
+import { absentId, describe, fromLog, observeErrorCase } from '../support.ts';
 
 /** The methods an Allow value lists (RFC 9110 §10.2.1: a comma-separated list of method tokens, case-sensitive). */
 export function allowedMethods(value: string | undefined): string[] | undefined {
@@ -22,7 +22,7 @@ export const allowOn405: Check = {
   reviewsLog: true,
   async run(ctx) {
     // Tasks are only read: a PUT on a task that does not exist is harmless anywhere.
-    if (!ctx.config.readOnly) await ctx.call({ method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} });
+    if (!ctx.config.readOnly) observeErrorCase(ctx, 'method-not-allowed', await ctx.call({ method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} }));
     const refused = fromLog(ctx, (ex) => ex.response!.status === 405);
     if (refused.length === 0) return skip('no request was answered 405 (a target may answer 404 for a method a path lacks); nothing to judge', 'a target that answers 405 for a method a path lacks');
     const bad = refused

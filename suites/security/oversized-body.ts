@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describe, isSuccess, observeErrorCase } from '../support.ts';
 import type { StreamedBody } from '../../src/engine/transport/http.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
@@ -47,6 +47,7 @@ export const oversizedBody: Check = {
     const status = ex.response?.status;
     if (status === undefined || status >= 500) return fail(`an ${OVERSIZED_BYTES / 1024 / 1024} MiB body answered ${describe(ex)}`, [ex]);
     ctx.observe('oversizedBodyStatus', status);
+    observeErrorCase(ctx, 'payload-too-large', ex);
     return pass(`answered ${describe(ex)} in ${ex.durationMs} ms`);
   },
 };

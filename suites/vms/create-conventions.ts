@@ -1,6 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { sendCreateCases, statusClass, GENERATED_LANE } from './create-cases.ts';
+import { observeErrorCase } from '../support.ts';
 
 /**
  * Convention, not seed: sizes are positive and a name is not empty. The seed types these fields but shows no
@@ -26,6 +27,7 @@ export const createConventions: Check = {
     const labelled = await ctx.call({ method: 'POST', path: '/v1/vms', rawBody: JSON.stringify(body), headers: { 'content-type': 'text/plain' }, lane: GENERATED_LANE });
     if (statusClass(labelled) === '2xx') ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'accepted with content type text/plain' });
     sent.push({ label: 'content type text/plain', body, ex: labelled });
+    observeErrorCase(ctx, 'unsupported-media-type', labelled);
     const wrong = sent.filter((s) => statusClass(s.ex) !== '4xx');
     if (wrong.length) {
       return fail(`not refused with a 4xx: ${wrong.map((w) => `${w.label} → ${w.ex.response?.status ?? w.ex.transportError}`).join('; ')}`, wrong.map((w) => w.ex));

@@ -931,6 +931,15 @@ function issue13FaultCases(): FaultCase[] {
       faulty: [401, 'unauthenticated', 'unauthenticated'],
     },
     {
+      name: 'payload-too-large-400',
+      probe: async (s) => {
+        const r = await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: JSON.stringify(vmBody(s, { name: 'x'.repeat(2 * 1024 * 1024) })) });
+        return [r.status, r.body.error.code];
+      },
+      clean: [413, 'payload_too_large'],
+      faulty: [400, 'invalid_request'],
+    },
+    {
       name: 'invalid-json-code-drift',
       probe: async (s) => {
         const r = await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: '{"name": ' });

@@ -297,6 +297,26 @@ const cases: VariantCase[] = [
     variant: [405, 200],
   },
   {
+    name: 'revoked-key-own-code',
+    probe: async (s) => {
+      const t = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyRevocable } }).then((r) => r.body.token as string);
+      await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
+      const r = await call(s, 'GET', '/v1/vms', { token: t });
+      return [r.status, r.body.error.code];
+    },
+    clean: [401, 'unauthenticated'],
+    variant: [401, 'key_revoked'],
+  },
+  {
+    name: 'media-type-400',
+    probe: async (s) => {
+      const r = await call(s, 'POST', '/v1/vms', { token: await token(s), raw: '{"name": "x"}', headers: { 'content-type': 'text/plain' } });
+      return [r.status, r.body.error.code];
+    },
+    clean: [415, 'unsupported_media_type'],
+    variant: [400, 'invalid_request'],
+  },
+  {
     name: 'small-org-quota',
     probe: async (s) => {
       const t = await token(s);
