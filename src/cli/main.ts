@@ -35,6 +35,7 @@ run options:
   --api-key-revocable KEY   API key the run may revoke (where the overlay declares how), to check revocation
   --image NAME              image valid on the target for creating a VM
   --subnet-id ID            subnet valid on the target for creating a VM
+  --subnet-id-b ID          a subnet of the second organization, for a create with --api-key-b
   --overlay FILE            OpenAPI Overlay 1.0 declaring the target's choices (checked as overlay check does)
   --only GROUPS             comma list of groups to run
   --profile quick|full|certify

@@ -15,6 +15,7 @@ export const RUN_OPTIONS = {
   'api-key-revocable': { type: 'string' },
   image: { type: 'string' },
   'subnet-id': { type: 'string' },
+  'subnet-id-b': { type: 'string' },
   overlay: { type: 'string' },
   only: { type: 'string' },
   profile: { type: 'string' },
@@ -63,6 +64,7 @@ export const ENV_OF: Record<string, string> = {
   'api-key-revocable': 'CONFORMANCE_API_KEY_REVOCABLE',
   image: 'CONFORMANCE_IMAGE',
   'subnet-id': 'CONFORMANCE_SUBNET_ID',
+  'subnet-id-b': 'CONFORMANCE_SUBNET_ID_B',
   overlay: 'CONFORMANCE_OVERLAY',
   's3-url': 'CONFORMANCE_S3_URL',
   's3-access-key': 'CONFORMANCE_S3_ACCESS_KEY',
@@ -81,6 +83,8 @@ export interface RunOptions {
   apiKeyRevocable?: string;
   image?: string;
   subnetId?: string;
+  /** A subnet of the second organization, for a create with --api-key-b. */
+  subnetIdB?: string;
   overlay?: string;
   only?: string[];
   profile: Profile;
@@ -262,6 +266,7 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     apiKeyRevocable: setting('api-key-revocable'),
     image: setting('image'),
     subnetId: setting('subnet-id'),
+    subnetIdB: setting('subnet-id-b'),
     overlay: setting('overlay'),
     only: only?.length ? only : undefined,
     profile,

@@ -91,6 +91,7 @@ export async function runCommand(
   let keys = { primary: opts.apiKey, second: opts.apiKeyB, readonly: opts.apiKeyReadonly, revocable: opts.apiKeyRevocable };
   let image = opts.image;
   let subnetId = opts.subnetId;
+  let subnetIdB = opts.subnetIdB;
   let overlayPath = opts.overlay;
   if (!baseUrl) {
     if (overlayPath === undefined && !extra.noDefaultOverlay) overlayPath = REFERENCE_OVERLAY_FILE;
@@ -116,6 +117,7 @@ export async function runCommand(
     keys = { primary: s.apiKey, second: s.apiKeyB, readonly: s.apiKeyReadonly, revocable: s.apiKeyRevocable };
     image = s.image;
     subnetId = s.subnetId;
+    subnetIdB = s.subnetIdB;
   } else if (!keys.primary) {
     throw new UsageError('missing credentials: --api-key (or CONFORMANCE_API_KEY) is required with --base-url');
   }
@@ -143,6 +145,7 @@ export async function runCommand(
     keys,
     image,
     subnetId,
+    subnetIdB,
     overlayPath,
     overlayImplicit: overlayPath !== opts.overlay,
     profile: opts.profile,

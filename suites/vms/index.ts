@@ -14,6 +14,7 @@ import { createDeclaredValid } from './create-declared-valid.ts';
 import { listFuzz } from './list-fuzz.ts';
 import { quotaRefusal } from './quota-refusal.ts';
 import { valuesReadBack } from './values-read-back.ts';
+import { createSecondOrganization } from './create-second-organization.ts';
 
 // The creates first: they run while the run's VM is being made, and the list checks after them find the list at rest.
-export const vmChecks: Check[] = [createReturnsTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, valuesReadBack, listShape, tagFilter, tagFilterStrict, listCoverage, listFuzz, stateful, quotaRefusal];
+export const vmChecks: Check[] = [createReturnsTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, valuesReadBack, createSecondOrganization, listShape, tagFilter, tagFilterStrict, listCoverage, listFuzz, stateful, quotaRefusal];

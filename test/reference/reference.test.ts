@@ -1971,6 +1971,17 @@ const faultModelCases: FaultCase[] = [
     faulty: 'undefined',
   },
   {
+    name: 'create-in-default-org',
+    probe: async (s) => {
+      const t = await tokenFor(s, s.apiKeyB);
+      const r = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name: 'org-b-vm', subnet_id: s.subnetIdB }) });
+      const listed = (await call(s, 'GET', '/v1/vms?per_page=100', { token: t })).body.vms.some((v: { name: string }) => v.name === 'org-b-vm');
+      return [r.status, listed];
+    },
+    clean: [202, true],
+    faulty: [202, false],
+  },
+  {
     name: 'tampered-token-accepted-on-deletes',
     probe: async (s) => {
       const t = await tokenFor(s);

@@ -59,6 +59,8 @@ export interface RunConfig {
   keys: Partial<Record<KeyName, string>>;
   image?: string;
   subnetId?: string;
+  /** A subnet of the second organization (--subnet-id-b): valid values depend on the caller, so they are run inputs. */
+  subnetIdB?: string;
   overlayPath?: string;
   /** True when the overlay was not asked for but is the embedded reference target's own. */
   overlayImplicit?: boolean;

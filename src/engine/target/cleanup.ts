@@ -112,7 +112,7 @@ async function deleteOne(e: LedgerEntry, del: { method: string; path: string }, 
     return undefined;
   }
   try {
-    const ex = await call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(e.id)), retryOn429, ...(lane ? { lane } : {}) });
+    const ex = await call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(e.id)), retryOn429, ...(e.owner ? { as: e.owner } : lane ? { lane } : {}) });
     e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
     if (!isSuccess(ex)) e.note = `${del.method} ${del.path} answered ${statusText(ex)}`;
     return ex;

@@ -10,6 +10,8 @@ export interface LedgerEntry {
   /** The seq of the exchange that created it (its id is read from it at cleanup, where the overlay says). */
   createdIn?: number;
   cleanup: 'deleted' | 'delete-failed' | 'not-declared' | 'pending';
+  /** The key whose organization holds it, when not the primary key's: cleanup deletes it with that key. */
+  owner?: 'second';
   note?: string;
 }
 
