@@ -11,5 +11,6 @@ import { budgetsSeparate } from './budgets-separate.ts';
 import { readLimitSubjects } from './read-limit-subjects.ts';
 import { writeLimitSubjects } from './write-limit-subjects.ts';
 import { readLimitOperations } from './read-limit-operations.ts';
+import { writeLimitOperations } from './write-limit-operations.ts';
 
-export const limitChecks: Check[] = [tokenLimit, readLimit, readLimitSubjects, readLimitOperations, writeLimit, writeLimitSubjects, tokenScope, keyScope, budgetsSeparate, rejectionErrorObject, retryAfter, windowResets];
+export const limitChecks: Check[] = [tokenLimit, readLimit, readLimitSubjects, readLimitOperations, writeLimit, writeLimitSubjects, writeLimitOperations, tokenScope, keyScope, budgetsSeparate, rejectionErrorObject, retryAfter, windowResets];

@@ -1289,6 +1289,16 @@ const faultCases: FaultCase[] = [
     faulty: 0,
   },
   {
+    name: 'writes-beyond-create-uncharged',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const deletes = await burst(61, () => call(s, 'DELETE', '/v1/vms/vm-that-exists-nowhere', { token: t }));
+      return count(deletes, 429);
+    },
+    clean: 1,
+    faulty: 0,
+  },
+  {
     name: 'task-read-charged-as-write',
     probe: async (s) => {
       const t = await tokenFor(s);

@@ -64,6 +64,8 @@ export interface LimitsReport {
   writeBySubject?: SubjectProbe[];
   /** The read probe with its reads spread over every read operation the run knows, not the list alone. */
   readAcrossOperations?: LimitProbe & { operations: string[] };
+  /** The write probe with its writes spread over every write operation of the document (on ids that exist nowhere). */
+  writeAcrossOperations?: LimitProbe & { operations: string[] };
   /** Why the read and write probes could not run (the target issued no token for them: a budget that never came back). */
   error?: Error;
 }
@@ -75,6 +77,8 @@ interface Deps {
   ledger: Ledger;
   /** Paths of read operations besides the list that the run saw served (a task, a VM's record), for the operations probe. */
   readPaths?: () => string[];
+  /** Writes of every write operation of the document that change nothing (ids that exist nowhere, empty bodies). */
+  writeRequests?: () => Array<{ method: string; path: string; json?: unknown }>;
   /** The window waits of the full profile, announced to whoever watches the run. */
   waits?: Waits;
 }
@@ -161,6 +165,11 @@ interface RequestProbeSpec {
   send(token: string): Promise<Exchange>;
   /** The answer every counted-and-allowed request gets (learned from the first one). */
   baseline?: (ex: Exchange) => boolean;
+  /**
+   * The rate-limit refusal another probe met: requests of several operations, each refused for its own reason (404,
+   * 400), count as served unless they get this answer (its status and error code).
+   */
+  rejectedLike?: Exchange;
 }
 
 /** Reads or writes on dedicated tokens: exactly limit+1 on one, then (if all were served) until refusal on another. */
@@ -198,9 +207,14 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
   const baselineStatus = firstAnswer.response?.status;
   // A 401 is the token refused (it expired mid-burst on a fast clock), not the limit: neither served nor limited.
   const limited = (ex: Exchange) => is4xx(ex) && ex.response!.status !== 401;
-  const cls: Classifier = spec.baseline
-    ? { accepted: (ex) => ex.response?.status === baselineStatus, rejected: (ex) => limited(ex) && ex.response!.status !== baselineStatus }
-    : { accepted: isSuccess, rejected: limited };
+  const codeOf = (ex: Exchange) => (ex.response?.json as { error?: { code?: unknown } } | undefined)?.error?.code;
+  const like = spec.rejectedLike;
+  const asRefusal = (ex: Exchange) => !!like && ex.response?.status === like.response?.status && codeOf(ex) === codeOf(like);
+  const cls: Classifier = like
+    ? { accepted: (ex) => !!ex.response && ex.response.status < 500 && ex.response.status !== 401 && !asRefusal(ex), rejected: asRefusal }
+    : spec.baseline
+      ? { accepted: (ex) => ex.response?.status === baselineStatus, rejected: (ex) => limited(ex) && ex.response!.status !== baselineStatus }
+      : { accepted: isSuccess, rejected: limited };
   if (!served(firstAnswer)) {
     return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: `the first ${spec.what.replace(/s$/, '')} answered ${statusText(firstAnswer)}` }, bursts: [] };
   }
@@ -296,8 +310,9 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
   const realCreates = realCreateAllowance(d);
   const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.write ? await probeWithCreates(d, realCreates) : write;
   const writeBySubject = await probeWriteSubjects(d, turns, auth, write);
+  const writeAcrossOperations = await probeWriteOperations(d, turns, auth, write);
   await issuance.reset;
-  return { token: issuance.probe, read, write: checkedWrite, ...domain, ...(writeBySubject ? { writeBySubject } : {}) };
+  return { token: issuance.probe, read, write: checkedWrite, ...domain, ...(writeBySubject ? { writeBySubject } : {}), ...(writeAcrossOperations ? { writeAcrossOperations } : {}) };
 }
 
 /** Read operations the operations probe spreads its reads over, besides the list: those the run saw served, bounded. */
@@ -324,6 +339,31 @@ async function probeReadDomain(d: Deps, turns: Turns, auth: (t: string) => Recor
   };
   const probe = await probeRequests(d, { limit: LIMITS.read, what: 'reads over several operations', sentBy: 'limits.read-limit-operations', judgeOnly: true, send: spread }, 'main', turns);
   return { readBySubject, readAcrossOperations: { ...probe, operations: paths.map((p) => `GET ${p.split('?')[0]}`) } };
+}
+
+/**
+ * LIMIT-WRITE-60 over its operations (issue 24): the write probe again, its writes taking turns between the empty
+ * create and every other write operation of the document on ids that exist nowhere (nothing changes), on tokens of its
+ * own. Only once the primary probe showed exactly 60 with writes that create nothing: such a target counts a write it
+ * refuses, so a write it does not count on another operation is a budget that operation escapes.
+ */
+async function probeWriteOperations(d: Deps, turns: Turns, auth: (t: string) => Record<string, string>, primary: LimitProbe | undefined): Promise<(LimitProbe & { operations: string[] }) | undefined> {
+  if (!primary || primary.verdict.kind !== 'exact' || !primary.firstRejection || d.config.readOnly) return undefined;
+  const others = d.writeRequests?.() ?? [];
+  if (others.length === 0) return undefined;
+  const requests = [{ method: 'POST', path: '/v1/vms', json: {} as unknown }, ...others];
+  let n = 0;
+  const spread = (t: string) => {
+    const r = requests[n++ % requests.length]!;
+    return sendOwn(d, t, { method: r.method, path: r.path, ...(r.json !== undefined ? { json: r.json } : {}), headers: auth(t), sentBy: 'limits.write-limit-operations' }).then((ex) => {
+      // An empty body a lenient target accepted made something: the ledger deletes it (its id where the overlay says).
+      const kind = ({ vms: 'vm', webhooks: 'webhook', alarms: 'alarm' } as const)[/^\/v1\/([a-z]+)$/.exec(r.path)?.[1] ?? ''];
+      if (r.method === 'POST' && kind && isSuccess(ex)) d.ledger.record({ kind, createdBy: 'limits.write-limit-operations', note: 'made by an empty body in the write-budget probe' }, ex);
+      return ex;
+    });
+  };
+  const probe = await probeRequests(d, { limit: LIMITS.write, what: 'writes over several operations', sentBy: 'limits.write-limit-operations', judgeOnly: true, send: spread, baseline: (ex) => is4xx(ex) && ex.response!.status !== 429, rejectedLike: primary.firstRejection }, 'main', turns);
+  return { ...probe, operations: requests.map((r) => `${r.method} ${r.path}`) };
 }
 
 /**

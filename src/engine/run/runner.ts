@@ -18,6 +18,8 @@ import { KEY_FLAGS } from '../config/config.ts';
 import { StartupFailure } from '../identity/startup-failure.ts';
 import { RunNotStarted, startupFailureReport } from './startup-report.ts';
 import { SchemaAsserter } from '../schema/schema.ts';
+import { documentOperations } from '../schema/operations.ts';
+import type { OpenAPIV3_1 } from 'openapi-types';
 import { Ledger } from '../target/ledger.ts';
 import { Fixtures } from '../target/fixtures.ts';
 import { cleanup } from '../target/cleanup.ts';
@@ -171,7 +173,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
       if (issuance && !limits) {
         try {
-          limits = await runRequestProbes({ config, http, tokens, ledger, waits, readPaths: () => servedReadPaths(http.log, schema) }, issuance);
+          limits = await runRequestProbes({ config, http, tokens, ledger, waits, readPaths: () => servedReadPaths(http.log, schema), writeRequests: () => harmlessWrites(spec.merged, config.runId) }, issuance);
         } catch (err) {
           // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
           if (!(err instanceof CredentialError)) throw err;
@@ -283,6 +285,17 @@ function servedReadPaths(log: readonly Exchange[], schema: SchemaAsserter): stri
     byOperation.set(op, { path: url.pathname + url.search, bytes });
   }
   return [...byOperation.values()].map((v) => v.path);
+}
+
+/**
+ * One write to every write operation of the document but the create (the probe's own) and key revocation, on ids
+ * that exist nowhere and with empty bodies: each is refused, and nothing of the target's changes (what a lenient
+ * target makes of an empty body is in the ledger, by the probe).
+ */
+function harmlessWrites(doc: OpenAPIV3_1.Document, runId: string): Array<{ method: string; path: string; json?: unknown }> {
+  return documentOperations(doc)
+    .filter((o) => !o.public && o.method !== 'GET' && !o.revokesKey && !/api-keys/.test(o.path) && !(o.method === 'POST' && o.path === '/v1/vms'))
+    .map((o) => ({ method: o.method, path: o.path.replace(/\{[^}]+\}/g, encodeURIComponent(`cc-${runId}-absent`)), ...(o.takesBody ? { json: {} } : {}) }));
 }
 
 /** The largest answer a read may have had to be spread over in the read-budget probe (an export of a long audit is not). */
