@@ -33,7 +33,8 @@ export function notVerifiedLines(report: RunReport): string[] {
 export function partlyVerifiedLines(report: RunReport): string[] {
   const partly = report.coverage?.partlyVerified ?? [];
   if (!partly.length) return [];
-  const lines = [`partly verified: ${partly.length} of the verified clauses were exercised on part of their domain (spec/clauses.yaml); not exercised:`];
+  const blocking = report.requireComplete ? ' (this run requires every MUST clause verified whole: incomplete)' : '';
+  const lines = [`partly verified: ${partly.length} of the verified clauses were exercised on part of their domain (spec/clauses.yaml)${blocking}; not exercised:`];
   for (const d of (report.coverage?.domains ?? []).filter((x) => partly.includes(x.clause))) {
     const parts = (['operations', 'subjects', 'objects'] as const)
       .map((dim) => {

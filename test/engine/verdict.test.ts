@@ -110,4 +110,13 @@ describe('the verdict and its exit code', () => {
     expect(EXIT_CODES.conformant).toBe(0);
     expect(EXIT_CODES.error).toBe(2);
   });
+  it('counts a clause verified on part of its domain (the rest within reach) as not verified whole: incomplete under certify', () => {
+    const whole = { verified: ['A'], notVerified: [] };
+    expect(isIncomplete(whole)).toBe(false);
+    expect(isIncomplete({ ...whole, partlyVerified: [] })).toBe(false);
+    const partly = { ...whole, partlyVerified: ['A'] };
+    expect(isIncomplete(partly)).toBe(true);
+    expect(verdictOf([report(c, pass('ok'))], { incompleteCoverage: isIncomplete(partly), requireComplete: true })).toBe('incomplete');
+    expect(verdictOf([report(c, pass('ok'))], { incompleteCoverage: isIncomplete(partly), requireComplete: false })).toBe('conformant');
+  });
 });

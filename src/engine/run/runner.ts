@@ -22,7 +22,8 @@ import { documentOperations } from '../schema/operations.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { Ledger } from '../target/ledger.ts';
 import { Fixtures } from '../target/fixtures.ts';
-import { cleanup } from '../target/cleanup.ts';
+import { cleanup, createdId } from '../target/cleanup.ts';
+import type { Declarations, ResourceKind } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
 import { Pacer } from '../transport/pacer.ts';
 import { inParallel } from '../transport/in-parallel.ts';
@@ -173,6 +174,8 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
       if (issuance && !limits) {
         try {
+          // The reads of the run's own objects no check happened to read (an alarm), each read once: served ones join the spread.
+          await readUnreadObjects(spec.merged, schema, declarations, ledger, http.log, (opts) => callApi(api, 'setup', opts));
           limits = await runRequestProbes({ config, http, tokens, ledger, waits, readPaths: () => servedReadPaths(http.log, schema), writeRequests: () => harmlessWrites(spec.merged, config.runId) }, issuance);
         } catch (err) {
           // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
@@ -285,6 +288,27 @@ function servedReadPaths(log: readonly Exchange[], schema: SchemaAsserter): stri
     byOperation.set(op, { path: url.pathname + url.search, bytes });
   }
   return [...byOperation.values()].map((v) => v.path);
+}
+
+/** What a collection's objects are called in the ledger. */
+const LEDGER_KINDS: Record<string, ResourceKind> = { vms: 'vm', backups: 'backup', webhooks: 'webhook', alarms: 'alarm' };
+
+/**
+ * Reads once each object read of the document (GET /v1/<collection>/{id}) that no request of the run has been served
+ * yet, on an object of the run's that still stands (its id from the ledger, or from the answer that made it): the
+ * read-budget probe then spreads its reads over every read operation, not only those the checks happened to read.
+ */
+async function readUnreadObjects(doc: OpenAPIV3_1.Document, schema: SchemaAsserter, declarations: Declarations, ledger: Ledger, log: readonly Exchange[], call: (opts: CallOptions) => Promise<Exchange>): Promise<void> {
+  const served = new Set(log.filter((ex) => ex.request.method === 'GET' && isSuccess(ex) && ex.caller === 'primary').map((ex) => schema.operationFor('merged', 'GET', new URL(ex.request.url).pathname)?.op.operationId));
+  const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
+  for (const op of documentOperations(doc).filter((o) => o.method === 'GET' && !o.public && !served.has(o.operationId))) {
+    const m = /^\/v1\/([a-z]+)\/\{[^}]+\}$/.exec(op.path);
+    const kind = m ? LEDGER_KINDS[m[1]!] : undefined;
+    if (!kind) continue;
+    const entry = ledger.entries.find((e) => e.kind === kind && e.cleanup === 'pending' && !e.owner && (e.id ?? createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined)));
+    const id = entry && (entry.id ?? createdId(declarations, kind, entry.createdIn !== undefined ? bySeq.get(entry.createdIn) : undefined));
+    if (id) await call({ method: 'GET', path: op.path.replace(/\{[^}]+\}/, encodeURIComponent(id)) }).catch(() => undefined);
+  }
 }
 
 /**
