@@ -2,7 +2,22 @@ import type { RunReport } from '../engine/run/report.ts';
 
 const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
-/** JUnit XML: one testsuite per group, one testcase per check, clause ids in the name. */
+/**
+ * Each clause the group's checks hold that has a domain: the points exercised of each dimension, the points left, and
+ * whether it is partly verified (the suite's system-out, so the testcase counts stay one per check).
+ */
+function domainLines(report: RunReport, clauses: readonly string[]): string[] {
+  const partly = report.coverage?.partlyVerified ?? [];
+  return (report.coverage?.domains ?? []).filter((d) => clauses.includes(d.clause)).map((d) => {
+    const dims = (['operations', 'subjects', 'objects'] as const).filter((dim) => d.domain[dim]?.length).map((dim) => {
+      const left = d.missing.filter((m) => m.dimension === dim).map((m) => (m.possible ? m.point : `${m.point} (out of reach: ${m.reason})`));
+      return `${dim} ${d.exercised[dim]?.length ?? 0}/${d.domain[dim]!.length}${left.length ? ` (not exercised: ${left.join(', ')})` : ''}`;
+    });
+    return `domain of ${d.clause}: ${dims.join('; ')}${partly.includes(d.clause) ? ' - PARTLY VERIFIED' : ''}`;
+  });
+}
+
+/** JUnit XML: one testsuite per group, one testcase per check, clause ids in the name; the clauses' domains in each suite's system-out. */
 export function renderJunit(report: RunReport): string {
   const groups = [...new Set(report.checks.map((c) => c.group))];
   const suites = groups.map((group) => {
@@ -22,7 +37,9 @@ export function renderJunit(report: RunReport): string {
     const failures = checks.filter((c) => c.status === 'failed').length;
     const skipped = checks.filter((c) => c.status === 'skipped').length;
     const errors = checks.filter((c) => c.status === 'error').length;
-    return `  <testsuite name="${xml(group)}" tests="${checks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}">\n${cases.join('\n')}\n  </testsuite>`;
+    const domains = domainLines(report, [...new Set(checks.flatMap((c) => c.clauses))]);
+    const out = domains.length ? `\n    <system-out>${xml(domains.join('\n'))}</system-out>` : '';
+    return `  <testsuite name="${xml(group)}" tests="${checks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}">\n${cases.join('\n')}${out}\n  </testsuite>`;
   });
   const failures = report.checks.filter((c) => c.status === 'failed').length;
   const errors = report.checks.filter((c) => c.status === 'error').length;

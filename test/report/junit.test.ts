@@ -82,7 +82,16 @@ describe('the JUnit report', () => {
       for (const clause of c.clauses) expect(name).toContain(clause);
       expect(cases[i]!.attrs['classname']).toBe(`cloud-conformance.${c.group}`);
     }
-    for (const suite of all(doc, 'testsuite')) expect(Number(suite.attrs['tests'])).toBe(suite.children.length);
+    for (const suite of all(doc, 'testsuite')) expect(Number(suite.attrs['tests'])).toBe(suite.children.filter((c) => c.name === 'testcase').length);
+  });
+
+  it("gives each suite the domains of the clauses its checks hold: what was exercised, what was left", () => {
+    const auth = all(doc, 'testsuite').find((s) => s.attrs['name'] === 'auth')!;
+    const out = auth.children.filter((c) => c.name === 'system-out');
+    expect(out.length).toBe(1);
+    expect(out[0]!.text).toMatch(/^domain of AUTH-BEARER-REQUIRED: operations \d+\/\d+/m);
+    const bearer = report.coverage!.domains!.find((d) => d.clause === 'AUTH-BEARER-REQUIRED')!;
+    expect(out[0]!.text).toContain(`domain of AUTH-BEARER-REQUIRED: operations ${bearer.exercised.operations!.length}/${bearer.domain.operations!.length}`);
   });
 
   it('gives each failed check a failure carrying its message and evidence, and counts them', () => {
