@@ -19,9 +19,10 @@ interface Sent {
 }
 
 /**
- * One call to every operation of the document (declared ones included) with the run's key, and one with the second
- * key: reads on the run's objects, writes on ids that exist nowhere or with an empty body (refused, so nothing is
- * made), a token issuance. Never a key revocation: the run's own key would be revoked.
+ * One call to every authenticated operation of the document (declared ones included) with the run's key, and one with
+ * the second key: reads on the run's objects, writes on ids that exist nowhere or with an empty body (refused, so
+ * nothing is made). Never a key revocation (the run's own key would be revoked), nor token issuance: whom the entry of
+ * an unauthenticated call is visible to is not shown (a target may record it for no organization).
  */
 async function callEveryOperation(ctx: CheckContext): Promise<Sent[]> {
   const revocation = ctx.declarations.revokeKey;
@@ -30,10 +31,7 @@ async function callEveryOperation(ctx: CheckContext): Promise<Sent[]> {
     if (revocation && revocation.method === op.method && revocation.path === op.path) continue;
     if (/api-keys/.test(op.path) && op.method !== 'GET') continue;
     if (op.method !== 'GET' && ctx.config.readOnly) continue;
-    if (op.public) {
-      sent.push({ operationId: op.operationId, as: 'primary', ex: await ctx.tokens.exchange(ctx.tokens.secret('primary')!, ctx.checkId) });
-      continue;
-    }
+    if (op.public) continue;
     const ex = await ctx.call(await requestFor(ctx, op));
     const collection = /^\/v1\/([a-z]+)$/.exec(op.path)?.[1];
     const kinds: Record<string, LedgerEntry['kind']> = { vms: 'vm', webhooks: 'webhook', alarms: 'alarm' };

@@ -1992,6 +1992,18 @@ const faultModelCases: FaultCase[] = [
     faulty: [202, false],
   },
   {
+    name: 'audit-skips-alarms',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'GET', '/v1/alarms/al-absent', { token: t });
+      await call(s, 'GET', '/v1/tasks/task-absent', { token: t });
+      const paths = (await call(s, 'GET', '/v1/audit?per_page=100', { token: t })).body.entries.map((e: { path: string }) => e.path);
+      return [paths.includes('/v1/alarms/al-absent'), paths.includes('/v1/tasks/task-absent')];
+    },
+    clean: [true, true],
+    faulty: [false, true],
+  },
+  {
     name: 'tampered-token-accepted-on-deletes',
     probe: async (s) => {
       const t = await tokenFor(s);
