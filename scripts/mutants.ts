@@ -13,6 +13,8 @@
 //
 // Options: --concurrency N (default 3), --repeat N (clean repetitions, default 5), --faults a,b (a subset, with only
 //          the clean configurations that subset uses),
+//          --clean-only (the clean configurations of every fault, repeated, and no fault run: what CI adds to
+//          test/suite/faults.test.ts, which runs every fault in the same configurations and asserts more of each),
 //          --json PATH (the matrix as JSON).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -57,6 +59,7 @@ function arg(name: string): string | undefined {
 const CONCURRENCY = Number(arg('--concurrency') ?? 3);
 const REPEAT = Number(arg('--repeat') ?? 5);
 const SUBSET = arg('--faults')?.split(',');
+const CLEAN_ONLY = process.argv.includes('--clean-only');
 const JSON_OUT = arg('--json');
 const SELF = fileURLToPath(import.meta.url);
 const CHILD_TIMEOUT_MS = 15 * 60_000;
@@ -114,12 +117,12 @@ const weight = (r: ReferenceRun) => (r.profile === 'full' ? 3 : r.only?.includes
 type Job = { kind: 'clean'; key: string; rep: number; run: ReferenceRun } | { kind: 'fault'; fault: FaultDef; run: ReferenceRun };
 const jobs: Job[] = [
   ...[...cleanConfigs].flatMap(([key, run]) => Array.from({ length: REPEAT }, (_, rep) => ({ kind: 'clean' as const, key, rep, run }))),
-  ...faults.map((fault) => ({ kind: 'fault' as const, fault, run: runFor(fault) })),
+  ...(CLEAN_ONLY ? [] : faults.map((fault) => ({ kind: 'fault' as const, fault, run: runFor(fault) }))),
 ].sort((a, b) => weight(b.run) - weight(a.run));
 
 const started = Date.now();
 let done = 0;
-console.error(`mutants: ${cleanConfigs.size} clean configurations × ${REPEAT}, ${faults.length} faults; ${jobs.length} runs, ${CONCURRENCY} at a time`);
+console.error(`mutants: ${cleanConfigs.size} clean configurations × ${REPEAT}, ${CLEAN_ONLY ? 'no fault (--clean-only: npm test runs each)' : `${faults.length} faults`}; ${jobs.length} runs, ${CONCURRENCY} at a time`);
 const results = await pool(
   jobs.map((job) => async () => {
     const r = await runChild(job.run);
