@@ -38,8 +38,10 @@ export const createSecondOrganization: Check = {
       // The second organization's own list, walked whole within the bound (the primary's list says nothing of its size).
       const walk = await ctx.fixtures.walkAs('second', 100);
       pages = walk.pages;
-      const id = walk.items.find((item) => item['name'] === name)?.['id'];
-      if (typeof id === 'string') {
+      const listed = walk.items.find((item) => item['name'] === name);
+      if (listed) {
+        // Listed is what this check asks; an id of another type is vms.list-shape's to judge.
+        const id = String(listed['id']);
         entry.id = id;
         // Deleted with its owner's key now, where a delete is declared (cleanup would do the same later).
         const remove = ctx.declarations.deleteVm;

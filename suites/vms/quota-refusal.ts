@@ -75,7 +75,7 @@ async function reachQuota(ctx: CheckContext): Promise<{ found?: { refused: Excha
 /** Deletes one VM the run made (not the shared fixture VM), declared or conventional DELETE, and waits for its task. */
 async function deleteOneOfOurs(ctx: CheckContext): Promise<{ deleted?: Exchange; why?: string }> {
   const fixtureName = ctx.fixtures.vmName('vm1');
-  const ours = ctx.ledger.entries.filter((e) => e.kind === 'vm' && e.cleanup === 'pending' && e.name !== fixtureName).reverse();
+  const ours = ctx.ledger.entries.filter((e) => e.kind === 'vm' && e.cleanup === 'pending' && !e.owner && e.name !== fixtureName).reverse();
   if (ours.length === 0) return { why: 'the run holds no VM of its own besides the shared one' };
   if (!ours.some((e) => e.id)) {
     // Ids are learnt by name, for the newest few (the list's filter or ends find them on a long list too).
