@@ -2,7 +2,7 @@
 // subject of its choosing: how checks range a clause over its operations (issue 24) without code per operation.
 import type { CheckContext } from '../src/engine/run/context.ts';
 import type { CallOptions } from '../src/engine/identity/call.ts';
-import type { LedgerEntry } from '../src/engine/target/ledger.ts';
+import { COLLECTION_KINDS, type LedgerEntry } from '../src/engine/target/ledger.ts';
 import { Unavailable } from '../src/engine/run/check.ts';
 import { createdId } from '../src/engine/target/cleanup.ts';
 import { absentId } from './support.ts';
@@ -10,8 +10,6 @@ import { documentOperations as operationsOf, type DocumentOperation } from '../s
 
 export type { DocumentOperation };
 
-/** What a collection's objects are called in the ledger. */
-const KINDS: Record<string, LedgerEntry['kind']> = { vms: 'vm', backups: 'backup', webhooks: 'webhook', alarms: 'alarm' };
 
 /** An object of the kind the run made: its id from the ledger, else from the answer that made it (where the overlay says). */
 function ledgerId(ctx: CheckContext, kind: LedgerEntry['kind'] | undefined): string | undefined {
@@ -41,7 +39,7 @@ export async function requestFor(ctx: CheckContext, op: DocumentOperation): Prom
     if (op.method === 'GET') {
       if (collection === 'vms') id = await ctx.fixtures.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
       else if (collection === 'tasks') id = await ctx.fixtures.vmTask().then((t) => t.id, (err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
-      else id = ledgerId(ctx, KINDS[collection]);
+      else id = ledgerId(ctx, COLLECTION_KINDS[collection]);
     }
     path = path.replace(whole, `${collection}/${encodeURIComponent(id ?? absentId(ctx, collection.replace(/s$/, '')))}`);
   }

@@ -3,7 +3,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, type Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { KeyName } from '../../src/engine/config/config.ts';
-import type { LedgerEntry } from '../../src/engine/target/ledger.ts';
+import { kindCreatedAt } from '../../src/engine/target/ledger.ts';
 import { auditOf, auditProbes, entriesAtBothEnds, field, findEntry, type Entry } from './search.ts';
 import { documentOperations, requestFor } from '../operations.ts';
 import { absentId, isSuccess } from '../support.ts';
@@ -33,10 +33,9 @@ async function callEveryOperation(ctx: CheckContext): Promise<Sent[]> {
     if (op.method !== 'GET' && ctx.config.readOnly) continue;
     if (op.public) continue;
     const ex = await ctx.call(await requestFor(ctx, op));
-    const collection = /^\/v1\/([a-z]+)$/.exec(op.path)?.[1];
-    const kinds: Record<string, LedgerEntry['kind']> = { vms: 'vm', webhooks: 'webhook', alarms: 'alarm' };
+    const kind = kindCreatedAt(op.path);
     // An empty body a lenient target accepts still made something: the ledger deletes it.
-    if (op.method === 'POST' && isSuccess(ex) && collection && kinds[collection]) ctx.ledger.record({ kind: kinds[collection]!, createdBy: ctx.checkId, note: 'made by an empty body sent to be audited' }, ex);
+    if (op.method === 'POST' && isSuccess(ex) && kind) ctx.ledger.record({ kind, createdBy: ctx.checkId, note: 'made by an empty body sent to be audited' }, ex);
     sent.push({ operationId: op.operationId, as: 'primary', ex });
   }
   if (ctx.tokens.has('second')) sent.push({ operationId: 'getTask', as: 'second', ex: await ctx.call({ as: 'second', method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` }) });

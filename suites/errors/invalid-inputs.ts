@@ -2,7 +2,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import type { LedgerEntry } from '../../src/engine/target/ledger.ts';
+import { COLLECTION_KINDS } from '../../src/engine/target/ledger.ts';
 import { finding, judge, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { inputOperations, invalidCases, type InputOperation } from '../../src/engine/generate/invalid-inputs.ts';
 import { describe, isSuccess } from '../support.ts';
@@ -10,8 +10,6 @@ import { BACKUPS, REFUSAL_PROBES } from '../shares.ts';
 
 /** Cases per operation: a few in quick, more where the run has time. */
 const CASES = { quick: 4, full: 8, certify: 8 } as const;
-/** What a collection's objects are called in the ledger, for an invalid request a target accepted anyway. */
-const KINDS: Record<string, LedgerEntry['kind']> = { vms: 'vm', backups: 'backup', webhooks: 'webhook', alarms: 'alarm' };
 
 /** The collection a path addresses: the segment before its last parameter, or its last segment. */
 const collectionOf = (path: string) => path.split('/').filter((s) => s && !s.startsWith('{')).at(-1) ?? '';
@@ -23,7 +21,7 @@ async function concretePath(ctx: CheckContext, op: InputOperation): Promise<stri
     const [whole, collection] = [m[0], m[1]!];
     let id: string | undefined;
     if (collection === 'vms') id = await ctx.fixtures.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
-    else id = ctx.ledger.entries.find((e) => e.kind === KINDS[collection] && e.id)?.id;
+    else id = ctx.ledger.entries.find((e) => e.kind === COLLECTION_KINDS[collection] && e.id)?.id;
     if (!id) return undefined;
     path = path.replace(whole, `${collection}/${encodeURIComponent(id)}`);
   }
@@ -74,7 +72,7 @@ export const invalidInputs: Check = {
         else if (status >= 400 && ctx.schema.validateComponent('Error', ex.response?.json).length) unwrapped.push(ex);
         else if (isSuccess(ex)) {
           if (c.unambiguous) accepted.push({ what: `${name} with ${c.what}`, ex });
-          const kind = KINDS[collectionOf(op.path)];
+          const kind = COLLECTION_KINDS[collectionOf(op.path)];
           if (op.method !== 'GET' && kind) ctx.ledger.record({ kind, createdBy: ctx.checkId, ...(kind === 'vm' ? { name: String(supplied['name']) } : {}), note: `an invalid input accepted (${c.what})` }, ex);
         }
       }

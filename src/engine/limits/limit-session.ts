@@ -6,7 +6,7 @@ import type { TokenManager } from '../identity/tokens.ts';
 import type { KeyName } from '../config/config.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
-import type { Ledger } from '../target/ledger.ts';
+import { kindCreatedAt, type Ledger } from '../target/ledger.ts';
 import { burst, burstConcurrency, judgeFresh, judgeLimit, type Burst, type Classifier, type LimitVerdict } from './probes.ts';
 import { mayMeanRealSeconds, parseRetryAfter } from '../transport/retry-after.ts';
 import { LIMITS as DOCUMENTED, WINDOW_SECONDS } from '../documented-limits/limits.js';
@@ -357,7 +357,7 @@ async function probeWriteOperations(d: Deps, turns: Turns, auth: (t: string) => 
     const r = requests[n++ % requests.length]!;
     return sendOwn(d, t, { method: r.method, path: r.path, ...(r.json !== undefined ? { json: r.json } : {}), headers: auth(t), sentBy: 'limits.write-limit-operations' }).then((ex) => {
       // An empty body a lenient target accepted made something: the ledger deletes it (its id where the overlay says).
-      const kind = ({ vms: 'vm', webhooks: 'webhook', alarms: 'alarm' } as const)[/^\/v1\/([a-z]+)$/.exec(r.path)?.[1] ?? ''];
+      const kind = kindCreatedAt(r.path);
       if (r.method === 'POST' && kind && isSuccess(ex)) d.ledger.record({ kind, createdBy: 'limits.write-limit-operations', note: 'made by an empty body in the write-budget probe' }, ex);
       return ex;
     });

@@ -20,10 +20,10 @@ import { RunNotStarted, startupFailureReport } from './startup-report.ts';
 import { SchemaAsserter } from '../schema/schema.ts';
 import { documentOperations } from '../schema/operations.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { Ledger } from '../target/ledger.ts';
+import { COLLECTION_KINDS, Ledger } from '../target/ledger.ts';
 import { Fixtures } from '../target/fixtures.ts';
 import { cleanup, createdId } from '../target/cleanup.ts';
-import type { Declarations, ResourceKind } from '../../spec/declarations.ts';
+import type { Declarations } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
 import { Pacer } from '../transport/pacer.ts';
 import { inParallel } from '../transport/in-parallel.ts';
@@ -290,9 +290,6 @@ function servedReadPaths(log: readonly Exchange[], schema: SchemaAsserter): stri
   return [...byOperation.values()].map((v) => v.path);
 }
 
-/** What a collection's objects are called in the ledger. */
-const LEDGER_KINDS: Record<string, ResourceKind> = { vms: 'vm', backups: 'backup', webhooks: 'webhook', alarms: 'alarm' };
-
 /**
  * Reads once each object read of the document (GET /v1/<collection>/{id}) that no request of the run has been served
  * yet, on an object of the run's that still stands (its id from the ledger, or from the answer that made it): the
@@ -303,7 +300,7 @@ async function readUnreadObjects(doc: OpenAPIV3_1.Document, schema: SchemaAssert
   const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
   for (const op of documentOperations(doc).filter((o) => o.method === 'GET' && !o.public && !served.has(o.operationId))) {
     const m = /^\/v1\/([a-z]+)\/\{[^}]+\}$/.exec(op.path);
-    const kind = m ? LEDGER_KINDS[m[1]!] : undefined;
+    const kind = m ? COLLECTION_KINDS[m[1]!] : undefined;
     if (!kind) continue;
     const entry = ledger.entries.find((e) => e.kind === kind && e.cleanup === 'pending' && !e.owner && (e.id ?? createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined)));
     const id = entry && (entry.id ?? createdId(declarations, kind, entry.createdIn !== undefined ? bySeq.get(entry.createdIn) : undefined));
