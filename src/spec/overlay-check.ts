@@ -254,6 +254,32 @@ export interface CheckedOverlay {
   terms: Record<string, number>;
 }
 
+/**
+ * Security Requirements that cannot declare roles (issue 25, design 16): a scheme the document does not define, or
+ * role names that are not a list of names. Every operation's and the document's own.
+ */
+function securityProblems(doc: unknown): OverlayProblem[] {
+  const d = doc as { security?: unknown; components?: { securitySchemes?: Record<string, unknown> }; paths?: Record<string, Record<string, { security?: unknown }>> };
+  const schemes = d.components?.securitySchemes ?? {};
+  const out: OverlayProblem[] = [];
+  const judge = (security: unknown, segments: string[]) => {
+    if (security === undefined) return;
+    if (!Array.isArray(security)) return out.push({ path: jsonPath(segments), message: 'security must be a list of Security Requirements' });
+    security.forEach((req: unknown, i) => {
+      for (const [name, roles] of Object.entries((req ?? {}) as Record<string, unknown>)) {
+        const at = jsonPath([...segments, String(i), name]);
+        if (!(name in schemes)) out.push({ path: at, message: `names security scheme ${name}, which components.securitySchemes does not define (schemes: ${Object.keys(schemes).join(', ') || 'none'})` });
+        else if (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string' || r === '')) out.push({ path: at, message: 'the roles of a Security Requirement must be a list of role names (strings)' });
+      }
+    });
+  };
+  judge(d.security, ['security']);
+  for (const [path, item] of Object.entries(d.paths ?? {})) {
+    for (const [method, op] of Object.entries(item ?? {})) if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) judge(op?.security, ['paths', path, method, 'security']);
+  }
+  return out;
+}
+
 /** Applies the overlay action by action and reports every problem; never throws for a bad overlay. */
 export async function checkOverlay(doc: unknown, overlay: unknown): Promise<CheckedOverlay> {
   if (!validateOverlayShape(overlay)) {
@@ -296,6 +322,7 @@ export async function checkOverlay(doc: unknown, overlay: unknown): Promise<Chec
     const path = jsonPath(o.key ? [...o.segments, o.key] : o.segments);
     for (const message of problemsOf(o, ids)) problems.push({ action: o.action, target: o.target, path, message });
   }
+  problems.push(...securityProblems(current));
   problems.sort((a, b) => (a.action ?? 0) - (b.action ?? 0));
   return { data: current, actions: ov.actions.length, problems, terms };
 }

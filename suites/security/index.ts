@@ -5,5 +5,6 @@ import { crossOrgObjects } from './cross-org-objects.ts';
 import { brokenAuth } from './broken-auth.ts';
 import { oversizedBody } from './oversized-body.ts';
 import { revokedKey } from './revoked-key.ts';
+import { declaredRoles } from './declared-roles.ts';
 
-export const securityChecks: Check[] = [readonlyWriteRefused, readonlyStatus, crossOrgObjects, brokenAuth, oversizedBody, revokedKey];
+export const securityChecks: Check[] = [readonlyWriteRefused, readonlyStatus, crossOrgObjects, brokenAuth, oversizedBody, revokedKey, declaredRoles];

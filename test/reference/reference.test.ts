@@ -2074,6 +2074,22 @@ const faultModelCases: FaultCase[] = [
     faulty: 201,
   },
   {
+    name: 'audit-open-to-every-role',
+    variants: ['audit-operator-only'],
+    probe: async (s) => {
+      const viewer = await tokenFor(s, s.apiKeyReadonly);
+      return [(await call(s, 'GET', '/v1/audit', { token: viewer })).status, (await call(s, 'GET', '/v1/audit/export', { token: viewer })).status, (await call(s, 'GET', '/v1/audit', { token: await tokenFor(s) })).status];
+    },
+    clean: [403, 403, 200],
+    faulty: [200, 200, 200],
+  },
+  {
+    name: 'webhook-reads-refused-to-viewer',
+    probe: async (s) => [(await call(s, 'GET', '/v1/webhooks', { token: await tokenFor(s, s.apiKeyReadonly) })).status, (await call(s, 'GET', '/v1/webhooks', { token: await tokenFor(s) })).status],
+    clean: [200, 200],
+    faulty: [403, 200],
+  },
+  {
     name: 'webhook-list-without-auth',
     probe: async (s) => [(await call(s, 'GET', '/v1/webhooks')).status, (await call(s, 'GET', '/v1/vms')).status],
     clean: [401, 401],

@@ -308,6 +308,15 @@ const cases: VariantCase[] = [
     variant: [401, 'key_revoked'],
   },
   {
+    name: 'audit-operator-only',
+    probe: async (s) => {
+      const viewer = await token(s, s.apiKeyReadonly);
+      return [(await call(s, 'GET', '/v1/audit', { token: viewer })).status, (await call(s, 'GET', '/v1/audit/export', { token: viewer })).status, (await call(s, 'GET', '/v1/audit', { token: await token(s) })).status];
+    },
+    clean: [200, 200, 200],
+    variant: [403, 403, 200],
+  },
+  {
     name: 'media-type-400',
     probe: async (s) => {
       const r = await call(s, 'POST', '/v1/vms', { token: await token(s), raw: '{"name": "x"}', headers: { 'content-type': 'text/plain' } });

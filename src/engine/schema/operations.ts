@@ -19,7 +19,25 @@ export interface DocumentOperation {
   longRunning: boolean;
   /** Revokes the key whose token it carries, or a key by id (x-revokes-key): no check sends it with a key the run needs. */
   revokesKey: boolean;
+  /**
+   * The roles that may call it (issue 25, design 16): the role names of its Security Requirement (the document's
+   * where it has none) for a bearer scheme, any of which suffices (a key has one role). Undefined: none declared.
+   */
+  roles?: string[];
 }
+
+/** The role names of a list of Security Requirements, for the document's http bearer schemes; undefined when none names a role. */
+function rolesOf(doc: OpenAPIV3_1.Document, security: OpenAPIV3_1.SecurityRequirementObject[] | undefined): string[] | undefined {
+  const schemes = doc.components?.securitySchemes ?? {};
+  const bearer = (name: string) => {
+    const s = schemes[name] as OpenAPIV3_1.SecuritySchemeObject | undefined;
+    return s?.type === 'http' && s.scheme?.toLowerCase() === 'bearer';
+  };
+  const roles = (security ?? []).flatMap((req) => Object.entries(req).filter(([name]) => bearer(name)).flatMap(([, names]) => names ?? []));
+  return roles.length ? [...new Set(roles.filter((r) => typeof r === 'string'))] : undefined;
+}
+
+const withRoles = (roles: string[] | undefined) => (roles ? { roles } : {});
 
 export function documentOperations(doc: OpenAPIV3_1.Document): DocumentOperation[] {
   const out: DocumentOperation[] = [];
@@ -33,7 +51,7 @@ export function documentOperations(doc: OpenAPIV3_1.Document): DocumentOperation
       const itemsField = method === 'get' ? Object.entries(schema?.properties ?? {}).find(([, p]) => (p as OpenAPIV3_1.SchemaObject).type === 'array')?.[0] : undefined;
       const list = itemsField !== undefined;
       const longRunning = op.operationId === 'createVm' || Object.entries(op.responses ?? {}).some(([s, r]) => /^2/.test(s) && Object.values((r as OpenAPIV3_1.ResponseObject).links ?? {}).some((l) => (l as { operationId?: string }).operationId === 'getTask'));
-      out.push({ operationId: op.operationId, method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0, takesBody: !!op.requestBody, list, ...(itemsField ? { itemsField } : {}), longRunning, revokesKey: (op as Record<string, unknown>)['x-revokes-key'] !== undefined });
+      out.push({ operationId: op.operationId, method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0, takesBody: !!op.requestBody, list, ...(itemsField ? { itemsField } : {}), longRunning, revokesKey: (op as Record<string, unknown>)['x-revokes-key'] !== undefined, ...withRoles(rolesOf(doc, op.security ?? doc.security)) });
     }
   }
   return out;
