@@ -29,14 +29,15 @@ export function documentOperations(ctx: CheckContext): DocumentOperation[] {
 /**
  * An operation as a request: path parameters from the run's own objects for reads (a route that looks an object up
  * before it asks for credentials serves what it finds), ids that exist nowhere for writes (a target that lets the
- * request through changes nothing of the run's); an empty JSON object for a body.
+ * request through changes nothing of the run's); an empty JSON object for a body. objects 'absent': ids that exist
+ * nowhere for reads too (for a key of another organization, whose refusal of the run's objects is isolation).
  */
-export async function requestFor(ctx: CheckContext, op: DocumentOperation): Promise<CallOptions> {
+export async function requestFor(ctx: CheckContext, op: DocumentOperation, objects: 'own' | 'absent' = 'own'): Promise<CallOptions> {
   let path = op.path;
   for (const m of op.path.matchAll(/([^/]+)\/\{([^}]+)\}/g)) {
     const [whole, collection] = [m[0], m[1]!];
     let id: string | undefined;
-    if (op.method === 'GET') {
+    if (op.method === 'GET' && objects === 'own') {
       if (collection === 'vms') id = await ctx.fixtures.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
       else if (collection === 'tasks') id = await ctx.fixtures.vmTask().then((t) => t.id, (err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
       else id = ledgerId(ctx, COLLECTION_KINDS[collection]);

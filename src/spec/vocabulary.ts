@@ -50,6 +50,8 @@ export const ERROR_CASES: Record<string, string> = {
   'unsupported-media-type': 'a create whose JSON body is labelled text/plain (vms.create-conventions)',
   forbidden: "a write by a key whose owner's role may only read (security.readonly-write-refused)",
   'not-found': 'a read of a task id that does not exist (errors.error-object)',
+  'other-organization-object': "a read of another organization's object by its id: the run's task read with --api-key-b (security.cross-org-objects)",
+  'other-organization-reference': "a create whose body names another organization's object: a VM on --subnet-id-b's subnet, asked for with the primary key (security.cross-org-reference)",
   'quota-exceeded': 'a create beyond the organization quota (code quota_exceeded, seed §7); not provoked by the suite',
   'rate-limited': 'a request beyond a rate limit (limits.rejection-error-object)',
 };

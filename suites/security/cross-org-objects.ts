@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, warn } from '../../src/engine/run/check.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describe, isSuccess, observeErrorCase } from '../support.ts';
 
 /**
  * Object-level authorization (OWASP API1): the second organization's key reaches none of the first organization's
@@ -41,6 +41,7 @@ export const crossOrgObjects: Check = {
     const walk = await ctx.fixtures.walkAs('second', 100);
     const shown = walk.items.filter((v) => v['id'] === vmId || v['name'] === vm.name);
     if (shown.length) return fail(`--api-key-b's VM list shows the first organization's VM ${vm.name}`, walk.pages.slice(0, 1));
+    observeErrorCase(ctx, 'other-organization-object', probes[0]!.ex);
     const leaking = probes.filter((p) => p.ex.response?.body.includes(vm.name));
     if (leaking.length) return warn(`a refusal to --api-key-b names the first organization's VM (${vm.name})`, leaking.map((p) => p.ex));
     return pass(`--api-key-b was refused ${probes.map((p) => `${p.what} (${p.ex.response?.status})`).join(', ')}, and its list of ${walk.items.length} VMs does not show it`);

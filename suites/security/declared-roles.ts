@@ -52,7 +52,7 @@ async function validCreateBody(ctx: CheckContext, op: DocumentOperation, key: Ro
 
 /** Sends one operation as one key; whatever a create made (a role let through, a lenient target) the ledger deletes. */
 async function sendAs(ctx: CheckContext, op: DocumentOperation, key: RoleKey, allowed: boolean): Promise<Exchange> {
-  const request = await requestFor(ctx, op);
+  const request = await requestFor(ctx, op, key === 'second' ? 'absent' : 'own');
   const kind = op.method === 'POST' ? kindCreatedAt(op.path) : undefined;
   const body = kind && !allowed ? await validCreateBody(ctx, op, key) : undefined;
   const ex = await ctx.call({ ...request, ...(body ? { json: body } : {}), as: key });
@@ -67,7 +67,8 @@ async function sendAs(ctx: CheckContext, op: DocumentOperation, key: RoleKey, al
  * Function-level authorization as the overlay declares it (issue 25, design 16): an operation's Security Requirement
  * lists the roles that may call it (OpenAPI 3.1: "a list of role names which are required for the execution"; a key
  * has one role, so any of them). Every key the run holds, with the role its token names, is served every declared
- * operation its role is listed for, and refused every one it is not. Reads go to the run's own objects, writes to ids
+ * operation its role is listed for, and refused every one it is not. Reads go to the run's own objects (another
+ * organization's key reads ids that exist nowhere: its refusal of the run's objects is isolation), writes to ids
  * that exist nowhere, so nothing of the run's changes whatever the target does; a create has an empty body where the
  * role may call it, and a valid one where it may not (what a target lets through, the ledger deletes).
  */
@@ -86,17 +87,23 @@ export const declaredRoles: Check = {
     let served = 0;
     let refused = 0;
     const undecided: string[] = [];
-    for (const { key, role } of keys) {
-      for (const op of ops) {
-        const allowed = op.roles!.includes(role);
-        const ex = await sendAs(ctx, op, key, allowed);
-        if (allowed && refusedForRole(ex)) findings.push(finding('declared', `${op.operationId} refused the ${key} key, whose role ${JSON.stringify(role)} the overlay lists for it: ${describe(ex)}`, [ex], { role, declared: op.roles }));
-        else if (!allowed && isSuccess(ex)) findings.push(finding('declared', `${op.operationId} served the ${key} key, whose role ${JSON.stringify(role)} the overlay does not list for it (${op.roles!.join(', ')}): ${describe(ex)}`, [ex], { role, declared: op.roles }));
-        else if (allowed) served++;
-        else if (refusedForRole(ex)) refused++;
-        // A 404 or 422 for a role that may not call: the target may look the object up, or validate, first.
-        else undecided.push(`${op.operationId} as ${key} (${ex.response?.status ?? ex.transportError})`);
-      }
+    const sent: Array<{ key: RoleKey; role: string; op: DocumentOperation; allowed: boolean; ex: Exchange }> = [];
+    for (const { key, role } of keys) for (const op of ops) {
+      const allowed = op.roles!.includes(role);
+      sent.push({ key, role, op, allowed, ex: await sendAs(ctx, op, key, allowed) });
+    }
+    for (const { key, role, op, allowed, ex } of sent) {
+      // An id that exists nowhere may be refused 403 to hide what exists (as S3 does): a refusal of a listed role
+      // there counts only where another listed role got past it on the same operation.
+      const onAbsentId = /\{/.test(op.path) && (op.method !== 'GET' || key === 'second');
+      const passedOther = sent.some((s) => s.op === op && s.allowed && !refusedForRole(s.ex));
+      if (allowed && refusedForRole(ex) && onAbsentId && !passedOther) undecided.push(`${op.operationId} as ${key} (${ex.response?.status}, and every listed role was refused on an id that exists nowhere)`);
+      else if (allowed && refusedForRole(ex)) findings.push(finding('declared', `${op.operationId} refused the ${key} key, whose role ${JSON.stringify(role)} the overlay lists for it: ${describe(ex)}`, [ex], { role, declared: op.roles }));
+      else if (!allowed && isSuccess(ex)) findings.push(finding('declared', `${op.operationId} served the ${key} key, whose role ${JSON.stringify(role)} the overlay does not list for it (${op.roles!.join(', ')}): ${describe(ex)}`, [ex], { role, declared: op.roles }));
+      else if (allowed) served++;
+      else if (refusedForRole(ex)) refused++;
+      // A 404 or 422 for a role that may not call: the target may look the object up, or validate, first.
+      else undecided.push(`${op.operationId} as ${key} (${ex.response?.status ?? ex.transportError})`);
     }
     const notDecided = undecided.length ? `; not decided (another refusal came first, which the seed allows): ${undecided.slice(0, 6).join(', ')}${undecided.length > 6 ? ` and ${undecided.length - 6} more` : ''}` : '';
     return judge(findings, `${keys.map((k) => `${k.key} key (${k.role})`).join(', ')} over ${ops.length} operations: ${served} calls of a listed role not refused, ${refused} of an unlisted role refused${notDecided}`);

@@ -6,5 +6,6 @@ import { brokenAuth } from './broken-auth.ts';
 import { oversizedBody } from './oversized-body.ts';
 import { revokedKey } from './revoked-key.ts';
 import { declaredRoles } from './declared-roles.ts';
+import { crossOrgReference } from './cross-org-reference.ts';
 
-export const securityChecks: Check[] = [readonlyWriteRefused, readonlyStatus, crossOrgObjects, brokenAuth, oversizedBody, revokedKey, declaredRoles];
+export const securityChecks: Check[] = [readonlyWriteRefused, readonlyStatus, crossOrgObjects, brokenAuth, oversizedBody, revokedKey, declaredRoles, crossOrgReference];

@@ -140,7 +140,7 @@ describe('cloud-conformance overlay check (CLI contract)', () => {
     expect(r.status).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toEqual([
-      `cloud-conformance: overlay ${file}: action #1 (target $.info): $.info['x-error-cases']: unknown error case "gone" (cases: unauthenticated, invalid-api-key, invalid-request, token-expired, key-revoked, method-not-allowed, payload-too-large, unsupported-media-type, forbidden, not-found, quota-exceeded, rate-limited)`,
+      `cloud-conformance: overlay ${file}: action #1 (target $.info): $.info['x-error-cases']: unknown error case "gone" (cases: unauthenticated, invalid-api-key, invalid-request, token-expired, key-revoked, method-not-allowed, payload-too-large, unsupported-media-type, forbidden, not-found, other-organization-object, other-organization-reference, quota-exceeded, rate-limited)`,
       `cloud-conformance: overlay ${file}: action #2 (target $.paths["/v1/nope"]): the target matches nothing in the document`,
     ]);
   });

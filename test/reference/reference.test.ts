@@ -1092,6 +1092,23 @@ const faultCases: FaultCase[] = [
     faulty: [true, 3],
   },
   {
+    name: 'foreign-subnet-accepted',
+    probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: vmBody(s, { subnet_id: s.subnetIdB }) })).status,
+    clean: 400,
+    faulty: 202,
+  },
+  {
+    name: 'cross-org-status-drift',
+    variants: ['cross-org-403'],
+    probe: async (s) => {
+      const created = await createVm(s, await tokenFor(s));
+      const r = await call(s, 'GET', `/v1/tasks/${created.body.task_id}`, { token: await tokenFor(s, s.apiKeyB) });
+      return [r.status, r.body.error.code];
+    },
+    clean: [403, 'forbidden'],
+    faulty: [404, 'not_found'],
+  },
+  {
     name: 'cross-org-task-visible',
     probe: async (s) => {
       const a = await tokenFor(s);

@@ -317,6 +317,15 @@ const cases: VariantCase[] = [
     variant: [403, 403, 200],
   },
   {
+    name: 'foreign-subnet-404',
+    probe: async (s) => {
+      const r = await call(s, 'POST', '/v1/vms', { token: await token(s), json: vmBody(s, { subnet_id: s.subnetIdB }) });
+      return [r.status, r.body.error.code];
+    },
+    clean: [400, 'invalid_request'],
+    variant: [404, 'not_found'],
+  },
+  {
     name: 'media-type-400',
     probe: async (s) => {
       const r = await call(s, 'POST', '/v1/vms', { token: await token(s), raw: '{"name": "x"}', headers: { 'content-type': 'text/plain' } });
