@@ -94,6 +94,8 @@ export interface AuditDeclaration {
   order?: 'newest-first' | 'oldest-first';
   /** A query parameter and value that ask for newest first. */
   sort?: { param: string; newestFirst: string };
+  /** Whose audit shows a token issuance's entry (x-audit-unauthenticated; undefined: not declared, not looked for). */
+  unauthenticated?: 'key-organization' | 'none';
   /** JSON pointer of the total in a search response (x-total-count on its response). */
   totalPointer?: string;
 }
@@ -408,6 +410,7 @@ function readAudit(doc: OpenApiDocument): AuditDeclaration | undefined {
     resultValues: { success: str(rv['success'], 'success')!, failure: str(rv['failure'], 'failure')! },
     order: x(search.op, 'x-audit-order') === 'oldest-first' ? 'oldest-first' : x(search.op, 'x-audit-order') === 'newest-first' ? 'newest-first' : undefined,
     sort: sort && { param: String(sort['param']), newestFirst: String(sort['newest-first']) },
+    ...(x(search.op, 'x-audit-unauthenticated') === 'key-organization' || x(search.op, 'x-audit-unauthenticated') === 'none' ? { unauthenticated: x(search.op, 'x-audit-unauthenticated') as 'key-organization' | 'none' } : {}),
     totalPointer: typeof total?.field === 'string' ? toPointer(total.field) : undefined,
   };
 }

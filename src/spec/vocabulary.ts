@@ -380,6 +380,16 @@ export const TERMS: Term[] = [
     unshown: ['U-OTHER-OPERATION-PATHS'],
   },
   {
+    name: 'x-audit-unauthenticated',
+    role: 'declaration',
+    where: ['operation'],
+    schema: { enum: ['key-organization', 'none'] },
+    meaning: "on the audit search: whose audit shows the entry of a call made without a token (token issuance): the organization of the API key it names (the suite then looks for its own issuance there), or none (recorded for no organization, so not looked for)",
+    example: 'key-organization',
+    checks: ['audit.logged'],
+    unshown: ['U-OTHER-OPERATION-PATHS'],
+  },
+  {
     name: 'x-audit-sort',
     role: 'declaration',
     where: ['operation'],

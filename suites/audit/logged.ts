@@ -22,7 +22,8 @@ interface Sent {
  * One call to every authenticated operation of the document (declared ones included) with the run's key, and one with
  * the second key: reads on the run's objects, writes on ids that exist nowhere or with an empty body (refused, so
  * nothing is made). Never a key revocation (the run's own key would be revoked), nor token issuance: whom the entry of
- * an unauthenticated call is visible to is not shown (a target may record it for no organization).
+ * an unauthenticated call is visible to is not shown (a target may record it for no organization); the run looks for
+ * its own issuance where the overlay declares it visible to the key's organization (x-audit-unauthenticated).
  */
 async function callEveryOperation(ctx: CheckContext): Promise<Sent[]> {
   const revocation = ctx.declarations.revokeKey;
@@ -75,7 +76,7 @@ export const logged: Check = {
     const probes = await auditProbes(ctx);
     const problems: string[] = [];
     const evidence: Exchange[] = [];
-    const wording: Finding[] = [];
+    const declaredFindings: Finding[] = [];
     for (const [label, ex, expected] of [
       ['a failed call', probes.failing, a.resultValues.failure],
       ['a successful call', probes.succeeding, a.resultValues.success],
@@ -94,7 +95,7 @@ export const logged: Check = {
       }
       const result = field(a, entry, 'result');
       if (result !== expected && (typeof result === 'string' || typeof result === 'number') && result !== '') {
-        wording.push(finding('declared', `the entry for ${label} says ${a.fields.result}=${JSON.stringify(result)}, declared ${expected}`, pages.slice(0, 1)));
+        declaredFindings.push(finding('declared', `the entry for ${label} says ${a.fields.result}=${JSON.stringify(result)}, declared ${expected}`, pages.slice(0, 1)));
       }
       if (problems.length) evidence.push(...pages.slice(0, 1));
     }
@@ -105,7 +106,16 @@ export const logged: Check = {
       problems.push(`${missing.length} of ${sent.length} calls are not in the audit: ${missing.slice(0, 5).map((m) => `${m.operationId} ${m.ex.request.method} ${new URL(m.ex.request.url).pathname} → ${m.ex.response?.status}${m.as === 'primary' ? '' : ` (the ${m.as} key's)`}`).join('; ')}`);
       evidence.push(...missing.slice(0, 3).map((m) => m.ex), ...pages.slice(0, 1));
     }
-    const findings = [...(problems.length ? [finding('must', problems.join('; '), evidence)] : []), ...wording];
-    return judge(findings, `the run's failed${probes.succeeding ? ' and successful' : ''} calls are logged with actor, source IP and result, and a call to each of ${new Set(sent.map((s) => s.operationId)).size} operations${sent.some((s) => s.as === 'second') ? ' and one of the second key' : ''} is in the audit`);
+    // Token issuance (issue 25, design 15): looked for only where the overlay says the key's organization sees it.
+    let issuance = '';
+    const secret = ctx.tokens.secret('primary');
+    if (a.unauthenticated === 'key-organization' && secret) {
+      const issued: Sent = { operationId: 'issueToken', as: 'primary', ex: await ctx.tokens.exchange(secret, ctx.checkId) };
+      const notShown = await unlogged(ctx, [issued]);
+      if (notShown.missing.length) declaredFindings.push(finding('declared', `the run's token issuance (POST /v1/auth/tokens → ${issued.ex.response?.status}) is not in its organization's audit, although the overlay declares x-audit-unauthenticated: key-organization`, [issued.ex, ...notShown.pages.slice(0, 1)]));
+      else issuance = ', and so is its token issuance';
+    }
+    const findings = [...(problems.length ? [finding('must', problems.join('; '), evidence)] : []), ...declaredFindings];
+    return judge(findings, `the run's failed${probes.succeeding ? ' and successful' : ''} calls are logged with actor, source IP and result, and a call to each of ${new Set(sent.map((s) => s.operationId)).size} operations${sent.some((s) => s.as === 'second') ? ' and one of the second key' : ''} is in the audit${issuance}`);
   },
 };

@@ -2009,6 +2009,17 @@ const faultModelCases: FaultCase[] = [
     faulty: [202, false],
   },
   {
+    name: 'audit-skips-token-issuance',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } });
+      const paths = (await call(s, 'GET', '/v1/audit?per_page=100', { token: t })).body.entries.map((e: { path: string }) => e.path);
+      return paths.includes('/v1/auth/tokens');
+    },
+    clean: true,
+    faulty: false,
+  },
+  {
     name: 'audit-skips-alarms',
     probe: async (s) => {
       const t = await tokenFor(s);
@@ -2501,6 +2512,17 @@ interface VariantCase {
 }
 
 const variantCases: VariantCase[] = [
+  {
+    name: 'issuance-audit-invisible',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } });
+      const paths = (await call(s, 'GET', '/v1/audit?per_page=100', { token: t })).body.entries.map((e: { path: string }) => e.path);
+      return paths.includes('/v1/auth/tokens');
+    },
+    byDefault: true,
+    variant: false,
+  },
   {
     name: 'webhook-id-nested',
     probe: async (s) => {
