@@ -82,7 +82,8 @@ export type AuditField = 'id' | 'actor' | 'sourceIp' | 'result' | 'path' | 'stat
 
 export interface AuditDeclaration {
   search: DeclaredOperation;
-  export?: DeclaredOperation & { formatParam: string; formats: Record<string, string> };
+  /** csvColumns: the CSV column of a field, where the overlay names it (x-audit-csv-columns). */
+  export?: DeclaredOperation & { formatParam: string; formats: Record<string, string>; csvColumns: Partial<Record<string, string>> };
   /** JSON pointer of the entries array in a search response. */
   entriesPointer: string;
   /** JSON pointers into an entry. */
@@ -403,7 +404,7 @@ function readAudit(doc: OpenApiDocument): AuditDeclaration | undefined {
   const fields = Object.fromEntries(Object.entries(AUDIT_DEFAULTS).map(([k, [key, def]]) => [k, toPointer(str(a[key], def)!)])) as Record<AuditField, string>;
   return {
     search: declared(search),
-    export: exp && { ...declared(exp), formatParam: str(x(exp.op, 'x-audit-format-param'), 'format')!, formats: (x(exp.op, 'x-audit-formats') ?? {}) as Record<string, string> },
+    export: exp && { ...declared(exp), formatParam: str(x(exp.op, 'x-audit-format-param'), 'format')!, formats: (x(exp.op, 'x-audit-formats') ?? {}) as Record<string, string>, csvColumns: (x(exp.op, 'x-audit-csv-columns') ?? {}) as Record<string, string> },
     entriesPointer: toPointer(str(x(search.op, 'x-audit-entries-field'), 'entries')!),
     fields,
     filters: { actor: str(f['actor']), result: str(f['result']), pathPrefix: str(f['path-prefix']) },

@@ -419,6 +419,16 @@ export const TERMS: Term[] = [
     checks: ['audit.export'],
     unshown: ['U-OTHER-OPERATION-PATHS'],
   },
+  {
+    name: 'x-audit-csv-columns',
+    role: 'declaration',
+    where: ['operation'],
+    schema: { type: 'object', minProperties: 1, additionalProperties: false, propertyNames: { enum: [...AUDIT_FIELDS] }, properties: Object.fromEntries(AUDIT_FIELDS.map((f) => [f, { type: 'string', minLength: 1 }])) },
+    meaning: "on the audit export: the CSV column that holds each field, where it is not named by the field's pointer with / as . (a nested actor id in a column actor_api_key_id, not actor.api_key_id)",
+    example: { id: 'entry_id', actor: 'actor_api_key_id' },
+    checks: ['audit.export'],
+    unshown: ['U-OTHER-OPERATION-PATHS'],
+  },
   // ---- annotations of the derived document (spec/openapi.yaml) ----
   {
     name: 'x-unshown-in-seed',

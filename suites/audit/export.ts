@@ -34,8 +34,8 @@ export const exportMatches: Check = {
     if (!searched.complete) return skip('too many failure entries to compare within the page bound', 'an organization whose audit trail holds fewer failures');
     const want = new Set(searched.entries.map((e) => String(field(a, e, 'id'))));
     const findings: string[] = [];
-    // A CSV column is named by the id's pointer, / read as . (e.g. /id → id, /request/id → request.id).
-    const column = a.fields.id.replace(/^\//, '').split('/').join('.');
+    // A CSV column is the declared one (x-audit-csv-columns), else the id's pointer with / read as . (/request/id → request.id).
+    const column = a.export.csvColumns['id'] ?? a.fields.id.replace(/^\//, '').split('/').join('.');
     for (const [format, type] of Object.entries(a.export.formats)) {
       const kind = exportKind(type);
       // Line formats are read whole as they arrive (an export of a real deployment is megabytes); JSON is parsed whole.

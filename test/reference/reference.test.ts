@@ -2009,6 +2009,18 @@ const faultModelCases: FaultCase[] = [
     faulty: [202, false],
   },
   {
+    name: 'audit-csv-id-column-undeclared',
+    variants: ['audit-csv-flat-columns'],
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'GET', '/v1/tasks/task-absent', { token: t });
+      const r = await call(s, 'GET', '/v1/audit/export?format=csv&result=failure', { token: t });
+      return r.text.split('\r\n')[0]!.split(',').slice(0, 3);
+    },
+    clean: ['entry_id', 'time', 'actor_api_key_id'],
+    faulty: ['id', 'time', 'actor_api_key_id'],
+  },
+  {
     name: 'audit-skips-token-issuance',
     probe: async (s) => {
       const t = await tokenFor(s);
@@ -2512,6 +2524,17 @@ interface VariantCase {
 }
 
 const variantCases: VariantCase[] = [
+  {
+    name: 'audit-csv-flat-columns',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'GET', '/v1/tasks/task-absent', { token: t });
+      const r = await call(s, 'GET', '/v1/audit/export?format=csv&result=failure', { token: t });
+      return r.text.split('\r\n')[0]!.split(',').slice(0, 3);
+    },
+    byDefault: ['id', 'time', 'actor'],
+    variant: ['entry_id', 'time', 'actor_api_key_id'],
+  },
   {
     name: 'issuance-audit-invisible',
     probe: async (s) => {
