@@ -62,7 +62,7 @@ export interface WebhookDeclaration {
   testEvent?: DeclaredOperation;
   signature?: SignatureDeclaration;
   /** Target-seconds before each retry of a failed delivery. */
-  retry?: { delays: number[] };
+  retry?: { delays: number[]; eventIdHeader?: string };
   /** Event names from the document's top-level webhooks, with their family. */
   events: Array<{ name: string; family: string }>;
   /** Values for the events field that subscribe to everything, or to one family (default: the names). */
@@ -337,11 +337,12 @@ function readSignature(sig: Ext | undefined): SignatureDeclaration | undefined {
 }
 
 /** x-webhook-retry as delays; the older form (attempts, after-seconds) means attempts - 1 equal delays. */
-function readRetry(retry: Ext | undefined): { delays: number[] } | undefined {
+function readRetry(retry: Ext | undefined): { delays: number[]; eventIdHeader?: string } | undefined {
   if (!retry) return undefined;
-  if (Array.isArray(retry['delays'])) return { delays: (retry['delays'] as unknown[]).map(Number) };
+  const header = typeof retry['event-id-header'] === 'string' ? { eventIdHeader: retry['event-id-header'] } : {};
+  if (Array.isArray(retry['delays'])) return { delays: (retry['delays'] as unknown[]).map(Number), ...header };
   const attempts = Number(retry['attempts'] ?? 2);
-  return { delays: Array.from({ length: Math.max(1, attempts - 1) }, () => Number(retry['after-seconds'] ?? 1)) };
+  return { delays: Array.from({ length: Math.max(1, attempts - 1) }, () => Number(retry['after-seconds'] ?? 1)), ...header };
 }
 
 function readWebhooks(doc: OpenApiDocument): WebhookDeclaration | undefined {

@@ -56,6 +56,9 @@ export const ERROR_CASES: Record<string, string> = {
   'rate-limited': 'a request beyond a rate limit (limits.rejection-error-object)',
 };
 
+/** A header name that ties the attempts of one event together (x-webhook-retry event-id-header). */
+const EVENT_ID_HEADER = { type: 'string', pattern: '^[A-Za-z0-9-]+$' };
+
 /** Families a declared event (an entry of the document's top-level webhooks) can belong to. */
 export const EVENT_FAMILIES = ['backup-job', 'metric-alarm', 'test'] as const;
 
@@ -269,12 +272,12 @@ export const TERMS: Term[] = [
     where: ['operation'],
     schema: {
       oneOf: [
-        { type: 'object', additionalProperties: false, required: ['delays'], properties: { delays: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'number', minimum: 0 } } } },
-        { type: 'object', additionalProperties: false, required: ['attempts'], properties: { attempts: { type: 'integer', minimum: 2, maximum: 11 }, 'after-seconds': { type: 'number', minimum: 0 } } },
+        { type: 'object', additionalProperties: false, required: ['delays'], properties: { delays: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'number', minimum: 0 } }, 'event-id-header': EVENT_ID_HEADER } },
+        { type: 'object', additionalProperties: false, required: ['attempts'], properties: { attempts: { type: 'integer', minimum: 2, maximum: 11 }, 'after-seconds': { type: 'number', minimum: 0 }, 'event-id-header': EVENT_ID_HEADER } },
       ],
     },
-    meaning: 'on the registration operation: the retry schedule of a failed delivery, as the delays in target-seconds before each retry (the older form attempts + after-seconds means attempts - 1 equal delays); the suite fails as many attempts as there are delays and waits their sum',
-    example: { delays: [10, 30, 90, 270] },
+    meaning: 'on the registration operation: the retry schedule of a failed delivery, as the delays in target-seconds before each retry (the older form attempts + after-seconds means attempts - 1 equal delays); the suite fails as many attempts as there are delays and waits their sum; event-id-header names the header whose value every attempt of one event shares (default: webhook-id, X-Event-Id, else the body\'s id or event_id)',
+    example: { delays: [10, 30, 90, 270], 'event-id-header': 'X-Hook-Event' },
     checks: ['webhooks.retry', 'webhooks.backup-event', 'alarms.fires'],
     unshown: ['U-WEBHOOK-REGISTRATION'],
   },

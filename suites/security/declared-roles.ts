@@ -1,7 +1,7 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { finding, judge, skip, Unavailable } from '../../src/engine/run/check.ts';
+import { finding, judge, undeclared, Unavailable } from '../../src/engine/run/check.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
 import { kindCreatedAt } from '../../src/engine/target/ledger.ts';
 import { alarmBodyFor, describe, isSuccess } from '../support.ts';
@@ -81,7 +81,7 @@ export const declaredRoles: Check = {
   title: 'Every key is served the operations its role is declared for, and refused those it is not',
   async run(ctx) {
     const ops = documentOperations(ctx).filter((o) => o.roles && !o.public && !o.revokesKey && !(ctx.config.readOnly && o.method !== 'GET'));
-    if (ops.length === 0) return skip('no operation declares the roles that may call it', "an overlay whose operations' security requirements list role names (security: [{bearer: [operator]}])");
+    if (ops.length === 0) return undeclared('no operation declares the roles that may call it', "an overlay whose operations' security requirements list role names (security: [{bearer: [operator]}])");
     const keys = await rolesOfKeys(ctx);
     const findings: Finding[] = [];
     let served = 0;

@@ -33,15 +33,16 @@ export const retry: Check = {
     await ctx.events.eventBackup().catch(() => undefined);
     const first = await s.receiver.waitFor((d) => d.path === s.family!.path, ctx.events.deliveryTimeoutMs());
     if (!first) return skip('no delivery reached the backup-job endpoint at all (see webhooks.subscription)', 'deliveries that arrive (see webhooks.subscription)');
-    const key = eventKeyOf(first);
-    if (key === undefined) return skip('deliveries carry no id (webhook-id, X-Event-Id or a body id), so attempts of one event cannot be told apart', 'deliveries that carry an event id');
+    const idHeader = schedule.eventIdHeader;
+    const key = eventKeyOf(first, idHeader);
+    if (key === undefined) return skip(idHeader ? `deliveries carry no ${idHeader} header (declared event-id-header), so attempts of one event cannot be told apart` : 'deliveries carry no id (webhook-id, X-Event-Id or a body id), so attempts of one event cannot be told apart', 'deliveries that carry an event id');
     const scale = ctx.config.timeScale;
     // The retries awaited: all of them, or in the quick profile those that come within its wait.
     const budgetMs = waitsLong(ctx.config) ? Infinity : QUICK_RETRY_WAIT_SECONDS * 1000;
     let n = 0;
     for (let realMs = 0; n < schedule.delays.length && (realMs += (schedule.delays[n]! * 1000) / scale) <= budgetMs; ) n++;
     if (n === 0) return skip(`the first declared retry comes ${schedule.delays[0]} s after a failure, longer than the quick profile waits (${QUICK_RETRY_WAIT_SECONDS} s)`, '--profile full (waits for every declared retry)');
-    const attemptsOf = () => s.receiver.deliveries.filter((d) => d.path === s.family!.path && eventKeyOf(d) === key);
+    const attemptsOf = () => s.receiver.deliveries.filter((d) => d.path === s.family!.path && eventKeyOf(d, idHeader) === key);
     await s.receiver.waitFor(() => attemptsOf().length > n, ctx.events.deliveryTimeoutMs());
     const attempts = attemptsOf();
     const declared = `${schedule.delays.length} retries after ${schedule.delays.join(', ')} s`;
@@ -61,7 +62,7 @@ export const retry: Check = {
     // retry delay later (and the receiver's own slack), is an event delivered again, at any endpoint.
     await ctx.sleepTarget(schedule.delays[0]!, 'a redelivery of an acknowledged event, if one comes');
     await new Promise((r) => setTimeout(r, REDELIVERY_SLACK_MS));
-    const again = redeliveredAfterAck(s.receiver.deliveries);
+    const again = redeliveredAfterAck(s.receiver.deliveries, idHeader);
     if (again.length) {
       return fail(`an event the receiver acknowledged was delivered again ${again.length} time${again.length === 1 ? '' : 's'} (e.g. event ${again[0]!.key} at ${again[0]!.path}, after a ${again[0]!.ackedWith}); declared retries follow failures only`, [], { redeliveries: again.slice(0, 5) });
     }
@@ -70,11 +71,11 @@ export const retry: Check = {
 };
 
 /** Deliveries of an event that came after the same endpoint had acknowledged it (2xx), per endpoint and event id. */
-export function redeliveredAfterAck(deliveries: readonly Delivery[]): Array<{ path: string; key: string; ackedWith: number }> {
+export function redeliveredAfterAck(deliveries: readonly Delivery[], idHeader?: string): Array<{ path: string; key: string; ackedWith: number }> {
   const acked = new Map<string, number>();
   const again: Array<{ path: string; key: string; ackedWith: number }> = [];
   for (const d of [...deliveries].sort((a, b) => a.receivedAt - b.receivedAt)) {
-    const key = eventKeyOf(d);
+    const key = eventKeyOf(d, idHeader);
     if (key === undefined) continue;
     const id = `${d.path}\u0000${key}`;
     const ack = acked.get(id);

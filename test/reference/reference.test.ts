@@ -822,6 +822,21 @@ function issue13FaultCases(): FaultCase[] {
       faulty: 2,
     },
     {
+      name: 'event-id-header-per-attempt',
+      variants: ['delivery-id-per-attempt'],
+      timeScale: 100,
+      probe: async (s) =>
+        withReceiver(async (r) => {
+          const t = await tokenFor(s);
+          const w = await register(s, t, r.url + '/h', ['backup.completed']);
+          await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
+          await until(() => r.posts.length >= 2, 1500);
+          return r.posts[0]!.headers['x-hook-event'] === r.posts[1]!.headers['x-hook-event'];
+        }, (_p, n) => (n === 1 ? 503 : 204)),
+      clean: true,
+      faulty: false,
+    },
+    {
       name: 'webhook-delete-404',
       probe: async (s) => {
         const t = await tokenFor(s);

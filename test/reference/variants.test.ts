@@ -69,6 +69,28 @@ async function backupJobEvents(s: ReferenceSettings): Promise<number> {
 }
 
 /** The top-level keys of the JSON post a webhook's test event makes. */
+/** Two attempts of one test event (the first answered 503): whether X-Event-Id, and X-Hook-Event where sent, stay the same. */
+async function attemptIds(s: ReferenceSettings): Promise<[boolean, boolean | null]> {
+  const seen: Array<{ event: string | undefined; hook: string | undefined }> = [];
+  const server = createServer((req, res) => {
+    seen.push({ event: req.headers['x-event-id'] as string | undefined, hook: req.headers['x-hook-event'] as string | undefined });
+    req.resume();
+    req.on('end', () => res.writeHead(seen.length === 1 ? 503 : 204).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const t = await token(s);
+    const w = await call(s, 'POST', '/v1/webhooks', { token: t, json: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ['backup.completed'] } });
+    await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
+    for (let i = 0; i < 500 && seen.length < 2; i++) await sleep(10);
+    const [a, b] = [seen[0]!, seen[1]!];
+    return [a.event === b.event, a.hook === undefined ? null : a.hook === b.hook];
+  } finally {
+    server.close();
+    server.closeAllConnections();
+  }
+}
+
 async function testEventKeys(s: ReferenceSettings): Promise<string[]> {
   const bodies: string[] = [];
   const server = createServer((req, res) => {
@@ -406,6 +428,7 @@ const cases: VariantCase[] = [
     variant: ['backup_id is required and must be a string', expect.stringMatching(/no such path/)],
   },
   { name: 'events-on-restore', probe: backupJobEvents, clean: 1, variant: 2, with: { timeScale: 100 } },
+  { name: 'delivery-id-per-attempt', probe: attemptIds, clean: [true, null], variant: [false, true], with: { timeScale: 100 } },
   { name: 'event-payload-flat', probe: testEventKeys, clean: ['created_at', 'data', 'id', 'organization', 'type'], variant: ['created_at', 'id', 'message', 'organization', 'type', 'webhook_id'] },
   {
     name: 'other-ops-actions',

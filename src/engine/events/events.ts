@@ -51,9 +51,13 @@ export function eventTypeOf(d: Delivery, decl: WebhookDeclaration): string | und
   return typeof v === 'string' ? v : undefined;
 }
 
-/** What tells the attempts of one event apart from other events: a delivery id header, else the body's id. */
-export function eventKeyOf(d: Pick<Delivery, 'headers' | 'json'>): string | undefined {
+/**
+ * What tells the attempts of one event apart from other events: the declared header (x-webhook-retry
+ * event-id-header), else a delivery id header, else the body's id.
+ */
+export function eventKeyOf(d: Pick<Delivery, 'headers' | 'json'>, declaredHeader?: string): string | undefined {
   const body = d.json as Record<string, unknown> | undefined;
+  if (declaredHeader !== undefined) return d.headers[declaredHeader.toLowerCase()];
   const v = d.headers['webhook-id'] ?? d.headers['x-event-id'] ?? body?.['id'] ?? body?.['event_id'];
   return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
 }
@@ -131,7 +135,7 @@ export class EventFixtures {
       let family: Registration | undefined;
       const backupFamily = decl.subscriptions['backup-job'];
       if (backupFamily?.length) {
-        if (decl.retry) this.receiver.failAttempts(`/cc-${this.config.runId}/family`, decl.retry.delays.length, eventKeyOf);
+        if (decl.retry) this.receiver.failAttempts(`/cc-${this.config.runId}/family`, decl.retry.delays.length, (d) => eventKeyOf(d, decl.retry?.eventIdHeader));
         family = await this.register(decl, base, 'family', backupFamily);
       }
       let deleted: EventSession['deleted'];
