@@ -88,8 +88,8 @@ export interface AuditDeclaration {
   entriesPointer: string;
   /** JSON pointers into an entry. */
   fields: Record<AuditField, string>;
-  /** Query parameters that filter by actor, by result and by path prefix, and the result values. */
-  filters: { actor?: string; result?: string; pathPrefix?: string };
+  /** Query parameters that filter by actor, result, path prefix, method and time window (x-audit-filters). */
+  filters: { actor?: string; result?: string; pathPrefix?: string; method?: string; from?: string; to?: string };
   resultValues: { success: string; failure: string };
   /** The declared order of entries across pages (undefined: not declared; the suite reads newest first). */
   order?: 'newest-first' | 'oldest-first';
@@ -408,7 +408,7 @@ function readAudit(doc: OpenApiDocument): AuditDeclaration | undefined {
     export: exp && { ...declared(exp), formatParam: str(x(exp.op, 'x-audit-format-param'), 'format')!, formats: (x(exp.op, 'x-audit-formats') ?? {}) as Record<string, string>, csvColumns: (x(exp.op, 'x-audit-csv-columns') ?? {}) as Record<string, string> },
     entriesPointer: toPointer(str(x(search.op, 'x-audit-entries-field'), 'entries')!),
     fields,
-    filters: { actor: str(f['actor']), result: str(f['result']), pathPrefix: str(f['path-prefix']) },
+    filters: { actor: str(f['actor']), result: str(f['result']), pathPrefix: str(f['path-prefix']), method: str(f['method']), from: str(f['from']), to: str(f['to']) },
     resultValues: { success: str(rv['success'], 'success')!, failure: str(rv['failure'], 'failure')! },
     order: x(search.op, 'x-audit-order') === 'oldest-first' ? 'oldest-first' : x(search.op, 'x-audit-order') === 'newest-first' ? 'newest-first' : undefined,
     sort: sort && { param: String(sort['param']), newestFirst: String(sort['newest-first']) },

@@ -1,6 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { AuditDeclaration } from '../../src/spec/declarations.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
 import { pass, fail, failAt, skip } from '../../src/engine/run/check.ts';
 import { auditOf, auditProbes, field, findEntry, readsNewestFirst, searchAudit, type Entry } from './search.ts';
 
@@ -15,6 +16,40 @@ export function orderBroken(a: AuditDeclaration, entries: Entry[]): string | und
     }
   }
   return undefined;
+}
+
+/**
+ * The filters beyond actor and result (issue 25, design 14), each tried where declared, around the entry of the run's
+ * failing probe: its path's prefix, its method, and a time window that ends (to) or starts (from) at its time. Each
+ * must return something and nothing it does not match. Returns the problem, or what each showed.
+ */
+export async function judgeFurtherFilters(ctx: CheckContext, entry: Entry): Promise<{ problem?: string; pages: Exchange[]; shown: string[] }> {
+  const a = auditOf(ctx);
+  const shown: string[] = [];
+  const path = String(field(a, entry, 'path') ?? '');
+  const method = field(a, entry, 'method');
+  const time = field(a, entry, 'time');
+  const at = Date.parse(String(time ?? ''));
+  const tries: Array<{ what: string; query: Record<string, string>; matches: (e: Entry) => boolean }> = [];
+  const prefix = path.replace(/[^/]*$/, '');
+  if (a.filters.pathPrefix && prefix.length > 1) tries.push({ what: `${a.filters.pathPrefix}=${prefix}`, query: { [a.filters.pathPrefix]: prefix }, matches: (e) => String(field(a, e, 'path') ?? '').startsWith(prefix) });
+  if (a.filters.method && typeof method === 'string' && method !== '') tries.push({ what: `${a.filters.method}=${method}`, query: { [a.filters.method]: method }, matches: (e) => String(field(a, e, 'method') ?? '').toUpperCase() === method.toUpperCase() });
+  if ((a.filters.from || a.filters.to) && !Number.isNaN(at)) {
+    // Entries written after the probe's, a target second later at least, so a window ignored shows them.
+    await ctx.sleepTarget(2, 'entries later than the time window the audit search is asked for');
+    await ctx.call({ method: 'GET', path: `/v1/tasks/cc-${ctx.config.runId}-audit-window` });
+    const timeOf = (e: Entry) => Date.parse(String(field(a, e, 'time') ?? ''));
+    if (a.filters.to) tries.push({ what: `${a.filters.to}=${String(time)}`, query: { [a.filters.to]: String(time) }, matches: (e) => timeOf(e) <= at });
+    if (a.filters.from) tries.push({ what: `${a.filters.from}=${String(time)}`, query: { [a.filters.from]: String(time) }, matches: (e) => timeOf(e) >= at });
+  }
+  for (const t of tries) {
+    const r = await searchAudit(ctx, t.query, 3);
+    const wrong = r.entries.filter((e) => !t.matches(e));
+    if (wrong.length) return { problem: `${t.what} returned ${wrong.length} of ${r.entries.length} entries it does not match (e.g. ${JSON.stringify(wrong[0]).slice(0, 200)})`, pages: r.pages.slice(0, 1), shown };
+    if (r.entries.length === 0) return { problem: `${t.what} returned nothing, although the run's entry matches it`, pages: r.pages.slice(0, 1), shown };
+    shown.push(`${t.what}: ${r.entries.length} entries, all matching`);
+  }
+  return { pages: [], shown };
 }
 
 /** The audit is searchable (seed §1): a filter returns only entries it matches, in the declared order. */
@@ -50,6 +85,11 @@ export const searchFilters: Check = {
       if (wrong.length) return fail(`${a.filters.actor}=${actor} returned ${wrong.length} entries of other actors`, r.pages.slice(0, 1));
       findings.push(`${a.filters.actor}=<this run's actor>: ${r.entries.length} entries, all its own`);
       ordered ??= { entries: r.entries, page: r.pages[0] };
+    }
+    if (entry) {
+      const further = await judgeFurtherFilters(ctx, entry);
+      if (further.problem) return fail(further.problem, further.pages);
+      findings.push(...further.shown);
     }
     if ((a.order || a.sort) && ordered) {
       const broken = orderBroken(a, ordered.entries);

@@ -2036,6 +2036,27 @@ const faultModelCases: FaultCase[] = [
     faulty: ['id', 'time', 'actor_api_key_id'],
   },
   {
+    name: 'audit-window-ignored',
+    variants: ['audit-window-since-until'],
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r = await call(s, 'GET', '/v1/audit?until=2000-01-01T00:00:00Z', { token: t });
+      return r.body.total === 0;
+    },
+    clean: true,
+    faulty: false,
+  },
+  {
+    name: 'audit-method-filter-ignored',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const methods = (await call(s, 'GET', '/v1/audit?method=DELETE&per_page=100', { token: t })).body.entries.map((e: { method: string }) => e.method);
+      return methods.every((m: string) => m === 'DELETE');
+    },
+    clean: true,
+    faulty: false,
+  },
+  {
     name: 'audit-skips-token-issuance',
     probe: async (s) => {
       const t = await tokenFor(s);

@@ -330,6 +330,15 @@ const cases: VariantCase[] = [
     variant: [401, 'key_revoked'],
   },
   {
+    name: 'audit-window-since-until',
+    probe: async (s) => {
+      const t = await token(s);
+      return [(await call(s, 'GET', '/v1/audit?since=2000-01-01T00:00:00Z&until=2000-01-02T00:00:00Z', { token: t })).body.total === 0, (await call(s, 'GET', '/v1/audit?from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z', { token: t })).body.total === 0];
+    },
+    clean: [false, true],
+    variant: [true, false],
+  },
+  {
     name: 'audit-operator-only',
     probe: async (s) => {
       const viewer = await token(s, s.apiKeyReadonly);
