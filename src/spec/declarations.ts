@@ -64,7 +64,7 @@ export interface WebhookDeclaration {
   /** Target-seconds before each retry of a failed delivery. */
   retry?: { delays: number[]; eventIdHeader?: string };
   /** Event names from the document's top-level webhooks, with their family. */
-  events: Array<{ name: string; family: string }>;
+  events: Array<{ name: string; family: string; emittedBy?: string[] }>;
   /** Values for the events field that subscribe to everything, or to one family (default: the names). */
   subscriptions: Record<string, string[]>;
   /** Where a delivery names its event type: a header, else a body pointer. */
@@ -352,6 +352,7 @@ function readWebhooks(doc: OpenApiDocument): WebhookDeclaration | undefined {
   const events = Object.entries(((doc as Ext)['webhooks'] ?? {}) as Record<string, Ext>).map(([name, item]) => ({
     name,
     family: str(x(item['post'], 'x-event-family'), 'unknown')!,
+    ...(Array.isArray(x(item['post'], 'x-emitted-by')) ? { emittedBy: (x(item['post'], 'x-emitted-by') as unknown[]).map(String) } : {}),
   }));
   const remove = operations(doc).find((o) => reg.operationId !== undefined && x(o.op, 'x-cleanup-for') === reg.operationId);
   const test = operationWith(doc, 'x-sends-test-event');

@@ -242,6 +242,10 @@ function problemsOf(o: Occurrence, finalIds: Set<string>): string[] {
   if ((o.key === 'x-cleanup-for' || o.key === 'x-restores') && typeof o.value === 'string' && !finalIds.has(o.value)) {
     return [`${o.key} names operationId ${o.value}, which no operation of the document has`];
   }
+  if (o.key === 'x-emitted-by' && Array.isArray(o.value)) {
+    const unknown = o.value.filter((v) => typeof v === 'string' && !finalIds.has(v));
+    if (unknown.length) return [`x-emitted-by names operationId ${unknown.join(', ')}, which no operation of the document has`];
+  }
   return [];
 }
 

@@ -321,6 +321,16 @@ export const TERMS: Term[] = [
     checks: ['webhooks.backup-event', 'webhooks.subscription', 'webhooks.test-event', 'alarms.fires'],
     unshown: ['U-EVENT-NAMES'],
   },
+  {
+    name: 'x-emitted-by',
+    role: 'declaration',
+    where: ['webhook-operation'],
+    schema: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } },
+    meaning: "on an event of the document's top-level webhooks (its post): the operationIds whose work raises it (for a long-running operation, when its task ends); the suite restores a backup where the restore is listed, and waits for the event",
+    example: ['startBackup', 'restoreBackup'],
+    checks: ['webhooks.declared-emitters'],
+    unshown: ['U-EVENT-EMITTERS'],
+  },
   // ---- operations: audit ----
   {
     name: 'x-audit',

@@ -8,5 +8,6 @@ import { signature } from './signature.ts';
 import { retry } from './retry.ts';
 import { testEvent } from './test-event.ts';
 import { unregistered } from './unregistered.ts';
+import { declaredEmitters } from './declared-emitters.ts';
 
-export const webhookChecks: Check[] = sharing([EVENTS], [registration, backupEvent, subscription, jsonBody, signature, retry, testEvent, unregistered]);
+export const webhookChecks: Check[] = sharing([EVENTS], [registration, backupEvent, subscription, jsonBody, signature, retry, testEvent, unregistered, declaredEmitters]);

@@ -837,6 +837,23 @@ function issue13FaultCases(): FaultCase[] {
       faulty: false,
     },
     {
+      name: 'restore-event-missing',
+      variants: ['events-on-restore'],
+      timeScale: 100,
+      probe: async (s) =>
+        withReceiver(async (r) => {
+          const t = await tokenFor(s);
+          await register(s, t, r.url + '/h', ['backup.completed', 'backup.failed']);
+          const backup = (await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: { description: 'x' } })).body.backup_id;
+          for (let i = 0; i < 300 && (await call(s, 'GET', `/v1/backups/${backup}`, { token: t })).body.status !== 'available'; i++) await sleep(10);
+          await call(s, 'POST', `/v1/backups/${backup}/restore`, { token: t, json: {} });
+          await until(() => r.posts.length >= 2, 1000);
+          return r.posts.length;
+        }),
+      clean: 2,
+      faulty: 1,
+    },
+    {
       name: 'webhook-delete-404',
       probe: async (s) => {
         const t = await tokenFor(s);

@@ -68,7 +68,6 @@ async function backupJobEvents(s: ReferenceSettings): Promise<number> {
   }
 }
 
-/** The top-level keys of the JSON post a webhook's test event makes. */
 /** Two attempts of one test event (the first answered 503): whether X-Event-Id, and X-Hook-Event where sent, stay the same. */
 async function attemptIds(s: ReferenceSettings): Promise<[boolean, boolean | null]> {
   const seen: Array<{ event: string | undefined; hook: string | undefined }> = [];
@@ -91,6 +90,7 @@ async function attemptIds(s: ReferenceSettings): Promise<[boolean, boolean | nul
   }
 }
 
+/** The top-level keys of the JSON post a webhook's test event makes. */
 async function testEventKeys(s: ReferenceSettings): Promise<string[]> {
   const bodies: string[] = [];
   const server = createServer((req, res) => {
