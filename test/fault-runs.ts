@@ -18,7 +18,7 @@ export const CLAIMS_OVERLAY_FAULTS = new Set(['revoke-by-id-no-effect', 'revoked
 export const ALT_OVERLAY_FAULTS = new Set([
   'signature-timestamp-unsigned', 'signature-timestamp-stale', 'retry-schedule-short', 'webhook-delete-404', 'webhook-wildcard-ignored',
   'webhook-test-event-not-sent', 'audit-jsonl-missing-entry', 'audit-order-reversed', 'audit-actor-id-missing', 'revoked-key-reissues',
-  'invalid-json-code-drift', 'audit-csv-id-column-undeclared',
+  'invalid-json-code-drift', 'audit-csv-id-column-undeclared', 'signature-wall-clock-stale',
 ]);
 
 /** Checks whose cases are random: under a given seed they may also catch a fault whose own check is elsewhere. */

@@ -51,6 +51,8 @@ export interface SignatureDeclaration {
   idHeader?: string;
   /** Target-seconds the signed timestamp may be from the target's clock; undefined: freshness not declared. */
   toleranceSeconds?: number;
+  /** The clock the signed timestamp follows: the target's (its Date headers; default) or the wall clock (x-webhook-signature clock). */
+  clock?: 'target' | 'wall';
   secretFormat: 'text' | 'whsec';
 }
 
@@ -318,6 +320,7 @@ function readSignature(sig: Ext | undefined): SignatureDeclaration | undefined {
       timestampHeader: str(sig['timestamp-header'], 'webhook-timestamp'),
       idHeader: str(sig['id-header'], 'webhook-id'),
       toleranceSeconds: typeof sig['tolerance-seconds'] === 'number' ? sig['tolerance-seconds'] : 300,
+      ...(sig['clock'] === 'wall' ? { clock: 'wall' as const } : {}),
       secretFormat: 'whsec',
     };
   }
@@ -332,6 +335,7 @@ function readSignature(sig: Ext | undefined): SignatureDeclaration | undefined {
     timestampHeader: str(sig['timestamp-header']),
     idHeader: str(sig['id-header']),
     toleranceSeconds: typeof sig['tolerance-seconds'] === 'number' ? sig['tolerance-seconds'] : undefined,
+    ...(sig['clock'] === 'wall' ? { clock: 'wall' as const } : {}),
     secretFormat: sig['secret-format'] === 'whsec' ? 'whsec' : 'text',
   };
 }

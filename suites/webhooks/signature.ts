@@ -34,19 +34,22 @@ export const signature: Check = {
     const tolerance = sig.toleranceSeconds;
     const timed = judged.filter((j) => j.verdict.timestamp !== undefined);
     if (tolerance === undefined || timed.length === 0) return pass(`all ${judged.length} deliveries carry a valid ${scheme} signature`);
-    const skews = timed.map((j) => ({ ...j, now: targetClockAt(ctx.log, j.d.receivedAt, ctx.config.timeScale) }));
+    // The declared clock (issue 25, design 12): the target's, read off its Date headers, or the wall clock (this machine's).
+    const wall = sig.clock === 'wall';
+    const clockName = wall ? 'the wall clock' : "the target's clock";
+    const skews = timed.map((j) => ({ ...j, now: wall ? j.d.receivedAt : targetClockAt(ctx.log, j.d.receivedAt, ctx.config.timeScale) }));
     const known = skews.filter((j) => j.now !== undefined).map((j) => ({ ...j, skew: timestampSkew(j.verdict.timestamp!, j.now!) }));
     if (known.length === 0) return pass(`all ${judged.length} deliveries carry a valid ${scheme} signature; the timestamps' freshness is not judged (no Date header to read the target's clock from at time scale ${ctx.config.timeScale})`);
     // The target's clock at a delivery is read off its last Date header and this machine's clock, and the delivery waited
     // in the target's scheduler, the network and this receiver: up to DELIVERY_SLACK_MS of real time, which a time
     // scale multiplies. Only a skew beyond tolerance and that slack is the target's (a loaded machine must not decide).
-    const slack = Math.ceil((DELIVERY_SLACK_MS / 1000) * ctx.config.timeScale);
+    const slack = Math.ceil((DELIVERY_SLACK_MS / 1000) * (wall ? 1 : ctx.config.timeScale));
     const stale = known.filter((j) => j.skew > tolerance + slack);
     if (stale.length) {
-      return fail(`${stale.length} of ${known.length} deliveries are signed with a timestamp ${Math.round(stale[0]!.skew)} target-seconds from the target's clock (declared tolerance ${tolerance} s, and ${slack} s for the delivery's own delay)`, [], {
+      return fail(`${stale.length} of ${known.length} deliveries are signed with a timestamp ${Math.round(stale[0]!.skew)} ${wall ? 'seconds' : 'target-seconds'} from ${clockName} (declared tolerance ${tolerance} s, and ${slack} s for the delivery's own delay)`, [], {
         deliveries: stale.slice(0, 5).map((j) => ({ path: j.d.path, timestamp: j.verdict.timestamp, targetClock: Math.round(j.now! / 1000), skewSeconds: Math.round(j.skew) })),
       });
     }
-    return pass(`all ${judged.length} deliveries carry a valid ${scheme} signature, timestamps within ${Math.ceil(Math.max(...known.map((j) => j.skew)))} s of the target's clock (tolerance ${tolerance} s, and ${slack} s for the delivery's own delay)`);
+    return pass(`all ${judged.length} deliveries carry a valid ${scheme} signature, timestamps within ${Math.ceil(Math.max(...known.map((j) => j.skew)))} s of ${clockName} (tolerance ${tolerance} s, and ${slack} s for the delivery's own delay)`);
   },
 };
