@@ -12,7 +12,7 @@ export const ALT_OVERLAY = 'spec/overlays/reference-alt.yaml';
 export const CLAIMS_OVERLAY = 'spec/overlays/reference-claims.yaml';
 
 /** Faults of the third overlay's designs: run against the reference under CLAIMS_VARIANTS with CLAIMS_OVERLAY. */
-export const CLAIMS_OVERLAY_FAULTS = new Set(['revoke-by-id-no-effect', 'revoked-key-code-generic', 'payload-too-large-400', 'audit-open-to-every-role', 'webhook-reads-refused-to-viewer', 'foreign-subnet-accepted', 'cross-org-status-drift', 'audit-skips-token-issuance', 'event-id-header-per-attempt', 'audit-window-ignored', 'audit-method-filter-ignored', 'restore-event-missing']);
+export const CLAIMS_OVERLAY_FAULTS = new Set(['revoke-by-id-no-effect', 'revoked-key-code-generic', 'payload-too-large-400', 'audit-open-to-every-role', 'webhook-reads-refused-to-viewer', 'foreign-subnet-accepted', 'cross-org-status-drift', 'audit-skips-token-issuance', 'event-id-header-per-attempt', 'audit-window-ignored', 'audit-method-filter-ignored', 'restore-event-missing', 'tag-filter-case-sensitive', 'tag-filter-repeated-first']);
 
 /** Faults of the second overlay's designs (issue 13): run against the reference under ALT_VARIANTS with ALT_OVERLAY. */
 export const ALT_OVERLAY_FAULTS = new Set([

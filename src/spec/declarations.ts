@@ -119,6 +119,8 @@ export interface Declarations {
   firstPage?: number;
   task: TaskDeclaration;
   tagsField?: string;
+  /** How the tag filter matches (x-tag-filter on the list's tag parameter); undefined: not declared. */
+  tagFilter?: { case?: 'sensitive' | 'insensitive'; repeated?: 'all' | 'any' | 'first' | 'refused' };
   /** Every case with its accepted status/code pairs (a single declared pair is a list of one). */
   errorCases: Record<string, ErrorCase[]>;
   deleteVm?: DeclaredOperation;
@@ -257,6 +259,7 @@ export function readDeclarations(spec: LoadedSpec): Declarations {
       success: stringArray(x(task, 'x-success-states')),
     },
     tagsField: str(x(vmCreate, 'x-tags-field')),
+    ...readTagFilter(doc),
     errorCases: readErrorCases(x(doc.info, 'x-error-cases')),
     deleteVm: cleanup.vm && declared(cleanup.vm),
     restoreBackup: restore && { ...declared(restore), taskId: taskLinkLocation(doc, restore.op) },
@@ -338,6 +341,18 @@ function readSignature(sig: Ext | undefined): SignatureDeclaration | undefined {
     ...(sig['clock'] === 'wall' ? { clock: 'wall' as const } : {}),
     secretFormat: sig['secret-format'] === 'whsec' ? 'whsec' : 'text',
   };
+}
+
+/** x-tag-filter on the VM list's tag parameter (inline, or a $ref to components.parameters). */
+function readTagFilter(doc: OpenApiDocument): { tagFilter?: Declarations['tagFilter'] } {
+  const params = ((operation(doc, '/v1/vms', 'get') as Ext | undefined)?.['parameters'] ?? []) as Ext[];
+  const resolved = params.map((p) => (typeof p['$ref'] === 'string' ? (((doc as Ext)['components'] as Ext | undefined)?.['parameters'] as Record<string, Ext> | undefined)?.[String(p['$ref']).split('/').pop()!] : p));
+  const tag = resolved.find((p) => p?.['name'] === 'tag');
+  const t = x(tag, 'x-tag-filter') as Ext | undefined;
+  if (!t) return {};
+  const c = t['case'] === 'sensitive' || t['case'] === 'insensitive' ? t['case'] : undefined;
+  const r = ['all', 'any', 'first', 'refused'].includes(String(t['repeated'])) ? (t['repeated'] as 'all' | 'any' | 'first' | 'refused') : undefined;
+  return { tagFilter: { ...(c ? { case: c } : {}), ...(r ? { repeated: r } : {}) } };
 }
 
 /** x-webhook-retry as delays; the older form (attempts, after-seconds) means attempts - 1 equal delays. */

@@ -167,6 +167,16 @@ export const TERMS: Term[] = [
     unshown: ['U-PAGE-DEFAULTS'],
   },
   {
+    name: 'x-tag-filter',
+    role: 'declaration',
+    where: ['parameter'],
+    schema: { type: 'object', additionalProperties: false, minProperties: 1, properties: { case: { enum: ['sensitive', 'insensitive'] }, repeated: { enum: ['all', 'any', 'first', 'refused'] } } },
+    meaning: "on the VM list's tag parameter: how a filter matches. case: whether a tag's value is compared with its case (sensitive) or without (insensitive); repeated: what the parameter given twice (tag=a:1&tag=b:2) means: VMs carrying all of them, any of them, the first only, or a refusal (4xx)",
+    example: { case: 'insensitive', repeated: 'all' },
+    checks: ['vms.tag-filter-semantics'],
+    unshown: ['U-TAG-SETTING'],
+  },
+  {
     name: 'x-per-page-over-max',
     role: 'declaration',
     where: ['parameter'],

@@ -4,6 +4,7 @@ import { createdListed } from './created-listed.ts';
 import { listShape } from './list-shape.ts';
 import { tagFilter } from './tag-filter.ts';
 import { tagFilterStrict } from './tag-filter-strict.ts';
+import { tagFilterSemantics } from './tag-filter-semantics.ts';
 import { createWrongTypes } from './create-wrong-types.ts';
 import { createConventions } from './create-conventions.ts';
 import { createRobustness } from './create-robustness.ts';
@@ -17,4 +18,4 @@ import { valuesReadBack } from './values-read-back.ts';
 import { createSecondOrganization } from './create-second-organization.ts';
 
 // The creates first: they run while the run's VM is being made, and the list checks after them find the list at rest.
-export const vmChecks: Check[] = [createReturnsTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, valuesReadBack, createSecondOrganization, listShape, tagFilter, tagFilterStrict, listCoverage, listFuzz, stateful, quotaRefusal];
+export const vmChecks: Check[] = [createReturnsTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, valuesReadBack, createSecondOrganization, listShape, tagFilter, tagFilterStrict, tagFilterSemantics, listCoverage, listFuzz, stateful, quotaRefusal];

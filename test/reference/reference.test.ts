@@ -2085,6 +2085,24 @@ const faultModelCases: FaultCase[] = [
     faulty: false,
   },
   {
+    name: 'tag-filter-case-sensitive',
+    variants: ['tag-filter-case-insensitive'],
+    probe: async (s) => (await call(s, 'GET', '/v1/vms?tag=env:PROD&per_page=1', { token: await tokenFor(s) })).body.total > 0,
+    clean: true,
+    faulty: false,
+  },
+  {
+    name: 'tag-filter-repeated-first',
+    variants: ['tag-filter-repeated-all'],
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const one = (await call(s, 'GET', '/v1/vms?tag=env:prod&per_page=1', { token: t })).body.total;
+      return (await call(s, 'GET', '/v1/vms?tag=env:prod&tag=team:alpha&per_page=1', { token: t })).body.total < one;
+    },
+    clean: true,
+    faulty: false,
+  },
+  {
     name: 'audit-skips-token-issuance',
     probe: async (s) => {
       const t = await tokenFor(s);

@@ -339,6 +339,23 @@ const cases: VariantCase[] = [
     variant: [true, false],
   },
   {
+    name: 'tag-filter-case-insensitive',
+    probe: async (s) => [(await call(s, 'GET', '/v1/vms?tag=env:PROD&per_page=1', { token: await token(s) })).body.total > 0, (await call(s, 'GET', '/v1/vms?tag=env:prod&per_page=1', { token: await token(s) })).body.total > 0],
+    clean: [false, true],
+    variant: [true, true],
+  },
+  {
+    name: 'tag-filter-repeated-all',
+    probe: async (s) => {
+      const t = await token(s);
+      const one = (await call(s, 'GET', '/v1/vms?tag=env:prod&per_page=1', { token: t })).body.total;
+      const both = (await call(s, 'GET', '/v1/vms?tag=env:prod&tag=team:alpha&per_page=1', { token: t })).body.total;
+      return both < one;
+    },
+    clean: false,
+    variant: true,
+  },
+  {
     name: 'audit-operator-only',
     probe: async (s) => {
       const viewer = await token(s, s.apiKeyReadonly);

@@ -40,7 +40,8 @@ export interface HttpLimits {
 export interface SendOptions {
   method: string;
   path: string;
-  query?: Record<string, string | number | undefined>;
+  /** A list is the parameter repeated (tag=a&tag=b). */
+  query?: Record<string, string | number | readonly string[] | undefined>;
   headers?: Record<string, string>;
   /** A JSON value to send as the body. */
   json?: unknown;
@@ -95,7 +96,10 @@ export class HttpClient {
 
   url(path: string, query?: SendOptions['query']): string {
     const u = new URL(this.baseUrl.replace(/\/+$/, '') + path);
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(query ?? {})) {
+      if (Array.isArray(v)) for (const one of v) u.searchParams.append(k, String(one));
+      else if (v !== undefined) u.searchParams.set(k, String(v));
+    }
     return u.toString();
   }
 
