@@ -11,6 +11,10 @@ export const ALT_OVERLAY = 'spec/overlays/reference-alt.yaml';
 /** The third overlay (issue 25): the reference under CLAIMS_VARIANTS, the calling key's id read from a claim of its token. */
 export const CLAIMS_OVERLAY = 'spec/overlays/reference-claims.yaml';
 
+/** The quota's size (issue 25, design 4): the reference under variant vm-quota-low, its quota declared. */
+export const QUOTA_OVERLAY = 'spec/overlays/reference-quota.yaml';
+export const QUOTA_OVERLAY_FAULTS = new Set(['quota-one-over-declared']);
+
 /** Faults of the third overlay's designs: run against the reference under CLAIMS_VARIANTS with CLAIMS_OVERLAY. */
 export const CLAIMS_OVERLAY_FAULTS = new Set(['revoke-by-id-no-effect', 'revoked-key-code-generic', 'payload-too-large-400', 'audit-open-to-every-role', 'webhook-reads-refused-to-viewer', 'foreign-subnet-accepted', 'cross-org-status-drift', 'audit-skips-token-issuance', 'event-id-header-per-attempt', 'audit-window-ignored', 'audit-method-filter-ignored', 'restore-event-missing', 'tag-filter-case-sensitive', 'tag-filter-repeated-first']);
 
@@ -51,6 +55,7 @@ export function runFor(fault: FaultDef): ReferenceRun {
     if (fault.name === 'task-read-charged-as-write') return { ...base, only: ['limits', 'tasks'] };
     return fault.name === 'write-limit-missing' ? { ...base, allowWrites: 200 } : base;
   }
+  if (QUOTA_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ['vms'], overlay: QUOTA_OVERLAY, variants: ['vm-quota-low'] };
   if (CLAIMS_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS] };
   if (ALT_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] };
   return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: needsOverlay(fault) ? REFERENCE_OVERLAY : undefined };

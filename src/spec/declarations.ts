@@ -119,6 +119,8 @@ export interface Declarations {
   firstPage?: number;
   task: TaskDeclaration;
   tagsField?: string;
+  /** VMs an organization may hold (x-quota on the create, vms-per-organization); undefined: not declared. */
+  vmQuota?: number;
   /** How the tag filter matches (x-tag-filter on the list's tag parameter); undefined: not declared. */
   tagFilter?: { case?: 'sensitive' | 'insensitive'; repeated?: 'all' | 'any' | 'first' | 'refused' };
   /** Every case with its accepted status/code pairs (a single declared pair is a list of one). */
@@ -259,6 +261,7 @@ export function readDeclarations(spec: LoadedSpec): Declarations {
       success: stringArray(x(task, 'x-success-states')),
     },
     tagsField: str(x(vmCreate, 'x-tags-field')),
+    ...(typeof (x(operation(doc, '/v1/vms', 'post'), 'x-quota') as Ext | undefined)?.['vms-per-organization'] === 'number' ? { vmQuota: (x(operation(doc, '/v1/vms', 'post'), 'x-quota') as Ext)['vms-per-organization'] as number } : {}),
     ...readTagFilter(doc),
     errorCases: readErrorCases(x(doc.info, 'x-error-cases')),
     deleteVm: cleanup.vm && declared(cleanup.vm),

@@ -52,7 +52,7 @@ export const ERROR_CASES: Record<string, string> = {
   'not-found': 'a read of a task id that does not exist (errors.error-object)',
   'other-organization-object': "a read of another organization's object by its id: the run's task read with --api-key-b (security.cross-org-objects)",
   'other-organization-reference': "a create whose body names another organization's object: a VM on --subnet-id-b's subnet, asked for with the primary key (security.cross-org-reference)",
-  'quota-exceeded': 'a create beyond the organization quota (code quota_exceeded, seed §7); not provoked by the suite',
+  'quota-exceeded': 'a create beyond the organization quota (code quota_exceeded, seed §7), once a delete showed it a quota (vms.quota-refusal)',
   'rate-limited': 'a request beyond a rate limit (limits.rejection-error-object)',
 };
 
@@ -175,6 +175,16 @@ export const TERMS: Term[] = [
     example: { case: 'insensitive', repeated: 'all' },
     checks: ['vms.tag-filter-semantics'],
     unshown: ['U-TAG-SETTING'],
+  },
+  {
+    name: 'x-quota',
+    role: 'declaration',
+    where: ['operation'],
+    schema: { type: 'object', additionalProperties: false, required: ['vms-per-organization'], properties: { 'vms-per-organization': { type: 'integer', minimum: 1 } } },
+    meaning: 'on the VM create: how many VMs an organization may hold. vms.quota-refusal then counts the organization\'s VMs (the list\'s total) and, where the quota is within the create budget, creates up to it: every create below it accepted, the one past it refused (its status and code are the quota-exceeded error case)',
+    example: { 'vms-per-organization': 500 },
+    checks: ['vms.quota-refusal'],
+    unshown: ['U-QUOTAS'],
   },
   {
     name: 'x-per-page-over-max',

@@ -1,9 +1,10 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
+import { pass, fail, skip, finding, judge, Unavailable, type CheckOutcome, type Finding } from '../../src/engine/run/check.ts';
+import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { QUOTA_PROBE_CREATES } from '../../src/engine/target/certify.ts';
-import { describe, isSuccess, pathOf } from '../support.ts';
+import { describe, isSuccess, observeErrorCase, pathOf } from '../support.ts';
 
 /** Statuses that say nothing about the organization's room: credentials, time, rate, the body's size or media type. */
 const NOT_ABOUT_ROOM = new Set([401, 408, 413, 415, 429]);
@@ -102,6 +103,48 @@ async function deleteOneOfOurs(ctx: CheckContext): Promise<{ deleted?: Exchange;
   return { deleted: ex };
 }
 
+/** Creates the declared-quota probe may make beyond the run's own: certify's probe budget, a few elsewhere. */
+const DECLARED_QUOTA_CREATES = { quick: 5, full: 5, certify: QUOTA_PROBE_CREATES } as const;
+
+/** How many VMs the organization holds now: the list's total (declared, discovered, or a count that fits one page). */
+async function organizationVmCount(ctx: CheckContext): Promise<{ count?: number; ex: Exchange }> {
+  const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 100 } });
+  const declared = ctx.declarations.totalField ? '/' + ctx.declarations.totalField.replace(/\./g, '/') : (ctx.observations['totalField'] as string | undefined);
+  const items = Array.isArray((ex.response?.json as { vms?: unknown } | undefined)?.vms) ? ((ex.response!.json as { vms: unknown[] }).vms.length) : undefined;
+  const total = declared ? readTotal(ex, declared) : totalCandidatesOf(ex).find((c) => Number.isInteger(c.value) && (items === undefined || Number(c.value) >= items))?.value;
+  const count = typeof total === 'number' && Number.isInteger(total) ? total : items !== undefined && items < 100 ? items : undefined;
+  return { ...(count !== undefined ? { count } : {}), ex };
+}
+
+/**
+ * The declared quota (issue 25, design 4: x-quota on the create): the organization never holds more VMs than it
+ * says, a create below it is accepted, and the create that would pass it is refused. Reached by creating the run's
+ * standard VM up to the declared size, where that is within the create budget; the refusal met is then the MUST part's.
+ */
+async function probeDeclaredQuota(ctx: CheckContext, quota: number): Promise<{ findings: Finding[]; note: string; refusal?: { refused: Exchange; body: Body } }> {
+  const { count, ex } = await organizationVmCount(ctx);
+  if (count === undefined) return { findings: [], note: `the declared quota of ${quota} VMs is not verified: the list shows no total to count the organization's VMs by` };
+  if (count > quota) return { findings: [finding('declared', `the organization holds ${count} VMs, more than the declared quota of ${quota}`, [ex], { count, quota })], note: '' };
+  const spent = ctx.ledger.entries.filter((e) => e.kind === 'vm').length;
+  const most = DECLARED_QUOTA_CREATES[ctx.config.profile];
+  const budget = Math.min(most, ctx.config.maxCreates === undefined ? most : Math.max(0, ctx.config.maxCreates - spent));
+  if (quota - count + 1 > budget) return { findings: [], note: `the declared quota of ${quota} VMs is not verified: the organization holds ${count}, ${quota - count + 1} creates from a refusal (this run may make ${budget})` };
+  for (let n = count; n <= quota; n++) {
+    const { body } = ctx.fixtures.vmCreateBody(`quota-declared${String(n - count + 1).padStart(3, '0')}`);
+    const created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
+    if (isSuccess(created)) {
+      ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'reaching the declared VM quota' }, created);
+      if (n === quota) return { findings: [finding('declared', `a create was accepted with the organization at its declared quota of ${quota} VMs`, [ex, created], { count, quota })], note: '' };
+      continue;
+    }
+    const status = created.response?.status;
+    if (status === undefined || status < 400 || status >= 500 || NOT_ABOUT_ROOM.has(status)) return { findings: [], note: `the declared quota of ${quota} VMs is not verified: a create answered ${describe(created)}` };
+    if (n < quota) return { findings: [finding('declared', `a create was refused with the organization at ${n} VMs, below its declared quota of ${quota}: ${describe(created)}`, [ex, created], { count: n, quota })], note: '', refusal: { refused: created, body } };
+    return { findings: [], note: `the create past the declared quota of ${quota} VMs was refused`, refusal: { refused: created, body } };
+  }
+  return { findings: [], note: '' };
+}
+
 /**
  * ERROR-QUOTA-EXCEEDED: a refusal that lifts once the organization holds one VM fewer is a quota, and the seed names
  * its code quota_exceeded. The refusal is the run's own (any profile) or, in certify, reached by creating the smallest
@@ -116,42 +159,53 @@ export const quotaRefusal: Check = {
   title: 'A create refused by the VM quota says quota_exceeded',
   reviewsLog: true,
   async run(ctx) {
-    let found = roomRefusal(ctx.log, ctx.config.runId, ctx.checkId);
-    let probed = '';
-    if (!found) {
-      try {
-        const reached = await reachQuota(ctx);
-        const how = ctx.config.profile === 'certify' ? 'a larger --max-creates, or an organization closer to its quota' : `--profile certify (which creates up to ${QUOTA_PROBE_CREATES} VMs to reach it, within --max-creates), or an organization closer to its quota`;
-        if (!reached.found) return skip(`no quota reached: ${reached.why}`, how);
-        found = reached.found;
-        probed = ` after ${reached.sent} creates`;
-      } catch (err) {
-        if (err instanceof Unavailable) return skip(err.message, err.howToVerify);
-        throw err;
-      }
-    }
-    const { refused, body } = found;
-    const deletion = await deleteOneOfOurs(ctx);
-    if (!deletion.deleted) return skip(`a valid create was refused${probed} (${describe(refused)}), but the run could not make room to tell a quota: ${deletion.why}`, 'a delete operation (declared with x-cleanup-for, or DELETE /v1/vms/{id})');
-    let again: Exchange | undefined;
-    for (let i = 0; i < RETRIES_AFTER_DELETE; i++) {
-      const { body: fresh } = ctx.fixtures.vmCreateBody(`quota-again${i + 1}`);
-      again = await ctx.call({ method: 'POST', path: '/v1/vms', json: { ...body, name: fresh['name'] } });
-      if (isSuccess(again)) {
-        ctx.ledger.record({ kind: 'vm', name: String(fresh['name']), createdBy: ctx.checkId, note: 'accepted once the run deleted one of its VMs' }, again);
-        break;
-      }
-      await ctx.sleepTarget(5 * (i + 1), 'waiting for a delete to make room');
-    }
-    if (!again || !isSuccess(again)) {
-      ctx.observe('createRefusal', { status: refused.response?.status, code: errorCodeOf(refused), liftsAfterDelete: false });
-      return skip(`a valid create was refused${probed} (${describe(refused)}) and still is after one of the run's VMs was deleted (${again ? describe(again) : 'nothing sent'}): not a quota (capacity or a policy), so quota_exceeded is not required`, 'an organization whose VM quota the run reaches');
-    }
-    ctx.observe('quotaRefusal', { status: refused.response?.status, code: errorCodeOf(refused) });
-    const evidence = [refused, deletion.deleted, again];
-    const problems = ctx.schema.validateComponent('Error', refused.response?.json);
-    if (problems.length) return fail(`a quota refusal${probed} (lifted by a delete) lacks the error object: ${describe(refused)}: ${problems.join('; ')}`, evidence);
-    if (errorCodeOf(refused) !== 'quota_exceeded') return fail(`a quota refusal${probed} (lifted once one VM was deleted) says code ${JSON.stringify(errorCodeOf(refused))}, not quota_exceeded: ${describe(refused)}`, evidence);
-    return pass(`a valid create refused${probed} with ${refused.response!.status} quota_exceeded was accepted once one of the run's VMs was deleted`);
+    const quota = ctx.declarations.vmQuota;
+    const declared = quota !== undefined && !ctx.config.readOnly ? await probeDeclaredQuota(ctx, quota) : undefined;
+    const outcome = await judgeRefusal(ctx, declared?.refusal);
+    if (!declared || outcome.status === 'failed') return outcome;
+    if (declared.findings.length) return judge(declared.findings, '');
+    return declared.note ? { ...outcome, message: `${outcome.message}; ${declared.note}` } : outcome;
   },
 };
+
+/** The MUST part: a refusal for want of room (the declared probe's, the run's own, or reached) says quota_exceeded. */
+async function judgeRefusal(ctx: CheckContext, declaredRefusal: { refused: Exchange; body: Body } | undefined): Promise<CheckOutcome> {
+  let found = declaredRefusal ?? roomRefusal(ctx.log, ctx.config.runId, ctx.checkId);
+  let probed = '';
+  if (!found) {
+    try {
+      const reached = await reachQuota(ctx);
+      const how = ctx.config.profile === 'certify' ? 'a larger --max-creates, or an organization closer to its quota' : `--profile certify (which creates up to ${QUOTA_PROBE_CREATES} VMs to reach it, within --max-creates), or an organization closer to its quota`;
+      if (!reached.found) return skip(`no quota reached: ${reached.why}`, how);
+      found = reached.found;
+      probed = ` after ${reached.sent} creates`;
+    } catch (err) {
+      if (err instanceof Unavailable) return skip(err.message, err.howToVerify);
+      throw err;
+    }
+  }
+  const { refused, body } = found;
+  const deletion = await deleteOneOfOurs(ctx);
+  if (!deletion.deleted) return skip(`a valid create was refused${probed} (${describe(refused)}), but the run could not make room to tell a quota: ${deletion.why}`, 'a delete operation (declared with x-cleanup-for, or DELETE /v1/vms/{id})');
+  let again: Exchange | undefined;
+  for (let i = 0; i < RETRIES_AFTER_DELETE; i++) {
+    const { body: fresh } = ctx.fixtures.vmCreateBody(`quota-again${i + 1}`);
+    again = await ctx.call({ method: 'POST', path: '/v1/vms', json: { ...body, name: fresh['name'] } });
+    if (isSuccess(again)) {
+      ctx.ledger.record({ kind: 'vm', name: String(fresh['name']), createdBy: ctx.checkId, note: 'accepted once the run deleted one of its VMs' }, again);
+      break;
+    }
+    await ctx.sleepTarget(5 * (i + 1), 'waiting for a delete to make room');
+  }
+  if (!again || !isSuccess(again)) {
+    ctx.observe('createRefusal', { status: refused.response?.status, code: errorCodeOf(refused), liftsAfterDelete: false });
+    return skip(`a valid create was refused${probed} (${describe(refused)}) and still is after one of the run's VMs was deleted (${again ? describe(again) : 'nothing sent'}): not a quota (capacity or a policy), so quota_exceeded is not required`, 'an organization whose VM quota the run reaches');
+  }
+  ctx.observe('quotaRefusal', { status: refused.response?.status, code: errorCodeOf(refused) });
+  const evidence = [refused, deletion.deleted, again];
+  const problems = ctx.schema.validateComponent('Error', refused.response?.json);
+  if (problems.length) return fail(`a quota refusal${probed} (lifted by a delete) lacks the error object: ${describe(refused)}: ${problems.join('; ')}`, evidence);
+  if (errorCodeOf(refused) !== 'quota_exceeded') return fail(`a quota refusal${probed} (lifted once one VM was deleted) says code ${JSON.stringify(errorCodeOf(refused))}, not quota_exceeded: ${describe(refused)}`, evidence);
+  return pass(`a valid create refused${probed} with ${refused.response!.status} quota_exceeded was accepted once one of the run's VMs was deleted`);
+}
+

@@ -1370,6 +1370,18 @@ const faultCases: FaultCase[] = [
     faulty: [1, 429],
   },
   {
+    name: 'quota-one-over-declared',
+    variants: ['vm-quota-low'],
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await createVm(s, t)).status);
+      return statuses;
+    },
+    clean: [202, 202, 403, 403],
+    faulty: [202, 202, 202, 403],
+  },
+  {
     name: 'quota-code-other',
     probe: async (s) => {
       const t = await tokenFor(s);

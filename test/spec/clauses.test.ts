@@ -72,7 +72,7 @@ describe('clause domains', () => {
   const SUBJECTS = ['primary', 'second', 'readonly', 'revocable'];
   const OBJECTS = ['exists', 'absent', 'other-organization'];
   // Operation ids of the derived document and of the shipped overlays (declared operations).
-  const documents = ['spec/openapi.yaml', 'spec/overlays/reference.yaml', 'spec/overlays/reference-alt.yaml', 'spec/overlays/reference-claims.yaml'].map((f) => readFileSync(f, 'utf8')).join('\n');
+  const documents = ['spec/openapi.yaml', 'spec/overlays/reference.yaml', 'spec/overlays/reference-alt.yaml', 'spec/overlays/reference-claims.yaml', 'spec/overlays/reference-quota.yaml'].map((f) => readFileSync(f, 'utf8')).join('\n');
   const operationIds = new Set([...documents.matchAll(/operationId: (\w+)/g)].map((m) => m[1]!));
 
   it('names only known operation sets or operation ids, roles and object conditions', async () => {

@@ -10,7 +10,7 @@ import { readDeclarations } from '../../src/spec/declarations.ts';
 import { allChecks } from '../../suites/index.ts';
 import { loadClauses } from '../../src/spec/clauses.ts';
 
-const OVERLAYS = ['spec/overlays/reference.yaml', 'spec/overlays/reference-alt.yaml', 'spec/overlays/reference-claims.yaml'];
+const OVERLAYS = ['spec/overlays/reference.yaml', 'spec/overlays/reference-alt.yaml', 'spec/overlays/reference-claims.yaml', 'spec/overlays/reference-quota.yaml'];
 const read = (f: string) => readFileSync(f, 'utf8');
 const termsIn = (text: string) => new Set([...text.matchAll(/'(x-[a-z][a-z-]*)'/g)].map((m) => m[1]!));
 const listTs = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listTs(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
