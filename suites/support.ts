@@ -1,6 +1,7 @@
 import type { CheckContext } from '../src/engine/run/context.ts';
 import type { Exchange } from '../src/engine/transport/exchange.ts';
 import { isSuccess, statusText } from '../src/engine/transport/exchange.ts';
+import { Unavailable } from '../src/engine/run/check.ts';
 
 export { isSuccess, statusText };
 
@@ -106,4 +107,15 @@ export function prefetched<T, R>(values: readonly T[], inFlight: number, send: (
 /** The overlay's firing body of an alarm (x-alarm-firing-example) on a VM of the run: "{vm_id}" filled in. */
 export function alarmBodyFor(body: Record<string, unknown>, vmId: string): Record<string, unknown> {
   return JSON.parse(JSON.stringify(body).replaceAll('{vm_id}', vmId.replaceAll('"', '\\"'))) as Record<string, unknown>;
+}
+
+/** How the task of an accepted create ended: failed, or anything else (succeeded, unknown, not found). */
+export async function taskEnd(ctx: CheckContext, created: Exchange): Promise<'failed' | 'other'> {
+  try {
+    const outcome = await ctx.fixtures.pollTask((await ctx.fixtures.findTask(created, ctx.declarations.taskIdOnCreateVm)).id);
+    return outcome.state.terminal && outcome.state.success === false ? 'failed' : 'other';
+  } catch (err) {
+    if (err instanceof Unavailable) return 'other';
+    throw err;
+  }
 }

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { finding, judge, skip } from '../../src/engine/run/check.ts';
-import { describe, errorCode, isSuccess, observeErrorCase } from '../support.ts';
+import { describe, errorCode, isSuccess, observeErrorCase, taskEnd } from '../support.ts';
 
 /**
  * Object-level authorization through a body (issue 25, design 17): a create that names another organization's object,
@@ -25,6 +25,9 @@ export const crossOrgReference: Check = {
     const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: { ...body, subnet_id: ctx.config.subnetIdB } });
     if (isSuccess(ex)) {
       ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: "made on the second organization's subnet" }, ex);
+      // A create is long-running: a target may refuse the subnet in the task, which then ends failed.
+      const ended = await taskEnd(ctx, ex);
+      if (ended === 'failed') return judge([], `the create on the second organization's subnet was accepted, and its task ended failed: refused in the task (${describe(ex)})`, [ex]);
       const declared = ctx.declarations.errorCases['other-organization-reference'];
       const message = `the primary key's create on the second organization's subnet was served: ${describe(ex)}`;
       return judge([finding(declared ? 'declared' : 'should', declared ? `${message}, although the overlay declares its refusal (${declared.map((p) => `${p.status} ${p.code ?? ''}`.trim()).join(' or ')})` : message, [ex])], '');

@@ -92,12 +92,12 @@ export const declaredRoles: Check = {
       const allowed = op.roles!.includes(role);
       sent.push({ key, role, op, allowed, ex: await sendAs(ctx, op, key, allowed) });
     }
+    const onAbsentId = (op: DocumentOperation, key: RoleKey) => /\{/.test(op.path) && (op.method !== 'GET' || key === 'second');
     for (const { key, role, op, allowed, ex } of sent) {
-      // An id that exists nowhere may be refused 403 to hide what exists (as S3 does): a refusal of a listed role
-      // there counts only where another listed role got past it on the same operation.
-      const onAbsentId = /\{/.test(op.path) && (op.method !== 'GET' || key === 'second');
-      const passedOther = sent.some((s) => s.op === op && s.allowed && !refusedForRole(s.ex));
-      if (allowed && refusedForRole(ex) && onAbsentId && !passedOther) undecided.push(`${op.operationId} as ${key} (${ex.response?.status}, and every listed role was refused on an id that exists nowhere)`);
+      // An id that exists nowhere may be refused 403 to hide what exists (as S3 does), or as not the caller's: a
+      // refusal of a listed role there counts only where another listed role got past it on an id that exists nowhere too.
+      const passedOther = sent.some((s) => s.op === op && s.allowed && onAbsentId(s.op, s.key) && !refusedForRole(s.ex));
+      if (allowed && refusedForRole(ex) && onAbsentId(op, key) && !passedOther) undecided.push(`${op.operationId} as ${key} (${ex.response?.status}, and every listed role was refused on an id that exists nowhere)`);
       else if (allowed && refusedForRole(ex)) findings.push(finding('declared', `${op.operationId} refused the ${key} key, whose role ${JSON.stringify(role)} the overlay lists for it: ${describe(ex)}`, [ex], { role, declared: op.roles }));
       else if (!allowed && isSuccess(ex)) findings.push(finding('declared', `${op.operationId} served the ${key} key, whose role ${JSON.stringify(role)} the overlay does not list for it (${op.roles!.join(', ')}): ${describe(ex)}`, [ex], { role, declared: op.roles }));
       else if (allowed) served++;

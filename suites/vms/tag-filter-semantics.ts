@@ -66,9 +66,13 @@ export const tagFilterSemantics: Check = {
         else shown.push(`tag given twice: refused (${ex.response?.status})`);
       } else if (!isSuccess(ex)) findings.push(finding('declared', `tag=${a}&tag=${b} was refused, although the overlay declares a repeated filter matches ${rule.repeated}: ${describe(ex)}`, [ex]));
       else {
-        const due = all.items.filter((vm) => (rule.repeated === 'all' ? has(vm, first.k, first.v) && has(vm, second.k, second.v) : rule.repeated === 'any' ? has(vm, first.k, first.v) || has(vm, second.k, second.v) : has(vm, first.k, first.v)));
+        const predicted = (r: string) => all.items.filter((vm) => (r === 'all' ? has(vm, first.k, first.v) && has(vm, second.k, second.v) : r === 'any' ? has(vm, first.k, first.v) || has(vm, second.k, second.v) : has(vm, first.k, first.v)));
+        const due = predicted(rule.repeated);
         const got = vmsOf(ex);
-        if (due.length > 100) {
+        const key = (vms: Vm[]) => vms.map(idOf).sort().join(',');
+        // Records where every rule predicts the same VMs cannot tell the declared one from the others.
+        if (['all', 'any', 'first'].filter((r) => r !== rule.repeated).every((r) => key(predicted(r)) === key(due))) shown.push(`tag given twice: not decided (the records make ${a} and ${b} match the same VMs under every rule)`);
+        else if (due.length > 100) {
           // More than one page is due: every VM of the first page must be due.
           const wrong = got.filter((vm) => !due.some((d) => idOf(d) === idOf(vm)));
           if (wrong.length) findings.push(finding('declared', `tag=${a}&tag=${b} (repeated: ${rule.repeated}) returned ${wrong.length} VMs not due on its first page`, [ex]));
