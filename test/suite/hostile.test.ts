@@ -61,7 +61,10 @@ describe.concurrent('against a hostile target', () => {
         expect(run.code).toBe(1);
         expect(run.report?.verdict).toBe('nonconformant');
         const failed = run.report!.checks.filter((c) => c.status === 'failed').map((c) => c.id);
-        expect(failed).toContain(fault.check);
+        // An endless body ends at the body cap, or (on a loaded machine) at the 1 s request timeout first: an answer
+        // cut short either way, which errors.json-responses or errors.complete-answers reports (seen in CI17).
+        if (fault.name === 'hostile-endless-body') expect(failed.filter((id) => id === fault.check || id === 'errors.complete-answers')).not.toEqual([]);
+        else expect(failed).toContain(fault.check);
         if (run.peakRssKb !== undefined) expect(run.peakRssKb).toBeLessThan(RSS_BOUND_KB);
         expect(elsewhere).toEqual([]);
         console.log(`${fault.name}: ${run.wallMs} ms, peak RSS ${run.peakRssKb ? Math.round(run.peakRssKb / 1024) + ' MB' : 'n/a'}, failed: ${failed.join(', ')}`);
