@@ -123,6 +123,8 @@ export interface Declarations {
   vmQuota?: number;
   /** How the tag filter matches (x-tag-filter on the list's tag parameter); undefined: not declared. */
   tagFilter?: { case?: 'sensitive' | 'insensitive'; repeated?: 'all' | 'any' | 'first' | 'refused' };
+  /** How the rate limits count (x-rate-limit-accounting on info); undefined: not declared. */
+  rateLimitAccounting?: { refused?: 'counted' | 'free'; retryAfterClock?: 'target' | 'wall' };
   /** Every case with its accepted status/code pairs (a single declared pair is a list of one). */
   errorCases: Record<string, ErrorCase[]>;
   deleteVm?: DeclaredOperation;
@@ -264,6 +266,7 @@ export function readDeclarations(spec: LoadedSpec): Declarations {
     ...(typeof (x(operation(doc, '/v1/vms', 'post'), 'x-quota') as Ext | undefined)?.['vms-per-organization'] === 'number' ? { vmQuota: (x(operation(doc, '/v1/vms', 'post'), 'x-quota') as Ext)['vms-per-organization'] as number } : {}),
     ...readTagFilter(doc),
     errorCases: readErrorCases(x(doc.info, 'x-error-cases')),
+    ...readRateLimitAccounting(x(doc.info, 'x-rate-limit-accounting')),
     deleteVm: cleanup.vm && declared(cleanup.vm),
     restoreBackup: restore && { ...declared(restore), taskId: taskLinkLocation(doc, restore.op) },
     cleanup,
@@ -344,6 +347,15 @@ function readSignature(sig: Ext | undefined): SignatureDeclaration | undefined {
     ...(sig['clock'] === 'wall' ? { clock: 'wall' as const } : {}),
     secretFormat: sig['secret-format'] === 'whsec' ? 'whsec' : 'text',
   };
+}
+
+/** x-rate-limit-accounting on info: which requests spend a budget, which clock Retry-After counts. */
+function readRateLimitAccounting(value: unknown): { rateLimitAccounting?: Declarations['rateLimitAccounting'] } {
+  const v = value as Ext | undefined;
+  if (!v || typeof v !== 'object') return {};
+  const refused = v['refused'] === 'counted' || v['refused'] === 'free' ? v['refused'] : undefined;
+  const clock = v['retry-after-clock'] === 'target' || v['retry-after-clock'] === 'wall' ? v['retry-after-clock'] : undefined;
+  return { rateLimitAccounting: { ...(refused ? { refused } : {}), ...(clock ? { retryAfterClock: clock } : {}) } };
 }
 
 /** x-tag-filter on the VM list's tag parameter (inline, or a $ref to components.parameters). */

@@ -95,6 +95,16 @@ export const TERMS: Term[] = [
     unshown: ['U-ERROR-STATUS', 'U-ERROR-CODES', 'U-LIMIT-BEHAVIOUR'],
   },
   {
+    name: 'x-rate-limit-accounting',
+    role: 'declaration',
+    where: ['info'],
+    schema: { type: 'object', additionalProperties: false, minProperties: 1, properties: { refused: { enum: ['counted', 'free'] }, 'retry-after-clock': { enum: ['target', 'wall'] } } },
+    meaning: "how the rate limits are counted (issue 25, design 5). refused: whether a read or write the target refuses (4xx other than 429) spends the budget (counted) or not (free); the write probe sends creates with an empty body, so with counted it is held to 60 without creating anything. retry-after-clock: whether Retry-After counts the target's seconds (target, the default) or wall-clock seconds (wall); they differ only for a target whose clock runs faster, as the reference's under --time-scale",
+    example: { refused: 'counted', 'retry-after-clock': 'target' },
+    checks: ['limits.write-limit', 'limits.window-resets'],
+    unshown: ['U-LIMIT-BEHAVIOUR'],
+  },
+  {
     name: 'x-generated-by',
     role: 'declaration',
     where: ['info'],

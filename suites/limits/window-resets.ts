@@ -1,16 +1,22 @@
 import type { Check } from '../../src/engine/run/check.ts';
-import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import { pass, fail, failAt, skip } from '../../src/engine/run/check.ts';
 import { waitsLong } from '../../src/engine/config/config.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { isSuccess } from '../support.ts';
 
-/** The limits are per minute: once a window has passed, a spent budget is available again. */
+/**
+ * The limits are per minute: once a window has passed, a spent budget is available again. Where the overlay declares
+ * which clock Retry-After counts (issue 25, design 5), the budget must be back once that reading of it has passed.
+ */
 export const windowResets: Check = {
   id: 'limits.window-resets',
   group: 'limits',
   clauses: ['LIMIT-READ-300', 'LIMIT-WRITE-60', 'LIMIT-TOKEN-10'],
   level: 'must',
-  why: { must: "the seed states the limits per minute: a spent budget comes back" },
+  why: {
+    must: "the seed states the limits per minute: a spent budget comes back",
+    declared: "which clock Retry-After counts is not shown; the overlay declares it (x-rate-limit-accounting retry-after-clock)",
+  },
   title: 'A spent budget comes back once the minute has passed',
   async run(ctx) {
     if (!waitsLong(ctx.config)) return skip('needs --profile full: it waits out a window', '--profile full (or certify)');
@@ -21,6 +27,19 @@ export const windowResets: Check = {
     const lastOf = (p: (typeof probes)[number]) => (p!.reset!.afterWindow ?? p!.reset!.afterRetryAfterReal ?? p!.reset!.afterRetryAfter)!;
     const stuck = probes.filter((p) => !served(p, lastOf(p)));
     if (stuck.length) return fail(`still refused a whole window after the rejection: ${stuck.map((p) => p!.what).join(', ')}`, stuck.map(lastOf));
+    // Declared target seconds: the request sent once Retry-After (read so) had passed was served. Declared wall-clock
+    // seconds: the one sent once they had passed was, unless the target's reading (earlier) already was.
+    const clock = ctx.declarations.rateLimitAccounting?.retryAfterClock;
+    const late = probes.filter((p) => {
+      const r = p!.reset!;
+      if (!clock || r.retryAfter === undefined || !r.afterRetryAfter) return false;
+      if (clock === 'target') return !served(p, r.afterRetryAfter);
+      return !served(p, r.afterRetryAfter) && !(r.afterRetryAfterReal && served(p, r.afterRetryAfterReal));
+    });
+    if (late.length) {
+      const reading = clock === 'target' ? "the target's seconds" : 'wall-clock seconds';
+      return failAt('declared', `still refused once Retry-After had passed, read as ${reading} as the overlay declares (x-rate-limit-accounting retry-after-clock: ${clock}): ${late.map((p) => `${p!.what} (Retry-After ${p!.reset!.retryAfter})`).join(', ')}`, late.map((p) => p!.reset!.afterRetryAfter!));
+    }
     const byRetryAfter = probes.filter((p) => p!.reset!.afterRetryAfter && !p!.reset!.afterWindow).length;
     ctx.observe('windowReset', { probes: probes.length, servedAtRetryAfter: byRetryAfter });
     return pass(`every spent budget came back (${probes.map((p) => p!.what).join(', ')}); ${byRetryAfter} of them as soon as Retry-After said`);

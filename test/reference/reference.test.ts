@@ -1727,6 +1727,37 @@ const faultCases: FaultCase[] = [
     clean: [1, 1, 200, 400, null, null],
     faulty: [1, 1, 429, 429, true, true],
   },
+  // Issue 25, design 5: the declared accounting, each fault the other choice's behaviour.
+  {
+    name: 'refused-requests-uncounted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return count(await burst(61, () => write(s, t)), 429);
+    },
+    clean: 1,
+    faulty: 0,
+  },
+  {
+    name: 'refused-requests-counted',
+    variants: ['limit-refused-not-counted'],
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return count(await burst(61, () => write(s, t)), 429);
+    },
+    clean: 0,
+    faulty: 1,
+  },
+  {
+    name: 'retry-after-counts-real-seconds',
+    timeScale: 20,
+    probe: async (s) => {
+      const rejected = (await burst(11, () => issue(s))).find((r) => r.status === 429)!;
+      // Target seconds to the window's end (about 60), or the real seconds they take at scale 20 (about 3).
+      return Number(rejected.headers.get('retry-after')) > 10;
+    },
+    clean: true,
+    faulty: false,
+  },
   {
     name: 'per-page-cap-101',
     probe: async (s) => {
@@ -2761,6 +2792,23 @@ const variantCases: VariantCase[] = [
     },
     byDefault: [400, 'invalid_request', 400, 'invalid_request'],
     variant: [400, 'invalid_json', 422, 'validation_error'],
+  },
+  // Issue 25, design 5: the other rate-limit accounting, declared in the second overlay.
+  {
+    name: 'limit-refused-not-counted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return count(await burst(61, () => write(s, t)), 429);
+    },
+    byDefault: 1,
+    variant: 0,
+  },
+  {
+    name: 'retry-after-real-seconds',
+    timeScale: 20,
+    probe: async (s) => Number((await burst(11, () => issue(s))).find((r) => r.status === 429)!.headers.get('retry-after')) > 10,
+    byDefault: true,
+    variant: false,
   },
 ];
 

@@ -96,6 +96,14 @@ describe('the two reference overlays', () => {
     expect(alt!.cleanup.vm!.id).toEqual({ in: 'body', pointer: '/vm_id' });
   });
 
+  it('declare the two accountings of the rate limits (issue 25, design 5): the claims overlay the reference\'s, the alt overlay the other', async () => {
+    const [claims, alt] = await Promise.all(['spec/overlays/reference-claims.yaml', 'spec/overlays/reference-alt.yaml'].map(async (f) => readDeclarations(await loadSpec(f))));
+    expect(claims!.rateLimitAccounting).toEqual({ refused: 'counted', retryAfterClock: 'target' });
+    expect(alt!.rateLimitAccounting).toEqual({ refused: 'free', retryAfterClock: 'wall' });
+    const [ref] = await Promise.all(OVERLAYS.slice(0, 1).map(async (f) => readDeclarations(await loadSpec(f))));
+    expect(ref!.rateLimitAccounting).toBeUndefined();
+  });
+
   it('read the older retry form and a sorting parameter', async () => {
     const base = parse(read(BASE_SPEC_PATH));
     const overlay = {
