@@ -1,8 +1,9 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { judge, finding, skip } from '../../src/engine/run/check.ts';
-import { vmsOf, type ListWalk } from '../../src/engine/target/fixtures.ts';
-import { isSuccess } from '../support.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import { judge, finding, skip, Unavailable } from '../../src/engine/run/check.ts';
+import { tagsInShape, vmsOf, type ListWalk } from '../../src/engine/target/fixtures.ts';
+import { describe, isSuccess } from '../support.ts';
 import { tagsOf } from './tag-filter.ts';
 
 /** A VM told apart from others by its id and name together (ids alone may repeat across organizations). */
@@ -78,7 +79,63 @@ export const tagFilterStrict: Check = {
         }
       }
     }
-    if (judged.length === 0) return skip(`nothing could be judged: ${notJudged.join('; ')}`, '--api-key-b KEY (a key of a second organization whose VMs carry tags), or VMs whose tags the records show');
+    // The run's own tag on a VM of each organization (issue 25): needs no tag on anybody's records.
+    // A create budget spent, or no --image: that part is not judged; the rest of the check stands.
+    const both = await judgeRunTagInBothOrganizations(ctx).catch((err: unknown): BothOrganizations => {
+      if (err instanceof Unavailable) return { notJudged: `the run's tag on a VM of each organization (${err.message})` };
+      throw err;
+    });
+    if ('judged' in both) judged.push(both.judged);
+    else notJudged.push(both.notJudged);
+    if ('finding' in both && both.finding) findings.push(both.finding);
+    if (judged.length === 0) return skip(`nothing could be judged: ${notJudged.join('; ')}`, '--api-key-b KEY with --subnet-id-b ID (a second organization the run may create a VM in) and a declared x-tags-field, or VMs whose tags the records show');
     return judge(findings, `${judged.join('; ')}${notJudged.length ? ` (not judged: ${notJudged.join('; ')})` : ''}`);
   },
 };
+
+/** Target-seconds between reads of the second organization's filtered list while its tagged VM is being made. */
+const LIST_POLL_SECONDS = 2;
+
+type BothOrganizations = { judged: string; finding?: Finding } | { notJudged: string };
+
+/**
+ * The run's tag set on a VM it creates in the second organization too (issue 25, item 2): once that organization's
+ * filtered list shows it, the first organization's filter by the same tag must not, and the second's must not show the
+ * first's VM. Unlike the seeded tags above, this needs nothing of either organization's records.
+ */
+async function judgeRunTagInBothOrganizations(ctx: CheckContext): Promise<BothOrganizations> {
+  const what = 'the run\'s tag on a VM of each organization';
+  if (ctx.config.readOnly) return { notJudged: `${what} (--read-only)` };
+  if (!ctx.tokens.has('second') || !ctx.config.subnetIdB) return { notJudged: `${what} (needs --api-key-b and --subnet-id-b)` };
+  const tag = await ctx.fixtures.runTag().catch(() => undefined);
+  const ours = await ctx.fixtures.vm().catch(() => undefined);
+  if (!tag || !ours?.accepted) return { notJudged: `${what} (the run's VM carries no tag the filter finds)` };
+  const filter = `${tag.key}:${tag.value}`;
+  const { body } = ctx.fixtures.vmCreateBody('org-b-tagged');
+  body['subnet_id'] = ctx.config.subnetIdB;
+  const pair: Array<[string, string]> = [[tag.key, tag.value]];
+  body[tag.field] = tag.how === 'certify' && ctx.certify?.tags ? tagsInShape(ctx.certify.tags.shape, pair) : Object.fromEntries(pair);
+  const name = String(body['name']);
+  const created = await ctx.call({ as: 'second', method: 'POST', path: '/v1/vms', json: body });
+  if (!isSuccess(created)) return { notJudged: `${what} (the second organization's create was refused: ${describe(created)})` };
+  const entry = ctx.ledger.record({ kind: 'vm', name, createdBy: ctx.checkId, owner: 'second', note: "the run's tag in the second organization" }, created);
+  // Listed at once on most targets, on some only once the create's task has ended: read until the task timeout.
+  const deadline = Date.now() + (ctx.config.taskTimeoutSeconds * 1000) / ctx.config.timeScale;
+  let theirs = await ctx.fixtures.walkAs('second', 100, { tag: filter });
+  while (!theirs.items.some((v) => v['name'] === name) && theirs.complete && Date.now() < deadline) {
+    await ctx.sleepTarget(LIST_POLL_SECONDS);
+    theirs = await ctx.fixtures.walkAs('second', 100, { tag: filter });
+  }
+  const listed = theirs.items.find((v) => v['name'] === name);
+  if (!listed) return { notJudged: `${what} (tag=${filter} in the second organization did not show its VM ${name}${theirs.complete ? ` within ${ctx.config.taskTimeoutSeconds} s` : `: ${theirs.stoppedBecause}`})` };
+  entry.id = String(listed['id']);
+  const mine = await ctx.fixtures.walk(100, { tag: filter });
+  const problems: string[] = [];
+  if (mine.items.some((v) => v['name'] === name)) problems.push(`the first organization's tag=${filter} returned ${name}, the second organization's VM`);
+  if (theirs.items.some((v) => v['name'] === ours.name)) problems.push(`the second organization's tag=${filter} returned ${ours.name}, the first organization's VM`);
+  // Deleted with its owner's key now, where a delete is declared (cleanup would do the same later).
+  const remove = ctx.declarations.deleteVm;
+  if (remove && isSuccess(await ctx.call({ as: 'second', method: remove.method, path: remove.path.replace(/\{[^}]+\}/, encodeURIComponent(entry.id)) }))) entry.cleanup = 'deleted';
+  const judged = `tag=${filter}, set on ${ours.name} and on ${name} of the second organization, returned each organization its own`;
+  return problems.length ? { judged, finding: finding('must', `${problems.join('; ')}: a tag filter answers with another organization's VMs`, [...mine.pages.slice(0, 1), ...theirs.pages.slice(0, 1), created]) } : { judged };
+}

@@ -52,6 +52,21 @@ describe('the clean reference target', () => {
   });
 });
 
+describe('a tag filter that crosses organizations (issue 25, item 2)', () => {
+  it("is caught with no tag on either organization's records: the run sets its own tag on a VM of each", async () => {
+    const run = { only: ['vms'], overlay: REFERENCE_OVERLAY, variants: ['short-untagged-list'] };
+    const [clean, faulty] = await Promise.all([runAgainstReference(run), runAgainstReference({ ...run, faults: ['tag-filter-cross-org'] })]);
+    const strict = (r: typeof clean) => r.checks.find((c) => c.id === 'vms.tag-filter-strict')!;
+    expect(strict(clean).status, strict(clean).message).toBe('passed');
+    expect(strict(clean).message).toMatch(/no tag visible on the second organization's records/);
+    expect(strict(clean).message).toMatch(/set on cc-\S+ and on cc-\S+-org-b-tagged of the second organization, returned each organization its own/);
+    expect(strict(faulty).status).toBe('failed');
+    expect(strict(faulty).message).toMatch(/returned cc-\S+-org-b-tagged, the second organization's VM/);
+    // Made with the second organization's key, deleted with it.
+    expect(clean.ledger.filter((e) => e.createdBy === 'vms.tag-filter-strict').map((e) => e.cleanup)).toEqual(['deleted']);
+  });
+});
+
 describe.concurrent('each fault of the catalogue is caught by its check', () => {
   for (const fault of FAULTS) {
     it(`${fault.name} → ${fault.check} ${fault.level === 'should' ? 'warns' : 'fails'} (${fault.clauses.join(', ')})`, async () => {
