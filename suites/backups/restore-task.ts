@@ -1,17 +1,8 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
-import { describeLocation, readLocation } from '../../src/engine/target/discover.ts';
+import { describeLocation } from '../../src/engine/target/discover.ts';
 import { describe, isSuccess } from '../support.ts';
-
-/** Where a backup-start response names the backup: a backup-named string field (or the declared link). */
-export function backupIdOf(body: unknown): string | undefined {
-  if (!body || typeof body !== 'object') return undefined;
-  const o = body as Record<string, unknown>;
-  for (const k of ['backup_id', 'backupId']) if (typeof o[k] === 'string') return o[k] as string;
-  const nested = o['backup'];
-  if (nested && typeof nested === 'object' && typeof (nested as Record<string, unknown>)['id'] === 'string') return (nested as Record<string, string>)['id'];
-  return undefined;
-}
+import { startOwnBackup } from './own-backup.ts';
 
 /** Restore backup returns a task id (seed §4), polled to a terminal state. */
 export const restoreTask: Check = {
@@ -24,13 +15,9 @@ export const restoreTask: Check = {
   async run(ctx) {
     const restore = ctx.declarations.restoreBackup;
     if (!restore) return skip('the restore operation is not shown in the seed; declare it in an overlay (x-restores: startBackup)', 'declare the restore operation (x-restores: startBackup) in --overlay');
-    const vmId = await ctx.fixtures.createdVmId();
-    const started = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `restore ${ctx.config.runId}` } });
-    if (!isSuccess(started)) return skip(`the backup to restore was refused (${describe(started)}); see backups.start`, 'a backup the target starts (see backups.start)');
-    ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` }, started);
-    const declaredId = ctx.declarations.backupIdOnStartBackup && readLocation(started, ctx.declarations.backupIdOnStartBackup);
-    const backupId = typeof declaredId === 'string' && declaredId !== '' ? declaredId : backupIdOf(started.response?.json);
-    if (!backupId) return skip('the backup-start response names no backup id the suite can find', 'declare where the backup id is (a link to getBackup on the backup response) in --overlay');
+    const backup = await startOwnBackup(ctx, { description: 'restore', note: '', what: 'the backup to restore' });
+    if (!('id' in backup)) return skip(isSuccess(backup.started) ? backup.why : `${backup.why}; see backups.start`, backup.howToVerify);
+    const { started, id: backupId } = backup;
     try {
       const backupTask = await ctx.fixtures.findTask(started, ctx.declarations.taskIdOnStartBackup);
       await ctx.fixtures.pollTask(backupTask.id);

@@ -3,18 +3,9 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, skip } from '../../src/engine/run/check.ts';
 import { describe, documentedRefusal, isSuccess } from '../support.ts';
 import { judgeField, objectWith, recordView, type Reading, type View } from '../read-back.ts';
+import { backupIdOf } from './own-backup.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-
-/** The backup's id in a start answer: backup_id / backupId, or the id of an object under a key naming a backup. */
-export function backupIdOf(json: unknown): string | undefined {
-  if (!isRecord(json)) return undefined;
-  for (const [k, v] of Object.entries(json)) {
-    if (/^backup_?id$/i.test(k) && typeof v === 'string') return v;
-    if (/backup/i.test(k) && isRecord(v) && typeof v['id'] === 'string') return v['id'];
-  }
-  return undefined;
-}
 
 /**
  * Values read back (issue 24): the description each backup was started with is what the target later shows under

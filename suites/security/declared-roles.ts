@@ -41,8 +41,7 @@ async function validCreateBody(ctx: CheckContext, op: DocumentOperation, key: Ro
     if (alarms && op.method === alarms.create.method && op.path === alarms.create.path && key !== 'second') return alarmBodyFor(alarms.firingBody, await ctx.fixtures.createdVmId());
     const hooks = ctx.declarations.webhooks;
     if (hooks && op.method === hooks.register.method && op.path === hooks.register.path) {
-      const url = `${new URL((await ctx.events.events()).main.url).origin}/cc-${ctx.config.runId}/role-probe`;
-      return { [hooks.register.urlField]: url, [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name) };
+      return (await ctx.events.probeRegistration('role-probe')).body;
     }
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;

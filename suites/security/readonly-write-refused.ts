@@ -4,7 +4,7 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { describe, wasAccepted, observeErrorCase, isSuccess, alarmBodyFor } from '../support.ts';
-import { backupIdOf } from '../backups/restore-task.ts';
+import { startOwnBackup } from '../backups/own-backup.ts';
 import { documentOperations } from '../operations.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
 import { createdId } from '../../src/engine/target/cleanup.ts';
@@ -17,12 +17,9 @@ interface Probe {
 
 /** A backup of the run's VM that the primary key started and that has finished, to restore (undefined: why not). */
 async function availableBackup(ctx: CheckContext): Promise<{ id: string } | { why: string }> {
-  const vmId = await ctx.fixtures.createdVmId();
-  const started = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `readonly restore probe ${ctx.config.runId}` } });
-  if (!isSuccess(started)) return { why: `the primary key's backup was refused (${describe(started)})` };
-  ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}, for the read-only key to try to restore` }, started);
-  const id = backupIdOf(started.response?.json);
-  if (!id) return { why: 'the backup-start response names no backup id the suite can find' };
+  const backup = await startOwnBackup(ctx, { description: 'readonly restore probe', note: 'for the read-only key to try to restore', what: "the primary key's backup" });
+  if (!('id' in backup)) return { why: backup.why };
+  const { started, id } = backup;
   try {
     await ctx.fixtures.pollTask((await ctx.fixtures.findTask(started, ctx.declarations.taskIdOnStartBackup)).id);
   } catch (err) {
@@ -134,9 +131,8 @@ export const readonlyWriteRefused: Check = {
     if (hooks) {
       try {
         // The suite's own receiver, so the request is valid in every respect but the role.
-        const s = await ctx.events.events();
-        const url = `${new URL(s.main.url).origin}/cc-${ctx.config.runId}/readonly-probe`;
-        const ex = await ctx.call({ as: 'readonly', method: hooks.register.method, path: hooks.register.path, json: { [hooks.register.urlField]: url, [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name) } });
+        const { url, body } = await ctx.events.probeRegistration('readonly-probe');
+        const ex = await ctx.call({ as: 'readonly', method: hooks.register.method, path: hooks.register.path, json: body });
         if (wasAccepted(ex)) {
           const id = readLocation(ex, hooks.register.id);
           const entry = ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' && id !== '' ? id : undefined, name: url, createdBy: ctx.checkId, note: 'registered by --api-key-readonly' }, ex);
@@ -149,7 +145,7 @@ export const readonlyWriteRefused: Check = {
         probes.push({ what: 'a webhook registration', ex });
         if (hooks.remove) {
           // The primary key's registration, which the read-only key then tries to delete; the primary deletes it after.
-          const own = await ctx.call({ method: hooks.register.method, path: hooks.register.path, json: { [hooks.register.urlField]: `${url}-primary`, [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name) } });
+          const own = await ctx.call({ method: hooks.register.method, path: hooks.register.path, json: (await ctx.events.probeRegistration('readonly-probe-primary')).body });
           const id = readLocation(own, hooks.register.id);
           const entry = isSuccess(own) ? ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' && id !== '' ? id : undefined, name: `${url}-primary`, createdBy: ctx.checkId, note: 'for the read-only key to try to delete' }, own) : undefined;
           if (entry?.id) {

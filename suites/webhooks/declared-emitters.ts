@@ -1,8 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, undeclared, Unavailable } from '../../src/engine/run/check.ts';
 import { eventTypeOf } from '../../src/engine/events/events.ts';
-import { readLocation } from '../../src/engine/target/discover.ts';
-import { backupIdOf } from '../backups/restore-task.ts';
+import { startOwnBackup } from '../backups/own-backup.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /**
@@ -28,13 +27,9 @@ export const declaredEmitters: Check = {
     // A list of emitters is the whole list: an event that does not name the backup start is the restore's alone.
     const byStart = new Set(decl.events.filter((e) => e.emittedBy?.includes('startBackup')).map((e) => e.name));
     // The check's own backup, polled to its end, then restored and polled to its end.
-    const vmId = await ctx.fixtures.createdVmId();
-    const started = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `emitters ${ctx.config.runId}` } });
-    if (!isSuccess(started)) return skip(`the backup to restore was refused (${describe(started)}); see backups.start`, 'a backup the target starts (see backups.start)');
-    ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}, to restore` }, started);
-    const declaredId = ctx.declarations.backupIdOnStartBackup && readLocation(started, ctx.declarations.backupIdOnStartBackup);
-    const backupId = typeof declaredId === 'string' && declaredId !== '' ? declaredId : backupIdOf(started.response?.json);
-    if (!backupId) return skip('the backup-start response names no backup id the suite can find', 'declare where the backup id is (a link to getBackup on the backup response) in --overlay');
+    const backup = await startOwnBackup(ctx, { description: 'emitters', note: 'to restore', what: 'the backup to restore' });
+    if (!('id' in backup)) return skip(isSuccess(backup.started) ? backup.why : `${backup.why}; see backups.start`, backup.howToVerify);
+    const { started, id: backupId } = backup;
     try {
       await ctx.fixtures.pollTask((await ctx.fixtures.findTask(started, ctx.declarations.taskIdOnStartBackup)).id);
       const restored = await ctx.call({ method: restore.method, path: restore.path.replace('{id}', encodeURIComponent(backupId)), json: {} });
@@ -45,13 +40,12 @@ export const declaredEmitters: Check = {
       throw err;
     }
     // Events of the declared names that name this backup: the backup's own (where a start raises it too) and the restore's.
-    const names = byRestore;
-    const expected = [...names].some((n) => byStart.has(n)) ? 2 : 1;
-    const ours = () => s.receiver.deliveries.filter((d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? '') && d.raw.toString('utf8').includes(backupId));
+    const expected = [...byRestore].some((n) => byStart.has(n)) ? 2 : 1;
+    const ours = () => s.receiver.deliveries.filter((d) => d.path === s.main.path && byRestore.has(eventTypeOf(d, s.decl) ?? '') && d.raw.toString('utf8').includes(backupId));
     const distinct = () => new Set(ours().map((d) => d.raw.toString('utf8'))).size;
     await s.receiver.waitFor(() => distinct() >= expected, ctx.events.deliveryTimeoutMs());
     const got = distinct();
-    if (got < expected) return fail(`the overlay lists ${restore.operationId} among the emitters of ${[...names].join('/')}, but after backup ${backupId} was restored ${got} such event${got === 1 ? '' : 's'} naming it reached ${s.main.url} (${expected} due: ${expected === 2 ? "the backup's own and the restore's" : "the restore's"})`, [started]);
-    return pass(`restoring backup ${backupId} delivered ${[...names].join('/')} (${got} events naming it, the restore's included)`);
+    if (got < expected) return fail(`the overlay lists ${restore.operationId} among the emitters of ${[...byRestore].join('/')}, but after backup ${backupId} was restored ${got} such event${got === 1 ? '' : 's'} naming it reached ${s.main.url} (${expected} due: ${expected === 2 ? "the backup's own and the restore's" : "the restore's"})`, [started]);
+    return pass(`restoring backup ${backupId} delivered ${[...byRestore].join('/')} (${got} events naming it, the restore's included)`);
   },
 };

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { compare, judgeField, type Reading } from '../../suites/read-back.ts';
-import { backupIdOf } from '../../suites/backups/values-read-back.ts';
+import { backupIdOf } from '../../suites/backups/own-backup.ts';
 
 const ex = { seq: 0, sentBy: 't', startedAt: '', durationMs: 0, request: { method: 'GET', url: 'http://t/v1/vms', headers: {} } } as Exchange;
 const reading = (sent: string | number, shown: unknown, of = 'vm'): Reading => ({ of, sent, shown, view: { source: 'its element in GET /v1/vms', record: {}, ex } });

@@ -109,6 +109,17 @@ export class EventFixtures {
     return Math.max((seconds * 1000) / this.config.timeScale + DELIVERY_SLACK_MS, MIN_DELIVERY_WAIT_MS);
   }
 
+  /**
+   * A registration body valid in every respect, for a check that tries the registration itself (a role, a key): the
+   * suite's own receiver under a run path of its own, subscribed to the first declared event.
+   */
+  async probeRegistration(name: string): Promise<{ url: string; body: Record<string, unknown> }> {
+    const decl = this.declarations.webhooks;
+    if (!decl) throw new Unavailable('the overlay declares no webhook registration (x-webhook-registration)', 'declare the webhook registration (x-webhook-registration) in --overlay', true);
+    const url = `${new URL((await this.events()).main.url).origin}/cc-${this.config.runId}/${name}`;
+    return { url, body: { [decl.register.urlField]: url, [decl.register.eventsField]: decl.events.slice(0, 1).map((e) => e.name) } };
+  }
+
   private async register(decl: WebhookDeclaration, base: string, name: string, events: string[]): Promise<Registration> {
     const path = `/cc-${this.config.runId}/${name}`;
     const url = base + path;
