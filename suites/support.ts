@@ -2,6 +2,7 @@ import type { CheckContext } from '../src/engine/run/context.ts';
 import type { Exchange } from '../src/engine/transport/exchange.ts';
 import { isSuccess, statusText } from '../src/engine/transport/exchange.ts';
 import { Unavailable } from '../src/engine/run/check.ts';
+import { declaredTotalPointer } from '../src/engine/target/discover.ts';
 
 export { isSuccess, statusText };
 
@@ -25,6 +26,11 @@ export function documentedRefusal(ex: Exchange): string | undefined {
 
 export function describe(ex: Exchange): string {
   return `${ex.request.method} ${new URL(ex.request.url).pathname}${new URL(ex.request.url).search} → ${statusText(ex)}`;
+}
+
+/** Where the VM list's total sits: the declared field (x-total-count), else the one pagination.total discovered. */
+export function totalPointerOf(ctx: CheckContext): string | undefined {
+  return declaredTotalPointer(ctx.declarations.totalField) ?? (ctx.observations['totalField'] as string | undefined);
 }
 
 /** Exchanges in the run's log that a predicate selects (checks that review the whole run). */

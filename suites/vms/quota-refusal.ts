@@ -4,7 +4,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, finding, judge, Unavailable, type CheckOutcome, type Finding } from '../../src/engine/run/check.ts';
 import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { QUOTA_PROBE_CREATES } from '../../src/engine/target/certify.ts';
-import { describe, isSuccess, observeErrorCase, pathOf, taskEnd } from '../support.ts';
+import { describe, isSuccess, pathOf, taskEnd, totalPointerOf } from '../support.ts';
 
 /** Statuses that say nothing about the organization's room: credentials, time, rate, the body's size or media type. */
 const NOT_ABOUT_ROOM = new Set([401, 408, 413, 415, 429]);
@@ -109,7 +109,7 @@ const DECLARED_QUOTA_CREATES = { quick: 5, full: 5, certify: QUOTA_PROBE_CREATES
 /** How many VMs the organization holds now: the list's total (declared, discovered, or a count that fits one page). */
 async function organizationVmCount(ctx: CheckContext): Promise<{ count?: number; ex: Exchange }> {
   const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 100 } });
-  const declared = ctx.declarations.totalField ? '/' + ctx.declarations.totalField.replace(/\./g, '/') : (ctx.observations['totalField'] as string | undefined);
+  const declared = totalPointerOf(ctx);
   const items = Array.isArray((ex.response?.json as { vms?: unknown } | undefined)?.vms) ? ((ex.response!.json as { vms: unknown[] }).vms.length) : undefined;
   const total = declared ? readTotal(ex, declared) : totalCandidatesOf(ex).find((c) => Number.isInteger(c.value) && (items === undefined || Number(c.value) >= items))?.value;
   const count = typeof total === 'number' && Number.isInteger(total) ? total : items !== undefined && items < 100 ? items : undefined;

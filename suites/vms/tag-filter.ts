@@ -4,7 +4,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { judge, finding, fail, skip } from '../../src/engine/run/check.ts';
 import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { vmsOf, type ListWalk } from '../../src/engine/target/fixtures.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describe, isSuccess, totalPointerOf } from '../support.ts';
 
 /** Tags as a VM record shows them, in the shapes targets commonly use: {k: v}, ["k:v"], [{key, value}]. */
 export function tagsOf(vm: Record<string, unknown>): Array<[string, string]> | undefined {
@@ -100,7 +100,7 @@ export const tagFilter: Check = {
       }
     }
     // The total under a filter counts what the filter matches (the total field as pagination.total found or declared it).
-    const pointer = ctx.declarations.totalField ? '/' + ctx.declarations.totalField.replace(/\./g, '/') : (ctx.observations['totalField'] as string | undefined) ?? (all.pages[0] && totalCandidatesOf(all.pages[0]).find((c) => c.value === all.items.length)?.pointer);
+    const pointer = totalPointerOf(ctx) ?? (all.pages[0] && totalCandidatesOf(all.pages[0]).find((c) => c.value === all.items.length)?.pointer);
     let totalNote = '';
     if (pointer) {
       const distinct = new Set(filtered.items.map((v) => JSON.stringify(v['id']))).size;
@@ -141,7 +141,7 @@ async function runTagFilter(ctx: CheckContext, none: Exchange, size: number): Pr
   const untagged = filtered.items.filter((v) => tagsOf(v) !== undefined && !carries(v, tag.key, tag.value));
   if (untagged.length) findings.push(finding('must', `tag=${filter} returned ${untagged.length} VMs without that tag (e.g. ${JSON.stringify(untagged[0]!['name'])})`, evidence));
   if (!filtered.items.some((v) => v['name'] === vm.name)) findings.push(finding('must', `tag=${filter} left out ${vm.name}, which the run created with that tag`, evidence));
-  const pointer = ctx.declarations.totalField ? '/' + ctx.declarations.totalField.replace(/\./g, '/') : (ctx.observations['totalField'] as string | undefined) ?? (filtered.pages[0] && totalCandidatesOf(filtered.pages[0]).find((c) => c.value === filtered.items.length)?.pointer);
+  const pointer = totalPointerOf(ctx) ?? (filtered.pages[0] && totalCandidatesOf(filtered.pages[0]).find((c) => c.value === filtered.items.length)?.pointer);
   let totalNote = '';
   if (pointer) {
     const distinct = new Set(filtered.items.map((v) => JSON.stringify(v['id']))).size;

@@ -267,6 +267,9 @@ export function totalCandidatesOf(ex: Exchange): TotalCandidate[] {
   return out;
 }
 
+/** A declared total field (x-total-count's field, dotted for a nested one) as the pointer readTotal takes. */
+export const declaredTotalPointer = (field: string | undefined): string | undefined => (field ? '/' + field.replace(/\./g, '/') : undefined);
+
 /** Reads a total at a body pointer or at a "header:name" from totalCandidatesOf. */
 export function readTotal(ex: Exchange, pointer: string): unknown {
   if (!pointer.startsWith(HEADER_POINTER)) return readPointer(ex.response?.json, pointer);

@@ -7,7 +7,7 @@ import { isSuccess, statusText } from '../transport/exchange.ts';
 import type { Ledger } from './ledger.ts';
 import type { KeyName } from '../config/config.ts';
 import { Unavailable } from '../outcome/outcome.ts';
-import { readLocation, readTaskState, readTotal, taskIdCandidates, taskIdIn, totalCandidatesOf, describeLocation, type Candidate, type TaskState } from './discover.ts';
+import { declaredTotalPointer, readLocation, readTaskState, readTotal, taskIdCandidates, taskIdIn, totalCandidatesOf, describeLocation, type Candidate, type TaskState } from './discover.ts';
 import { Waits } from '../transport/waits.ts';
 
 export interface CreatedVm {
@@ -309,7 +309,7 @@ export class Fixtures {
     const ex = await this.call({ method: 'GET', path: '/v1/vms', query: { page: first, per_page: 100 } });
     const items = vmsOf(ex).length;
     if (isSuccess(ex) && items < 100) return { size: items, large: false, whole: true, firstPage: ex };
-    const declared = this.declarations.totalField ? '/' + this.declarations.totalField.replace(/\./g, '/') : undefined;
+    const declared = declaredTotalPointer(this.declarations.totalField);
     const candidates = declared ? [{ pointer: declared, value: readTotal(ex, declared) }] : totalCandidatesOf(ex);
     const counted = candidates.filter((c): c is { pointer: string; value: number } => typeof c.value === 'number' && Number.isInteger(c.value) && c.value >= items);
     const best = counted.sort((a, b) => b.value - a.value)[0];
