@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/run/check.ts';
-import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
+import { pass, fail, undeclared } from '../../src/engine/run/check.ts';
 import { observedCases } from '../support.ts';
 
 /**
