@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FAULTS, type FaultDef } from '../fixtures/reference/faults.ts';
-import { runFor, RANDOM_PHASE, DECLARED_CLEAN_RUNS } from '../test/fault-runs.ts';
+import { runFor, RANDOM_PHASE } from '../test/fault-runs.ts';
 import { TEST_TIME_SCALE, type ReferenceRun } from '../test/helpers.ts';
 import { loadClauses } from '../src/spec/clauses.ts';
 import { S3_FAULTS } from '../fixtures/s3/faults.ts';
@@ -109,7 +109,6 @@ for (const f of faults) {
   const { faults: _omit, ...run } = runFor(f);
   cleanConfigs.set(JSON.stringify(run), run);
 }
-if (!SUBSET) for (const run of DECLARED_CLEAN_RUNS) cleanConfigs.set(JSON.stringify(run), run);
 const describeRun = (r: ReferenceRun) =>
   [r.only?.includes('limits') ? 'limits' : 'all but limits', r.profile ?? 'quick', `scale ${r.timeScale ?? TEST_TIME_SCALE}`, r.overlay ? `overlay ${r.overlay.replace(/^.*\//, '')}` : 'no overlay', r.variants?.length ? `${r.variants.length} variants` : '', r.allowWrites ? `allow-writes ${r.allowWrites}` : ''].filter(Boolean).join(', ');
 
