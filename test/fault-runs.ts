@@ -16,20 +16,15 @@ export const QUOTA_OVERLAY = 'spec/overlays/reference-quota.yaml';
 export const QUOTA_OVERLAY_FAULTS = new Set(['quota-one-over-declared']);
 
 /** Faults of the third overlay's designs: run against the reference under CLAIMS_VARIANTS with CLAIMS_OVERLAY. */
-export const CLAIMS_OVERLAY_FAULTS = new Set(['revoke-by-id-no-effect', 'revoked-key-code-generic', 'payload-too-large-400', 'audit-open-to-every-role', 'webhook-reads-refused-to-viewer', 'foreign-subnet-accepted', 'cross-org-status-drift', 'audit-skips-token-issuance', 'event-id-header-per-attempt', 'audit-window-ignored', 'audit-method-filter-ignored', 'restore-event-missing', 'tag-filter-case-sensitive', 'tag-filter-repeated-first', 'refused-requests-uncounted', 'retry-after-counts-real-seconds']);
+export const CLAIMS_OVERLAY_FAULTS = new Set(['revoke-by-id-no-effect', 'revoked-key-code-generic', 'payload-too-large-400', 'audit-open-to-every-role', 'webhook-reads-refused-to-viewer', 'foreign-subnet-accepted', 'cross-org-status-drift', 'audit-skips-token-issuance', 'event-id-header-per-attempt', 'audit-window-ignored', 'audit-method-filter-ignored', 'restore-event-missing', 'tag-filter-case-sensitive', 'tag-filter-repeated-first', 'refused-requests-uncounted', 'retry-after-counts-real-seconds', 'limit-window-sliding', 'delivery-timeout-ignored', 'tag-key-split-at-last-colon']);
 
 /** Faults of the second overlay's designs (issue 13): run against the reference under ALT_VARIANTS with ALT_OVERLAY. */
 export const ALT_OVERLAY_FAULTS = new Set([
   'signature-timestamp-unsigned', 'signature-timestamp-stale', 'retry-schedule-short', 'webhook-delete-404', 'webhook-wildcard-ignored',
   'webhook-test-event-not-sent', 'audit-jsonl-missing-entry', 'audit-order-reversed', 'audit-actor-id-missing', 'revoked-key-reissues',
   'invalid-json-code-drift', 'audit-csv-id-column-undeclared', 'signature-wall-clock-stale', 'refused-requests-counted',
+  'limit-window-fixed',
 ]);
-
-/**
- * Clean runs no fault uses but the gate needs: a variant under the overlay that declares its choice, where only a
- * window waited out shows it (Retry-After on the wall clock, declared in reference-alt.yaml; issue 25, design 5).
- */
-export const DECLARED_CLEAN_RUNS: ReferenceRun[] = [{ only: ['limits'], profile: 'full', timeScale: 10, overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] }];
 
 /** Checks whose cases are random: under a given seed they may also catch a fault whose own check is elsewhere. */
 export const RANDOM_PHASE = ['vms.create-fuzz', 'vms.create-declared-valid', 'vms.list-fuzz', 'vms.stateful'];
@@ -46,7 +41,7 @@ export function needsOverlay(fault: FaultDef): boolean {
 }
 
 /** Faults a quick run cannot tell from a window boundary (or that need a window to pass): judged in the full profile. */
-export const NEEDS_FULL = new Set(['token-limit-11', 'token-limit-missing', 'window-never-resets', 'window-120s', 'retry-after-counts-real-seconds']);
+export const NEEDS_FULL = new Set(['token-limit-11', 'token-limit-missing', 'window-never-resets', 'window-120s', 'retry-after-counts-real-seconds', 'limit-window-sliding', 'limit-window-fixed']);
 
 /**
  * How each fault is run. The limit probes need a window they can fill (real minutes at scale 1, 6 s at scale 10),

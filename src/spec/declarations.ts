@@ -64,7 +64,7 @@ export interface WebhookDeclaration {
   testEvent?: DeclaredOperation;
   signature?: SignatureDeclaration;
   /** Target-seconds before each retry of a failed delivery. */
-  retry?: { delays: number[]; eventIdHeader?: string };
+  retry?: { delays: number[]; eventIdHeader?: string; timeoutSeconds?: number };
   /** Event names from the document's top-level webhooks, with their family. */
   events: Array<{ name: string; family: string; emittedBy?: string[] }>;
   /** Values for the events field that subscribe to everything, or to one family (default: the names). */
@@ -122,9 +122,9 @@ export interface Declarations {
   /** VMs an organization may hold (x-quota on the create, vms-per-organization); undefined: not declared. */
   vmQuota?: number;
   /** How the tag filter matches (x-tag-filter on the list's tag parameter); undefined: not declared. */
-  tagFilter?: { case?: 'sensitive' | 'insensitive'; repeated?: 'all' | 'any' | 'first' | 'refused' };
+  tagFilter?: { case?: 'sensitive' | 'insensitive'; repeated?: 'all' | 'any' | 'first' | 'refused'; keyEnd?: 'first' | 'last' };
   /** How the rate limits count (x-rate-limit-accounting on info); undefined: not declared. */
-  rateLimitAccounting?: { refused?: 'counted' | 'free'; retryAfterClock?: 'target' | 'wall' };
+  rateLimitAccounting?: { refused?: 'counted' | 'free'; retryAfterClock?: 'target' | 'wall'; window?: 'fixed' | 'sliding' };
   /** Every case with its accepted status/code pairs (a single declared pair is a list of one). */
   errorCases: Record<string, ErrorCase[]>;
   deleteVm?: DeclaredOperation;
@@ -355,7 +355,8 @@ function readRateLimitAccounting(value: unknown): { rateLimitAccounting?: Declar
   if (!v || typeof v !== 'object') return {};
   const refused = v['refused'] === 'counted' || v['refused'] === 'free' ? v['refused'] : undefined;
   const clock = v['retry-after-clock'] === 'target' || v['retry-after-clock'] === 'wall' ? v['retry-after-clock'] : undefined;
-  return { rateLimitAccounting: { ...(refused ? { refused } : {}), ...(clock ? { retryAfterClock: clock } : {}) } };
+  const window = v['window'] === 'fixed' || v['window'] === 'sliding' ? v['window'] : undefined;
+  return { rateLimitAccounting: { ...(refused ? { refused } : {}), ...(clock ? { retryAfterClock: clock } : {}), ...(window ? { window } : {}) } };
 }
 
 /** x-tag-filter on the VM list's tag parameter (inline, or a $ref to components.parameters). */
@@ -367,13 +368,17 @@ function readTagFilter(doc: OpenApiDocument): { tagFilter?: Declarations['tagFil
   if (!t) return {};
   const c = t['case'] === 'sensitive' || t['case'] === 'insensitive' ? t['case'] : undefined;
   const r = ['all', 'any', 'first', 'refused'].includes(String(t['repeated'])) ? (t['repeated'] as 'all' | 'any' | 'first' | 'refused') : undefined;
-  return { tagFilter: { ...(c ? { case: c } : {}), ...(r ? { repeated: r } : {}) } };
+  const k = t['key-end'] === 'first' || t['key-end'] === 'last' ? t['key-end'] : undefined;
+  return { tagFilter: { ...(c ? { case: c } : {}), ...(r ? { repeated: r } : {}), ...(k ? { keyEnd: k } : {}) } };
 }
 
 /** x-webhook-retry as delays; the older form (attempts, after-seconds) means attempts - 1 equal delays. */
-function readRetry(retry: Ext | undefined): { delays: number[]; eventIdHeader?: string } | undefined {
+function readRetry(retry: Ext | undefined): { delays: number[]; eventIdHeader?: string; timeoutSeconds?: number } | undefined {
   if (!retry) return undefined;
-  const header = typeof retry['event-id-header'] === 'string' ? { eventIdHeader: retry['event-id-header'] } : {};
+  const header = {
+    ...(typeof retry['event-id-header'] === 'string' ? { eventIdHeader: retry['event-id-header'] } : {}),
+    ...(typeof retry['timeout-seconds'] === 'number' && retry['timeout-seconds'] > 0 ? { timeoutSeconds: retry['timeout-seconds'] } : {}),
+  };
   if (Array.isArray(retry['delays'])) return { delays: (retry['delays'] as unknown[]).map(Number), ...header };
   const attempts = Number(retry['attempts'] ?? 2);
   return { delays: Array.from({ length: Math.max(1, attempts - 1) }, () => Number(retry['after-seconds'] ?? 1)), ...header };

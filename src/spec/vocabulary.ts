@@ -56,6 +56,9 @@ export const ERROR_CASES: Record<string, string> = {
   'rate-limited': 'a request beyond a rate limit (limits.rejection-error-object)',
 };
 
+/** Wall-clock seconds a target waits for a delivery's answer (x-webhook-retry timeout-seconds): a minute at most. */
+const TIMEOUT_SECONDS = { type: 'number', exclusiveMinimum: 0, maximum: 60 };
+
 /** A header name that ties the attempts of one event together (x-webhook-retry event-id-header). */
 const EVENT_ID_HEADER = { type: 'string', pattern: '^[A-Za-z0-9-]+$' };
 
@@ -98,9 +101,9 @@ export const TERMS: Term[] = [
     name: 'x-rate-limit-accounting',
     role: 'declaration',
     where: ['info'],
-    schema: { type: 'object', additionalProperties: false, minProperties: 1, properties: { refused: { enum: ['counted', 'free'] }, 'retry-after-clock': { enum: ['target', 'wall'] } } },
-    meaning: "how the rate limits are counted (issue 25, design 5). refused: whether a read or write the target refuses (4xx other than 429) spends the budget (counted) or not (free); the write probe sends creates with an empty body, so with counted it is held to 60 without creating anything. retry-after-clock: whether Retry-After counts the target's seconds (target, the default) or wall-clock seconds (wall); they differ only for a target whose clock runs faster, as the reference's under --time-scale",
-    example: { refused: 'counted', 'retry-after-clock': 'target' },
+    schema: { type: 'object', additionalProperties: false, minProperties: 1, properties: { refused: { enum: ['counted', 'free'] }, 'retry-after-clock': { enum: ['target', 'wall'] }, window: { enum: ['fixed', 'sliding'] } } },
+    meaning: "how the rate limits are counted (issue 25, design 5). refused: whether a read or write the target refuses (4xx other than 429) spends the budget (counted) or not (free); the write probe sends creates with an empty body, so with counted it is held to 60 without creating anything. retry-after-clock: whether Retry-After counts the target's seconds (target, the default) or wall-clock seconds (wall); they differ only for a target whose clock runs faster, as the reference's under --time-scale. window: whether a budget comes back whole when a window ends (fixed) or each request a window after it was made (sliding); limits.window-resets (full profile) spends a budget in two halves half a window apart and counts what a window after the first half serves",
+    example: { refused: 'counted', 'retry-after-clock': 'target', window: 'fixed' },
     checks: ['limits.write-limit', 'limits.window-resets'],
     unshown: ['U-LIMIT-BEHAVIOUR'],
   },
@@ -180,9 +183,9 @@ export const TERMS: Term[] = [
     name: 'x-tag-filter',
     role: 'declaration',
     where: ['parameter'],
-    schema: { type: 'object', additionalProperties: false, minProperties: 1, properties: { case: { enum: ['sensitive', 'insensitive'] }, repeated: { enum: ['all', 'any', 'first', 'refused'] } } },
-    meaning: "on the VM list's tag parameter: how a filter matches. case: whether a tag's value is compared with its case (sensitive) or without (insensitive); repeated: what the parameter given twice (tag=a:1&tag=b:2) means: VMs carrying all of them, any of them, the first only, or a refusal (4xx)",
-    example: { case: 'insensitive', repeated: 'all' },
+    schema: { type: 'object', additionalProperties: false, minProperties: 1, properties: { case: { enum: ['sensitive', 'insensitive'] }, repeated: { enum: ['all', 'any', 'first', 'refused'] }, 'key-end': { enum: ['first', 'last'] } } },
+    meaning: "on the VM list's tag parameter: how a filter matches. case: whether a tag's value is compared with its case (sensitive) or without (insensitive); repeated: what the parameter given twice (tag=a:1&tag=b:2) means: VMs carrying all of them, any of them, the first only, or a refusal (4xx); key-end: whether the key ends at the first colon of the filter (env:a:b is key env, value a:b) or at its last (key env:a, value b), judged on a VM the run creates with a colon in a tag value",
+    example: { case: 'insensitive', repeated: 'all', 'key-end': 'first' },
     checks: ['vms.tag-filter-semantics'],
     unshown: ['U-TAG-SETTING'],
   },
@@ -303,13 +306,13 @@ export const TERMS: Term[] = [
     where: ['operation'],
     schema: {
       oneOf: [
-        { type: 'object', additionalProperties: false, required: ['delays'], properties: { delays: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'number', minimum: 0 } }, 'event-id-header': EVENT_ID_HEADER } },
-        { type: 'object', additionalProperties: false, required: ['attempts'], properties: { attempts: { type: 'integer', minimum: 2, maximum: 11 }, 'after-seconds': { type: 'number', minimum: 0 }, 'event-id-header': EVENT_ID_HEADER } },
+        { type: 'object', additionalProperties: false, required: ['delays'], properties: { delays: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'number', minimum: 0 } }, 'event-id-header': EVENT_ID_HEADER, 'timeout-seconds': TIMEOUT_SECONDS } },
+        { type: 'object', additionalProperties: false, required: ['attempts'], properties: { attempts: { type: 'integer', minimum: 2, maximum: 11 }, 'after-seconds': { type: 'number', minimum: 0 }, 'event-id-header': EVENT_ID_HEADER, 'timeout-seconds': TIMEOUT_SECONDS } },
       ],
     },
-    meaning: 'on the registration operation: the retry schedule of a failed delivery, as the delays in target-seconds before each retry (the older form attempts + after-seconds means attempts - 1 equal delays); the suite fails as many attempts as there are delays and waits their sum; event-id-header names the header whose value every attempt of one event shares (default: webhook-id, X-Event-Id, else the body\'s id or event_id)',
-    example: { delays: [10, 30, 90, 270], 'event-id-header': 'X-Hook-Event' },
-    checks: ['webhooks.retry', 'webhooks.backup-event', 'alarms.fires'],
+    meaning: 'on the registration operation: the retry schedule of a failed delivery, as the delays in target-seconds before each retry (the older form attempts + after-seconds means attempts - 1 equal delays); the suite fails as many attempts as there are delays and waits their sum; event-id-header names the header whose value every attempt of one event shares (default: webhook-id, X-Event-Id, else the body\'s id or event_id); timeout-seconds is how long, in wall-clock seconds, the target waits for the receiver\'s answer before it counts the attempt as failed (webhooks.delivery-timeout answers the first attempt of its own events later than that and waits for the retry)',
+    example: { delays: [10, 30, 90, 270], 'event-id-header': 'X-Hook-Event', 'timeout-seconds': 10 },
+    checks: ['webhooks.retry', 'webhooks.backup-event', 'alarms.fires', 'webhooks.delivery-timeout'],
     unshown: ['U-WEBHOOK-REGISTRATION'],
   },
   {

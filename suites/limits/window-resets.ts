@@ -15,7 +15,7 @@ export const windowResets: Check = {
   level: 'must',
   why: {
     must: "the seed states the limits per minute: a spent budget comes back",
-    declared: "which clock Retry-After counts is not shown; the overlay declares it (x-rate-limit-accounting retry-after-clock)",
+    declared: "which clock Retry-After counts and which kind of window counts a budget are not shown; the overlay declares them (x-rate-limit-accounting)",
   },
   title: 'A spent budget comes back once the minute has passed',
   async run(ctx) {
@@ -40,8 +40,16 @@ export const windowResets: Check = {
       const reading = clock === 'target' ? "the target's seconds" : 'wall-clock seconds';
       return failAt('declared', `still refused once Retry-After had passed, read as ${reading} as the overlay declares (x-rate-limit-accounting retry-after-clock: ${clock}): ${late.map((p) => `${p!.what} (Retry-After ${p!.reset!.retryAfter})`).join(', ')}`, late.map((p) => p!.reset!.afterRetryAfter!));
     }
+    // The declared window kind, from a budget spent in two halves half a window apart (limits/window-kind.ts).
+    const declaredWindow = ctx.declarations.rateLimitAccounting?.window;
+    const kind = ctx.limits?.windowKind;
+    if (declaredWindow && kind?.kind && kind.kind !== declaredWindow) {
+      const [, , third] = kind.bursts;
+      return failAt('declared', `the ${kind.what} budget counts ${kind.kind === 'sliding' ? 'a sliding window' : 'fixed windows'}, although the overlay declares ${declaredWindow} (x-rate-limit-accounting window): spent in two halves half a window apart, a window after the first half ${third!.accepted} of ${kind.limit} were served (${kind.kind === 'sliding' ? 'only the first half came back' : 'the whole budget came back'})`, [third!.rejections[0] ?? third!.exchanges.at(-1)!].filter(Boolean));
+    }
     const byRetryAfter = probes.filter((p) => p!.reset!.afterRetryAfter && !p!.reset!.afterWindow).length;
     ctx.observe('windowReset', { probes: probes.length, servedAtRetryAfter: byRetryAfter });
-    return pass(`every spent budget came back (${probes.map((p) => p!.what).join(', ')}); ${byRetryAfter} of them as soon as Retry-After said`);
+    const kindNote = !declaredWindow ? '' : kind?.kind ? `; the ${kind.what} budget counts ${kind.kind} windows, as declared` : `; the declared ${declaredWindow} window not verified: ${kind?.reason ?? 'not observed'}`;
+    return pass(`every spent budget came back (${probes.map((p) => p!.what).join(', ')}); ${byRetryAfter} of them as soon as Retry-After said${kindNote}`);
   },
 };

@@ -1,6 +1,7 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
-import { finding, judge, skip, undeclared } from '../../src/engine/run/check.ts';
-import { vmsOf } from '../../src/engine/target/fixtures.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import { finding, judge, skip, undeclared, Unavailable } from '../../src/engine/run/check.ts';
+import { RUN_TAG_KEY, vmsOf } from '../../src/engine/target/fixtures.ts';
 import { describe, isSuccess } from '../support.ts';
 import { tagsOf } from './tag-filter.ts';
 
@@ -28,59 +29,124 @@ export const tagFilterSemantics: Check = {
   async run(ctx) {
     const rule = ctx.declarations.tagFilter;
     if (!rule) return undeclared('the overlay declares no tag filter semantics (x-tag-filter)', 'x-tag-filter on the VM list\'s tag parameter in --overlay');
-    const scale = await ctx.fixtures.listScale();
-    if (!scale.whole) return skip(`the list holds ${scale.size} VMs, too many to judge a filter against the whole list`, '--profile certify, or an organization with fewer VMs');
-    const all = await ctx.fixtures.walk(100);
-    if (!all.complete) return skip(`the list could not be walked whole (${all.stoppedBecause})`, 'a list that can be walked');
-    const carried = all.items.flatMap((vm) => (tagsOf(vm) ?? []).map(([k, v]) => ({ vm, k, v })));
-    if (carried.length === 0) return skip('no VM record shows a tag, so what a filter must return cannot be known', 'VM records that show their tags');
     const findings: Finding[] = [];
     const shown: string[] = [];
-    const compare = (what: string, got: Vm[], want: Vm[], ex: Parameters<typeof finding>[2]) => {
-      const wantIds = new Set(want.map(idOf));
-      const gotIds = new Set(got.map(idOf));
-      const extra = [...gotIds].filter((id) => !wantIds.has(id)).length;
-      const missing = [...wantIds].filter((id) => !gotIds.has(id)).length;
-      if (extra || missing) findings.push(finding('declared', `${what} returned ${gotIds.size} VMs where ${wantIds.size} are due (${extra} not due, ${missing} left out)`, ex));
-      else shown.push(`${what}: the ${gotIds.size} due`);
-    };
-    const withLetters = carried.find((c) => swapCase(c.v) !== c.v);
-    if (rule.case && withLetters) {
-      const { k, v } = withLetters;
-      const asked = swapCase(v);
-      const filtered = await ctx.fixtures.walk(100, { tag: `${k}:${asked}` });
-      const due = all.items.filter((vm) => (tagsOf(vm) ?? []).some(([kk, vv]) => kk === k && (rule.case === 'insensitive' ? vv.toLowerCase() === asked.toLowerCase() : vv === asked)));
-      if (!filtered.complete) findings.push(finding('declared', `tag=${k}:${asked} could not be walked (${filtered.stoppedBecause})`, filtered.pages.slice(-1)));
-      else compare(`tag=${k}:${asked} (case ${rule.case})`, filtered.items, due, filtered.pages.slice(0, 1));
+    const notJudged: string[] = [];
+    // Where the key ends needs no record: the run's own VM carries the colon.
+    if (rule.keyEnd) {
+      const k = await judgeKeyEnd(ctx, rule.keyEnd).catch((err: unknown): KeyEndReading => {
+        if (err instanceof Unavailable) return { notJudged: `where the key ends (${err.message})` };
+        throw err;
+      });
+      if ('finding' in k) findings.push(k.finding);
+      else if ('shown' in k) shown.push(k.shown);
+      else notJudged.push(k.notJudged);
     }
-    // Two tags of different keys, both carried by one VM where one does: all, any and first then differ.
-    const first = carried.find((c) => carried.some((o) => o.vm === c.vm && o.k !== c.k)) ?? carried[0]!;
-    const second = carried.find((o) => o.vm === first.vm && o.k !== first.k) ?? carried.find((o) => o.k !== first.k);
-    if (rule.repeated && second) {
-      const a = `${first.k}:${first.v}`;
-      const b = `${second.k}:${second.v}`;
-      const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: [a, b], per_page: 100 } });
-      const has = (vm: Vm, k: string, v: string) => (tagsOf(vm) ?? []).some(([kk, vv]) => kk === k && vv === v);
-      if (rule.repeated === 'refused') {
-        if (isSuccess(ex)) findings.push(finding('declared', `tag=${a}&tag=${b} was served, although the overlay declares a repeated filter refused: ${describe(ex)}`, [ex]));
-        else shown.push(`tag given twice: refused (${ex.response?.status})`);
-      } else if (!isSuccess(ex)) findings.push(finding('declared', `tag=${a}&tag=${b} was refused, although the overlay declares a repeated filter matches ${rule.repeated}: ${describe(ex)}`, [ex]));
-      else {
-        const predicted = (r: string) => all.items.filter((vm) => (r === 'all' ? has(vm, first.k, first.v) && has(vm, second.k, second.v) : r === 'any' ? has(vm, first.k, first.v) || has(vm, second.k, second.v) : has(vm, first.k, first.v)));
-        const due = predicted(rule.repeated);
-        const got = vmsOf(ex);
-        const key = (vms: Vm[]) => vms.map(idOf).sort().join(',');
-        // Records where every rule predicts the same VMs cannot tell the declared one from the others.
-        if (['all', 'any', 'first'].filter((r) => r !== rule.repeated).every((r) => key(predicted(r)) === key(due))) shown.push(`tag given twice: not decided (the records make ${a} and ${b} match the same VMs under every rule)`);
-        else if (due.length > 100) {
-          // More than one page is due: every VM of the first page must be due.
-          const wrong = got.filter((vm) => !due.some((d) => idOf(d) === idOf(vm)));
-          if (wrong.length) findings.push(finding('declared', `tag=${a}&tag=${b} (repeated: ${rule.repeated}) returned ${wrong.length} VMs not due on its first page`, [ex]));
-          else shown.push(`tag given twice (${rule.repeated}): the first page all due`);
-        } else compare(`tag=${a}&tag=${b} (repeated: ${rule.repeated})`, got, due, [ex]);
-      }
+    const recorded = await judgeOnRecords(ctx, rule);
+    if ('skipped' in recorded) notJudged.push(recorded.skipped);
+    else {
+      findings.push(...recorded.findings);
+      shown.push(...recorded.shown);
     }
-    if (findings.length === 0 && shown.length === 0) return skip('no VM record carries a tag the declared rules can be tried on (a value with letters; two keys)', 'VM records with tags of two keys');
-    return judge(findings, shown.join('; '));
+    if (findings.length === 0 && shown.length === 0) return skip(`nothing could be judged: ${notJudged.join('; ')}`, 'VM records with tags of two keys, or x-tags-field for the key-end declaration');
+    return judge(findings, shown.join('; ') + (notJudged.length ? ` (not judged: ${notJudged.join('; ')})` : ''));
   },
 };
+
+type Rule = NonNullable<CheckContext['declarations']['tagFilter']>;
+
+/** The case and repeated-filter rules, judged against the whole list's own records. */
+async function judgeOnRecords(ctx: CheckContext, rule: Rule): Promise<{ findings: Finding[]; shown: string[] } | { skipped: string }> {
+  if (!rule.case && !rule.repeated) return { findings: [], shown: [] };
+  const scale = await ctx.fixtures.listScale();
+  if (!scale.whole) return { skipped: `the list holds ${scale.size} VMs, too many to judge a filter against the whole list (--profile certify, or an organization with fewer VMs)` };
+  const all = await ctx.fixtures.walk(100);
+  if (!all.complete) return { skipped: `the list could not be walked whole (${all.stoppedBecause})` };
+  const carried = all.items.flatMap((vm) => (tagsOf(vm) ?? []).map(([k, v]) => ({ vm, k, v })));
+  if (carried.length === 0) return { skipped: 'no VM record shows a tag, so what a case or repeated filter must return cannot be known' };
+  const findings: Finding[] = [];
+  const shown: string[] = [];
+  const compare = (what: string, got: Vm[], want: Vm[], ex: Parameters<typeof finding>[2]) => {
+    const wantIds = new Set(want.map(idOf));
+    const gotIds = new Set(got.map(idOf));
+    const extra = [...gotIds].filter((id) => !wantIds.has(id)).length;
+    const missing = [...wantIds].filter((id) => !gotIds.has(id)).length;
+    if (extra || missing) findings.push(finding('declared', `${what} returned ${gotIds.size} VMs where ${wantIds.size} are due (${extra} not due, ${missing} left out)`, ex));
+    else shown.push(`${what}: the ${gotIds.size} due`);
+  };
+  const withLetters = carried.find((c) => swapCase(c.v) !== c.v);
+  if (rule.case && withLetters) {
+    const { k, v } = withLetters;
+    const asked = swapCase(v);
+    const filtered = await ctx.fixtures.walk(100, { tag: `${k}:${asked}` });
+    const due = all.items.filter((vm) => (tagsOf(vm) ?? []).some(([kk, vv]) => kk === k && (rule.case === 'insensitive' ? vv.toLowerCase() === asked.toLowerCase() : vv === asked)));
+    if (!filtered.complete) findings.push(finding('declared', `tag=${k}:${asked} could not be walked (${filtered.stoppedBecause})`, filtered.pages.slice(-1)));
+    else compare(`tag=${k}:${asked} (case ${rule.case})`, filtered.items, due, filtered.pages.slice(0, 1));
+  }
+  // Two tags of different keys, both carried by one VM where one does: all, any and first then differ.
+  const first = carried.find((c) => carried.some((o) => o.vm === c.vm && o.k !== c.k)) ?? carried[0]!;
+  const second = carried.find((o) => o.vm === first.vm && o.k !== first.k) ?? carried.find((o) => o.k !== first.k);
+  if (rule.repeated && second) {
+    const a = `${first.k}:${first.v}`;
+    const b = `${second.k}:${second.v}`;
+    const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: [a, b], per_page: 100 } });
+    const has = (vm: Vm, k: string, v: string) => (tagsOf(vm) ?? []).some(([kk, vv]) => kk === k && vv === v);
+    if (rule.repeated === 'refused') {
+      if (isSuccess(ex)) findings.push(finding('declared', `tag=${a}&tag=${b} was served, although the overlay declares a repeated filter refused: ${describe(ex)}`, [ex]));
+      else shown.push(`tag given twice: refused (${ex.response?.status})`);
+    } else if (!isSuccess(ex)) findings.push(finding('declared', `tag=${a}&tag=${b} was refused, although the overlay declares a repeated filter matches ${rule.repeated}: ${describe(ex)}`, [ex]));
+    else {
+      const predicted = (r: string) => all.items.filter((vm) => (r === 'all' ? has(vm, first.k, first.v) && has(vm, second.k, second.v) : r === 'any' ? has(vm, first.k, first.v) || has(vm, second.k, second.v) : has(vm, first.k, first.v)));
+      const due = predicted(rule.repeated);
+      const got = vmsOf(ex);
+      const key = (vms: Vm[]) => vms.map(idOf).sort().join(',');
+      // Records where every rule predicts the same VMs cannot tell the declared one from the others.
+      if (['all', 'any', 'first'].filter((r) => r !== rule.repeated).every((r) => key(predicted(r)) === key(due))) shown.push(`tag given twice: not decided (the records make ${a} and ${b} match the same VMs under every rule)`);
+      else if (due.length > 100) {
+        // More than one page is due: every VM of the first page must be due.
+        const wrong = got.filter((vm) => !due.some((d) => idOf(d) === idOf(vm)));
+        if (wrong.length) findings.push(finding('declared', `tag=${a}&tag=${b} (repeated: ${rule.repeated}) returned ${wrong.length} VMs not due on its first page`, [ex]));
+        else shown.push(`tag given twice (${rule.repeated}): the first page all due`);
+      } else compare(`tag=${a}&tag=${b} (repeated: ${rule.repeated})`, got, due, [ex]);
+    }
+  }
+  if (findings.length === 0 && shown.length === 0) return { skipped: 'no VM record carries a tag the declared rules can be tried on (a value with letters; two keys)' };
+  return { findings, shown };
+}
+
+type KeyEndReading = { finding: Finding } | { shown: string } | { notJudged: string };
+
+/** Target-seconds between reads of the list while the check's VM is being made. */
+const LIST_POLL_SECONDS = 2;
+
+/**
+ * Where a filter's key ends (issue 25, design 8): a VM the check creates carries the tag cc-colon-<run>=a:b, and the
+ * filter cc-colon-<run>:a:b returns it where the key ends at the first colon, and not where it ends at the last (key
+ * cc-colon-<run>:a, value b). It is judged once the VM is listed under the run's own tag, which every rule reads alike.
+ */
+async function judgeKeyEnd(ctx: CheckContext, keyEnd: 'first' | 'last'): Promise<KeyEndReading> {
+  const field = ctx.declarations.tagsField;
+  if (!field) return { notJudged: 'where the key ends (the run sets its tag with a colon through the declared x-tags-field, which is not declared)' };
+  const { body, tags } = ctx.fixtures.vmCreateBody('colon');
+  const key = `cc-colon-${ctx.config.runId}`;
+  const value = 'a:b';
+  body[field] = { ...(tags ?? {}), [key]: value };
+  const name = String(body['name']);
+  const created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
+  if (!isSuccess(created)) return { notJudged: `where the key ends (the create of a VM tagged ${key}=${value} was refused: ${describe(created)})` };
+  ctx.ledger.record({ kind: 'vm', name, createdBy: ctx.checkId, note: 'a tag value with a colon' }, created);
+  const deadline = Date.now() + (ctx.config.taskTimeoutSeconds * 1000) / ctx.config.timeScale;
+  for (;;) {
+    const mine = await ctx.fixtures.walk(100, { tag: `${RUN_TAG_KEY}:${ctx.config.runId}` });
+    if (mine.items.some((v) => v['name'] === name)) break;
+    if (!mine.complete || Date.now() >= deadline) return { notJudged: `where the key ends (${name} is not listed under the run's own tag${mine.complete ? ` within ${ctx.config.taskTimeoutSeconds} s` : `: ${mine.stoppedBecause}`})` };
+    await ctx.sleepTarget(LIST_POLL_SECONDS);
+  }
+  const filter = `${key}:${value}`;
+  const got = await ctx.fixtures.walk(100, { tag: filter });
+  if (!got.complete) return { notJudged: `where the key ends (tag=${filter} could not be walked: ${got.stoppedBecause})` };
+  const returned = got.items.some((v) => v['name'] === name);
+  if (returned === (keyEnd === 'first')) return { shown: `tag=${filter} ${returned ? 'returned' : 'left out'} ${name} (tagged ${key}=${value}), as key-end ${keyEnd} says` };
+  const other = keyEnd === 'first' ? 'last' : 'first';
+  return { finding: finding('declared', `tag=${filter} ${returned ? 'returned' : 'left out'} ${name}, tagged ${key}=${value}: the key ends at the ${other} colon, although the overlay declares the ${keyEnd} (x-tag-filter key-end)`, [created, ...got.pages.slice(0, 1)]) };
+}

@@ -9,5 +9,6 @@ import { retry } from './retry.ts';
 import { testEvent } from './test-event.ts';
 import { unregistered } from './unregistered.ts';
 import { declaredEmitters } from './declared-emitters.ts';
+import { deliveryTimeout } from './delivery-timeout.ts';
 
-export const webhookChecks: Check[] = sharing([EVENTS], [registration, backupEvent, subscription, jsonBody, signature, retry, testEvent, unregistered, declaredEmitters]);
+export const webhookChecks: Check[] = sharing([EVENTS], [registration, backupEvent, subscription, jsonBody, signature, retry, deliveryTimeout, testEvent, unregistered, declaredEmitters]);

@@ -80,7 +80,8 @@ export function redeliveredAfterAck(deliveries: readonly Delivery[], idHeader?: 
     const id = `${d.path}\u0000${key}`;
     const ack = acked.get(id);
     if (ack !== undefined) again.push({ path: d.path, key, ackedWith: ack });
-    else if (d.answered >= 200 && d.answered < 300) acked.set(id, d.answered);
+    // An answer held back (webhooks.delivery-timeout) is one a timing-out target never saw: not an acknowledgement.
+    else if (d.answered >= 200 && d.answered < 300 && !d.heldMs) acked.set(id, d.answered);
   }
   return again;
 }

@@ -65,6 +65,42 @@ async function receiver(respond: (p: Post, n: number) => number = () => 204) {
 }
 type Receiver = Awaited<ReturnType<typeof receiver>>;
 
+/** Issue 25, design 8: how many VMs tag=kk:a:b finds once one is created tagged kk=a:b. */
+async function colonTagFound(s: ReferenceSettings): Promise<number> {
+  const t = await tokenFor(s);
+  expect((await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { tags: { kk: 'a:b' } }) })).status).toBe(202);
+  return (await call(s, 'GET', '/v1/vms?tag=kk:a:b&per_page=1', { token: t })).body.total;
+}
+
+/**
+ * Issue 25, design 11: a test event sent to a receiver that holds its answer to the first attempt for holdMs, and
+ * how many attempts had arrived countAtMs after the send. A target whose delivery timeout is shorter than the hold
+ * has retried by then; one that waits for the answer has not.
+ */
+async function attemptsWhenHeld(s: ReferenceSettings, holdMs: number, countAtMs: number): Promise<number> {
+  let posts = 0;
+  const timers: NodeJS.Timeout[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (++posts > 1) return void res.writeHead(204).end();
+      timers.push(setTimeout(() => void (res.destroyed || res.writeHead(204).end()), holdMs));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const t = await tokenFor(s);
+    const w = await register(s, t, `http://127.0.0.1:${(server.address() as AddressInfo).port}/held`, ['backup.completed']);
+    expect((await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t })).status).toBe(202);
+    await sleep(countAtMs);
+    return posts;
+  } finally {
+    timers.forEach(clearTimeout);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
 /** Runs `fn` with a fresh receiver that is always closed afterwards. */
 async function withReceiver<T>(fn: (r: Receiver) => Promise<T>, respond?: (p: Post, n: number) => number): Promise<T> {
   const r = await receiver(respond);
@@ -1016,6 +1052,22 @@ function burst(n: number, send: () => Promise<Res>): Promise<Res[]> {
 const count = (rs: Res[], status: number) => rs.filter((r) => r.status === status).length;
 const issue = (s: ReferenceSettings, key = s.apiKey) => call(s, 'POST', '/v1/auth/tokens', { json: { api_key: key } });
 const write = (s: ReferenceSettings, t: string) => call(s, 'POST', '/v1/vms', { token: t, json: {} });
+
+/**
+ * A write budget spent in two halves half a window apart, then the whole budget a window after the first half, at
+ * time scale 10 (a window is 6 real seconds): what the second and third bursts got past the limit. Fixed windows
+ * serve the whole budget again, a sliding one only the first half (issue 25, design 5).
+ */
+async function windowHalves(s: ReferenceSettings): Promise<[number, number]> {
+  const t = await tokenFor(s);
+  const served = (rs: Res[]) => rs.filter((r) => r.status !== 429).length;
+  const start = Date.now();
+  await burst(30, () => write(s, t));
+  await sleep(start + 3_000 - Date.now());
+  const second = served(await burst(31, () => write(s, t)));
+  await sleep(start + 6_300 - Date.now());
+  return [second, served(await burst(60, () => write(s, t)))];
+}
 const read = (s: ReferenceSettings, t: string) => call(s, 'GET', '/v1/vms?per_page=1', { token: t });
 
 /** [accepted, refused] of a concurrent burst just over each documented budget (default time scale: one window is a real minute). */
@@ -1727,7 +1779,13 @@ const faultCases: FaultCase[] = [
     clean: [1, 1, 200, 400, null, null],
     faulty: [1, 1, 429, 429, true, true],
   },
+  // Issue 25, design 8: a VM tagged kk=a:b is found by kk:a:b only where the key ends at the first colon.
+  { name: 'tag-key-split-at-last-colon', probe: colonTagFound, clean: 1, faulty: 0 },
+  // Issue 25, design 11: held 7 s, past the 5 s timeout: retried by the clean target, taken as delivered by the fault.
+  { name: 'delivery-timeout-ignored', timeScale: 100, probe: (s) => attemptsWhenHeld(s, 7_000, 6_500), clean: 2, faulty: 1 },
   // Issue 25, design 5: the declared accounting, each fault the other choice's behaviour.
+  { name: 'limit-window-sliding', timeScale: 10, probe: windowHalves, clean: [30, 60], faulty: [30, 30] },
+  { name: 'limit-window-fixed', timeScale: 10, variants: ['limit-sliding-window'], probe: windowHalves, clean: [30, 30], faulty: [30, 60] },
   {
     name: 'refused-requests-uncounted',
     probe: async (s) => {
@@ -2803,6 +2861,10 @@ const variantCases: VariantCase[] = [
     byDefault: 1,
     variant: 0,
   },
+  { name: 'limit-sliding-window', timeScale: 10, probe: windowHalves, byDefault: [30, 60], variant: [30, 30] },
+  { name: 'tag-filter-key-last-colon', probe: colonTagFound, byDefault: 1, variant: 0 },
+  // Held 3.5 s: within the default 5 s timeout, past the variant's 2 s.
+  { name: 'delivery-timeout-2s', timeScale: 100, probe: (s) => attemptsWhenHeld(s, 3_500, 3_000), byDefault: 1, variant: 2 },
   {
     name: 'retry-after-real-seconds',
     timeScale: 20,

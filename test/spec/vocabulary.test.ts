@@ -82,7 +82,7 @@ describe('the two reference overlays', () => {
     expect(ref!.webhooks!.signature).toMatchObject({ scheme: 'hmac', format: 'sha256={signature}', payload: '{body}' });
     expect(alt!.webhooks!.signature).toMatchObject({ scheme: 'hmac', format: 't={timestamp},v1={signature}', payload: '{timestamp}.{body}', toleranceSeconds: 300 });
     expect(ref!.webhooks!.retry).toEqual({ delays: [1, 1] });
-    expect(alt!.webhooks!.retry).toEqual({ delays: [10, 30, 90, 270] });
+    expect(alt!.webhooks!.retry).toEqual({ delays: [10, 30, 90, 270], timeoutSeconds: 2 });
     expect(alt!.webhooks!.subscriptions).toMatchObject({ all: ['*'], 'backup-job': ['backup.job.*'], test: ['webhook.test'] });
     expect(alt!.webhooks!.testEvent).toMatchObject({ method: 'POST', path: '/v1/webhooks/{id}/test' });
     expect(ref!.revokeKey).toMatchObject({ mode: 'current', path: '/v1/api-keys/current' });
@@ -96,10 +96,14 @@ describe('the two reference overlays', () => {
     expect(alt!.cleanup.vm!.id).toEqual({ in: 'body', pointer: '/vm_id' });
   });
 
-  it('declare the two accountings of the rate limits (issue 25, design 5): the claims overlay the reference\'s, the alt overlay the other', async () => {
+  it('declare the other choices of issue 25 (designs 5, 8, 11): the claims overlay the reference\'s, the alt overlay the other', async () => {
     const [claims, alt] = await Promise.all(['spec/overlays/reference-claims.yaml', 'spec/overlays/reference-alt.yaml'].map(async (f) => readDeclarations(await loadSpec(f))));
-    expect(claims!.rateLimitAccounting).toEqual({ refused: 'counted', retryAfterClock: 'target' });
-    expect(alt!.rateLimitAccounting).toEqual({ refused: 'free', retryAfterClock: 'wall' });
+    expect(claims!.rateLimitAccounting).toEqual({ refused: 'counted', retryAfterClock: 'target', window: 'fixed' });
+    expect(alt!.rateLimitAccounting).toEqual({ refused: 'free', retryAfterClock: 'wall', window: 'sliding' });
+    // Issue 25, designs 8 and 11 beside it: where a tag filter's key ends, and the delivery timeout.
+    expect(claims!.tagFilter).toEqual({ case: 'insensitive', repeated: 'all', keyEnd: 'first' });
+    expect(alt!.tagFilter).toEqual({ keyEnd: 'last' });
+    expect(claims!.webhooks!.retry).toEqual({ delays: [1, 1], eventIdHeader: 'X-Hook-Event', timeoutSeconds: 5 });
     const [ref] = await Promise.all(OVERLAYS.slice(0, 1).map(async (f) => readDeclarations(await loadSpec(f))));
     expect(ref!.rateLimitAccounting).toBeUndefined();
   });

@@ -33,7 +33,7 @@ describe('the clean reference target', () => {
     expect(notPassing(report)).toEqual([]);
     expect(report.checks.filter((c) => c.level === 'declared' && c.status !== 'passed' && !c.undeclared).map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual([]);
     // Issue 25's designs, each declared there, each judged.
-    for (const id of ['security.declared-roles', 'security.cross-org-reference', 'webhooks.declared-emitters', 'vms.tag-filter-semantics']) expect(report.checks.find((c) => c.id === id)?.status, id).toBe('passed');
+    for (const id of ['security.declared-roles', 'security.cross-org-reference', 'webhooks.declared-emitters', 'vms.tag-filter-semantics', 'webhooks.delivery-timeout']) expect(report.checks.find((c) => c.id === id)?.status, id).toBe('passed');
     expect(report.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')).toEqual([]);
   });
 
@@ -43,6 +43,15 @@ describe('the clean reference target', () => {
     expect(report.checks.filter((c) => c.status === 'passed').map((c) => c.id)).toEqual(
       expect.arrayContaining(['limits.token-limit', 'limits.read-limit', 'limits.write-limit', 'limits.token-scope', 'limits.key-scope', 'limits.rejection-error-object', 'limits.retry-after']),
     );
+  });
+
+  it.each([
+    { overlay: CLAIMS_OVERLAY, variants: CLAIMS_VARIANTS, kind: 'fixed' },
+    { overlay: ALT_OVERLAY, variants: ALT_VARIANTS, kind: 'sliding' },
+  ])('holds the window kind $kind its overlay declares, told from a budget spent in two halves (issue 25, design 5)', async ({ overlay, variants, kind }) => {
+    const report = await runAgainstReference({ only: ['limits'], timeScale: 10, profile: 'full', overlay, variants: [...variants] });
+    expect(notPassing(report)).toEqual([]);
+    expect(report.checks.find((c) => c.id === 'limits.window-resets')?.message).toContain(`counts ${kind} windows, as declared`);
   });
 
   it('passes every limit probe in the full profile, window reset included', async () => {

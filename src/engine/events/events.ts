@@ -84,6 +84,8 @@ export function targetClockAt(log: readonly Exchange[], receivedAt: number, time
  */
 export class EventFixtures {
   private receiver?: WebhookReceiver;
+  /** The receiver's public origin (--webhook-url, else where it listens), once the session has started. */
+  private base?: string;
   private session?: Promise<EventSession>;
   private backup?: Promise<{ exchange: Exchange; outcome?: TaskOutcome; startedAt: number }>;
   private alarm?: Promise<{ exchange: Exchange; startedAt: number }>;
@@ -120,7 +122,19 @@ export class EventFixtures {
     return { url, body: { [decl.register.urlField]: url, [decl.register.eventsField]: decl.events.slice(0, 1).map((e) => e.name) } };
   }
 
-  private async register(decl: WebhookDeclaration, base: string, name: string, events: string[]): Promise<Registration> {
+  /**
+   * A registration of the backup-job events on a path of the check's own, whose first attempt of each event the
+   * receiver answers only after holdMs (a declared delivery timeout should end it); undefined without that family.
+   */
+  async registerSlow(name: string, holdMs: number, createdBy: string): Promise<Registration | undefined> {
+    const s = await this.events();
+    const family = s.decl.subscriptions['backup-job'];
+    if (!family?.length || !this.base) return undefined;
+    s.receiver.answerLate(`/cc-${this.config.runId}/${name}`, holdMs, (d) => eventKeyOf(d, s.decl.retry?.eventIdHeader));
+    return this.register(s.decl, this.base, name, family, createdBy);
+  }
+
+  private async register(decl: WebhookDeclaration, base: string, name: string, events: string[], createdBy = 'webhooks'): Promise<Registration> {
     const path = `/cc-${this.config.runId}/${name}`;
     const url = base + path;
     const secret = decl.register.secretField ? newSecret(decl.signature) : undefined;
@@ -129,7 +143,7 @@ export class EventFixtures {
     const exchange = await this.call({ method: decl.register.method, path: decl.register.path, json: body });
     const idValue = readLocation(exchange, decl.register.id);
     const id = typeof idValue === 'string' && idValue !== '' ? idValue : undefined;
-    if (isSuccess(exchange)) this.ledger.record({ kind: 'webhook', id, name: url, createdBy: 'webhooks' }, exchange);
+    if (isSuccess(exchange)) this.ledger.record({ kind: 'webhook', id, name: url, createdBy }, exchange);
     return { path, url, subscribed: events, exchange, id, secret };
   }
 
@@ -140,7 +154,7 @@ export class EventFixtures {
       this.receiver = new WebhookReceiver(this.waits);
       const [host, port] = splitListen(this.config.webhookListen);
       const bound = await this.receiver.start(host, port);
-      const base = (this.config.webhookUrl ?? `http://${bound.host}:${bound.port}`).replace(/\/+$/, '');
+      const base = (this.base = (this.config.webhookUrl ?? `http://${bound.host}:${bound.port}`).replace(/\/+$/, ''));
       const main = await this.register(decl, base, 'main', decl.subscriptions['all'] ?? []);
       if (!isSuccess(main.exchange)) return { decl, receiver: this.receiver, main };
       let family: Registration | undefined;

@@ -13,6 +13,8 @@ export interface Delivery {
   receivedAt: number;
   /** The status the receiver answered with. */
   answered: number;
+  /** Real ms the receiver held its answer back (answerLate): a target that times out never saw it. */
+  heldMs?: number;
 }
 
 const MAX_BODY = 1024 * 1024;
@@ -25,6 +27,8 @@ export class WebhookReceiver {
   readonly deliveries: Delivery[] = [];
   private readonly failFirst = new Map<string, number>();
   private readonly failPerEvent = new Map<string, { attempts: number; keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined; seen: Map<string, number> }>();
+  private readonly late = new Map<string, { holdMs: number; keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined; seen: Set<string> }>();
+  private readonly held = new Set<NodeJS.Timeout>();
   private server?: http.Server;
   private waiters: Array<() => void> = [];
 
@@ -58,8 +62,19 @@ export class WebhookReceiver {
         const failThis = remaining > 0 || (perEvent !== undefined && key !== undefined && failedBefore < perEvent.attempts);
         if (failThis && key !== undefined) perEvent!.seen.set(key, failedBefore + 1);
         const answered = failThis ? 503 : size > MAX_BODY ? 413 : 204;
-        this.deliveries.push({ path, headers, raw, json, receivedAt: Date.now(), answered });
-        res.writeHead(answered).end();
+        // answerLate: the first attempt of each event on the path is answered only after holdMs.
+        const late = this.late.get(path);
+        const lateKey = late?.keyOf({ headers, json });
+        const hold = late && lateKey !== undefined && !late.seen.has(lateKey) ? late.holdMs : 0;
+        if (hold) late!.seen.add(lateKey!);
+        this.deliveries.push({ path, headers, raw, json, receivedAt: Date.now(), answered, ...(hold ? { heldMs: hold } : {}) });
+        if (hold) {
+          const timer = setTimeout(() => {
+            this.held.delete(timer);
+            if (!res.destroyed) res.writeHead(answered).end();
+          }, hold);
+          this.held.add(timer);
+        } else res.writeHead(answered).end();
         const waiters = this.waiters;
         this.waiters = [];
         waiters.forEach((w) => w());
@@ -81,6 +96,14 @@ export class WebhookReceiver {
   /** Makes the receiver answer 503 to the first n attempts of each event on a path (events told apart by keyOf). */
   failAttempts(path: string, attempts: number, keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined): void {
     this.failPerEvent.set(path, { attempts, keyOf, seen: new Map() });
+  }
+
+  /**
+   * Makes the receiver hold its answer to the first attempt of each event on a path for holdMs real ms (to see a
+   * declared delivery timeout end it); later attempts are answered at once.
+   */
+  answerLate(path: string, holdMs: number, keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined): void {
+    this.late.set(path, { holdMs, keyOf, seen: new Set() });
   }
 
   /** Waits until a delivery satisfies the predicate, or the deadline (real ms) passes. */
@@ -107,6 +130,8 @@ export class WebhookReceiver {
   }
 
   async close(): Promise<void> {
+    for (const t of this.held) clearTimeout(t);
+    this.held.clear();
     if (!this.server) return;
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));

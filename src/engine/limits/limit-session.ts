@@ -12,6 +12,7 @@ import { mayMeanRealSeconds, parseRetryAfter } from '../transport/retry-after.ts
 import { LIMITS as DOCUMENTED, WINDOW_SECONDS } from '../documented-limits/limits.js';
 import { realMomentAfter, unmeasurableWindow, windowOverAfter, windowRealMs } from '../documented-limits/windows.js';
 import { observeCrossCharge, type CrossObservation, type CrossSkipped } from './cross-budget.ts';
+import { probeWindowKind, type WindowKind, type WindowKindObservation } from './window-kind.ts';
 
 /** The documented limits by probe (documented-limits/limits.js holds them with their clauses). */
 export const LIMITS = { read: DOCUMENTED.reads.limit, write: DOCUMENTED.writes.limit, token: DOCUMENTED.tokens.limit } as const;
@@ -68,6 +69,8 @@ export interface LimitsReport {
   writeAcrossOperations?: LimitProbe & { operations: string[] };
   /** Why the read and write probes could not run (the target issued no token for them: a budget that never came back). */
   error?: Error;
+  /** The declared window kind observed (issue 25, design 5): full profile, where the overlay declares one. */
+  windowKind?: WindowKindObservation;
 }
 
 interface Deps {
@@ -81,6 +84,8 @@ interface Deps {
   writeRequests?: () => Array<{ method: string; path: string; json?: unknown }>;
   /** The window waits of the full profile, announced to whoever watches the run. */
   waits?: Waits;
+  /** The window kind the overlay declares (x-rate-limit-accounting window): observed in the full profile. */
+  declaredWindow?: WindowKind;
 }
 
 const windowMs = (config: RunConfig) => windowRealMs(config.timeScale);
@@ -311,8 +316,40 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
   const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.write ? await probeWithCreates(d, realCreates) : write;
   const writeBySubject = await probeWriteSubjects(d, turns, auth, write);
   const writeAcrossOperations = await probeWriteOperations(d, turns, auth, write);
+  const windowKind = await observeWindowKind(d, auth, read, write);
   await issuance.reset;
-  return { token: issuance.probe, read, write: checkedWrite, ...domain, ...(writeBySubject ? { writeBySubject } : {}), ...(writeAcrossOperations ? { writeAcrossOperations } : {}) };
+  return { token: issuance.probe, read, write: checkedWrite, ...domain, ...(writeBySubject ? { writeBySubject } : {}), ...(writeAcrossOperations ? { writeAcrossOperations } : {}), ...(windowKind ? { windowKind } : {}) };
+}
+
+/**
+ * The declared window kind, on the reads (else the writes that create nothing) once their probe was exact, on a token
+ * of its own: only in the profiles that wait out windows, as it waits one and a half.
+ */
+async function observeWindowKind(d: Deps, auth: (t: string) => Record<string, string>, read: LimitProbe | undefined, write: LimitProbe | undefined): Promise<WindowKindObservation | undefined> {
+  if (!d.declaredWindow || !waitsLong(d.config) || tooShort(d.config)) return undefined;
+  const sentBy = 'limits.window-resets';
+  const useReads = read?.verdict.kind === 'exact';
+  if (!useReads && write?.verdict.kind !== 'exact') return { what: 'reads', limit: LIMITS.read, bursts: [], reason: 'neither the read nor the write probe showed its limit exactly, so a budget spent in halves cannot be counted' };
+  const t = (await d.tokens.issue('primary', sentBy)).token;
+  const send = useReads
+    ? () => sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy })
+    : () => sendOwn(d, t, { method: 'POST', path: '/v1/vms', json: {}, headers: auth(t), sentBy });
+  const first = await send();
+  const served = (ex: Exchange) => ex.response?.status === first.response?.status;
+  const cls: Classifier = { accepted: served, rejected: (ex) => is4xx(ex) && ex.response!.status !== 401 && !served(ex) };
+  const waits = d.waits ?? new Waits();
+  // The first request is the first half's first: the plan counts it as served by sending one fewer.
+  let sentFirst = false;
+  const observation = await probeWindowKind({
+    what: useReads ? 'reads' : 'writes',
+    limit: useReads ? LIMITS.read : LIMITS.write,
+    windowMs: windowMs(d.config),
+    concurrency: burstConcurrency(useReads ? LIMITS.read : LIMITS.write, first.durationMs, CONCURRENCY),
+    send: () => (sentFirst ? send() : ((sentFirst = true), Promise.resolve(first))),
+    cls,
+    sleep: (ms, why) => waits.sleep(ms, why, 'limits'),
+  });
+  return observation;
 }
 
 /** Read operations the operations probe spreads its reads over, besides the list: those the run saw served, bounded. */

@@ -176,7 +176,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         try {
           // The reads of the run's own objects no check happened to read (an alarm), each read once: served ones join the spread.
           await readUnreadObjects(spec.merged, schema, declarations, ledger, http.log, (opts) => callApi(api, 'setup', opts));
-          limits = await runRequestProbes({ config, http, tokens, ledger, waits, readPaths: () => servedReadPaths(http.log, schema), writeRequests: () => harmlessWrites(spec.merged, config.runId) }, issuance);
+          limits = await runRequestProbes({ config, http, tokens, ledger, waits, declaredWindow: declarations.rateLimitAccounting?.window, readPaths: () => servedReadPaths(http.log, schema), writeRequests: () => harmlessWrites(spec.merged, config.runId) }, issuance);
         } catch (err) {
           // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
           if (!(err instanceof CredentialError)) throw err;
