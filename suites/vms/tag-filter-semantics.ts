@@ -1,5 +1,6 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, skip, undeclared, Unavailable } from '../../src/engine/run/check.ts';
 import { RUN_TAG_KEY, vmsOf } from '../../src/engine/target/fixtures.ts';
 import { describe, isSuccess } from '../support.ts';
@@ -62,7 +63,8 @@ async function judgeOnRecords(ctx: CheckContext, rule: Rule): Promise<{ findings
   if (!scale.whole) return { skipped: `the list holds ${scale.size} VMs, too many to judge a filter against the whole list (--profile certify, or an organization with fewer VMs)` };
   const all = await ctx.fixtures.walk(100);
   if (!all.complete) return { skipped: `the list could not be walked whole (${all.stoppedBecause})` };
-  const carried = all.items.flatMap((vm) => (tagsOf(vm) ?? []).map(([k, v]) => ({ vm, k, v })));
+  // A colon in a key or value reads differently by where the key ends (judged apart): such tags are left out here.
+  const carried = all.items.flatMap((vm) => (tagsOf(vm) ?? []).filter(([k, v]) => !k.includes(':') && !v.includes(':')).map(([k, v]) => ({ vm, k, v })));
   if (carried.length === 0) return { skipped: 'no VM record shows a tag, so what a case or repeated filter must return cannot be known' };
   const findings: Finding[] = [];
   const shown: string[] = [];
@@ -120,33 +122,50 @@ type KeyEndReading = { finding: Finding } | { shown: string } | { notJudged: str
 const LIST_POLL_SECONDS = 2;
 
 /**
- * Where a filter's key ends (issue 25, design 8): a VM the check creates carries the tag cc-colon-<run>=a:b, and the
- * filter cc-colon-<run>:a:b returns it where the key ends at the first colon, and not where it ends at the last (key
- * cc-colon-<run>:a, value b). It is judged once the VM is listed under the run's own tag, which every rule reads alike.
+ * Where a filter's key ends (issue 25, design 8). The check creates two VMs: one tagged cc-colon-<run> = a:b, one
+ * tagged cc-colon-<run>:a = b. The filter cc-colon-<run>:a:b returns the first and not the second where the key ends at
+ * the first colon, and the second and not the first where it ends at the last: each rule is seen to find its VM, so a
+ * filter that finds nothing passes neither. A target that refuses a colon in a key leaves the second out (then only the
+ * first VM is judged). Judged once both are listed under the run's own tag, which every rule reads alike.
  */
 async function judgeKeyEnd(ctx: CheckContext, keyEnd: 'first' | 'last'): Promise<KeyEndReading> {
   const field = ctx.declarations.tagsField;
-  if (!field) return { notJudged: 'where the key ends (the run sets its tag with a colon through the declared x-tags-field, which is not declared)' };
-  const { body, tags } = ctx.fixtures.vmCreateBody('colon');
+  if (!field) return { notJudged: 'where the key ends (the run sets its tags with a colon through the declared x-tags-field, which is not declared)' };
   const key = `cc-colon-${ctx.config.runId}`;
-  const value = 'a:b';
-  body[field] = { ...(tags ?? {}), [key]: value };
-  const name = String(body['name']);
-  const created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
-  if (!isSuccess(created)) return { notJudged: `where the key ends (the create of a VM tagged ${key}=${value} was refused: ${describe(created)})` };
-  ctx.ledger.record({ kind: 'vm', name, createdBy: ctx.checkId, note: 'a tag value with a colon' }, created);
+  const wanted = [
+    { suffix: 'colon-value', tag: [key, 'a:b'] as const, foundBy: 'first' as const },
+    { suffix: 'colon-key', tag: [`${key}:a`, 'b'] as const, foundBy: 'last' as const },
+  ];
+  const made: Array<{ name: string; tag: readonly [string, string]; foundBy: 'first' | 'last'; ex: Exchange }> = [];
+  const refused: string[] = [];
+  for (const w of wanted) {
+    const { body, tags } = ctx.fixtures.vmCreateBody(w.suffix);
+    body[field] = { ...(tags ?? {}), [w.tag[0]]: w.tag[1] };
+    const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
+    if (!isSuccess(ex)) {
+      refused.push(`${w.tag[0]}=${w.tag[1]}: ${describe(ex)}`);
+      continue;
+    }
+    ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: `tagged ${w.tag[0]}=${w.tag[1]}` }, ex);
+    made.push({ name: String(body['name']), tag: w.tag, foundBy: w.foundBy, ex });
+  }
+  // The VM with a colon in its value is the one every target can be asked to keep; without it nothing is told.
+  if (!made.some((m) => m.foundBy === 'first')) return { notJudged: `where the key ends (the create of a VM tagged ${key}=a:b was refused: ${refused.join('; ')})` };
   const deadline = Date.now() + (ctx.config.taskTimeoutSeconds * 1000) / ctx.config.timeScale;
   for (;;) {
     const mine = await ctx.fixtures.walk(100, { tag: `${RUN_TAG_KEY}:${ctx.config.runId}` });
-    if (mine.items.some((v) => v['name'] === name)) break;
-    if (!mine.complete || Date.now() >= deadline) return { notJudged: `where the key ends (${name} is not listed under the run's own tag${mine.complete ? ` within ${ctx.config.taskTimeoutSeconds} s` : `: ${mine.stoppedBecause}`})` };
+    const missing = made.filter((m) => !mine.items.some((v) => v['name'] === m.name));
+    if (missing.length === 0) break;
+    if (!mine.complete || Date.now() >= deadline) return { notJudged: `where the key ends (${missing.map((m) => m.name).join(', ')} not listed under the run's own tag${mine.complete ? ` within ${ctx.config.taskTimeoutSeconds} s` : `: ${mine.stoppedBecause}`})` };
     await ctx.sleepTarget(LIST_POLL_SECONDS);
   }
-  const filter = `${key}:${value}`;
+  const filter = `${key}:a:b`;
   const got = await ctx.fixtures.walk(100, { tag: filter });
   if (!got.complete) return { notJudged: `where the key ends (tag=${filter} could not be walked: ${got.stoppedBecause})` };
-  const returned = got.items.some((v) => v['name'] === name);
-  if (returned === (keyEnd === 'first')) return { shown: `tag=${filter} ${returned ? 'returned' : 'left out'} ${name} (tagged ${key}=${value}), as key-end ${keyEnd} says` };
-  const other = keyEnd === 'first' ? 'last' : 'first';
-  return { finding: finding('declared', `tag=${filter} ${returned ? 'returned' : 'left out'} ${name}, tagged ${key}=${value}: the key ends at the ${other} colon, although the overlay declares the ${keyEnd} (x-tag-filter key-end)`, [created, ...got.pages.slice(0, 1)]) };
+  const returned = (m: (typeof made)[number]) => got.items.some((v) => v['name'] === m.name);
+  const wrong = made.filter((m) => returned(m) !== (m.foundBy === keyEnd));
+  const described = made.map((m) => `${m.name} (${m.tag[0]}=${m.tag[1]}) ${returned(m) ? 'returned' : 'left out'}`).join(', ');
+  const only = made.length < wanted.length ? `; a key with a colon was refused (${refused.join('; ')}), so only the value's colon is tried` : '';
+  if (wrong.length === 0) return { shown: `tag=${filter}: ${described}, as key-end ${keyEnd} says${only}` };
+  return { finding: finding('declared', `tag=${filter}: ${described}; where the key ends at the ${keyEnd} colon, as the overlay declares (x-tag-filter key-end), ${made.filter((m) => m.foundBy === keyEnd).map((m) => m.name).join(' and ') || 'none of them'} alone is due${only}`, [...made.map((m) => m.ex), ...got.pages.slice(0, 1)]) };
 }

@@ -123,15 +123,17 @@ export class EventFixtures {
   }
 
   /**
-   * A registration of the backup-job events on a path of the check's own, whose first attempt of each event the
-   * receiver answers only after holdMs (a declared delivery timeout should end it); undefined without that family.
+   * A registration of the backup-job events on a path of the check's own; holdFirst(holdMs, select) then makes the
+   * receiver answer the first delivery there whose body `select` picks only after holdMs (a declared delivery timeout
+   * should end it). Undefined without that family.
    */
-  async registerSlow(name: string, holdMs: number, createdBy: string): Promise<Registration | undefined> {
+  async registerSlow(name: string, createdBy: string): Promise<(Registration & { holdFirst: (holdMs: number, select: (raw: Buffer) => boolean) => void }) | undefined> {
     const s = await this.events();
     const family = s.decl.subscriptions['backup-job'];
     if (!family?.length || !this.base) return undefined;
-    s.receiver.answerLate(`/cc-${this.config.runId}/${name}`, holdMs, (d) => eventKeyOf(d, s.decl.retry?.eventIdHeader));
-    return this.register(s.decl, this.base, name, family, createdBy);
+    const registration = await this.register(s.decl, this.base, name, family, createdBy);
+    const holdFirst = (holdMs: number, select: (raw: Buffer) => boolean) => s.receiver.answerLate(registration.path, holdMs, (d) => eventKeyOf(d, s.decl.retry?.eventIdHeader), select);
+    return { ...registration, holdFirst };
   }
 
   private async register(decl: WebhookDeclaration, base: string, name: string, events: string[], createdBy = 'webhooks'): Promise<Registration> {

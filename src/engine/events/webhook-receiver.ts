@@ -27,7 +27,7 @@ export class WebhookReceiver {
   readonly deliveries: Delivery[] = [];
   private readonly failFirst = new Map<string, number>();
   private readonly failPerEvent = new Map<string, { attempts: number; keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined; seen: Map<string, number> }>();
-  private readonly late = new Map<string, { holdMs: number; keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined; seen: Set<string> }>();
+  private readonly late = new Map<string, { holdMs: number; keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined; select: (raw: Buffer) => boolean; held?: string }>();
   private readonly held = new Set<NodeJS.Timeout>();
   private server?: http.Server;
   private waiters: Array<() => void> = [];
@@ -63,10 +63,12 @@ export class WebhookReceiver {
         if (failThis && key !== undefined) perEvent!.seen.set(key, failedBefore + 1);
         const answered = failThis ? 503 : size > MAX_BODY ? 413 : 204;
         // answerLate: the first attempt of each event on the path is answered only after holdMs.
+        // Only the first attempt of one event (the first the selector picks) is held: a sender that delivers one
+        // event at a time to an endpoint would otherwise queue the retry behind other held answers.
         const late = this.late.get(path);
         const lateKey = late?.keyOf({ headers, json });
-        const hold = late && lateKey !== undefined && !late.seen.has(lateKey) ? late.holdMs : 0;
-        if (hold) late!.seen.add(lateKey!);
+        const hold = late && lateKey !== undefined && late.held === undefined && late.select(raw) ? late.holdMs : 0;
+        if (hold) late!.held = lateKey!;
         this.deliveries.push({ path, headers, raw, json, receivedAt: Date.now(), answered, ...(hold ? { heldMs: hold } : {}) });
         if (hold) {
           const timer = setTimeout(() => {
@@ -99,11 +101,11 @@ export class WebhookReceiver {
   }
 
   /**
-   * Makes the receiver hold its answer to the first attempt of each event on a path for holdMs real ms (to see a
-   * declared delivery timeout end it); later attempts are answered at once.
+   * Makes the receiver hold its answer to one delivery on a path for holdMs real ms (to see a declared delivery
+   * timeout end it): the first whose body `select` picks; every other delivery, its retries included, is answered at once.
    */
-  answerLate(path: string, holdMs: number, keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined): void {
-    this.late.set(path, { holdMs, keyOf, seen: new Set() });
+  answerLate(path: string, holdMs: number, keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined, select: (raw: Buffer) => boolean): void {
+    this.late.set(path, { holdMs, keyOf, select });
   }
 
   /** Waits until a delivery satisfies the predicate, or the deadline (real ms) passes. */
