@@ -40,6 +40,34 @@ async function finishedTask(s: ReferenceSettings): Promise<Record<string, unknow
   throw new Error('the task never finished');
 }
 
+/** Sends a 16 MiB create body over a bare socket: the status that came back, and whether the target closed while it was sent. */
+async function oversizedUpload(s: ReferenceSettings): Promise<[number | undefined, string]> {
+  const { connect } = await import('node:net');
+  const t = await token(s);
+  const url = new URL(s.baseUrl);
+  const total = 16 * 1024 * 1024;
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = '';
+    let sent = 0;
+    socket.on('data', (d) => (answer += d.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1];
+      resolve([status === undefined ? undefined : Number(status), sent < total ? 'closed while sending' : 'answered after the whole body']);
+    });
+    socket.write(`POST /v1/vms HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${t}\r\ncontent-type: application/json\r\ncontent-length: ${total}\r\nconnection: close\r\n\r\n`);
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const pump = () => {
+      while (sent < total && !socket.destroyed) {
+        sent += chunk.length;
+        if (!socket.write(chunk)) return void socket.once('drain', pump);
+      }
+    };
+    pump();
+  });
+}
+
 const listed = async (s: ReferenceSettings, query = '') => call(s, 'GET', `/v1/vms${query}`, { token: await token(s) });
 
 /** Deliveries of backup-job events to a receiver after a backup and a restore of it. */
@@ -340,6 +368,18 @@ const cases: VariantCase[] = [
     },
     clean: [400, 'invalid_request'],
     variant: [404, 'not_found'],
+  },
+  {
+    name: 'oversized-body-close-early',
+    probe: async (s) => oversizedUpload(s),
+    clean: [413, 'answered after the whole body'],
+    variant: [413, 'closed while sending'],
+  },
+  {
+    name: 'oversized-body-reset',
+    probe: async (s) => oversizedUpload(s),
+    clean: [413, 'answered after the whole body'],
+    variant: [undefined, 'closed while sending'],
   },
   {
     name: 'media-type-400',

@@ -29,6 +29,17 @@ export interface IncompleteResponse {
   headersAfterMs: number;
 }
 
+export interface ClosedWhileSending {
+  /** Body bytes handed to the connection before it closed (an upper bound of what the target read). */
+  sentBytes: number;
+  /** The whole body had been handed to the connection when it closed. */
+  wholeBodySent: boolean;
+  /** Bytes of the whole body. */
+  bodyBytes: number;
+  /** How the connection ended (ECONNRESET, EPIPE, other side closed). */
+  reason: string;
+}
+
 export interface Exchange {
   seq: number;
   /** The check that sent it ("setup" for tokens and fixtures shared by checks). */
@@ -39,6 +50,12 @@ export interface Exchange {
   transportError?: string;
   /** With a transport failure: the status line and headers did arrive, the body did not complete. */
   incompleteResponse?: IncompleteResponse;
+  /**
+   * The target closed or reset the connection on a streamed (oversized) request body, with no answer the client could
+   * read: how nginx, Go's MaxBytesReader and Java's HttpServer refuse a body past their limit (their answer, when they
+   * write one, may be lost to the reset). A refusal, not a transport failure (SVC-JSON): set instead of `transportError`.
+   */
+  closedWhileSending?: ClosedWhileSending;
   startedAt: string;
   durationMs: number;
   /** Operation of the derived spec this request addresses, when it matches one. */
@@ -58,7 +75,9 @@ export function isSuccess(ex: Exchange): boolean {
 }
 
 export function statusText(ex: Exchange): string {
-  return ex.response ? String(ex.response.status) : `no response (${ex.transportError ?? 'unknown'})`;
+  if (ex.response) return String(ex.response.status);
+  if (ex.closedWhileSending) return `no answer: the target closed the connection, ${ex.closedWhileSending.sentBytes} of ${ex.closedWhileSending.bodyBytes} body bytes handed over (${ex.closedWhileSending.reason})`;
+  return `no response (${ex.transportError ?? 'unknown'})`;
 }
 
 function shellQuote(s: string): string {

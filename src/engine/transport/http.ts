@@ -128,11 +128,15 @@ export class HttpClient {
     };
     const started = Date.now();
     const exchange: Exchange = { seq: ++this.seq, sentBy: opts.sentBy, request: recorded, startedAt: new Date(started).toISOString(), durationMs: 0 };
+    const progress = { sentBytes: 0, done: false };
     try {
-      exchange.response = await this.perform(url, opts.method, headers, streamed ? Readable.from(streamed.chunks(), { objectMode: false }) : body, started, opts.read);
+      exchange.response = await this.perform(url, opts.method, headers, streamed ? Readable.from(countSent(streamed.chunks(), progress), { objectMode: false }) : body, started, opts.read);
     } catch (err) {
       if (err instanceof IncompleteBody) exchange.incompleteResponse = err.partial;
-      exchange.transportError = describeTransportError(err instanceof IncompleteBody ? err.reason : err);
+      const reason = describeTransportError(err instanceof IncompleteBody ? err.reason : err);
+      // Closing the connection on a body too large to take is the target refusing it, not a broken answer (SVC-JSON).
+      if (streamed && !exchange.incompleteResponse && CLOSED.test(reason)) exchange.closedWhileSending = { sentBytes: progress.sentBytes, bodyBytes: streamed.bytes, wholeBodySent: progress.done, reason };
+      else exchange.transportError = reason;
     }
     exchange.durationMs = Date.now() - started;
     this.log.push(exchange);
@@ -209,6 +213,18 @@ export class HttpClient {
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/** Transport errors that mean the peer closed or reset the connection. */
+const CLOSED = /ECONNRESET|EPIPE|ECONNABORTED|UND_ERR_SOCKET|other side closed|socket hang up/;
+
+/** Passes a body's chunks through, counting the bytes handed on and noting when the last one was. */
+async function* countSent(chunks: AsyncIterable<Uint8Array>, progress: { sentBytes: number; done: boolean }): AsyncIterable<Uint8Array> {
+  for await (const chunk of chunks) {
+    yield chunk;
+    progress.sentBytes += chunk.length;
+  }
+  progress.done = true;
 }
 
 function describeTransportError(err: unknown): string {
