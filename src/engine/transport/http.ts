@@ -10,6 +10,8 @@ import type { BodyReader } from './body-readers.ts';
 export const RECORDED_BODY_CHARS = 65536;
 /** Bytes that always hold RECORDED_BODY_CHARS characters of UTF-8. */
 const RECORD_BYTES = RECORDED_BODY_CHARS * 4;
+/** Bytes of a body any answer in flight may keep whole; past them it waits for the large-body turn. */
+const SMALL_BODY_BYTES = 1024 * 1024;
 
 /** The first `n` bytes of a list of chunks, copied once. */
 function firstBytes(chunks: readonly Buffer[], n: number): Buffer {
@@ -85,6 +87,10 @@ export class HttpClient {
   readonly log: Exchange[] = [];
   private seq = 0;
   private readonly agent: Dispatcher;
+  /** One answer at a time keeps a body past SMALL_BODY_BYTES whole: memory stays bounded whatever arrives at once. */
+  private readonly largeBodies = new LargeBodyTurn();
+  /** Body bytes held by the answers in flight, now and at most (the memory the body cap bounds). */
+  readonly bodyBytesHeld = { now: 0, peak: 0 };
 
   constructor(
     readonly baseUrl: string,
@@ -144,12 +150,21 @@ export class HttpClient {
   }
 
   private async perform(url: string, method: string, headers: Record<string, string>, body: string | Readable | undefined, started: number, reader?: BodyReader): Promise<RecordedResponse> {
+    const deadline = new PausableDeadline(this.limits.timeoutSeconds * 1000);
+    try {
+      return await this.receive(url, method, headers, body, started, deadline, reader);
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  private async receive(url: string, method: string, headers: Record<string, string>, body: string | Readable | undefined, started: number, deadline: PausableDeadline, reader?: BodyReader): Promise<RecordedResponse> {
     const res = await request(url, {
       method: method as never,
       headers,
       body,
       dispatcher: this.agent,
-      signal: AbortSignal.timeout(this.limits.timeoutSeconds * 1000),
+      signal: deadline.signal,
     });
     const headersAfterMs = Date.now() - started;
     const responseHeaders: Record<string, string> = {};
@@ -160,15 +175,19 @@ export class HttpClient {
     const keepAll = !reader && !(Number.isFinite(declaredLength) && declaredLength > this.limits.maxBodyBytes);
     const kept: Buffer[] = [];
     let keptBytes = 0;
+    const held = this.bodyBytesHeld;
     const keep = (buf: Buffer) => {
       const room = keepAll ? buf.length : RECORD_BYTES - keptBytes;
       if (room <= 0) return;
       const part = buf.length > room ? buf.subarray(0, room) : buf;
       kept.push(part);
       keptBytes += part.length;
+      held.now += part.length;
+      held.peak = Math.max(held.peak, held.now);
     };
     let size = 0;
     let truncated = false;
+    const turn = {};
     reader?.begin();
     try {
       for await (const chunk of res.body) {
@@ -180,6 +199,8 @@ export class HttpClient {
           size = this.limits.maxBodyBytes;
         }
         reader?.write(buf);
+        // A body kept whole past the small share waits its turn (its socket paused, its deadline stopped).
+        if (keepAll && keptBytes + buf.length > SMALL_BODY_BYTES) await this.largeBodies.take(turn, deadline);
         keep(buf);
         if (truncated) {
           res.body.destroy();
@@ -187,9 +208,20 @@ export class HttpClient {
         }
       }
     } catch (err) {
+      this.largeBodies.give(turn);
+      held.now -= keptBytes;
       throw new IncompleteBody({ status: res.statusCode, headers: this.redactor.redactHeaders(responseHeaders), receivedBytes: size, headersAfterMs }, err);
     }
     reader?.end();
+    try {
+      return this.recorded(res.statusCode, responseHeaders, kept, keptBytes, size, truncated);
+    } finally {
+      this.largeBodies.give(turn);
+      held.now -= keptBytes;
+    }
+  }
+
+  private recorded(status: number, responseHeaders: Record<string, string>, kept: Buffer[], keptBytes: number, size: number, truncated: boolean): RecordedResponse {
     const whole = !truncated && keptBytes === size;
     // A body that is not parsed is decoded only as far as the record goes (a 64 MiB endless body is not copied twice).
     const text = (whole ? Buffer.concat(kept) : firstBytes(kept, RECORD_BYTES)).toString('utf8');
@@ -201,7 +233,7 @@ export class HttpClient {
     }
     const cut = text.length > RECORDED_BODY_CHARS || !whole;
     return {
-      status: res.statusCode,
+      status,
       headers: this.redactor.redactHeaders(responseHeaders),
       body: this.redactor.redact(cut ? text.slice(0, RECORDED_BODY_CHARS) + '…' : text),
       bodyBytes: size,
@@ -212,6 +244,73 @@ export class HttpClient {
 
   async close(): Promise<void> {
     await this.agent.close();
+  }
+}
+
+/** A request's deadline that stops running while the client itself holds the request back. */
+class PausableDeadline {
+  private readonly controller = new AbortController();
+  private timer?: NodeJS.Timeout;
+  private startedAt = Date.now();
+  private remainingMs: number;
+
+  constructor(ms: number) {
+    this.remainingMs = ms;
+    this.run();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  private run(): void {
+    this.startedAt = Date.now();
+    this.timer = setTimeout(() => {
+      const err = new Error('the request timed out');
+      err.name = 'TimeoutError';
+      this.controller.abort(err);
+    }, Math.max(0, this.remainingMs));
+  }
+
+  pause(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.remainingMs -= Date.now() - this.startedAt;
+  }
+
+  resume(): void {
+    if (this.timer === undefined && !this.controller.signal.aborted) this.run();
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/**
+ * Who may keep a large body whole: any answer keeps its first SMALL_BODY_BYTES, and past that only one answer at a
+ * time goes on (the others wait with their sockets paused), so kept bytes stay under one body cap plus a small share
+ * per answer in flight. The holder never waits for anything else, so nothing waits forever.
+ */
+class LargeBodyTurn {
+  private holder?: object;
+  private waiting: Array<() => void> = [];
+
+  async take(who: object, deadline: PausableDeadline): Promise<void> {
+    while (this.holder !== undefined && this.holder !== who) {
+      deadline.pause();
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      deadline.resume();
+    }
+    this.holder = who;
+  }
+
+  give(who: object): void {
+    if (this.holder !== who) return;
+    this.holder = undefined;
+    this.waiting.shift()?.();
   }
 }
 
