@@ -124,7 +124,7 @@ export const tamperedToken: Check = {
       untried = `; not tried on the run's task (${err.message})`;
     }
     // A token with most of its life ahead, so an altered copy is refused for its alteration and never for its age.
-    const { token: genuine } = await ctx.tokens.issue('primary', ctx.checkId);
+    const genuine = await ctx.tokens.fresh('primary', ctx.checkId);
     ctx.observe('tokenFormat', genuine.split('.').length === 3 ? 'three dot-separated parts (JWT-like)' : 'opaque');
     const asked = tamperedVariants(genuine).flatMap((v) => {
       ctx.registerSecret(v.value, 'altered token');

@@ -19,7 +19,7 @@ export const brokenAuth: Check = {
   async run(ctx) {
     const key = ctx.tokens.secret('primary')!;
     // A token with most of its life ahead: refused in the query string for where it is, never for its age.
-    const { token } = await ctx.tokens.issue('primary', ctx.checkId);
+    const token = await ctx.tokens.fresh('primary', ctx.checkId);
     const sent: Array<{ what: string; ex: Exchange }> = [
       { what: 'the API key as the bearer token', ex: await ctx.call({ bearer: key, method: 'GET', path: '/v1/vms', query: { per_page: 1 } }) },
       { what: 'the token as ?access_token=', ex: await ctx.call({ as: 'anonymous', method: 'GET', path: '/v1/vms', query: { per_page: 1, access_token: token } }) },

@@ -49,7 +49,10 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
   let renewed = false;
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = { ...(send.headers ?? {}) };
-    const cached = bearer === undefined && as !== 'anonymous' ? await tokens.get(as, sentBy, lane) : undefined;
+    const own = bearer === undefined && as !== 'anonymous' ? await tokens.get(as, sentBy, lane) : undefined;
+    // The limits are per token: a lane whose budget is spent borrows another token of the same key that has room,
+    // so the run's requests spread over the tokens it holds instead of waiting for one window to pass.
+    const cached = own !== undefined && as !== 'anonymous' && !pacer.hasRoom(own, classOf(send.method)) ? (tokens.heldTokens(as).find((t) => pacer.hasRoom(t, classOf(send.method))) ?? own) : own;
     if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer}`;
     else if (cached !== undefined) headers['authorization'] = `Bearer ${cached}`;
     // Only the suite's own tokens are paced; explicit bearer values belong to checks that judge them.
@@ -62,7 +65,7 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     // A suite-held token refused mid-run (expired early, clock skew) is renewed once, not blamed on the check.
     if (ex.response?.status === 401 && cached !== undefined && as !== 'anonymous' && !renewed) {
       renewed = true;
-      tokens.forget(as, cached, lane);
+      tokens.forget(as, cached);
       continue;
     }
     if (!retryOn429 || ex.response?.status !== 429 || attempt >= MAX_429_RETRIES) return ex;

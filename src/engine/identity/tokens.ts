@@ -26,6 +26,8 @@ interface HeldToken {
   renewAt: number;
   /** Real-time ms at which its documented lifetime ends. */
   expiresAt: number;
+  /** Real-time ms at which it was issued (or adopted). */
+  issuedAt: number;
 }
 
 /**
@@ -94,7 +96,7 @@ export class TokenManager {
 
   private holding(token: string, body: Record<string, unknown>, issuedAt: number): HeldToken {
     const lifetimeMs = (this.lifetimeOf(body) * 1000) / this.timeScale;
-    return { token, body, renewAt: issuedAt + lifetimeMs * 0.8, expiresAt: issuedAt + lifetimeMs };
+    return { token, body, renewAt: issuedAt + lifetimeMs * 0.8, expiresAt: issuedAt + lifetimeMs, issuedAt };
   }
 
   private lifetimeOf(body: Record<string, unknown>): number {
@@ -158,9 +160,33 @@ export class TokenManager {
     }
   }
 
-  /** Drops the cached token (after the target refused it), so the next call issues a new one. */
-  forget(key: KeyName, token: string, lane = 'main'): void {
-    if (this.held.get(`${key}:${lane}`)?.token === token) this.held.delete(`${key}:${lane}`);
+  /** Drops the cached token (after the target refused it) from whichever lane holds it, so the next call issues a new one. */
+  forget(key: KeyName, token: string): void {
+    for (const [slot, held] of this.held) if (slot.startsWith(`${key}:`) && held.token === token) this.held.delete(slot);
+  }
+
+  /** The tokens the run holds for a key, every lane's, while they are not due for renewal. */
+  heldTokens(key: KeyName): string[] {
+    const now = Date.now();
+    return [...this.held].filter(([slot, h]) => slot.startsWith(`${key}:`) && now < h.renewAt).map(([, h]) => h.token);
+  }
+
+  /** The lanes that hold a live token for a key (at least `main`). */
+  heldLanes(key: KeyName): string[] {
+    const now = Date.now();
+    const lanes = [...this.held].filter(([slot, h]) => slot.startsWith(`${key}:`) && now < h.renewAt).map(([slot]) => slot.slice(key.length + 1));
+    return lanes.includes('main') ? lanes : ['main', ...lanes];
+  }
+
+  /**
+   * A genuine token with at least half its lifetime ahead, for a check that alters it or sends it elsewhere: the main
+   * lane's while it is that fresh (no issuance spent), else a new one.
+   */
+  async fresh(key: KeyName, sentBy: string): Promise<string> {
+    const token = await this.get(key, sentBy);
+    const held = this.held.get(`${key}:main`);
+    if (held && held.token === token && Date.now() < (held.issuedAt + held.expiresAt) / 2) return token;
+    return (await this.issue(key, sentBy)).token;
   }
 
   /** The token response body the cached token came with. */

@@ -187,7 +187,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     }
     // Report in declaration order, whatever order they ran in.
     reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
-    await cleanup(declarations, ledger, http.log, fixtures, (opts) => callApi(api, 'cleanup', opts));
+    await cleanup(declarations, ledger, http.log, fixtures, (opts) => callApi(api, 'cleanup', opts), tokens.heldLanes('primary'));
     const coverage = computeCoverage(await clauses, allChecks, reports, { overlay: !!config.overlayPath, only: config.only });
     coverage.domains = computeDomains((await clauses).clauses, allChecks, reports, http.log, judged, {
       merged: spec.merged,

@@ -7,8 +7,7 @@ import { readLocation } from './discover.ts';
 import { vmsOf, type Fixtures } from './fixtures.ts';
 import { inParallel } from '../transport/in-parallel.ts';
 
-/** Several tokens at once for the VM deletes: each stays under its own write budget, so a long ledger takes seconds. */
-const CLEANUP_LANES = ['main', 'certify-1', 'certify-2'];
+/** The VM deletes go over every lane the run holds a token in (at least main): none is opened just to delete. */
 /** Deletes in flight per token: a distant target costs a round trip per few deletes (the pacer holds each budget). */
 const IN_FLIGHT_PER_LANE = 2;
 
@@ -29,7 +28,7 @@ const ORDER: ResourceKind[] = ['alarm', 'webhook', 'backup'];
  * Deletes what the run created, wherever the overlay declares a delete operation for its kind; otherwise leaves a
  * note in the ledger. Ids come from the entry, else from its creating exchange (found in the log by its seq).
  */
-export async function cleanup(declarations: Declarations, ledger: Ledger, log: readonly Exchange[], fixtures: Fixtures, call: Call): Promise<void> {
+export async function cleanup(declarations: Declarations, ledger: Ledger, log: readonly Exchange[], fixtures: Fixtures, call: Call, lanes: readonly string[] = ['main']): Promise<void> {
   const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
   for (const kind of ORDER) {
     const del = declarations.cleanup[kind];
@@ -88,8 +87,8 @@ export async function cleanup(declarations: Declarations, ledger: Ledger, log: r
   const queue = withId.filter((e) => e.cleanup === 'pending');
   // A token refused with 429 is left for the others: a budget that does not come back costs one refusal per token,
   // not a Retry-After wait per VM; with every token refused, what is left stays in the ledger, said so.
-  const live = [...CLEANUP_LANES];
-  await inParallel(queue, CLEANUP_LANES.length * IN_FLIGHT_PER_LANE, async (e, i) => {
+  const live = [...lanes];
+  await inParallel(queue, lanes.length * IN_FLIGHT_PER_LANE, async (e, i) => {
     for (;;) {
       const lane = live[i % Math.max(1, live.length)];
       if (lane === undefined) {

@@ -34,6 +34,12 @@ export class Pacer {
     return windowRealMs(this.timeScale);
   }
 
+  /** Whether a request of the class may go on the token now, without a wait. */
+  hasRoom(token: string, cls: RequestClass): boolean {
+    const now = Date.now();
+    return (this.sent.get(`${cls}:${token}`) ?? []).filter((t) => now - t < this.windowMs()).length < Math.floor(DOCUMENTED_BUDGET[cls] * (1 - HEADROOM));
+  }
+
   async acquire(token: string, cls: RequestClass, by = 'pacer'): Promise<void> {
     const key = `${cls}:${token}`;
     const cap = Math.floor(DOCUMENTED_BUDGET[cls] * (1 - HEADROOM));
