@@ -112,7 +112,7 @@ export class WebhookReceiver {
   async waitFor(pred: (d: Delivery) => boolean, timeoutMs: number, what = 'a webhook delivery', by = 'webhooks'): Promise<Delivery | undefined> {
     if (this.deliveries.some(pred)) return this.deliveries.find(pred);
     const work = this.poll(pred, Date.now() + timeoutMs);
-    return this.waits ? this.waits.upTo(work, timeoutMs, what, by) : work;
+    return this.waits ? this.waits.upTo(work, timeoutMs, what, by, 'delivery') : work;
   }
 
   private async poll(pred: (d: Delivery) => boolean, deadline: number): Promise<Delivery | undefined> {

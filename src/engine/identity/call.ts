@@ -70,7 +70,7 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     }
     if (!retryOn429 || ex.response?.status !== 429 || attempt >= MAX_429_RETRIES) return ex;
     const waitMs = retryWaitMs(retryAfterSeconds(ex, timeScale), attempt, timeScale, MAX_RETRY_WAIT_SECONDS);
-    if (deps.waits) await deps.waits.sleep(waitMs, `the Retry-After of a 429 (${send.method} ${send.path})`, sentBy);
+    if (deps.waits) await deps.waits.sleep(waitMs, `the Retry-After of a 429 (${send.method} ${send.path})`, sentBy, 'retry-after');
     else await sleep(waitMs);
   }
 }

@@ -122,7 +122,7 @@ export class TokenManager {
     let ex = await this.exchange(secret, sentBy);
     for (let attempt = 0; ex.response?.status === 429 && attempt < 3; attempt++) {
       const waitMs = retryWaitMs(retryAfterSeconds(ex, this.timeScale), attempt, this.timeScale, 65);
-      if (this.waits) await this.waits.sleep(waitMs, `the Retry-After of a refused token issuance (${KEY_FLAGS[key]})`, sentBy);
+      if (this.waits) await this.waits.sleep(waitMs, `the Retry-After of a refused token issuance (${KEY_FLAGS[key]})`, sentBy, 'retry-after');
       else await sleep(waitMs);
       ex = await this.exchange(secret, sentBy);
     }

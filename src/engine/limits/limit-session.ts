@@ -102,17 +102,17 @@ async function observeReset(d: Pick<Deps, 'config' | 'waits'>, what: string, rej
   const retryAfter = parseRetryAfter(rejection, config.timeScale);
   const obs: ResetObservation = { retryAfter };
   if (retryAfter !== undefined && retryAfter <= WINDOW_SECONDS) {
-    await waits.sleep(realMomentAfter(rejectedAt, retryAfter + 1, config.timeScale) - Date.now(), `the Retry-After of the ${what} rejection (${retryAfter} s)`, 'limits');
+    await waits.sleep(realMomentAfter(rejectedAt, retryAfter + 1, config.timeScale) - Date.now(), `the Retry-After of the ${what} rejection (${retryAfter} s)`, 'limits', 'limit-window');
     obs.afterRetryAfter = await retry();
     if (accepted(obs.afterRetryAfter)) return obs;
     // Read as real seconds (a scaled target may mean them).
     if (mayMeanRealSeconds(retryAfter, config.timeScale)) {
-      await waits.sleep(realMomentAfter(rejectedAt, retryAfter + 1, 1) - Date.now(), `the Retry-After of the ${what} rejection, read as real seconds`, 'limits');
+      await waits.sleep(realMomentAfter(rejectedAt, retryAfter + 1, 1) - Date.now(), `the Retry-After of the ${what} rejection, read as real seconds`, 'limits', 'limit-window');
       obs.afterRetryAfterReal = await retry();
       if (accepted(obs.afterRetryAfterReal)) return obs;
     }
   }
-  await waits.sleep(windowOverAfter(rejectedAt, config.timeScale) - Date.now(), `the ${what} window to pass (a minute of target time)`, 'limits');
+  await waits.sleep(windowOverAfter(rejectedAt, config.timeScale) - Date.now(), `the ${what} window to pass (a minute of target time)`, 'limits', 'limit-window');
   obs.afterWindow = await retry();
   return obs;
 }
@@ -146,7 +146,7 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   let note: string | undefined;
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
     // One key, one budget: only a fresh window can tell a straddled boundary from a looser limit.
-    await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'a fresh issuance window (a minute of target time)', 'limits');
+    await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'a fresh issuance window (a minute of target time)', 'limits', 'limit-window');
     const second = await burst({ max: 2 * LIMITS.token + 2, concurrency: 4, stopAtFirstRejection: true }, send, cls);
     adopt(second, []);
     bursts.push(second);
@@ -347,7 +347,7 @@ async function observeWindowKind(d: Deps, auth: (t: string) => Record<string, st
     concurrency: burstConcurrency(useReads ? LIMITS.read : LIMITS.write, first.durationMs, CONCURRENCY),
     send: () => (sentFirst ? send() : ((sentFirst = true), Promise.resolve(first))),
     cls,
-    sleep: (ms, why) => waits.sleep(ms, why, 'limits'),
+    sleep: (ms, why) => waits.sleep(ms, why, 'limits', 'limit-window'),
   });
   return observation;
 }

@@ -9,6 +9,7 @@ export type { Digests, LimitProbeTrace, StartupFailureReport };
 import type { LedgerEntry } from '../target/ledger.ts';
 import type { Profile, RunConfig } from '../config/config.ts';
 import { proxyFor, withoutCredentials } from '../transport/connection.ts';
+import type { WaitTotals } from '../transport/waits.ts';
 
 /** One check's result, as the JSON report carries it (field names are a public contract). */
 export interface CheckReport {
@@ -105,7 +106,15 @@ export interface RunReport {
   observations: Record<string, unknown>;
   ledger: LedgerEntry[];
   /** What the run sent: requests in all, writes among them, tokens issued per key. */
-  traffic: { requests: number; writes: number; tokensIssued: Record<string, number>; pacedWaitMs: number; byEndpoint?: Record<string, number> };
+  traffic: {
+    requests: number;
+    writes: number;
+    tokensIssued: Record<string, number>;
+    pacedWaitMs: number;
+    /** Real milliseconds the run chose to wait, per cause (waits side by side add up), and how many waits. */
+    waits?: WaitTotals;
+    byEndpoint?: Record<string, number>;
+  };
   /** How the run was restricted: no writes (--read-only), TLS not verified (--insecure). */
   safety: { readOnly: boolean; insecure: boolean };
   /** How the run reached its targets, when a CA file, a client certificate, a proxy or --reference-tls was in play. */

@@ -27,7 +27,7 @@ import type { Declarations } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
 import { Pacer } from '../transport/pacer.ts';
 import { inParallel } from '../transport/in-parallel.ts';
-import { Waits, type WaitListener } from '../transport/waits.ts';
+import { Waits, type WaitListener, type WaitTotals } from '../transport/waits.ts';
 import { EventFixtures } from '../events/events.ts';
 import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from '../limits/limit-session.ts';
 import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
@@ -153,7 +153,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
           observations[key] = value;
         },
         registerSecret: (value, label) => redactor.add(value, label),
-        sleepTarget: (seconds, what) => waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id),
+        sleepTarget: (seconds, what) => waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id, 'target-time'),
       };
       const started = Date.now();
       let outcome: CheckOutcome | { status: 'error'; message: string };
@@ -221,6 +221,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         writes: http.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,
         tokensIssued: { ...tokens.issued },
         pacedWaitMs: Math.round(pacer.waitedMs),
+        waits: roundedWaits(waits),
         byEndpoint: countByEndpoint(http.log, schema),
       },
       safety: { readOnly: config.readOnly, insecure: config.insecure },
@@ -330,4 +331,9 @@ function countByEndpoint(log: readonly { request: { method: string; url: string 
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;
+}
+
+/** The run's waits per cause, in whole milliseconds. */
+function roundedWaits(waits: Waits): WaitTotals {
+  return Object.fromEntries(Object.entries(waits.totals).map(([cause, t]) => [cause, { count: t.count, ms: Math.round(t.ms) }])) as WaitTotals;
 }

@@ -280,7 +280,9 @@ export class Fixtures {
       if (state.value !== undefined && history[history.length - 1] !== state.value) history.push(state.value);
       if (state.terminal || !isSuccess(ex)) return { state, polls, timedOut: false, history };
       if (Date.now() >= deadline) return { state, polls, timedOut: true, history };
-      await sleep(pollIntervalMs(polls.length, this.config.timeScale));
+      const pause = pollIntervalMs(polls.length, this.config.timeScale);
+      await sleep(pause);
+      this.waits.record('task-polling', pause);
     }
   }
 
@@ -413,7 +415,7 @@ export class Fixtures {
     let walk = await this.walkOnce(as, size, query);
     for (const wait of SETTLE_WAITS_SECONDS) {
       if (!walk.complete || !walk.moved) break;
-      await this.waits.sleep((wait * 1000) / this.config.timeScale, 'the VM list to hold still (it changed while it was walked)', 'lists');
+      await this.waits.sleep((wait * 1000) / this.config.timeScale, 'the VM list to hold still (it changed while it was walked)', 'lists', 'list-settle');
       walk = await this.walkOnce(as, size, query);
     }
     if (whole && walk.complete) this.knownSize = walk.items.length;

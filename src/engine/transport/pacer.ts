@@ -53,7 +53,7 @@ export class Pacer {
       }
       const wait = this.windowMs() - (now - log[0]!) + 5;
       this.waitedMs += wait;
-      if (this.waits) await this.waits.sleep(wait, `a token's ${cls} budget (the suite keeps each token under 90% of the documented limit)`, by);
+      if (this.waits) await this.waits.sleep(wait, `a token's ${cls} budget (the suite keeps each token under 90% of the documented limit)`, by, 'budget');
       else await sleep(wait);
     }
   }

@@ -1,0 +1,26 @@
+// Quick stays quick, held by cause and not by a timer: the README's first command (quick, every group, the embedded
+// reference at real time) waits on no budget, no Retry-After and no limit window. A change that makes it wait on one
+// of those fails here with the cause and the time, whatever the machine's speed. The other waits are the target's
+// (task polls, deliveries) or the checks' own (a completed task read again 3 s later), and are reported beside them.
+import { describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/run.ts';
+import { runOptions } from '../../src/cli/options.ts';
+import { AVOIDABLE_WAITS, WAIT_CAUSES } from '../../src/engine/transport/waits.ts';
+
+/** The deliberate waits quick may make of the avoidable causes, in all (real milliseconds). */
+const QUICK_AVOIDABLE_WAIT_BOUND_MS = 5000;
+
+describe('the quick profile at real time', () => {
+  it('waits on no budget, no Retry-After and no limit window, and still verifies what it verified', async () => {
+    // As `cloud-conformance run --profile quick` runs it: the embedded reference with its own overlay, at real time.
+    const { report } = await runCommand(runOptions({ profile: 'quick', timeScale: 1, seed: 1 }), { name: 'cloud-api-conformance', version: 'test' }, () => {}, {});
+    const waits = report.traffic.waits!;
+    expect(Object.keys(waits).sort()).toEqual([...WAIT_CAUSES].sort());
+    const avoidable = [...AVOIDABLE_WAITS, 'limit-window' as const].map((cause) => ({ cause, ...waits[cause] }));
+    const total = avoidable.reduce((sum, w) => sum + w.ms, 0);
+    expect(total, `waits by cause: ${JSON.stringify(avoidable)}`).toBeLessThan(QUICK_AVOIDABLE_WAIT_BOUND_MS);
+    expect(report.verdict).toBe('conformant');
+    expect(report.coverage!.verified.length).toBeGreaterThanOrEqual(48);
+    console.log(`quick at scale 1: ${report.traffic.requests} requests, waits ${JSON.stringify(waits)}`);
+  }, 180_000);
+});
