@@ -12,7 +12,8 @@ export function sourcesUnder(...dirs: string[]): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
       const rel = path.posix.join(dir, e.name);
-      if (e.isDirectory()) return walk(rel);
+      // Installed packages and build output (a zoo member's own) are nobody's source.
+      if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'build' ? [] : walk(rel);
       return /\.(ts|js|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts') ? [rel] : [];
     });
   return dirs.flatMap(walk).sort();

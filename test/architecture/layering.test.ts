@@ -72,6 +72,14 @@ describe('the layers and rooms hold', () => {
     expect(describeEdges(shared)).toEqual([]);
   });
 
+  it('each zoo member shares nothing with the suite, the reference or another member; only scripts/zoo starts them', () => {
+    const zoo = importGraph(sourcesUnder('fixtures/zoo'));
+    const outside = [...zoo].flatMap(([from, deps]) => deps.filter((d) => d.split('/').slice(0, 3).join('/') !== from.split('/').slice(0, 3).join('/')).map((to) => ({ from, to })));
+    expect(describeEdges(outside)).toEqual([]);
+    const intoZoo = [...importGraph(sourcesUnder('src', 'suites', 'test', 'scripts', 'fixtures/reference', 'fixtures/s3'))].flatMap(([from, deps]) => deps.filter((d) => d.startsWith('fixtures/zoo/')).map((to) => ({ from, to })));
+    expect(describeEdges(intoZoo)).toEqual([]);
+  });
+
   it(`the engine is ${importLevels(graph, files.filter((f) => f.startsWith('src/engine/')))} import levels deep (at most 12)`, () => {
     expect(importLevels(graph, files.filter((f) => f.startsWith('src/engine/')))).toBeLessThanOrEqual(12);
   });
