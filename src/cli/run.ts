@@ -261,13 +261,18 @@ export function createBudgetLines(opts: Pick<RunOptions, 'profile' | 'maxCreates
   ];
 }
 
+/** The plan's run keeps its target's minute at most a second long: the requests are the same, the waits scale down. */
+const PLAN_TIME_SCALE = 60;
+
 /**
- * --dry-run: the plan, measured by running the same selection against the embedded reference target in-process.
+ * --dry-run: the plan, measured by running the same selection against the embedded reference target in-process, on a
+ * clock PLAN_TIME_SCALE times faster (the waits it prints are scaled back to the run's own clock).
  * Nothing is sent to the target named by --base-url.
  */
 async function dryRun(opts: RunOptions, tool: ToolInfo, out: (line: string) => void): Promise<RunResult> {
+  const planScale = Math.max(opts.timeScale, PLAN_TIME_SCALE);
   const { report } = await runCommand(
-    { ...opts, dryRun: false, quiet: true, reports: [], emitOverlay: undefined, baseUrl: undefined, apiKey: undefined, apiKeyB: undefined, apiKeyReadonly: undefined, apiKeyRevocable: undefined, s3Url: undefined },
+    { ...opts, timeScale: planScale, dryRun: false, quiet: true, reports: [], emitOverlay: undefined, baseUrl: undefined, apiKey: undefined, apiKeyB: undefined, apiKeyReadonly: undefined, apiKeyRevocable: undefined, s3Url: undefined },
     tool,
     () => {},
     { noDefaultOverlay: opts.overlay === undefined },
@@ -282,5 +287,8 @@ async function dryRun(opts: RunOptions, tool: ToolInfo, out: (line: string) => v
   const created = report.ledger.reduce<Record<string, number>>((acc, e) => ({ ...acc, [e.kind]: (acc[e.kind] ?? 0) + 1 }), {});
   out(`  it would create: ${Object.entries(created).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}${opts.profile === 'certify' ? ' on the embedded reference (its list is already long enough)' : ''}`);
   for (const line of createBudgetLines(opts)) out(line);
+  const waits = Object.entries(t.waits ?? {}).filter(([, w]) => w.count > 0);
+  const asRun = (ms: number) => ((ms * planScale) / opts.timeScale / 1000).toFixed(1);
+  out(`  waits it plans (summed over checks side by side, at --time-scale ${opts.timeScale}): ${waits.length ? waits.map(([cause, w]) => `${cause} ${asRun(w.ms)} s (${w.count})`).join(', ') : 'none'}`);
   return { report, exitCode: 0 };
 }

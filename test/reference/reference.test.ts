@@ -1258,6 +1258,17 @@ const faultCases: FaultCase[] = [
     faulty: 500,
   },
   {
+    name: 'oversized-body-stalls',
+    // A 2 MiB body, and whether an answer came within 2 s (the stalled server neither reads on nor answers).
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const answered = call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) } }).then((r) => r.status, () => 'no answer');
+      return Promise.race([answered, new Promise((r) => setTimeout(() => r('no answer within 2 s'), 2000))]);
+    },
+    clean: 413,
+    faulty: 'no answer within 2 s',
+  },
+  {
     name: 'webhook-registration-refused',
     probe: async (s) => (await call(s, 'POST', '/v1/webhooks', { token: await tokenFor(s), json: { url: 'http://127.0.0.1:9/hook', events: ['backup.completed'] } })).status,
     clean: 201,

@@ -134,16 +134,34 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   const adopt = (b: Burst, lanes: string[]) => {
     for (const ex of b.exchanges.filter(cls.accepted)) d.tokens.adopt('primary', (ex.response!.json as { token: string }).token, ex.response!.json as Record<string, unknown>, ex, lanes.shift());
   };
-  const first = await burst({ max: LIMITS.token + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
+  let first = await burst({ max: LIMITS.token + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
+  // No token at all, but refused as over a limit: the key is shared (a run just before, another pipeline) and its window
+  // is spent. A window later the run can start, and owns that window.
+  if (first.accepted === 0 && first.rejections.length > 0 && !tooShort(d.config)) {
+    await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'the key\'s issuance window, spent before the run began, to pass', 'limits', 'limit-window');
+    first = await burst({ max: LIMITS.token + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
+  }
   // No token at all: the run cannot start; the first request sent says what the target did.
   if (first.accepted === 0) throw new StartupFailure(first.exchanges.reduce((a, b) => (b.seq < a.seq ? b : a)), '--api-key', d.config);
   adopt(first, ['main', 'generated']);
-  const bursts = [first];
+  const bursts: Burst[] = [first];
   const unmeasurable = tooShort(d.config);
   // The burst still was the preflight and filled the pool; it just proves nothing about a window this short.
   if (unmeasurable) return { limit: LIMITS.token, what: 'token issuances', verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts };
   let verdict = judgeLimit(LIMITS.token, windowMs(d.config), first);
   let note: string | undefined;
+  // Fewer than the limit served: the key's window may hold issuances the run did not send (keys are shared), so the
+  // run owns no window yet. Full and certify wait one out and judge a burst there; quick does not judge at all.
+  if (verdict.kind === 'stricter' && !waitsLong(d.config)) {
+    verdict = { kind: 'inconclusive', reason: `only ${first.accepted} token issuances were served before a refusal, in a window the run cannot own: the key may have been exchanged just before by another client (or a run before this one)` };
+  } else if (verdict.kind === 'stricter') {
+    await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'a fresh issuance window the run owns (a minute of target time)', 'limits', 'limit-window');
+    const owned = await burst({ max: LIMITS.token + 1, concurrency: 4, stopAtFirstRejection: true }, send, cls);
+    adopt(owned, []);
+    bursts.push(owned);
+    verdict = judgeFresh(LIMITS.token, windowMs(d.config), owned);
+    note = `judged on a burst a whole window after the first, which met a refusal after ${first.accepted} (the key's window may have held other clients' issuances)`;
+  }
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
     // One key, one budget: only a fresh window can tell a straddled boundary from a looser limit.
     await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'a fresh issuance window (a minute of target time)', 'limits', 'limit-window');
