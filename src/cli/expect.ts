@@ -62,8 +62,13 @@ export function applyExpectations(report: RunReport, file: string, expectations:
     if (e) c.expected = { ...(e.reason ? { reason: e.reason } : {}), ...(e.reference ? { reference: e.reference } : {}), ...(e.clause ? { clause: e.clause } : {}) };
   }
   const unexpected = report.checks.filter((c) => c.status === 'failed' && !c.expected).map((c) => c.id);
-  const fixed = expectations.filter((e) => !report.checks.some((c) => failingOrWarning(c) && matches(e, c))).map((e) => `${e.check}${e.clause ? ` (${e.clause})` : ''}`);
-  report.expectations = { file, expected: report.checks.filter((c) => c.expected).map((c) => c.id), unexpected, fixed, strict };
+  // An entry is fixed only when its check ran and no longer fails or warns; a check left out (--only) or skipped says
+  // nothing about it either way.
+  const ran = (e: Expectation) => report.checks.some((c) => c.id === e.check && c.status !== 'skipped');
+  const named = (e: Expectation) => `${e.check}${e.clause ? ` (${e.clause})` : ''}`;
+  const fixed = expectations.filter((e) => ran(e) && !report.checks.some((c) => failingOrWarning(c) && matches(e, c))).map(named);
+  const notRun = expectations.filter((e) => !ran(e)).map(named);
+  report.expectations = { file, expected: report.checks.filter((c) => c.expected).map((c) => c.id), unexpected, fixed, notRun, strict };
   if (report.verdict === 'error') return 2;
   if (unexpected.length) return 1;
   if (strict && fixed.length) return 1;
@@ -77,6 +82,7 @@ export function expectationLines(report: RunReport): string[] {
   if (!x) return [];
   const lines = [`expectations (${x.file}): ${x.expected.length} expected failures and warnings, ${x.unexpected.length} unexpected failures${x.unexpected.length ? `: ${x.unexpected.join(', ')}` : ''}`];
   if (x.fixed.length) lines.push(`${x.strict ? 'FIXED (--strict-expect: remove from the file)' : 'fixed (no longer failing or warning; remove from the file)'}: ${x.fixed.join(', ')}`);
+  if (x.notRun?.length) lines.push(`not run (left out or skipped; kept in the file): ${x.notRun.join(', ')}`);
   return lines;
 }
 

@@ -63,4 +63,13 @@ describe('--expect', () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it('with --only, --strict-expect calls entries of checks that did not run "not run", never fixed', async () => {
+    writeFileSync(file('split.yaml'), '- check: errors.malformed-json\n  reason: known\n- check: auth.token-shape\n  reason: another group\'s\n');
+    const r = await run(...againstFaulty(), '--expect', file('split.yaml'), '--strict-expect', '--report', `json:${file('split.json')}`);
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    const report = JSON.parse(readFileSync(file('split.json'), 'utf8'));
+    expect(report.expectations).toMatchObject({ fixed: [], notRun: ['auth.token-shape'] });
+    expect(r.stdout).toContain('not run (left out or skipped; kept in the file): auth.token-shape');
+  }, 120_000);
 });
