@@ -3,7 +3,8 @@
 // is never failed), then every fault of its own catalogue in the cheapest profile that catches it: the kill rate per
 // member, per clause and per level, and each miss with the checks that cite the clause it breaks.
 //
-// Options: --members a,b   --profiles quick,full,certify (the clean runs)   --clean-only   --faults a,b
+// Options: --members a,b   --profiles quick,full,certify (the clean runs; none: no clean run)   --clean-only   --faults a,b
+//          --ladder quick,certify (the profiles a fault is tried in, in order, until one catches it)
 //          --time-scale N (default 60)   --concurrency N (default 2)   --json PATH
 // Exit: 0 when every clean run is clean; 1 when any clean run failed, warned or could not start; 2 on bad usage.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { allChecks } from '../suites/index.ts';
 interface Options {
   members?: string[];
   profiles: Profile[];
+  ladder: Profile[];
   cleanOnly: boolean;
   faults?: string[];
   timeScale: number;
@@ -24,7 +26,9 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { profiles: ['quick', 'full', 'certify'], cleanOnly: false, timeScale: 60, concurrency: 2 };
+  // Certify does everything full does and more, in about the same time against a member: a miss in quick goes to certify.
+  const opts: Options = { profiles: ['quick', 'full', 'certify'], ladder: ['quick', 'certify'], cleanOnly: false, timeScale: 60, concurrency: 2 };
+  const profiles = (list: string): Profile[] => (list === 'none' ? [] : list.split(',').map((p) => (['quick', 'full', 'certify'].includes(p) ? (p as Profile) : usage(`unknown profile ${p}`))));
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -33,7 +37,8 @@ function parseArgs(argv: string[]): Options {
       return v!;
     };
     if (a === '--members') opts.members = value().split(',');
-    else if (a === '--profiles') opts.profiles = value().split(',').map((p) => (['quick', 'full', 'certify'].includes(p) ? (p as Profile) : usage(`unknown profile ${p}`)));
+    else if (a === '--profiles') opts.profiles = profiles(value());
+    else if (a === '--ladder') opts.ladder = profiles(value());
     else if (a === '--clean-only') opts.cleanOnly = true;
     else if (a === '--faults') opts.faults = value().split(',');
     else if (a === '--time-scale') opts.timeScale = Number(value());
@@ -45,7 +50,7 @@ function parseArgs(argv: string[]): Options {
 }
 
 function usage(why: string): never {
-  console.error(`zoo: ${why}; options: --members a,b --profiles quick,full,certify --clean-only --faults a,b --time-scale N --concurrency N --json PATH`);
+  console.error(`zoo: ${why}; options: --members a,b --profiles quick,full,certify|none --ladder quick,certify --clean-only --faults a,b --time-scale N --concurrency N --json PATH`);
   process.exit(2);
 }
 
@@ -107,8 +112,7 @@ const cleanResults = await pool(cleanJobs, opts.concurrency, async ({ member, pr
 });
 
 // ---- faults: each in the cheapest profile that catches it ----------------------------------------------------------
-// Certify does everything full does and more, in about the same time against a member: a miss in quick goes to certify.
-const ladder: Profile[] = ['quick', 'certify'];
+const ladder = opts.ladder;
 const faultJobs = opts.cleanOnly ? [] : members.flatMap((member) => catalogues.get(member)!.filter((f) => !opts.faults || opts.faults.includes(f.name)).map((fault) => ({ member, fault })));
 const faultResults: FaultResult[] = await pool(faultJobs, opts.concurrency, async ({ member, fault }) => {
   const t0 = Date.now();
