@@ -16,7 +16,7 @@ import { loadClauses } from '../spec/clauses.ts';
 import { applyExpectations, expectationLines, loadExpectations, writeExpectations } from './expect.ts';
 import { renderOverlay } from '../report/overlay.ts';
 import { writeFile } from 'node:fs/promises';
-import { checkLine, summaryLines } from '../report/terminal.ts';
+import { checkLine, quietSummaryLines, summaryLines } from '../report/terminal.ts';
 import { ProgressView, colourWanted, type Terminal } from './progress.ts';
 import { startReference, type ReferenceTarget } from '../../fixtures/reference/server.ts';
 import { startEmbeddedS3, type EmbeddedS3, type EmbeddedS3Settings } from '../../fixtures/s3/server.ts';
@@ -211,11 +211,12 @@ export async function runCommand(
     }
     view?.close();
     const exitCode = expectations ? applyExpectations(report, opts.expect!, expectations, opts.strictExpect) : EXIT_CODES[report.verdict];
-    if (!opts.quiet) summaryLines(report, view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false).forEach((l) => out(l));
+    (opts.quiet ? quietSummaryLines(report) : summaryLines(report, view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false)).forEach((l) => out(l));
     expectationLines(report).forEach((l) => out(l));
     // Last: the digests cover everything the report says, expectations included.
     report.integrity = sealReport(report, signingKey);
     await writeReports(report, opts.reports);
+    for (const r of opts.reports) out(`report: ${r.format} written to ${r.path}`);
     if (opts.emitOverlay) await writeFile(opts.emitOverlay, renderOverlay(report));
     if (opts.writeExpect) writeExpectations(report, opts.writeExpect);
     return { report, exitCode };

@@ -52,6 +52,15 @@ export function partlyVerifiedLines(report: RunReport): string[] {
 
 const VERDICT_SGR: Record<RunReport['verdict'], number> = { conformant: 32, nonconformant: 31, incomplete: 33, error: 31 };
 
+/** What --quiet keeps: the verdict line and each failure, one line each (the evidence is in the reports). */
+export function quietSummaryLines(report: RunReport): string[] {
+  const s = report.summary;
+  return [
+    `verdict: ${report.verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped)`,
+    ...report.checks.filter((c) => c.status === 'failed').map((c) => `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')}): ${c.message}`),
+  ];
+}
+
 export function summaryLines(report: RunReport, colour = false): string[] {
   const s = report.summary;
   const verdict = colour ? `\x1b[1;${VERDICT_SGR[report.verdict]}m${report.verdict}\x1b[0m` : report.verdict;

@@ -26,6 +26,14 @@ describe('cloud-conformance run (CLI contract)', () => {
     }
   });
 
+  it('--quiet keeps the verdict line, each failure and where the report went, and nothing else', () => {
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'cc-')), 'out.json');
+    const started = cli(['run', '--quiet', '--only', 'errors', '--time-scale', '60', '--report', `json:${out}`]);
+    const lines = started.stdout.trim().split('\n');
+    expect(started.status, started.stderr).toBe(0);
+    expect(lines).toEqual([expect.stringMatching(/^verdict: conformant  \(\d+ passed, 0 failed, 0 warnings, \d+ skipped\)$/), `report: json written to ${out}`]);
+  });
+
   it('exits 1 when the target is nonconformant, and writes junit and html', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cc-'));
     const ref = spawn(process.execPath, [BIN, 'reference', '--fault', 'tag-filter-ignored', '--time-scale', '60'], { stdio: ['ignore', 'pipe', 'inherit'] });
