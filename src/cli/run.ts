@@ -262,18 +262,13 @@ export function createBudgetLines(opts: Pick<RunOptions, 'profile' | 'maxCreates
   ];
 }
 
-/** The plan's run keeps its target's minute at most a second long: the requests are the same, the waits scale down. */
-const PLAN_TIME_SCALE = 60;
-
 /**
- * --dry-run: the plan, measured by running the same selection against the embedded reference target in-process, on a
- * clock PLAN_TIME_SCALE times faster (the waits it prints are scaled back to the run's own clock).
- * Nothing is sent to the target named by --base-url.
+ * --dry-run: the plan, measured by running the same selection against the embedded reference target in-process, at
+ * the run's own time scale (the limit probes' bursts depend on it). Nothing is sent to the target named by --base-url.
  */
 async function dryRun(opts: RunOptions, tool: ToolInfo, out: (line: string) => void): Promise<RunResult> {
-  const planScale = Math.max(opts.timeScale, PLAN_TIME_SCALE);
   const { report } = await runCommand(
-    { ...opts, timeScale: planScale, dryRun: false, quiet: true, reports: [], emitOverlay: undefined, baseUrl: undefined, apiKey: undefined, apiKeyB: undefined, apiKeyReadonly: undefined, apiKeyRevocable: undefined, s3Url: undefined },
+    { ...opts, dryRun: false, quiet: true, reports: [], emitOverlay: undefined, baseUrl: undefined, apiKey: undefined, apiKeyB: undefined, apiKeyReadonly: undefined, apiKeyRevocable: undefined, s3Url: undefined },
     tool,
     () => {},
     { noDefaultOverlay: opts.overlay === undefined },
@@ -289,7 +284,6 @@ async function dryRun(opts: RunOptions, tool: ToolInfo, out: (line: string) => v
   out(`  it would create: ${Object.entries(created).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}${opts.profile === 'certify' ? ' on the embedded reference (its list is already long enough)' : ''}`);
   for (const line of createBudgetLines(opts)) out(line);
   const waits = Object.entries(t.waits ?? {}).filter(([, w]) => w.count > 0);
-  const asRun = (ms: number) => ((ms * planScale) / opts.timeScale / 1000).toFixed(1);
-  out(`  waits it plans (summed over checks side by side, at --time-scale ${opts.timeScale}): ${waits.length ? waits.map(([cause, w]) => `${cause} ${asRun(w.ms)} s (${w.count})`).join(', ') : 'none'}`);
+  out(`  waits it plans (real seconds, summed over checks side by side): ${waits.length ? waits.map(([cause, w]) => `${cause} ${(w.ms / 1000).toFixed(1)} s (${w.count})`).join(', ') : 'none'}`);
   return { report, exitCode: 0 };
 }
