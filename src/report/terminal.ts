@@ -75,6 +75,8 @@ export function summaryLines(report: RunReport, colour = false): string[] {
     const first = c.evidence?.exchanges[0];
     if (first) lines.push(`  reproduce: ${first.curl}`);
   }
+  const needsToken = report.checks.some((c) => c.status === 'failed' && c.evidence?.exchanges[0]?.curl.includes('$CONFORMANCE_TOKEN'));
+  if (needsToken && report.tokenCommand) lines.push('', `token for the curl lines (with CONFORMANCE_API_KEY set): ${report.tokenCommand}`);
   lines.push('', `rerun: ${report.reproduce}`);
   return lines;
 }

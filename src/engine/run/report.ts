@@ -121,6 +121,8 @@ export interface RunReport {
   connection?: ConnectionReport;
   /** How to rerun this exact run (secrets left out). */
   reproduce: string;
+  /** The shell line that sets CONFORMANCE_TOKEN for the evidence's curl lines (the key from CONFORMANCE_API_KEY). */
+  tokenCommand?: string;
   /** S3 operations the s3 group tried: supported (true), not supported (false) or not determined, with evidence. */
   s3Capabilities?: S3Capability[];
   /** Buckets the s3 group created (named cc-<run id>-…) and whether they were removed at the end. */

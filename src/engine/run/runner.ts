@@ -12,7 +12,8 @@ import type { CallOptions } from '../identity/call.ts';
 import { HttpClient } from '../transport/http.ts';
 import { Redactor } from '../transport/redact.ts';
 import { connectionSecrets, probeTls, proxyFor, targetTls } from '../transport/connection.ts';
-import { isSuccess, type Exchange } from '../transport/exchange.ts';
+import { isSuccess, toCurl, tokenCommand, type CurlTls, type Exchange } from '../transport/exchange.ts';
+import type { Evidence } from '../outcome/outcome.ts';
 import { TokenManager, CredentialError } from '../identity/tokens.ts';
 import { KEY_FLAGS } from '../config/config.ts';
 import { StartupFailure } from '../identity/startup-failure.ts';
@@ -166,7 +167,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
         else if (err instanceof CredentialError) outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
         else outcome = { status: 'error', message: `internal error in the suite: ${(err as Error).message}` };
       }
-      const report = toReport(check, outcome, Date.now() - started, http.log.length);
+      const report = withCurlTls(toReport(check, outcome, Date.now() - started, http.log.length), curlTls(config));
       hooks.onCheckEnd?.(report);
       return report;
     };
@@ -227,6 +228,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
       safety: { readOnly: config.readOnly, insecure: config.insecure },
       ...(connectionReport(config) ? { connection: connectionReport(config) } : {}),
       reproduce: reproduceLine(config),
+      tokenCommand: tokenCommand(config.baseUrl, curlTls(config)),
       ...(s3Capabilities ? { s3Capabilities } : {}),
       ...(limits ? { limitProbes: limitTraces(limits) } : {}),
       digests: specDigests(),
@@ -254,7 +256,21 @@ async function addTlsDiagnosis(exchange: Exchange, config: RunConfig): Promise<b
 
 function reproduceLine(config: RunConfig): string {
   const parts = ['npx cloud-conformance run', `--profile ${config.profile}`, `--seed ${config.seed}`];
-  if (!config.embedded) parts.push(`--base-url ${config.baseUrl}`, '--api-key "$CONFORMANCE_API_KEY"');
+  // Every input of the run, secrets as environment references (the variables the CLI itself reads).
+  if (!config.embedded) {
+    parts.push(`--base-url ${config.baseUrl}`, '--api-key "$CONFORMANCE_API_KEY"');
+    if (config.keys.second) parts.push('--api-key-b "$CONFORMANCE_API_KEY_B"');
+    if (config.keys.readonly) parts.push('--api-key-readonly "$CONFORMANCE_API_KEY_READONLY"');
+    if (config.keys.revocable) parts.push('--api-key-revocable "$CONFORMANCE_API_KEY_REVOCABLE"');
+    if (config.image) parts.push(`--image ${shellWord(config.image)}`);
+    if (config.subnetId) parts.push(`--subnet-id ${shellWord(config.subnetId)}`);
+    if (config.subnetIdB) parts.push(`--subnet-id-b ${shellWord(config.subnetIdB)}`);
+  }
+  if (config.runs !== DEFAULT_RUNS_OF_RUN) parts.push(`--runs ${config.runs}`);
+  if (config.allowWrites) parts.push(`--allow-writes ${config.allowWrites}`);
+  if (config.maxCreates !== undefined && config.profile !== 'certify') parts.push(`--max-creates ${config.maxCreates}`);
+  if (config.taskTimeoutSeconds !== 120) parts.push(`--task-timeout ${config.taskTimeoutSeconds}`);
+  if (config.requestTimeoutSeconds !== 15) parts.push(`--request-timeout ${config.requestTimeoutSeconds}`);
   if (config.overlayPath && !config.overlayImplicit) parts.push(`--overlay ${config.overlayPath}`);
   if (config.timeScale !== 1) parts.push(`--time-scale ${config.timeScale}`);
   if (config.s3 && !config.s3.embedded) {
@@ -272,7 +288,27 @@ function reproduceLine(config: RunConfig): string {
   return parts.join(' ');
 }
 
-/** Requests per operation (method and path template of the document; other paths as "other"). */
+/** The TLS files the run connected with, for its curl lines. */
+function curlTls(config: RunConfig): CurlTls {
+  const c = config.connection;
+  return { caFile: c?.ca?.file, certFile: c?.clientCert?.certFile, keyFile: c?.clientCert?.keyFile, insecure: config.insecure || undefined };
+}
+
+/** The check's curl lines, connecting as the run did (a private CA, a client certificate). */
+function withCurlTls(report: CheckReport, tls: CurlTls): CheckReport {
+  if (!tls.caFile && !tls.certFile && !tls.insecure) return report;
+  const redo = (e?: Evidence) => e && { ...e, exchanges: e.exchanges.map((x) => ({ ...x, curl: toCurl(x.request, tls) })) };
+  return { ...report, ...(report.evidence ? { evidence: redo(report.evidence) } : {}), ...(report.findings ? { findings: report.findings.map((f) => ({ ...f, evidence: redo(f.evidence) })) } : {}) };
+}
+
+/** The property phase's random cases when --runs is not given (src/cli/options.ts DEFAULT_RUNS). */
+const DEFAULT_RUNS_OF_RUN = 10;
+
+/** A value as one shell word: bare when it is plain, else in single quotes. */
+function shellWord(v: string): string {
+  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
+}
+
 /**
  * Read operations besides the list the run saw served by the primary key, one path each: a task, a VM's or a backup's
  * record, and every declared read (webhooks, alarms, the audit), so the read budget is spent across all of them.

@@ -84,13 +84,36 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A curl line that replays the request; secrets are already redacted in the recorded request. */
-export function toCurl(req: RecordedRequest): string {
-  const parts = ['curl', '-sS', '-i', '-X', req.method, shellQuote(req.url)];
+/** The TLS files a run used, for a curl line that connects as it did (paths only, never a secret). */
+export interface CurlTls {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  insecure?: boolean;
+}
+
+/**
+ * A curl line that replays the request; secrets are already redacted in the recorded request. The token is the shell
+ * variable CONFORMANCE_TOKEN, in double quotes so the shell expands it (TOKEN_COMMAND sets it).
+ */
+export function toCurl(req: RecordedRequest, tls: CurlTls = {}): string {
+  const parts = ['curl', '-sS', '-i'];
+  if (tls.caFile) parts.push('--cacert', shellQuote(tls.caFile));
+  if (tls.certFile) parts.push('--cert', shellQuote(tls.certFile));
+  if (tls.keyFile) parts.push('--key', shellQuote(tls.keyFile));
+  if (tls.insecure) parts.push('--insecure');
+  parts.push('-X', req.method, shellQuote(req.url));
   for (const [k, v] of Object.entries(req.headers)) {
-    const value = /^\[REDACTED|Bearer \[REDACTED\]/.test(v) && k.toLowerCase() === 'authorization' ? 'Bearer $CONFORMANCE_TOKEN' : v;
-    parts.push('-H', shellQuote(`${k}: ${value}`));
+    const redactedBearer = /^\[REDACTED|Bearer \[REDACTED\]/.test(v) && k.toLowerCase() === 'authorization';
+    parts.push('-H', redactedBearer ? `"${k}: Bearer $CONFORMANCE_TOKEN"` : shellQuote(`${k}: ${v}`));
   }
   if (req.body !== undefined) parts.push('--data-raw', shellQuote(req.body));
   return parts.join(' ');
+}
+
+/** The line that sets CONFORMANCE_TOKEN from CONFORMANCE_API_KEY, as the seed's token issuance answers (its token field). */
+export function tokenCommand(baseUrl: string, tls: CurlTls = {}): string {
+  const flags = [tls.caFile ? `--cacert ${shellQuote(tls.caFile)}` : '', tls.certFile ? `--cert ${shellQuote(tls.certFile)}` : '', tls.keyFile ? `--key ${shellQuote(tls.keyFile)}` : '', tls.insecure ? '--insecure' : ''].filter(Boolean).join(' ');
+  const url = shellQuote(`${baseUrl.replace(/\/+$/, '')}/v1/auth/tokens`);
+  return `export CONFORMANCE_TOKEN="$(curl -sS ${flags ? `${flags} ` : ''}-X POST ${url} -H 'content-type: application/json' --data-raw "{\\"api_key\\": \\"$CONFORMANCE_API_KEY\\"}" | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).token')"`;
 }
