@@ -10,6 +10,9 @@ import { readLocation } from '../../src/engine/target/discover.ts';
 import { createdId } from '../../src/engine/target/cleanup.ts';
 import { declaredRolesOf } from './declared-roles.ts';
 
+/** The VM delete a target offers by convention where its overlay declares none (the seed shows no delete). */
+const CONVENTIONAL_VM_DELETE = { method: 'DELETE', path: '/v1/vms/{id}' };
+
 interface Probe {
   what: string;
   ex: Exchange;
@@ -87,19 +90,20 @@ export const readonlyWriteRefused: Check = {
         notTried.push(`a restore (${err.message})`);
       }
     } else notTried.push('a restore (not declared)');
-    const deleteVm = ctx.declarations.deleteVm;
-    if (deleteVm) {
-      try {
-        const vm = await vmToDelete(ctx);
-        if ('id' in vm) {
-          const ex = await ctx.call({ as: 'readonly', method: deleteVm.method, path: deleteVm.path.replace(/\{[^}]+\}/, encodeURIComponent(vm.id)) });
-          probes.push({ what: "a delete of the organization's VM", ex });
-        } else notTried.push(`a VM delete (${vm.why})`);
-      } catch (err) {
-        if (!(err instanceof Unavailable)) throw err;
-        notTried.push(`a VM delete (${err.message})`);
-      }
-    } else notTried.push('a VM delete (not declared)');
+    // The declared VM delete, else the conventional one (as cleanup finds it): a target that offers none answers 404 or
+    // 405, which says nothing of roles; one that lets a read-only key delete a VM made a write.
+    const deleteVm = ctx.declarations.deleteVm ?? CONVENTIONAL_VM_DELETE;
+    try {
+      const vm = await vmToDelete(ctx);
+      if ('id' in vm) {
+        const ex = await ctx.call({ as: 'readonly', method: deleteVm.method, path: deleteVm.path.replace(/\{[^}]+\}/, encodeURIComponent(vm.id)) });
+        if (!ctx.declarations.deleteVm && (ex.response?.status === 404 || ex.response?.status === 405 || ex.response?.status === 501)) notTried.push(`a VM delete (DELETE /v1/vms/{id} is not offered: ${describe(ex)})`);
+        else probes.push({ what: "a delete of the organization's VM", ex });
+      } else notTried.push(`a VM delete (${vm.why})`);
+    } catch (err) {
+      if (!(err instanceof Unavailable)) throw err;
+      notTried.push(`a VM delete (${err.message})`);
+    }
     const alarms = ctx.declarations.alarms;
     if (alarms) {
       try {
