@@ -54,9 +54,14 @@ async function createSecond(ctx: CheckContext, first: CreatedVm, tags: TagSettin
   const at = SIZE_LADDER.findIndex((s) => s.vcpus === first.body['vcpus'] && s.memory_gb === first.body['memory_gb'] && s.system_disk_gb === first.body['system_disk_gb']);
   const rungs = [at + 1, at - 1].filter((i) => at >= 0 && i >= 0 && i < SIZE_LADDER.length);
   let why = 'no other size to try';
-  for (const rung of rungs) {
+  // A name of another class than the first VM's (mixed case, dots, digits, 48 characters): a target that refuses it is
+  // sent the plain name again; one that takes it must show it as sent.
+  let nameClass = true;
+  for (let i = 0; i < rungs.length; i++) {
+    const rung = rungs[i]!;
     const { body } = ctx.fixtures.vmCreateBody('values');
     Object.assign(body, SIZE_LADDER[rung]);
+    if (nameClass) body['name'] = className(String(body['name']));
     let sentTags: Record<string, string> | undefined;
     if (tags) {
       sentTags = { [RUN_TAG_KEY]: ctx.config.runId, 'cc-values': `${ctx.config.runId}-2` };
@@ -76,10 +81,32 @@ async function createSecond(ctx: CheckContext, first: CreatedVm, tags: TagSettin
     }
     const status = created.response?.status;
     if (status === undefined || status >= 500) return { why: `a well-typed create answered ${describe(created)}`, broken: created };
+    if (nameClass) {
+      // Refused with the name of the other class: the same size again with the plain name (a name rule is the target's).
+      nameClass = false;
+      i--;
+      continue;
+    }
     why = documentedRefusal(created) ? `refused for a documented reason (${describe(created)})` : `refused (${describe(created)}): which sizes are valid is not shown`;
     if (documentedRefusal(created)) break;
   }
   return { why };
+}
+
+/** The plain name made into one of another class: mixed case, a dot, digits, 48 characters (past a 32-character cut). */
+export function className(plain: string): string {
+  const stem = `${plain}-Read.Back-Name-2-`;
+  return (stem + 'x'.repeat(48)).slice(0, Math.max(48, stem.length + 4));
+}
+
+/**
+ * A list element that shows the VM sent as `sent` under another name: the same name in another case, or cut short
+ * (at least 16 characters of it). Only the run's own names are compared (they start with its run id).
+ */
+export function shownOtherwise(sent: string, items: ReadonlyArray<Record<string, unknown>>): string | undefined {
+  const names = items.map((v) => v['name']).filter((n): n is string => typeof n === 'string');
+  if (names.includes(sent)) return undefined;
+  return names.find((n) => n.toLowerCase() === sent.toLowerCase() || (n.length >= 16 && n.length < sent.length && sent.toLowerCase().startsWith(n.toLowerCase())));
 }
 
 /** The answers that show a VM: its list element, the create answer, its task, its record; each found by name or id. */
@@ -149,6 +176,12 @@ export const valuesReadBack: Check = {
     }
     const { walk } = await ctx.fixtures.findInList(made.map((m) => m.name));
     const viewsFor = new Map<string, View[]>();
+    const renamed = made.slice(1).flatMap((m) => {
+      const shown = shownOtherwise(m.name, walk.items);
+      if (shown === undefined) return [];
+      const how = shown.toLowerCase() === m.name.toLowerCase() ? 'its case changed' : `cut to ${shown.length} of its ${m.name.length} characters`;
+      return [finding('must', `name: the create of "${m.name}" was accepted, and the list shows it as "${shown}" (${how})`, [m.created, ...walk.pages.filter((p) => vmsOf(p).some((v) => v['name'] === shown))])];
+    });
     for (const m of made) {
       const { views, listed } = await viewsOf(ctx, m, walk);
       if (m === made[0] && listed !== 1) return skip(`${m.name} is not listed once among the ${walk.items.length} VMs read (${listed} times${walk.scope ? `; ${walk.scope}` : ''}), so its values cannot be read back (see vms.created-listed)`, 'a created VM the list shows once (see vms.created-listed)');
@@ -161,6 +194,7 @@ export const valuesReadBack: Check = {
     });
     const findings: Finding[] = verdicts.filter((v) => v.status === 'failed').map((v) => finding('must', `${v.field}: ${v.note}`, v.evidence, { field: v.field, note: v.note }));
     if (second.broken) findings.push(finding('must', `the second VM of the comparison: ${second.why}`, [second.broken]));
+    findings.push(...renamed);
     const tagLevel: Level = tags?.declared ? 'declared' : 'should';
     const tagged = tags ? tagProblems(made, viewsFor, tags.field) : [];
     if (tagged.length) findings.push(finding(tagLevel, `tags: ${tagged[0]!.note}${tagged.length > 1 ? ` (and ${tagged.length - 1} more)` : ''}`, tagged.map((t) => t.ex)));

@@ -1344,6 +1344,33 @@ const faultCases: FaultCase[] = [
     faulty: [403, 'unauthenticated'],
   },
   {
+    name: 'vm-name-lowercased',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const c = await call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), name: 'Mixed.Case-Name' } });
+      return (await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).body.name;
+    },
+    clean: 'Mixed.Case-Name',
+    faulty: 'mixed.case-name',
+  },
+  {
+    name: 'list-name-cut-32',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const name = 'a-name-of-forty-characters-xxxxxxxxxxxxx';
+      await call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), name } });
+      const lengths: number[] = [];
+      for (let page = 1; page <= 50 && lengths.length === 0; page++) {
+        const vms = (await call(s, 'GET', `/v1/vms?per_page=100&page=${page}`, { token: t })).body.vms as Array<{ name: string }>;
+        if (vms.length === 0) break;
+        lengths.push(...vms.map((v) => v.name).filter((n) => n.startsWith('a-name-of-forty')).map((n) => n.length));
+      }
+      return lengths;
+    },
+    clean: [40],
+    faulty: [32],
+  },
+  {
     name: 'create-memory-dropped',
     probe: async (s) => {
       const t = await tokenFor(s);

@@ -370,6 +370,12 @@ const cases: VariantCase[] = [
     variant: [404, 'not_found'],
   },
   {
+    name: 'vm-name-dns-label',
+    probe: async (s) => [await createStatus(s, { name: 'Mixed.Case' }), await createStatus(s, { name: 'dns-label-1' })],
+    clean: [202, 202],
+    variant: [400, 202],
+  },
+  {
     name: 'oversized-body-close-early',
     probe: async (s) => oversizedUpload(s),
     clean: [413, 'answered after the whole body'],
