@@ -150,6 +150,7 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   if (unmeasurable) return { limit: LIMITS.token, what: 'token issuances', verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts };
   let verdict = judgeLimit(LIMITS.token, windowMs(d.config), first);
   let note: string | undefined;
+  let resetFrom: Burst[] = bursts;
   // Fewer than the limit served: the key's window may hold issuances the run did not send (keys are shared), so the
   // run owns no window yet. Full and certify wait one out and judge a burst there; quick does not judge at all.
   if (verdict.kind === 'stricter' && !waitsLong(d.config)) {
@@ -159,7 +160,11 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
     const owned = await burst({ max: LIMITS.token + 1, concurrency: 4, stopAtFirstRejection: true }, send, cls);
     adopt(owned, []);
     bursts.push(owned);
+    // The window to watch reset is the owned one (the first was spent again by this burst).
+    resetFrom = [owned];
     verdict = judgeFresh(LIMITS.token, windowMs(d.config), owned);
+    // Fewer again, in a window the run waited out for itself: the target's own limit is stricter.
+    if (verdict.kind === 'inconclusive' && owned.accepted < LIMITS.token && owned.rejections.length > 0 && owned.spanMs < windowMs(d.config) / 2) verdict = { kind: 'stricter', accepted: owned.accepted };
     note = `judged on a burst a whole window after the first, which met a refusal after ${first.accepted} (the key's window may have held other clients' issuances)`;
   }
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
@@ -171,7 +176,7 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
     verdict = judgeFresh(LIMITS.token, windowMs(d.config), second);
     note = 'judged on a burst sent a whole window after the first';
   }
-  const probe: LimitProbe = { limit: LIMITS.token, what: 'token issuances', verdict, bursts, firstRejection: firstRejection(bursts), note };
+  const probe: LimitProbe = { limit: LIMITS.token, what: 'token issuances', verdict, bursts, firstRejection: firstRejection(resetFrom) ?? firstRejection(bursts), note };
   if (probe.firstRejection && d.tokens.has('second')) probe.scope = await d.tokens.exchange(d.config.keys.second!, 'limits.key-scope');
   if (probe.firstRejection && d.tokens.has('readonly')) probe.scopeReadonly = await d.tokens.exchange(d.config.keys.readonly!, 'limits.key-scope');
   return probe;
