@@ -1344,6 +1344,12 @@ const faultCases: FaultCase[] = [
     faulty: [403, 'unauthenticated'],
   },
   {
+    name: 'token-malformed-json-500',
+    probe: async (s) => [(await call(s, 'POST', '/v1/auth/tokens', { raw: '{"api_key": ' })).status, (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: '{"name": ' })).status],
+    clean: [400, 400],
+    faulty: [500, 400],
+  },
+  {
     name: 'vm-name-lowercased',
     probe: async (s) => {
       const t = await tokenFor(s);
