@@ -1,5 +1,5 @@
 // Every operation of the document (the overlay's declared ones included), as a request a check can send with a
-// subject of its choosing: how checks range a clause over its operations (issue 24) without code per operation.
+// subject of its choosing: how checks range a clause over its operations without code per operation.
 import type { CheckContext } from '../src/engine/run/context.ts';
 import type { CallOptions } from '../src/engine/identity/call.ts';
 import { COLLECTION_KINDS, type LedgerEntry } from '../src/engine/target/ledger.ts';

@@ -1,4 +1,4 @@
-// Values read back (issue 24): what a request sent, compared with what the target later shows under the same name, in
+// Values read back: what a request sent, compared with what the target later shows under the same name, in
 // any answer. Shared by vms.values-read-back and backups.values-read-back.
 import type { CheckContext } from '../src/engine/run/context.ts';
 import type { Exchange } from '../src/engine/transport/exchange.ts';

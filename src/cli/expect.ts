@@ -1,4 +1,4 @@
-// --expect FILE, --write-expect FILE, --strict-expect (issue 26): known failures and warnings, as web-platform-tests'
+// --expect FILE, --write-expect FILE, --strict-expect: known failures and warnings, as web-platform-tests'
 // metadata and linters' baselines keep them. The verdict stays what the run proved; the exit code answers whether
 // anything got worse.
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// cloud-conformance diff OLD.json NEW.json (issue 26): what changed between two runs, by check and by clause. Reports
+// cloud-conformance diff OLD.json NEW.json: what changed between two runs, by check and by clause. Reports
 // of different suite or document versions are compared by id, and the diff says that they differ.
 import type { CheckReport, RunReport } from '../engine/run/report.ts';
 

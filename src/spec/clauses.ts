@@ -13,7 +13,7 @@ export interface Clause {
   deferred?: { issue: number; group: string };
   /** Why a conforming target may never show it within a run (a quota beyond the create budget): not verified is then not blocking. */
   conditional?: string;
-  /** What the clause ranges over (issue 24): the run reports which points of it its judging checks exercised. */
+  /** What the clause ranges over: the run reports which points of it its judging checks exercised. */
   domain?: ClauseDomain;
   /** The fault model: each plausible way to break the clause, the reference fault that realizes it and the check that kills it. */
   faults?: FaultModelEntry[];

@@ -259,7 +259,7 @@ export interface CheckedOverlay {
 }
 
 /**
- * Security Requirements that cannot declare roles (issue 25, design 16): a scheme the document does not define, or
+ * Security Requirements that cannot declare roles: a scheme the document does not define, or
  * role names that are not a list of names. Every operation's and the document's own.
  */
 function securityProblems(doc: unknown): OverlayProblem[] {

@@ -106,7 +106,7 @@ export const logged: Check = {
       problems.push(`${missing.length} of ${sent.length} calls are not in the audit: ${missing.slice(0, 5).map((m) => `${m.operationId} ${m.ex.request.method} ${new URL(m.ex.request.url).pathname} → ${m.ex.response?.status}${m.as === 'primary' ? '' : ` (the ${m.as} key's)`}`).join('; ')}`);
       evidence.push(...missing.slice(0, 3).map((m) => m.ex), ...pages.slice(0, 1));
     }
-    // Token issuance (issue 25, design 15): looked for only where the overlay says the key's organization sees it.
+    // Token issuance: looked for only where the overlay says the key's organization sees it.
     let issuance = '';
     const secret = ctx.tokens.secret('primary');
     if (a.unauthenticated === 'key-organization' && secret) {

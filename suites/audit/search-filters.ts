@@ -19,7 +19,7 @@ export function orderBroken(a: AuditDeclaration, entries: Entry[]): string | und
 }
 
 /**
- * The filters beyond actor and result (issue 25, design 14), each tried where declared, around the entry of the run's
+ * The filters beyond actor and result, each tried where declared, around the entry of the run's
  * failing probe: its path's prefix, its method, and a time window that ends (to) or starts (from) at its time. Each
  * must return something and nothing it does not match. Returns the problem, or what each showed.
  */

@@ -8,7 +8,7 @@ import { backupIdOf } from './own-backup.ts';
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
- * Values read back (issue 24): the description each backup was started with is what the target later shows under
+ * Values read back: the description each backup was started with is what the target later shows under
  * that name: in the start answer, or the backup's record (a declared GET /v1/backups/{id}, else that path tried). Two
  * backups with different descriptions, so a dropped description cannot hide behind a default that happens to match.
  */

@@ -29,7 +29,7 @@ async function concretePath(ctx: CheckContext, op: InputOperation): Promise<stri
 }
 
 /**
- * ERROR-OBJECT-EVERY over every operation (issue 24): invalid bodies and parameters, derived from the document (the
+ * ERROR-OBJECT-EVERY over every operation: invalid bodies and parameters, derived from the document (the
  * overlay's declared operations included), go to every operation that takes input. Never a 5xx (must), the error object
  * on every error answer (must), and an input no target can read as valid refused (should).
  */

@@ -3,7 +3,7 @@ import { skip } from '../../src/engine/run/check.ts';
 import { limitOutcome } from './verdict.ts';
 
 /**
- * LIMIT-READ-300 over its operations (issue 24): every read counts against the read budget, so a burst whose reads take
+ * LIMIT-READ-300 over its operations: every read counts against the read budget, so a burst whose reads take
  * turns between the list and the other read operations the run saw served (a task, a record) is held to the same 300.
  * A target that charges a task poll to the write budget refuses the burst early (stricter).
  */

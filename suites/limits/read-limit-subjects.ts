@@ -3,7 +3,7 @@ import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { limitOutcome } from './verdict.ts';
 
 /**
- * LIMIT-READ-300 over its subjects (issue 24): "300 reads per minute per token" holds for every token, so the read probe
+ * LIMIT-READ-300 over its subjects: "300 reads per minute per token" holds for every token, so the read probe
  * runs again on the tokens of each other key the run holds (--api-key-b, --api-key-readonly; reads only, since a key
  * may not be allowed to write). A budget that differs by the token's role or key fails.
  */

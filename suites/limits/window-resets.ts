@@ -6,7 +6,7 @@ import { isSuccess } from '../support.ts';
 
 /**
  * The limits are per minute: once a window has passed, a spent budget is available again. Where the overlay declares
- * which clock Retry-After counts (issue 25, design 5), the budget must be back once that reading of it has passed.
+ * which clock Retry-After counts, the budget must be back once that reading of it has passed.
  */
 export const windowResets: Check = {
   id: 'limits.window-resets',

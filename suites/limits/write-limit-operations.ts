@@ -3,7 +3,7 @@ import { skip } from '../../src/engine/run/check.ts';
 import { limitOutcome } from './verdict.ts';
 
 /**
- * LIMIT-WRITE-60 over its operations (issue 24): every write counts against the write budget, so a burst whose writes
+ * LIMIT-WRITE-60 over its operations: every write counts against the write budget, so a burst whose writes
  * take turns between the empty create and every other write operation of the document (deletes, a backup, a restore,
  * a registration, on ids that exist nowhere) is held to the same 60. Run once the primary probe showed its writes that
  * create nothing counted exactly: a target that counts refused writes has no reason to leave another operation's out.

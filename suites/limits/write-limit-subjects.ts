@@ -3,7 +3,7 @@ import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { limitOutcome } from './verdict.ts';
 
 /**
- * LIMIT-WRITE-60 over its subjects (issue 24): "60 writes per minute per token" holds for every token, so the write
+ * LIMIT-WRITE-60 over its subjects: "60 writes per minute per token" holds for every token, so the write
  * probe runs again on the second organization's key (--api-key-b), with the same writes that create nothing, once the
  * primary key's probe showed those counted at exactly 60. A budget that differs by key or organization fails.
  */

@@ -4,7 +4,7 @@ import { limitOutcome } from './verdict.ts';
 
 /**
  * 60 writes per minute per token, probed with create requests that create nothing. Whether those count is the target's
- * choice (issue 25, design 5): declared in x-rate-limit-accounting, it is held at DECLARED level either way.
+ * choice: declared in x-rate-limit-accounting, it is held at DECLARED level either way.
  */
 export const writeLimit: Check = {
   id: 'limits.write-limit',

@@ -3,7 +3,7 @@ import { finding, judge, skip } from '../../src/engine/run/check.ts';
 import { describe, errorCode, isSuccess, observeErrorCase, taskEnd } from '../support.ts';
 
 /**
- * Object-level authorization through a body (issue 25, design 17): a create that names another organization's object,
+ * Object-level authorization through a body: a create that names another organization's object,
  * here a VM on the second organization's subnet, asked for with the primary key, is refused. The seed does not say
  * whether a subnet can be shared across organizations (some clouds share them), so a target that serves it is warned
  * (OWASP API1), and fails only where its overlay declares the refusal (the other-organization-reference error case).

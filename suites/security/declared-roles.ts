@@ -11,7 +11,7 @@ import { documentOperations, requestFor, type DocumentOperation } from '../opera
 const KEYS = ['primary', 'readonly', 'second'] as const;
 type RoleKey = (typeof KEYS)[number];
 
-/** A refusal on authorization grounds, whatever the target's order of checks (issue 25, design 6). */
+/** A refusal on authorization grounds, whatever the target's order of checks. */
 function refusedForRole(ex: Exchange): boolean {
   return ex.response?.status === 401 || ex.response?.status === 403;
 }
@@ -63,7 +63,7 @@ async function sendAs(ctx: CheckContext, op: DocumentOperation, key: RoleKey, al
 }
 
 /**
- * Function-level authorization as the overlay declares it (issue 25, design 16): an operation's Security Requirement
+ * Function-level authorization as the overlay declares it: an operation's Security Requirement
  * lists the roles that may call it (OpenAPI 3.1: "a list of role names which are required for the execution"; a key
  * has one role, so any of them). Every key the run holds, with the role its token names, is served every declared
  * operation its role is listed for, and refused every one it is not. Reads go to the run's own objects (another

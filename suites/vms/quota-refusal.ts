@@ -117,7 +117,7 @@ async function organizationVmCount(ctx: CheckContext): Promise<{ count?: number;
 }
 
 /**
- * The declared quota (issue 25, design 4: x-quota on the create): the organization never holds more VMs than it
+ * The declared quota (x-quota on the create): the organization never holds more VMs than it
  * says, a create below it is accepted, and the create that would pass it is refused. Reached by creating the run's
  * standard VM up to the declared size, where that is within the create budget; the refusal met is then the MUST part's.
  */

@@ -16,7 +16,7 @@ export function swapCase(v: string): string {
 const idOf = (vm: Vm) => JSON.stringify(vm['id']);
 
 /**
- * The tag filter's semantics as the overlay declares them (issue 25, design 8), judged against the whole list's own
+ * The tag filter's semantics as the overlay declares them, judged against the whole list's own
  * records: a value with its case turned matches what the declared case rule says, and the parameter given twice
  * returns what the declared rule for repeated filters says (all of them, any, the first, or a refusal).
  */
@@ -122,7 +122,7 @@ type KeyEndReading = { finding: Finding } | { shown: string } | { notJudged: str
 const LIST_POLL_SECONDS = 2;
 
 /**
- * Where a filter's key ends (issue 25, design 8). The check creates two VMs: one tagged cc-colon-<run> = a:b, one
+ * Where a filter's key ends. The check creates two VMs: one tagged cc-colon-<run> = a:b, one
  * tagged cc-colon-<run>:a = b. The filter cc-colon-<run>:a:b returns the first and not the second where the key ends at
  * the first colon, and the second and not the first where it ends at the last: each rule is seen to find its VM, so a
  * filter that finds nothing passes neither. A target that refuses a colon in a key leaves the second out (then only the

@@ -79,7 +79,7 @@ export const tagFilterStrict: Check = {
         }
       }
     }
-    // The run's own tag on a VM of each organization (issue 25): needs no tag on anybody's records.
+    // The run's own tag on a VM of each organization: needs no tag on anybody's records.
     // A create budget spent, or no --image: that part is not judged; the rest of the check stands.
     const both = await judgeRunTagInBothOrganizations(ctx).catch((err: unknown): BothOrganizations => {
       if (err instanceof Unavailable) return { notJudged: `the run's tag on a VM of each organization (${err.message})` };
@@ -99,7 +99,7 @@ const LIST_POLL_SECONDS = 2;
 type BothOrganizations = { judged: string; finding?: Finding } | { notJudged: string };
 
 /**
- * The run's tag set on a VM it creates in the second organization too (issue 25, item 2): once that organization's
+ * The run's tag set on a VM it creates in the second organization too: once that organization's
  * filtered list shows it, the first organization's filter by the same tag must not, and the second's must not show the
  * first's VM. Unlike the seeded tags above, this needs nothing of either organization's records.
  */

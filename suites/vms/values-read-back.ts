@@ -146,7 +146,7 @@ function tagProblems(made: Made[], viewsFor: Map<string, View[]>, field: string)
 const summary = (vs: FieldVerdict[], status: FieldVerdict['status']) => vs.filter((v) => v.status === status).map((v) => v.field);
 
 /**
- * Values read back (issue 24): each create field the run sent is compared with what the target later shows under the
+ * Values read back: each create field the run sent is compared with what the target later shows under the
  * same name, in any answer (the list element, the create answer, the task, the record at GET /v1/vms/{id}). The seed
  * shows only id and name of a list element, so a field no answer shows is no evidence (not verified, never failed);
  * one that an answer shows is the target's own word about the VM it made. Two VMs with different sizes are compared, so

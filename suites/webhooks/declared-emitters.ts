@@ -5,7 +5,7 @@ import { startOwnBackup } from '../backups/own-backup.ts';
 import { describe, isSuccess } from '../support.ts';
 
 /**
- * Which operation raises which event (issue 25, design 10): where the overlay lists the restore among an event's
+ * Which operation raises which event: where the overlay lists the restore among an event's
  * emitters (x-emitted-by), restoring a backup delivers that event. The backup is the check's own, so its events are
  * counted apart from every other: one for the backup where the backup start raises the same event, one for the restore.
  * A backup start's and an alarm's events are webhooks.backup-event's and alarms.fires'.

@@ -11,7 +11,7 @@ const HOLD_MARGIN_MS = 2000;
 const QUICK_RETRY_WAIT_SECONDS = 30;
 
 /**
- * The delivery timeout (issue 25, design 11): an attempt the receiver answers only after the declared timeout-seconds
+ * The delivery timeout: an attempt the receiver answers only after the declared timeout-seconds
  * counts as failed, so the event is attempted again. The check registers an endpoint of its own for the backup-job
  * events, starts a backup of its own, and holds its answer to the first attempt of one event of that backup past the
  * timeout (one only: a sender that delivers one event at a time would queue the retry behind others held).

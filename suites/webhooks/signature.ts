@@ -34,7 +34,7 @@ export const signature: Check = {
     const tolerance = sig.toleranceSeconds;
     const timed = judged.filter((j) => j.verdict.timestamp !== undefined);
     if (tolerance === undefined || timed.length === 0) return pass(`all ${judged.length} deliveries carry a valid ${scheme} signature`);
-    // The declared clock (issue 25, design 12): the target's, read off its Date headers, or the wall clock (this machine's).
+    // The declared clock: the target's, read off its Date headers, or the wall clock (this machine's).
     const wall = sig.clock === 'wall';
     const clockName = wall ? 'the wall clock' : "the target's clock";
     const skews = timed.map((j) => ({ ...j, now: wall ? j.d.receivedAt : targetClockAt(ctx.log, j.d.receivedAt, ctx.config.timeScale) }));

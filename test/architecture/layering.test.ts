@@ -1,6 +1,6 @@
 // The layers (spec → engine → suites → report → cli) and the engine's rooms, each importing only its own and those
 // before it, with no import circle anywhere; docs/layout.md's table of rooms is this list.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, circles, importGraph, importLevels, sourcesUnder, upwardImports, type ImportGraph } from './imports.ts';
@@ -107,5 +107,14 @@ describe('the rules can fail', () => {
     const sample = g({ 'src/engine/transport/http.ts': ['src/engine/run/runner.ts'], 'src/engine/run/runner.ts': ['src/engine/transport/http.ts'], 'src/spec/load.ts': ['suites/index.ts'] });
     expect(describeEdges(upwardImports(sample, roomOf))).toEqual(['src/engine/transport/http.ts → src/engine/run/runner.ts']);
     expect(describeEdges(upwardImports(sample, layerOf))).toEqual(['src/spec/load.ts → suites/index.ts']);
+  });
+});
+
+describe('comments and docs state intent, not history', () => {
+  it('no issue or design numbers in src/, suites/, spec/, docs/ or the README (they resolve nowhere in the repository)', () => {
+    const text = (f: string) => readFileSync(path.join(ROOT, f), 'utf8');
+    const files = [...sourcesUnder('src', 'suites'), ...['spec', 'docs'].flatMap((d) => readdirSync(path.join(ROOT, d), { recursive: true, encoding: 'utf8' }).map((f) => `${d}/${f}`).filter((f) => /\.(md|ya?ml)$/.test(f))), 'README.md'];
+    const found = files.flatMap((f) => [...text(f).matchAll(/\b(?:issues?|designs?) #?\d+/gi)].map((m) => `${f}: ${m[0]}`));
+    expect(found).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// Invalid inputs for every operation of a document that takes any (issue 24): derived from its request-body schema and
+// Invalid inputs for every operation of a document that takes any: derived from its request-body schema and
 // query parameters, so an operation added to the document is covered without new code.
 import fc from 'fast-check';
 import type { OpenAPIV3_1 } from 'openapi-types';

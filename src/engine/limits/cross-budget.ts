@@ -1,4 +1,4 @@
-// Whether the read and write budgets are separate (fault model, issue 14): once a probe has spent one class's budget on
+// Whether the read and write budgets are separate (fault model): once a probe has spent one class's budget on
 // a token, the other class is sent on that same token, then one more of the spent class as a witness that the window
 // has not reset in between. Called by the limit probes; judged by limits.budgets-separate.
 import type { RunConfig } from '../config/config.ts';

@@ -49,7 +49,7 @@ export interface LimitProbe {
   note?: string;
 }
 
-/** The read budget probed on another key's tokens (issue 24: a clause over every subject the run holds). */
+/** The read budget probed on another key's tokens (a clause over every subject the run holds). */
 export interface SubjectProbe {
   key: KeyName;
   probe: LimitProbe;
@@ -61,7 +61,7 @@ export interface LimitsReport {
   write?: LimitProbe;
   /** The read probe again on the tokens of every other key the run holds (reads only: a key may not write). */
   readBySubject?: SubjectProbe[];
-  /** The write probe again on the second organization's key (issue 24): run only once the primary key's was exact. */
+  /** The write probe again on the second organization's key: run only once the primary key's was exact. */
   writeBySubject?: SubjectProbe[];
   /** The read probe with its reads spread over every read operation the run knows, not the list alone. */
   readAcrossOperations?: LimitProbe & { operations: string[] };
@@ -69,7 +69,7 @@ export interface LimitsReport {
   writeAcrossOperations?: LimitProbe & { operations: string[] };
   /** Why the read and write probes could not run (the target issued no token for them: a budget that never came back). */
   error?: Error;
-  /** The declared window kind observed (issue 25, design 5): full profile, where the overlay declares one. */
+  /** The declared window kind observed: full profile, where the overlay declares one. */
   windowKind?: WindowKindObservation;
 }
 
@@ -379,7 +379,7 @@ async function observeWindowKind(d: Deps, auth: (t: string) => Record<string, st
 const MAX_READ_PATHS = 12;
 
 /**
- * LIMIT-READ-300 over its domain (issue 24): the read probe again on the tokens of every other key the run holds, and
+ * LIMIT-READ-300 over its domain: the read probe again on the tokens of every other key the run holds, and
  * once with its reads spread over the list and the other read operations the run saw served (a task, a record), so a
  * budget that differs by role or charges another read operation elsewhere shows. 301 reads each, on tokens of their own.
  */
@@ -402,7 +402,7 @@ async function probeReadDomain(d: Deps, turns: Turns, auth: (t: string) => Recor
 }
 
 /**
- * LIMIT-WRITE-60 over its operations (issue 24): the write probe again, its writes taking turns between the empty
+ * LIMIT-WRITE-60 over its operations: the write probe again, its writes taking turns between the empty
  * create and every other write operation of the document on ids that exist nowhere (nothing changes), on tokens of its
  * own. Only once the primary probe showed exactly 60 with writes that create nothing: such a target counts a write it
  * refuses, so a write it does not count on another operation is a budget that operation escapes.
@@ -427,7 +427,7 @@ async function probeWriteOperations(d: Deps, turns: Turns, auth: (t: string) => 
 }
 
 /**
- * LIMIT-WRITE-60 over its subjects (issue 24): the write probe again, with the same writes that create nothing, on the
+ * LIMIT-WRITE-60 over its subjects: the write probe again, with the same writes that create nothing, on the
  * tokens of the second organization's key. Only once the primary key's probe showed exactly 60 with those writes: a
  * target that does not count them says nothing about another key's budget. A read-only key is left out (it may not write).
  */

@@ -1,4 +1,4 @@
-// Which kind of window counts a budget (issue 25, design 5). A burst sent at once gets the same answers from both: the
+// Which kind of window counts a budget. A burst sent at once gets the same answers from both: the
 // whole budget is back one window after it. A budget spent in two halves half a window apart tells them apart: one
 // window after the first half, fixed windows serve the whole budget again, a sliding log only the first half (the
 // second is still inside its window).

@@ -47,6 +47,6 @@ export function computeCoverage(clauses: ClauseList, checks: readonly Check[], r
 
 /** True when a MUST or declared clause that a conforming target must show was left unverified. */
 export function isIncomplete(coverage: Coverage): boolean {
-  // A clause exercised on part of its domain, the rest within the run's reach, is not verified whole either (issue 24).
+  // A clause exercised on part of its domain, the rest within the run's reach, is not verified whole either.
   return coverage.notVerified.some((n) => n.blocking) || (coverage.partlyVerified?.length ?? 0) > 0;
 }

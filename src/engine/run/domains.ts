@@ -1,4 +1,4 @@
-// A clause's domain (issue 24): the operations, subjects and object conditions a MUST clause ranges over (declared in
+// A clause's domain: the operations, subjects and object conditions a MUST clause ranges over (declared in
 // spec/clauses.yaml), the points of it this run's judging checks exercised (read from the exchange log), and the rest:
 // a verified clause exercised on part of its domain is "partly verified", with what would complete it.
 import type { OpenAPIV3_1 } from 'openapi-types';

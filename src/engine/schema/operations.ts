@@ -20,7 +20,7 @@ export interface DocumentOperation {
   /** Revokes the key whose token it carries, or a key by id (x-revokes-key): no check sends it with a key the run needs. */
   revokesKey: boolean;
   /**
-   * The roles that may call it (issue 25, design 16): the role names of its Security Requirement (the document's
+   * The roles that may call it: the role names of its Security Requirement (the document's
    * where it has none) for a bearer scheme, any of which suffices (a key has one role). Undefined: none declared.
    */
   roles?: string[];
