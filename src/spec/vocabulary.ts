@@ -528,7 +528,7 @@ export const TERMS: Term[] = [
     where: ['info'],
     schema: str,
     meaning: 'the seed the derived document was written from',
-    example: 'shared/seed/000_e5e171e8c451466f.txt',
+    example: 'spec/seed/000_e5e171e8c451466f.txt',
     checks: [],
   },
   {

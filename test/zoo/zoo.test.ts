@@ -35,7 +35,7 @@ describe('the member contract', () => {
   it('has at least three members, each with 30 or more faults of its own, 24 of them MUST, each quoting the seed', async () => {
     const members = listMembers();
     expect(members.length).toBeGreaterThanOrEqual(3);
-    const seed = readFileSync(path.resolve('../shared/seed/000_e5e171e8c451466f.txt'), 'utf8').replace(/\s+/g, ' ');
+    const seed = readFileSync(path.resolve('spec/seed/000_e5e171e8c451466f.txt'), 'utf8').replace(/\s+/g, ' ');
     for (const m of members) {
       const faults = await readCatalogue(m);
       expect(faults.length, m).toBeGreaterThanOrEqual(30);
