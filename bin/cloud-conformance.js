@@ -90,6 +90,14 @@ if (needsReexec()) {
     if (signal) process.kill(process.pid, signal);
     process.exit(code ?? 1);
   });
+  // Started through a launcher (npx, a shell's job) that was killed: this process is reparented, and goes with it
+  // instead of leaving the child (a reference target, a run) behind.
+  const parent = process.ppid;
+  if (parent > 1) {
+    setInterval(() => {
+      if (process.ppid !== parent) child.kill('SIGTERM');
+    }, 500).unref();
+  }
 } else {
   await runCli();
 }

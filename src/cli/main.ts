@@ -159,21 +159,34 @@ async function referenceCommand(args: string[]): Promise<number> {
   const { s3Url, s3AccessKey, s3SecretKey, s3Region } = s3.settings;
   const { caFile, clientCertFile, clientKeyFile } = tlsMaterial?.files ?? {};
   process.stdout.write(JSON.stringify({ ...target.settings, s3Url, s3AccessKey, s3SecretKey, s3Region, caFile, clientCertFile, clientKeyFile }) + '\n');
-  if (tlsMaterial) {
-    const client = clientCertFile ? ` --client-cert ${clientCertFile} --client-key ${clientKeyFile}` : '';
-    process.stderr.write(`reference: HTTPS, certificate signed by a CA made for this start (removed when it stops): run --base-url ${target.settings.baseUrl} --ca-file ${caFile}${client}\n`);
-  }
+  if (tlsMaterial) process.stderr.write('reference: HTTPS, certificate signed by a CA made for this start (removed when it stops)\n');
+  process.stderr.write(runLinesFor({ ...target.settings, s3Url, s3AccessKey, s3SecretKey, s3Region, caFile, clientCertFile, clientKeyFile }).join('\n') + '\n');
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     // Started by a run (fixtures/reference/process.ts): the run's end, or its death, closes the channel.
     process.once('disconnect', stop);
+    // Started through a launcher that was killed (npx, a shell's job, the bin's own restart): go with it.
+    const parent = process.ppid;
+    if (parent > 1) setInterval(() => process.ppid !== parent && stop(), 500).unref();
   });
   await s3.close();
   await target.close();
   tlsMaterial?.remove();
   return 0;
+}
+
+/** What `reference` prints for a person: the environment and the `run` line that point the suite at it, and how to stop it. */
+export function runLinesFor(s: { baseUrl: string; apiKey: string; apiKeyB: string; apiKeyReadonly: string; image: string; subnetId: string; subnetIdB: string; s3Url: string; s3AccessKey: string; s3SecretKey: string; s3Region: string; caFile?: string; clientCertFile?: string; clientKeyFile?: string }): string[] {
+  const env = [`CONFORMANCE_API_KEY=${s.apiKey}`, `CONFORMANCE_API_KEY_B=${s.apiKeyB}`, `CONFORMANCE_API_KEY_READONLY=${s.apiKeyReadonly}`, `CONFORMANCE_S3_ACCESS_KEY=${s.s3AccessKey}`, `CONFORMANCE_S3_SECRET_KEY=${s.s3SecretKey}`];
+  const tls = `${s.caFile ? ` --ca-file ${s.caFile}` : ''}${s.clientCertFile ? ` --client-cert ${s.clientCertFile} --client-key ${s.clientKeyFile}` : ''}`;
+  return [
+    'reference: to run the suite against it (keys in the environment, never on the command line):',
+    `  export ${env.join(' ')}`,
+    `  npx cloud-conformance run --base-url ${s.baseUrl} --image ${s.image} --subnet-id ${s.subnetId} --subnet-id-b ${s.subnetIdB} --s3-url ${s.s3Url}${s.s3Region !== 'us-east-1' ? ` --s3-region ${s.s3Region}` : ''}${tls}`,
+    `reference: serving until Ctrl-C or SIGTERM (kill ${process.pid}); it also stops when the command that started it ends`,
+  ];
 }
 
 export async function main(argv: string[]): Promise<number> {

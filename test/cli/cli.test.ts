@@ -120,6 +120,37 @@ describe('cloud-conformance reference', () => {
     expect(code).toBe(0);
   });
 
+  it('prints a ready run line (keys in the environment) that runs the suite against it, and how to stop it', async () => {
+    const ref = spawn(process.execPath, [BIN, 'reference', '--port', '0', '--time-scale', '60'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    ref.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    await new Promise<string>((resolve) => createInterface({ input: ref.stdout! }).once('line', resolve));
+    while (!stderr.includes('serving until')) await new Promise((r) => setTimeout(r, 50));
+    const exportLine = stderr.split('\n').find((l) => l.trim().startsWith('export '))!.trim();
+    const runLine = stderr.split('\n').find((l) => l.trim().startsWith('npx cloud-conformance run'))!.trim();
+    expect(runLine).not.toMatch(/ck_/);
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'cc-')), 'r.json');
+    const child = spawn('bash', ['-c', `${exportLine} && ${runLine.replace(/^npx cloud-conformance/, `${process.execPath} ${BIN}`)} --only auth --time-scale 60 --report json:${out}`], { stdio: 'ignore' });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(JSON.parse(readFileSync(out, 'utf8')).verdict).toBe('conformant');
+    ref.kill('SIGTERM');
+  });
+
+  it('stops when the command that started it is killed (npx, a shell job)', async () => {
+    // A launcher in between, as npx is: killed outright, the reference must not outlive it.
+    const launcher = spawn(process.execPath, ['-e', `require('node:child_process').spawn(process.execPath, [${JSON.stringify(BIN)}, 'reference', '--port', '0'], { stdio: 'inherit' }); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const s = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: launcher.stdout! }).once('line', resolve)));
+    expect((await fetch(`${s.baseUrl}/v1/vms`)).status).toBe(401);
+    launcher.kill('SIGKILL');
+    let gone = false;
+    for (let i = 0; i < 40 && !gone; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      gone = await fetch(`${s.baseUrl}/v1/vms`).then(() => false, () => true);
+    }
+    expect(gone).toBe(true);
+  });
+
   it('refuses an unknown fault with exit 2', () => {
     const r = cli(['reference', '--fault', 'no-such-fault']);
     expect(r.status).toBe(2);
