@@ -143,9 +143,31 @@ export function parseCliArgs(args: string[], options: NonNullable<Parameters<typ
   try {
     return parseArgs({ args, options, strict: true, allowPositionals: false }) as { values: FlagValues };
   } catch (err) {
-    // node:util's messages name the flag; drop its stack and hint suffixes.
-    throw new UsageError((err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, ''));
+    // node:util's messages name the flag; drop its stack and hint suffixes, and suggest the nearest known flag.
+    const message = (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
+    const unknown = /^Unknown option '--([^'=]+)/.exec(message)?.[1];
+    const near = unknown === undefined ? undefined : nearestFlag(unknown, Object.keys(options ?? {}));
+    throw new UsageError(near ? `${message}; did you mean --${near}?` : message);
   }
+}
+
+/** The known flag closest to a mistyped one (at most a third of its letters off), for the usage error. */
+export function nearestFlag(typed: string, known: readonly string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      let prev = row[0]!;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const cur = row[j]!;
+        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+        prev = cur;
+      }
+    }
+    return row[b.length]!;
+  };
+  const best = known.map((k) => ({ k, d: distance(typed, k) })).sort((x, y) => x.d - y.d)[0];
+  return best && best.d <= Math.max(1, Math.floor(typed.length / 3)) ? best.k : undefined;
 }
 
 function positiveNumber(flag: string, raw: string | undefined, fallback: number): number {

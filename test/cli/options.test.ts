@@ -21,3 +21,12 @@ describe('--max-body-bytes', () => {
     });
   }
 });
+
+describe('a mistyped flag', () => {
+  it('is named with the nearest known flag, and nothing is suggested for one far from all', async () => {
+    const { nearestFlag } = await import('../../src/cli/options.ts');
+    expect(nearestFlag('profle', ['profile', 'only', 'seed'])).toBe('profile');
+    expect(nearestFlag('api-key-read-only', ['api-key-readonly', 'api-key-b'])).toBe('api-key-readonly');
+    expect(nearestFlag('zzzzzz', ['profile', 'only'])).toBeUndefined();
+  });
+});
