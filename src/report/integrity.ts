@@ -64,7 +64,9 @@ export function readSigningKey(file: string): KeyObject {
   try {
     key = createPrivateKey(pem);
   } catch {
-    throw new UsageError(`--sign ${file}: not a PEM private key (make one with: openssl genpkey -algorithm ed25519 -out ${file})`);
+    // A new file's name, never the one given: that may be the public key, which the command would overwrite.
+    const what = /-----BEGIN PUBLIC KEY-----/.test(pem) ? 'a public key; --sign takes the private key' : 'not a PEM private key';
+    throw new UsageError(`--sign ${file}: ${what} (make a pair with: openssl genpkey -algorithm ed25519 -out certifier.key.pem && openssl pkey -in certifier.key.pem -pubout -out certifier.pub.pem)`);
   }
   if (key.asymmetricKeyType !== 'ed25519') throw new UsageError(`--sign ${file}: a ${key.asymmetricKeyType} key; the report is signed with Ed25519 (openssl genpkey -algorithm ed25519)`);
   return key;

@@ -136,5 +136,13 @@ describe('cloud-conformance verify', () => {
     const badSign = await cli(['run', '--only', 'errors', '--sign', file('not-a-key.pem')]);
     expect(badSign.status).toBe(2);
     expect(badSign.stderr).toMatch(/^cloud-conformance: --sign .*not a PEM private key/);
+    // The public key given by mistake: said so, and the suggested command writes new files, never over the one given.
+    const { publicKey } = generateKeyPairSync('ed25519');
+    writeFileSync(file('certifier.pub.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
+    const publicGiven = await cli(['run', '--only', 'errors', '--sign', file('certifier.pub.pem')]);
+    expect(publicGiven.status).toBe(2);
+    expect(publicGiven.stderr).toMatch(/a public key; --sign takes the private key/);
+    expect(publicGiven.stderr).toMatch(/-out certifier\.key\.pem .*-pubout -out certifier\.pub\.pem/);
+    expect(publicGiven.stderr).not.toContain(`-out ${file('certifier.pub.pem')}`);
   });
 });
