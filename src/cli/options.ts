@@ -73,6 +73,7 @@ export const ENV_OF: Record<string, string> = {
   'ca-file': 'CONFORMANCE_CA_FILE',
   'client-cert': 'CONFORMANCE_CLIENT_CERT',
   'client-key': 'CONFORMANCE_CLIENT_KEY',
+  profile: 'CONFORMANCE_PROFILE',
 };
 
 export interface RunOptions {
@@ -253,8 +254,9 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     const value = fromFlag ?? env[name] ?? dotenv[name];
     return value === '' ? undefined : value;
   };
-  const profile = (v['profile'] as string | undefined) ?? 'quick';
-  if (profile !== 'quick' && profile !== 'full' && profile !== 'certify') throw new UsageError(`--profile must be quick, full or certify, got ${JSON.stringify(profile)}`);
+  const profile = setting('profile') ?? 'quick';
+  const from = v['profile'] !== undefined ? '--profile' : 'CONFORMANCE_PROFILE';
+  if (profile !== 'quick' && profile !== 'full' && profile !== 'certify') throw new UsageError(`${from} must be quick, full or certify, got ${JSON.stringify(profile)}`);
   const seedRaw = v['seed'] as string | undefined;
   if (seedRaw !== undefined && !/^\d{1,15}$/.test(seedRaw)) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(seedRaw)}`);
   const baseUrl = setting('base-url');

@@ -30,3 +30,11 @@ describe('a mistyped flag', () => {
     expect(nearestFlag('zzzzzz', ['profile', 'only'])).toBeUndefined();
   });
 });
+
+describe('CONFORMANCE_PROFILE', () => {
+  it('is read like every other setting (the flag wins), and an unknown value is refused, never a quick run', () => {
+    expect(resolveRunOptions([], { CONFORMANCE_PROFILE: 'full' }, '/nonexistent').profile).toBe('full');
+    expect(resolveRunOptions(['--profile', 'quick'], { CONFORMANCE_PROFILE: 'full' }, '/nonexistent').profile).toBe('quick');
+    expect(() => resolveRunOptions([], { CONFORMANCE_PROFILE: 'fast' }, '/nonexistent')).toThrow(/CONFORMANCE_PROFILE must be quick, full or certify, got "fast"/);
+  });
+});
