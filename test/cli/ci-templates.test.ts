@@ -110,11 +110,13 @@ describe('the GitHub Actions template', () => {
     expect(t.doc['permissions']).toEqual({ contents: 'read', actions: 'read' });
     expect(t.steps.map((s) => s.uses?.split('@')[0] ?? s.id ?? s.run?.trim().split(/\s/)[0])).toEqual(['actions/checkout', 'actions/setup-node', 'npm', 'conformance', 'diff', 'actions/upload-artifact']);
     expect(t.steps.find((s) => s.id === 'diff')!.if).toBe('always()');
-    expect(t.steps.find((s) => s.uses?.startsWith('actions/setup-node'))!.with!['node-version']).toBe(20);
+    // Node 20 and the current LTS, one job each.
+    expect(t.steps.find((s) => s.uses?.startsWith('actions/setup-node'))!.with!['node-version']).toBe('${{ matrix.node }}');
+    expect((t.doc['jobs'] as Record<string, { strategy: { matrix: { node: number[] } } }>)['conformance']!.strategy.matrix.node).toEqual([20, 24]);
     expect(t.steps.find((s) => s.id === 'conformance')!.shell).toBe('bash');
     const upload = t.steps.at(-1)!;
     expect(upload.if).toBe('always()');
-    expect(upload.with!['name']).toBe('conformance-reports');
+    expect(upload.with!['name']).toBe('conformance-reports-node${{ matrix.node }}');
   });
 
   it('reads the keys and the base URL from secrets, the rest from variables', () => {
@@ -134,7 +136,10 @@ describe('the GitLab CI template', () => {
   const t = gitlab();
 
   it('is one job that installs, runs the suite with the reports, and keeps them whatever happened', () => {
-    expect(t.job['image']).toBe('node:20');
+    // Node 20 and the current LTS; merge request pipelines, the default branch and schedules.
+    expect(t.job['image']).toBe('node:${NODE_VERSION}');
+    expect(t.job['parallel']).toEqual({ matrix: [{ NODE_VERSION: ['20', '24'] }] });
+    expect((t.job['rules'] as Array<{ if: string }>).map((r) => r.if)).toEqual(['$CI_PIPELINE_SOURCE == "merge_request_event"', '$CI_PIPELINE_SOURCE == "schedule" || $CI_PIPELINE_SOURCE == "web"', '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH']);
     expect((t.job['before_script'] as string[]).join('\n')).toMatch(/^npm ci\b/);
     const artifacts = t.job['artifacts'] as { when: string };
     expect(artifacts.when).toBe('always');
@@ -241,11 +246,13 @@ describe.concurrent('each template gates on expectations and publishes the diff 
       expect(report.verdict).toBe('nonconformant');
       expect(report.expectations.expected).toEqual(['versioning.unknown-version']);
       const summary = path.join(cwd, 'step-summary.md');
-      const stepEnv = { ...env, PATH: `${stubs}:${env['PATH']}`, GITHUB_STEP_SUMMARY: summary, GH_TOKEN: 'ghs_stub', WORKFLOW: 'conformance', DEFAULT_BRANCH: 'main' };
-      expect(Object.keys(t.diffEnv!).sort()).toEqual(['DEFAULT_BRANCH', 'GH_TOKEN', 'WORKFLOW']);
+      const stepEnv = { ...env, PATH: `${stubs}:${env['PATH']}`, GITHUB_STEP_SUMMARY: summary, GH_TOKEN: 'ghs_stub', WORKFLOW: 'conformance', DEFAULT_BRANCH: 'main', NODE_VERSION: '24' };
+      expect(Object.keys(t.diffEnv!).sort()).toEqual(['DEFAULT_BRANCH', 'GH_TOKEN', 'NODE_VERSION', 'WORKFLOW']);
+      // On a schedule the event has no repository: the default branch falls back to the ref the workflow runs on.
+      expect(t.diffEnv!['DEFAULT_BRANCH']).toBe('${{ github.event.repository.default_branch || github.ref_name }}');
       const diff = await runScript(t, stepEnv, { cwd, script: t.diffScript });
       expect(diff.code, diff.stderr).toBe(0);
-      expect(readFileSync(calls, 'utf8')).toMatch(/^run list --workflow conformance --branch main --status completed .*\nrun download 4242 --name conformance-reports --dir previous-run\n$/);
+      expect(readFileSync(calls, 'utf8')).toMatch(/^run list --workflow conformance --branch main --status completed .*\nrun download 4242 --name conformance-reports-node24 --dir previous-run\n$/);
       expect(readFileSync(summary, 'utf8')).toContain('| `versioning.unknown-version` | passed | failed |');
       expect(readFileSync(path.join(cwd, DIFF_MD), 'utf8')).toContain('### Conformance: ❌ regression');
       expect(diff.stdout).toContain('checks newly failing (1):\n  versioning.unknown-version  passed → failed');
