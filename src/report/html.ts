@@ -1,5 +1,5 @@
 import type { EvidenceExchange } from '../engine/run/check.ts';
-import type { CheckReport, DomainCoverage, LimitProbeTrace, RunReport } from '../engine/run/report.ts';
+import { clauseCounts, type CheckReport, type DomainCoverage, type LimitProbeTrace, type RunReport } from '../engine/run/report.ts';
 import { loadClausesSync, type ClauseList } from '../spec/clauses.ts';
 
 // The certification report: one self-contained HTML file (inline CSS and SVG, no script, no external resource)
@@ -82,7 +82,8 @@ function findingHtml(c: CheckReport, reproduce: string): string {
     : '<p class="muted">No exchanges recorded.</p>';
   const only = c.group ? `${reproduce.replace(/ --only \S+/, '')} --only ${c.group}` : reproduce;
   return `<article class="finding ${esc(c.status)}" id="f-${esc(c.id)}">
-<h3>${badge(c.status, c.status === 'warning' ? 'warning (should)' : `failed (${c.level})`)} <code>${esc(c.id)}</code> <span class="muted">${esc(c.title)}</span></h3>
+<h3>${badge(c.status, c.status === 'warning' ? 'warning (should)' : `failed (${c.level})`)}${c.expected ? ` ${badge('skipped', 'expected')}` : ''} <code>${esc(c.id)}</code> <span class="muted">${esc(c.title)}</span></h3>
+${c.expected ? `<p class="muted">Expected (the expectations file lists it)${c.expected.reason ? `: ${esc(c.expected.reason)}` : ''}${c.expected.reference ? ` — ${esc(c.expected.reference)}` : ''}</p>` : ''}
 <p class="clauses">Clauses: ${c.clauses.map((id) => `<a href="#c-${esc(id)}"><code>${esc(id)}</code></a>`).join(' ')}</p>
 <p class="msg">${esc(c.message)}</p>
 <div class="lbl">reproduce</div><pre class="curl">${esc(reproduce)}\n# or this check's group alone:\n${esc(only)}</pre>
@@ -200,10 +201,18 @@ function notVerifiedBanner(r: RunReport): string {
   const open = r.coverage?.notVerified ?? [];
   const errors = r.errors ?? [];
   if (!open.length && !errors.length) return r.coverage ? `<section class="banner proved" id="not-verified"><strong>Every MUST clause${r.overlay ? ' and every declared choice' : ''} was verified.</strong></section>` : '';
-  const clauses = [...new Set(open.map((n) => n.clause))];
-  const items = open.map((n) => `<li><a href="#c-${esc(n.clause)}"><code>${esc(n.clause)}</code></a> by <code>${esc(n.check)}</code>${n.blocking ? '' : ' <span class="muted">(not blocking)</span>'}: ${esc(n.reason)} <span class="how">to verify: ${esc(n.howToVerify)}</span></li>`);
+  const counts = r.coverage ? clauseCounts(r.coverage) : { notVerified: new Set(open.map((n) => n.clause)).size, verified: 0, total: 0 };
+  // Groups left out with --only: one line each, not one per clause and check.
+  const unselected = open.filter((n) => /^group \S+ was not selected$/.test(n.reason));
+  const groups = [...new Set(unselected.map((n) => n.reason.split(' ')[1]!))];
+  const groupItems = groups.map((g) => {
+    const of = new Set(unselected.filter((n) => n.reason.split(' ')[1] === g).map((n) => n.clause));
+    return `<li class="muted">group <code>${esc(g)}</code> not selected (<code>--only</code>): ${of.size} clause${of.size === 1 ? '' : 's'} need${of.size === 1 ? 's' : ''} its checks</li>`;
+  });
+  const items = open.filter((n) => !unselected.includes(n)).map((n) => `<li><a href="#c-${esc(n.clause)}"><code>${esc(n.clause)}</code></a> by <code>${esc(n.check)}</code>${n.blocking ? '' : ' <span class="muted">(not blocking)</span>'}: ${esc(n.reason)} <span class="how">to verify: ${esc(n.howToVerify)}</span></li>`);
   const errs = errors.map((e) => `<li><code>${esc(e.check)}</code> could not run: ${esc(e.message)}</li>`);
-  return `<section class="banner not-verified" id="not-verified"><strong>Not verified: ${clauses.length} clause${clauses.length === 1 ? '' : 's'}${errors.length ? `, ${errors.length} check${errors.length === 1 ? '' : 's'} could not run` : ''}.</strong>${r.requireComplete ? ' This run requires every MUST clause verified.' : ''}<ul>${[...errs, ...items].join('')}</ul></section>`;
+  const head = r.coverage ? `${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)` : `${counts.notVerified} clause${counts.notVerified === 1 ? '' : 's'}`;
+  return `<section class="banner not-verified" id="not-verified"><strong>Not verified: ${head}${errors.length ? `, ${errors.length} check${errors.length === 1 ? '' : 's'} could not run` : ''}.</strong>${r.requireComplete ? ' This run requires every MUST clause verified.' : ''}<ul>${[...errs, ...items, ...groupItems].join('')}</ul></section>`;
 }
 
 function checksTable(checks: CheckReport[]): string {
@@ -333,7 +342,7 @@ export function renderHtml(report: RunReport, clauses: ClauseList = loadClausesS
   const s = report.summary;
   const findings = report.checks.filter((c) => c.status === 'failed' || c.status === 'warning').sort((a, b) => (STATUS_RANK[b.status] ?? 0) - (STATUS_RANK[a.status] ?? 0));
   const rows = clauseRows(report, clauses);
-  const covered = rows.filter((r) => r.kind === 'clause' && r.checks.length).length;
+  const counts = report.coverage ? clauseCounts(report.coverage) : undefined;
   const probes = report.limitProbes ?? [];
   const title = `Conformance report: ${report.verdict} — ${report.target.baseUrl}`;
   return `<!doctype html>
@@ -344,14 +353,15 @@ export function renderHtml(report: RunReport, clauses: ClauseList = loadClausesS
 <h1>Cloud Platform REST API — conformance report</h1>
 <section class="verdict ${esc(report.verdict)}" id="verdict"><div class="v">Verdict: ${esc(report.verdict)}</div>
 <div class="counts"><span>${s.passed} passed</span><span>${s.failed} failed</span><span>${s.warnings} warnings</span><span>${s.skipped} skipped</span>${report.errors?.length ? `<span>${report.errors.length} errors</span>` : ''}</div></section>
+<nav class="toc"><a href="#findings">Findings (${findings.length})</a><a href="#not-verified">Clauses: ${counts ? `${counts.verified} of ${counts.total} verified` : 'not judged'}</a><a href="#clauses">Clause coverage</a><a href="#checks">Checks (${report.checks.length})</a><a href="#limits">Limit probes (${probes.length})</a><a href="#s3">Object storage</a><a href="#ledger">Created resources (${report.ledger.length})</a><a href="#observations">Observations</a></nav>
+
+<h2 id="findings">Findings</h2>
+${report.startupFailure ? startupFailureHtml(report) : findings.length ? findings.map((c) => findingHtml(c, report.reproduce)).join('\n') : '<p>No check failed and none warned.</p>'}
+
 ${notVerifiedBanner(report)}
 <dl class="meta">
 ${metaRows(report)}
 </dl>
-<nav class="toc"><a href="#findings">Findings (${findings.length})</a><a href="#clauses">Clause coverage (${covered}/${clauses.clauses.length})</a><a href="#checks">Checks (${report.checks.length})</a><a href="#limits">Limit probes (${probes.length})</a><a href="#s3">Object storage</a><a href="#ledger">Created resources (${report.ledger.length})</a><a href="#observations">Observations</a></nav>
-
-<h2 id="findings">Findings</h2>
-${report.startupFailure ? startupFailureHtml(report) : findings.length ? findings.map((c) => findingHtml(c, report.reproduce)).join('\n') : '<p>No check failed and none warned.</p>'}
 
 <h2 id="clauses">Clause coverage</h2>
 <p class="muted">Every statement of the seed (<code>spec/clauses.yaml</code>), the checks that cite it and their status in this run; items the seed leaves unshown follow where a check cites them. A clause's status is its worst check's.</p>

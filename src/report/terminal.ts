@@ -1,4 +1,4 @@
-import type { CheckReport, RunReport } from '../engine/run/report.ts';
+import { clauseCounts, type CheckReport, type RunReport } from '../engine/run/report.ts';
 
 const MARK: Record<CheckReport['status'], string> = { passed: 'PASS', failed: 'FAIL', warning: 'WARN', skipped: 'SKIP', error: 'ERR ' };
 
@@ -13,7 +13,8 @@ export function notVerifiedLines(report: RunReport): string[] {
   const errors = report.errors ?? [];
   if (!open.length && !errors.length) return report.coverage ? [`every MUST clause${report.overlay ? ' and declared choice' : ''} was verified (${report.coverage.verified.length})`] : [];
   const clauses = [...new Set(open.map((n) => n.clause))];
-  const lines = [`not verified: ${clauses.length} clause${clauses.length === 1 ? '' : 's'}${report.coverage ? ` (${report.coverage.verified.length} verified)` : ''}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`];
+  const counts = report.coverage ? clauseCounts(report.coverage) : undefined;
+  const lines = [`not verified: ${counts ? `${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)` : `${clauses.length} clause${clauses.length === 1 ? '' : 's'}`}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`];
   for (const e of errors) lines.push(`  ERROR ${e.check}: ${e.message}`);
   // Groups left out with --only: one line, not one per clause.
   const unselected = open.filter((n) => /^group \S+ was not selected$/.test(n.reason));
@@ -52,12 +53,17 @@ export function partlyVerifiedLines(report: RunReport): string[] {
 
 const VERDICT_SGR: Record<RunReport['verdict'], number> = { conformant: 32, nonconformant: 31, incomplete: 33, error: 31 };
 
+/** A failure the expectations file lists, marked as such (the verdict is unchanged; the exit code does not count it). */
+function expectedNote(c: CheckReport): string {
+  return c.expected ? ` EXPECTED${c.expected.reason ? `: ${c.expected.reason}` : ''}` : '';
+}
+
 /** What --quiet keeps: the verdict line and each failure, one line each (the evidence is in the reports). */
 export function quietSummaryLines(report: RunReport): string[] {
   const s = report.summary;
   return [
     `verdict: ${report.verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped)`,
-    ...report.checks.filter((c) => c.status === 'failed').map((c) => `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')}): ${c.message}`),
+    ...report.checks.filter((c) => c.status === 'failed').map((c) => `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})${expectedNote(c)}: ${c.message}`),
   ];
 }
 
@@ -71,7 +77,7 @@ export function summaryLines(report: RunReport, colour = false): string[] {
     ...partlyVerifiedLines(report),
   ];
   for (const c of report.checks.filter((c) => c.status === 'failed')) {
-    lines.push('', `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})`, `  ${c.message}`);
+    lines.push('', `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})${expectedNote(c)}`, `  ${c.message}`);
     const first = c.evidence?.exchanges[0];
     if (first) lines.push(`  reproduce: ${first.curl}`);
   }

@@ -6,7 +6,8 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { renderHtml } from '../../src/report/html.ts';
 import { loadClausesSync } from '../../src/spec/clauses.ts';
-import type { RunReport } from '../../src/engine/run/report.ts';
+import { clauseCounts, type RunReport } from '../../src/engine/run/report.ts';
+import { allChecks } from '../../suites/index.ts';
 import { runAgainstReference } from '../helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -69,7 +70,7 @@ describe('the HTML report, rendered from a real run', () => {
       }
       const open = [...new Set(report.coverage!.notVerified.map((n) => n.clause))];
       expect(open.length).toBeGreaterThan(0);
-      expect(await page.locator('#not-verified').innerText()).toContain(`Not verified: ${open.length} clause`);
+      expect(await page.locator('#not-verified').innerText()).toContain(`Not verified: ${open.length} of`);
       // A clause no check can observe says so.
       expect(await page.locator('tr[data-clause="KEY-CONSOLE-CREATED"]').innerText()).toContain('not checkable');
     });
@@ -101,6 +102,19 @@ describe('the HTML report, rendered from a real run', () => {
       expect(requested.filter((u) => !u.startsWith('file:'))).toEqual([]);
       expect(html).not.toMatch(/<script|<link |src="http|href="http/i);
       expect(html).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\./);
+    });
+
+    it('leads with the finding: the first failure is on the first screen of an --only run, the clause count one number', async () => {
+      const first = await page.locator('article.finding').first().boundingBox();
+      expect(first!.y).toBeLessThan(900 - 100);
+      const counts = clauseCounts(report.coverage!);
+      expect(await page.locator('nav.toc').innerText()).toContain(`Clauses: ${counts.verified} of ${counts.total} verified`);
+      expect(await page.locator('#not-verified strong').innerText()).toContain(`${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)`);
+      // The groups this run did not select: one line each, not a row per clause and check.
+      const unselected = await page.locator('#not-verified li', { hasText: 'not selected' }).count();
+      expect(unselected).toBeLessThanOrEqual(new Set(allChecks.map((c) => c.group)).size);
+      mkdirSync('artifacts', { recursive: true });
+      await page.screenshot({ path: 'artifacts/report-first-screen.png' });
     });
 
     it('saves a screenshot as an artifact of the test run', async () => {

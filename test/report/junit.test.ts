@@ -115,6 +115,15 @@ describe('the JUnit report', () => {
     expect(all(doc, 'skipped').length).toBe(skipped.length);
   });
 
+  it('writes a failure the expectations file lists as skipped, with "expected:", its reason and the finding, and does not count it', () => {
+    const checks = report.checks.map((c) => (c.id === 'auth.token-shape' ? { ...c, expected: { reason: 'known: TTL config', reference: 'https://tracker.example/7' } } : c));
+    const el = parseXml(renderJunit({ ...report, checks }));
+    const tokenShape = all(el, 'testcase').find((t) => t.attrs['name']!.startsWith('auth.token-shape '))!;
+    expect(tokenShape.children.map((c) => c.name)).toEqual(['skipped']);
+    expect(tokenShape.children[0]!.attrs['message']).toMatch(/^expected: known: TTL config \(https:\/\/tracker\.example\/7\): FAILED /);
+    expect(Number(el.attrs['failures'])).toBe(report.checks.filter((c) => c.status === 'failed').length - 1);
+  });
+
   it('escapes what it takes from the report', () => {
     const hostile = `a<b>&"'\u0001]]>`;
     const r = { ...report, checks: [{ ...report.checks[0]!, id: hostile, status: 'failed' as const, message: hostile, clauses: [hostile] }] };

@@ -76,6 +76,12 @@ export interface Coverage {
   domains?: DomainCoverage[];
 }
 
+/** The clause counts every report format says alike: verified, not verified, and the clauses the run judged in all. */
+export function clauseCounts(c: Coverage): { verified: number; notVerified: number; total: number } {
+  const open = new Set(c.notVerified.map((n) => n.clause).filter((id) => !c.verified.includes(id)));
+  return { verified: c.verified.length, notVerified: open.size, total: c.verified.length + open.size };
+}
+
 /**
  * nonconformant: a must or declared assertion failed (whatever else happened); incomplete: nothing failed, but a check
  * could not run, or (certify, --require-complete) a MUST clause was not verified; error: nothing could be judged.
