@@ -184,7 +184,7 @@ export function runLinesFor(s: { baseUrl: string; apiKey: string; apiKeyB: strin
   return [
     'reference: to run the suite against it (keys in the environment, never on the command line):',
     `  export ${env.join(' ')}`,
-    `  npx cloud-conformance run --base-url ${s.baseUrl} --image ${s.image} --subnet-id ${s.subnetId} --subnet-id-b ${s.subnetIdB} --s3-url ${s.s3Url}${s.s3Region !== 'us-east-1' ? ` --s3-region ${s.s3Region}` : ''}${tls}`,
+    `  npx cloud-conformance run --base-url ${s.baseUrl}${tls} --image ${s.image} --subnet-id ${s.subnetId} --subnet-id-b ${s.subnetIdB} --s3-url ${s.s3Url}${s.s3Region !== 'us-east-1' ? ` --s3-region ${s.s3Region}` : ''}`,
     `reference: serving until Ctrl-C or SIGTERM (kill ${process.pid}); it also stops when the command that started it ends`,
   ];
 }
