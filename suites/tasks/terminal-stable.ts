@@ -4,7 +4,8 @@ import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { readTaskState } from '../../src/engine/target/discover.ts';
 import { waitsLong } from '../../src/engine/config/config.ts';
 
-const REPOLLS = 3;
+/** Reads right after completion: enough that a task answering otherwise every second read shows, though other checks poll it too. */
+const REPOLLS = 6;
 /** Target-seconds after its completion at which a terminal task is read once more (a status cache of minutes may lapse by then). */
 const LATER_SECONDS = 301;
 /**

@@ -264,10 +264,21 @@ export class Fixtures {
     throw err;
   }
 
+  /** Polls under way, per task: checks that wait for the same task share one poller (two in lockstep would each see half its reads). */
+  private readonly polling = new Map<string, Promise<TaskOutcome>>();
+
   /** Polls a task until it reaches a terminal state or the task timeout (target-seconds) passes. */
   async pollTask(taskId: string, lane?: string): Promise<TaskOutcome> {
+    const under = this.polling.get(taskId);
+    if (under) return under;
     const boundMs = (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale;
-    return this.waits.upTo(this.pollUntilDone(taskId, lane, Date.now() + boundMs), boundMs, `task ${taskId} to complete (--task-timeout ${this.config.taskTimeoutSeconds} s)`, 'tasks');
+    const outcome = this.waits.upTo(this.pollUntilDone(taskId, lane, Date.now() + boundMs), boundMs, `task ${taskId} to complete (--task-timeout ${this.config.taskTimeoutSeconds} s)`, 'tasks');
+    this.polling.set(taskId, outcome);
+    try {
+      return await outcome;
+    } finally {
+      this.polling.delete(taskId);
+    }
   }
 
   private async pollUntilDone(taskId: string, lane: string | undefined, deadline: number): Promise<TaskOutcome> {
