@@ -29,11 +29,15 @@ export const oddPathIds: Check = {
     const ids = [...oddIds(absentId(ctx, 'odd')), ...random.map((r) => `${absentId(ctx, 'rnd')}${r}`)];
     // Writes are budgeted: the fixed list only, for the backup operation.
     const writes = ctx.config.readOnly ? [] : oddIds(absentId(ctx, 'odd')).slice(0, 8);
+    // The VM record read too, where a target offers it as convention has it (the seed does not show it): its answer
+    // for an id that exists nowhere is an error like any other (ERROR-OBJECT-EVERY, errors.error-object judges it).
+    const records = [absentId(ctx, 'vm'), `${absentId(ctx, 'vm')}?x=1`];
     const answers = await ctx.callEach([
       ...ids.map((id) => ({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(id)}`, lane: GENERATED_LANE })),
+      ...records.map((id) => ({ method: 'GET', path: `/v1/vms/${encodeURIComponent(id)}`, lane: GENERATED_LANE })),
       ...writes.map((id) => ({ method: 'POST', path: `/v1/vms/${encodeURIComponent(id)}/backups`, json: { description: 'conformance' }, lane: GENERATED_LANE })),
     ]);
-    const sent: Array<{ id: string; ex: Exchange }> = [...ids, ...writes].map((id, i) => ({ id, ex: answers[i]! }));
+    const sent: Array<{ id: string; ex: Exchange }> = [...ids, ...records, ...writes].map((id, i) => ({ id, ex: answers[i]! }));
     // "0" and "-1" may be real ids on a target that numbers its objects (opaque strings of digits): never a 5xx, but
     // an answer with the object is no evidence. Every other id here is one no target can have issued.
     const mayExist = new Set(['0', '-1']);

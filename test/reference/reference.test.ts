@@ -1344,6 +1344,12 @@ const faultCases: FaultCase[] = [
     faulty: [403, 'unauthenticated'],
   },
   {
+    name: 'vm-record-404-flat',
+    probe: async (s) => Object.keys((await call(s, 'GET', '/v1/vms/vm-absent-anywhere', { token: await tokenFor(s) })).body),
+    clean: ['error'],
+    faulty: ['code', 'message'],
+  },
+  {
     name: 'token-malformed-json-500',
     probe: async (s) => [(await call(s, 'POST', '/v1/auth/tokens', { raw: '{"api_key": ' })).status, (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: '{"name": ' })).status],
     clean: [400, 400],
