@@ -103,8 +103,11 @@ describe('a proxy that refuses', () => {
     const r = await runCli([...targetFlags(tls.settings), '--ca-file', tls.settings.caFile!, '--quiet'], { HTTPS_PROXY: wrong });
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(new RegExp(`^cloud-conformance: target unreachable at https://127\\.0\\.0\\.1:\\d+ through proxy http://\\[REDACTED\\]@127\\.0\\.0\\.1:${proxy.port}: .*407.*; the proxy asks for credentials`));
+    expect(r.stderr).toMatch(new RegExp(`^cloud-conformance: target unreachable at https://127\\.0\\.0\\.1:\\d+ through proxy http://\\[REDACTED\\]@127\\.0\\.0\\.1:${proxy.port}: .*407.*; the proxy refused the credentials in its URL`));
     expect(r.stderr + r.stdout + r.written).not.toContain('not-the-password-either');
+    // None given: the hint says to give them.
+    const none = await runCli([...targetFlags(tls.settings), '--ca-file', tls.settings.caFile!, '--quiet'], { HTTPS_PROXY: proxy.url.replace(/\/\/[^@]+@/, '//') });
+    expect(none.stderr).toMatch(/; the proxy asks for credentials: give them in its URL/);
     expect((r.report!['startupFailure'] as { message: string }).message).toContain('[REDACTED]');
   });
 

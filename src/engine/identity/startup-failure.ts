@@ -56,7 +56,12 @@ function connectionHint(transportError: string, limits: StartupLimits): string {
       ? `; a target that requires mutual TLS does so when it does not accept the client certificate --client-cert ${clientCert.certFile} (is it signed by the CA the target trusts?)`
       : '; a target that requires mutual TLS may do so: pass --client-cert FILE --client-key FILE';
   }
-  if (/\(407\)/.test(transportError)) return '; the proxy asks for credentials: give them in its URL (http://user:password@host:port)';
+  if (/\(407\)/.test(transportError)) {
+    // Credentials given and refused are another matter than none given.
+    const proxy = proxyFor(limits.baseUrl, limits.connection?.proxy);
+    const given = !!proxy && /^[a-z]+:\/\/[^/@]+@/i.test(proxy);
+    return given ? '; the proxy refused the credentials in its URL: check the user and password (percent-encode special characters)' : '; the proxy asks for credentials: give them in its URL (http://user:password@host:port)';
+  }
   return '';
 }
 
