@@ -90,7 +90,8 @@ export function diffReports(older: RunReport, newer: RunReport): ReportDiff {
 const SECTIONS: Array<[string, (d: ReportDiff) => Array<Change<string>>]> = [
   ['checks newly failing', (d) => d.checks.newlyFailing],
   ['clauses newly failing', (d) => d.clauses.newlyFailing],
-  ['clauses no longer verified', (d) => d.clauses.newlyNotVerified],
+  ['clauses no longer verified', (d) => d.clauses.newlyNotVerified.filter((c) => c.from === 'verified')],
+  ['clauses failing before, not judged now', (d) => d.clauses.newlyNotVerified.filter((c) => c.from !== 'verified')],
   ['checks newly not verified', (d) => d.checks.newlyNotVerified],
   ['new warnings', (d) => d.checks.newWarnings],
   ['checks newly passing', (d) => d.checks.newlyPassing],
@@ -98,8 +99,11 @@ const SECTIONS: Array<[string, (d: ReportDiff) => Array<Change<string>>]> = [
   ['warnings gone', (d) => d.checks.warningsGone],
 ];
 
-const headline = (d: ReportDiff) =>
-  `${d.regression ? 'REGRESSION' : 'no regression'}: verdict ${d.verdict.from} → ${d.verdict.to}; ${d.checks.newlyFailing.length} checks newly failing, ${d.checks.newlyPassing.length} newly passing, ${d.clauses.newlyNotVerified.length + d.checks.newlyNotVerified.length} newly not verified, ${d.checks.newWarnings.length} new warnings`;
+/** The headline counts exactly the sections below it, by the same names. */
+const headline = (d: ReportDiff) => {
+  const counts = SECTIONS.map(([name, get]) => [name, get(d).length] as const).filter(([, n]) => n > 0);
+  return `${d.regression ? 'REGRESSION' : 'no regression'}: verdict ${d.verdict.from} → ${d.verdict.to}; ${counts.length ? counts.map(([name, n]) => `${n} ${name}`).join(', ') : 'no check or clause changed'}`;
+};
 
 /** The diff for a terminal: a headline, what differs between the runs, then each non-empty section. */
 export function diffText(d: ReportDiff): string[] {

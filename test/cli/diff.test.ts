@@ -29,6 +29,9 @@ describe('cloud-conformance diff', () => {
     expect(r.stdout).toContain('checks newly failing (1):\n  errors.malformed-json  passed → failed');
     // The errors group alone leaves SVC-JSON not verified (other groups cite it too); now it fails.
     expect(r.stdout).toContain('clauses newly failing (1):\n  SVC-JSON  not verified → failed');
+    // The headline counts the sections below it, by their names.
+    const headline = r.stdout.split('\n')[0]!;
+    for (const [, name, n] of r.stdout.matchAll(/^([a-z ,]+?) \((\d+)\):$/gm)) expect(headline).toContain(`${n} ${name}`);
   });
 
   it('exits 0 on a fix, and says what now passes', () => {
