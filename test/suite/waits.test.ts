@@ -3,6 +3,7 @@
 // of those fails here with the cause and the time, whatever the machine's speed. The other waits are the target's
 // (task polls, deliveries) or the checks' own (a completed task read again 3 s later), and are reported beside them.
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { runCommand } from '../../src/cli/run.ts';
 import { runOptions } from '../../src/cli/options.ts';
 import { AVOIDABLE_WAITS, WAIT_CAUSES } from '../../src/engine/transport/waits.ts';
@@ -21,6 +22,12 @@ describe('the quick profile at real time', () => {
     expect(total, `waits by cause: ${JSON.stringify(avoidable)}`).toBeLessThan(QUICK_AVOIDABLE_WAIT_BOUND_MS);
     expect(report.verdict, report.checks.filter((c) => c.status === 'failed' || c.status === 'error').map((c) => `${c.id}: ${c.message}`).join('; ')).toBe('conformant');
     expect(report.coverage!.verified.length).toBeGreaterThanOrEqual(48);
+    // The numbers docs/checks-and-levels.md gives for this very run hold (to within 15%), so the docs cannot drift.
+    const doc = readFileSync('docs/checks-and-levels.md', 'utf8');
+    const [, requests, writes] = /A quick run against the reference \(seed 1\) makes about ([\d,]+) requests, about ([\d,]+) of them writes/.exec(doc) ?? [];
+    const near = (actual: number, documented: string) => Math.abs(actual - Number(documented.replace(/,/g, ''))) / actual;
+    expect(near(report.traffic.requests, requests!), `documented ${requests} requests, made ${report.traffic.requests}`).toBeLessThan(0.15);
+    expect(near(report.traffic.writes, writes!), `documented ${writes} writes, made ${report.traffic.writes}`).toBeLessThan(0.15);
     console.log(`quick at scale 1: ${report.traffic.requests} requests, waits ${JSON.stringify(waits)}`);
   }, 180_000);
 });
