@@ -58,7 +58,8 @@ describe('pasteable evidence', () => {
 
   it('the token line and a failure\'s curl line, pasted into a shell, get the answer the run got', async () => {
     const failed = first.checks.find((c) => c.id === 'errors.malformed-json' && c.status === 'failed')!;
-    const evidence = failed.evidence!.exchanges.find((x) => x.response?.status === 500)!;
+    // An authenticated one (token issuance, also in the evidence, carries no token).
+    const evidence = failed.evidence!.exchanges.find((x) => x.response?.status === 500 && x.curl.includes('authorization'))!;
     expect(evidence.curl).toContain('-H "authorization: Bearer $CONFORMANCE_TOKEN"');
     const pasted = await shell(`${first.tokenCommand} && ${evidence.curl}`);
     expect(pasted.stdout.split('\n')[0], pasted.stderr).toMatch(/^HTTP\/1\.1 500/);
