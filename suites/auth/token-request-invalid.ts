@@ -56,10 +56,10 @@ export const tokenRequestInvalid: Check = {
     if (accepted.length) {
       return fail(`issued a token for: ${accepted.map((a) => `${a.name} (${describe(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
     }
-    // The other half of the clause: each valid key is exchanged (the token the run holds for it, else a new one).
+    // The other half of the clause: each valid key is exchanged (the token answer the run holds for it, else a new one).
     const refused: CredentialError[] = [];
     for (const key of keys) {
-      await ctx.tokens.get(key, ctx.checkId).catch((err: unknown) => {
+      await ctx.tokens.response(key).catch((err: unknown) => {
         if (!(err instanceof CredentialError)) throw err;
         refused.push(err);
       });
