@@ -108,6 +108,6 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
 /** The flags that point a run at a reference child's API and S3 endpoint. */
 export function targetFlags(s: ReferenceSettingsLine, opts: { s3?: boolean } = {}): string[] {
   const flags = ['--base-url', s.baseUrl, '--api-key', s.apiKey, '--time-scale', '60'];
-  if (opts.s3) flags.push('--s3-url', s.s3Url, '--s3-access-key', s.s3AccessKey, '--s3-secret-key', s.s3SecretKey);
+  if (opts.s3) flags.push('--s3-url', s.s3Url, '--s3-access-key', s.s3AccessKey, `--s3-secret-key=${s.s3SecretKey}`);
   return flags;
 }
