@@ -32,8 +32,6 @@ export interface IncompleteResponse {
 export interface ClosedWhileSending {
   /** Body bytes handed to the connection before it closed (an upper bound of what the target read). */
   sentBytes: number;
-  /** The whole body had been handed to the connection when it closed. */
-  wholeBodySent: boolean;
   /** Bytes of the whole body. */
   bodyBytes: number;
   /** How the connection ended (ECONNRESET, EPIPE, other side closed). */

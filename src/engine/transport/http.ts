@@ -134,14 +134,14 @@ export class HttpClient {
     };
     const started = Date.now();
     const exchange: Exchange = { seq: ++this.seq, sentBy: opts.sentBy, request: recorded, startedAt: new Date(started).toISOString(), durationMs: 0 };
-    const progress = { sentBytes: 0, done: false };
+    const progress = { sentBytes: 0 };
     try {
       exchange.response = await this.perform(url, opts.method, headers, streamed ? Readable.from(countSent(streamed.chunks(), progress), { objectMode: false }) : body, started, opts.read);
     } catch (err) {
       if (err instanceof IncompleteBody) exchange.incompleteResponse = err.partial;
       const reason = describeTransportError(err instanceof IncompleteBody ? err.reason : err);
       // Closing the connection on a body too large to take is the target refusing it, not a broken answer (SVC-JSON).
-      if (streamed && !exchange.incompleteResponse && CLOSED.test(reason)) exchange.closedWhileSending = { sentBytes: progress.sentBytes, bodyBytes: streamed.bytes, wholeBodySent: progress.done, reason };
+      if (streamed && !exchange.incompleteResponse && CLOSED.test(reason)) exchange.closedWhileSending = { sentBytes: progress.sentBytes, bodyBytes: streamed.bytes, reason };
       else exchange.transportError = reason;
     }
     exchange.durationMs = Date.now() - started;
@@ -188,6 +188,11 @@ export class HttpClient {
     let size = 0;
     let truncated = false;
     const turn = {};
+    // Whatever ends the read: the turn goes to the next answer, and the kept bytes leave the count.
+    const release = () => {
+      this.largeBodies.give(turn);
+      held.now -= keptBytes;
+    };
     reader?.begin();
     try {
       for await (const chunk of res.body) {
@@ -208,16 +213,14 @@ export class HttpClient {
         }
       }
     } catch (err) {
-      this.largeBodies.give(turn);
-      held.now -= keptBytes;
+      release();
       throw new IncompleteBody({ status: res.statusCode, headers: this.redactor.redactHeaders(responseHeaders), receivedBytes: size, headersAfterMs }, err);
     }
     reader?.end();
     try {
       return this.recorded(res.statusCode, responseHeaders, kept, keptBytes, size, truncated);
     } finally {
-      this.largeBodies.give(turn);
-      held.now -= keptBytes;
+      release();
     }
   }
 
@@ -317,13 +320,12 @@ class LargeBodyTurn {
 /** Transport errors that mean the peer closed or reset the connection. */
 const CLOSED = /ECONNRESET|EPIPE|ECONNABORTED|UND_ERR_SOCKET|other side closed|socket hang up/;
 
-/** Passes a body's chunks through, counting the bytes handed on and noting when the last one was. */
-async function* countSent(chunks: AsyncIterable<Uint8Array>, progress: { sentBytes: number; done: boolean }): AsyncIterable<Uint8Array> {
+/** Passes a body's chunks through, counting the bytes handed on. */
+async function* countSent(chunks: AsyncIterable<Uint8Array>, progress: { sentBytes: number }): AsyncIterable<Uint8Array> {
   for await (const chunk of chunks) {
     yield chunk;
     progress.sentBytes += chunk.length;
   }
-  progress.done = true;
 }
 
 function describeTransportError(err: unknown): string {

@@ -34,21 +34,28 @@ export class Pacer {
     return windowRealMs(this.timeScale);
   }
 
+  /** The most requests of a class the suite sends on one token in a window. */
+  private cap(cls: RequestClass): number {
+    return Math.floor(DOCUMENTED_BUDGET[cls] * (1 - HEADROOM));
+  }
+
+  /** The send times of a class on a token that are still inside the window ending now. */
+  private inWindow(token: string, cls: RequestClass, now: number): number[] {
+    return (this.sent.get(`${cls}:${token}`) ?? []).filter((t) => now - t < this.windowMs());
+  }
+
   /** Whether a request of the class may go on the token now, without a wait. */
   hasRoom(token: string, cls: RequestClass): boolean {
-    const now = Date.now();
-    return (this.sent.get(`${cls}:${token}`) ?? []).filter((t) => now - t < this.windowMs()).length < Math.floor(DOCUMENTED_BUDGET[cls] * (1 - HEADROOM));
+    return this.inWindow(token, cls, Date.now()).length < this.cap(cls);
   }
 
   async acquire(token: string, cls: RequestClass, by = 'pacer'): Promise<void> {
-    const key = `${cls}:${token}`;
-    const cap = Math.floor(DOCUMENTED_BUDGET[cls] * (1 - HEADROOM));
     for (;;) {
       const now = Date.now();
-      const log = (this.sent.get(key) ?? []).filter((t) => now - t < this.windowMs());
-      if (log.length < cap) {
+      const log = this.inWindow(token, cls, now);
+      if (log.length < this.cap(cls)) {
         log.push(now);
-        this.sent.set(key, log);
+        this.sent.set(`${cls}:${token}`, log);
         return;
       }
       const wait = this.windowMs() - (now - log[0]!) + 5;
