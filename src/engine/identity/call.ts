@@ -52,11 +52,12 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     const own = bearer === undefined && as !== 'anonymous' ? await tokens.get(as, sentBy, lane) : undefined;
     // The limits are per token: a lane whose budget is spent borrows another token of the same key that has room,
     // so the run's requests spread over the tokens it holds instead of waiting for one window to pass.
-    const cached = own !== undefined && as !== 'anonymous' && !pacer.hasRoom(own, classOf(send.method)) ? (tokens.heldTokens(as).find((t) => pacer.hasRoom(t, classOf(send.method))) ?? own) : own;
+    const cls = classOf(send.method);
+    const cached = own !== undefined && as !== 'anonymous' && !pacer.hasRoom(own, cls) ? (tokens.heldTokens(as).find((t) => pacer.hasRoom(t, cls)) ?? own) : own;
     if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer}`;
     else if (cached !== undefined) headers['authorization'] = `Bearer ${cached}`;
     // Only the suite's own tokens are paced; explicit bearer values belong to checks that judge them.
-    if (cached !== undefined) await pacer.acquire(cached, classOf(send.method), sentBy);
+    if (cached !== undefined) await pacer.acquire(cached, cls, sentBy);
     const ex = await http.send({ ...send, headers, sentBy });
     ex.caller = bearer !== undefined ? 'explicit' : as;
     // Whose token it carried, also when a check passed it explicitly (a limit probe's own token).

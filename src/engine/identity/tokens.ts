@@ -165,16 +165,20 @@ export class TokenManager {
     for (const [slot, held] of this.held) if (slot.startsWith(`${key}:`) && held.token === token) this.held.delete(slot);
   }
 
+  /** Each lane holding a token of the key that is not due for renewal, with that token. */
+  private liveSlots(key: KeyName): Array<{ lane: string; token: string }> {
+    const now = Date.now();
+    return [...this.held].filter(([slot, h]) => slot.startsWith(`${key}:`) && now < h.renewAt).map(([slot, h]) => ({ lane: slot.slice(key.length + 1), token: h.token }));
+  }
+
   /** The tokens the run holds for a key, every lane's, while they are not due for renewal. */
   heldTokens(key: KeyName): string[] {
-    const now = Date.now();
-    return [...this.held].filter(([slot, h]) => slot.startsWith(`${key}:`) && now < h.renewAt).map(([, h]) => h.token);
+    return this.liveSlots(key).map((s) => s.token);
   }
 
   /** The lanes that hold a live token for a key (at least `main`). */
   heldLanes(key: KeyName): string[] {
-    const now = Date.now();
-    const lanes = [...this.held].filter(([slot, h]) => slot.startsWith(`${key}:`) && now < h.renewAt).map(([slot]) => slot.slice(key.length + 1));
+    const lanes = this.liveSlots(key).map((s) => s.lane);
     return lanes.includes('main') ? lanes : ['main', ...lanes];
   }
 
