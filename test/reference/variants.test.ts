@@ -270,6 +270,18 @@ const cases: VariantCase[] = [
     variant: [name === 'audit-history' ? 200 : 1600, true],
   })),
   {
+    name: 'audit-busy-neighbour',
+    // Failures a search finds, then failures the export holds right after it.
+    probe: async (s: ReferenceSettings) => {
+      const t = await token(s);
+      const searched = (await call(s, 'GET', '/v1/audit?result=failure&per_page=100', { token: t })).body.entries.length;
+      const exported = JSON.parse((await call(s, 'GET', '/v1/audit/export?result=failure&format=json', { token: t })).text).length;
+      return exported - searched;
+    },
+    clean: 0,
+    variant: 1,
+  },
+  {
     // Issue 12's variant, probed here like the others of the population dimension.
     name: 'short-untagged-list',
     probe: async (s) => {

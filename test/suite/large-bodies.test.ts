@@ -41,3 +41,15 @@ describe('audit exports larger than the recorded copy are judged whole', () => {
     });
   }
 });
+
+describe('audit exports read while another client fails calls', () => {
+  it('a failure logged between the search and the export is not counted extra: conformant', async () => {
+    const c = await exportCheck({ overlay: REFERENCE_OVERLAY, variants: ['audit-busy-neighbour'] });
+    expect(c.status, c.message).toBe('passed');
+  });
+
+  it('an export that drops its oldest entry still fails beside that neighbour', async () => {
+    const c = await exportCheck({ overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS, 'audit-busy-neighbour'], faults: ['audit-jsonl-missing-entry'] });
+    expect(c.status, c.message).toBe('failed');
+  });
+});
