@@ -20,6 +20,11 @@ export const S3 = 's3';
 export const S3_LARGE_OBJECT = 's3-large-object';
 /** Reads of the run's tasks, and the wait for a later read (tasks group). */
 export const TASK_READS = 'task-reads';
+/**
+ * The objects tasks.long-running-operations makes for itself (a backup, a VM it deletes): their tasks are its own, so
+ * it waits for them beside the task track's reads and later read.
+ */
+export const LONG_RUNNING_TASKS = 'long-running-tasks';
 /** Requests without a token to the run's objects (auth.bearer-required): they change nothing and spend no budget. */
 export const UNAUTHENTICATED_PROBES = 'unauthenticated-probes';
 /** The read-only key's write attempts, and the backup it tries to restore (security.readonly-write-refused). */

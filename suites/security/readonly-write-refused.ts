@@ -47,6 +47,14 @@ async function vmToDelete(ctx: CheckContext): Promise<{ id: string } | { why: st
   return typeof id === 'string' ? { id } : { why: `the VM made for it is not in the list (${matches.length} matches)` };
 }
 
+/** A promise held for later without an unhandled rejection in the meantime; unsettle gives its outcome back. */
+type Settled<T> = { value: T } | { error: unknown };
+const settled = <T>(p: Promise<T>): Promise<Settled<T>> => p.then((value) => ({ value }), (error: unknown) => ({ error }));
+function unsettle<T>(s: Settled<T>): T {
+  if ('error' in s) throw s.error;
+  return s.value;
+}
+
 /**
  * A key inherits its owner's permissions: a read-only owner's key makes no write, whichever it tries on its
  * organization's own objects: a VM create, a backup of the run's VM, and (where declared) a restore and a webhook.
@@ -61,6 +69,10 @@ export const readonlyWriteRefused: Check = {
   shares: [READONLY_PROBES],
   async run(ctx) {
     if (!ctx.tokens.has('readonly')) return skip('needs --api-key-readonly (a key whose owner may only read)', '--api-key-readonly KEY (a key whose owner may only read)');
+    // The primary key's backup and VM for the role probes are made side by side: each waits for its own task.
+    const restore = ctx.declarations.restoreBackup;
+    const backupReady = restore ? settled(availableBackup(ctx)) : undefined;
+    const vmReady = settled(vmToDelete(ctx));
     const { body } = ctx.fixtures.vmCreateBody('readonly');
     const probes: Probe[] = [{ what: 'a VM create', ex: await ctx.call({ as: 'readonly', method: 'POST', path: '/v1/vms', json: body }) }];
     if (wasAccepted(probes[0]!.ex)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId }, probes[0]!.ex);
@@ -75,10 +87,9 @@ export const readonlyWriteRefused: Check = {
       if (!(err instanceof Unavailable)) throw err;
       notTried.push(`a backup (${err.message})`);
     }
-    const restore = ctx.declarations.restoreBackup;
-    if (restore) {
+    if (restore && backupReady) {
       try {
-        const backup = await availableBackup(ctx);
+        const backup = await backupReady.then(unsettle);
         if ('id' in backup) {
           probes.push({ what: "a restore of the organization's backup", ex: await ctx.call({ as: 'readonly', method: restore.method, path: restore.path.replace('{id}', encodeURIComponent(backup.id)), json: {} }) });
           // The same backup deleted, where the document has a delete for it: the backup is this check's own.
@@ -94,7 +105,7 @@ export const readonlyWriteRefused: Check = {
     // 405, which says nothing of roles; one that lets a read-only key delete a VM made a write.
     const deleteVm = ctx.declarations.deleteVm ?? CONVENTIONAL_VM_DELETE;
     try {
-      const vm = await vmToDelete(ctx);
+      const vm = await vmReady.then(unsettle);
       if ('id' in vm) {
         const ex = await ctx.call({ as: 'readonly', method: deleteVm.method, path: deleteVm.path.replace(/\{[^}]+\}/, encodeURIComponent(vm.id)) });
         if (!ctx.declarations.deleteVm && (ex.response?.status === 404 || ex.response?.status === 405 || ex.response?.status === 501)) notTried.push(`a VM delete (DELETE /v1/vms/{id} is not offered: ${describe(ex)})`);

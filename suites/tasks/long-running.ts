@@ -77,20 +77,17 @@ export const longRunningOperations: Check = {
     if (ctx.config.readOnly) return skip('--read-only: every long-running operation is a write', 'a run without --read-only');
     const ops = documentOperations(ctx).filter((o) => o.longRunning && !JUDGED_ELSEWHERE.has(o.operationId));
     if (ops.length === 0) return skip('the document declares no long-running operation beyond create VM and restore backup (a link to getTask on its answer)', 'declare which operations answer with a task (a link to getTask) in --overlay');
-    const tried: Tried[] = [];
-    for (const op of ops) {
+    // The operations touch objects of their own, so their tasks are awaited side by side.
+    const tried: Tried[] = await Promise.all(ops.map(async (op): Promise<Tried> => {
       const runner = op.operationId === 'deleteVm' && !ctx.declarations.deleteVm ? undefined : RUNNERS[op.operationId];
-      if (!runner) {
-        tried.push({ operationId: op.operationId, outcome: { untried: 'the suite has no valid request for it' } });
-        continue;
-      }
+      if (!runner) return { operationId: op.operationId, outcome: { untried: 'the suite has no valid request for it' } };
       try {
-        tried.push({ operationId: op.operationId, outcome: await runner(ctx) });
+        return { operationId: op.operationId, outcome: await runner(ctx) };
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
-        tried.push({ operationId: op.operationId, outcome: { untried: err.message } });
+        return { operationId: op.operationId, outcome: { untried: err.message } };
       }
-    }
+    }));
     const failed = tried.flatMap((t) => ('ok' in t.outcome && !t.outcome.ok ? [t.outcome] : []));
     if (failed.length) return fail(failed.map((f) => f.note).join('; '), failed.flatMap((f) => f.evidence));
     const passed = tried.flatMap((t) => ('ok' in t.outcome ? [t.outcome.note] : []));
