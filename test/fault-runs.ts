@@ -58,6 +58,8 @@ export function runFor(fault: FaultDef): ReferenceRun {
     if (fault.name === 'task-read-charged-as-write') return { ...base, only: ['limits', 'tasks'] };
     return fault.name === 'write-limit-missing' ? { ...base, allowWrites: 200 } : base;
   }
+  // A cap skipped under a filter shows only where a filter matches more than 100 VMs: a population of 2,500.
+  if (fault.name === 'per-page-cap-skipped-with-filter') return { faults: [fault.name], only: ['pagination'], variants: ['population-large'] };
   if (QUOTA_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ['vms'], overlay: QUOTA_OVERLAY, variants: ['vm-quota-low'] };
   if (CLAIMS_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS] };
   if (ALT_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] };

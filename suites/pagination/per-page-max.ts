@@ -1,7 +1,31 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import { judge, finding, fail, skip } from '../../src/engine/run/check.ts';
 import { vmsOf } from '../../src/engine/target/fixtures.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { describe, isSuccess } from '../support.ts';
+import { tagsOf } from '../vms/tag-filter.ts';
+
+/** The tag most VMs of a page carry (a filter likely to match many), as key:value; keys with a colon are ambiguous. */
+export function commonestTag(page: Exchange): string | undefined {
+  const counts = new Map<string, number>();
+  for (const vm of vmsOf(page)) for (const [k, v] of tagsOf(vm) ?? []) if (k && !k.includes(':')) counts.set(`${k}:${v}`, (counts.get(`${k}:${v}`) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+/**
+ * The cap under a filter (PAGE-MAX-100 holds for every list the seed shows, filtered too): per_page=101 with the tag
+ * most VMs of the first page carry. A served page of more than 100 is a finding; where fewer match, the note says so.
+ */
+async function capUnderFilter(ctx: CheckContext, at100: Exchange): Promise<{ finding?: Finding; note: string }> {
+  const tag = commonestTag(at100);
+  if (!tag) return { note: 'no VM of the first page shows a tag, so the cap was not tried under a filter' };
+  const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: { tag, per_page: 101 } });
+  if (!isSuccess(ex)) return { note: `under tag=${tag}: ${describe(ex)}` };
+  const n = vmsOf(ex).length;
+  if (n > 100) return { finding: finding('must', `per_page=101 under tag=${tag} returned ${n} items (the cap holds without the filter)`, [ex]), note: '' };
+  return { note: `under tag=${tag}: ${n} items${n === 100 ? '' : ` (the filter matches fewer than 101, so a missing cap cannot be seen there)`}` };
+}
 
 /** No page holds more than 100 items, whatever per_page asks; per_page=100 itself is served. */
 export const perPageMax: Check = {
@@ -25,6 +49,8 @@ export const perPageMax: Check = {
     const behaviour = results.map((r) => (isSuccess(r.ex) ? 'clamp' : r.ex.response && r.ex.response.status < 500 ? 'reject' : 'error'));
     const serverErrors = results.filter((_, i) => behaviour[i] === 'error');
     if (serverErrors.length) findings.push(finding('must', `per_page=${serverErrors[0]!.n} answered ${describe(serverErrors[0]!.ex)}`, serverErrors.map((r) => r.ex)));
+    const filtered = await capUnderFilter(ctx, at100);
+    if (filtered.finding) findings.push(filtered.finding);
     if (findings.length) return judge(findings, '');
     ctx.observe('perPageOverMax', behaviour[0]);
     // A per_page above 100 that was served proves a cap only on a list longer than 100.
@@ -38,6 +64,6 @@ export const perPageMax: Check = {
       }
       return skip(`per_page above 100 is served, but the list holds only ${listSize} VMs, so a missing cap cannot be seen`, '--profile certify (fills the list past 100 VMs within --max-creates)');
     }
-    return judge([], `per_page above 100 is ${behaviour[0] === 'reject' ? 'rejected' : 'clamped to at most 100 items'} (${results.map((r) => describe(r.ex)).join('; ')})`);
+    return judge([], `per_page above 100 is ${behaviour[0] === 'reject' ? 'rejected' : 'clamped to at most 100 items'} (${results.map((r) => describe(r.ex)).join('; ')}; ${filtered.note})`);
   },
 };

@@ -1594,6 +1594,15 @@ const faultCases: FaultCase[] = [
     faulty: [200, 101],
   },
   {
+    name: 'per-page-cap-skipped-with-filter',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return [(await call(s, 'GET', '/v1/vms?per_page=101', { token: t })).status, (await call(s, 'GET', '/v1/vms?per_page=101&tag=env:prod', { token: t })).status];
+    },
+    clean: [400, 400],
+    faulty: [400, 200],
+  },
+  {
     name: 'total-per-page',
     probe: async (s) => (await call(s, 'GET', '/v1/vms?per_page=5', { token: await tokenFor(s) })).body.total,
     clean: 130,
