@@ -13,7 +13,7 @@ export const CLAIMS_OVERLAY = 'spec/overlays/reference-claims.yaml';
 
 /** The quota's size (issue 25, design 4): the reference under variant vm-quota-low, its quota declared. */
 export const QUOTA_OVERLAY = 'spec/overlays/reference-quota.yaml';
-export const QUOTA_OVERLAY_FAULTS = new Set(['quota-one-over-declared']);
+export const QUOTA_OVERLAY_FAULTS = new Set(['quota-one-over-declared', 'quota-status-drift']);
 
 /** Faults of the third overlay's designs: run against the reference under CLAIMS_VARIANTS with CLAIMS_OVERLAY. */
 export const CLAIMS_OVERLAY_FAULTS = new Set(['revoke-by-id-no-effect', 'revoked-key-code-generic', 'payload-too-large-400', 'audit-open-to-every-role', 'webhook-reads-refused-to-viewer', 'foreign-subnet-accepted', 'cross-org-status-drift', 'audit-skips-token-issuance', 'event-id-header-per-attempt', 'audit-window-ignored', 'audit-method-filter-ignored', 'restore-event-missing', 'tag-filter-case-sensitive', 'tag-filter-repeated-first', 'refused-requests-uncounted', 'retry-after-counts-real-seconds', 'limit-window-sliding', 'delivery-timeout-ignored', 'tag-key-split-at-last-colon']);
@@ -60,7 +60,7 @@ export function runFor(fault: FaultDef): ReferenceRun {
   }
   // A cap skipped under a filter shows only where a filter matches more than 100 VMs: a population of 2,500.
   if (fault.name === 'per-page-cap-skipped-with-filter') return { faults: [fault.name], only: ['pagination'], variants: ['population-large'] };
-  if (QUOTA_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ['vms'], overlay: QUOTA_OVERLAY, variants: ['vm-quota-low'] };
+  if (QUOTA_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: fault.check.startsWith('schema.') ? ['vms', 'schema'] : ['vms'], overlay: QUOTA_OVERLAY, variants: ['vm-quota-low'] };
   if (CLAIMS_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS] };
   if (ALT_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] };
   return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: needsOverlay(fault) ? REFERENCE_OVERLAY : undefined };

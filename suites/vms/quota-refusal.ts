@@ -4,7 +4,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, finding, judge, Unavailable, type CheckOutcome, type Finding } from '../../src/engine/run/check.ts';
 import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { QUOTA_PROBE_CREATES } from '../../src/engine/target/certify.ts';
-import { describe, isSuccess, pathOf, taskEnd, totalPointerOf } from '../support.ts';
+import { describe, isSuccess, observeErrorCase, pathOf, taskEnd, totalPointerOf } from '../support.ts';
 
 /** Statuses that say nothing about the organization's room: credentials, time, rate, the body's size or media type. */
 const NOT_ABOUT_ROOM = new Set([401, 408, 413, 415, 429]);
@@ -213,6 +213,8 @@ async function judgeRefusal(ctx: CheckContext, declaredRefusal: { refused: Excha
     return skip(`a valid create was refused${probed} (${describe(refused)}) and still is after one of the run's VMs was deleted (${again ? describe(again) : 'nothing sent'}): not a quota (capacity or a policy), so quota_exceeded is not required`, 'an organization whose VM quota the run reaches');
   }
   ctx.observe('quotaRefusal', { status: refused.response?.status, code: errorCodeOf(refused) });
+  // A refusal a delete lifted is the quota-exceeded case: schema.declared-choices compares it with a declared one.
+  observeErrorCase(ctx, 'quota-exceeded', refused);
   const evidence = [refused, deletion.deleted, again];
   const problems = ctx.schema.validateComponent('Error', refused.response?.json);
   if (problems.length) return fail(`a quota refusal${probed} (lifted by a delete) lacks the error object: ${describe(refused)}: ${problems.join('; ')}`, evidence);

@@ -1484,6 +1484,18 @@ const faultCases: FaultCase[] = [
     faulty: [202, 202, 202, 403],
   },
   {
+    name: 'quota-status-drift',
+    variants: ['vm-quota-low'],
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await createVm(s, t)).status);
+      return statuses;
+    },
+    clean: [202, 202, 403],
+    faulty: [202, 202, 409],
+  },
+  {
     name: 'quota-code-other',
     probe: async (s) => {
       const t = await tokenFor(s);
