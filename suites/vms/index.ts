@@ -1,5 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { createReturnsTask } from './create-returns-task.ts';
+import { everyCreateTask } from './every-create-task.ts';
 import { createdListed } from './created-listed.ts';
 import { listShape } from './list-shape.ts';
 import { tagFilter } from './tag-filter.ts';
@@ -18,4 +19,4 @@ import { valuesReadBack } from './values-read-back.ts';
 import { createSecondOrganization } from './create-second-organization.ts';
 
 // The creates first: they run while the run's VM is being made, and the list checks after them find the list at rest.
-export const vmChecks: Check[] = [createReturnsTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, valuesReadBack, createSecondOrganization, listShape, tagFilter, tagFilterStrict, tagFilterSemantics, listCoverage, listFuzz, stateful, quotaRefusal];
+export const vmChecks: Check[] = [createReturnsTask, everyCreateTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, valuesReadBack, createSecondOrganization, listShape, tagFilter, tagFilterStrict, tagFilterSemantics, listCoverage, listFuzz, stateful, quotaRefusal];

@@ -1606,6 +1606,17 @@ const faultCases: FaultCase[] = [
     faulty: [200, 101],
   },
   {
+    name: 'warm-pool-sizes-no-task',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const sized = (vcpus: number, memory_gb: number) => call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), vcpus, memory_gb } });
+      const [small, pooled] = [await sized(1, 1), await sized(2, 4)];
+      return [small.status, typeof small.body.task_id, pooled.status, typeof pooled.body.task_id];
+    },
+    clean: [202, 'string', 202, 'string'],
+    faulty: [202, 'string', 201, 'undefined'],
+  },
+  {
     name: 'per-page-cap-skipped-with-filter',
     probe: async (s) => {
       const t = await tokenFor(s);
