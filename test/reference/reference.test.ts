@@ -1275,6 +1275,12 @@ const faultCases: FaultCase[] = [
     faulty: 500,
   },
   {
+    name: 'unauthenticated-write-403',
+    probe: async (s) => [(await call(s, 'GET', '/v1/vms')).status, (await call(s, 'POST', '/v1/vms', { json: vmBody(s) })).status],
+    clean: [401, 401],
+    faulty: [401, 403],
+  },
+  {
     name: 'not-found-410',
     probe: async (s) => (await call(s, 'GET', '/v1/tasks/task-absent', { token: await tokenFor(s) })).status,
     clean: 404,
