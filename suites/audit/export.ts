@@ -28,6 +28,8 @@ export const exportMatches: Check = {
     if (!a.export) return skip('the overlay declares no audit export operation (x-audit: export)', 'declare the audit export operation (x-audit: export) in --overlay');
     if (!a.filters.result) return skip('the overlay declares no result filter, so a stable set to compare cannot be chosen', 'declare the result filter (x-audit-filters) in --overlay');
     await auditProbes(ctx);
+    // A failure whose audited path holds a comma: a CSV export must quote that field (RFC 4180) to keep its columns.
+    await ctx.call({ method: 'GET', path: `/v1/tasks/cc-${ctx.config.runId}-csv,probe` });
     // Failures only: the suite's own searches succeed, so they do not change the set while it is compared.
     const filter = { [a.filters.result]: a.resultValues.failure };
     const searched = await searchAudit(ctx, filter);
@@ -40,7 +42,12 @@ export const exportMatches: Check = {
       const kind = exportKind(type);
       // Line formats are read whole as they arrive (an export of a real deployment is megabytes); JSON is parsed whole.
       const lines = kind === 'json-lines' ? new JsonLinesReader((e) => String(field(a, e, 'id'))) : undefined;
-      const csv = kind === 'csv' ? new CsvReader((row, header) => (row.length > 1 ? row[header.indexOf(column)] : undefined)) : undefined;
+      // Rows whose field count is not the header's: a comma, quote or line break written unescaped.
+      const ragged: string[][] = [];
+      const csv = kind === 'csv' ? new CsvReader((row, header) => {
+        if (row.length > 1 && row.length !== header.length && ragged.length < 3) ragged.push(row);
+        return row.length > 1 ? row[header.indexOf(column)] : undefined;
+      }) : undefined;
       const read: BodyReader | undefined = lines ?? csv;
       const ex: Exchange = await ctx.call({ method: a.export.method, path: a.export.path, query: { ...filter, [a.export.formatParam]: format }, ...(read ? { read } : {}) });
       if (!isSuccess(ex)) return fail(`the ${format} export answered ${describe(ex)}`, [ex]);
@@ -58,6 +65,7 @@ export const exportMatches: Check = {
       } else if (csv) {
         const { header, rows } = csv.result();
         if (!header.includes(column)) return fail(`the ${format} export has no ${column} column (header: ${header.join(',')})`, [ex]);
+        if (ragged.length) return fail(`the ${format} export has rows of ${ragged[0]!.length} fields under a header of ${header.length} (a field with a comma, a quote or a line break written unescaped, RFC 4180), e.g. ${JSON.stringify(ragged[0]!.join(',').slice(0, 200))}`, [ex]);
         ids = rows.filter((id): id is string => id !== undefined);
       } else {
         findings.push(`${format} (${type}) not parsed by the suite`);

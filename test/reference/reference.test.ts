@@ -2095,6 +2095,17 @@ const faultCases: FaultCase[] = [
     faulty: [200, false, 200, false],
   },
   {
+    name: 'audit-csv-unescaped',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'GET', '/v1/tasks/a,b', { token: t });
+      const rows = parseCsv((await call(s, 'GET', '/v1/audit/export?format=csv&result=failure', { token: t })).text);
+      return rows.filter((r) => r.length > 1).map((r) => r.length === rows[0]!.length);
+    },
+    clean: [true, true],
+    faulty: [true, false],
+  },
+  {
     name: 'audit-export-mismatch',
     probe: async (s) => {
       const t = await tokenFor(s);
