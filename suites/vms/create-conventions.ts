@@ -12,8 +12,8 @@ export const createConventions: Check = {
   group: 'vms',
   clauses: ['VM-CREATE-FIELDS'],
   level: 'should',
-  why: { should: "the seed shows no ranges: positive sizes, a non-empty name and a JSON content type are convention" },
-  title: 'A create-VM request with zero or negative sizes, an empty name or a non-JSON content type is refused with a 4xx',
+  why: { should: "the seed shows no ranges: positive sizes, a non-empty name, an image that exists and a JSON content type are convention" },
+  title: 'A create-VM request with zero or negative sizes, an empty name, an image that does not exist or a non-JSON content type is refused with a 4xx',
   async run(ctx) {
     const { body } = ctx.fixtures.vmCreateBody('conv');
     const sent = await sendCreateCases(ctx, [
@@ -22,6 +22,8 @@ export const createConventions: Check = {
       { label: 'memory_gb 0', body: { ...body, memory_gb: 0 } },
       { label: 'system_disk_gb 0', body: { ...body, system_disk_gb: 0 } },
       { label: 'empty name', body: { ...body, name: '' } },
+      // A reference to nothing: an image no target holds.
+      { label: 'an image that does not exist', body: { ...body, image: `cc-${ctx.config.runId}-absent-image` } },
     ]);
     // Requests are JSON: a body labelled as something else is not a JSON request.
     const labelled = await ctx.call({ method: 'POST', path: '/v1/vms', rawBody: JSON.stringify(body), headers: { 'content-type': 'text/plain' }, lane: GENERATED_LANE });

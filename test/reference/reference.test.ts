@@ -1275,6 +1275,12 @@ const faultCases: FaultCase[] = [
     faulty: 500,
   },
   {
+    name: 'unknown-image-accepted',
+    probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: vmBody(s, { image: 'no-such-image' }) })).status,
+    clean: 400,
+    faulty: 202,
+  },
+  {
     name: 'unauthenticated-write-403',
     probe: async (s) => [(await call(s, 'GET', '/v1/vms')).status, (await call(s, 'POST', '/v1/vms', { json: vmBody(s) })).status],
     clean: [401, 401],
