@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/run/check.ts';
-import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import { pass, fail, skip, judge, finding, type Finding } from '../../src/engine/run/check.ts';
 import { QUICK_MAX_WAIT_SECONDS } from '../../src/engine/config/config.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
@@ -14,13 +14,18 @@ async function sweepReads(ctx: CheckContext, token: string): Promise<Exchange[]>
 
 const LIFETIME_SECONDS = 3600;
 
+/** An expired bearer token is invalid_token, 401 (RFC 6750 §3.1): a 403 is warned. */
+function expiredStatus(refused: Exchange): Finding[] {
+  return refused.response?.status === 403 ? [finding('should', `the expired token was answered ${describe(refused)}; an expired bearer token is invalid_token, 401 (RFC 6750 §3.1), and 403 says the caller may not`, [refused])] : [];
+}
+
 /** A token is accepted until just before its lifetime ends, refused once it is older, and a new token from the same key works. */
 export const tokenExpiry: Check = {
   id: 'auth.token-expiry',
   group: 'auth',
   clauses: ['AUTH-TOKEN-EXPIRY', 'AUTH-TOKEN-TTL'],
   level: 'must',
-  why: { must: "the seed states a one-hour lifetime after which a token is no longer valid" },
+  why: { must: "the seed states a one-hour lifetime after which a token is no longer valid", should: "the seed shows no status for an expired token: 401 invalid_token is the bearer-token convention (RFC 6750 §3.1), 403 says the caller may not" },
   title: 'A token is valid until 3600 seconds and refused after; a new one must be requested',
   async run(ctx) {
     if (ctx.config.expiredToken) {
@@ -31,7 +36,7 @@ export const tokenExpiry: Check = {
       const served = (await sweepReads(ctx, ctx.config.expiredToken)).filter(wasAccepted);
       if (served.length) return fail(`the token given with --expired-token was refused on the list but served by ${served.map(describe).join('; ')}`, [ex, ...served]);
       observeErrorCase(ctx, 'token-expired', ex);
-      return pass(`the token given with --expired-token was refused (${describe(ex)}), on the list and on every other read`);
+      return judge(expiredStatus(ex), `the token given with --expired-token was refused (${describe(ex)}), on the list and on every other read`);
     }
     const realWait = (LIFETIME_SECONDS + 2) / ctx.config.timeScale;
     if (ctx.config.profile === 'quick' && realWait > QUICK_MAX_WAIT_SECONDS) {
@@ -62,6 +67,6 @@ export const tokenExpiry: Check = {
     if (!wasAccepted(after)) return fail(`a new token requested after expiry was not accepted (${describe(after)})`, [expired, after]);
     observeErrorCase(ctx, 'token-expired', expired);
     const lateNote = wasAccepted(late) ? `accepted at ${Math.floor(lateAge)} s, ` : '';
-    return pass(`${lateNote}the expired token was refused (${describe(expired)}), on the list and on every other read; a new token worked`, [late, expired]);
+    return judge(expiredStatus(expired), `${lateNote}the expired token was refused (${describe(expired)}), on the list and on every other read; a new token worked`, [late, expired]);
   },
 };

@@ -1177,6 +1177,17 @@ const faultCases: FaultCase[] = [
     faulty: 200,
   },
   {
+    name: 'expired-token-403',
+    timeScale: 36_000,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await sleep(150);
+      return (await call(s, 'GET', '/v1/vms', { token: t })).status;
+    },
+    clean: 401,
+    faulty: 403,
+  },
+  {
     name: 'organization-constant',
     probe: async (s) => {
       const a = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } });
