@@ -1286,6 +1286,12 @@ const faultCases: FaultCase[] = [
     faulty: 500,
   },
   {
+    name: 'trailing-json-accepted',
+    probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: `${JSON.stringify(vmBody(s))} {"name": "second"}` })).status,
+    clean: 400,
+    faulty: 202,
+  },
+  {
     name: 'unknown-image-accepted',
     probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: vmBody(s, { image: 'no-such-image' }) })).status,
     clean: 400,
