@@ -27,7 +27,10 @@ export interface CheckContext {
   /** The webhook receiver, registrations and the backup and alarm that should raise events. */
   readonly events: EventFixtures;
   readonly ledger: Ledger;
-  /** What the limit probes observed (run before every other check when the limits group is selected). */
+  /**
+   * What the limit probes observed, for the limits group's checks: the issuance probe runs first, the read and write
+   * probes after every other check (they may exhaust what they probe); undefined for the checks that run before them.
+   */
   readonly limits?: LimitsReport;
   /** Everything the run has exchanged so far (for checks that review the log). */
   readonly log: readonly Exchange[];

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { loadSpec } from '../../spec/load.ts';
+import { loadSpec, type LoadedSpec } from '../../spec/load.ts';
 import { readDeclarations } from '../../spec/declarations.ts';
 import { UsageError } from '../../spec/errors.ts';
 import type { RunConfig } from '../config/config.ts';
 import type { Check, CheckOutcome } from './check.ts';
 import { Unavailable, skip, undeclared } from './check.ts';
 import { computeCoverage, isIncomplete } from './coverage.ts';
-import { loadClauses } from '../../spec/clauses.ts';
+import { loadClauses, type ClauseList } from '../../spec/clauses.ts';
 import type { CheckContext } from './context.ts';
 import type { CallOptions } from '../identity/call.ts';
 import { HttpClient } from '../transport/http.ts';
@@ -79,12 +79,50 @@ export function toReport(check: Check, outcome: CheckOutcome | { status: 'error'
   return { ...base, status: 'passed', message: outcome.message, evidence: outcome.evidence };
 }
 
+/** What one run is made of: the document, the client and tokens, the budgets, the run's own objects, what it observed. */
+interface Run {
+  config: RunConfig;
+  hooks: RunHooks;
+  spec: LoadedSpec;
+  declarations: Declarations;
+  http: HttpClient;
+  waits: Waits;
+  tokens: TokenManager;
+  schema: SchemaAsserter;
+  ledger: Ledger;
+  pacer: Pacer;
+  redactor: Redactor;
+  api: ApiDeps;
+  fixtures: Fixtures;
+  events: EventFixtures;
+  observations: Record<string, unknown>;
+}
+
+/**
+ * One run, as its steps: open it, make sure the target answers (the issuance probe first when the limits group runs),
+ * prepare certify's list, run the checks, delete what the run created, and write the report.
+ */
 export async function runSuite(config: RunConfig, allChecks: Check[], tool: ToolInfo, hooks: RunHooks = {}): Promise<RunReport> {
   const startedAt = new Date().toISOString();
   const checks = selectChecks(allChecks, config.only);
   // The clause list (a long YAML file) is read for the coverage at the end: parsed while the run waits, not after it.
   const clauses = loadClauses();
   clauses.catch(() => {});
+  const run = await openRun(config, hooks);
+  try {
+    const issuance = await preflight(run, checks, tool, startedAt);
+    const certify = await prepareForCertify(run);
+    const { reports, judged, limits } = await runChecks(run, checks, certify, issuance);
+    await cleanup(run.declarations, run.ledger, run.http.log, run.fixtures, (opts) => callApi(run.api, 'cleanup', opts), run.tokens.heldLanes('primary'));
+    return assembleReport(run, { tool, startedAt, allChecks, reports, judged, limits, clauses: await clauses });
+  } finally {
+    await run.events.close();
+    await run.http.close();
+  }
+}
+
+/** The run's parts, connected: the document and its declarations, the client, tokens, pacing, ledger and fixtures. */
+async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
   const spec = await loadSpec(config.overlayPath);
   const declarations = readDeclarations(spec);
   const redactor = new Redactor();
@@ -97,146 +135,172 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   schema.compileAll();
   const ledger = new Ledger();
   const pacer = new Pacer(config.timeScale, waits);
-  const observations: Record<string, unknown> = {};
   const api: ApiDeps = { http, tokens, pacer, timeScale: config.timeScale, readOnly: config.readOnly, maxCreates: config.maxCreates, createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length, waits };
   const fixtures = new Fixtures((opts) => callApi(api, 'setup', opts), config, declarations, ledger, waits);
   const events = new EventFixtures((opts) => callApi(api, 'events', opts), config, declarations, ledger, fixtures, waits);
+  return { config, hooks, spec, declarations, http, waits, tokens, schema, ledger, pacer, redactor, api, fixtures, events, observations: {} };
+}
 
+/**
+ * A target we cannot reach or whose key is refused cannot be judged (exit 2, with a report carrying the exchange that
+ * shows it). With the limits group, the issuance probe is the preflight: it must be the key's first issuance in its window.
+ */
+async function preflight(run: Run, checks: readonly Check[], tool: ToolInfo, startedAt: string): Promise<IssuanceStage | undefined> {
+  const { config, http, tokens, ledger, waits } = run;
   try {
-    // Preflight: a target we cannot reach or whose key is refused cannot be judged (exit 2). With the limits
-    // group, the issuance probe is the preflight: it must be the key's first issuance in its window.
-    let limits: LimitsReport | undefined;
-    let issuance: IssuanceStage | undefined;
-    try {
-      if (checks.some((c) => c.group === 'limits')) issuance = await runIssuanceProbe({ config, http, tokens, ledger, waits });
-      else await tokens.get('primary', 'setup');
-    } catch (err) {
-      // Exit 2 with what the target did, and a report (verdict error) carrying the exchange that shows it.
-      let failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
-      if (failure instanceof StartupFailure && (await addTlsDiagnosis(failure.exchange, config))) failure = new StartupFailure(failure.exchange, failure.flag, config);
-      if (failure instanceof StartupFailure) throw new RunNotStarted(failure, startupFailureReport(failure, { tool, config, startedAt, log: http.log, tokensIssued: tokens.issued, reproduce: reproduceLine(config) }));
-      throw failure;
-    }
-
-    // certify: before any check, learn how tags are set and fill a short list, so the list checks can decide.
-    const certify: CertifyPreparation | undefined = config.profile === 'certify' && !config.readOnly
-      ? await prepareCertify({ config, declarations, ledger, fixtures, call: (opts) => callApi(api, 'certify', opts), observe: (k, v) => (observations[k] = v) })
-      : undefined;
-
-    // Checks that share no budget and no state run concurrently (schedule.ts). The limits group's read and write
-    // probes run after every other check (they may exhaust what they probe), alone on the machine, then its checks;
-    // the checks that review the whole log come last.
-    const isLimits = (c: Check) => c.group === 'limits';
-    // What each check judged besides what it sent (a clause's domain counts both).
-    const judged = new Map<string, Judged>();
-    const runOne = async (check: Check): Promise<CheckReport> => {
-      hooks.onCheckStart?.(check);
-      const seen = newJudged();
-      judged.set(check.id, seen);
-      const ctx: CheckContext = {
-        checkId: check.id,
-        config,
-        spec,
-        declarations,
-        schema,
-        tokens: recordingTokens(tokens, seen),
-        http,
-        fixtures: recordingFixtures(fixtures, seen),
-        certify,
-        events,
-        ledger,
-        log: recordingLog(http.log, seen),
-        limits,
-        call: (opts: CallOptions) => callApi(api, check.id, opts),
-        callEach: (list: readonly CallOptions[]) => inParallel(list, IN_FLIGHT_PER_CHECK, (opts) => callApi(api, check.id, opts)),
-        observations,
-        observe: (key, value) => {
-          observations[key] = value;
-        },
-        registerSecret: (value, label) => redactor.add(value, label),
-        sleepTarget: (seconds, what) => waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id, 'target-time'),
-      };
-      const started = Date.now();
-      let outcome: CheckOutcome | { status: 'error'; message: string };
-      try {
-        outcome = await check.run(ctx);
-      } catch (err) {
-        if (err instanceof Unavailable) outcome = err.undeclared ? undeclared(err.message, err.howToVerify ?? 'declare it in --overlay') : skip(err.message, err.howToVerify);
-        else if (err instanceof CredentialError && err.key !== 'primary') outcome = skip(err.message, `check ${KEY_FLAGS[err.key]}`);
-        // The target stopped issuing tokens mid-run (a window that never resets): this check cannot run, the others stand.
-        else if (err instanceof CredentialError) outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
-        else outcome = { status: 'error', message: `internal error in the suite: ${(err as Error).message}` };
-      }
-      const report = withCurlTls(toReport(check, outcome, Date.now() - started, http.log.length), curlTls(config));
-      hooks.onCheckEnd?.(report);
-      return report;
-    };
-    const reports: CheckReport[] = await runScheduled(checks.filter((c) => !c.reviewsLog && !isLimits(c)), runOne, config.sequential);
-    for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
-      if (issuance && !limits) {
-        try {
-          // The reads of the run's own objects no check happened to read (an alarm), each read once: served ones join the spread.
-          await readUnreadObjects(spec.merged, schema, declarations, ledger, http.log, (opts) => callApi(api, 'setup', opts));
-          limits = await runRequestProbes({ config, http, tokens, ledger, waits, declaredWindow: declarations.rateLimitAccounting?.window, readPaths: () => servedReadPaths(http.log, schema), writeRequests: () => harmlessWrites(spec.merged, config.runId) }, issuance);
-        } catch (err) {
-          // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
-          if (!(err instanceof CredentialError)) throw err;
-          limits = { token: issuance.probe, error: err };
-        }
-      }
-      reports.push(await runOne(check));
-    }
-    // Report in declaration order, whatever order they ran in.
-    reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
-    await cleanup(declarations, ledger, http.log, fixtures, (opts) => callApi(api, 'cleanup', opts), tokens.heldLanes('primary'));
-    const coverage = computeCoverage(await clauses, allChecks, reports, { overlay: !!config.overlayPath, only: config.only });
-    coverage.domains = computeDomains((await clauses).clauses, allChecks, reports, http.log, judged, {
-      merged: spec.merged,
-      operationOf: (method, pathname) => schema.operationFor('merged', method, pathname)?.op.operationId,
-      keysHeld: new Set(Object.entries(config.keys).filter(([, v]) => !!v).map(([k]) => k)),
-      ledger: ledger.entries,
-    });
-    coverage.partlyVerified = partlyVerified(coverage.verified, coverage.domains);
-    // The s3 group's capability matrix travels as an observation and gets its own report field.
-    const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
-    delete observations['s3Capabilities'];
-    return {
-      tool,
-      target: { baseUrl: config.baseUrl, embedded: config.embedded },
-      profile: config.profile,
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      verdict: verdictOf(reports, { incompleteCoverage: isIncomplete(coverage), requireComplete: config.requireComplete }),
-      summary: summarize(reports),
-      checks: reports,
-      coverage,
-      errors: reports.filter((r) => r.status === 'error').map((r) => ({ check: r.id, message: r.message })),
-      requireComplete: config.requireComplete,
-      seed: config.seed,
-      timeScale: config.timeScale,
-      overlay: config.overlayPath,
-      observations,
-      ledger: ledger.entries,
-      traffic: {
-        requests: http.log.length,
-        writes: http.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,
-        tokensIssued: { ...tokens.issued },
-        pacedWaitMs: Math.round(pacer.waitedMs),
-        waits: roundedWaits(waits),
-        byEndpoint: countByEndpoint(http.log, schema),
-      },
-      safety: { readOnly: config.readOnly, insecure: config.insecure },
-      ...(connectionReport(config) ? { connection: connectionReport(config) } : {}),
-      reproduce: reproduceLine(config),
-      tokenCommand: tokenCommand(config.baseUrl, curlTls(config)),
-      ...(s3Capabilities ? { s3Capabilities } : {}),
-      ...(limits ? { limitProbes: limitTraces(limits) } : {}),
-      digests: specDigests(),
-    };
-  } finally {
-    await events.close();
-    await http.close();
+    if (checks.some((c) => c.group === 'limits')) return await runIssuanceProbe({ config, http, tokens, ledger, waits });
+    await tokens.get('primary', 'setup');
+    return undefined;
+  } catch (err) {
+    let failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
+    if (failure instanceof StartupFailure && (await addTlsDiagnosis(failure.exchange, config))) failure = new StartupFailure(failure.exchange, failure.flag, config);
+    if (failure instanceof StartupFailure) throw new RunNotStarted(failure, startupFailureReport(failure, { tool, config, startedAt, log: http.log, tokensIssued: tokens.issued, reproduce: reproduceLine(config) }));
+    throw failure;
   }
+}
+
+/** certify: before any check, learn how tags are set and fill a short list, so the list checks can decide. */
+async function prepareForCertify(run: Run): Promise<CertifyPreparation | undefined> {
+  const { config, declarations, ledger, fixtures, observations } = run;
+  if (config.profile !== 'certify' || config.readOnly) return undefined;
+  return prepareCertify({ config, declarations, ledger, fixtures, call: (opts) => callApi(run.api, 'certify', opts), observe: (k, v) => (observations[k] = v) });
+}
+
+/**
+ * Checks that share no budget and no state run concurrently (schedule.ts). The limits group's read and write probes
+ * run after every other check (they may exhaust what they probe), then its checks; the checks that review the whole
+ * log come last. Reports come back in declaration order, whatever order they ran in.
+ */
+async function runChecks(run: Run, checks: readonly Check[], certify: CertifyPreparation | undefined, issuance: IssuanceStage | undefined): Promise<{ reports: CheckReport[]; judged: Map<string, Judged>; limits?: LimitsReport }> {
+  const isLimits = (c: Check) => c.group === 'limits';
+  // What each check judged besides what it sent (a clause's domain counts both).
+  const judged = new Map<string, Judged>();
+  let limits: LimitsReport | undefined;
+  const runOne = (check: Check) => runCheck(run, check, judged, { certify, limits });
+  const reports: CheckReport[] = await runScheduled(checks.filter((c) => !c.reviewsLog && !isLimits(c)), runOne, run.config.sequential);
+  for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
+    if (issuance && !limits) limits = await runLimitProbes(run, issuance);
+    reports.push(await runOne(check));
+  }
+  reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
+  return { reports, judged, ...(limits ? { limits } : {}) };
+}
+
+/**
+ * The read and write probes, after every other check: first the reads of the run's own objects no check happened to
+ * read (an alarm), each once, so the served ones join the spread of the read probe.
+ */
+async function runLimitProbes(run: Run, issuance: IssuanceStage): Promise<LimitsReport> {
+  const { config, http, tokens, ledger, waits, spec, schema, declarations } = run;
+  try {
+    await readUnreadObjects(spec.merged, schema, declarations, ledger, http.log, (opts) => callApi(run.api, 'setup', opts));
+    return await runRequestProbes({ config, http, tokens, ledger, waits, declaredWindow: declarations.rateLimitAccounting?.window, readPaths: () => servedReadPaths(http.log, schema), writeRequests: () => harmlessWrites(spec.merged, config.runId) }, issuance);
+  } catch (err) {
+    // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
+    if (!(err instanceof CredentialError)) throw err;
+    return { token: issuance.probe, error: err };
+  }
+}
+
+/** One check run in its context, its outcome (or the reason it could not run) made its report. */
+async function runCheck(run: Run, check: Check, judged: Map<string, Judged>, stage: { certify?: CertifyPreparation; limits?: LimitsReport }): Promise<CheckReport> {
+  const { config, http } = run;
+  run.hooks.onCheckStart?.(check);
+  const seen = newJudged();
+  judged.set(check.id, seen);
+  const ctx = contextFor(run, check, seen, stage);
+  const started = Date.now();
+  let outcome: CheckOutcome | { status: 'error'; message: string };
+  try {
+    outcome = await check.run(ctx);
+  } catch (err) {
+    if (err instanceof Unavailable) outcome = err.undeclared ? undeclared(err.message, err.howToVerify ?? 'declare it in --overlay') : skip(err.message, err.howToVerify);
+    else if (err instanceof CredentialError && err.key !== 'primary') outcome = skip(err.message, `check ${KEY_FLAGS[err.key]}`);
+    // The target stopped issuing tokens mid-run (a window that never resets): this check cannot run, the others stand.
+    else if (err instanceof CredentialError) outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
+    else outcome = { status: 'error', message: `internal error in the suite: ${(err as Error).message}` };
+  }
+  const report = withCurlTls(toReport(check, outcome, Date.now() - started, http.log.length), curlTls(config));
+  run.hooks.onCheckEnd?.(report);
+  return report;
+}
+
+/** What a check sees of the run: its calls go out under its id, and what it reads of shared state is recorded as judged. */
+function contextFor(run: Run, check: Check, seen: Judged, stage: { certify?: CertifyPreparation; limits?: LimitsReport }): CheckContext {
+  const { config, spec, declarations, schema, tokens, http, fixtures, events, ledger, observations, redactor, waits } = run;
+  return {
+    checkId: check.id,
+    config,
+    spec,
+    declarations,
+    schema,
+    tokens: recordingTokens(tokens, seen),
+    http,
+    fixtures: recordingFixtures(fixtures, seen),
+    certify: stage.certify,
+    events,
+    ledger,
+    log: recordingLog(http.log, seen),
+    limits: stage.limits,
+    call: (opts: CallOptions) => callApi(run.api, check.id, opts),
+    callEach: (list: readonly CallOptions[]) => inParallel(list, IN_FLIGHT_PER_CHECK, (opts) => callApi(run.api, check.id, opts)),
+    observations,
+    observe: (key, value) => {
+      observations[key] = value;
+    },
+    registerSecret: (value, label) => redactor.add(value, label),
+    sleepTarget: (seconds, what) => waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id, 'target-time'),
+  };
+}
+
+/** The report of a finished run: verdict, coverage and each clause's domain, traffic and waits, how to reproduce it. */
+function assembleReport(run: Run, done: { tool: ToolInfo; startedAt: string; allChecks: Check[]; reports: CheckReport[]; judged: Map<string, Judged>; limits?: LimitsReport; clauses: ClauseList }): RunReport {
+  const { config, http, schema, tokens, pacer, waits, ledger, spec, observations } = run;
+  const { reports } = done;
+  const coverage = computeCoverage(done.clauses, done.allChecks, reports, { overlay: !!config.overlayPath, only: config.only });
+  coverage.domains = computeDomains(done.clauses.clauses, done.allChecks, reports, http.log, done.judged, {
+    merged: spec.merged,
+    operationOf: (method, pathname) => schema.operationFor('merged', method, pathname)?.op.operationId,
+    keysHeld: new Set(Object.entries(config.keys).filter(([, v]) => !!v).map(([k]) => k)),
+    ledger: ledger.entries,
+  });
+  coverage.partlyVerified = partlyVerified(coverage.verified, coverage.domains);
+  // The s3 group's capability matrix travels as an observation and gets its own report field.
+  const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
+  delete observations['s3Capabilities'];
+  return {
+    tool: done.tool,
+    target: { baseUrl: config.baseUrl, embedded: config.embedded },
+    profile: config.profile,
+    startedAt: done.startedAt,
+    finishedAt: new Date().toISOString(),
+    verdict: verdictOf(reports, { incompleteCoverage: isIncomplete(coverage), requireComplete: config.requireComplete }),
+    summary: summarize(reports),
+    checks: reports,
+    coverage,
+    errors: reports.filter((r) => r.status === 'error').map((r) => ({ check: r.id, message: r.message })),
+    requireComplete: config.requireComplete,
+    seed: config.seed,
+    timeScale: config.timeScale,
+    overlay: config.overlayPath,
+    observations,
+    ledger: ledger.entries,
+    traffic: {
+      requests: http.log.length,
+      writes: http.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,
+      tokensIssued: { ...tokens.issued },
+      pacedWaitMs: Math.round(pacer.waitedMs),
+      waits: roundedWaits(waits),
+      byEndpoint: countByEndpoint(http.log, schema),
+    },
+    safety: { readOnly: config.readOnly, insecure: config.insecure },
+    ...(connectionReport(config) ? { connection: connectionReport(config) } : {}),
+    reproduce: reproduceLine(config),
+    tokenCommand: tokenCommand(config.baseUrl, curlTls(config)),
+    ...(s3Capabilities ? { s3Capabilities } : {}),
+    ...(done.limits ? { limitProbes: limitTraces(done.limits) } : {}),
+    digests: specDigests(),
+  };
 }
 
 /**
