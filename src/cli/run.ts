@@ -37,117 +37,173 @@ export interface RunResult {
   exitCode: 0 | 1 | 2 | 3;
 }
 
+/** What runCommand takes beyond the options: the test harness's faults and variants, a terminal, the environment. */
+export interface RunExtras {
+  faults?: string[];
+  variants?: string[];
+  noDefaultOverlay?: boolean;
+  s3Faults?: string[];
+  s3Variants?: string[];
+  s3LargeObjectBytes?: number;
+  terminal?: Terminal;
+  env?: Record<string, string | undefined>;
+}
+
+/** Inputs read and checked before anything starts: each bad one stops the run with a usage error (exit 2). */
+interface CheckedInputs {
+  expectations?: ReturnType<typeof loadExpectations>;
+  signingKey?: ReturnType<typeof readSigningKey>;
+  connection: RunConfig['connection'];
+}
+
+/** The embedded parts started early (a CA for --reference-tls, the S3 endpoint), and how to stop them if start-up stops. */
+interface EarlyParts {
+  referenceTls?: TlsMaterial;
+  s3Starting?: Promise<EmbeddedS3>;
+  s3Selected: boolean;
+  /** certify serves the embedded target from a process of its own, with its S3 endpoint. */
+  targetInItsOwnProcess: boolean;
+  abandon(): Promise<unknown>;
+}
+
+/** The API target the run talks to: the embedded reference, or the one --base-url names, with the inputs it needs. */
+interface Target {
+  embedded?: ReferenceTarget;
+  embeddedS3Settings?: EmbeddedS3Settings;
+  baseUrl: string;
+  keys: RunConfig['keys'];
+  image?: string;
+  subnetId?: string;
+  subnetIdB?: string;
+  overlayPath?: string;
+  connection: RunConfig['connection'];
+}
+
 /** Resolves the target (embedded reference unless --base-url), runs the suite, writes the reports. */
-export async function runCommand(
-  opts: RunOptions,
-  tool: ToolInfo,
-  out: (line: string) => void,
-  extra: { faults?: string[]; variants?: string[]; noDefaultOverlay?: boolean; s3Faults?: string[]; s3Variants?: string[]; s3LargeObjectBytes?: number; terminal?: Terminal; env?: Record<string, string | undefined> } = {},
-): Promise<RunResult> {
-  for (const r of [...opts.reports, ...(opts.emitOverlay ? [{ format: 'overlay', path: opts.emitOverlay }] : [])]) {
-    if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
-  }
-  // Bad expectations stop the run before anything starts (exit 2, the line named).
-  const expectations = opts.expect ? loadExpectations(opts.expect, new Set(allChecks.map((c) => c.id)), new Set((await loadClauses()).clauses.map((c) => c.id))) : undefined;
-  // A signing key that cannot be used stops the run before anything starts too.
-  const signingKey = opts.sign ? readSigningKey(opts.sign) : undefined;
-  // Unreadable TLS files and malformed proxy settings are usage errors before anything starts.
-  let connection = readConnection(opts, extra.env ?? process.env);
-  const embeddedTls = opts.referenceTls && !opts.baseUrl;
-  const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
-  // The embedded S3 endpoint: its proxy listens at once; s3rver (a child process, about half a second to boot) starts
-  // beside the overlay check, the reference target and the first checks, and S3 requests wait for it.
-  // certify serves the embedded target from a process of its own, with its S3 endpoint (see below).
-  const targetInItsOwnProcess = opts.profile === 'certify';
-  // --reference-tls: a CA made for this run signs the embedded targets' certificate; the run trusts it (in its own process, the target makes its own).
-  const referenceTls: TlsMaterial | undefined = embeddedTls && !opts.dryRun && !targetInItsOwnProcess ? await makeTlsMaterial() : undefined;
-  const serverTls = referenceTls && { cert: referenceTls.serverCertPem, key: referenceTls.serverKeyPem };
-  const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun && !targetInItsOwnProcess ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants, lazy: true, tls: serverTls }) : undefined;
-  s3Starting?.catch(() => {});
-  // Start-up stopped before the run: the S3 child goes too, and the CA's files.
-  const abandonS3 = () => {
-    referenceTls?.remove();
-    return s3Starting?.then((started) => started.close()).catch(() => {});
-  };
-  // The overlay is checked against the vocabulary before anything is sent (exit 2 naming the problem).
-  if (opts.overlay !== undefined) {
-    const lint = await lintOverlay(opts.overlay).catch(async (err: unknown) => {
-      await abandonS3();
-      throw err;
-    });
-    if (lint.problems.length) {
-      await abandonS3();
-      throw new OverlayInvalid(opts.overlay, lint.problems);
-    }
-  }
+export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: string) => void, extra: RunExtras = {}): Promise<RunResult> {
+  const inputs = await checkInputs(opts, extra);
+  const early = await startEarlyParts(opts, extra);
+  await lintOverlayOrStop(opts, early);
   if (opts.dryRun) return dryRun(opts, tool, out);
   if (opts.insecure && !opts.quiet) out('WARNING: --insecure: TLS certificates are NOT verified; the report says so.');
   if (opts.s3Url && (!opts.s3AccessKey || !opts.s3SecretKey)) {
     throw new UsageError('missing credentials: --s3-access-key and --s3-secret-key (or CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY) are required with --s3-url');
   }
-  let embedded: ReferenceTarget | undefined;
-  let embeddedS3Settings: EmbeddedS3Settings | undefined;
-  let baseUrl = opts.baseUrl;
-  let keys = { primary: opts.apiKey, second: opts.apiKeyB, readonly: opts.apiKeyReadonly, revocable: opts.apiKeyRevocable };
-  let image = opts.image;
-  let subnetId = opts.subnetId;
-  let subnetIdB = opts.subnetIdB;
-  let overlayPath = opts.overlay;
-  if (!baseUrl) {
-    if (overlayPath === undefined && !extra.noDefaultOverlay) overlayPath = REFERENCE_OVERLAY_FILE;
-    try {
-      if (targetInItsOwnProcess) {
-        // The limit probes at a fast time scale need the target on a core of its own (fixtures/reference/process.ts).
-        const started = await startReferenceProcess({ timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants, s3Faults: extra.s3Faults, s3Variants: extra.s3Variants, tls: embeddedTls }).catch((err: Error) => {
-          throw new UsageError(`the embedded reference target did not start: ${err.message}`);
-        });
-        embedded = started;
-        embeddedS3Settings = started.settings;
-        if (started.settings.caFile) connection = trusting(connection, readFileSync(started.settings.caFile, 'utf8'));
-      } else {
-        embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants, tls: serverTls });
-        if (referenceTls) connection = trusting(connection, referenceTls.caPem);
-      }
-    } catch (err) {
-      await abandonS3();
-      throw err;
-    }
-    const s = embedded.settings;
-    baseUrl = s.baseUrl;
-    keys = { primary: s.apiKey, second: s.apiKeyB, readonly: s.apiKeyReadonly, revocable: s.apiKeyRevocable };
-    image = s.image;
-    subnetId = s.subnetId;
-    subnetIdB = s.subnetIdB;
-  } else if (!keys.primary) {
-    throw new UsageError('missing credentials: --api-key (or CONFORMANCE_API_KEY) is required with --base-url');
+  const target = await startTarget(opts, extra, early, inputs.connection);
+  const { s3, embeddedS3 } = await objectStorage(opts, extra, early, target);
+  const config = runConfig(opts, target, s3);
+  return runAndReport({ opts, tool, out, extra, inputs, early, target, embeddedS3, config });
+}
+
+/** Report directories, expectations, the signing key, TLS files and proxy settings: usage errors before anything starts. */
+async function checkInputs(opts: RunOptions, extra: RunExtras): Promise<CheckedInputs> {
+  for (const r of [...opts.reports, ...(opts.emitOverlay ? [{ format: 'overlay', path: opts.emitOverlay }] : [])]) {
+    if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
   }
-  // Object storage: --s3-url, else the embedded s3rver when the API target is embedded too; else the s3 group is skipped.
+  const expectations = opts.expect ? loadExpectations(opts.expect, new Set(allChecks.map((c) => c.id)), new Set((await loadClauses()).clauses.map((c) => c.id))) : undefined;
+  const signingKey = opts.sign ? readSigningKey(opts.sign) : undefined;
+  return { expectations, signingKey, connection: readConnection(opts, extra.env ?? process.env) };
+}
+
+/**
+ * The embedded S3 endpoint: its proxy listens at once; s3rver (a child process, about half a second to boot) starts
+ * beside the overlay check, the reference target and the first checks, and S3 requests wait for it. Under
+ * --reference-tls a CA made for this run signs the embedded targets' certificate (in its own process, the target makes its own).
+ */
+async function startEarlyParts(opts: RunOptions, extra: RunExtras): Promise<EarlyParts> {
+  const embeddedTls = opts.referenceTls && !opts.baseUrl;
+  const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
+  const targetInItsOwnProcess = opts.profile === 'certify';
+  const referenceTls = embeddedTls && !opts.dryRun && !targetInItsOwnProcess ? await makeTlsMaterial() : undefined;
+  const serverTls = referenceTls && { cert: referenceTls.serverCertPem, key: referenceTls.serverKeyPem };
+  const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun && !targetInItsOwnProcess ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants, lazy: true, tls: serverTls }) : undefined;
+  s3Starting?.catch(() => {});
+  // Start-up stopped before the run: the S3 child goes too, and the CA's files.
+  const abandon = () => {
+    referenceTls?.remove();
+    return s3Starting?.then((started) => started.close()).catch(() => {}) ?? Promise.resolve();
+  };
+  return { referenceTls, s3Starting, s3Selected, targetInItsOwnProcess, abandon };
+}
+
+/** The overlay is checked against the vocabulary before anything is sent (exit 2 naming the problem). */
+async function lintOverlayOrStop(opts: RunOptions, early: EarlyParts): Promise<void> {
+  if (opts.overlay === undefined) return;
+  const lint = await lintOverlay(opts.overlay).catch(async (err: unknown) => {
+    await early.abandon();
+    throw err;
+  });
+  if (lint.problems.length) {
+    await early.abandon();
+    throw new OverlayInvalid(opts.overlay, lint.problems);
+  }
+}
+
+/** The embedded reference (in this process, or in its own for certify), unless --base-url names a target with its key. */
+async function startTarget(opts: RunOptions, extra: RunExtras, early: EarlyParts, connection: RunConfig['connection']): Promise<Target> {
+  const given: Target = { baseUrl: opts.baseUrl ?? '', keys: { primary: opts.apiKey, second: opts.apiKeyB, readonly: opts.apiKeyReadonly, revocable: opts.apiKeyRevocable }, image: opts.image, subnetId: opts.subnetId, subnetIdB: opts.subnetIdB, overlayPath: opts.overlay, connection };
+  if (opts.baseUrl) {
+    if (!given.keys.primary) throw new UsageError('missing credentials: --api-key (or CONFORMANCE_API_KEY) is required with --base-url');
+    return given;
+  }
+  const overlayPath = opts.overlay === undefined && !extra.noDefaultOverlay ? REFERENCE_OVERLAY_FILE : opts.overlay;
+  let embedded: ReferenceTarget;
+  let embeddedS3Settings: EmbeddedS3Settings | undefined;
+  try {
+    if (early.targetInItsOwnProcess) {
+      // The limit probes at a fast time scale need the target on a core of its own (fixtures/reference/process.ts).
+      const started = await startReferenceProcess({ timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants, s3Faults: extra.s3Faults, s3Variants: extra.s3Variants, tls: opts.referenceTls }).catch((err: Error) => {
+        throw new UsageError(`the embedded reference target did not start: ${err.message}`);
+      });
+      embedded = started;
+      embeddedS3Settings = started.settings;
+      if (started.settings.caFile) connection = trusting(connection, readFileSync(started.settings.caFile, 'utf8'));
+    } else {
+      const tls = early.referenceTls && { cert: early.referenceTls.serverCertPem, key: early.referenceTls.serverKeyPem };
+      embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants, tls });
+      if (early.referenceTls) connection = trusting(connection, early.referenceTls.caPem);
+    }
+  } catch (err) {
+    await early.abandon();
+    throw err;
+  }
+  const s = embedded.settings;
+  return { embedded, embeddedS3Settings, baseUrl: s.baseUrl, keys: { primary: s.apiKey, second: s.apiKeyB, readonly: s.apiKeyReadonly, revocable: s.apiKeyRevocable }, image: s.image, subnetId: s.subnetId, subnetIdB: s.subnetIdB, overlayPath, connection };
+}
+
+/** Object storage: --s3-url, else the embedded s3rver when the API target is embedded too; else the s3 group is skipped. */
+async function objectStorage(opts: RunOptions, extra: RunExtras, early: EarlyParts, target: Target): Promise<{ s3?: S3Config; embeddedS3?: EmbeddedS3 }> {
   let embeddedS3: EmbeddedS3 | undefined;
   let s3: S3Config | undefined;
   if (opts.s3Url) {
     s3 = { url: opts.s3Url, accessKey: opts.s3AccessKey!, secretKey: opts.s3SecretKey!, region: opts.s3Region ?? 'us-east-1', forcePathStyle: !opts.s3VirtualHost };
-  } else if (embedded && embeddedS3Settings && s3Selected) {
-    const e = embeddedS3Settings;
+  } else if (target.embedded && target.embeddedS3Settings && early.s3Selected) {
+    const e = target.embeddedS3Settings;
     s3 = { url: e.s3Url, accessKey: e.s3AccessKey, secretKey: e.s3SecretKey, region: e.s3Region, forcePathStyle: true, embedded: true };
-  } else if (embedded && s3Starting) {
+  } else if (target.embedded && early.s3Starting) {
     try {
-      embeddedS3 = await s3Starting;
+      embeddedS3 = await early.s3Starting;
     } catch (err) {
-      await embedded.close();
+      await target.embedded.close();
       throw err;
     }
     const e = embeddedS3.settings;
     s3 = { url: e.s3Url, accessKey: e.s3AccessKey, secretKey: e.s3SecretKey, region: e.s3Region, forcePathStyle: true, embedded: true };
   }
   if (s3 && extra.s3LargeObjectBytes) s3.largeObjectBytes = extra.s3LargeObjectBytes;
-  const config: RunConfig = {
-    baseUrl,
-    keys,
-    image,
-    subnetId,
-    subnetIdB,
-    overlayPath,
-    overlayImplicit: overlayPath !== opts.overlay,
+  return { s3, embeddedS3 };
+}
+
+/** The engine's configuration of this run: the target, the options, and a fresh run id. */
+function runConfig(opts: RunOptions, target: Target, s3: S3Config | undefined): RunConfig {
+  return {
+    baseUrl: target.baseUrl,
+    keys: target.keys,
+    image: target.image,
+    subnetId: target.subnetId,
+    subnetIdB: target.subnetIdB,
+    overlayPath: target.overlayPath,
+    overlayImplicit: target.overlayPath !== opts.overlay,
     profile: opts.profile,
     timeScale: opts.timeScale,
     seed: opts.seed,
@@ -162,39 +218,47 @@ export async function runCommand(
     readOnly: opts.readOnly,
     expiredToken: opts.expiredToken,
     insecure: opts.insecure,
-    connection,
-    referenceTls: embeddedTls || undefined,
+    connection: target.connection,
+    referenceTls: (opts.referenceTls && !opts.baseUrl) || undefined,
     webhookUrl: opts.webhookUrl,
     taskTimeoutSeconds: opts.taskTimeoutSeconds,
     requestTimeoutSeconds: opts.requestTimeoutSeconds,
     maxBodyBytes: opts.maxBodyBytes,
     runId: newRunId(),
-    embedded: !!embedded,
+    embedded: !!target.embedded,
     s3,
   };
+}
+
+/**
+ * The run itself and what it leaves: the live view, the suite, the S3 sweep, the summary and exit code, the reports;
+ * whatever happens, everything started is stopped (Ctrl-C too: the run's buckets removed, exit 130).
+ */
+async function runAndReport(r: { opts: RunOptions; tool: ToolInfo; out: (line: string) => void; extra: RunExtras; inputs: CheckedInputs; early: EarlyParts; target: Target; embeddedS3?: EmbeddedS3; config: RunConfig }): Promise<RunResult> {
+  const { opts, tool, out, extra, inputs, early, target, embeddedS3, config } = r;
+  const { embedded } = target;
   // A terminal gets the live view (a status line, countdowns, colour); a plain writer gets the check lines.
   const view = !opts.quiet && extra.terminal ? new ProgressView(extra.terminal, { colour: colourWanted(extra.env ?? {}, extra.terminal.isTTY), total: selectChecks(allChecks, opts.only).length }) : undefined;
   const say = view ? (line: string) => view.line(line) : out;
   const hooks: RunHooks = opts.quiet ? {} : view ?? { onCheckEnd: (c) => out(checkLine(c)) };
-  // Ctrl-C: remove the run's buckets (bounded), stop what was started, exit 130.
   const onSigint = () => {
     void (async () => {
-      await Promise.race([sweepAllS3(), new Promise((r) => setTimeout(r, 15_000).unref())]);
+      await Promise.race([sweepAllS3(), new Promise((res) => setTimeout(res, 15_000).unref())]);
       await embeddedS3?.close().catch(() => {});
       await embedded?.close().catch(() => {});
-      referenceTls?.remove();
+      early.referenceTls?.remove();
       process.exit(130);
     })();
   };
-  if (s3 && s3Selected) process.once('SIGINT', onSigint);
+  if (config.s3 && early.s3Selected) process.once('SIGINT', onSigint);
   let swept = false;
   try {
-    if (!opts.quiet) say(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
+    if (!opts.quiet) say(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${config.baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
     if (!opts.quiet && config.connection?.proxy) say(proxyLine(config));
     const report = await runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
       // A run that could not start still leaves the reports asked for (verdict error), then exits 2.
       if (err instanceof RunNotStarted) {
-        err.runReport.integrity = sealReport(err.runReport, signingKey);
+        err.runReport.integrity = sealReport(err.runReport, inputs.signingKey);
         await writeReports(err.runReport, opts.reports);
       }
       throw err;
@@ -210,13 +274,13 @@ export async function runCommand(
       if (!opts.quiet && s3Cleanup.failed.length) say(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
     }
     view?.close();
-    const exitCode = expectations ? applyExpectations(report, opts.expect!, expectations, opts.strictExpect) : EXIT_CODES[report.verdict];
+    const exitCode = inputs.expectations ? applyExpectations(report, opts.expect!, inputs.expectations, opts.strictExpect) : EXIT_CODES[report.verdict];
     (opts.quiet ? quietSummaryLines(report) : summaryLines(report, view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false)).forEach((l) => out(l));
     expectationLines(report).forEach((l) => out(l));
     // Last: the digests cover everything the report says, expectations included.
-    report.integrity = sealReport(report, signingKey);
+    report.integrity = sealReport(report, inputs.signingKey);
     await writeReports(report, opts.reports);
-    for (const r of opts.reports) out(`report: ${r.format} written to ${r.path}`);
+    for (const rep of opts.reports) out(`report: ${rep.format} written to ${rep.path}`);
     if (opts.emitOverlay) await writeFile(opts.emitOverlay, renderOverlay(report));
     if (opts.writeExpect) writeExpectations(report, opts.writeExpect);
     return { report, exitCode };
@@ -226,7 +290,7 @@ export async function runCommand(
     process.off('SIGINT', onSigint);
     await embeddedS3?.close();
     await embedded?.close();
-    referenceTls?.remove();
+    early.referenceTls?.remove();
   }
 }
 
