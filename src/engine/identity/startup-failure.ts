@@ -112,22 +112,9 @@ function pageHint(ex: Exchange): string {
 export function describeStartupFailure(ex: Exchange, flag: string, limits: StartupLimits): StartupFailureDescription {
   const asked = `${ex.request.method} ${new URL(ex.request.url).pathname}`;
   const timeout = `--request-timeout ${limits.requestTimeoutSeconds} s`;
-  const partial = ex.incompleteResponse;
-  if (partial) {
-    const how = ex.transportError === 'timed out' ? `did not complete within ${timeout}` : `broke off (${ex.transportError})`;
-    return {
-      kind: 'incomplete',
-      message: `the target answered ${asked} with ${partial.status} (${contentType(ex)}) after ${partial.headersAfterMs} ms, but the body ${how}: ${partial.receivedBytes} bytes arrived`,
-      details: { status: partial.status, contentType: header(ex, 'content-type'), headersAfterMs: partial.headersAfterMs, receivedBytes: partial.receivedBytes, transportError: ex.transportError },
-    };
-  }
+  if (ex.incompleteResponse) return incompleteAnswer(ex, asked, timeout, ex.incompleteResponse);
   const res = ex.response;
-  if (!res) {
-    const why = ex.transportError === 'timed out' ? `no answer within ${timeout}` : (ex.transportError ?? 'no answer');
-    const proxy = limits.embedded ? undefined : proxyFor(limits.baseUrl, limits.connection?.proxy);
-    const where = proxy ? `${limits.baseUrl} through proxy ${withoutCredentials(proxy)}` : limits.baseUrl;
-    return { kind: 'unreachable', message: `target unreachable at ${where}: ${why}${connectionHint(why, limits)}`, details: { transportError: ex.transportError, ...(proxy ? { proxy: withoutCredentials(proxy) } : {}) } };
-  }
+  if (!res) return noAnswer(ex, timeout, limits);
   const status = res.status;
   if (res.truncated) {
     return {
@@ -136,21 +123,7 @@ export function describeStartupFailure(ex: Exchange, flag: string, limits: Start
       details: { status, contentType: header(ex, 'content-type'), capBytes: limits.maxBodyBytes },
     };
   }
-  if (status >= 300 && status < 400) {
-    const location = res.headers['location'];
-    let where = 'with no Location header';
-    let otherOrigin = false;
-    if (location) {
-      const target = new URL(location, ex.request.url);
-      otherOrigin = target.origin !== new URL(ex.request.url).origin;
-      where = `to ${target.toString()}${otherOrigin ? ' (another origin)' : ''}`;
-    }
-    return {
-      kind: 'redirect',
-      message: `the target redirected ${asked} (${status}) ${where}; redirects are not followed, so the API key goes nowhere else: if that address is the API, pass it as --base-url`,
-      details: { status, location, otherOrigin },
-    };
-  }
+  if (status >= 300 && status < 400) return redirected(ex, asked, status);
   if (status >= 500) {
     return {
       kind: 'server-error',
@@ -158,46 +131,81 @@ export function describeStartupFailure(ex: Exchange, flag: string, limits: Start
       details: { status, contentType: header(ex, 'content-type') },
     };
   }
-  if (status === 401 || status === 403) {
-    const code = errorCode(res.json);
-    const said = code ? ` ${code}${errorMessage(res.json) ? `: ${JSON.stringify(errorMessage(res.json)!.slice(0, 120))}` : ''}` : ', no error code';
-    return {
-      kind: 'refused',
-      message: `the target refused to issue a token for ${flag} (${status}${said}); check ${flag} and --base-url`,
-      details: { status, errorCode: code },
-    };
-  }
-  if (status >= 400) {
-    const code = errorCode(res.json);
-    const hint =
-      status === 404 || status === 405
-        ? `: is --base-url the API host (paths begin with /v1)?`
-        : status === 429
-          ? `: the key's token issuances are spent for now (limit 10 per minute); wait a minute and rerun`
-          : '';
-    return {
-      kind: 'rejected',
-      message: `the target answered ${asked} with ${status}${code ? ` ${code}` : ''}${hint}`,
-      details: { status, errorCode: code },
-    };
-  }
-  if (status >= 200 && status < 300) {
-    const notJson = parseError(res.body);
-    if (notJson !== undefined) {
-      return {
-        kind: 'not-json',
-        message: `the target answered ${asked} with ${status} (${contentType(ex)}) but the body is not JSON: ${notJson}`,
-        details: { status, contentType: header(ex, 'content-type'), parseError: notJson, bodyBytes: Buffer.byteLength(res.body) },
-      };
-    }
-    const fields = res.json && typeof res.json === 'object' && !Array.isArray(res.json) ? Object.keys(res.json) : undefined;
-    return {
-      kind: 'no-token',
-      message: `the target answered ${asked} with ${status} and JSON without a string field token (${fields ? `fields: ${fields.slice(0, 10).join(', ') || 'none'}` : `a JSON ${Array.isArray(res.json) ? 'array' : typeof res.json}`})`,
-      details: { status, fields },
-    };
-  }
+  if (status >= 400) return refusedAnswer(ex, asked, flag, status);
+  if (status >= 200 && status < 300) return answerWithoutToken(ex, asked, status);
   return { kind: 'unexpected', message: `the target answered ${asked} with ${status}, which is neither a token nor an error`, details: { status } };
+}
+
+/** The status line and headers came, the body did not complete. */
+function incompleteAnswer(ex: Exchange, asked: string, timeout: string, partial: NonNullable<Exchange['incompleteResponse']>): StartupFailureDescription {
+  const how = ex.transportError === 'timed out' ? `did not complete within ${timeout}` : `broke off (${ex.transportError})`;
+  return {
+    kind: 'incomplete',
+    message: `the target answered ${asked} with ${partial.status} (${contentType(ex)}) after ${partial.headersAfterMs} ms, but the body ${how}: ${partial.receivedBytes} bytes arrived`,
+    details: { status: partial.status, contentType: header(ex, 'content-type'), headersAfterMs: partial.headersAfterMs, receivedBytes: partial.receivedBytes, transportError: ex.transportError },
+  };
+}
+
+/** Nothing came back: where the run tried (through which proxy), and a hint for the connection error. */
+function noAnswer(ex: Exchange, timeout: string, limits: StartupLimits): StartupFailureDescription {
+  const why = ex.transportError === 'timed out' ? `no answer within ${timeout}` : (ex.transportError ?? 'no answer');
+  const proxy = limits.embedded ? undefined : proxyFor(limits.baseUrl, limits.connection?.proxy);
+  const where = proxy ? `${limits.baseUrl} through proxy ${withoutCredentials(proxy)}` : limits.baseUrl;
+  return { kind: 'unreachable', message: `target unreachable at ${where}: ${why}${connectionHint(why, limits)}`, details: { transportError: ex.transportError, ...(proxy ? { proxy: withoutCredentials(proxy) } : {}) } };
+}
+
+/** A redirect is not followed, so the API key goes nowhere else. */
+function redirected(ex: Exchange, asked: string, status: number): StartupFailureDescription {
+  const location = ex.response?.headers['location'];
+  let where = 'with no Location header';
+  let otherOrigin = false;
+  if (location) {
+    const target = new URL(location, ex.request.url);
+    otherOrigin = target.origin !== new URL(ex.request.url).origin;
+    where = `to ${target.toString()}${otherOrigin ? ' (another origin)' : ''}`;
+  }
+  return {
+    kind: 'redirect',
+    message: `the target redirected ${asked} (${status}) ${where}; redirects are not followed, so the API key goes nowhere else: if that address is the API, pass it as --base-url`,
+    details: { status, location, otherOrigin },
+  };
+}
+
+/** A 4xx: the key refused (401, 403), or the request (a wrong host, a spent issuance budget). */
+function refusedAnswer(ex: Exchange, asked: string, flag: string, status: number): StartupFailureDescription {
+  const code = errorCode(ex.response?.json);
+  if (status === 401 || status === 403) {
+    const message = errorMessage(ex.response?.json);
+    const said = code ? ` ${code}${message ? `: ${JSON.stringify(message.slice(0, 120))}` : ''}` : ', no error code';
+    return { kind: 'refused', message: `the target refused to issue a token for ${flag} (${status}${said}); check ${flag} and --base-url`, details: { status, errorCode: code } };
+  }
+  const hint =
+    status === 404 || status === 405
+      ? `: is --base-url the API host (paths begin with /v1)?`
+      : status === 429
+        ? `: the key's token issuances are spent for now (limit 10 per minute); wait a minute and rerun`
+        : '';
+  return { kind: 'rejected', message: `the target answered ${asked} with ${status}${code ? ` ${code}` : ''}${hint}`, details: { status, errorCode: code } };
+}
+
+/** A 2xx without a token: a body that is not JSON, or JSON without a string field token. */
+function answerWithoutToken(ex: Exchange, asked: string, status: number): StartupFailureDescription {
+  const body = ex.response?.body ?? '';
+  const json = ex.response?.json;
+  const notJson = parseError(body);
+  if (notJson !== undefined) {
+    return {
+      kind: 'not-json',
+      message: `the target answered ${asked} with ${status} (${contentType(ex)}) but the body is not JSON: ${notJson}`,
+      details: { status, contentType: header(ex, 'content-type'), parseError: notJson, bodyBytes: Buffer.byteLength(body) },
+    };
+  }
+  const fields = json && typeof json === 'object' && !Array.isArray(json) ? Object.keys(json) : undefined;
+  return {
+    kind: 'no-token',
+    message: `the target answered ${asked} with ${status} and JSON without a string field token (${fields ? `fields: ${fields.slice(0, 10).join(', ') || 'none'}` : `a JSON ${Array.isArray(json) ? 'array' : typeof json}`})`,
+    details: { status, fields },
+  };
 }
 
 /** The run could not start; carries the exchange that shows why, and the report to write (verdict `error`). */
