@@ -245,6 +245,19 @@ export function parseReportFlag(value: string): ReportTarget {
   return { format, path };
 }
 
+/** An http or https URL given to --flag, as given (undefined when absent); anything else is a usage error. */
+function httpUrl(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new UsageError(`--${flag} is not a URL: ${JSON.stringify(value)}`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--${flag} must be http or https, got ${u.protocol}`);
+  return value;
+}
+
 export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): RunOptions {
   const { values: v } = parseCliArgs(args, RUN_OPTIONS);
   const dotenv = readDotenv(cwd);
@@ -259,26 +272,8 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
   if (profile !== 'quick' && profile !== 'full' && profile !== 'certify') throw new UsageError(`${from} must be quick, full or certify, got ${JSON.stringify(profile)}`);
   const seedRaw = v['seed'] as string | undefined;
   if (seedRaw !== undefined && !/^\d{1,15}$/.test(seedRaw)) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(seedRaw)}`);
-  const baseUrl = setting('base-url');
-  if (baseUrl !== undefined) {
-    let u: URL;
-    try {
-      u = new URL(baseUrl);
-    } catch {
-      throw new UsageError(`--base-url is not a URL: ${JSON.stringify(baseUrl)}`);
-    }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--base-url must be http or https, got ${u.protocol}`);
-  }
-  const s3Url = setting('s3-url');
-  if (s3Url !== undefined) {
-    let u: URL;
-    try {
-      u = new URL(s3Url);
-    } catch {
-      throw new UsageError(`--s3-url is not a URL: ${JSON.stringify(s3Url)}`);
-    }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--s3-url must be http or https, got ${u.protocol}`);
-  }
+  const baseUrl = httpUrl('base-url', setting('base-url'));
+  const s3Url = httpUrl('s3-url', setting('s3-url'));
   if (v['reference-tls'] && baseUrl !== undefined) throw new UsageError('--reference-tls serves the embedded reference target over HTTPS; with --base-url the URL\'s scheme decides');
   if (v['s3-path-style'] && v['s3-virtual-host']) throw new UsageError('--s3-path-style and --s3-virtual-host exclude each other');
   const only = (v['only'] as string | undefined)?.split(',').map((s) => s.trim()).filter(Boolean);
