@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { spawn } from 'node:child_process';
-import { chmodSync, readFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -307,4 +307,33 @@ describe.concurrent('each template gates on expectations and publishes the diff 
       api.close();
     }
   });
+});
+
+describe('the install path the templates name without a registry entry', () => {
+  it('a tarball made with npm pack holds a CLI that runs the suite against the embedded reference', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cc-pack-'));
+    const run = (cmd: string, args: string[], cwd: string) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(cmd, args, { cwd, env: { ...process.env, NO_COLOR: '1' } });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (out += d));
+        child.on('close', (code) => resolve({ code, out }));
+      });
+    const packed = await run('npm', ['pack', '--pack-destination', dir, '--silent'], path.resolve('.'));
+    expect(packed.code, packed.out).toBe(0);
+    const tarball = packed.out.trim().split('\n').at(-1)!;
+    expect((await run('tar', ['-xzf', path.join(dir, tarball), '-C', dir], dir)).code).toBe(0);
+    // The packed files, with this checkout's installed dependencies (what npm install adds from the registry).
+    const pkg = path.join(dir, 'package');
+    symlinkSync(path.resolve('node_modules'), path.join(pkg, 'node_modules'), 'dir');
+    const report = path.join(dir, 'out.json');
+    try {
+      const ran = await run(process.execPath, [path.join(pkg, 'bin/cloud-conformance.js'), 'run', '--profile', 'quick', '--only', 'versioning', '--quiet', '--report', `json:${report}`], dir);
+      expect(ran.code, ran.out).toBe(0);
+      expect(JSON.parse(readFileSync(report, 'utf8')).verdict).toBe('conformant');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
