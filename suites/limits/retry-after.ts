@@ -30,8 +30,10 @@ export const retryAfter: Check = {
       // Under --time-scale a target may give Retry-After in real or in target seconds: right if either reading was.
       const realRight = reset?.afterRetryAfterReal !== undefined && !reset.afterWindow;
       if (after && reset!.afterWindow) {
-        const readings = reset!.afterRetryAfterReal ? ` (nor ${ra! + 1} real seconds after; ${describe(reset!.afterRetryAfterReal)})` : '';
-        problems.push([`${p!.what}: still refused ${ra! + 1} s after the rejection, although Retry-After said ${ra}${readings} (${describe(after)})`, after]);
+        // The rejection waited from may be a later one than the first (limit-session.ts rejectionToWaitFrom).
+        const waited = reset!.retryAfter!;
+        const readings = reset!.afterRetryAfterReal ? ` (nor ${waited + 1} real seconds after; ${describe(reset!.afterRetryAfterReal)})` : '';
+        problems.push([`${p!.what}: still refused ${waited + 1} s after the rejection, although Retry-After said ${waited}${readings} (${describe(after)})`, after]);
       }
       if (realRight) ctx.observe(`retryAfterUnit.${p!.what}`, 'real seconds');
     }

@@ -21,6 +21,11 @@ const CONCURRENCY = 8;
 const SLOW_BURST_RETRIES_CERTIFY = 4;
 
 export interface ResetObservation {
+  /**
+   * The rejection waited from: the probe's first, or one met after it when the run's own request on the token (the
+   * cross-charge witness) was served and so took the slot that first rejection's Retry-After promised.
+   */
+  rejection: Exchange;
   retryAfter?: number;
   /** The request sent once Retry-After had passed, read as target-seconds (+ 1). */
   afterRetryAfter?: Exchange;
@@ -95,12 +100,12 @@ const is4xx = (ex: Exchange) => !!ex.response && ex.response.status >= 400 && ex
 const firstRejection = (bursts: Burst[]) => bursts.flatMap((b) => b.rejections)[0];
 
 /** Waits out Retry-After and then, if still refused, the rest of a window; records both answers. */
-async function observeReset(d: Pick<Deps, 'config' | 'waits'>, what: string, rejection: Exchange, retry: () => Promise<Exchange>, accepted: (ex: Exchange) => boolean): Promise<ResetObservation> {
+export async function observeReset(d: Pick<Deps, 'config' | 'waits'>, what: string, rejection: Exchange, retry: () => Promise<Exchange>, accepted: (ex: Exchange) => boolean): Promise<ResetObservation> {
   const { config } = d;
   const waits = d.waits ?? new Waits();
   const rejectedAt = Date.parse(rejection.startedAt) + rejection.durationMs;
   const retryAfter = parseRetryAfter(rejection, config.timeScale);
-  const obs: ResetObservation = { retryAfter };
+  const obs: ResetObservation = { rejection, retryAfter };
   if (retryAfter !== undefined && retryAfter <= WINDOW_SECONDS) {
     await waits.sleep(realMomentAfter(rejectedAt, retryAfter + 1, config.timeScale) - Date.now(), `the Retry-After of the ${what} rejection (${retryAfter} s)`, 'limits', 'limit-window');
     obs.afterRetryAfter = await retry();
@@ -275,9 +280,25 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
     // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
     const spentBy = bursts[0]!.rejections[0];
     if (spentBy && cls.accepted(probe.scope)) probe.cross = await turns.run(() => observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy, firstAnswer.durationMs));
-    if (waitsLong(d.config)) probe.reset = await observeReset(d, spec.what, probe.firstRejection, () => spec.send(held), cls.accepted);
+    if (waitsLong(d.config)) {
+      const from = await rejectionToWaitFrom(probe, () => spec.send(held), cls, turns);
+      probe.reset = await observeReset(d, spec.what, from, () => spec.send(held), cls.accepted);
+    }
   }
   return probe;
+}
+
+/**
+ * The rejection a reset is watched from. A cross-charge witness the target served spent a slot of the budget after the
+ * first rejection: under a sliding window the very slot its Retry-After promised, so a request sent then is refused
+ * for the run's own doing. The budget is spent again on the same token, and the reset watched from that refusal.
+ */
+export async function rejectionToWaitFrom(probe: Pick<LimitProbe, 'limit' | 'firstRejection' | 'cross'>, send: () => Promise<Exchange>, cls: Classifier, turns: Pick<Turns, 'run'> = new Turns()): Promise<Exchange> {
+  const first = probe.firstRejection!;
+  const cross = probe.cross;
+  if (!cross || 'skipped' in cross || cross.witnessRefused || !cls.accepted(cross.witness)) return first;
+  const again = await turns.run(() => burst({ max: probe.limit + 1, concurrency: 1, stopAtFirstRejection: true }, send, cls));
+  return again.rejections[0] ?? first;
 }
 
 /** The issuance probe and, in the full and certify profiles, its window reset observed in the background. */
