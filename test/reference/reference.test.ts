@@ -1539,6 +1539,20 @@ const faultCases: FaultCase[] = [
     faulty: [202, 202, '403 limit_exceeded'],
   },
   {
+    name: 'quota-429-resource-exhausted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const statuses: unknown[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await createVm(s, t);
+        statuses.push(r.status === 202 ? 202 : `${r.status} ${r.body.error.code} ${r.headers.get('retry-after') ?? 'no Retry-After'}`);
+      }
+      return statuses;
+    },
+    clean: [202, 202, 202],
+    faulty: [202, 202, '429 resource_exhausted no Retry-After'],
+  },
+  {
     name: 'bearer-challenge-missing',
     probe: async (s) => {
       const r = await call(s, 'GET', '/v1/vms');

@@ -315,6 +315,7 @@ const cases: VariantCase[] = [
   { name: 'ratelimit-headers', probe: async (s) => { const r = await listed(s); return [r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining')]; }, clean: [null, null], variant: ['300', '299'] },
   { name: 'vm-quota-409', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 409] },
   { name: 'vm-quota-422', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 422] },
+  { name: 'vm-quota-429', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 429] },
   {
     name: 'revoke-by-token-claim',
     probe: async (s) => {

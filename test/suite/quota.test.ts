@@ -49,6 +49,30 @@ describe('vms.quota-refusal against the reference', () => {
     expect(c.evidence?.exchanges?.map((e) => e.request.method)).toEqual(['POST', 'DELETE', 'POST']);
   });
 
+  it('tells a quota answered 429 from a rate limit by outlasting a rate window (variant vm-quota-429, full profile), and passes it', async () => {
+    const r = await runAgainstReference({ only: ['vms'], variants: ['vm-quota-429'], profile: 'full', timeScale: 60 });
+    const c = r.checks.find((x) => x.id === 'vms.quota-refusal')!;
+    expect(c.status, c.message).toBe('passed');
+    expect(c.message).toContain('429 quota_exceeded');
+    expect(r.verdict).toBe('conformant');
+  }, 120_000);
+
+  it('leaves a 429 to a valid create not verified in quick, saying which profile tells a quota from a rate limit', async () => {
+    const r = await runAgainstReference({ only: ['vms'], variants: ['vm-quota-429'] });
+    const c = r.checks.find((x) => x.id === 'vms.quota-refusal')!;
+    expect(c.status, c.message).toBe('skipped');
+    expect(c.message).toContain('a rate limit, or a quota answered 429');
+    expect(r.verdict).toBe('conformant');
+  }, 120_000);
+
+  it('fails a quota answered 429 resource_exhausted (fault quota-429-resource-exhausted): the refusal outlasted a window, and a delete lifted it', async () => {
+    const r = await runAgainstReference({ only: ['vms'], faults: ['quota-429-resource-exhausted'], profile: 'full', timeScale: 60 });
+    const c = r.checks.find((x) => x.id === 'vms.quota-refusal')!;
+    expect(c.status).toBe('failed');
+    expect(c.message).toContain('"resource_exhausted", not quota_exceeded');
+    expect(c.evidence?.exchanges?.map((e) => `${e.request.method} ${e.response?.status}`)).toEqual(['POST 429', 'DELETE 202', 'POST 202']);
+  }, 120_000);
+
   it('does not judge a refusal no delete lifts (variant capacity-refusal, reached by certify) as a quota', async () => {
     const r = await runAgainstReference({ only: ['vms'], variants: ['capacity-refusal'], profile: 'certify', maxCreates: 120 });
     const c = r.checks.find((x) => x.id === 'vms.quota-refusal')!;
