@@ -41,7 +41,7 @@ export function needsOverlay(fault: FaultDef): boolean {
 }
 
 /** Faults a quick run cannot tell from a window boundary (or that need a window to pass): judged in the full profile. */
-export const NEEDS_FULL = new Set(['token-limit-9', 'token-limit-11', 'token-limit-missing', 'window-never-resets', 'window-120s', 'retry-after-counts-real-seconds', 'limit-window-sliding', 'limit-window-fixed']);
+export const NEEDS_FULL = new Set(['token-limit-9', 'token-limit-11', 'token-limit-missing', 'window-never-resets', 'window-120s', 'issuance-window-10s', 'retry-after-counts-real-seconds', 'limit-window-sliding', 'limit-window-fixed']);
 
 /**
  * How each fault is run. The limit probes need a window they can fill (real minutes at scale 1, 6 s at scale 10),

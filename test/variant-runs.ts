@@ -24,7 +24,7 @@ export const LIMIT_DIMENSIONS = new Set([
 ]);
 
 /** Variants whose choice shows only once a window is waited out (Retry-After readings, resets): a full-profile limits run at time scale 10. */
-export const WAITING_VARIANTS = new Set(['retry-after-http-date', 'retry-after-real-seconds', 'limit-sliding-window', 'limit-refused-not-counted']);
+export const WAITING_VARIANTS = new Set(['retry-after-http-date', 'retry-after-real-seconds', 'limit-sliding-window', 'limit-window-aligned', 'limit-refused-not-counted']);
 
 /** Variants of the API target. */
 export const API_VARIANTS: VariantDef[] = VARIANTS;

@@ -13,6 +13,7 @@ import { LIMITS as DOCUMENTED, WINDOW_SECONDS } from '../documented-limits/limit
 import { realMomentAfter, unmeasurableWindow, windowOverAfter, windowRealMs } from '../documented-limits/windows.js';
 import { observeCrossCharge, type CrossObservation, type CrossSkipped } from './cross-budget.ts';
 import { probeWindowKind, type WindowKind, type WindowKindObservation } from './window-kind.ts';
+import { observeWindowLength, type WindowLengthObservation } from './window-length.ts';
 
 /** The documented limits by probe (documented-limits/limits.js holds them with their clauses). */
 export const LIMITS = { read: DOCUMENTED.reads.limit, write: DOCUMENTED.writes.limit, token: DOCUMENTED.tokens.limit } as const;
@@ -42,6 +43,8 @@ export interface LimitProbe {
   limit: number;
   what: string;
   verdict: LimitVerdict;
+  /** Full and certify: the budget spent again once back, and once more shortly before a minute (limits.window-length). */
+  windowLength?: WindowLengthObservation;
   bursts: Burst[];
   firstRejection?: Exchange;
   /** A request on another token (reads, writes) or key (issuance) right after this budget was spent. */
@@ -252,7 +255,7 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
     return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: `the first ${spec.what.replace(/s$/, '')} answered ${statusText(firstAnswer)}` }, bursts: [] };
   }
   // The bursts take turns with the other probe's; the waits for a window's reset below overlap freely.
-  const { bursts, verdict, held } = await turns.run(async () => {
+  const { bursts, verdict, held, inFlight } = await turns.run(async () => {
     // As many in flight as the round trip needs for the burst to take about half a second (8 on a near target).
     const inFlight = burstConcurrency(spec.limit, firstAnswer.durationMs, CONCURRENCY);
     let first = await burst({ max: spec.limit, concurrency: inFlight, stopAtFirstRejection: false }, () => spec.send(t1), cls);
@@ -272,7 +275,7 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
       bursts.push(second);
       verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
     }
-    return { bursts, verdict, held };
+    return { bursts, verdict, held, inFlight };
   });
   const probe: LimitProbe = { limit: spec.limit, what: spec.what, verdict, bursts, firstRejection: firstRejection(bursts) };
   if (probe.firstRejection && !spec.judgeOnly) {
@@ -283,6 +286,7 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
     if (waitsLong(d.config)) {
       const from = await rejectionToWaitFrom(probe, () => spec.send(held), cls, turns);
       probe.reset = await observeReset(d, spec.what, from, () => spec.send(held), cls.accepted);
+      probe.windowLength = await watchWindowLength(d, probe, bursts[0]!, () => spec.send(held), cls, inFlight);
     }
   }
   return probe;
@@ -301,6 +305,21 @@ export async function rejectionToWaitFrom(probe: Pick<LimitProbe, 'limit' | 'fir
   return again.rejections[0] ?? first;
 }
 
+/** The request of a reset observation the target served: the budget back. */
+const servedRetry = (reset: ResetObservation | undefined, accepted: (ex: Exchange) => boolean): Exchange | undefined =>
+  [reset?.afterRetryAfter, reset?.afterRetryAfterReal, reset?.afterWindow].find((ex): ex is Exchange => !!ex && accepted(ex));
+
+/** Once the budget the probe spent in `first` is back: whether it stays spent as long as a minute's window holds it. */
+function watchWindowLength(d: Pick<Deps, 'config' | 'waits'>, probe: LimitProbe, first: Burst, send: () => Promise<Exchange>, cls: Classifier, concurrency: number): Promise<WindowLengthObservation | undefined> {
+  const back = servedRetry(probe.reset, cls.accepted);
+  if (!back || !probe.firstRejection || !first.rejections.includes(probe.firstRejection)) return Promise.resolve(undefined);
+  const waits = d.waits ?? new Waits();
+  return observeWindowLength({
+    what: probe.what, limit: probe.limit, timeScale: d.config.timeScale, first, servedSince: [back], send, cls, concurrency,
+    sleep: (ms, why) => waits.sleep(ms, why, 'limits', 'limit-window'),
+  });
+}
+
 /** The issuance probe and, in the full and certify profiles, its window reset observed in the background. */
 export interface IssuanceStage {
   probe: LimitProbe;
@@ -316,8 +335,10 @@ export async function runIssuanceProbe(d: Deps): Promise<IssuanceStage> {
   const probe = await probeIssuance(d);
   const reset =
     probe.firstRejection && waitsLong(d.config)
-      ? observeReset(d, 'token issuances', probe.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then((r) => {
+      ? observeReset(d, 'token issuances', probe.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then(async (r) => {
           probe.reset = r;
+          const first = probe.bursts.find((b) => b.rejections.includes(probe.firstRejection!));
+          if (first) probe.windowLength = await watchWindowLength(d, probe, first, issueWithPrimary(d), issuanceClassifier, 4);
         })
       : Promise.resolve();
   return { probe, reset };
