@@ -47,7 +47,7 @@ export const tagFilterStrict: Check = {
     if (!whole) notJudged.push('partial values (no tag of two or more characters visible on the records)');
     else {
       const [key, value] = [whole[0], whole[1].slice(0, -1)];
-      const [cut, absent] = await Promise.all([ctx.fixtures.walk(100, { tag: `${key}:${value}` }), ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: `cc-absent-${ctx.config.runId}:none` } })]);
+      const [cut, absent] = await Promise.all([ctx.fixtures.walk(100, { tag: `${key}:${value}` }), absentTagAnswer(ctx)]);
       const wrong = cut.items.filter((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, x]) => k === key && x === value));
       const reading = partialMatchReading({ walked: cut.complete, wrong: wrong.length, absentReturned: isSuccess(absent) ? vmsOf(absent).length : undefined });
       if (reading === 'not-walked') notJudged.push(`partial values (tag=${key}:${value} could not be walked: ${cut.stoppedBecause})`);
@@ -60,6 +60,10 @@ export const tagFilterStrict: Check = {
         }
       }
     }
+    const halves = await judgeEachHalf(ctx, firstTag(all));
+    if ('judged' in halves) judged.push(halves.judged);
+    else notJudged.push(halves.notJudged);
+    if ('finding' in halves && halves.finding) findings.push(halves.finding);
     // Another organization's VMs: a tag they carry, asked for by the first organization, must not bring them in.
     if (!ctx.tokens.has('second')) notJudged.push("other organizations' VMs (needs --api-key-b)");
     else {
@@ -93,10 +97,35 @@ export const tagFilterStrict: Check = {
   },
 };
 
+/** The list filtered by a tag nobody carries (its key and its value both the run's own): applied filters return nothing. */
+const absentTagAnswer = (ctx: CheckContext): Promise<Exchange> => ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: `cc-absent-${ctx.config.runId}:none` } });
+
+type Judgement = { judged: string; finding?: Finding } | { notJudged: string };
+
+/**
+ * Both halves of the tag count: a visible tag's value under a key nobody carries, and its key with a value nobody
+ * carries, return no VM (a filter that matches the value under any key, or any value of the key, returns some).
+ */
+async function judgeEachHalf(ctx: CheckContext, tag: [string, string] | undefined): Promise<Judgement> {
+  if (!tag) return { notJudged: 'each half of a tag (no tag visible on the records)' };
+  const [key, value] = tag;
+  const nobody = `cc-absent-${ctx.config.runId}`;
+  const asked = [`${nobody}:${value}`, `${key}:${nobody}`];
+  const [absent, ...answers] = await Promise.all([absentTagAnswer(ctx), ...asked.map((t) => ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: t, per_page: 100 } }))]);
+  if (!isSuccess(absent) || vmsOf(absent).length > 0) return { notJudged: `each half of a tag (tag=${nobody}:none ${isSuccess(absent) ? 'returned VMs as well: the filter is not applied, see vms.tag-filter' : `answered ${describe(absent)}`})` };
+  const unanswered = answers.findIndex((a) => !isSuccess(a));
+  if (unanswered >= 0) return { notJudged: `each half of a tag (tag=${asked[unanswered]} answered ${describe(answers[unanswered]!)})` };
+  const judged = `tag=${asked[0]} and tag=${asked[1]} (the value of ${key}:${value} under a key nobody carries, its key with a value nobody carries) returned no VM`;
+  const wrong = answers.map((a, i) => ({ tag: asked[i]!, vms: vmsOf(a), ex: a })).filter((a) => a.vms.length > 0);
+  if (wrong.length === 0) return { judged };
+  const what = wrong.map((w) => `tag=${w.tag} returned ${w.vms.length} VMs (e.g. ${JSON.stringify(w.vms[0]!['name'])} with ${JSON.stringify(w.vms[0]!['tags'])})`).join('; ');
+  return { judged, finding: finding('must', `the filter matched one half of the tag only: ${what}`, [absent, ...wrong.map((w) => w.ex)]) };
+}
+
 /** Target-seconds between reads of the second organization's filtered list while its tagged VM is being made. */
 const LIST_POLL_SECONDS = 2;
 
-type BothOrganizations = { judged: string; finding?: Finding } | { notJudged: string };
+type BothOrganizations = Judgement;
 
 /**
  * The run's tag set on a VM it creates in the second organization too: once that organization's

@@ -2578,6 +2578,24 @@ const faultModelCases: FaultCase[] = [
     faulty: [44, 44],
   },
   {
+    name: 'tag-filter-value-any-key',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return [(await call(s, 'GET', '/v1/vms?tag=other:prod', { token: t })).body.total, (await call(s, 'GET', '/v1/vms?tag=env:prod', { token: t })).body.total];
+    },
+    clean: [0, 44],
+    faulty: [44, 44],
+  },
+  {
+    name: 'tag-filter-key-any-value',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return [(await call(s, 'GET', '/v1/vms?tag=env:other', { token: t })).body.total, (await call(s, 'GET', '/v1/vms?tag=env:prod', { token: t })).body.total];
+    },
+    clean: [0, 44],
+    faulty: [130, 130],
+  },
+  {
     name: 'expires-in-string',
     probe: async (s) => typeof (await issue(s)).body.expires_in,
     clean: 'number',
