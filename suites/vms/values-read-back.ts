@@ -54,14 +54,14 @@ async function createSecond(ctx: CheckContext, first: CreatedVm, tags: TagSettin
   const at = SIZE_LADDER.findIndex((s) => s.vcpus === first.body['vcpus'] && s.memory_gb === first.body['memory_gb'] && s.system_disk_gb === first.body['system_disk_gb']);
   const rungs = [at + 1, at - 1].filter((i) => at >= 0 && i >= 0 && i < SIZE_LADDER.length);
   let why = 'no other size to try';
-  // A name of another class than the first VM's (mixed case, dots, digits, 48 characters): a target that refuses it is
-  // sent the plain name again; one that takes it must show it as sent.
-  let nameClass = true;
+  // A name of other classes than the first VM's (mixed case, dots, digits, 48 characters; then also letters beyond
+  // ASCII): a target that refuses it is sent the next tier down, then the plain name; one that takes it must show it as sent.
+  let nameTier = 0;
   for (let i = 0; i < rungs.length; i++) {
     const rung = rungs[i]!;
     const { body } = ctx.fixtures.vmCreateBody('values');
     Object.assign(body, SIZE_LADDER[rung]);
-    if (nameClass) body['name'] = className(String(body['name']));
+    if (nameTier < NAME_TIERS.length) body['name'] = className(String(body['name']), NAME_TIERS[nameTier]!);
     let sentTags: Record<string, string> | undefined;
     if (tags) {
       sentTags = { [RUN_TAG_KEY]: ctx.config.runId, 'cc-values': `${ctx.config.runId}-2` };
@@ -81,9 +81,9 @@ async function createSecond(ctx: CheckContext, first: CreatedVm, tags: TagSettin
     }
     const status = created.response?.status;
     if (status === undefined || status >= 500) return { why: `a well-typed create answered ${describe(created)}`, broken: created };
-    if (nameClass) {
-      // Refused with the name of the other class: the same size again with the plain name (a name rule is the target's).
-      nameClass = false;
+    if (nameTier < NAME_TIERS.length) {
+      // Refused with a name of other classes: the same size again with the next tier down (a name rule is the target's).
+      nameTier++;
       i--;
       continue;
     }
@@ -93,20 +93,31 @@ async function createSecond(ctx: CheckContext, first: CreatedVm, tags: TagSettin
   return { why };
 }
 
-/** The plain name made into one of another class: mixed case, a dot, digits, 48 characters (past a 32-character cut). */
-export function className(plain: string): string {
-  const stem = `${plain}-Read.Back-Name-2-`;
+/** The name classes the second VM tries, most first: with letters beyond ASCII, then ASCII only. */
+const NAME_TIERS = ['beyond-ascii', 'ascii'] as const;
+
+/**
+ * The plain name made into one of other classes: mixed case, a dot, digits, 48 characters (past a 32-character cut),
+ * and in the first tier two Latin letters beyond ASCII (NFC, the same under NFKC).
+ */
+export function className(plain: string, tier: (typeof NAME_TIERS)[number] = 'ascii'): string {
+  const stem = `${plain}-Read.Back-Name-2-${tier === 'beyond-ascii' ? 'Zürich-é-' : ''}`;
   return (stem + 'x'.repeat(48)).slice(0, Math.max(48, stem.length + 4));
 }
 
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /**
- * A list element that shows the VM sent as `sent` under another name: the same name in another case, or cut short
- * (at least 16 characters of it). Only the run's own names are compared (they start with its run id).
+ * A list element that shows the VM sent as `sent` under another name: the same name in another case, cut short (at
+ * least 16 characters of it), or with its letters beyond ASCII dropped, replaced or mis-decoded (up to 4 characters
+ * for each: "Zrich", "Z?rich", "ZÃ¼rich"). Only the run's own names are compared (they start with its run id).
  */
 export function shownOtherwise(sent: string, items: ReadonlyArray<Record<string, unknown>>): string | undefined {
   const names = items.map((v) => v['name']).filter((n): n is string => typeof n === 'string');
-  if (names.includes(sent)) return undefined;
-  return names.find((n) => n.toLowerCase() === sent.toLowerCase() || (n.length >= 16 && n.length < sent.length && sent.toLowerCase().startsWith(n.toLowerCase())));
+  // Canonically equivalent (NFC and NFD spell the same letters): the same name.
+  if (names.some((n) => n.normalize('NFC') === sent.normalize('NFC'))) return undefined;
+  const beyondAscii = /[^\x00-\x7f]/.test(sent) ? new RegExp(`^${[...sent].map((c) => (/[^\x00-\x7f]/.test(c) ? '[^]{0,4}' : escapeRegExp(c))).join('')}$`, 'i') : undefined;
+  return names.find((n) => n.toLowerCase() === sent.toLowerCase() || (n.length >= 16 && n.length < sent.length && sent.toLowerCase().startsWith(n.toLowerCase())) || (beyondAscii !== undefined && beyondAscii.test(n)));
 }
 
 /** The answers that show a VM: its list element, the create answer, its task, its record; each found by name or id. */
@@ -179,7 +190,7 @@ export const valuesReadBack: Check = {
     const renamed = made.slice(1).flatMap((m) => {
       const shown = shownOtherwise(m.name, walk.items);
       if (shown === undefined) return [];
-      const how = shown.toLowerCase() === m.name.toLowerCase() ? 'its case changed' : `cut to ${shown.length} of its ${m.name.length} characters`;
+      const how = shown.toLowerCase() === m.name.toLowerCase() ? 'its case changed' : shown.length < m.name.length && m.name.toLowerCase().startsWith(shown.toLowerCase()) ? `cut to ${shown.length} of its ${m.name.length} characters` : 'its letters beyond ASCII changed';
       return [finding('must', `name: the create of "${m.name}" was accepted, and the list shows it as "${shown}" (${how})`, [m.created, ...walk.pages.filter((p) => vmsOf(p).some((v) => v['name'] === shown))])];
     });
     for (const m of made) {

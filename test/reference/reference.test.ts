@@ -1409,6 +1409,16 @@ const faultCases: FaultCase[] = [
     faulty: 'mixed.case-name',
   },
   {
+    name: 'vm-name-beyond-ascii-mangled',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const c = await call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), name: 'Zürich-é' } });
+      return (await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).body.name;
+    },
+    clean: 'Zürich-é',
+    faulty: 'ZÃ¼rich-Ã©',
+  },
+  {
     name: 'list-name-cut-32',
     probe: async (s) => {
       const t = await tokenFor(s);
