@@ -10,6 +10,7 @@ import { tokenRole } from './token-role.ts';
 import { unauthenticatedStatus } from './unauthenticated-status.ts';
 import { bearerChallenge } from './bearer-challenge.ts';
 import { tokenNotCached } from './token-not-cached.ts';
+import { tokenRequestFraming } from './token-request-framing.ts';
 
 export const authChecks: Check[] = [
   tokenShape,
@@ -23,4 +24,5 @@ export const authChecks: Check[] = [
   unauthenticatedStatus,
   bearerChallenge,
   tokenNotCached,
+  tokenRequestFraming,
 ];

@@ -1306,6 +1306,18 @@ const faultCases: FaultCase[] = [
     faulty: 202,
   },
   {
+    name: 'token-any-media-type',
+    probe: async (s) => [(await call(s, 'POST', '/v1/auth/tokens', { raw: JSON.stringify({ api_key: s.apiKeyReadonly }), headers: { 'content-type': 'text/plain' } })).status, (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: JSON.stringify(vmBody(s)), headers: { 'content-type': 'text/plain' } })).status],
+    clean: [415, 415],
+    faulty: [200, 415],
+  },
+  {
+    name: 'token-trailing-json-accepted',
+    probe: async (s) => [(await call(s, 'POST', '/v1/auth/tokens', { raw: `${JSON.stringify({ api_key: s.apiKeyReadonly })} {"api_key": "x"}` })).status, (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: `${JSON.stringify(vmBody(s))} {"name": "second"}` })).status],
+    clean: [400, 400],
+    faulty: [200, 400],
+  },
+  {
     name: 'unknown-image-accepted',
     probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: vmBody(s, { image: 'no-such-image' }) })).status,
     clean: 400,
