@@ -335,7 +335,8 @@ async function dryRun(opts: RunOptions, tool: ToolInfo, out: (line: string) => v
     { ...opts, dryRun: false, quiet: true, reports: [], emitOverlay: undefined, baseUrl: undefined, apiKey: undefined, apiKeyB: undefined, apiKeyReadonly: undefined, apiKeyRevocable: undefined, s3Url: undefined },
     tool,
     () => {},
-    { noDefaultOverlay: opts.overlay === undefined },
+    // A target named without an overlay is run without one; the embedded reference is run with its own, as the run would.
+    { noDefaultOverlay: opts.overlay === undefined && opts.baseUrl !== undefined },
   );
   const target = opts.baseUrl ?? 'the embedded reference target';
   const t = report.traffic;

@@ -3,7 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { runAgainstReference } from '../helpers.ts';
+import { cli } from './processes.ts';
 
 const BIN = path.resolve('bin/cloud-conformance.js');
 
@@ -32,6 +35,24 @@ describe('production safety', () => {
       server.close();
     }
   });
+
+  it('--dry-run on the embedded reference plans the requests the run then makes: its overlay and groups, within 5%', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cc-dry-'));
+    try {
+      const plan = await cli(['run', '--dry-run', '--only', 'auth,vms,webhooks']);
+      const planned = /requests: (\d+), of which (\d+) writes/.exec(plan.stdout);
+      expect(planned, plan.stdout).not.toBeNull();
+      const ran = await cli(['run', '--only', 'auth,vms,webhooks', '--quiet', '--report', `json:${path.join(dir, 'r.json')}`]);
+      expect(ran.status, ran.stderr).toBe(0);
+      const traffic = (JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8')) as { traffic: { requests: number; writes: number } }).traffic;
+      expect(Math.abs(Number(planned![1]) - traffic.requests) / traffic.requests).toBeLessThan(0.05);
+      expect(Math.abs(Number(planned![2]) - traffic.writes) / traffic.writes).toBeLessThan(0.05);
+      // The webhooks group runs under the reference's overlay, in the plan as in the run.
+      expect(plan.stdout).toMatch(/\/v1\/webhooks|POST \(other paths\)|webhooks/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('--read-only makes no write but token exchanges, and skips what needs writes with the reason', async () => {
     const report = await runAgainstReference({ readOnly: true, only: ['auth', 'vms', 'tasks', 'pagination', 'errors', 'backups', 'security'] });
