@@ -48,7 +48,8 @@ if (process.argv[2] === '--worker') {
         result = {
           verdict: report.verdict,
           checks: report.checks.map((c) => ({ id: c.id, status: c.status, message: c.message })),
-          observations: report.observations,
+          // Compared key by key with the clean run's, whatever the key.
+          observations: Object.fromEntries(Object.entries(report.observations)),
           wallMs: Date.now() - started,
         };
       } catch (err) {

@@ -3,6 +3,7 @@ import type { Exchange } from '../src/engine/transport/exchange.ts';
 import { isSuccess, statusText } from '../src/engine/transport/exchange.ts';
 import { Unavailable } from '../src/engine/run/check.ts';
 import { declaredTotalPointer } from '../src/engine/target/discover.ts';
+import type { ObservedCase } from '../src/engine/outcome/observations.ts';
 
 export { isSuccess, statusText };
 
@@ -30,7 +31,7 @@ export function describe(ex: Exchange): string {
 
 /** Where the VM list's total sits: the declared field (x-total-count), else the one pagination.total discovered. */
 export function totalPointerOf(ctx: CheckContext): string | undefined {
-  return declaredTotalPointer(ctx.declarations.totalField) ?? (ctx.observations['totalField'] as string | undefined);
+  return declaredTotalPointer(ctx.declarations.totalField) ?? ctx.observations.totalField;
 }
 
 /** Exchanges in the run's log that a predicate selects (checks that review the whole run). */
@@ -54,10 +55,6 @@ export function baseSchemaViolations(ctx: CheckContext, pred: (ex: Exchange) => 
   return { checked: selected.length, bad };
 }
 
-export interface ObservedCase {
-  status: number;
-  code: string | null;
-}
 
 /**
  * Records the status and code a named error case got (a name of ERROR_CASES, src/spec/vocabulary.ts): the latest under
@@ -67,18 +64,12 @@ export function observeErrorCase(ctx: CheckContext, name: string, ex: Exchange):
   if (!ex.response || ex.response.status < 400) return;
   const pair: ObservedCase = { status: ex.response.status, code: errorCode(ex) ?? null };
   ctx.observe(`errorCase.${name}`, pair);
-  const seen = { ...((ctx.observations['errorCasesSeen'] ?? {}) as Record<string, ObservedCase[]>) };
+  const seen = { ...(ctx.observations.errorCasesSeen ?? {}) };
   const list = seen[name] ?? [];
   if (!list.some((p) => p.status === pair.status && p.code === pair.code)) seen[name] = [...list, pair];
   ctx.observe('errorCasesSeen', seen);
 }
 
-/** Every pair observed for each case: errorCasesSeen, else the single errorCase.<name> observations. */
-export function observedCases(observations: Readonly<Record<string, unknown>>): Record<string, ObservedCase[]> {
-  const seen = observations['errorCasesSeen'] as Record<string, ObservedCase[]> | undefined;
-  if (seen) return seen;
-  return Object.fromEntries(Object.entries(observations).filter(([k]) => k.startsWith('errorCase.')).map(([k, v]) => [k.slice('errorCase.'.length), [v as ObservedCase]]));
-}
 
 /**
  * A property's first cases, sent before fast-check asks for them: `fc.sample` draws the very values `fc.check` tries

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { RunReport } from '../engine/run/report.ts';
+import { observedCases, type ObservedCase } from '../engine/outcome/observations.ts';
 
 // Loaded when an overlay is emitted, not by every run.
 const stringify = (doc: unknown): string => (createRequire(import.meta.url)('yaml') as typeof import('yaml')).stringify(doc);
@@ -10,19 +11,8 @@ interface Action {
   update: Record<string, unknown>;
 }
 
-interface Pair {
-  status: number;
-  code: string | null;
-}
 
-/** Observed status/code pairs of each error case: every distinct pair (errorCasesSeen), else the latest one. */
-function observedCases(o: Record<string, unknown>): Record<string, Pair[]> {
-  const seen = o['errorCasesSeen'] as Record<string, Pair[]> | undefined;
-  if (seen) return seen;
-  return Object.fromEntries(Object.entries(o).filter(([k]) => k.startsWith('errorCase.')).map(([k, v]) => [k.slice('errorCase.'.length), [v as Pair]]));
-}
-
-const asDeclared = (p: Pair) => (p.code === null ? { status: p.status } : { status: p.status, code: p.code });
+const asDeclared = (p: ObservedCase) => (p.code === null ? { status: p.status } : { status: p.status, code: p.code });
 
 /**
  * What the run observed about the choices the seed leaves open, in the overlay vocabulary (spec/README.md), as an
@@ -34,7 +24,7 @@ export function renderOverlay(report: RunReport): string {
   const o = report.observations;
   const generatedBy = `${report.tool.name} ${report.tool.version}, ${report.finishedAt}, seed ${report.seed}`;
   const actions: Action[] = [{ target: '$.info', description: 'the run that emitted this overlay', update: { 'x-generated-by': generatedBy } }];
-  const taskId = o['taskIdLocation'] as { in: 'body' | 'header'; pointer?: string; name?: string } | undefined;
+  const taskId = o.taskIdLocation;
   if (taskId) {
     const expr = taskId.in === 'body' ? `$response.body#${taskId.pointer}` : `$response.header.${taskId.name}`;
     actions.push({
@@ -43,7 +33,7 @@ export function renderOverlay(report: RunReport): string {
       update: { links: { task: { operationId: 'getTask', parameters: { id: expr } } } },
     });
   }
-  const total = o['totalField'] as string | undefined;
+  const total = o.totalField;
   if (total) {
     const field = total.replace(/^\//, '').replace(/\//g, '.');
     actions.push({ target: "$.paths['/v1/vms'].get.responses['2XX']", description: "U-TOTAL-FIELD-NAME: the list's total field (observed)", update: { 'x-total-count': { required: true, field } } });
@@ -51,15 +41,15 @@ export function renderOverlay(report: RunReport): string {
       actions.push({ target: '$.components.schemas.VmList', description: 'U-TOTAL-FIELD-NAME: the total is an integer', update: { required: [field], properties: { [field]: { type: 'integer', minimum: 0 } } } });
     }
   }
-  const firstPage = o['firstPage'];
+  const firstPage = o.firstPage;
   if (firstPage === 0 || firstPage === 1) {
     actions.push({ target: '$.components.parameters.page', description: 'U-PAGE-DEFAULTS: the number of the first page (observed)', update: { 'x-first-page': firstPage } });
   }
-  const perPage = o['perPageOverMax'] as string | undefined;
+  const perPage = o.perPageOverMax;
   if (perPage === 'clamp' || perPage === 'reject') {
     actions.push({ target: '$.components.parameters.per_page', description: 'U-PER-PAGE-OVER-MAX (observed)', update: { 'x-per-page-over-max': perPage } });
   }
-  const states = o['taskStates'] as { field?: string; seen?: string[] } | undefined;
+  const states = o.taskStates;
   if (states?.field) {
     // Terminal values are not declared: a run sees only some of them.
     actions.push({ target: '$.components.schemas.Task', description: `U-STATES: the state field (observed values: ${(states.seen ?? []).join(', ') || 'none'})`, update: { 'x-state-field': states.field } });

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, undeclared } from '../../src/engine/run/check.ts';
-import { observedCases } from '../support.ts';
+import { observedCases } from '../../src/engine/outcome/observations.ts';
 
 /**
  * The target is held to what its overlay declares for choices the seed leaves open: per_page above the maximum,
@@ -20,9 +20,9 @@ export const declaredChoices: Check = {
     const o = ctx.observations;
     const compared: string[] = [];
     const drift: string[] = [];
-    if (d.perPageOverMax && o['perPageOverMax'] !== undefined) {
+    if (d.perPageOverMax && o.perPageOverMax !== undefined) {
       compared.push('per_page above 100');
-      if (o['perPageOverMax'] !== d.perPageOverMax) drift.push(`per_page above 100: declared ${d.perPageOverMax}, observed ${String(o['perPageOverMax'])}`);
+      if (o.perPageOverMax !== d.perPageOverMax) drift.push(`per_page above 100: declared ${d.perPageOverMax}, observed ${o.perPageOverMax}`);
     }
     const observed = observedCases(o);
     for (const [name, declared] of Object.entries(d.errorCases)) {

@@ -13,7 +13,7 @@ export const readonlyStatus: Check = {
   why: { should: "the seed does not show the status: 403 for a missing permission is HTTP convention (RFC 9110)" },
   title: 'A write refused for lack of permission is answered 403',
   async run(ctx) {
-    const seen = ctx.observations['errorCase.forbidden'] as { status: number } | undefined;
+    const seen = ctx.observations['errorCase.forbidden'];
     if (!seen) return skip('no write by the read-only key was refused in this run (see security.readonly-write-refused)');
     if (seen.status !== 403) return fail(`the read-only key's write was refused with ${seen.status}, not 403`, []);
     return pass('refused with 403');

@@ -37,7 +37,7 @@ export const everyCreateTask: Check = {
   title: 'Every accepted create, of every size the run sent, names its task',
   reviewsLog: true,
   async run(ctx) {
-    const observed = ctx.observations['taskIdLocation'] as (ValueLocation & { declared?: boolean }) | undefined;
+    const observed = ctx.observations.taskIdLocation;
     const location = ctx.declarations.taskIdOnCreateVm ?? observed;
     if (!location) return skip('the run VM\'s create named no task the run could find (vms.create-returns-task says why), so no other answer can be compared with it', 'a create the target accepts with a task id (vms.create-returns-task)');
     const vm = await ctx.fixtures.vm();

@@ -13,7 +13,7 @@ export const ROOMS: ReadonlyArray<{ room: string; holds: string }> = [
   { room: 'documented-limits', holds: "the seed's limits and their arithmetic (windows, Retry-After, limit verdicts), in ES2015 the k6 scripts load too" },
   { room: 'config', holds: 'what the run was told: profile, keys, time scale and bounds (RunConfig)' },
   { room: 'transport', holds: 'sending, pacing and recording requests: the HTTP client, how it connects (TLS, proxies), exchange records, redaction, Retry-After, announced waits' },
-  { room: 'outcome', holds: 'what a check concludes: levels, statuses, findings, evidence, and Unavailable' },
+  { room: 'outcome', holds: "what a check concludes: levels, statuses, findings, evidence, Unavailable, and the typed observations of the target's choices" },
   { room: 'identity', holds: "keys and tokens: issuance, renewal, lanes, the authenticated call, and why a first token could not be had" },
   { room: 'schema', holds: 'ajv validators of every documented response' },
   { room: 'generate', holds: 'fast-check arbitraries for requests, derived from the document' },

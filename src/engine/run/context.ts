@@ -1,3 +1,4 @@
+import type { Observations, Observe } from '../outcome/observations.ts';
 import type { LoadedSpec } from '../../spec/load.ts';
 import type { Declarations } from '../../spec/declarations.ts';
 import type { RunConfig } from '../config/config.ts';
@@ -41,9 +42,9 @@ export interface CheckContext {
    */
   callEach(opts: readonly CallOptions[]): Promise<Exchange[]>;
   /** Records what the run discovered about a choice the seed leaves open (reported, and later emitted as an overlay). */
-  observe(key: string, value: unknown): void;
+  observe: Observe;
   /** What the run has observed so far (for checks that hold the target to its declared choices). */
-  readonly observations: Readonly<Record<string, unknown>>;
+  readonly observations: Readonly<Observations>;
   /** Registers a value derived from a secret (an altered token) so it is redacted everywhere. */
   registerSecret(value: string, label: string): void;
   /** Waits target-seconds, converted to real time by the time scale; `what` says what for (shown while it lasts). */

@@ -1,4 +1,5 @@
 import type { Evidence, Level, Status } from '../outcome/outcome.ts';
+import type { Observations, S3Capability } from '../outcome/observations.ts';
 import type { Digests } from './digests.ts';
 import type { StartupFailureReport } from '../identity/startup-failure.ts';
 import type { LimitProbeTrace } from '../limits/trace.ts';
@@ -109,7 +110,7 @@ export interface RunReport {
   timeScale: number;
   overlay?: string;
   /** What the run discovered about choices the seed leaves open. */
-  observations: Record<string, unknown>;
+  observations: Observations;
   ledger: LedgerEntry[];
   /** What the run sent: requests in all, writes among them, tokens issued per key. */
   traffic: {
@@ -190,11 +191,7 @@ export function connectionReport(config: RunConfig): ConnectionReport | undefine
   return Object.keys(report).length ? report : undefined;
 }
 
-export interface S3Capability {
-  operation: string;
-  supported: boolean | 'unknown';
-  evidence: string;
-}
+export type { S3Capability } from '../outcome/observations.ts';
 
 /**
  * nonconformant whenever a must or declared assertion failed, even if another check could not run (a definite failure

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { observationStore, type Observations, type Observe } from '../outcome/observations.ts';
 import { loadSpec, type LoadedSpec } from '../../spec/load.ts';
 import { readDeclarations } from '../../spec/declarations.ts';
 import { UsageError } from '../../spec/errors.ts';
@@ -95,7 +96,8 @@ interface Run {
   api: ApiDeps;
   fixtures: Fixtures;
   events: EventFixtures;
-  observations: Record<string, unknown>;
+  observations: Observations;
+  observe: Observe;
 }
 
 /**
@@ -138,7 +140,7 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
   const api: ApiDeps = { http, tokens, pacer, timeScale: config.timeScale, readOnly: config.readOnly, maxCreates: config.maxCreates, createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length, waits };
   const fixtures = new Fixtures((opts) => callApi(api, 'setup', opts), config, declarations, ledger, waits);
   const events = new EventFixtures((opts) => callApi(api, 'events', opts), config, declarations, ledger, fixtures, waits);
-  return { config, hooks, spec, declarations, http, waits, tokens, schema, ledger, pacer, redactor, api, fixtures, events, observations: {} };
+  return { config, hooks, spec, declarations, http, waits, tokens, schema, ledger, pacer, redactor, api, fixtures, events, ...observationStore() };
 }
 
 /**
@@ -161,9 +163,9 @@ async function preflight(run: Run, checks: readonly Check[], tool: ToolInfo, sta
 
 /** certify: before any check, learn how tags are set and fill a short list, so the list checks can decide. */
 async function prepareForCertify(run: Run): Promise<CertifyPreparation | undefined> {
-  const { config, declarations, ledger, fixtures, observations } = run;
+  const { config, declarations, ledger, fixtures, observe } = run;
   if (config.profile !== 'certify' || config.readOnly) return undefined;
-  return prepareCertify({ config, declarations, ledger, fixtures, call: (opts) => callApi(run.api, 'certify', opts), observe: (k, v) => (observations[k] = v) });
+  return prepareCertify({ config, declarations, ledger, fixtures, call: (opts) => callApi(run.api, 'certify', opts), observe });
 }
 
 /**
@@ -227,7 +229,7 @@ async function runCheck(run: Run, check: Check, judged: Map<string, Judged>, sta
 
 /** What a check sees of the run: its calls go out under its id, and what it reads of shared state is recorded as judged. */
 function contextFor(run: Run, check: Check, seen: Judged, stage: { certify?: CertifyPreparation; limits?: LimitsReport }): CheckContext {
-  const { config, spec, declarations, schema, tokens, http, fixtures, events, ledger, observations, redactor, waits } = run;
+  const { config, spec, declarations, schema, tokens, http, fixtures, events, ledger, observations, observe, redactor, waits } = run;
   return {
     checkId: check.id,
     config,
@@ -245,9 +247,7 @@ function contextFor(run: Run, check: Check, seen: Judged, stage: { certify?: Cer
     call: (opts: CallOptions) => callApi(run.api, check.id, opts),
     callEach: (list: readonly CallOptions[]) => inParallel(list, IN_FLIGHT_PER_CHECK, (opts) => callApi(run.api, check.id, opts)),
     observations,
-    observe: (key, value) => {
-      observations[key] = value;
-    },
+    observe,
     registerSecret: (value, label) => redactor.add(value, label),
     sleepTarget: (seconds, what) => waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id, 'target-time'),
   };
@@ -266,8 +266,8 @@ function assembleReport(run: Run, done: { tool: ToolInfo; startedAt: string; all
   });
   coverage.partlyVerified = partlyVerified(coverage.verified, coverage.domains);
   // The s3 group's capability matrix travels as an observation and gets its own report field.
-  const s3Capabilities = observations['s3Capabilities'] as RunReport['s3Capabilities'];
-  delete observations['s3Capabilities'];
+  const s3Capabilities = observations.s3Capabilities;
+  delete observations.s3Capabilities;
   return {
     tool: done.tool,
     target: { baseUrl: config.baseUrl, embedded: config.embedded },

@@ -1,4 +1,5 @@
 import type { Declarations } from '../../spec/declarations.ts';
+import type { Observe } from '../outcome/observations.ts';
 import type { RunConfig } from '../config/config.ts';
 import type { CallOptions } from '../identity/call.ts';
 import type { Exchange } from '../transport/exchange.ts';
@@ -57,7 +58,7 @@ interface Deps {
   ledger: Ledger;
   fixtures: Fixtures;
   call(opts: CallOptions): Promise<Exchange>;
-  observe(key: string, value: unknown): void;
+  observe: Observe;
 }
 
 /** Two tokens of their own: the population's writes never eat the checks' budget. */
