@@ -7,6 +7,12 @@ import { backupIdOf } from './own-backup.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
+/** A description of 120 characters with commas, quotes, a semicolon and letters beyond ASCII. */
+export function longDescription(runId: string): string {
+  const stem = `cc-${runId} read-back two: "quoted", commas, a semicolon; Zürich café, `;
+  return (stem + 'x'.repeat(120)).slice(0, 120);
+}
+
 /**
  * Values read back: the description each backup was started with is what the target later shows under
  * that name: in the start answer, or the backup's record (a declared GET /v1/backups/{id}, else that path tried). Two
@@ -21,7 +27,9 @@ export const backupValuesReadBack: Check = {
   title: 'The description a backup was started with is what the target later shows',
   async run(ctx) {
     const vmId = await ctx.fixtures.createdVmId();
-    const sent = [`cc-${ctx.config.runId} read-back one`, `cc-${ctx.config.runId} read-back two`];
+    // The second of other classes than the first: 120 characters (past a 64- or 100-character cut), punctuation, quotes
+    // and letters beyond ASCII. A target may refuse it (a length or character rule is its own); taken, it must read back.
+    const sent = [`cc-${ctx.config.runId} read-back one`, longDescription(ctx.config.runId)];
     const readings: Reading[] = [];
     const refused: string[] = [];
     const broken: Exchange[] = [];

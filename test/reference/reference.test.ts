@@ -1479,6 +1479,22 @@ const faultCases: FaultCase[] = [
     faulty: '',
   },
   {
+    name: 'backup-description-cut-64',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const c = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
+      const sent = ['short', 'x'.repeat(100)];
+      const lengths: number[] = [];
+      for (const description of sent) {
+        const b = await call(s, 'POST', `/v1/vms/${c.body.vm_id}/backups`, { token: t, json: { description } });
+        lengths.push((await call(s, 'GET', `/v1/backups/${b.body.backup_id}`, { token: t })).body.description.length);
+      }
+      return lengths;
+    },
+    clean: [5, 100],
+    faulty: [5, 64],
+  },
+  {
     name: 'backup-invalid-body-unwrapped',
     probe: async (s) => {
       const t = await tokenFor(s);

@@ -6,6 +6,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { compare, judgeField, type Reading } from '../../suites/read-back.ts';
 import { backupIdOf } from '../../suites/backups/own-backup.ts';
 import { className, shownOtherwise } from '../../suites/vms/values-read-back.ts';
+import { longDescription } from '../../suites/backups/values-read-back.ts';
 
 const ex = { seq: 0, sentBy: 't', startedAt: '', durationMs: 0, request: { method: 'GET', url: 'http://t/v1/vms', headers: {} } } as Exchange;
 const reading = (sent: string | number, shown: unknown, of = 'vm'): Reading => ({ of, sent, shown, view: { source: 'its element in GET /v1/vms', record: {}, ex } });
@@ -66,5 +67,15 @@ describe('shownOtherwise: the run\'s name listed under another spelling', () => 
     expect(sent).toMatch(/ü/u);
     expect([...sent].length).toBeGreaterThanOrEqual(48);
     expect(className('cc-r1-values', 'ascii')).toMatch(/^[\x20-\x7e]{48}$/);
+  });
+});
+
+describe('the second backup description: other classes than the first', () => {
+  it('is 120 characters, with quotes, commas, a semicolon and letters beyond ASCII', () => {
+    const d = longDescription('r1');
+    expect([...d].length).toBe(120);
+    expect(d).toMatch(/"[^"]+"/);
+    expect(d).toMatch(/,.*;/);
+    expect(d).toMatch(/[^\x00-\x7f]/);
   });
 });
