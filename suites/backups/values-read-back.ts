@@ -1,4 +1,6 @@
-import type { Check } from '../../src/engine/run/check.ts';
+import type { Check, Finding } from '../../src/engine/run/check.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import { vmsOf } from '../../src/engine/target/fixtures.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, skip } from '../../src/engine/run/check.ts';
 import { describe, documentedRefusal, isSuccess } from '../support.ts';
@@ -13,10 +15,44 @@ export function longDescription(runId: string): string {
   return (stem + 'x'.repeat(120)).slice(0, 120);
 }
 
+/** Fields a backup's answer names its VM by, in the spellings targets use. */
+const VM_FIELD = /^(vm|vm_?id|source_?vm(_?id)?|instance_?id)$/i;
+
+/** The VM a backup's answer names: a string, a resource name ending in the id, or an object with an id. */
+export function namedVm(record: Record<string, unknown>): string | undefined {
+  for (const [k, v] of Object.entries(record)) {
+    if (!VM_FIELD.test(k)) continue;
+    if (typeof v === 'string') return v;
+    if (isRecord(v) && typeof v['id'] === 'string') return v['id'];
+  }
+  return undefined;
+}
+
+/** Whether a named VM is `id`: the id itself, or a resource name that ends in it (vms/<id>). */
+const names = (value: string, id: string) => value === id || value.endsWith(`/${id}`);
+
+/**
+ * BACKUP-CREATE, "a backup of that VM": an answer that names the backup's VM as another VM of the organization (one
+ * the list or the run's ledger knows) breaks it. A VM named in a form the run cannot match to an id is not judged.
+ */
+async function otherVmNamed(ctx: CheckContext, vmId: string, views: readonly View[]): Promise<Finding | undefined> {
+  const named = views.flatMap((view) => {
+    const value = namedVm(view.record);
+    return value !== undefined && !names(value, vmId) ? [{ view, value }] : [];
+  });
+  if (named.length === 0) return undefined;
+  const listed = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 100 } });
+  const known = new Set([...vmsOf(listed).map((v) => v['id']), ...ctx.ledger.entries.filter((e) => e.kind === 'vm').map((e) => e.id)].filter((id): id is string => typeof id === 'string' && id !== vmId));
+  const wrong = named.find((n) => [...known].some((id) => names(n.value, id)));
+  if (!wrong) return undefined;
+  return finding('must', `a backup started at POST /v1/vms/${vmId}/backups is of another VM of the organization: ${wrong.view.source} names ${JSON.stringify(wrong.value)}`, [wrong.view.ex, listed]);
+}
+
 /**
  * Values read back: the description each backup was started with is what the target later shows under
  * that name: in the start answer, or the backup's record (a declared GET /v1/backups/{id}, else that path tried). Two
- * backups with different descriptions, so a dropped description cannot hide behind a default that happens to match.
+ * backups with different descriptions, so a dropped description cannot hide behind a default that happens to match;
+ * and the VM an answer names is the one in the path.
  */
 export const backupValuesReadBack: Check = {
   id: 'backups.values-read-back',
@@ -24,7 +60,7 @@ export const backupValuesReadBack: Check = {
   clauses: ['BACKUP-CREATE', 'BACKUP-CREATE-FIELDS'],
   level: 'must',
   why: { must: 'the seed says a backup is started with a description: an answer that shows the backup under that name must show what was sent' },
-  title: 'The description a backup was started with is what the target later shows',
+  title: 'The description a backup was started with, and the VM it was started on, are what the target later shows',
   async run(ctx) {
     const vmId = await ctx.fixtures.createdVmId();
     // The second of other classes than the first: 120 characters (past a 64- or 100-character cut), punctuation, quotes
@@ -33,6 +69,7 @@ export const backupValuesReadBack: Check = {
     const readings: Reading[] = [];
     const refused: string[] = [];
     const broken: Exchange[] = [];
+    const allViews: View[] = [];
     for (const description of sent) {
       const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description } });
       if (!isSuccess(ex)) {
@@ -50,14 +87,17 @@ export const backupValuesReadBack: Check = {
         if (record) views.push(record);
       }
       readings.push(...views.map((view) => ({ of: `the backup started with ${JSON.stringify(description)}`, sent: description, view, shown: view.record['description'] })));
+      allViews.push(...views);
     }
     if (broken.length) return judge([finding('must', `starting a backup answered ${describe(broken[0]!)}`, broken)], '');
     if (readings.length === 0) {
       return skip(refused.length ? `no backup could be started (${refused.join('; ')}), so no description can be read back` : 'no answer shows a started backup (neither the start answer nor GET /v1/backups/{id})', 'a backup the target starts, and an answer that shows it (the start answer or its record)');
     }
+    const ofOther = await otherVmNamed(ctx, vmId, allViews);
     const v = judgeField('description', 'string', readings);
-    if (v.status === 'not-shown') return skip(`no answer shows a backup's description: ${v.note}`, 'a start answer or backup record (GET /v1/backups/{id}) that shows the description');
+    if (v.status === 'not-shown' && !ofOther) return skip(`no answer shows a backup's description: ${v.note}`, 'a start answer or backup record (GET /v1/backups/{id}) that shows the description');
     const sources = [...new Set(readings.map((r) => r.view.source))].join(', ');
-    return judge(v.status === 'failed' ? [finding('must', `description: ${v.note}`, v.evidence)] : [], `read back from ${sources}: ${v.note}${refused.length ? ` (refused: ${refused.join('; ')})` : ''}`, [], { verdict: { status: v.status, note: v.note } });
+    const findings = [...(ofOther ? [ofOther] : []), ...(v.status === 'failed' ? [finding('must', `description: ${v.note}`, v.evidence)] : [])];
+    return judge(findings, `read back from ${sources}: ${v.note}${refused.length ? ` (refused: ${refused.join('; ')})` : ''}`, [], { verdict: { status: v.status, note: v.note } });
   },
 };

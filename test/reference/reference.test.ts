@@ -1479,6 +1479,17 @@ const faultCases: FaultCase[] = [
     faulty: '',
   },
   {
+    name: 'backup-of-oldest-vm',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const c = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
+      const b = await call(s, 'POST', `/v1/vms/${c.body.vm_id}/backups`, { token: t, json: { description: 'which vm?' } });
+      return (await call(s, 'GET', `/v1/backups/${b.body.backup_id}`, { token: t })).body.vm_id === c.body.vm_id;
+    },
+    clean: true,
+    faulty: false,
+  },
+  {
     name: 'backup-description-cut-64',
     probe: async (s) => {
       const t = await tokenFor(s);

@@ -6,7 +6,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { compare, judgeField, type Reading } from '../../suites/read-back.ts';
 import { backupIdOf } from '../../suites/backups/own-backup.ts';
 import { className, shownOtherwise } from '../../suites/vms/values-read-back.ts';
-import { longDescription } from '../../suites/backups/values-read-back.ts';
+import { longDescription, namedVm } from '../../suites/backups/values-read-back.ts';
 
 const ex = { seq: 0, sentBy: 't', startedAt: '', durationMs: 0, request: { method: 'GET', url: 'http://t/v1/vms', headers: {} } } as Exchange;
 const reading = (sent: string | number, shown: unknown, of = 'vm'): Reading => ({ of, sent, shown, view: { source: 'its element in GET /v1/vms', record: {}, ex } });
@@ -78,4 +78,15 @@ describe('the second backup description: other classes than the first', () => {
     expect(d).toMatch(/,.*;/);
     expect(d).toMatch(/[^\x00-\x7f]/);
   });
+});
+
+describe("namedVm: the VM a backup's answer names", () => {
+  it.each([
+    [{ vm_id: 'vm-1' }, 'vm-1'],
+    [{ vmId: 'vm-1' }, 'vm-1'],
+    [{ source_vm_id: 'vm-1' }, 'vm-1'],
+    [{ vm: 'vms/vm-1' }, 'vms/vm-1'],
+    [{ vm: { id: 'vm-1', name: 'a' } }, 'vm-1'],
+    [{ id: 'b-1', description: 'x' }, undefined],
+  ])('%j → %s', (record, named) => expect(namedVm(record)).toBe(named));
 });
