@@ -9,7 +9,7 @@ import { call, closeStarted, start, type Res } from './harness.ts';
 import { ALT_VARIANTS, VARIANTS, parseVariants } from '../../fixtures/reference/variants.ts';
 import { S3_VARIANTS } from '../../fixtures/s3/variants.ts';
 import { VirtualClock } from '../../fixtures/reference/clock.ts';
-import { FixedWindowLimiter, SlidingWindowLimiter } from '../../fixtures/reference/limits.ts';
+import { AlignedWindowLimiter, FixedWindowLimiter, SlidingWindowLimiter } from '../../fixtures/reference/limits.ts';
 import { Store } from '../../fixtures/reference/store.ts';
 import { VariantBehaviour } from '../../fixtures/reference/variant-behaviour.ts';
 import { loadClauses } from '../../src/spec/clauses.ts';
@@ -512,7 +512,7 @@ const cases: VariantCase[] = [
 ];
 
 /** Variants whose difference is one of timing: probed below on a virtual clock the test sets. */
-const ON_A_HELD_CLOCK = ['task-extra-states', 'tasks-slow'];
+const ON_A_HELD_CLOCK = ['task-extra-states', 'tasks-slow', 'limit-window-aligned'];
 /** The declared designs' variants (issue 13) are probed in test/reference/reference.test.ts. */
 const PROBED_ELSEWHERE = new Set([...ALT_VARIANTS, 'signature-standard-webhooks']);
 
@@ -618,6 +618,20 @@ describe('variant behaviour on a clock the test holds', () => {
       });
     expect(hits(fixed)).toEqual(['ok', 'ok', 'wait 1', 'ok', 'ok', 'wait 10']);
     expect(hits(sliding)).toEqual(['ok', 'ok', 'wait 1', 'ok', 'wait 48', 'ok']);
+  });
+
+  it("limit-window-aligned: windows on the clock's minutes, so a budget spent late in one is back at the next", () => {
+    const { clock, set } = held();
+    const opened = new FixedWindowLimiter(clock, 2, 60_000);
+    const aligned = new AlignedWindowLimiter(clock, 2, 60_000);
+    const hits = (l: FixedWindowLimiter) =>
+      [50_000, 55_000, 59_000, 60_000, 61_000, 62_000].map((t) => {
+        set(t);
+        const r = l.hit('k');
+        return r.allowed ? 'ok' : `wait ${r.retryAfter}`;
+      });
+    expect(hits(opened)).toEqual(['ok', 'ok', 'wait 51', 'wait 50', 'wait 49', 'wait 48']);
+    expect(hits(aligned)).toEqual(['ok', 'ok', 'wait 1', 'ok', 'ok', 'wait 58']);
   });
 });
 
