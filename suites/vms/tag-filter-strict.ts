@@ -39,6 +39,9 @@ export const tagFilterStrict: Check = {
     // A list too long to walk whole is judged on the tags its first page shows.
     const scale = await ctx.fixtures.listScale();
     const all: ListWalk = scale.whole ? await ctx.fixtures.walk(100) : { perPage: 100, firstPage: 1, pages: [scale.firstPage], items: vmsOf(scale.firstPage), complete: false, stoppedBecause: `the list holds ${scale.size} VMs: its first page was read`, capped: false, moved: false, scope: 'the first page of the list' };
+    // A tag nobody carries, asked once: both the partial-value and the each-half judgements read it.
+    let absent: Promise<Exchange> | undefined;
+    const absentOnce = () => (absent ??= absentTagAnswer(ctx));
     const findings: Finding[] = [];
     const judged: string[] = [];
     const notJudged: string[] = [];
@@ -47,7 +50,7 @@ export const tagFilterStrict: Check = {
     if (!whole) notJudged.push('partial values (no tag of two or more characters visible on the records)');
     else {
       const [key, value] = [whole[0], whole[1].slice(0, -1)];
-      const [cut, absent] = await Promise.all([ctx.fixtures.walk(100, { tag: `${key}:${value}` }), absentTagAnswer(ctx)]);
+      const [cut, absent] = await Promise.all([ctx.fixtures.walk(100, { tag: `${key}:${value}` }), absentOnce()]);
       const wrong = cut.items.filter((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, x]) => k === key && x === value));
       const reading = partialMatchReading({ walked: cut.complete, wrong: wrong.length, absentReturned: isSuccess(absent) ? vmsOf(absent).length : undefined });
       if (reading === 'not-walked') notJudged.push(`partial values (tag=${key}:${value} could not be walked: ${cut.stoppedBecause})`);
@@ -60,7 +63,7 @@ export const tagFilterStrict: Check = {
         }
       }
     }
-    const halves = await judgeEachHalf(ctx, firstTag(all));
+    const halves = await judgeEachHalf(ctx, firstTag(all), absentOnce);
     if ('judged' in halves) judged.push(halves.judged);
     else notJudged.push(halves.notJudged);
     if ('finding' in halves && halves.finding) findings.push(halves.finding);
@@ -106,12 +109,12 @@ type Judgement = { judged: string; finding?: Finding } | { notJudged: string };
  * Both halves of the tag count: a visible tag's value under a key nobody carries, and its key with a value nobody
  * carries, return no VM (a filter that matches the value under any key, or any value of the key, returns some).
  */
-async function judgeEachHalf(ctx: CheckContext, tag: [string, string] | undefined): Promise<Judgement> {
+async function judgeEachHalf(ctx: CheckContext, tag: [string, string] | undefined, absentAnswer: () => Promise<Exchange>): Promise<Judgement> {
   if (!tag) return { notJudged: 'each half of a tag (no tag visible on the records)' };
   const [key, value] = tag;
   const nobody = `cc-absent-${ctx.config.runId}`;
   const asked = [`${nobody}:${value}`, `${key}:${nobody}`];
-  const [absent, ...answers] = await Promise.all([absentTagAnswer(ctx), ...asked.map((t) => ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: t, per_page: 100 } }))]);
+  const [absent, ...answers] = await Promise.all([absentAnswer(), ...asked.map((t) => ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: t, per_page: 100 } }))]);
   if (!isSuccess(absent) || vmsOf(absent).length > 0) return { notJudged: `each half of a tag (tag=${nobody}:none ${isSuccess(absent) ? 'returned VMs as well: the filter is not applied, see vms.tag-filter' : `answered ${describe(absent)}`})` };
   const unanswered = answers.findIndex((a) => !isSuccess(a));
   if (unanswered >= 0) return { notJudged: `each half of a tag (tag=${asked[unanswered]} answered ${describe(answers[unanswered]!)})` };
