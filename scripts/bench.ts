@@ -1,7 +1,7 @@
 // npm run bench: wall time per profile against the embedded reference target, the limit probes' request rate,
 // peak RSS, and the engine's throughput with schema assertion on next to autocannon's on the same endpoint.
 // Prints tables; no assertion anywhere (performance is measured here, never in tests).
-// --throughput-only: just the throughput table; --before-after-only: just issue 16's before and after;
+// --throughput-only: just the throughput table; --before-after-only: just the before and after of the first command;
 // --real-size-only: just the real-size rows (large populations, latency; scripts/bench-real-size.ts);
 // --tls-only: just the TLS rows (a quick run against the reference over HTTP, over TLS, over TLS through a local proxy).
 // Runs are spawned, not run synchronously: the TLS rows' forward proxy lives in this process and must keep answering.
@@ -71,14 +71,14 @@ const printRows = (rows: Row[]) => {
 };
 
 /**
- * Issue 16's before and after on the default first command (quick profile, embedded target, scale 1). "Before" runs
+ * The before and after of the first command, on the default first command (quick profile, embedded target, scale 1). "Before" runs
  * the way the CLI ran when the issue was filed: one check at a time, the sources through tsx, V8's default young
- * generation, every document derived afresh (what issue 16 measured: 17.3 s, 221 MB). Task polling, the streamed oversized body and the lazy S3 SDK
+ * generation, every document derived afresh (what was measured before: 17.3 s, 221 MB). Task polling, the streamed oversized body and the lazy S3 SDK
  * cannot be switched off, so "before" here is already a little faster and smaller than it was.
  */
 async function beforeAfter(): Promise<void> {
   const args = ['--profile', 'quick', '--time-scale', '1', '--seed', '1'];
-  const before = await measure('before: sequential, tsx, 16 MiB semi-spaces', [...args, '--sequential'], 'as issue 16 found it (17.3 s, 221 MB then)', { CONFORMANCE_NO_BUNDLE: '1', CONFORMANCE_NO_REEXEC: '1', CONFORMANCE_NO_CACHE: '1' });
+  const before = await measure('before: sequential, tsx, 16 MiB semi-spaces', [...args, '--sequential'], 'as it was found before (17.3 s, 221 MB then)', { CONFORMANCE_NO_BUNDLE: '1', CONFORMANCE_NO_REEXEC: '1', CONFORMANCE_NO_CACHE: '1' });
   const after = await measure('after: concurrent, bundle, cache, 4 MiB', args, 'npx cloud-conformance run');
   printRows([before, after]);
   const differ = Object.keys({ ...before.statuses, ...after.statuses }).filter((id) => before.statuses[id] !== after.statuses[id]);

@@ -1,4 +1,4 @@
-// npm run certify-reference: issue 12's acceptance run as a CI gate, run alone (no other load on the machine, since
+// npm run certify-reference: certify's acceptance run as a CI gate, run alone (no other load on the machine, since
 // the limit probes at time scale 60 must fit a burst of 301 requests in half a one-second window):
 //   cloud-conformance run --profile certify --time-scale 60   against the embedded reference and its overlay.
 // Exits 1 unless the verdict is conformant, every MUST clause is verified, no must check was skipped (a declared check

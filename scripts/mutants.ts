@@ -20,8 +20,8 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FAULTS, type FaultDef } from '../fixtures/reference/faults.ts';
-import { runFor, RANDOM_PHASE } from '../test/fault-runs.ts';
-import { TEST_TIME_SCALE, type ReferenceRun } from '../test/helpers.ts';
+import { runFor, RANDOM_PHASE } from './gates/fault-runs.ts';
+import { TEST_TIME_SCALE, type ReferenceRun } from './gates/reference-run.ts';
 import { loadClauses } from '../src/spec/clauses.ts';
 import { S3_FAULTS } from '../fixtures/s3/faults.ts';
 
@@ -43,7 +43,7 @@ interface RunResult {
 // ---- child: one run, its result on stdout ------------------------------------------------------------------------
 if (process.argv[2] === '--child') {
   const run = JSON.parse(process.argv[3]!) as ReferenceRun;
-  const { runAgainstReference } = await import('../test/helpers.ts');
+  const { runAgainstReference } = await import('./gates/reference-run.ts');
   const started = Date.now();
   const report = await runAgainstReference(run);
   const result: RunResult = { verdict: report.verdict, checks: report.checks.map((c) => ({ id: c.id, level: c.level, status: c.status })), wallMs: Date.now() - started };

@@ -14,8 +14,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { API_VARIANTS, CLEAN_RUNS, S3_VARIANTS, combinations, runsFor, s3RunsFor, type LabelledRun } from '../test/variant-runs.ts';
-import type { ReferenceRun } from '../test/helpers.ts';
+import { API_VARIANTS, CLEAN_RUNS, S3_VARIANTS, combinations, runsFor, s3RunsFor, type LabelledRun } from './gates/variant-runs.ts';
+import type { ReferenceRun } from './gates/reference-run.ts';
 import { allChecks } from '../suites/index.ts';
 
 const RESULT = '@@variants-result ';
@@ -38,7 +38,7 @@ interface RunResult {
 // A worker loads the suite once and serves many runs (each against a fresh embedded target): loading the modules costs
 // about as much CPU as a run, so one process per run would double the gate's time.
 if (process.argv[2] === '--worker') {
-  const { runAgainstReference } = await import('../test/helpers.ts');
+  const { runAgainstReference } = await import('./gates/reference-run.ts');
   process.on('message', (msg: { i: number; run: ReferenceRun }) => {
     void (async () => {
       const started = Date.now();

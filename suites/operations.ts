@@ -38,8 +38,8 @@ export async function requestFor(ctx: CheckContext, op: DocumentOperation, objec
     const [whole, collection] = [m[0], m[1]!];
     let id: string | undefined;
     if (op.method === 'GET' && objects === 'own') {
-      if (collection === 'vms') id = await ctx.fixtures.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
-      else if (collection === 'tasks') id = await ctx.fixtures.vmTask().then((t) => t.id, (err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
+      if (collection === 'vms') id = await ctx.objects.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
+      else if (collection === 'tasks') id = await ctx.objects.vmTask().then((t) => t.id, (err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
       else id = ledgerId(ctx, COLLECTION_KINDS[collection]);
     }
     path = path.replace(whole, `${collection}/${encodeURIComponent(id ?? absentId(ctx, collection.replace(/s$/, '')))}`);

@@ -25,13 +25,16 @@ export function documentedRefusal(ex: Exchange): string | undefined {
   return undefined;
 }
 
-export function describe(ex: Exchange): string {
+export function describeExchange(ex: Exchange): string {
   return `${ex.request.method} ${new URL(ex.request.url).pathname}${new URL(ex.request.url).search} → ${statusText(ex)}`;
 }
 
-/** Where the VM list's total sits: the declared field (x-total-count), else the one pagination.total discovered. */
-export function totalPointerOf(ctx: CheckContext): string | undefined {
-  return declaredTotalPointer(ctx.declarations.totalField) ?? ctx.observations.totalField;
+/**
+ * Where the VM list's total sits, if the overlay declares it (x-total-count). A check without a declaration finds it on
+ * its own pages: it reads no other check's finding, so it does not depend on the order checks run in.
+ */
+export function declaredTotalPointerOf(ctx: CheckContext): string | undefined {
+  return declaredTotalPointer(ctx.declarations.totalField);
 }
 
 /** Exchanges in the run's log that a predicate selects (checks that review the whole run). */
@@ -109,7 +112,7 @@ export function alarmBodyFor(body: Record<string, unknown>, vmId: string): Recor
 /** How the task of an accepted create ended: failed, or anything else (succeeded, unknown, not found). */
 export async function taskEnd(ctx: CheckContext, created: Exchange): Promise<'failed' | 'other'> {
   try {
-    const outcome = await ctx.fixtures.pollTask((await ctx.fixtures.findTask(created, ctx.declarations.taskIdOnCreateVm)).id);
+    const outcome = await ctx.objects.pollTask((await ctx.objects.findTask(created, ctx.declarations.taskIdOnCreateVm)).id);
     return outcome.state.terminal && outcome.state.success === false ? 'failed' : 'other';
   } catch (err) {
     if (err instanceof Unavailable) return 'other';

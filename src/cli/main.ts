@@ -11,9 +11,7 @@ import { startBufferReaper } from './memory.ts';
 import { overlayCommand } from './overlay.ts';
 import { diffCommand } from './diff.ts';
 import { verifyCommand } from './verify.ts';
-import { startReference, FAULTS, HOSTILE_FAULTS, VARIANTS } from '../../fixtures/reference/server.ts';
-import { startEmbeddedS3, S3_FAULTS, S3_VARIANTS } from '../../fixtures/s3/server.ts';
-import { makeTlsMaterial } from '../../fixtures/reference/tls.ts';
+import { startReference, FAULTS, HOSTILE_FAULTS, VARIANTS, startEmbeddedS3, S3_FAULTS, S3_VARIANTS, makeTlsMaterial } from './embedded.ts';
 
 const USAGE = `usage:
   cloud-conformance run [options]          run the suite (default target: the embedded reference)

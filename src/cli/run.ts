@@ -18,15 +18,12 @@ import { renderOverlay } from '../report/overlay.ts';
 import { writeFile } from 'node:fs/promises';
 import { checkLine, quietSummaryLines, summaryLines } from '../report/terminal.ts';
 import { ProgressView, colourWanted, type Terminal } from './progress.ts';
-import { startReference, type ReferenceTarget } from '../../fixtures/reference/server.ts';
-import { startEmbeddedS3, type EmbeddedS3, type EmbeddedS3Settings } from '../../fixtures/s3/server.ts';
-import { startReferenceProcess } from '../../fixtures/reference/process.ts';
-import { sweepS3, sweepAllS3 } from '../../suites/s3/session.ts';
+import { sweepS3, sweepAllS3 } from '../../suites/s3/_session.ts';
 import type { S3Config } from '../engine/config/config.ts';
 import type { RunOptions } from './options.ts';
 import { readConnection } from './connection.ts';
 import { proxyFor, routeOf } from '../engine/transport/connection.ts';
-import { makeTlsMaterial, type TlsMaterial } from '../../fixtures/reference/tls.ts';
+import { startReference, startReferenceProcess, startEmbeddedS3, makeTlsMaterial, type ReferenceTarget, type EmbeddedS3, type EmbeddedS3Settings, type TlsMaterial } from './embedded.ts';
 
 /** The embedded reference target's declarations; runs against it hold it to them unless --overlay says otherwise. */
 export const REFERENCE_OVERLAY_PATH = 'spec/overlays/reference.yaml';

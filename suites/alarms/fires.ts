@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
 import { eventTypeOf } from '../../src/engine/events/events.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 
 /** An alarm made to fire as the overlay declares delivers a metric-alarm event. */
 export const alarmFires: Check = {
@@ -17,7 +17,7 @@ export const alarmFires: Check = {
     const names = new Set(s.decl.events.filter((e) => e.family === 'metric-alarm').map((e) => e.name));
     if (names.size === 0) return undeclared('the overlay declares no metric-alarm event', 'declare a metric-alarm event under webhooks in --overlay');
     const alarm = await ctx.events.firedAlarm();
-    if (!isSuccess(alarm.exchange)) return fail(`creating the alarm as declared was refused: ${describe(alarm.exchange)}`, [alarm.exchange]);
+    if (!isSuccess(alarm.exchange)) return fail(`creating the alarm as declared was refused: ${describeExchange(alarm.exchange)}`, [alarm.exchange]);
     const got = await s.receiver.waitFor((d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? ''), ctx.events.deliveryTimeoutMs());
     if (!got) return fail(`no ${[...names].join('/')} event arrived within ${Math.round(ctx.events.deliveryTimeoutMs() / 1000)} s of creating a firing alarm`, [alarm.exchange]);
     return pass(`${eventTypeOf(got, s.decl)} arrived ${Math.round(((got.receivedAt - alarm.startedAt) / 1000) * ctx.config.timeScale)} target-seconds after the alarm was created`);

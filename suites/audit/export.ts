@@ -3,8 +3,8 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { readPointer } from '../../src/engine/target/discover.ts';
 import { CsvReader, JsonLinesReader, type BodyReader } from '../../src/engine/transport/body-readers.ts';
-import { isSuccess, describe } from '../support.ts';
-import { auditOf, auditProbes, field, searchAudit } from './search.ts';
+import { isSuccess, describeExchange } from '../support.ts';
+import { auditOf, auditProbes, field, searchAudit } from './_search.ts';
 
 /** How an export's media type is read: one JSON array, JSON Lines (one entry per line), or CSV. */
 export function exportKind(mediaType: string): 'json' | 'json-lines' | 'csv' | undefined {
@@ -50,7 +50,7 @@ export const exportMatches: Check = {
       }) : undefined;
       const read: BodyReader | undefined = lines ?? csv;
       const ex: Exchange = await ctx.call({ method: a.export.method, path: a.export.path, query: { ...filter, [a.export.formatParam]: format }, ...(read ? { read } : {}) });
-      if (!isSuccess(ex)) return fail(`the ${format} export answered ${describe(ex)}`, [ex]);
+      if (!isSuccess(ex)) return fail(`the ${format} export answered ${describeExchange(ex)}`, [ex]);
       if (ex.response!.truncated) return skip(`the ${format} export is larger than --max-body-bytes (${ctx.config.maxBodyBytes} bytes): it was not read whole`, `a larger --max-body-bytes (the export passed ${ex.response!.bodyBytes} bytes)`);
       let ids: string[];
       if (kind === 'json') {

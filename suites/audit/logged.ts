@@ -4,7 +4,7 @@ import { finding, judge, type Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { KeyName } from '../../src/engine/config/config.ts';
 import { kindCreatedAt } from '../../src/engine/target/ledger.ts';
-import { auditOf, auditProbes, entriesAtBothEnds, field, findEntry, type Entry } from './search.ts';
+import { auditOf, auditProbes, entriesAtBothEnds, field, findEntry, type Entry } from './_search.ts';
 import { documentOperations, requestFor } from '../operations.ts';
 import { absentId, isSuccess } from '../support.ts';
 

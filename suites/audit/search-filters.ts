@@ -3,7 +3,7 @@ import type { AuditDeclaration } from '../../src/spec/declarations.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import { pass, fail, failAt, skip } from '../../src/engine/run/check.ts';
-import { auditOf, auditProbes, field, findEntry, readsNewestFirst, searchAudit, type Entry } from './search.ts';
+import { auditOf, auditProbes, field, findEntry, readsNewestFirst, searchAudit, type Entry } from './_search.ts';
 
 /** Where the entries' times break the declared order: the first pair out of order, or undefined. */
 export function orderBroken(a: AuditDeclaration, entries: Entry[]): string | undefined {

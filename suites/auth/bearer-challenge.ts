@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { describe, fromLog, pathOf } from '../support.ts';
+import { describeExchange, fromLog, pathOf } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
 /** Whether a WWW-Authenticate value offers the Bearer scheme (RFC 9110 §11.1: the scheme is case-insensitive; a list may hold several). */
@@ -33,7 +33,7 @@ export const bearerChallenge: Check = {
     const bare: Exchange[] = refused.filter((ex) => !offersBearer(ex.response!.headers['www-authenticate']));
     if (bare.length) {
       const shown = bare[0]!.response!.headers['www-authenticate'];
-      return fail(`${bare.length} of ${refused.length} 401 answers offer no Bearer challenge: ${describe(bare[0]!)} with ${shown === undefined ? 'no WWW-Authenticate header' : `WWW-Authenticate: ${shown}`}`, bare.slice(0, 10));
+      return fail(`${bare.length} of ${refused.length} 401 answers offer no Bearer challenge: ${describeExchange(bare[0]!)} with ${shown === undefined ? 'no WWW-Authenticate header' : `WWW-Authenticate: ${shown}`}`, bare.slice(0, 10));
     }
     return pass(`all ${refused.length} 401 answers carry a Bearer challenge (${[...new Set(refused.map((ex) => ex.response!.headers['www-authenticate']))].slice(0, 3).join('; ')})`);
   },

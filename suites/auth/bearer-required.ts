@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { UNAUTHENTICATED_PROBES } from '../shares.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
-import { wasAccepted, describe, absentId, observeErrorCase } from '../support.ts';
+import { wasAccepted, describeExchange, absentId, observeErrorCase } from '../support.ts';
 import { documentOperations, operationsSent, requestFor } from '../operations.ts';
 
 /**
@@ -22,7 +22,7 @@ export const bearerRequired: Check = {
     let createBody: Record<string, unknown> = {};
     try {
       // A valid body, so that only the missing token can be the reason for a refusal.
-      createBody = ctx.fixtures.vmCreateBody('noauth').body;
+      createBody = ctx.objects.vmCreateBody('noauth').body;
     } catch (err) {
       if (!(err instanceof Unavailable)) throw err;
     }
@@ -41,7 +41,7 @@ export const bearerRequired: Check = {
     // Objects that exist, too: a target that looks the object up before it asks for credentials refuses only absent ones.
     const notTried: string[] = [];
     try {
-      const task = await ctx.fixtures.vmTask();
+      const task = await ctx.objects.vmTask();
       sent.push(await ctx.call({ as: 'anonymous', method: 'GET', path: `/v1/tasks/${encodeURIComponent(task.id)}` }));
     } catch (err) {
       if (!(err instanceof Unavailable)) throw err;
@@ -49,7 +49,7 @@ export const bearerRequired: Check = {
     }
     if (!ctx.config.readOnly) {
       try {
-        const vmId = await ctx.fixtures.createdVmId();
+        const vmId = await ctx.objects.createdVmId();
         sent.push(await ctx.call({ as: 'anonymous', method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: 'conformance: no token' } }));
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
@@ -69,10 +69,10 @@ export const bearerRequired: Check = {
       }
     }
     if (accepted.length) {
-      return fail(`served without a token: ${accepted.map(describe).join('; ')}`, accepted);
+      return fail(`served without a token: ${accepted.map(describeExchange).join('; ')}`, accepted);
     }
     observeErrorCase(ctx, 'unauthenticated', sent[0]!);
     const untried = notTried.length ? `; not tried on ${notTried.join(' nor on ')}` : '';
-    return pass(`all ${sent.length} requests without a token were refused, on ${operationsSent(ctx, sent).size} operations, on objects that exist and on objects that do not${untried}`, [], { statuses: sent.map(describe) });
+    return pass(`all ${sent.length} requests without a token were refused, on ${operationsSent(ctx, sent).size} operations, on objects that exist and on objects that do not${untried}`, [], { statuses: sent.map(describeExchange) });
   },
 };

@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { wasAccepted, describe } from '../support.ts';
+import { wasAccepted, describeExchange } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
 /** Bearer values that are not tokens the target issued must be refused. */
@@ -21,7 +21,7 @@ export const malformedToken: Check = {
       { as: 'anonymous' as const, headers: { authorization: 'Bearer' }, method: 'GET', path: '/v1/vms' },
     ]);
     const accepted = sent.filter(wasAccepted);
-    if (accepted.length) return fail(`accepted a malformed bearer value: ${accepted.map(describe).join('; ')}`, accepted);
-    return pass(`all ${sent.length} malformed bearer values were refused`, [], { statuses: sent.map(describe) });
+    if (accepted.length) return fail(`accepted a malformed bearer value: ${accepted.map(describeExchange).join('; ')}`, accepted);
+    return pass(`all ${sent.length} malformed bearer values were refused`, [], { statuses: sent.map(describeExchange) });
   },
 };

@@ -3,7 +3,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
-import { wasAccepted, describe, errorCode, alarmBodyFor } from '../support.ts';
+import { wasAccepted, describeExchange, errorCode, alarmBodyFor } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 import { documentOperations, requestFor } from '../operations.ts';
 
@@ -90,7 +90,7 @@ async function declaredCreates(ctx: CheckContext, altered: string): Promise<Arra
   const alarms = ctx.declarations.alarms;
   if (alarms) {
     try {
-      const vmId = await ctx.fixtures.createdVmId();
+      const vmId = await ctx.objects.createdVmId();
       const body = alarmBodyFor(alarms.firingBody, vmId);
       const ex = await ctx.call({ bearer: altered, method: alarms.create.method, path: alarms.create.path, json: body });
       if (wasAccepted(ex)) {
@@ -118,7 +118,7 @@ export const tamperedToken: Check = {
     const paths = ['/v1/vms'];
     let untried = '';
     try {
-      paths.push(`/v1/tasks/${encodeURIComponent((await ctx.fixtures.vmTask()).id)}`);
+      paths.push(`/v1/tasks/${encodeURIComponent((await ctx.objects.vmTask()).id)}`);
     } catch (err) {
       if (!(err instanceof Unavailable)) throw err;
       untried = `; not tried on the run's task (${err.message})`;
@@ -144,7 +144,7 @@ export const tamperedToken: Check = {
     const writes = ctx.config.readOnly ? [] : await writesOnAbsentIds(ctx, first.value);
     // And a create whose body is valid, so that only the token can be why it is refused.
     try {
-      const { body } = ctx.fixtures.vmCreateBody('tampered');
+      const { body } = ctx.objects.vmCreateBody('tampered');
       const ex = await ctx.call({ bearer: first.value, method: 'POST', path: '/v1/vms', json: body });
       if (wasAccepted(ex)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'created with an altered token' }, ex);
       sent.push({ name: `${first.name}, createVm with a valid body`, ex });
@@ -160,10 +160,10 @@ export const tamperedToken: Check = {
       }
     }
     for (const w of writes.filter((w) => treatedAsValid(w.altered, w.valid, w.anonymous))) {
-      accepted.push({ name: `${first.name}, ${w.name} (answered as a valid token is: ${describe(w.valid)}; without a token: ${describe(w.anonymous)})`, ex: w.altered });
+      accepted.push({ name: `${first.name}, ${w.name} (answered as a valid token is: ${describeExchange(w.valid)}; without a token: ${describeExchange(w.anonymous)})`, ex: w.altered });
     }
     if (accepted.length) {
-      return fail(`accepted altered tokens: ${accepted.map((a) => `${a.name} (${describe(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
+      return fail(`accepted altered tokens: ${accepted.map((a) => `${a.name} (${describeExchange(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
     }
     const reads = new Set(sent.map((s) => ctx.schema.operationFor('merged', 'GET', new URL(s.ex.request.url).pathname)?.op.operationId)).size;
     const writeNote = writes.length ? `; the first on ${writes.length} writes to ids that exist nowhere, each answered otherwise than a valid token` : '';

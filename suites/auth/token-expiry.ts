@@ -3,7 +3,7 @@ import { pass, fail, skip, judge, finding, type Finding } from '../../src/engine
 import { QUICK_MAX_WAIT_SECONDS } from '../../src/engine/config/config.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { wasAccepted, describe, observeErrorCase } from '../support.ts';
+import { wasAccepted, describeExchange, observeErrorCase } from '../support.ts';
 import { documentOperations, requestFor } from '../operations.ts';
 
 /** The expired token on every read of the document but the list (declared ones included): expiry is enforced per route. */
@@ -16,7 +16,7 @@ const LIFETIME_SECONDS = 3600;
 
 /** An expired bearer token is invalid_token, 401 (RFC 6750 §3.1): a 403 is warned. */
 function expiredStatus(refused: Exchange): Finding[] {
-  return refused.response?.status === 403 ? [finding('should', `the expired token was answered ${describe(refused)}; an expired bearer token is invalid_token, 401 (RFC 6750 §3.1), and 403 says the caller may not`, [refused])] : [];
+  return refused.response?.status === 403 ? [finding('should', `the expired token was answered ${describeExchange(refused)}; an expired bearer token is invalid_token, 401 (RFC 6750 §3.1), and 403 says the caller may not`, [refused])] : [];
 }
 
 /** A token is accepted until just before its lifetime ends, refused once it is older, and a new token from the same key works. */
@@ -34,9 +34,9 @@ export const tokenExpiry: Check = {
       const ex = await ctx.call({ bearer: ctx.config.expiredToken, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
       if (wasAccepted(ex)) return fail('the token given with --expired-token was accepted', [ex]);
       const served = (await sweepReads(ctx, ctx.config.expiredToken)).filter(wasAccepted);
-      if (served.length) return fail(`the token given with --expired-token was refused on the list but served by ${served.map(describe).join('; ')}`, [ex, ...served]);
+      if (served.length) return fail(`the token given with --expired-token was refused on the list but served by ${served.map(describeExchange).join('; ')}`, [ex, ...served]);
       observeErrorCase(ctx, 'token-expired', ex);
-      return judge(expiredStatus(ex), `the token given with --expired-token was refused (${describe(ex)}), on the list and on every other read`);
+      return judge(expiredStatus(ex), `the token given with --expired-token was refused (${describeExchange(ex)}), on the list and on every other read`);
     }
     const realWait = (LIFETIME_SECONDS + 2) / ctx.config.timeScale;
     if (ctx.config.profile === 'quick' && realWait > QUICK_MAX_WAIT_SECONDS) {
@@ -44,7 +44,7 @@ export const tokenExpiry: Check = {
     }
     const { token, exchange: issued } = await ctx.tokens.issue('primary', ctx.checkId);
     const fresh = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
-    if (!wasAccepted(fresh)) return skip(`a fresh token was not accepted (${describe(fresh)}); cannot tell expiry apart`, 'a token the target accepts (see auth.token-shape)');
+    if (!wasAccepted(fresh)) return skip(`a fresh token was not accepted (${describeExchange(fresh)}); cannot tell expiry apart`, 'a token the target accepts (see auth.token-shape)');
     // Target-seconds since the token was asked for (the earliest it can have been issued) and since it arrived.
     const requestedAt = Date.parse(issued.startedAt);
     const arrivedAt = requestedAt + issued.durationMs;
@@ -55,18 +55,18 @@ export const tokenExpiry: Check = {
     const late = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     const lateAge = ageAt(requestedAt, Date.parse(late.startedAt) + late.durationMs);
     if (!wasAccepted(late) && lateAge < LIFETIME_SECONDS - 1) {
-      return fail(`a token at most ${Math.ceil(lateAge)} s old was refused, before its ${LIFETIME_SECONDS}-s lifetime ended (${describe(late)})`, [fresh, late], { ageSeconds: Math.ceil(lateAge) });
+      return fail(`a token at most ${Math.ceil(lateAge)} s old was refused, before its ${LIFETIME_SECONDS}-s lifetime ended (${describeExchange(late)})`, [fresh, late], { ageSeconds: Math.ceil(lateAge) });
     }
     await ctx.sleepTarget(Math.max(0, LIFETIME_SECONDS + 2 - ageAt(arrivedAt, Date.now())), 'the token lifetime to pass (3600 s and 2 more, target time)');
     const expired = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (wasAccepted(expired)) return fail(`a token ${LIFETIME_SECONDS + 2} s old was still accepted`, [fresh, expired]);
     const served = (await sweepReads(ctx, token)).filter(wasAccepted);
-    if (served.length) return fail(`a token ${LIFETIME_SECONDS + 2} s old was refused on the list but still served by ${served.map(describe).join('; ')}`, [expired, ...served]);
+    if (served.length) return fail(`a token ${LIFETIME_SECONDS + 2} s old was refused on the list but still served by ${served.map(describeExchange).join('; ')}`, [expired, ...served]);
     const renewed = await ctx.tokens.issue('primary', ctx.checkId);
     const after = await ctx.call({ bearer: renewed.token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
-    if (!wasAccepted(after)) return fail(`a new token requested after expiry was not accepted (${describe(after)})`, [expired, after]);
+    if (!wasAccepted(after)) return fail(`a new token requested after expiry was not accepted (${describeExchange(after)})`, [expired, after]);
     observeErrorCase(ctx, 'token-expired', expired);
     const lateNote = wasAccepted(late) ? `accepted at ${Math.floor(lateAge)} s, ` : '';
-    return judge(expiredStatus(expired), `${lateNote}the expired token was refused (${describe(expired)}), on the list and on every other read; a new token worked`, [late, expired]);
+    return judge(expiredStatus(expired), `${lateNote}the expired token was refused (${describeExchange(expired)}), on the list and on every other read; a new token worked`, [late, expired]);
   },
 };

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { describe, fromLog, isSuccess, pathOf } from '../support.ts';
+import { describeExchange, fromLog, isSuccess, pathOf } from '../support.ts';
 
 /** Whether a Cache-Control value holds the no-store directive (RFC 9111 §5.2: directives are case-insensitive, comma-separated). */
 export function forbidsStoring(value: string | undefined): boolean {
@@ -25,7 +25,7 @@ export const tokenNotCached: Check = {
     const cacheable = issued.filter((ex) => !forbidsStoring(ex.response!.headers['cache-control']));
     if (cacheable.length) {
       const shown = cacheable[0]!.response!.headers['cache-control'];
-      return fail(`${cacheable.length} of ${issued.length} token answers may be stored by a cache: ${describe(cacheable[0]!)} with ${shown === undefined ? 'no Cache-Control header' : `Cache-Control: ${shown}`}`, cacheable.slice(0, 10));
+      return fail(`${cacheable.length} of ${issued.length} token answers may be stored by a cache: ${describeExchange(cacheable[0]!)} with ${shown === undefined ? 'no Cache-Control header' : `Cache-Control: ${shown}`}`, cacheable.slice(0, 10));
     }
     return pass(`all ${issued.length} token answers carry Cache-Control: no-store`);
   },

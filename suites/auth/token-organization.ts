@@ -9,8 +9,8 @@ import { READONLY_PROBES } from '../shares.ts';
  */
 async function readonlySharesOrganization(ctx: CheckContext): Promise<{ shares: boolean; why: string }> {
   try {
-    const vmId = await ctx.fixtures.createdVmId();
-    const { walk } = await ctx.fixtures.findInList([(await ctx.fixtures.acceptedVm()).name], 'readonly');
+    const vmId = await ctx.objects.createdVmId();
+    const { walk } = await ctx.objects.findInList([(await ctx.objects.acceptedVm()).name], 'readonly');
     if (walk.items.some((v) => v['id'] === vmId)) return { shares: true, why: `--api-key-readonly lists the VM --api-key created (${vmId}${walk.scope ? `, among ${walk.scope}` : ''})` };
     return { shares: false, why: `--api-key-readonly does not list the VM --api-key created (${walk.complete ? `${walk.items.length} VMs` : walk.stoppedBecause})` };
   } catch (err) {

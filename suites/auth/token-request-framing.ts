@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { describe, wasAccepted } from '../support.ts';
+import { describeExchange, wasAccepted } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
 /** The keys a framing probe may exchange: any but the primary, whose issuance budget the limit probe counts. */
@@ -36,7 +36,7 @@ export const tokenRequestFraming: Check = {
     const judged = sent.filter((s) => !limited.includes(s));
     // Exchanged for a token is this convention's failure; a 5xx on a body that does not parse is errors.malformed-json's.
     const wrong = judged.filter((s) => wasAccepted(s.ex));
-    if (wrong.length) return fail(`exchanged for a token: ${wrong.map((w) => `${w.name} (${key} key) → ${describe(w.ex)}`).join('; ')}`, wrong.map((w) => w.ex));
+    if (wrong.length) return fail(`exchanged for a token: ${wrong.map((w) => `${w.name} (${key} key) → ${describeExchange(w.ex)}`).join('; ')}`, wrong.map((w) => w.ex));
     if (judged.length === 0) return skip(`both token requests met the ${key} key's issuance limit (429)`, 'a run whose spare key has issuances left');
     return pass(`${judged.map((s) => `${s.name} → ${s.ex.response!.status}`).join('; ')}${limited.length ? ` (not judged: ${limited.map((s) => s.name).join(', ')}, refused 429)` : ''}`);
   },

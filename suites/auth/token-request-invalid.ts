@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { wasAccepted, describe, observeErrorCase } from '../support.ts';
+import { wasAccepted, describeExchange, observeErrorCase } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 import { CredentialError } from '../../src/engine/identity/tokens.ts';
 
@@ -54,7 +54,7 @@ export const tokenRequestInvalid: Check = {
     const sent: Array<{ name: string; ex: Exchange }> = cases.map((c, i) => ({ name: c.name, ex: answers[i]! }));
     const accepted = sent.filter((s) => wasAccepted(s.ex));
     if (accepted.length) {
-      return fail(`issued a token for: ${accepted.map((a) => `${a.name} (${describe(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
+      return fail(`issued a token for: ${accepted.map((a) => `${a.name} (${describeExchange(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
     }
     // The other half of the clause: each valid key is exchanged (the token answer the run holds for it, else a new one).
     const refused: CredentialError[] = [];
@@ -67,6 +67,6 @@ export const tokenRequestInvalid: Check = {
     if (refused.length) return fail(`a valid key got no token: ${refused.map((e) => e.message).join('; ')}`, refused.map((e) => e.exchange));
     observeErrorCase(ctx, 'invalid-api-key', sent[1]!.ex);
     observeErrorCase(ctx, 'invalid-request', sent[0]!.ex);
-    return pass(`all ${sent.length} invalid token requests were refused (near misses of ${keys.length === 1 ? 'the key' : `each of the ${keys.length} keys`}), and ${keys.length === 1 ? 'the valid key was' : 'every valid key was'} exchanged`, [], { statuses: sent.map((s) => `${s.name}: ${describe(s.ex)}`) });
+    return pass(`all ${sent.length} invalid token requests were refused (near misses of ${keys.length === 1 ? 'the key' : `each of the ${keys.length} keys`}), and ${keys.length === 1 ? 'the valid key was' : 'every valid key was'} exchanged`, [], { statuses: sent.map((s) => `${s.name}: ${describeExchange(s.ex)}`) });
   },
 };

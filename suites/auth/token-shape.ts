@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { baseSchemaViolations, describe, fromLog, isSuccess, pathOf } from '../support.ts';
+import { baseSchemaViolations, describeExchange, fromLog, isSuccess, pathOf } from '../support.ts';
 
 /** Every successful token exchange of the run answers token, expires_in = 3600, organization and role. */
 export const tokenShape: Check = {
@@ -17,7 +17,7 @@ export const tokenShape: Check = {
       return fail(
         `${bad.length} of ${checked} token responses break the Token schema: ${bad[0]!.errors.join('; ')}`,
         bad.map((b) => b.ex),
-        { violations: bad.map((b) => ({ exchange: describe(b.ex), errors: b.errors })) },
+        { violations: bad.map((b) => ({ exchange: describeExchange(b.ex), errors: b.errors })) },
       );
     }
     const ok = fromLog(ctx, (ex) => ex.request.method === 'POST' && pathOf(ex) === '/v1/auth/tokens' && isSuccess(ex));

@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { describe, wasAccepted } from '../support.ts';
+import { describeExchange, wasAccepted } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
 /** HTTP convention (RFC 9110 §15.5.2, RFC 6750 §3.1): missing or invalid credentials get 401, not 403. */
@@ -20,7 +20,7 @@ export const unauthenticatedStatus: Check = {
     ]);
     // A write without a token too: a handler may answer a missing token otherwise on writes. The body is a valid
     // create, so a target that validates before it authenticates has nothing to refuse but the credentials.
-    const { body } = ctx.fixtures.vmCreateBody('anonymous-write');
+    const { body } = ctx.objects.vmCreateBody('anonymous-write');
     const writes = await ctx.callEach([{ as: 'anonymous', method: 'POST', path: '/v1/vms', json: body }]);
     for (const ex of writes.filter(wasAccepted)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'accepted without a token' }, ex);
     // Only refusals are judged here; a request that was served is auth.bearer-required's or auth.malformed-token's failure.
@@ -28,7 +28,7 @@ export const unauthenticatedStatus: Check = {
     if (refused.length === 0) return skip('neither request was refused; nothing to judge');
     // On the write, 403 is the convention's break (a 400 or 404 says something else, judged elsewhere).
     const other = [...refused.filter((ex) => ex.response?.status !== 401), ...writes.filter((ex) => ex.response?.status === 403)];
-    if (other.length) return fail(`expected 401: ${other.map(describe).join('; ')}`, other);
-    return pass(`missing and invalid credentials were answered 401 (a read; a write without a token: ${writes.map(describe).join('')})`);
+    if (other.length) return fail(`expected 401: ${other.map(describeExchange).join('; ')}`, other);
+    return pass(`missing and invalid credentials were answered 401 (a read; a write without a token: ${writes.map(describeExchange).join('')})`);
   },
 };

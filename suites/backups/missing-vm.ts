@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { absentId, describe } from '../support.ts';
+import { absentId, describeExchange } from '../support.ts';
 
 /** A backup of a VM that does not exist cannot start: the target refuses it with a 4xx. */
 export const missingVm: Check = {
@@ -15,8 +15,8 @@ export const missingVm: Check = {
     const status = ex.response?.status;
     if (status === undefined || status < 400 || status >= 500) {
       if (status !== undefined && status < 300) ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: 'of a VM that does not exist' }, ex);
-      return fail(`a backup of a VM that does not exist answered ${describe(ex)}`, [ex]);
+      return fail(`a backup of a VM that does not exist answered ${describeExchange(ex)}`, [ex]);
     }
-    return pass(`refused: ${describe(ex)}`);
+    return pass(`refused: ${describeExchange(ex)}`);
   },
 };

@@ -1,8 +1,8 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { describeLocation } from '../../src/engine/target/discover.ts';
-import { describe, isSuccess } from '../support.ts';
-import { startOwnBackup } from './own-backup.ts';
+import { describeExchange, isSuccess } from '../support.ts';
+import { startOwnBackup } from './_own-backup.ts';
 
 /** Restore backup returns a task id (seed §4), polled to a terminal state. */
 export const restoreTask: Check = {
@@ -19,21 +19,21 @@ export const restoreTask: Check = {
     if (!('id' in backup)) return skip(isSuccess(backup.started) ? backup.why : `${backup.why}; see backups.start`, backup.howToVerify);
     const { started, id: backupId } = backup;
     try {
-      const backupTask = await ctx.fixtures.findTask(started, ctx.declarations.taskIdOnStartBackup);
-      await ctx.fixtures.pollTask(backupTask.id);
+      const backupTask = await ctx.objects.findTask(started, ctx.declarations.taskIdOnStartBackup);
+      await ctx.objects.pollTask(backupTask.id);
     } catch (err) {
       if (!(err instanceof Unavailable)) throw err;
     }
     const ex = await ctx.call({ method: restore.method, path: restore.path.replace('{id}', encodeURIComponent(backupId)), json: {} });
-    if (!isSuccess(ex)) return fail(`restoring backup ${backupId} was refused: ${describe(ex)}`, [ex]);
+    if (!isSuccess(ex)) return fail(`restoring backup ${backupId} was refused: ${describeExchange(ex)}`, [ex]);
     let task;
     try {
-      task = await ctx.fixtures.findTask(ex, restore.taskId);
+      task = await ctx.objects.findTask(ex, restore.taskId);
     } catch (err) {
       if (err instanceof Unavailable) return fail(`restore returned no task id: ${err.message}`, [ex]);
       throw err;
     }
-    const outcome = await ctx.fixtures.pollTask(task.id);
+    const outcome = await ctx.objects.pollTask(task.id);
     if (!outcome.state.terminal) return fail(`the restore task ${task.id} did not complete (last ${outcome.state.field}=${outcome.state.value ?? '?'})`, outcome.polls.slice(-1));
     return pass(`restore returned task ${task.id} at ${describeLocation(task.location)}, which reached ${outcome.state.field}=${outcome.state.value}`);
   },

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { describe, documentedRefusal, isSuccess } from '../support.ts';
+import { describeExchange, documentedRefusal, isSuccess } from '../support.ts';
 
 /** POST /v1/vms/{id}/backups with a description starts a backup of a VM the run created. */
 export const startBackup: Check = {
@@ -12,17 +12,17 @@ export const startBackup: Check = {
   title: 'Starting a backup of a VM with a description is accepted',
   async run(ctx) {
     // Only a VM this run created: the suite never writes to resources it did not make.
-    const vmId = await ctx.fixtures.createdVmId();
+    const vmId = await ctx.objects.createdVmId();
     const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `cloud-conformance run ${ctx.config.runId}` } });
     if (!isSuccess(ex)) {
       const refusal = documentedRefusal(ex);
       if (refusal) return skip(`the backup was refused with a documented reason (${refusal})`, 'rerun when the organization has quota and rate budget left');
       // States and transitions are not shown: a target may back up only VMs in some state (stopped, say).
-      if (ex.response?.status === 409) return skip(`the backup was refused for the VM's state: ${describe(ex)}; which states allow a backup is not shown`, 'a target that backs up a running VM, or a run against a VM in a state the target backs up');
-      return fail(`starting a backup was refused: ${describe(ex)}`, [ex]);
+      if (ex.response?.status === 409) return skip(`the backup was refused for the VM's state: ${describeExchange(ex)}; which states allow a backup is not shown`, 'a target that backs up a running VM, or a run against a VM in a state the target backs up');
+      return fail(`starting a backup was refused: ${describeExchange(ex)}`, [ex]);
     }
     ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` }, ex);
     ctx.observe('backupStartStatus', ex.response!.status);
-    return pass(`backup started: ${describe(ex)}`, [ex]);
+    return pass(`backup started: ${describeExchange(ex)}`, [ex]);
   },
 };

@@ -1,11 +1,11 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
-import { vmsOf } from '../../src/engine/target/fixtures.ts';
+import { vmsOf } from '../../src/engine/target/run-objects.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, skip } from '../../src/engine/run/check.ts';
-import { describe, documentedRefusal, isSuccess } from '../support.ts';
+import { describeExchange, documentedRefusal, isSuccess } from '../support.ts';
 import { judgeField, objectWith, recordView, type Reading, type View } from '../read-back.ts';
-import { backupIdOf } from './own-backup.ts';
+import { backupIdOf } from './_own-backup.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -62,7 +62,7 @@ export const backupValuesReadBack: Check = {
   why: { must: 'the seed says a backup is started with a description: an answer that shows the backup under that name must show what was sent' },
   title: 'The description a backup was started with, and the VM it was started on, are what the target later shows',
   async run(ctx) {
-    const vmId = await ctx.fixtures.createdVmId();
+    const vmId = await ctx.objects.createdVmId();
     // The second of other classes than the first: 120 characters (past a 64- or 100-character cut), punctuation, quotes
     // and letters beyond ASCII. A target may refuse it (a length or character rule is its own); taken, it must read back.
     const sent = [`cc-${ctx.config.runId} read-back one`, longDescription(ctx.config.runId)];
@@ -74,7 +74,7 @@ export const backupValuesReadBack: Check = {
       const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description } });
       if (!isSuccess(ex)) {
         if ((ex.response?.status ?? 500) >= 500) broken.push(ex);
-        refused.push(`${JSON.stringify(description)}: ${documentedRefusal(ex) ?? describe(ex)}`);
+        refused.push(`${JSON.stringify(description)}: ${documentedRefusal(ex) ?? describeExchange(ex)}`);
         continue;
       }
       ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}, description read back` }, ex);
@@ -89,7 +89,7 @@ export const backupValuesReadBack: Check = {
       readings.push(...views.map((view) => ({ of: `the backup started with ${JSON.stringify(description)}`, sent: description, view, shown: view.record['description'] })));
       allViews.push(...views);
     }
-    if (broken.length) return judge([finding('must', `starting a backup answered ${describe(broken[0]!)}`, broken)], '');
+    if (broken.length) return judge([finding('must', `starting a backup answered ${describeExchange(broken[0]!)}`, broken)], '');
     if (readings.length === 0) {
       return skip(refused.length ? `no backup could be started (${refused.join('; ')}), so no description can be read back` : 'no answer shows a started backup (neither the start answer nor GET /v1/backups/{id})', 'a backup the target starts, and an answer that shows it (the start answer or its record)');
     }

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { absentId, describe, fromLog, observeErrorCase } from '../support.ts';
+import { absentId, describeExchange, fromLog, observeErrorCase } from '../support.ts';
 
 /** The methods an Allow value lists (RFC 9110 §10.2.1: a comma-separated list of method tokens, case-sensitive). */
 export function allowedMethods(value: string | undefined): string[] | undefined {
@@ -31,7 +31,7 @@ export const allowOn405: Check = {
     if (bad.length) {
       const { ex, allowed } = bad[0]!;
       const why = !allowed ? 'no Allow header' : allowed.length === 0 ? 'an empty Allow header' : `Allow: ${ex.response!.headers['allow']}, which lists the refused ${ex.request.method}`;
-      return fail(`${bad.length} of ${refused.length} 405 answers do not say which methods are allowed: ${describe(ex)} with ${why}`, bad.slice(0, 10).map((b) => b.ex));
+      return fail(`${bad.length} of ${refused.length} 405 answers do not say which methods are allowed: ${describeExchange(ex)} with ${why}`, bad.slice(0, 10).map((b) => b.ex));
     }
     return pass(`all ${refused.length} 405 answers list the allowed methods (${[...new Set(refused.map((ex) => ex.response!.headers['allow']))].slice(0, 3).join('; ')})`);
   },

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { fromLog, describe, absentId, observeErrorCase } from '../support.ts';
+import { fromLog, describeExchange, absentId, observeErrorCase } from '../support.ts';
 
 /**
  * Every error response of the run carries {error:{code, message}}: those provoked here (not found, invalid body, no token,
@@ -26,8 +26,8 @@ export const errorObject: Check = {
     const errors = fromLog(ctx, (ex) => ex.response!.status >= 400 && !ex.sentBy.startsWith('limits.') && ex.sentBy !== 'errors.invalid-inputs');
     const bad = errors.map((ex) => ({ ex, problems: ctx.schema.validateComponent('Error', ex.response?.json) })).filter((r) => r.problems.length);
     if (bad.length) {
-      return fail(`${bad.length} of ${errors.length} error responses lack the error object: ${describe(bad[0]!.ex)}: ${bad[0]!.problems.join('; ')}`, bad.map((b) => b.ex), {
-        violations: bad.slice(0, 10).map((b) => ({ exchange: describe(b.ex), problems: b.problems })),
+      return fail(`${bad.length} of ${errors.length} error responses lack the error object: ${describeExchange(bad[0]!.ex)}: ${bad[0]!.problems.join('; ')}`, bad.map((b) => b.ex), {
+        violations: bad.slice(0, 10).map((b) => ({ exchange: describeExchange(b.ex), problems: b.problems })),
       });
     }
     const codes = [...new Set(errors.map((ex) => `${ex.response!.status} ${(ex.response!.json as { error: { code: string } }).error.code}`))];

@@ -5,7 +5,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { COLLECTION_KINDS } from '../../src/engine/target/ledger.ts';
 import { finding, judge, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { inputOperations, invalidCases, type InputOperation } from '../../src/engine/generate/invalid-inputs.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 import { BACKUPS, REFUSAL_PROBES } from '../shares.ts';
 
 /** Cases per operation: a few in quick, more where the run has time. */
@@ -20,7 +20,7 @@ async function concretePath(ctx: CheckContext, op: InputOperation): Promise<stri
   for (const m of op.path.matchAll(/([^/]+)\/\{([^}]+)\}/g)) {
     const [whole, collection] = [m[0], m[1]!];
     let id: string | undefined;
-    if (collection === 'vms') id = await ctx.fixtures.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
+    if (collection === 'vms') id = await ctx.objects.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
     else id = ctx.ledger.entries.find((e) => e.kind === COLLECTION_KINDS[collection] && e.id)?.id;
     if (!id) return undefined;
     path = path.replace(whole, `${collection}/${encodeURIComponent(id)}`);
@@ -48,7 +48,7 @@ export const invalidInputs: Check = {
     if (ctx.config.readOnly) return skip('--read-only: invalid inputs go to operations that write', 'a run without --read-only');
     const ops = inputOperations(ctx.spec.merged as OpenAPIV3_1.Document);
     const max = CASES[ctx.config.profile];
-    const supplied: Record<string, unknown> = { name: ctx.fixtures.vmName('invalid'), ...(ctx.config.image ? { image: ctx.config.image } : {}), ...(ctx.config.subnetId ? { subnet_id: ctx.config.subnetId } : {}) };
+    const supplied: Record<string, unknown> = { name: ctx.objects.vmName('invalid'), ...(ctx.config.image ? { image: ctx.config.image } : {}), ...(ctx.config.subnetId ? { subnet_id: ctx.config.subnetId } : {}) };
     const findings: Finding[] = [];
     const crashed: Exchange[] = [];
     const unwrapped: Exchange[] = [];
@@ -79,8 +79,8 @@ export const invalidInputs: Check = {
     }
     const total = Object.values(exercised).reduce((a, b) => a + b, 0);
     if (total === 0) return skip(`no operation that takes input could be exercised (${Object.entries(notExercised).map(([k, v]) => `${k}: ${v}`).join('; ') || 'the document has none'})`, 'objects of the run for the operations\' path parameters');
-    if (crashed.length) findings.push(finding('must', `${crashed.length} invalid inputs got no answer or a 5xx: ${describe(crashed[0]!)}`, crashed.slice(0, 10)));
-    if (unwrapped.length) findings.push(finding('must', `${unwrapped.length} error answers to invalid inputs lack the error object: ${describe(unwrapped[0]!)}: ${(unwrapped[0]!.response?.body ?? '').slice(0, 200)}`, unwrapped.slice(0, 10)));
+    if (crashed.length) findings.push(finding('must', `${crashed.length} invalid inputs got no answer or a 5xx: ${describeExchange(crashed[0]!)}`, crashed.slice(0, 10)));
+    if (unwrapped.length) findings.push(finding('must', `${unwrapped.length} error answers to invalid inputs lack the error object: ${describeExchange(unwrapped[0]!)}: ${(unwrapped[0]!.response?.body ?? '').slice(0, 200)}`, unwrapped.slice(0, 10)));
     if (accepted.length) findings.push(finding('should', `${accepted.length} inputs no target can read as valid were accepted: ${accepted.slice(0, 3).map((a) => `${a.what} → ${a.ex.response!.status}`).join('; ')}`, accepted.slice(0, 10).map((a) => a.ex)));
     const skipped = Object.keys(notExercised).length ? `; not exercised: ${Object.entries(notExercised).map(([k, v]) => `${k} (${v})`).join(', ')}` : '';
     return judge(findings, `${total} invalid inputs to ${Object.keys(exercised).length} operations (${Object.entries(exercised).map(([k, n]) => `${k} ×${n}`).join(', ')}) were refused with the error object${skipped}`, [], { exercised, notExercised });

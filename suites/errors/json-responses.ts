@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { fromLog, describe } from '../support.ts';
+import { fromLog, describeExchange } from '../support.ts';
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
@@ -33,8 +33,8 @@ export const jsonResponses: Check = {
     };
     const bad = all.map((ex) => ({ ex, problem: problemOf(ex, declaredTypes(ex)) })).filter((r) => r.problem);
     if (bad.length) {
-      return fail(`${bad.length} of ${all.length} responses are not JSON: ${describe(bad[0]!.ex)}: ${bad[0]!.problem}`, bad.map((b) => b.ex), {
-        violations: bad.slice(0, 10).map((b) => `${describe(b.ex)}: ${b.problem}`),
+      return fail(`${bad.length} of ${all.length} responses are not JSON: ${describeExchange(bad[0]!.ex)}: ${bad[0]!.problem}`, bad.map((b) => b.ex), {
+        violations: bad.slice(0, 10).map((b) => `${describeExchange(b.ex)}: ${b.problem}`),
       });
     }
     ctx.observe('jsonMediaTypes', [...new Set(all.map((ex) => ex.response!.headers['content-type']).filter((t) => t && JSON_TYPE.test(t)))].sort());

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { describe, absentId } from '../support.ts';
-import { GENERATED_LANE } from '../vms/create-cases.ts';
+import { describeExchange, absentId } from '../support.ts';
+import { GENERATED_LANE } from '../vms/_create-cases.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
 /** Ids that break careless routing, decoding and query building (RESTler's invalid dynamic objects, among others). */
@@ -43,7 +43,7 @@ export const oddPathIds: Check = {
     const mayExist = new Set(['0', '-1']);
     const wrong = sent.filter(({ id, ex }) => !ex.response || ex.response.status >= 500 || (ex.response.status < 400 && !mayExist.has(id)));
     if (wrong.length) {
-      return fail(`${wrong.length} of ${sent.length} requests with unusual ids were not answered with a 4xx: ${wrong.slice(0, 3).map((w) => `${JSON.stringify(w.id.slice(0, 60))}: ${describe(w.ex)}`).join('; ')}`, wrong.map((w) => w.ex));
+      return fail(`${wrong.length} of ${sent.length} requests with unusual ids were not answered with a 4xx: ${wrong.slice(0, 3).map((w) => `${JSON.stringify(w.id.slice(0, 60))}: ${describeExchange(w.ex)}`).join('; ')}`, wrong.map((w) => w.ex));
     }
     return pass(`all ${sent.length} requests with unusual ids got a 4xx`);
   },

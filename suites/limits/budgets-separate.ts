@@ -2,7 +2,7 @@ import type { Check, Finding } from '../../src/engine/run/check.ts';
 import { judge, finding, skip } from '../../src/engine/run/check.ts';
 import type { LimitProbe } from '../../src/engine/limits/limit-session.ts';
 import type { CrossObservation } from '../../src/engine/limits/cross-budget.ts';
-import { refusedAcrossTokens } from './verdict.ts';
+import { refusedAcrossTokens } from './_verdict.ts';
 
 /**
  * Reads and writes have budgets of their own (300 reads and 60 writes per minute per token): a token whose read budget

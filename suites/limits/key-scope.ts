@@ -1,6 +1,6 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import { judge, finding, skip } from '../../src/engine/run/check.ts';
-import { isSuccess, describe } from '../support.ts';
+import { isSuccess, describeExchange } from '../support.ts';
 
 /**
  * Issuance is limited per key: another key still gets a token when the primary key's budget is spent, be it a key of
@@ -24,7 +24,7 @@ export const keyScope: Check = {
     if (!probe?.firstRejection || others.length === 0) return skip('the primary key was never limited during the probe, so the scope could not be seen', 'the issuance probe must meet a rejection (see limits.token-limit)');
     const findings: Finding[] = others
       .filter((o) => !isSuccess(o.ex!))
-      .map((o) => finding('must', `${o.flag} was refused a token while --api-key's budget was spent: ${describe(o.ex!)}`, [probe.firstRejection!, o.ex!]));
+      .map((o) => finding('must', `${o.flag} was refused a token while --api-key's budget was spent: ${describeExchange(o.ex!)}`, [probe.firstRejection!, o.ex!]));
     return judge(findings, `${others.map((o) => o.flag).join(' and ')} ${others.length > 1 ? 'were' : 'was'} issued a token while --api-key was limited`);
   },
 };

@@ -1,6 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { skip } from '../../src/engine/run/check.ts';
-import { limitOutcome } from './verdict.ts';
+import { limitOutcome } from './_verdict.ts';
+import { LIMITS } from '../../src/engine/documented-limits/limits.js';
 
 /**
  * LIMIT-READ-300 over its operations: every read counts against the read budget, so a burst whose reads take
@@ -12,8 +13,8 @@ export const readLimitOperations: Check = {
   group: 'limits',
   clauses: ['LIMIT-READ-300'],
   level: 'must',
-  why: { must: 'the seed states 300 read requests per minute per token: every read operation, not the list alone' },
-  title: 'Reads: 300 per minute whichever read operations spend them',
+  why: { must: `the seed states ${LIMITS.reads.limit} read requests per minute per token: every read operation, not the list alone` },
+  title: `Reads: ${LIMITS.reads.limit} per minute whichever read operations spend them`,
   async run(ctx) {
     const probe = ctx.limits?.readAcrossOperations;
     if (ctx.limits && !probe) return skip('the run saw no read operation served besides the list (no task, no record)', 'a run whose VM and task the target serves (the vms and tasks groups)');

@@ -1,6 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { limitOutcome } from './verdict.ts';
+import { limitOutcome } from './_verdict.ts';
+import { LIMITS } from '../../src/engine/documented-limits/limits.js';
 
 /**
  * LIMIT-READ-300 over its subjects: "300 reads per minute per token" holds for every token, so the read probe
@@ -12,8 +13,8 @@ export const readLimitSubjects: Check = {
   group: 'limits',
   clauses: ['LIMIT-READ-300'],
   level: 'must',
-  why: { must: 'the seed states 300 read requests per minute per token: every token, whatever its key or role' },
-  title: "Reads: 300 per minute on every key's tokens, not only the primary key's",
+  why: { must: `the seed states ${LIMITS.reads.limit} read requests per minute per token: every token, whatever its key or role` },
+  title: `Reads: ${LIMITS.reads.limit} per minute on every key's tokens, not only the primary key's`,
   async run(ctx) {
     if (!ctx.limits) return limitOutcome(undefined, '', undefined, undefined);
     const subjects = ctx.limits?.readBySubject ?? [];
@@ -26,6 +27,6 @@ export const readLimitSubjects: Check = {
     }
     const open = outcomes.filter((o) => o.outcome.status !== 'passed');
     if (open.length) return skip(`not decided on ${open.map((o) => `the ${o.key} key (${o.outcome.message})`).join('; ')}; ${outcomes.filter((o) => o.outcome.status === 'passed').map((o) => o.key).join(', ') || 'no key'} exact`, 'a burst that fits in half a window on every key (a lower --time-scale, or --profile full)');
-    return pass(`300 reads a minute on the tokens of every key the run holds (${outcomes.map((o) => o.key).join(', ')}, beside the primary)`, [], { subjects: outcomes.map((x) => ({ key: x.key, message: x.outcome.message })) });
+    return pass(`${LIMITS.reads.limit} reads a minute on the tokens of every key the run holds (${outcomes.map((o) => o.key).join(', ')}, beside the primary)`, [], { subjects: outcomes.map((x) => ({ key: x.key, message: x.outcome.message })) });
   },
 };

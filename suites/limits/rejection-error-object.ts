@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { describe, observeErrorCase } from '../support.ts';
+import { describeExchange, observeErrorCase } from '../support.ts';
 
 /** A limit's rejection is an error response, so it carries the error object. */
 export const rejectionErrorObject: Check = {
@@ -19,7 +19,7 @@ export const rejectionErrorObject: Check = {
     const shapes = [...new Set(rejections.map((ex) => `${ex.response!.status} ${(ex.response!.json as { error?: { code?: string } })?.error?.code ?? '(no code)'}`))];
     ctx.observe('limitRejection', shapes);
     observeErrorCase(ctx, 'rate-limited', rejections[0]!);
-    if (bad.length) return fail(`${bad.length} of ${rejections.length} rejections lack the error object: ${describe(bad[0]!)}: ${bad[0]!.response!.body.slice(0, 120)}`, bad);
+    if (bad.length) return fail(`${bad.length} of ${rejections.length} rejections lack the error object: ${describeExchange(bad[0]!)}: ${bad[0]!.response!.body.slice(0, 120)}`, bad);
     return pass(`all ${rejections.length} rejections carry the error object (${shapes.join(', ')})`);
   },
 };

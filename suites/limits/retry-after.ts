@@ -2,7 +2,8 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { parseRetryAfter } from '../../src/engine/transport/retry-after.ts';
-import { describe } from '../support.ts';
+import { describeExchange } from '../support.ts';
+import { WINDOW_SECONDS } from '../../src/engine/documented-limits/limits.js';
 
 /**
  * HTTP convention (RFC 6585 §4, RFC 9110 §10.2.3): a rate-limit rejection is 429 with a Retry-After that says
@@ -24,7 +25,7 @@ export const retryAfter: Check = {
       const ra = parseRetryAfter(r, ctx.config.timeScale);
       if (r.response!.status !== 429) problems.push([`${p!.what} rejected with ${r.response!.status}, not 429`, r]);
       if (ra === undefined) problems.push([`${p!.what} rejection has no usable Retry-After`, r]);
-      else if (ra > 60) problems.push([`${p!.what} Retry-After ${ra} s is longer than the one-minute window`, r]);
+      else if (ra > WINDOW_SECONDS) problems.push([`${p!.what} Retry-After ${ra} s is longer than the one-minute window`, r]);
       const reset = p!.reset;
       const after = reset?.afterRetryAfter;
       // Under --time-scale a target may give Retry-After in real or in target seconds: right if either reading was.
@@ -32,8 +33,8 @@ export const retryAfter: Check = {
       if (after && reset!.afterWindow) {
         // The rejection waited from may be a later one than the first (limit-session.ts rejectionToWaitFrom).
         const waited = reset!.retryAfter!;
-        const readings = reset!.afterRetryAfterReal ? ` (nor ${waited + 1} real seconds after; ${describe(reset!.afterRetryAfterReal)})` : '';
-        problems.push([`${p!.what}: still refused ${waited + 1} s after the rejection, although Retry-After said ${waited}${readings} (${describe(after)})`, after]);
+        const readings = reset!.afterRetryAfterReal ? ` (nor ${waited + 1} real seconds after; ${describeExchange(reset!.afterRetryAfterReal)})` : '';
+        problems.push([`${p!.what}: still refused ${waited + 1} s after the rejection, although Retry-After said ${waited}${readings} (${describeExchange(after)})`, after]);
       }
       if (realRight) ctx.observe(`retryAfterUnit.${p!.what}`, 'real seconds');
     }

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { refusedAcrossTokens } from './verdict.ts';
+import { refusedAcrossTokens } from './_verdict.ts';
 
 /** The read and write budgets are per token: another token of the same key is served while the first is limited. */
 export const tokenScope: Check = {

@@ -1,6 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { failAt, skip } from '../../src/engine/run/check.ts';
-import { limitOutcome } from './verdict.ts';
+import { limitOutcome } from './_verdict.ts';
+import { LIMITS } from '../../src/engine/documented-limits/limits.js';
 
 /**
  * 60 writes per minute per token, probed with create requests that create nothing. Whether those count is the target's
@@ -12,10 +13,10 @@ export const writeLimit: Check = {
   clauses: ['LIMIT-WRITE-60'],
   level: 'must',
   why: {
-    must: "the seed states 60 write requests per minute per token",
+    must: `the seed states ${LIMITS.writes.limit} write requests per minute per token`,
     declared: 'whether a refused write spends the budget is not shown; the overlay declares it (x-rate-limit-accounting refused)',
   },
-  title: 'Writes: 60 per minute per token are served, the next is refused',
+  title: `Writes: ${LIMITS.writes.limit} per minute per token are served, the next is refused`,
   async run(ctx) {
     if (ctx.config.readOnly) return skip('--read-only: the write limit can only be probed with writes', 'a run without --read-only');
     const probe = ctx.limits?.write;

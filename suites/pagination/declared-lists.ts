@@ -3,7 +3,7 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { readPointer, readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 import { documentOperations, type DocumentOperation } from '../operations.ts';
 import { pagesWithPartialEnd } from './total.ts';
 
@@ -44,7 +44,7 @@ async function judgeList(ctx: CheckContext, op: DocumentOperation, firstPage: nu
   const findings: Finding[] = [];
   await fill(ctx, op);
   const head = await read({ page: firstPage, per_page: MOVING_PAGE });
-  if (!isSuccess(head.ex)) return { findings: [finding('declared', `${op.operationId}: page=${firstPage}&per_page=${MOVING_PAGE} answered ${describe(head.ex)}`, [head.ex])], note: '' };
+  if (!isSuccess(head.ex)) return { findings: [finding('declared', `${op.operationId}: page=${firstPage}&per_page=${MOVING_PAGE} answered ${describeExchange(head.ex)}`, [head.ex])], note: '' };
   // PAGE-TOTAL: an integer total on the answer (a declared or discovered field, or a header).
   const candidate = totalCandidatesOf(head.ex).find((c) => Number.isInteger(c.value));
   if (!candidate) findings.push(finding('declared', `${op.operationId}: no total count in the answer (no integer field named total or count, no X-Total-Count header)`, [head.ex]));
@@ -62,13 +62,13 @@ async function judgeList(ctx: CheckContext, op: DocumentOperation, firstPage: nu
   }
   let pageNote = `a list of ${total}: too short to tell pages apart`;
   if (total >= perPage * 2 && (!moving || perPage >= MOVING_PAGE)) {
-    if (!isSuccess(two.ex)) findings.push(finding('declared', `${op.operationId}: page=${firstPage + 1} answered ${describe(two.ex)}`, [two.ex]));
+    if (!isSuccess(two.ex)) findings.push(finding('declared', `${op.operationId}: page=${firstPage + 1} answered ${describeExchange(two.ex)}`, [two.ex]));
     else if (pageIgnored(one.items, two.items)) findings.push(finding('declared', `${op.operationId}: page=${firstPage + 1} served the items of page=${firstPage} (per_page=${perPage}, total ${total})`, [one.ex, two.ex]));
     pageNote = `page ${firstPage + 1} other than page ${firstPage} at per_page=${perPage}`;
   }
   // PAGE-MAX-100: per_page above 100 never serves more than 100 (a refusal is a choice); never a server error.
   const over = await read({ page: firstPage, per_page: 101 });
-  if (over.ex.response && over.ex.response.status >= 500) findings.push(finding('declared', `${op.operationId}: per_page=101 answered ${describe(over.ex)}`, [over.ex]));
+  if (over.ex.response && over.ex.response.status >= 500) findings.push(finding('declared', `${op.operationId}: per_page=101 answered ${describeExchange(over.ex)}`, [over.ex]));
   else if (isSuccess(over.ex) && over.items.length > 100) findings.push(finding('declared', `${op.operationId}: per_page=101 answered ${over.items.length} items`, [over.ex]));
   const capNote = !isSuccess(over.ex) ? 'per_page=101 refused' : total > 100 ? `per_page=101 served ${over.items.length}` : `per_page=101 served (the cap cannot show on ${total} items)`;
   // PAGE-TOTAL over a walk: a list that stands still holds as many items as its total says.
@@ -104,7 +104,7 @@ export const declaredLists: Check = {
   async run(ctx) {
     const lists = documentOperations(ctx).filter((o) => o.list && !o.public && o.path !== '/v1/vms' && !o.path.includes('{'));
     if (lists.length === 0) return skip('the document declares no list beyond the VM list', 'declare the target\'s other list operations in --overlay');
-    const firstPage = ctx.declarations.firstPage ?? (await ctx.fixtures.firstPage());
+    const firstPage = ctx.declarations.firstPage ?? (await ctx.objects.firstPage());
     const findings: Finding[] = [];
     const notes: string[] = [];
     for (const op of lists) {

@@ -1,9 +1,9 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import { judge, finding, fail, skip } from '../../src/engine/run/check.ts';
-import { vmsOf } from '../../src/engine/target/fixtures.ts';
+import { vmsOf } from '../../src/engine/target/run-objects.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 import { tagsOf } from '../vms/tag-filter.ts';
 
 /** The tag most VMs of a page carry (a filter likely to match many), as key:value; keys with a colon are ambiguous. */
@@ -21,7 +21,7 @@ async function capUnderFilter(ctx: CheckContext, at100: Exchange): Promise<{ fin
   const tag = commonestTag(at100);
   if (!tag) return { note: 'no VM of the first page shows a tag, so the cap was not tried under a filter' };
   const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: { tag, per_page: 101 } });
-  if (!isSuccess(ex)) return { note: `under tag=${tag}: ${describe(ex)}` };
+  if (!isSuccess(ex)) return { note: `under tag=${tag}: ${describeExchange(ex)}` };
   const n = vmsOf(ex).length;
   if (n > 100) return { finding: finding('must', `per_page=101 under tag=${tag} returned ${n} items (the cap holds without the filter)`, [ex]), note: '' };
   return { note: `under tag=${tag}: ${n} items${n === 100 ? '' : ` (the filter matches fewer than 101, so a missing cap cannot be seen there)`}` };
@@ -40,7 +40,7 @@ export const perPageMax: Check = {
     const prep = ctx.certify;
     const findings: Finding[] = (prep?.problems ?? []).map((p) => finding('must', `${p.message} (VM-CREATE: a valid create never gets a server error)`, p.exchanges));
     const at100 = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 100 } });
-    if (!isSuccess(at100)) return fail(`per_page=100, the documented maximum, was refused: ${describe(at100)}`, [at100]);
+    if (!isSuccess(at100)) return fail(`per_page=100, the documented maximum, was refused: ${describeExchange(at100)}`, [at100]);
     const over = [101, 1000];
     const answers = await ctx.callEach(over.map((n) => ({ method: 'GET', path: '/v1/vms', query: { per_page: n } })));
     const results = over.map((n, i) => ({ n, ex: answers[i]! }));
@@ -48,15 +48,15 @@ export const perPageMax: Check = {
     if (tooMany.length) findings.unshift(finding('must', `per_page=${tooMany[0]!.n} returned ${vmsOf(tooMany[0]!.ex).length} items`, tooMany.map((r) => r.ex)));
     const behaviour = results.map((r) => (isSuccess(r.ex) ? 'clamp' : r.ex.response && r.ex.response.status < 500 ? 'reject' : 'error'));
     const serverErrors = results.filter((_, i) => behaviour[i] === 'error');
-    if (serverErrors.length) findings.push(finding('must', `per_page=${serverErrors[0]!.n} answered ${describe(serverErrors[0]!.ex)}`, serverErrors.map((r) => r.ex)));
+    if (serverErrors.length) findings.push(finding('must', `per_page=${serverErrors[0]!.n} answered ${describeExchange(serverErrors[0]!.ex)}`, serverErrors.map((r) => r.ex)));
     const filtered = await capUnderFilter(ctx, at100);
     if (filtered.finding) findings.push(filtered.finding);
     if (findings.length) return judge(findings, '');
     ctx.observe('perPageOverMax', behaviour[0]);
     // A per_page above 100 that was served proves a cap only on a list longer than 100.
     const seen = vmsOf(at100).length;
-    const scale = seen < 100 ? undefined : await ctx.fixtures.listScale();
-    const listSize = seen < 100 ? seen : scale!.whole ? (await ctx.fixtures.walk(100)).items.length : scale!.size!;
+    const scale = seen < 100 ? undefined : await ctx.objects.listScale();
+    const listSize = seen < 100 ? seen : scale!.whole ? (await ctx.objects.walk(100)).items.length : scale!.size!;
     if (behaviour.some((b) => b === 'clamp') && listSize <= 100) {
       if (prep) {
         const created = ctx.ledger.entries.filter((e) => e.kind === 'vm').length;
@@ -64,6 +64,6 @@ export const perPageMax: Check = {
       }
       return skip(`per_page above 100 is served, but the list holds only ${listSize} VMs, so a missing cap cannot be seen`, '--profile certify (fills the list past 100 VMs within --max-creates)');
     }
-    return judge([], `per_page above 100 is ${behaviour[0] === 'reject' ? 'rejected' : 'clamped to at most 100 items'} (${results.map((r) => describe(r.ex)).join('; ')}; ${filtered.note})`);
+    return judge([], `per_page above 100 is ${behaviour[0] === 'reject' ? 'rejected' : 'clamped to at most 100 items'} (${results.map((r) => describeExchange(r.ex)).join('; ')}; ${filtered.note})`);
   },
 };

@@ -3,8 +3,8 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { isHeaderTotal, readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
-import { vmsOf } from '../../src/engine/target/fixtures.ts';
-import { describe, isSuccess } from '../support.ts';
+import { vmsOf } from '../../src/engine/target/run-objects.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 
 /**
  * The list carries a total count: some integer field (named by the overlay, or discovered among fields named
@@ -19,18 +19,18 @@ export const totalCount: Check = {
   title: 'List responses include a total count, consistent across pages',
   async run(ctx) {
     const first = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 10 } });
-    if (!isSuccess(first)) return fail(`listing failed: ${describe(first)}`, [first]);
+    if (!isSuccess(first)) return fail(`listing failed: ${describeExchange(first)}`, [first]);
     const declared = ctx.declarations.totalField;
     const pointers = declared ? ['/' + declared.replace(/\./g, '/')] : totalCandidatesOf(first).map((c) => c.pointer);
     if (pointers.length === 0) {
       return fail(`no total count in the list response (no integer field named total or count, no X-Total-Count header${declared ? `; declared ${declared}` : ''})`, [first]);
     }
-    const scale = await ctx.fixtures.listScale();
+    const scale = await ctx.objects.listScale();
     if (!scale.whole) return totalAtTheEnd(ctx, pointers, declared, scale.size!);
     const firstValue = readTotal(first, pointers[0]!);
     const hint = typeof firstValue === 'number' ? firstValue : 100;
     const perPage = pagesWithPartialEnd(hint);
-    const walk = await ctx.fixtures.walk(perPage);
+    const walk = await ctx.objects.walk(perPage);
     if (walk.capped) return skip(`the list is too long to walk within the bound (${walk.stoppedBecause})`, 'an organization whose VM list fits in a bounded walk');
     if (!walk.complete) return fail(`walking the list failed: ${walk.stoppedBecause}`, walk.pages.slice(-1));
     const distinct = new Set(walk.items.map((v) => JSON.stringify(v['id']))).size;
@@ -70,7 +70,7 @@ export function pagesWithPartialEnd(hint: number): number {
  * that changed between the reads is read again once it has settled.
  */
 async function totalAtTheEnd(ctx: CheckContext, pointers: string[], declared: string | undefined, size: number): Promise<CheckOutcome> {
-  const first = ctx.declarations.firstPage ?? (await ctx.fixtures.firstPage());
+  const first = ctx.declarations.firstPage ?? (await ctx.objects.firstPage());
   const read = (page: number) => ctx.call({ method: 'GET', path: '/v1/vms', query: { page, per_page: 100 } });
   const rejected: string[] = [];
   let evidence: Exchange[] = [];
@@ -93,9 +93,9 @@ async function totalAtTheEnd(ctx: CheckContext, pointers: string[], declared: st
       const pastEnd = isSuccess(after) ? vmsOf(after).length === 0 : [400, 404, 416, 422].includes(after.response?.status ?? 0);
       const problem =
         totals[1] !== total ? `${pointer} is ${total} on page ${first} but ${String(totals[1])} on page ${lastPage}`
-        : !isSuccess(last) ? `page ${lastPage}, the last one by ${pointer} = ${total}, answered ${describe(last)}`
+        : !isSuccess(last) ? `page ${lastPage}, the last one by ${pointer} = ${total}, answered ${describeExchange(last)}`
         : onLast !== expected ? `${pointer} = ${total} puts ${expected} VMs on page ${lastPage} at per_page=100, which holds ${onLast}`
-        : !pastEnd ? `${pointer} = ${total} makes page ${lastPage} the last, but page ${lastPage + 1} answered ${describe(after)} with ${vmsOf(after).length} VMs`
+        : !pastEnd ? `${pointer} = ${total} makes page ${lastPage} the last, but page ${lastPage + 1} answered ${describeExchange(after)} with ${vmsOf(after).length} VMs`
         : undefined;
       if (!problem) {
         ctx.observe(isHeaderTotal(pointer) ? 'totalHeader' : 'totalField', isHeaderTotal(pointer) ? pointer.slice('header:'.length) : pointer);

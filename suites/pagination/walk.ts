@@ -1,6 +1,6 @@
 import type { Check, CheckOutcome } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
-import type { ListWalk } from '../../src/engine/target/fixtures.ts';
+import type { ListWalk } from '../../src/engine/target/run-objects.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 
 const REFERENCE_PAGE_SIZE = 50;
@@ -16,16 +16,16 @@ export const pageWalk: Check = {
   why: { must: "the seed states page and per_page on every list endpoint" },
   title: 'page and per_page walk the list with no duplicates and no gaps',
   async run(ctx) {
-    const scale = await ctx.fixtures.listScale();
+    const scale = await ctx.objects.listScale();
     if (!scale.whole) return walkPrefix(ctx, scale.size!);
     // The reference walk uses 50, not the maximum: whether 100 itself is served is pagination.per-page-max's question.
     // Certify walks a long list whole, at the largest sizes, within its read budget.
-    const reference = await ctx.fixtures.walk(scale.large ? 100 : REFERENCE_PAGE_SIZE);
+    const reference = await ctx.objects.walk(scale.large ? 100 : REFERENCE_PAGE_SIZE);
     if (reference.capped) return skip(`the list is too long to walk within the bound (${reference.stoppedBecause})`, 'an organization whose VM list fits in a bounded walk');
     if (!reference.complete) return fail(`walking at per_page=${reference.perPage} failed: ${reference.stoppedBecause}`, reference.pages.slice(-1));
     const n = reference.items.length;
     if (n < 2) return skip(`the list holds ${n} VMs; at least 2 are needed to walk more than one page`, '--profile certify (creates VMs for a second page within --max-creates)');
-    const walk = await ctx.fixtures.walk(scale.large ? 97 : Math.max(1, Math.min(23, Math.ceil(n / 4))));
+    const walk = await ctx.objects.walk(scale.large ? 97 : Math.max(1, Math.min(23, Math.ceil(n / 4))));
     const perPage = walk.perPage;
     if (walk.capped) return skip(`the list is too long to walk within the bound (${walk.stoppedBecause})`, 'an organization whose VM list fits in a bounded walk');
     if (!walk.complete) return fail(`walking at per_page=${perPage} failed: ${walk.stoppedBecause}`, walk.pages.slice(-1));
@@ -46,7 +46,7 @@ export const pageWalk: Check = {
     // page answered empty, say). Walked once more first, so a VM created in between is not taken for one.
     const inReference = new Set(reference.items.map((v) => JSON.stringify(v['id'])));
     if (ids.some((id) => !inReference.has(id))) {
-      const again = await ctx.fixtures.walk(reference.perPage);
+      const again = await ctx.objects.walk(reference.perPage);
       for (const v of again.items) inReference.add(JSON.stringify(v['id']));
       const extra = ids.filter((id) => !inReference.has(id));
       if (extra.length) return fail(`${extra.length} VMs listed at per_page=${perPage} never appear in two walks at per_page=${reference.perPage} (e.g. ${extra[0]}): a page was left out`, [...reference.pages.slice(-2), ...walk.pages.slice(-1)], { perPage, extra: extra.slice(0, 10) });
@@ -65,8 +65,8 @@ async function walkPrefix(ctx: CheckContext, size: number): Promise<CheckOutcome
   const ids = (w: ListWalk) => w.items.slice(0, PREFIX).map((v) => JSON.stringify(v['id']));
   let attempt = 0;
   for (;;) {
-    const reference = await ctx.fixtures.walkPrefix(REFERENCE_PAGE_SIZE, PREFIX);
-    const small = await ctx.fixtures.walkPrefix(23, PREFIX);
+    const reference = await ctx.objects.walkPrefix(REFERENCE_PAGE_SIZE, PREFIX);
+    const small = await ctx.objects.walkPrefix(23, PREFIX);
     for (const w of [reference, small]) if (!w.complete) return fail(`walking the first ${PREFIX} VMs at per_page=${w.perPage} failed: ${w.stoppedBecause}`, w.pages.slice(-1));
     const a = ids(reference);
     const b = ids(small);

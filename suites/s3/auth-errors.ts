@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { CORE_CLAUSES, Trace, s3Session, runBucket, makeClient, describeFailure, removeBucket, type Result } from './session.ts';
+import { CORE_CLAUSES, Trace, s3Session, runBucket, makeClient, describeFailure, removeBucket, type Result } from './_session.ts';
 
 /** A wrong access key is refused with 403 InvalidAccessKeyId, a wrong secret with 403 SignatureDoesNotMatch. */
 export const authErrors: Check = {

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { CORE_CLAUSES, Trace, s3Session, bucketName, record, describeFailure, evidence, removeBucket } from './session.ts';
+import { CORE_CLAUSES, Trace, s3Session, bucketName, record, describeFailure, evidence, removeBucket } from './_session.ts';
 
 /** Create, head, list and delete a bucket with a standard client; a deleted bucket is gone. */
 export const bucketLifecycle: Check = {

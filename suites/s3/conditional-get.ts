@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import type { GetObjectCommandInput } from '@aws-sdk/client-s3';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, answerOf, evidence, notImplemented, removeBucket } from './session.ts';
+import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, answerOf, evidence, notImplemented, removeBucket } from './_session.ts';
 
 /** One conditional GET: the header sent, why that value, and the status S3 answers to it. */
 interface Case {

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, notImplemented, removeBucket, unquote } from './session.ts';
+import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, notImplemented, removeBucket, unquote } from './_session.ts';
 
 const OP = 'CopyObject';
 

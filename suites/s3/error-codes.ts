@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { CORE_CLAUSES, Trace, s3Session, runBucket, bucketName, describeFailure, removeBucket, type Result } from './session.ts';
+import { CORE_CLAUSES, Trace, s3Session, runBucket, bucketName, describeFailure, removeBucket, type Result } from './_session.ts';
 
 /** Errors carry S3's codes and statuses: NoSuchBucket 404, NoSuchKey 404, BucketNotEmpty 409. */
 export const errorCodes: Check = {

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { CORE_CLAUSES, Trace, s3Session, runBucket, describeFailure, removeBucket, md5Hex, unquote } from './session.ts';
+import { CORE_CLAUSES, Trace, s3Session, runBucket, describeFailure, removeBucket, md5Hex, unquote } from './_session.ts';
 
 /** The ETag of a single-part upload is the hex MD5 of its bytes, in PUT, HEAD and GET answers. */
 export const etagMd5: Check = {

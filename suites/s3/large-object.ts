@@ -3,7 +3,7 @@ import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { waitsLong } from '../../src/engine/config/config.ts';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, notImplemented, removeBucket, unquote } from './session.ts';
+import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, notImplemented, removeBucket, unquote } from './_session.ts';
 
 const MiB = 1024 * 1024;
 export const DEFAULT_LARGE_OBJECT_BYTES = 64 * MiB;

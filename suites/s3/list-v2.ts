@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { CORE_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, removeBucket } from './session.ts';
+import { CORE_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, removeBucket } from './_session.ts';
 
 const KEYS = ['a/1.txt', 'a/2.txt', 'a/3.txt', 'b/1.txt', 'b/c/1.txt', 'top.txt'];
 

@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, answerOf, notImplemented, removeBucket, unquote } from './session.ts';
+import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, answerOf, notImplemented, removeBucket, unquote } from './_session.ts';
 
 const MiB = 1024 * 1024;
 

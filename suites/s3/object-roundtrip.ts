@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { CORE_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, removeBucket } from './session.ts';
+import { CORE_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, removeBucket } from './_session.ts';
 
 const META = { purpose: 'conformance', 'run-note': 'round trip' };
 const TYPE = 'application/x-cc-test; charset=utf-8';

@@ -1,7 +1,7 @@
 import { fetch, type RequestInit } from 'undici';
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { EXTENDED_CLAUSES, Trace, s3Session, loadS3Presigner, runBucket, record, removeBucket } from './session.ts';
+import { EXTENDED_CLAUSES, Trace, s3Session, loadS3Presigner, runBucket, record, removeBucket } from './_session.ts';
 
 /** Shows a presigned URL without its signature (it is a credential until it expires). */
 const shown = (url: string) => url.replace(/(X-Amz-Signature=)[0-9a-f]+/i, '$1…').replace(/(X-Amz-Credential=)[^&]+/i, '$1…');

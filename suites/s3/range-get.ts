@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, notImplemented, removeBucket } from './session.ts';
+import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, notImplemented, removeBucket } from './_session.ts';
 
 const OP = 'GetObject (Range bytes=first-last)';
 const SUFFIX_OP = 'GetObject (Range suffix bytes=-n)';

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, undeclared } from '../../src/engine/run/check.ts';
-import { fromLog, describe } from '../support.ts';
+import { fromLog, describeExchange } from '../support.ts';
 
 /** With an overlay, every response also matches what the target declared (beyond what the seed states). */
 export const declaredResponses: Check = {
@@ -20,7 +20,7 @@ export const declaredResponses: Check = {
     const bad = verdicts.filter((r) => r.v.declaredErrors.length);
     if (bad.length) {
       return fail(`${bad.length} of ${verdicts.length} responses break the declared schema of ${bad[0]!.v.operationId}: ${bad[0]!.v.declaredErrors.slice(0, 3).join('; ')}`, bad.map((b) => b.ex), {
-        violations: bad.slice(0, 10).map((b) => ({ exchange: describe(b.ex), operation: b.v.operationId, errors: b.v.declaredErrors.slice(0, 5) })),
+        violations: bad.slice(0, 10).map((b) => ({ exchange: describeExchange(b.ex), operation: b.v.operationId, errors: b.v.declaredErrors.slice(0, 5) })),
       });
     }
     return pass(`${verdicts.length} responses match the declared schemas of ${ctx.spec.overlayPath}`);

@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { fromLog, describe } from '../support.ts';
+import { fromLog, describeExchange } from '../support.ts';
 
 /** A whole value that reads as a date and time (free text that merely starts with one, a VM name, is not a timestamp). */
 const LOOKS_LIKE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}([.,]\d+)?)?\s*(Z|z|UTC|GMT|[+-]\d{2}(:?\d{2})?)?$/;
@@ -44,7 +44,7 @@ export const timestampsUtc: Check = {
     if (found.length === 0) return pass('no timestamps in this run\'s responses, so none breaks the rule');
     const bad = found.filter((f) => typeof f.value !== 'string' || !ISO_UTC.test(f.value) || Number.isNaN(Date.parse(f.value)));
     if (bad.length) {
-      return fail(`${bad.length} of ${found.length} timestamps are not UTC ISO-8601, e.g. ${bad[0]!.pointer} = ${JSON.stringify(bad[0]!.value)} in ${describe(bad[0]!.ex)}`, [...new Set(bad.map((b) => b.ex))], {
+      return fail(`${bad.length} of ${found.length} timestamps are not UTC ISO-8601, e.g. ${bad[0]!.pointer} = ${JSON.stringify(bad[0]!.value)} in ${describeExchange(bad[0]!.ex)}`, [...new Set(bad.map((b) => b.ex))], {
         examples: bad.slice(0, 10).map((b) => `${b.pointer} = ${b.value}`),
       });
     }

@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
 /**
@@ -26,7 +26,7 @@ export const brokenAuth: Check = {
       { what: 'the token as ?token=', ex: await ctx.call({ as: 'anonymous', method: 'GET', path: '/v1/vms', query: { per_page: 1, token } }) },
     ];
     const accepted = sent.filter((s) => isSuccess(s.ex));
-    if (accepted.length) return fail(`accepted ${accepted.map((a) => a.what).join(', ')}: ${accepted.map((a) => describe(a.ex)).join('; ')}`, accepted.map((a) => a.ex));
+    if (accepted.length) return fail(`accepted ${accepted.map((a) => a.what).join(', ')}: ${accepted.map((a) => describeExchange(a.ex)).join('; ')}`, accepted.map((a) => a.ex));
     return pass(`refused ${sent.map((s) => `${s.what} (${s.ex.response?.status ?? s.ex.transportError})`).join(', ')}`);
   },
 };

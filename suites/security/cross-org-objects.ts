@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, warn } from '../../src/engine/run/check.ts';
-import { describe, isSuccess, observeErrorCase } from '../support.ts';
+import { describeExchange, isSuccess, observeErrorCase } from '../support.ts';
 
 /**
  * Object-level authorization (OWASP API1): the second organization's key reaches none of the first organization's
@@ -20,9 +20,9 @@ export const crossOrgObjects: Check = {
   title: "Another organization's key cannot reach this organization's VMs, tasks or backups",
   async run(ctx) {
     if (!ctx.tokens.has('second')) return skip('needs --api-key-b (a key of a second organization)', '--api-key-b KEY (a key of a second organization)');
-    const vm = await ctx.fixtures.acceptedVm();
-    const vmId = await ctx.fixtures.createdVmId();
-    const task = await ctx.fixtures.vmTask();
+    const vm = await ctx.objects.acceptedVm();
+    const vmId = await ctx.objects.createdVmId();
+    const task = await ctx.objects.vmTask();
     const probes: Array<{ what: string; ex: Exchange }> = [
       { what: 'its task', ex: await ctx.call({ as: 'second', method: 'GET', path: `/v1/tasks/${encodeURIComponent(task.id)}` }) },
     ];
@@ -36,9 +36,9 @@ export const crossOrgObjects: Check = {
     const reached = probes.filter((p) => isSuccess(p.ex));
     if (reached.length) {
       for (const r of reached) if (r.ex.request.method === 'POST') ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-b on VM ${vmId}` }, r.ex);
-      return fail(`--api-key-b reached the first organization's ${reached.map((r) => r.what).join(', ')}: ${reached.map((r) => describe(r.ex)).join('; ')}`, reached.map((r) => r.ex));
+      return fail(`--api-key-b reached the first organization's ${reached.map((r) => r.what).join(', ')}: ${reached.map((r) => describeExchange(r.ex)).join('; ')}`, reached.map((r) => r.ex));
     }
-    const walk = await ctx.fixtures.walkAs('second', 100);
+    const walk = await ctx.objects.walkAs('second', 100);
     const shown = walk.items.filter((v) => v['id'] === vmId || v['name'] === vm.name);
     if (shown.length) return fail(`--api-key-b's VM list shows the first organization's VM ${vm.name}`, walk.pages.slice(0, 1));
     observeErrorCase(ctx, 'other-organization-object', probes[0]!.ex);

@@ -4,7 +4,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, undeclared, Unavailable } from '../../src/engine/run/check.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
 import { kindCreatedAt } from '../../src/engine/target/ledger.ts';
-import { alarmBodyFor, describe, isSuccess } from '../support.ts';
+import { alarmBodyFor, describeExchange, isSuccess } from '../support.ts';
 import { documentOperations, requestFor, type DocumentOperation } from '../operations.ts';
 
 /** The run's keys whose role the check tries: every key it holds but the one it may revoke. */
@@ -33,12 +33,12 @@ async function rolesOfKeys(ctx: CheckContext): Promise<Array<{ key: RoleKey; rol
 async function validCreateBody(ctx: CheckContext, op: DocumentOperation, key: RoleKey): Promise<Record<string, unknown> | undefined> {
   try {
     if (op.operationId === 'createVm') {
-      const { body } = ctx.fixtures.vmCreateBody('role');
+      const { body } = ctx.objects.vmCreateBody('role');
       if (key === 'second') return ctx.config.subnetIdB ? { ...body, subnet_id: ctx.config.subnetIdB } : undefined;
       return body;
     }
     const alarms = ctx.declarations.alarms;
-    if (alarms && op.method === alarms.create.method && op.path === alarms.create.path && key !== 'second') return alarmBodyFor(alarms.firingBody, await ctx.fixtures.createdVmId());
+    if (alarms && op.method === alarms.create.method && op.path === alarms.create.path && key !== 'second') return alarmBodyFor(alarms.firingBody, await ctx.objects.createdVmId());
     const hooks = ctx.declarations.webhooks;
     if (hooks && op.method === hooks.register.method && op.path === hooks.register.path) {
       return (await ctx.events.probeRegistration('role-probe')).body;
@@ -97,8 +97,8 @@ export const declaredRoles: Check = {
       // refusal of a listed role there counts only where another listed role got past it on an id that exists nowhere too.
       const passedOther = sent.some((s) => s.op === op && s.allowed && onAbsentId(s.op, s.key) && !refusedForRole(s.ex));
       if (allowed && refusedForRole(ex) && onAbsentId(op, key) && !passedOther) undecided.push(`${op.operationId} as ${key} (${ex.response?.status}, and every listed role was refused on an id that exists nowhere)`);
-      else if (allowed && refusedForRole(ex)) findings.push(finding('declared', `${op.operationId} refused the ${key} key, whose role ${JSON.stringify(role)} the overlay lists for it: ${describe(ex)}`, [ex], { role, declared: op.roles }));
-      else if (!allowed && isSuccess(ex)) findings.push(finding('declared', `${op.operationId} served the ${key} key, whose role ${JSON.stringify(role)} the overlay does not list for it (${op.roles!.join(', ')}): ${describe(ex)}`, [ex], { role, declared: op.roles }));
+      else if (allowed && refusedForRole(ex)) findings.push(finding('declared', `${op.operationId} refused the ${key} key, whose role ${JSON.stringify(role)} the overlay lists for it: ${describeExchange(ex)}`, [ex], { role, declared: op.roles }));
+      else if (!allowed && isSuccess(ex)) findings.push(finding('declared', `${op.operationId} served the ${key} key, whose role ${JSON.stringify(role)} the overlay does not list for it (${op.roles!.join(', ')}): ${describeExchange(ex)}`, [ex], { role, declared: op.roles }));
       else if (allowed) served++;
       else if (refusedForRole(ex)) refused++;
       // A 404 or 422 for a role that may not call: the target may look the object up, or validate, first.

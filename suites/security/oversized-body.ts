@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { describe, isSuccess, observeErrorCase } from '../support.ts';
+import { describeExchange, isSuccess, observeErrorCase } from '../support.ts';
 import type { StreamedBody } from '../../src/engine/transport/http.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
@@ -42,16 +42,16 @@ export const oversizedBody: Check = {
   title: 'An 8 MiB request body gets an answer, not a 5xx or a hang',
   async run(ctx) {
     if (ctx.config.readOnly) return skip('--read-only: the probe is a create request', 'a run without --read-only');
-    const { body } = ctx.fixtures.vmCreateBody('big');
+    const { body } = ctx.objects.vmCreateBody('big');
     const ex = await ctx.call({ method: 'POST', path: '/v1/vms', streamedBody: longNameBody(body, OVERSIZED_BYTES), lane: 'generated' });
     if (isSuccess(ex)) ctx.ledger.record({ kind: 'vm', createdBy: ctx.checkId, note: 'an 8 MiB name was accepted' });
     // Closing the connection on a body it will not read is how nginx, Go and Java servers refuse it: an answer.
     const closed = ex.closedWhileSending;
     if (closed) return pass(`refused by closing the connection (${closed.sentBytes} of ${closed.bodyBytes} bytes handed over, ${closed.reason}) in ${ex.durationMs} ms`);
     const status = ex.response?.status;
-    if (status === undefined || status >= 500) return fail(`an ${OVERSIZED_BYTES / 1024 / 1024} MiB body answered ${describe(ex)}`, [ex]);
+    if (status === undefined || status >= 500) return fail(`an ${OVERSIZED_BYTES / 1024 / 1024} MiB body answered ${describeExchange(ex)}`, [ex]);
     ctx.observe('oversizedBodyStatus', status);
     observeErrorCase(ctx, 'payload-too-large', ex);
-    return pass(`answered ${describe(ex)} in ${ex.durationMs} ms`);
+    return pass(`answered ${describeExchange(ex)} in ${ex.durationMs} ms`);
   },
 };

@@ -3,8 +3,8 @@ import { READONLY_PROBES } from '../shares.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
-import { describe, wasAccepted, observeErrorCase, isSuccess, alarmBodyFor } from '../support.ts';
-import { startOwnBackup } from '../backups/own-backup.ts';
+import { describeExchange, wasAccepted, observeErrorCase, isSuccess, alarmBodyFor } from '../support.ts';
+import { startOwnBackup } from '../backups/_own-backup.ts';
 import { documentOperations } from '../operations.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
 import { createdId } from '../../src/engine/target/cleanup.ts';
@@ -24,7 +24,7 @@ async function availableBackup(ctx: CheckContext): Promise<{ id: string } | { wh
   if (!('id' in backup)) return { why: backup.why };
   const { started, id } = backup;
   try {
-    await ctx.fixtures.pollTask((await ctx.fixtures.findTask(started, ctx.declarations.taskIdOnStartBackup)).id);
+    await ctx.objects.pollTask((await ctx.objects.findTask(started, ctx.declarations.taskIdOnStartBackup)).id);
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;
   }
@@ -33,16 +33,16 @@ async function availableBackup(ctx: CheckContext): Promise<{ id: string } | { wh
 
 /** A VM the primary key made for the read-only key to try to delete, once its create has finished (why not: a string). */
 async function vmToDelete(ctx: CheckContext): Promise<{ id: string } | { why: string }> {
-  const { body } = ctx.fixtures.vmCreateBody('ro-delete');
+  const { body } = ctx.objects.vmCreateBody('ro-delete');
   const created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
-  if (!isSuccess(created)) return { why: `the primary key's create was refused (${describe(created)})` };
+  if (!isSuccess(created)) return { why: `the primary key's create was refused (${describeExchange(created)})` };
   ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'for the read-only key to try to delete' }, created);
   try {
-    await ctx.fixtures.pollTask((await ctx.fixtures.findTask(created, ctx.declarations.taskIdOnCreateVm)).id);
+    await ctx.objects.pollTask((await ctx.objects.findTask(created, ctx.declarations.taskIdOnCreateVm)).id);
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;
   }
-  const { matches } = await ctx.fixtures.findInList([String(body['name'])]);
+  const { matches } = await ctx.objects.findInList([String(body['name'])]);
   const id = matches[0]?.['id'];
   return typeof id === 'string' ? { id } : { why: `the VM made for it is not in the list (${matches.length} matches)` };
 }
@@ -73,13 +73,13 @@ export const readonlyWriteRefused: Check = {
     const restore = ctx.declarations.restoreBackup;
     const backupReady = restore ? settled(availableBackup(ctx)) : undefined;
     const vmReady = settled(vmToDelete(ctx));
-    const { body } = ctx.fixtures.vmCreateBody('readonly');
+    const { body } = ctx.objects.vmCreateBody('readonly');
     const probes: Probe[] = [{ what: 'a VM create', ex: await ctx.call({ as: 'readonly', method: 'POST', path: '/v1/vms', json: body }) }];
     if (wasAccepted(probes[0]!.ex)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId }, probes[0]!.ex);
     const notTried: string[] = [];
     // Writes on objects of the organization: a check of the role on one handler says nothing of the others.
     try {
-      const vmId = await ctx.fixtures.createdVmId();
+      const vmId = await ctx.objects.createdVmId();
       const ex = await ctx.call({ as: 'readonly', method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: 'read-only key probe' } });
       if (wasAccepted(ex)) ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-readonly on VM ${vmId}` }, ex);
       probes.push({ what: "a backup of the organization's VM", ex });
@@ -108,7 +108,7 @@ export const readonlyWriteRefused: Check = {
       const vm = await vmReady.then(unsettle);
       if ('id' in vm) {
         const ex = await ctx.call({ as: 'readonly', method: deleteVm.method, path: deleteVm.path.replace(/\{[^}]+\}/, encodeURIComponent(vm.id)) });
-        if (!ctx.declarations.deleteVm && (ex.response?.status === 404 || ex.response?.status === 405 || ex.response?.status === 501)) notTried.push(`a VM delete (DELETE /v1/vms/{id} is not offered: ${describe(ex)})`);
+        if (!ctx.declarations.deleteVm && (ex.response?.status === 404 || ex.response?.status === 405 || ex.response?.status === 501)) notTried.push(`a VM delete (DELETE /v1/vms/{id} is not offered: ${describeExchange(ex)})`);
         else probes.push({ what: "a delete of the organization's VM", ex });
       } else notTried.push(`a VM delete (${vm.why})`);
     } catch (err) {
@@ -118,7 +118,7 @@ export const readonlyWriteRefused: Check = {
     const alarms = ctx.declarations.alarms;
     if (alarms) {
       try {
-        const body = alarmBodyFor(alarms.firingBody, await ctx.fixtures.createdVmId());
+        const body = alarmBodyFor(alarms.firingBody, await ctx.objects.createdVmId());
         const ex = await ctx.call({ as: 'readonly', method: alarms.create.method, path: alarms.create.path, json: body });
         if (wasAccepted(ex)) {
           const id = (ex.response?.json as { id?: unknown } | undefined)?.id;
@@ -135,7 +135,7 @@ export const readonlyWriteRefused: Check = {
             const path = remove.path.replace('{id}', encodeURIComponent(entry.id));
             probes.push({ what: "a delete of the organization's alarm", ex: await ctx.call({ as: 'readonly', method: remove.method, path }) });
             if (isSuccess(await ctx.call({ method: remove.method, path }))) entry.cleanup = 'deleted';
-          } else notTried.push(`an alarm delete (the primary key's alarm answered ${describe(own)}${isSuccess(own) ? ', its id not where the overlay says' : ''})`);
+          } else notTried.push(`an alarm delete (the primary key's alarm answered ${describeExchange(own)}${isSuccess(own) ? ', its id not where the overlay says' : ''})`);
         }
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
@@ -167,7 +167,7 @@ export const readonlyWriteRefused: Check = {
             const path = hooks.remove.path.replace('{id}', encodeURIComponent(entry.id));
             probes.push({ what: "a delete of the organization's webhook", ex: await ctx.call({ as: 'readonly', method: hooks.remove.method, path }) });
             if (isSuccess(await ctx.call({ method: hooks.remove.method, path }))) entry.cleanup = 'deleted';
-          } else notTried.push(`a webhook delete (the primary key's registration answered ${describe(own)})`);
+          } else notTried.push(`a webhook delete (the primary key's registration answered ${describeExchange(own)})`);
         }
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
@@ -178,7 +178,7 @@ export const readonlyWriteRefused: Check = {
     const role = (await ctx.tokens.response('readonly'))['role'];
     const declaredForRole = probes.filter((p) => typeof role === 'string' && declaredRolesOf(ctx, p.ex)?.includes(role));
     const accepted = probes.filter((p) => wasAccepted(p.ex) && !declaredForRole.includes(p));
-    if (accepted.length) return fail(`the read-only key made ${accepted.map((a) => `${a.what} (${describe(a.ex)})`).join(', ')}`, accepted.map((a) => a.ex));
+    if (accepted.length) return fail(`the read-only key made ${accepted.map((a) => `${a.what} (${describeExchange(a.ex)})`).join(', ')}`, accepted.map((a) => a.ex));
     observeErrorCase(ctx, 'forbidden', probes[0]!.ex);
     const untried = `${notTried.length ? `; not tried: ${notTried.join(', ')}` : ''}${declaredForRole.length ? `; declared for its role ${JSON.stringify(role)}, so not judged here: ${declaredForRole.map((p) => p.what).join(', ')}` : ''}`;
     return pass(`refused ${probes.map((p) => `${p.what} (${p.ex.response?.status ?? p.ex.transportError})`).join(', ')}${untried}`);

@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { readLocation, describeLocation } from '../../src/engine/target/discover.ts';
-import { describe, isSuccess, observeErrorCase } from '../support.ts';
+import { describeExchange, isSuccess, observeErrorCase } from '../support.ts';
 import { documentOperations, requestFor } from '../operations.ts';
 
 /**
@@ -24,13 +24,13 @@ export const revokedKey: Check = {
     if (ctx.config.readOnly) return skip('--read-only: revoking a key is a write', 'a run without --read-only');
     const { token, exchange: issued } = await ctx.tokens.issue('revocable', ctx.checkId);
     const before = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
-    if (!isSuccess(before)) return skip(`the revocable key's token was not accepted to begin with (${describe(before)})`, 'an --api-key-revocable the target accepts');
+    if (!isSuccess(before)) return skip(`the revocable key's token was not accepted to begin with (${describeExchange(before)})`, 'an --api-key-revocable the target accepts');
     let path = op.path;
     if (op.mode === 'by-id' && op.lookup) {
       // The key's id: on its token response, or from the declared lookup answered with its own token.
       const lookup = op.lookup.from === 'token' ? issued : await ctx.call({ bearer: token, method: op.lookup.from.method, path: op.lookup.from.path });
       const id = readLocation(lookup, op.lookup.id);
-      if (typeof id !== 'string' || id === '') return fail(`the revocable key's id is not at the declared ${describeLocation(op.lookup.id)} of ${describe(lookup)}`, [lookup]);
+      if (typeof id !== 'string' || id === '') return fail(`the revocable key's id is not at the declared ${describeLocation(op.lookup.id)} of ${describeExchange(lookup)}`, [lookup]);
       path = op.path.replace('{id}', encodeURIComponent(id));
     }
     // Every other read of the document with the key's token, before and after: a route that validates tokens through a
@@ -38,13 +38,13 @@ export const revokedKey: Check = {
     const reads = await Promise.all(documentOperations(ctx).filter((o) => !o.public && o.method === 'GET' && o.path !== '/v1/vms').map((o) => requestFor(ctx, o)));
     const servedBefore = (await ctx.callEach(reads.map((r) => ({ bearer: token, method: 'GET', path: r.path })))).filter(isSuccess).length;
     const revoked = await ctx.call({ bearer: token, method: op.method, path });
-    if (!isSuccess(revoked)) return fail(`the declared revocation answered ${describe(revoked)}`, [revoked]);
+    if (!isSuccess(revoked)) return fail(`the declared revocation answered ${describeExchange(revoked)}`, [revoked]);
     ctx.ledger.record({ kind: 'api-key-revoked', createdBy: ctx.checkId, note: '--api-key-revocable was revoked by this run' });
     const after = await ctx.call({ bearer: token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     const reissue: Exchange = await ctx.tokens.exchange(ctx.tokens.secret('revocable')!, ctx.checkId);
     const swept = await ctx.callEach(reads.map((r) => ({ bearer: token, method: 'GET', path: r.path })));
     const still = [after, reissue, ...swept].filter(isSuccess);
-    if (still.length) return fail(`after revocation ${still.map(describe).join(' and ')} still succeeded`, [revoked, ...still]);
+    if (still.length) return fail(`after revocation ${still.map(describeExchange).join(' and ')} still succeeded`, [revoked, ...still]);
     // What a revoked key's token is refused with: the key-revoked case schema.declared-choices holds to the overlay.
     observeErrorCase(ctx, 'key-revoked', after);
     return pass(`after revocation the token was refused (${after.response?.status}) on the list and on ${swept.length} other reads (${servedBefore} of them served before the revocation), and the key got no new token (${reissue.response?.status})`);

@@ -4,7 +4,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { ValueLocation } from '../../src/spec/declarations.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { describeLocation } from '../../src/engine/target/discover.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 import { documentOperations } from '../operations.ts';
 
 /** Operations the seed names as long-running have checks of their own (vms.create-returns-task, backups.restore-task). */
@@ -18,22 +18,22 @@ interface Tried {
 
 /** The answer of a long-running operation must name a task that polls to a terminal state. */
 async function judgeTask(ctx: CheckContext, operationId: string, answer: Exchange, declared: ValueLocation | undefined): Promise<Tried['outcome']> {
-  if (!isSuccess(answer)) return { ok: false, note: `${operationId} was refused (${describe(answer)})`, evidence: [answer] };
+  if (!isSuccess(answer)) return { ok: false, note: `${operationId} was refused (${describeExchange(answer)})`, evidence: [answer] };
   let task;
   try {
-    task = await ctx.fixtures.findTask(answer, declared);
+    task = await ctx.objects.findTask(answer, declared);
   } catch (err) {
     if (err instanceof Unavailable) return { ok: false, note: `${operationId} answered with no task id GET /v1/tasks/{id} knows (${err.message})`, evidence: [answer] };
     throw err;
   }
-  const outcome = await ctx.fixtures.pollTask(task.id);
+  const outcome = await ctx.objects.pollTask(task.id);
   if (!outcome.state.terminal) return { ok: false, note: `${operationId}'s task ${task.id} did not complete (last ${outcome.state.field}=${outcome.state.value ?? '?'})`, evidence: [answer, ...outcome.polls.slice(-1)] };
   return { ok: true, note: `${operationId}: task ${task.id} at ${describeLocation(task.location)} reached ${outcome.state.field}=${outcome.state.value}` };
 }
 
 /** A backup of the run's VM (the seed's backup start, declared long-running). */
 async function startBackup(ctx: CheckContext): Promise<Tried['outcome']> {
-  const vmId = await ctx.fixtures.createdVmId();
+  const vmId = await ctx.objects.createdVmId();
   const started = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `task ${ctx.config.runId}` } });
   if (isSuccess(started)) ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}, for its task` }, started);
   return judgeTask(ctx, 'startBackup', started, ctx.declarations.taskIdOnStartBackup);
@@ -42,16 +42,16 @@ async function startBackup(ctx: CheckContext): Promise<Tried['outcome']> {
 /** A VM made for the purpose, then deleted with the declared delete. */
 async function deleteVm(ctx: CheckContext): Promise<Tried['outcome']> {
   const remove = ctx.declarations.deleteVm!;
-  const { body } = ctx.fixtures.vmCreateBody('task-delete');
+  const { body } = ctx.objects.vmCreateBody('task-delete');
   const created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
-  if (!isSuccess(created)) return { untried: `the VM to delete was refused (${describe(created)})` };
+  if (!isSuccess(created)) return { untried: `the VM to delete was refused (${describeExchange(created)})` };
   const entry = ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'made to be deleted, for the delete task' }, created);
   try {
-    await ctx.fixtures.pollTask((await ctx.fixtures.findTask(created, ctx.declarations.taskIdOnCreateVm)).id);
+    await ctx.objects.pollTask((await ctx.objects.findTask(created, ctx.declarations.taskIdOnCreateVm)).id);
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;
   }
-  const { matches } = await ctx.fixtures.findInList([String(body['name'])]);
+  const { matches } = await ctx.objects.findInList([String(body['name'])]);
   const id = matches[0]?.['id'];
   if (typeof id !== 'string') return { untried: `the VM made to be deleted is not in the list (${matches.length} matches)` };
   const answer = await ctx.call({ method: remove.method, path: remove.path.replace(/\{[^}]+\}/, encodeURIComponent(id)) });

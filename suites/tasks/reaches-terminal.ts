@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 
 // States that plainly mean "not finished yet": a task stuck in one of them past the timeout has not completed.
 export const NOT_FINISHED = /^(queued|pending|running|in[_ -]?progress|processing|started|starting|creating|provisioning|waiting|new|accepted|scheduled|submitted)$/i;
@@ -14,9 +14,9 @@ export const reachesTerminal: Check = {
   why: { must: "the seed says a task is polled until completion" },
   title: "A created VM's task reaches a terminal state when polled",
   async run(ctx) {
-    const outcome = await ctx.fixtures.vmTaskOutcome();
+    const outcome = await ctx.objects.vmTaskOutcome();
     const last = outcome.polls[outcome.polls.length - 1]!;
-    if (!isSuccess(last)) return fail(`polling the task failed: ${describe(last)}`, outcome.polls.slice(-3));
+    if (!isSuccess(last)) return fail(`polling the task failed: ${describeExchange(last)}`, outcome.polls.slice(-3));
     const { state } = outcome;
     ctx.observe('taskStates', { field: state.field, seen: outcome.history, declared: state.declared });
     if (state.terminal) {

@@ -23,9 +23,9 @@ export const terminalStable: Check = {
   why: { must: "the seed says a task is polled until completion: completion is final" },
   title: 'A task never leaves a terminal state',
   async run(ctx) {
-    const outcome = await ctx.fixtures.vmTaskOutcome();
+    const outcome = await ctx.objects.vmTaskOutcome();
     if (!outcome.state.terminal) return skip('the task did not reach a terminal state (see tasks.reaches-terminal)', 'a task that completes within --task-timeout');
-    const id = (await ctx.fixtures.vmTask()).id;
+    const id = (await ctx.objects.vmTask()).id;
     const last = outcome.polls[outcome.polls.length - 1]!;
     const terminalAt = Date.parse(last.startedAt) + last.durationMs;
     const polls: Exchange[] = [];

@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { fromLog, describe } from '../support.ts';
+import { fromLog, describeExchange } from '../support.ts';
 
 const RESOURCE = /^\/(v\d+\/)?(vms|tasks|backups|auth)(\/|$)/;
 const LINK_HEADERS = ['location', 'content-location', 'operation-location', 'link'];
@@ -59,7 +59,7 @@ export const handedOutPaths: Check = {
     // Nothing handed out, nothing unprefixed: the clause holds for what the target showed (task ids in bodies only, say).
     if (found.length === 0) return pass('the target handed out no API paths in this run (no Location headers or links), so none lacks the /v1 prefix');
     const bad = found.filter((f) => !f.p.startsWith('/v1/'));
-    if (bad.length) return fail(`${bad.length} handed-out paths lack the /v1 prefix, e.g. ${bad[0]!.p} in ${describe(bad[0]!.ex)}`, bad.map((b) => b.ex));
+    if (bad.length) return fail(`${bad.length} handed-out paths lack the /v1 prefix, e.g. ${bad[0]!.p} in ${describeExchange(bad[0]!.ex)}`, bad.map((b) => b.ex));
     return pass(`all ${found.length} handed-out paths begin with /v1`);
   },
 };

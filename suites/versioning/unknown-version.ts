@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { describe, wasAccepted } from '../support.ts';
+import { describeExchange, wasAccepted } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
 /** The version lives in the path prefix: a version the API does not have, or no version at all, is not served as v1. */
@@ -20,7 +20,7 @@ export const unknownVersion: Check = {
       await ctx.call({ method: 'GET', path: '/vms' }),
     ];
     const served = sent.filter(wasAccepted);
-    if (served.length) return fail(`a path under an unknown version prefix, or none, was served: ${served.map(describe).join('; ')}`, served);
-    return pass(`unknown and missing version prefixes answered errors (${sent.map(describe).join('; ')})`);
+    if (served.length) return fail(`a path under an unknown version prefix, or none, was served: ${served.map(describeExchange).join('; ')}`, served);
+    return pass(`unknown and missing version prefixes answered errors (${sent.map(describeExchange).join('; ')})`);
   },
 };

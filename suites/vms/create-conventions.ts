@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { sendCreateCases, statusClass, GENERATED_LANE } from './create-cases.ts';
+import { sendCreateCases, statusClass, GENERATED_LANE } from './_create-cases.ts';
 import { observeErrorCase } from '../support.ts';
 
 /**
@@ -15,7 +15,7 @@ export const createConventions: Check = {
   why: { should: "the seed shows no ranges: positive sizes, a non-empty name, an image that exists, a JSON content type and a body that is one JSON value (RFC 8259) are convention" },
   title: 'A create-VM request with zero or negative sizes, an empty name, an image that does not exist, a non-JSON content type or data after its JSON value is refused with a 4xx',
   async run(ctx) {
-    const { body } = ctx.fixtures.vmCreateBody('conv');
+    const { body } = ctx.objects.vmCreateBody('conv');
     const sent = await sendCreateCases(ctx, [
       { label: 'vcpus 0', body: { ...body, vcpus: 0 } },
       { label: 'vcpus -1', body: { ...body, vcpus: -1 } },
@@ -32,7 +32,7 @@ export const createConventions: Check = {
     observeErrorCase(ctx, 'unsupported-media-type', labelled);
     // A JSON text is one value (RFC 8259 §2): a valid create followed by more is not one, though a streaming decoder
     // that stops after the first value would take it.
-    const { body: trailed } = ctx.fixtures.vmCreateBody('trailing');
+    const { body: trailed } = ctx.objects.vmCreateBody('trailing');
     const trailing = await ctx.call({ method: 'POST', path: '/v1/vms', rawBody: `${JSON.stringify(trailed)} {"name": "second value"}`, headers: { 'content-type': 'application/json' }, lane: GENERATED_LANE });
     if (statusClass(trailing) === '2xx') ctx.ledger.record({ kind: 'vm', name: String(trailed['name']), createdBy: ctx.checkId, note: 'accepted with data after the JSON value' });
     sent.push({ label: 'a second JSON value after the body', body: trailed, ex: trailing });

@@ -3,8 +3,8 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
 import { admitsPrefix, arbitraryFromSchema, type SchemaLike } from '../../src/engine/generate/arbitrary.ts';
-import { describe, documentedRefusal, isSuccess } from '../support.ts';
-import { sendCreateCases, RANDOM_LANE } from './create-cases.ts';
+import { describeExchange, documentedRefusal, isSuccess } from '../support.ts';
+import { sendCreateCases, RANDOM_LANE } from './_create-cases.ts';
 
 /**
  * Valid is accepted: create bodies generated from the overlay's declared create schema (required fields, ranges,
@@ -21,7 +21,7 @@ export const createDeclaredValid: Check = {
     const base = ctx.spec.base.components?.schemas?.['VmCreateRequest'] as SchemaLike;
     const merged = ctx.spec.merged.components?.schemas?.['VmCreateRequest'] as SchemaLike;
     if (!ctx.spec.overlayPath || JSON.stringify(base) === JSON.stringify(merged)) return undeclared('no overlay declares the create-VM schema', 'declare the VmCreateRequest schema (required, types, ranges) in --overlay');
-    const { body: fixture } = ctx.fixtures.vmCreateBody('declared');
+    const { body: fixture } = ctx.objects.vmCreateBody('declared');
     const namePrefix = `${String(fixture['name'])}-`;
     const nameSchema = merged.properties?.['name'];
     // Everything the run creates is named cc-<run id>-...: a declared name schema that cannot carry that is said, not obeyed.
@@ -48,9 +48,9 @@ export const createDeclaredValid: Check = {
     if (details.failed && details.counterexample) {
       const [body] = details.counterexample;
       const ex = sentFor.get(JSON.stringify(body))!;
-      return fail(`a body valid by the declared schema was refused: ${describe(ex)} (seed ${ctx.config.seed})`, [ex], { body, seed: ctx.config.seed });
+      return fail(`a body valid by the declared schema was refused: ${describeExchange(ex)} (seed ${ctx.config.seed})`, [ex], { body, seed: ctx.config.seed });
     }
     if (details.failed) return fail(`the generation stopped: ${String(details.errorInstance)}`, []);
-    return pass(`${sentFor.size} generated bodies valid by the declared schema were accepted${refusal ? ` (one refused for a documented reason: ${describe(refusal)})` : ''}`);
+    return pass(`${sentFor.size} generated bodies valid by the declared schema were accepted${refusal ? ` (one refused for a documented reason: ${describeExchange(refusal)})` : ''}`);
   },
 };

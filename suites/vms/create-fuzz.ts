@@ -4,7 +4,7 @@ import type { Check, Finding, Level } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { judge, finding, fail } from '../../src/engine/run/check.ts';
 import { classify, createBodyArbitrary, fieldsOf, type Violations } from '../../src/engine/generate/create-body.ts';
-import { sendCreateCases, statusClass, RANDOM_LANE } from './create-cases.ts';
+import { sendCreateCases, statusClass, RANDOM_LANE } from './_create-cases.ts';
 import { prefetched } from '../support.ts';
 
 /** Generated creates in flight at once (their writes are paced per token like any other). */
@@ -45,7 +45,7 @@ export const createFuzz: Check = {
   why: { must: "the seed types the fields: a well-typed request never gets a 5xx, a mistyped one never a 5xx either", should: "refusing a value that cannot be read as the field's type is convention, not seed" },
   title: 'Generated create-VM requests never get a 5xx; values that cannot be read as their type are refused',
   async run(ctx) {
-    const { body: base } = ctx.fixtures.vmCreateBody('fuzz');
+    const { body: base } = ctx.objects.vmCreateBody('fuzz');
     const schema = ctx.spec.base.components?.schemas?.['VmCreateRequest'] as OpenAPIV3_1.SchemaObject;
     const fields = fieldsOf(schema, { image: ctx.config.image, subnet_id: ctx.config.subnetId });
     const arbitrary = createBodyArbitrary(fields, base, `${String(base['name'])}-`);

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { sendCreateCases, statusClass } from './create-cases.ts';
+import { sendCreateCases, statusClass } from './_create-cases.ts';
 
 /** Strings and numbers valid by the seed's types that break careless handlers: length, planes, marks, NUL, size. */
 export function robustnessValues(prefix: string): Array<{ label: string; field: string; value: unknown }> {
@@ -27,7 +27,7 @@ export const createRobustness: Check = {
   why: { must: "the values are valid by the seed's types, so the request is well-formed and never gets a 5xx" },
   title: 'Long, unicode and large but well-typed create requests never get a 5xx',
   async run(ctx) {
-    const { body } = ctx.fixtures.vmCreateBody('robust');
+    const { body } = ctx.objects.vmCreateBody('robust');
     const prefix = `${String(body['name'])}-`;
     const sent = await sendCreateCases(ctx, robustnessValues(prefix).map((v) => ({ label: v.label, body: { ...body, [v.field]: v.value } })));
     const broken = sent.filter((s) => statusClass(s.ex) === '5xx' || statusClass(s.ex) === 'other');

@@ -2,7 +2,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Check } from '../../src/engine/run/check.ts';
 import { judge, finding } from '../../src/engine/run/check.ts';
 import { fieldsOf, isCoercible, type FieldType } from '../../src/engine/generate/create-body.ts';
-import { sendCreateCases, statusClass } from './create-cases.ts';
+import { sendCreateCases, statusClass } from './_create-cases.ts';
 
 /**
  * Values of another JSON type for a field of the given seed type: ones a lenient server may read as the type (a
@@ -28,7 +28,7 @@ export const createWrongTypes: Check = {
   why: { must: "the seed types the fields and requests are JSON: a wrong type is the client's error, never a 5xx", should: "refusing a value that cannot be read as the field's type is convention; the seed shows no validation rules, so coercing one is allowed" },
   title: 'A create-VM request with one field of the wrong JSON type never gets a 5xx, and is refused unless the value reads as the type',
   async run(ctx) {
-    const { body: valid } = ctx.fixtures.vmCreateBody('types');
+    const { body: valid } = ctx.objects.vmCreateBody('types');
     const fields = fieldsOf(ctx.spec.base.components?.schemas?.['VmCreateRequest'] as OpenAPIV3_1.SchemaObject, {});
     const cases = fields.flatMap((f) => wrongTypedValues(f.type).map(({ label, value }) => ({ label: `${f.name} as ${label}`, coercible: isCoercible(value, f.type), body: { ...valid, [f.name]: value } })));
     const sent = (await sendCreateCases(ctx, cases)).map((s, i) => ({ ...s, coercible: cases[i]!.coercible }));

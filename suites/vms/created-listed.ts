@@ -10,8 +10,8 @@ export const createdListed: Check = {
   why: { must: "the seed says GET /v1/vms lists the virtual machines; a VM whose create succeeded is one of them" },
   title: 'A VM whose create task completed appears in the list exactly once',
   async run(ctx) {
-    const vm = await ctx.fixtures.acceptedVm();
-    const { walk, matches, outcome } = await ctx.fixtures.createdVmInList();
+    const vm = await ctx.objects.acceptedVm();
+    const { walk, matches, outcome } = await ctx.objects.createdVmInList();
     if (!outcome.state.terminal) return skip('the create task did not complete (see tasks.reaches-terminal)', 'a create task that completes within --task-timeout');
     if (outcome.state.success === false) return skip(`the create task ended in ${outcome.state.value}; nothing to find in the list`, 'a create that succeeds (check --image and --subnet-id)');
     if (!walk.complete) return skip(`the list could not be walked to its end (${walk.stoppedBecause})`, 'a list that can be walked to its end (see pagination.walk)');

@@ -3,7 +3,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { ValueLocation } from '../../src/spec/declarations.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { describeLocation, readLocation, taskIdIn } from '../../src/engine/target/discover.ts';
-import { describe, isSuccess, pathOf } from '../support.ts';
+import { describeExchange, isSuccess, pathOf } from '../support.ts';
 
 /** Sizes whose answers are judged at most (each a poll where the answer hides its task elsewhere). */
 const MAX_SIZES = 8;
@@ -37,10 +37,13 @@ export const everyCreateTask: Check = {
   title: 'Every accepted create, of every size the run sent, names its task',
   reviewsLog: true,
   async run(ctx) {
-    const observed = ctx.observations.taskIdLocation;
-    const location = ctx.declarations.taskIdOnCreateVm ?? observed;
+    // The run VM's task, found once for the run (vms.create-returns-task judges it): no other check's finding is read.
+    const location = ctx.declarations.taskIdOnCreateVm ?? (await ctx.objects.vmTask().catch((err: unknown) => {
+      if (err instanceof Unavailable) return undefined;
+      throw err;
+    }))?.location;
     if (!location) return skip('the run VM\'s create named no task the run could find (vms.create-returns-task says why), so no other answer can be compared with it', 'a create the target accepts with a task id (vms.create-returns-task)');
-    const vm = await ctx.fixtures.vm();
+    const vm = await ctx.objects.vm();
     const judged = sizesOf(vm.exchange);
     const bySize = new Map<string, Exchange>();
     for (const ex of ctx.log) {
@@ -56,7 +59,7 @@ export const everyCreateTask: Check = {
       const id = taskIdIn(readLocation(ex, location));
       if (typeof id === 'string' && id !== '') continue;
       try {
-        await ctx.fixtures.findTask(ex);
+        await ctx.objects.findTask(ex);
         elsewhere++;
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
@@ -65,7 +68,7 @@ export const everyCreateTask: Check = {
     }
     if (missing.length) {
       const first = missing[0]!;
-      return fail(`${missing.length} of ${sizes.length} sizes accepted without a task: a create of ${first.sizes} (vcpus/memory_gb/system_disk_gb) answered ${describe(first.ex)} with nothing at ${describeLocation(location)} (${first.why})`, missing.map((m) => m.ex));
+      return fail(`${missing.length} of ${sizes.length} sizes accepted without a task: a create of ${first.sizes} (vcpus/memory_gb/system_disk_gb) answered ${describeExchange(first.ex)} with nothing at ${describeLocation(location)} (${first.why})`, missing.map((m) => m.ex));
     }
     return pass(`creates of ${sizes.length} other sizes (${sizes.map(([k]) => k).join(', ')}) each named a task${elsewhere ? `, ${elsewhere} of them elsewhere than ${describeLocation(location)}` : ` at ${describeLocation(location)}`}`);
   },

@@ -1,8 +1,8 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge } from '../../src/engine/run/check.ts';
-import { vmsOf } from '../../src/engine/target/fixtures.ts';
-import { describe, isSuccess } from '../support.ts';
+import { vmsOf } from '../../src/engine/target/run-objects.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
 /** Tag values with characters that URL and query handling get wrong. */
@@ -32,7 +32,7 @@ export const listCoverage: Check = {
     for (const [i, tag] of tags.entries()) {
       const ex = tagged[i]!;
       const status = ex.response?.status;
-      if (status === undefined || status >= 500) problems.push({ ex, problem: `tag=${JSON.stringify(tag)} answered ${describe(ex)}` });
+      if (status === undefined || status >= 500) problems.push({ ex, problem: `tag=${JSON.stringify(tag)} answered ${describeExchange(ex)}` });
       else if (isSuccess(ex) && vmsOf(ex).length > 0) problems.push({ ex, problem: `tag=${JSON.stringify(tag)}, which no VM carries, returned ${vmsOf(ex).length} VMs` });
     }
     const paging = [['per_page', 'abc'], ['page', 'abc'], ['per_page', '1.5']] as const;
@@ -40,8 +40,8 @@ export const listCoverage: Check = {
     for (const [i, [param, value]] of paging.entries()) {
       const ex = paged[i]!;
       const status = ex.response?.status;
-      if (status === undefined || status >= 500) problems.push({ ex, problem: `${param}=${value} (not an integer) answered ${describe(ex)}` });
-      else if (status < 400) lenient.push({ ex, problem: `${param}=${value} (not an integer) was served: ${describe(ex)}; expected a 4xx` });
+      if (status === undefined || status >= 500) problems.push({ ex, problem: `${param}=${value} (not an integer) answered ${describeExchange(ex)}` });
+      else if (status < 400) lenient.push({ ex, problem: `${param}=${value} (not an integer) was served: ${describeExchange(ex)}; expected a 4xx` });
     }
     const findings = [
       ...(problems.length ? [finding('must', problems.map((p) => p.problem).slice(0, 4).join('; '), problems.map((p) => p.ex))] : []),

@@ -4,8 +4,8 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { arbitraryFromSchema, type SchemaLike } from '../../src/engine/generate/arbitrary.ts';
-import { pastTheEnd, vmsOf } from '../../src/engine/target/fixtures.ts';
-import { describe, isSuccess, prefetched } from '../support.ts';
+import { pastTheEnd, vmsOf } from '../../src/engine/target/run-objects.ts';
+import { describeExchange, isSuccess, prefetched } from '../support.ts';
 import { tagsOf } from './tag-filter.ts';
 
 /** The list's query parameters as the document types them (base + overlay), by name. */
@@ -28,7 +28,7 @@ export const listFuzz: Check = {
   title: 'Generated list queries are served with at most per_page items, filtered by their tag',
   async run(ctx) {
     const params = parameterSchemas(ctx);
-    const first = await ctx.fixtures.firstPage();
+    const first = await ctx.objects.firstPage();
     // Unbiased: fast-check leans towards the ends of a range by default, and the middle of 1-100 matters as much.
     const perPage = fc.noBias(arbitraryFromSchema({ ...params['per_page'], type: 'integer', minimum: Math.max(1, params['per_page']?.minimum ?? 1), maximum: Math.min(100, params['per_page']?.maximum ?? 100) }, { numberSpan: 99 }) as fc.Arbitrary<number>);
     const page = fc.integer({ min: first, max: first + 2 });
@@ -49,7 +49,7 @@ export const listFuzz: Check = {
         if (isSuccess(head) && pastTheEnd(ex, head, offset * (q.per_page as number))) return true;
       }
       const problem = !isSuccess(ex)
-        ? `answered ${describe(ex)}`
+        ? `answered ${describeExchange(ex)}`
         : vmsOf(ex).length > (q.per_page as number)
           ? `returned ${vmsOf(ex).length} items for per_page=${q.per_page}`
           : q.tag && vmsOf(ex).some((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, val]) => `${k}:${val}` === q.tag))

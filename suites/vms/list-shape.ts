@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { baseSchemaViolations, describe, isSuccess, pathOf } from '../support.ts';
+import { baseSchemaViolations, describeExchange, isSuccess, pathOf } from '../support.ts';
 
 /** Every list response of the run has vms[] whose elements carry a string id and a string name. */
 export const listShape: Check = {
@@ -16,7 +16,7 @@ export const listShape: Check = {
     const { checked, bad } = baseSchemaViolations(ctx, (ex) => ex.request.method === 'GET' && pathOf(ex) === '/v1/vms' && isSuccess(ex));
     if (bad.length) {
       return fail(`${bad.length} of ${checked} list responses break the list shape: ${bad[0]!.errors.slice(0, 3).join('; ')}`, bad.map((b) => b.ex), {
-        violations: bad.slice(0, 5).map((b) => ({ exchange: describe(b.ex), errors: b.errors.slice(0, 5) })),
+        violations: bad.slice(0, 5).map((b) => ({ exchange: describeExchange(b.ex), errors: b.errors.slice(0, 5) })),
       });
     }
     return pass(`${checked} list responses carry vms[] with string id and name`);

@@ -4,7 +4,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, finding, judge, Unavailable, type CheckOutcome, type Finding } from '../../src/engine/run/check.ts';
 import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { QUOTA_PROBE_CREATES } from '../../src/engine/target/certify.ts';
-import { describe, isSuccess, observeErrorCase, pathOf, taskEnd, totalPointerOf } from '../support.ts';
+import { describeExchange, isSuccess, observeErrorCase, pathOf, taskEnd, declaredTotalPointerOf } from '../support.ts';
 import { waitsLong } from '../../src/engine/config/config.ts';
 import { WINDOW_SECONDS } from '../../src/engine/documented-limits/limits.js';
 
@@ -34,7 +34,7 @@ const errorCodeOf = (ex: Exchange): unknown => (ex.response?.json as { error?: {
  * (everything but name and tags) the target accepted earlier in the run. Validation cannot refuse a body it took before.
  */
 export function roomRefusal(log: readonly Exchange[], runId: string, ownCheck: string): { refused: Exchange; body: Body } | undefined {
-  // The run's standard valid body only (shared fixtures, certify's population, this check): other checks vary it on purpose.
+  // The run's standard valid body only (the run's shared objects, certify's population, this check): other checks vary it on purpose.
   const standard = new Set(['setup', 'certify', ownCheck]);
   const accepted = new Set<string>();
   for (const ex of log) {
@@ -61,7 +61,7 @@ async function reachQuota(ctx: CheckContext): Promise<{ found?: { refused: Excha
   const budget = Math.min(most, ctx.config.maxCreates === undefined ? most : Math.max(0, ctx.config.maxCreates - spent));
   let sent = 0;
   for (; sent < budget; sent++) {
-    const { body } = ctx.fixtures.vmCreateBody(`quota${String(sent + 1).padStart(3, '0')}`);
+    const { body } = ctx.objects.vmCreateBody(`quota${String(sent + 1).padStart(3, '0')}`);
     const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
     if (isSuccess(ex)) {
       ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'reaching the VM quota' }, ex);
@@ -69,7 +69,7 @@ async function reachQuota(ctx: CheckContext): Promise<{ found?: { refused: Excha
     }
     const status = ex.response?.status;
     if (status !== undefined && status >= 400 && status < 500 && !NOT_ABOUT_ROOM.has(status)) return { found: { refused: ex, body }, sent: sent + 1, why: '' };
-    if (status !== 429) return { sent: sent + 1, why: `a valid create answered ${describe(ex)} before any quota` };
+    if (status !== 429) return { sent: sent + 1, why: `a valid create answered ${describeExchange(ex)} before any quota` };
     const told = await outlastsRateWindow(ctx, ex, body);
     if ('refused' in told) return { found: { refused: told.refused, body }, sent: sent + 2, why: '' };
     if ('why' in told) return { sent: sent + 1, why: told.why };
@@ -85,27 +85,27 @@ async function reachQuota(ctx: CheckContext): Promise<{ found?: { refused: Excha
  * is no rate limit; it is then a refusal for want of room, which the delete in judgeRefusal tells a quota by.
  */
 async function outlastsRateWindow(ctx: CheckContext, first: Exchange, body: Body): Promise<{ refused: Exchange } | { served: Exchange } | { why: string }> {
-  if (!waitsLong(ctx.config)) return { why: `a valid create answered ${describe(first)}: a rate limit, or a quota answered 429; --profile full or certify waits out a rate window to tell them apart` };
+  if (!waitsLong(ctx.config)) return { why: `a valid create answered ${describeExchange(first)}: a rate limit, or a quota answered 429; --profile full or certify waits out a rate window to tell them apart` };
   await ctx.sleepTarget(WINDOW_SECONDS + 1, 'a rate window to pass: a 429 that outlasts it is no rate limit');
-  const { body: fresh } = ctx.fixtures.vmCreateBody('quota-outlast');
+  const { body: fresh } = ctx.objects.vmCreateBody('quota-outlast');
   const again = await ctx.call({ method: 'POST', path: '/v1/vms', json: { ...body, name: fresh['name'] }, retryOn429: false });
   if (isSuccess(again)) {
     ctx.ledger.record({ kind: 'vm', name: String(fresh['name']), createdBy: ctx.checkId, note: 'accepted a rate window after a 429 (a rate limit, not a quota)' }, again);
     return { served: again };
   }
   if (again.response?.status === 429) return { refused: again };
-  return { why: `a valid create answered ${describe(first)}, and a rate window later ${describe(again)}` };
+  return { why: `a valid create answered ${describeExchange(first)}, and a rate window later ${describeExchange(again)}` };
 }
 
 /** Deletes one VM the run made (not the shared fixture VM), declared or conventional DELETE, and waits for its task. */
 async function deleteOneOfOurs(ctx: CheckContext): Promise<{ deleted?: Exchange; why?: string }> {
-  const fixtureName = ctx.fixtures.vmName('vm1');
+  const fixtureName = ctx.objects.vmName('vm1');
   const ours = ctx.ledger.entries.filter((e) => e.kind === 'vm' && e.cleanup === 'pending' && !e.owner && e.name !== fixtureName).reverse();
   if (ours.length === 0) return { why: 'the run holds no VM of its own besides the shared one' };
   if (!ours.some((e) => e.id)) {
     // Ids are learnt by name, for the newest few (the list's filter or ends find them on a long list too).
     const few = ours.slice(0, 20);
-    const { matches } = await ctx.fixtures.findInList(few.flatMap((e) => (e.name ? [e.name] : [])));
+    const { matches } = await ctx.objects.findInList(few.flatMap((e) => (e.name ? [e.name] : [])));
     for (const m of matches) {
       const entry = few.find((e) => e.name === m['name']);
       if (entry && typeof m['id'] === 'string') entry.id = m['id'];
@@ -115,12 +115,12 @@ async function deleteOneOfOurs(ctx: CheckContext): Promise<{ deleted?: Exchange;
   if (!entry) return { why: 'none of the run\'s VMs could be found in the list to delete' };
   const del = ctx.declarations.cleanup.vm ?? { method: 'DELETE', path: '/v1/vms/{id}' };
   const ex = await ctx.call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(entry.id!)) });
-  if (!isSuccess(ex)) return { why: `deleting ${entry.name} answered ${describe(ex)} (the seed shows no delete operation; declare one with x-cleanup-for)` };
+  if (!isSuccess(ex)) return { why: `deleting ${entry.name} answered ${describeExchange(ex)} (the seed shows no delete operation; declare one with x-cleanup-for)` };
   entry.cleanup = 'deleted';
   entry.note = `deleted by ${ctx.checkId}, to see whether a refused create is then accepted`;
   try {
-    const task = await ctx.fixtures.findTask(ex, undefined);
-    await ctx.fixtures.pollTask(task.id);
+    const task = await ctx.objects.findTask(ex, undefined);
+    await ctx.objects.pollTask(task.id);
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;
   }
@@ -133,7 +133,7 @@ const DECLARED_QUOTA_CREATES = { quick: 5, full: 5, certify: QUOTA_PROBE_CREATES
 /** How many VMs the organization holds now: the list's total (declared, discovered, or a count that fits one page). */
 async function organizationVmCount(ctx: CheckContext): Promise<{ count?: number; ex: Exchange }> {
   const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 100 } });
-  const declared = totalPointerOf(ctx);
+  const declared = declaredTotalPointerOf(ctx);
   const items = Array.isArray((ex.response?.json as { vms?: unknown } | undefined)?.vms) ? ((ex.response!.json as { vms: unknown[] }).vms.length) : undefined;
   const total = declared ? readTotal(ex, declared) : totalCandidatesOf(ex).find((c) => Number.isInteger(c.value) && (items === undefined || Number(c.value) >= items))?.value;
   const count = typeof total === 'number' && Number.isInteger(total) ? total : items !== undefined && items < 100 ? items : undefined;
@@ -160,7 +160,7 @@ async function probeDeclaredQuota(ctx: CheckContext, quota: number): Promise<{ f
   const budget = Math.min(most, ctx.config.maxCreates === undefined ? most : Math.max(0, ctx.config.maxCreates - spent));
   if (quota - count + 1 > budget) return { findings: [], note: `the declared quota of ${quota} VMs is not verified: the organization holds ${count}, ${quota - count + 1} creates from a refusal (this run may make ${budget})` };
   for (let n = count; n <= quota; n++) {
-    const { body } = ctx.fixtures.vmCreateBody(`quota-declared${String(n - count + 1).padStart(3, '0')}`);
+    const { body } = ctx.objects.vmCreateBody(`quota-declared${String(n - count + 1).padStart(3, '0')}`);
     const created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
     if (isSuccess(created)) {
       ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'reaching the declared VM quota' }, created);
@@ -172,9 +172,9 @@ async function probeDeclaredQuota(ctx: CheckContext, quota: number): Promise<{ f
       continue;
     }
     const status = created.response?.status;
-    if (status === undefined || status < 400 || status >= 500 || NOT_ABOUT_ROOM.has(status)) return { findings: [], note: `the declared quota of ${quota} VMs is not verified: a create answered ${describe(created)}` };
+    if (status === undefined || status < 400 || status >= 500 || NOT_ABOUT_ROOM.has(status)) return { findings: [], note: `the declared quota of ${quota} VMs is not verified: a create answered ${describeExchange(created)}` };
     // Refused below the quota: another limit may come first (vCPUs, memory, addresses), which the declaration does not cover.
-    if (n < quota) return { findings: [], note: `the declared quota of ${quota} VMs is not verified: a create was refused with the organization at ${n} (${describe(created)}; another limit may come first)`, refusal: { refused: created, body } };
+    if (n < quota) return { findings: [], note: `the declared quota of ${quota} VMs is not verified: a create was refused with the organization at ${n} (${describeExchange(created)}; another limit may come first)`, refusal: { refused: created, body } };
     return { findings: [], note: `the create past the declared quota of ${quota} VMs was refused`, refusal: { refused: created, body } };
   }
   return { findings: [], note: '' };
@@ -221,10 +221,10 @@ async function judgeRefusal(ctx: CheckContext, declaredRefusal: { refused: Excha
   }
   const { refused, body } = found;
   const deletion = await deleteOneOfOurs(ctx);
-  if (!deletion.deleted) return skip(`a valid create was refused${probed} (${describe(refused)}), but the run could not make room to tell a quota: ${deletion.why}`, 'a delete operation (declared with x-cleanup-for, or DELETE /v1/vms/{id})');
+  if (!deletion.deleted) return skip(`a valid create was refused${probed} (${describeExchange(refused)}), but the run could not make room to tell a quota: ${deletion.why}`, 'a delete operation (declared with x-cleanup-for, or DELETE /v1/vms/{id})');
   let again: Exchange | undefined;
   for (let i = 0; i < RETRIES_AFTER_DELETE; i++) {
-    const { body: fresh } = ctx.fixtures.vmCreateBody(`quota-again${i + 1}`);
+    const { body: fresh } = ctx.objects.vmCreateBody(`quota-again${i + 1}`);
     again = await ctx.call({ method: 'POST', path: '/v1/vms', json: { ...body, name: fresh['name'] } });
     if (isSuccess(again)) {
       ctx.ledger.record({ kind: 'vm', name: String(fresh['name']), createdBy: ctx.checkId, note: 'accepted once the run deleted one of its VMs' }, again);
@@ -234,15 +234,15 @@ async function judgeRefusal(ctx: CheckContext, declaredRefusal: { refused: Excha
   }
   if (!again || !isSuccess(again)) {
     ctx.observe('createRefusal', { status: refused.response?.status, code: errorCodeOf(refused), liftsAfterDelete: false });
-    return skip(`a valid create was refused${probed} (${describe(refused)}) and still is after one of the run's VMs was deleted (${again ? describe(again) : 'nothing sent'}): not a quota (capacity or a policy), so quota_exceeded is not required`, 'an organization whose VM quota the run reaches');
+    return skip(`a valid create was refused${probed} (${describeExchange(refused)}) and still is after one of the run's VMs was deleted (${again ? describeExchange(again) : 'nothing sent'}): not a quota (capacity or a policy), so quota_exceeded is not required`, 'an organization whose VM quota the run reaches');
   }
   ctx.observe('quotaRefusal', { status: refused.response?.status, code: errorCodeOf(refused) });
   // A refusal a delete lifted is the quota-exceeded case: schema.declared-choices compares it with a declared one.
   observeErrorCase(ctx, 'quota-exceeded', refused);
   const evidence = [refused, deletion.deleted, again];
   const problems = ctx.schema.validateComponent('Error', refused.response?.json);
-  if (problems.length) return fail(`a quota refusal${probed} (lifted by a delete) lacks the error object: ${describe(refused)}: ${problems.join('; ')}`, evidence);
-  if (errorCodeOf(refused) !== 'quota_exceeded') return fail(`a quota refusal${probed} (lifted once one VM was deleted) says code ${JSON.stringify(errorCodeOf(refused))}, not quota_exceeded: ${describe(refused)}`, evidence);
+  if (problems.length) return fail(`a quota refusal${probed} (lifted by a delete) lacks the error object: ${describeExchange(refused)}: ${problems.join('; ')}`, evidence);
+  if (errorCodeOf(refused) !== 'quota_exceeded') return fail(`a quota refusal${probed} (lifted once one VM was deleted) says code ${JSON.stringify(errorCodeOf(refused))}, not quota_exceeded: ${describeExchange(refused)}`, evidence);
   return pass(`a valid create refused${probed} with ${refused.response!.status} quota_exceeded was accepted once one of the run's VMs was deleted`);
 }
 

@@ -4,11 +4,11 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { readTaskState, readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
-import { isSuccess, describe, documentedRefusal } from '../support.ts';
-import { RANDOM_LANE } from './create-cases.ts';
+import { isSuccess, describeExchange, documentedRefusal } from '../support.ts';
+import { RANDOM_LANE } from './_create-cases.ts';
 import { tagsOf } from './tag-filter.ts';
 import { NOT_FINISHED } from '../tasks/reaches-terminal.ts';
-import { tagsInShape } from '../../src/engine/target/fixtures.ts';
+import { tagsInShape } from '../../src/engine/target/run-objects.ts';
 
 const MAX_CREATES = 3;
 const MAX_COMMANDS = 6;
@@ -54,12 +54,12 @@ class Inconclusive extends Error {}
 async function create(model: Model, real: Real, tagValue: string): Promise<void> {
   const { ctx } = real;
   const n = model.vms.length + 1;
-  const { body } = ctx.fixtures.vmCreateBody(`st${n}`);
+  const { body } = ctx.objects.vmCreateBody(`st${n}`);
   let tag: [string, string] | undefined;
   // Tags where the overlay declares how they are set, where certify found the shape that sets them, or where the run's
   // own tag was found to be set as a map; the run's tag travels too, so a long list is walked under it.
   const found = ctx.certify?.tags;
-  const runTag = await ctx.fixtures.runTag();
+  const runTag = await ctx.objects.runTag();
   const field = ctx.declarations.tagsField ?? found?.field ?? runTag?.field;
   if (field) {
     tag = [`cc-st-${ctx.config.runId}`, tagValue];
@@ -68,12 +68,12 @@ async function create(model: Model, real: Real, tagValue: string): Promise<void>
   }
   const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body, lane: RANDOM_LANE });
   if (!isSuccess(ex)) {
-    if (documentedRefusal(ex)) throw new Inconclusive(`create refused: ${describe(ex)}`);
-    throw new InvariantBroken(`a valid create was refused: ${describe(ex)}`, [ex]);
+    if (documentedRefusal(ex)) throw new Inconclusive(`create refused: ${describeExchange(ex)}`);
+    throw new InvariantBroken(`a valid create was refused: ${describeExchange(ex)}`, [ex]);
   }
   ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId });
   try {
-    const task = await ctx.fixtures.findTask(ex, ctx.declarations.taskIdOnCreateVm);
+    const task = await ctx.objects.findTask(ex, ctx.declarations.taskIdOnCreateVm);
     model.vms.push({ name: String(body['name']), taskId: task.id, tag, runTagged: !!(field && runTag) });
   } catch (err) {
     if (err instanceof Unavailable) throw new InvariantBroken(err.message, [ex]);
@@ -84,7 +84,7 @@ async function create(model: Model, real: Real, tagValue: string): Promise<void>
 /** Polls to completion, then once more: completion is final. */
 async function poll(model: Model, real: Real, vm: ModelVm): Promise<void> {
   const { ctx } = real;
-  const outcome = await ctx.fixtures.pollTask(vm.taskId);
+  const outcome = await ctx.objects.pollTask(vm.taskId);
   const last = outcome.polls[outcome.polls.length - 1]!;
   if (!outcome.state.terminal) {
     // Past the timeout in a state that plainly means "not finished" (or a declared one) it did not complete; a state
@@ -109,11 +109,11 @@ async function walk(model: Model, real: Real, perPage: number, tag?: [string, st
   const { ctx } = real;
   // A long list (certify's too: the model walks it several times) is walked under the run's own tag: the run's VMs,
   // which the model knows.
-  const scale = await ctx.fixtures.listScale();
-  const runTag = !tag && scale.large ? await ctx.fixtures.runTag() : undefined;
+  const scale = await ctx.objects.listScale();
+  const runTag = !tag && scale.large ? await ctx.objects.runTag() : undefined;
   if (!tag && scale.large && !runTag) throw new Inconclusive(`the list holds ${scale.size} VMs, too many to walk whole, and the run could not tag its own VMs to walk them alone`);
   const query: Record<string, string> = tag ? { tag: `${tag[0]}:${tag[1]}` } : runTag ? { tag: `${runTag.key}:${runTag.value}` } : {};
-  const w = await ctx.fixtures.walk(perPage, query);
+  const w = await ctx.objects.walk(perPage, query);
   const pages = w.pages;
   if (w.capped) throw new Inconclusive(`the list is longer than a bounded walk covers (${w.stoppedBecause})`);
   if (!w.complete) throw new InvariantBroken(`walking the list at per_page=${w.perPage} failed: ${w.stoppedBecause}`, pages.slice(-1));
@@ -154,14 +154,14 @@ async function backup(real: Real, vm: ModelVm): Promise<void> {
   const { ctx } = real;
   const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vm.id!)}/backups`, json: { description: `stateful ${ctx.config.runId}` }, lane: RANDOM_LANE });
   if (!isSuccess(ex)) {
-    if (documentedRefusal(ex)) throw new Inconclusive(`backup refused: ${describe(ex)}`);
+    if (documentedRefusal(ex)) throw new Inconclusive(`backup refused: ${describeExchange(ex)}`);
     // 409: not in a state the target backs up; states and transitions are not shown, so the sequence goes on.
     if (ex.response?.status === 409) {
       real.trail.push('(backup refused for the VM\'s state: 409)');
       vm.backedUp = true;
       return;
     }
-    throw new InvariantBroken(`starting a backup of ${vm.id} was refused: ${describe(ex)}`, [ex]);
+    throw new InvariantBroken(`starting a backup of ${vm.id} was refused: ${describeExchange(ex)}`, [ex]);
   }
   ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vm.id}` }, ex);
   vm.backedUp = true;
@@ -205,7 +205,7 @@ export const stateful: Check = {
   why: { must: "each invariant is a seed statement: listed once, opaque string ids, pages and total, polling to completion" },
   title: 'Stateful sequences keep the invariants: listed once, stable string ids, disjoint pages, final tasks',
   async run(ctx) {
-    ctx.fixtures.vmCreateBody('stateful'); // skips the check when no VM can be created
+    ctx.objects.vmCreateBody('stateful'); // skips the check when no VM can be created
     let broken: InvariantBroken | undefined;
     let inconclusive: Inconclusive | undefined;
     let trail: string[] = [];

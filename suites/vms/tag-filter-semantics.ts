@@ -2,8 +2,8 @@ import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, skip, undeclared, Unavailable } from '../../src/engine/run/check.ts';
-import { RUN_TAG_KEY, vmsOf } from '../../src/engine/target/fixtures.ts';
-import { describe, isSuccess } from '../support.ts';
+import { RUN_TAG_KEY, vmsOf } from '../../src/engine/target/run-objects.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 import { tagsOf } from './tag-filter.ts';
 
 type Vm = Record<string, unknown>;
@@ -59,9 +59,9 @@ type Rule = NonNullable<CheckContext['declarations']['tagFilter']>;
 /** The case and repeated-filter rules, judged against the whole list's own records. */
 async function judgeOnRecords(ctx: CheckContext, rule: Rule): Promise<{ findings: Finding[]; shown: string[] } | { skipped: string }> {
   if (!rule.case && !rule.repeated) return { findings: [], shown: [] };
-  const scale = await ctx.fixtures.listScale();
+  const scale = await ctx.objects.listScale();
   if (!scale.whole) return { skipped: `the list holds ${scale.size} VMs, too many to judge a filter against the whole list (--profile certify, or an organization with fewer VMs)` };
-  const all = await ctx.fixtures.walk(100);
+  const all = await ctx.objects.walk(100);
   if (!all.complete) return { skipped: `the list could not be walked whole (${all.stoppedBecause})` };
   // A colon in a key or value reads differently by where the key ends (judged apart): such tags are left out here.
   const carried = all.items.flatMap((vm) => (tagsOf(vm) ?? []).filter(([k, v]) => !k.includes(':') && !v.includes(':')).map(([k, v]) => ({ vm, k, v })));
@@ -80,7 +80,7 @@ async function judgeOnRecords(ctx: CheckContext, rule: Rule): Promise<{ findings
   if (rule.case && withLetters) {
     const { k, v } = withLetters;
     const asked = swapCase(v);
-    const filtered = await ctx.fixtures.walk(100, { tag: `${k}:${asked}` });
+    const filtered = await ctx.objects.walk(100, { tag: `${k}:${asked}` });
     const due = all.items.filter((vm) => (tagsOf(vm) ?? []).some(([kk, vv]) => kk === k && (rule.case === 'insensitive' ? vv.toLowerCase() === asked.toLowerCase() : vv === asked)));
     if (!filtered.complete) findings.push(finding('declared', `tag=${k}:${asked} could not be walked (${filtered.stoppedBecause})`, filtered.pages.slice(-1)));
     else compare(`tag=${k}:${asked} (case ${rule.case})`, filtered.items, due, filtered.pages.slice(0, 1));
@@ -94,9 +94,9 @@ async function judgeOnRecords(ctx: CheckContext, rule: Rule): Promise<{ findings
     const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: [a, b], per_page: 100 } });
     const has = (vm: Vm, k: string, v: string) => (tagsOf(vm) ?? []).some(([kk, vv]) => kk === k && vv === v);
     if (rule.repeated === 'refused') {
-      if (isSuccess(ex)) findings.push(finding('declared', `tag=${a}&tag=${b} was served, although the overlay declares a repeated filter refused: ${describe(ex)}`, [ex]));
+      if (isSuccess(ex)) findings.push(finding('declared', `tag=${a}&tag=${b} was served, although the overlay declares a repeated filter refused: ${describeExchange(ex)}`, [ex]));
       else shown.push(`tag given twice: refused (${ex.response?.status})`);
-    } else if (!isSuccess(ex)) findings.push(finding('declared', `tag=${a}&tag=${b} was refused, although the overlay declares a repeated filter matches ${rule.repeated}: ${describe(ex)}`, [ex]));
+    } else if (!isSuccess(ex)) findings.push(finding('declared', `tag=${a}&tag=${b} was refused, although the overlay declares a repeated filter matches ${rule.repeated}: ${describeExchange(ex)}`, [ex]));
     else {
       const predicted = (r: string) => all.items.filter((vm) => (r === 'all' ? has(vm, first.k, first.v) && has(vm, second.k, second.v) : r === 'any' ? has(vm, first.k, first.v) || has(vm, second.k, second.v) : has(vm, first.k, first.v)));
       const due = predicted(rule.repeated);
@@ -139,11 +139,11 @@ async function judgeKeyEnd(ctx: CheckContext, keyEnd: 'first' | 'last'): Promise
   const made: Array<{ name: string; tag: readonly [string, string]; foundBy: 'first' | 'last'; ex: Exchange }> = [];
   const refused: string[] = [];
   for (const w of wanted) {
-    const { body, tags } = ctx.fixtures.vmCreateBody(w.suffix);
+    const { body, tags } = ctx.objects.vmCreateBody(w.suffix);
     body[field] = { ...(tags ?? {}), [w.tag[0]]: w.tag[1] };
     const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
     if (!isSuccess(ex)) {
-      refused.push(`${w.tag[0]}=${w.tag[1]}: ${describe(ex)}`);
+      refused.push(`${w.tag[0]}=${w.tag[1]}: ${describeExchange(ex)}`);
       continue;
     }
     ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: `tagged ${w.tag[0]}=${w.tag[1]}` }, ex);
@@ -153,14 +153,14 @@ async function judgeKeyEnd(ctx: CheckContext, keyEnd: 'first' | 'last'): Promise
   if (!made.some((m) => m.foundBy === 'first')) return { notJudged: `where the key ends (the create of a VM tagged ${key}=a:b was refused: ${refused.join('; ')})` };
   const deadline = Date.now() + (ctx.config.taskTimeoutSeconds * 1000) / ctx.config.timeScale;
   for (;;) {
-    const mine = await ctx.fixtures.walk(100, { tag: `${RUN_TAG_KEY}:${ctx.config.runId}` });
+    const mine = await ctx.objects.walk(100, { tag: `${RUN_TAG_KEY}:${ctx.config.runId}` });
     const missing = made.filter((m) => !mine.items.some((v) => v['name'] === m.name));
     if (missing.length === 0) break;
     if (!mine.complete || Date.now() >= deadline) return { notJudged: `where the key ends (${missing.map((m) => m.name).join(', ')} not listed under the run's own tag${mine.complete ? ` within ${ctx.config.taskTimeoutSeconds} s` : `: ${mine.stoppedBecause}`})` };
     await ctx.sleepTarget(LIST_POLL_SECONDS);
   }
   const filter = `${key}:a:b`;
-  const got = await ctx.fixtures.walk(100, { tag: filter });
+  const got = await ctx.objects.walk(100, { tag: filter });
   if (!got.complete) return { notJudged: `where the key ends (tag=${filter} could not be walked: ${got.stoppedBecause})` };
   const returned = (m: (typeof made)[number]) => got.items.some((v) => v['name'] === m.name);
   const wrong = made.filter((m) => returned(m) !== (m.foundBy === keyEnd));

@@ -2,8 +2,8 @@ import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import { judge, finding, skip, Unavailable } from '../../src/engine/run/check.ts';
-import { tagsInShape, vmsOf, type ListWalk } from '../../src/engine/target/fixtures.ts';
-import { describe, isSuccess } from '../support.ts';
+import { tagsInShape, vmsOf, type ListWalk } from '../../src/engine/target/run-objects.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 import { tagsOf } from './tag-filter.ts';
 
 /** A VM told apart from others by its id and name together (ids alone may repeat across organizations). */
@@ -37,8 +37,8 @@ export const tagFilterStrict: Check = {
   title: "The tag filter matches whole values, among the caller's own VMs only",
   async run(ctx) {
     // A list too long to walk whole is judged on the tags its first page shows.
-    const scale = await ctx.fixtures.listScale();
-    const all: ListWalk = scale.whole ? await ctx.fixtures.walk(100) : { perPage: 100, firstPage: 1, pages: [scale.firstPage], items: vmsOf(scale.firstPage), complete: false, stoppedBecause: `the list holds ${scale.size} VMs: its first page was read`, capped: false, moved: false, scope: 'the first page of the list' };
+    const scale = await ctx.objects.listScale();
+    const all: ListWalk = scale.whole ? await ctx.objects.walk(100) : { perPage: 100, firstPage: 1, pages: [scale.firstPage], items: vmsOf(scale.firstPage), complete: false, stoppedBecause: `the list holds ${scale.size} VMs: its first page was read`, capped: false, moved: false, scope: 'the first page of the list' };
     // A tag nobody carries, asked once: both the partial-value and the each-half judgements read it.
     let absent: Promise<Exchange> | undefined;
     const absentOnce = () => (absent ??= absentTagAnswer(ctx));
@@ -50,7 +50,7 @@ export const tagFilterStrict: Check = {
     if (!whole) notJudged.push('partial values (no tag of two or more characters visible on the records)');
     else {
       const [key, value] = [whole[0], whole[1].slice(0, -1)];
-      const [cut, absent] = await Promise.all([ctx.fixtures.walk(100, { tag: `${key}:${value}` }), absentOnce()]);
+      const [cut, absent] = await Promise.all([ctx.objects.walk(100, { tag: `${key}:${value}` }), absentOnce()]);
       const wrong = cut.items.filter((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, x]) => k === key && x === value));
       const reading = partialMatchReading({ walked: cut.complete, wrong: wrong.length, absentReturned: isSuccess(absent) ? vmsOf(absent).length : undefined });
       if (reading === 'not-walked') notJudged.push(`partial values (tag=${key}:${value} could not be walked: ${cut.stoppedBecause})`);
@@ -70,12 +70,12 @@ export const tagFilterStrict: Check = {
     // Another organization's VMs: a tag they carry, asked for by the first organization, must not bring them in.
     if (!ctx.tokens.has('second')) notJudged.push("other organizations' VMs (needs --api-key-b)");
     else {
-      const theirs = await ctx.fixtures.walkAs('second', 100);
+      const theirs = await ctx.objects.walkAs('second', 100);
       const tag = firstTag(theirs);
       if (!tag) notJudged.push("other organizations' VMs (no tag visible on the second organization's records)");
       else {
         const [key, value] = tag;
-        const filtered = await ctx.fixtures.walk(100, { tag: `${key}:${value}` });
+        const filtered = await ctx.objects.walk(100, { tag: `${key}:${value}` });
         const ours = new Set(all.items.map(identity));
         const foreign = new Set(theirs.items.map(identity).filter((id) => !ours.has(id)));
         const leaked = filtered.items.filter((v) => foreign.has(identity(v)));
@@ -115,9 +115,9 @@ async function judgeEachHalf(ctx: CheckContext, tag: [string, string] | undefine
   const nobody = `cc-absent-${ctx.config.runId}`;
   const asked = [`${nobody}:${value}`, `${key}:${nobody}`];
   const [absent, ...answers] = await Promise.all([absentAnswer(), ...asked.map((t) => ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: t, per_page: 100 } }))]);
-  if (!isSuccess(absent) || vmsOf(absent).length > 0) return { notJudged: `each half of a tag (tag=${nobody}:none ${isSuccess(absent) ? 'returned VMs as well: the filter is not applied, see vms.tag-filter' : `answered ${describe(absent)}`})` };
+  if (!isSuccess(absent) || vmsOf(absent).length > 0) return { notJudged: `each half of a tag (tag=${nobody}:none ${isSuccess(absent) ? 'returned VMs as well: the filter is not applied, see vms.tag-filter' : `answered ${describeExchange(absent)}`})` };
   const unanswered = answers.findIndex((a) => !isSuccess(a));
-  if (unanswered >= 0) return { notJudged: `each half of a tag (tag=${asked[unanswered]} answered ${describe(answers[unanswered]!)})` };
+  if (unanswered >= 0) return { notJudged: `each half of a tag (tag=${asked[unanswered]} answered ${describeExchange(answers[unanswered]!)})` };
   const judged = `tag=${asked[0]} and tag=${asked[1]} (the value of ${key}:${value} under a key nobody carries, its key with a value nobody carries) returned no VM`;
   const wrong = answers.map((a, i) => ({ tag: asked[i]!, vms: vmsOf(a), ex: a })).filter((a) => a.vms.length > 0);
   if (wrong.length === 0) return { judged };
@@ -139,29 +139,29 @@ async function judgeRunTagInBothOrganizations(ctx: CheckContext): Promise<BothOr
   const what = 'the run\'s tag on a VM of each organization';
   if (ctx.config.readOnly) return { notJudged: `${what} (--read-only)` };
   if (!ctx.tokens.has('second') || !ctx.config.subnetIdB) return { notJudged: `${what} (needs --api-key-b and --subnet-id-b)` };
-  const tag = await ctx.fixtures.runTag().catch(() => undefined);
-  const ours = await ctx.fixtures.vm().catch(() => undefined);
+  const tag = await ctx.objects.runTag().catch(() => undefined);
+  const ours = await ctx.objects.vm().catch(() => undefined);
   if (!tag || !ours?.accepted) return { notJudged: `${what} (the run's VM carries no tag the filter finds)` };
   const filter = `${tag.key}:${tag.value}`;
-  const { body } = ctx.fixtures.vmCreateBody('org-b-tagged');
+  const { body } = ctx.objects.vmCreateBody('org-b-tagged');
   body['subnet_id'] = ctx.config.subnetIdB;
   const pair: Array<[string, string]> = [[tag.key, tag.value]];
   body[tag.field] = tag.how === 'certify' && ctx.certify?.tags ? tagsInShape(ctx.certify.tags.shape, pair) : Object.fromEntries(pair);
   const name = String(body['name']);
   const created = await ctx.call({ as: 'second', method: 'POST', path: '/v1/vms', json: body });
-  if (!isSuccess(created)) return { notJudged: `${what} (the second organization's create was refused: ${describe(created)})` };
+  if (!isSuccess(created)) return { notJudged: `${what} (the second organization's create was refused: ${describeExchange(created)})` };
   const entry = ctx.ledger.record({ kind: 'vm', name, createdBy: ctx.checkId, owner: 'second', note: "the run's tag in the second organization" }, created);
   // Listed at once on most targets, on some only once the create's task has ended: read until the task timeout.
   const deadline = Date.now() + (ctx.config.taskTimeoutSeconds * 1000) / ctx.config.timeScale;
-  let theirs = await ctx.fixtures.walkAs('second', 100, { tag: filter });
+  let theirs = await ctx.objects.walkAs('second', 100, { tag: filter });
   while (!theirs.items.some((v) => v['name'] === name) && theirs.complete && Date.now() < deadline) {
     await ctx.sleepTarget(LIST_POLL_SECONDS);
-    theirs = await ctx.fixtures.walkAs('second', 100, { tag: filter });
+    theirs = await ctx.objects.walkAs('second', 100, { tag: filter });
   }
   const listed = theirs.items.find((v) => v['name'] === name);
   if (!listed) return { notJudged: `${what} (tag=${filter} in the second organization did not show its VM ${name}${theirs.complete ? ` within ${ctx.config.taskTimeoutSeconds} s` : `: ${theirs.stoppedBecause}`})` };
   entry.id = String(listed['id']);
-  const mine = await ctx.fixtures.walk(100, { tag: filter });
+  const mine = await ctx.objects.walk(100, { tag: filter });
   const problems: string[] = [];
   if (mine.items.some((v) => v['name'] === name)) problems.push(`the first organization's tag=${filter} returned ${name}, the second organization's VM`);
   if (theirs.items.some((v) => v['name'] === ours.name)) problems.push(`the second organization's tag=${filter} returned ${ours.name}, the first organization's VM`);

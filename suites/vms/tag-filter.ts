@@ -3,8 +3,8 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { judge, finding, fail, skip } from '../../src/engine/run/check.ts';
 import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
-import { vmsOf, type ListWalk } from '../../src/engine/target/fixtures.ts';
-import { describe, isSuccess, totalPointerOf } from '../support.ts';
+import { vmsOf, type ListWalk } from '../../src/engine/target/run-objects.ts';
+import { describeExchange, isSuccess, declaredTotalPointerOf } from '../support.ts';
 
 /** Tags as a VM record shows them, in the shapes targets commonly use: {k: v}, ["k:v"], [{key, value}]. */
 export function tagsOf(vm: Record<string, unknown>): Array<[string, string]> | undefined {
@@ -58,12 +58,12 @@ export const tagFilter: Check = {
   async run(ctx) {
     const absent = `cc-absent-${ctx.config.runId}:none`;
     const none = await ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: absent } });
-    if (!isSuccess(none)) return fail(`a well-formed tag filter was refused: ${describe(none)}`, [none]);
+    if (!isSuccess(none)) return fail(`a well-formed tag filter was refused: ${describeExchange(none)}`, [none]);
     if (vmsOf(none).length > 0) return fail(`tag=${absent}, which no VM carries, returned ${vmsOf(none).length} VMs`, [none], { tag: absent, returned: vmsOf(none).length });
-    const scale = await ctx.fixtures.listScale();
+    const scale = await ctx.objects.listScale();
     if (!scale.whole) return runTagFilter(ctx, none, scale.size!);
-    const all = await ctx.fixtures.walk(100);
-    const vm = await ctx.fixtures.vm().catch(() => undefined);
+    const all = await ctx.objects.walk(100);
+    const vm = await ctx.objects.vm().catch(() => undefined);
     const probe = chooseProbe(ctx, all, vm);
     const shapeOf = (t: unknown) => (Array.isArray(t) ? (t.some((x) => typeof x === 'string') ? '"key:value" strings' : '{key, value} objects') : 'a map');
     const tagged = all.items.find((v) => (tagsOf(v)?.length ?? 0) > 0);
@@ -77,7 +77,7 @@ export const tagFilter: Check = {
     }
     const [key, value] = probe.tag;
     // A small page size, so the filter is also walked across pages.
-    const filtered = await ctx.fixtures.walk(20, { tag: `${key}:${value}` });
+    const filtered = await ctx.objects.walk(20, { tag: `${key}:${value}` });
     const evidence: Exchange[] = [none, ...filtered.pages.slice(0, 2)];
     if (filtered.capped) return skip(`tag=${key}:${value} matches more VMs than a bounded walk covers (${filtered.stoppedBecause})`, 'an organization where a tag matches fewer VMs');
     if (!filtered.complete) return fail(`walking tag=${key}:${value} failed: ${filtered.stoppedBecause}`, filtered.pages.slice(-1));
@@ -99,8 +99,8 @@ export const tagFilter: Check = {
         if (missing.length) findings.push(finding('must', `tag=${key}:${value} left out ${missing.length} VMs that carry it (e.g. ${missing[0]})`, evidence));
       }
     }
-    // The total under a filter counts what the filter matches (the total field as pagination.total found or declared it).
-    const pointer = totalPointerOf(ctx) ?? (all.pages[0] && totalCandidatesOf(all.pages[0]).find((c) => c.value === all.items.length)?.pointer);
+    // The total under a filter counts what the filter matches (the declared total field, else the one the unfiltered walk shows).
+    const pointer = declaredTotalPointerOf(ctx) ?? (all.pages[0] && totalCandidatesOf(all.pages[0]).find((c) => c.value === all.items.length)?.pointer);
     let totalNote = '';
     if (pointer) {
       const distinct = new Set(filtered.items.map((v) => JSON.stringify(v['id']))).size;
@@ -119,19 +119,19 @@ export const tagFilter: Check = {
  * show tags; the run's VM must be among them; and the total under the filter counts them.
  */
 async function runTagFilter(ctx: CheckContext, none: Exchange, size: number): Promise<CheckOutcome> {
-  const tag = await ctx.fixtures.runTag();
+  const tag = await ctx.objects.runTag();
   if (!tag) {
     return skip(
       `tag=cc-absent-${ctx.config.runId}:none returned no VM, but the list holds ${size} VMs, too many to walk whole, and the run could not tag its own VMs (a map under "tags" was not set), so what the filter returns could not be checked`,
       '--profile certify (walks the whole list and finds how tags are set), or declare x-tags-field in --overlay',
     );
   }
-  const vm = await ctx.fixtures.acceptedVm();
+  const vm = await ctx.objects.acceptedVm();
   const filter = `${tag.key}:${tag.value}`;
   const count = await ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: filter, per_page: 100 } });
   // At least two pages where the run tagged two VMs or more, so the filter is also walked across pages.
   const perPage = Math.max(1, Math.ceil(vmsOf(count).length / 2));
-  const filtered = await ctx.fixtures.walk(perPage, { tag: filter });
+  const filtered = await ctx.objects.walk(perPage, { tag: filter });
   if (!filtered.complete) return fail(`walking tag=${filter} failed: ${filtered.stoppedBecause}`, filtered.pages.slice(-1));
   const evidence: Exchange[] = [none, ...filtered.pages.slice(0, 2)];
   const findings: Finding[] = [];
@@ -141,7 +141,7 @@ async function runTagFilter(ctx: CheckContext, none: Exchange, size: number): Pr
   const untagged = filtered.items.filter((v) => tagsOf(v) !== undefined && !carries(v, tag.key, tag.value));
   if (untagged.length) findings.push(finding('must', `tag=${filter} returned ${untagged.length} VMs without that tag (e.g. ${JSON.stringify(untagged[0]!['name'])})`, evidence));
   if (!filtered.items.some((v) => v['name'] === vm.name)) findings.push(finding('must', `tag=${filter} left out ${vm.name}, which the run created with that tag`, evidence));
-  const pointer = totalPointerOf(ctx) ?? (filtered.pages[0] && totalCandidatesOf(filtered.pages[0]).find((c) => c.value === filtered.items.length)?.pointer);
+  const pointer = declaredTotalPointerOf(ctx) ?? (filtered.pages[0] && totalCandidatesOf(filtered.pages[0]).find((c) => c.value === filtered.items.length)?.pointer);
   let totalNote = '';
   if (pointer) {
     const distinct = new Set(filtered.items.map((v) => JSON.stringify(v['id']))).size;

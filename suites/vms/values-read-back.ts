@@ -4,8 +4,8 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { fieldsOf } from '../../src/engine/generate/create-body.ts';
-import { RUN_TAG_KEY, SIZE_LADDER, tagsInShape, vmsOf, type CreatedVm, type ListWalk, type TagShape } from '../../src/engine/target/fixtures.ts';
-import { describe, documentedRefusal, isSuccess } from '../support.ts';
+import { RUN_TAG_KEY, SIZE_LADDER, tagsInShape, vmsOf, type CreatedVm, type ListWalk, type TagShape } from '../../src/engine/target/run-objects.ts';
+import { describeExchange, documentedRefusal, isSuccess } from '../support.ts';
 import { judgeField, objectWith, recordView, type FieldVerdict, type Reading, type View } from '../read-back.ts';
 import { tagsOf } from './tag-filter.ts';
 
@@ -31,15 +31,15 @@ async function tagSetting(ctx: CheckContext): Promise<TagSetting | undefined> {
   if (ctx.declarations.tagsField) return { field: ctx.declarations.tagsField, shape: 'map', declared: true };
   const found = ctx.certify?.tags;
   if (found) return { field: found.field, shape: found.shape, declared: false };
-  const runTag = await ctx.fixtures.runTag();
+  const runTag = await ctx.objects.runTag();
   return runTag && { field: runTag.field, shape: 'map', declared: false };
 }
 
 /** The last read of a create's task, polled to its end; undefined where no task id was found (vms.create-returns-task says why). */
 async function finishedTask(ctx: CheckContext, created: Exchange): Promise<Exchange | undefined> {
   try {
-    const task = await ctx.fixtures.findTask(created, ctx.declarations.taskIdOnCreateVm);
-    return (await ctx.fixtures.pollTask(task.id)).polls.at(-1);
+    const task = await ctx.objects.findTask(created, ctx.declarations.taskIdOnCreateVm);
+    return (await ctx.objects.pollTask(task.id)).polls.at(-1);
   } catch (err) {
     if (err instanceof Unavailable) return undefined;
     throw err;
@@ -59,7 +59,7 @@ async function createSecond(ctx: CheckContext, first: CreatedVm, tags: TagSettin
   let nameTier = 0;
   for (let i = 0; i < rungs.length; i++) {
     const rung = rungs[i]!;
-    const { body } = ctx.fixtures.vmCreateBody('values');
+    const { body } = ctx.objects.vmCreateBody('values');
     Object.assign(body, SIZE_LADDER[rung]);
     if (nameTier < NAME_TIERS.length) body['name'] = className(String(body['name']), NAME_TIERS[nameTier]!);
     let sentTags: Record<string, string> | undefined;
@@ -80,14 +80,14 @@ async function createSecond(ctx: CheckContext, first: CreatedVm, tags: TagSettin
       return { made: { name: String(body['name']), body, tags: sentTags, created } };
     }
     const status = created.response?.status;
-    if (status === undefined || status >= 500) return { why: `a well-typed create answered ${describe(created)}`, broken: created };
+    if (status === undefined || status >= 500) return { why: `a well-typed create answered ${describeExchange(created)}`, broken: created };
     if (nameTier < NAME_TIERS.length) {
       // Refused with a name of other classes: the same size again with the next tier down (a name rule is the target's).
       nameTier++;
       i--;
       continue;
     }
-    why = documentedRefusal(created) ? `refused for a documented reason (${describe(created)})` : `refused (${describe(created)}): which sizes are valid is not shown`;
+    why = documentedRefusal(created) ? `refused for a documented reason (${describeExchange(created)})` : `refused (${describeExchange(created)}): which sizes are valid is not shown`;
     if (documentedRefusal(created)) break;
   }
   return { why };
@@ -176,16 +176,16 @@ export const valuesReadBack: Check = {
   },
   title: 'What a create sent (each field, its tags) is what the target later shows under the same names',
   async run(ctx) {
-    const first = await ctx.fixtures.acceptedVm();
+    const first = await ctx.objects.acceptedVm();
     const tags = await tagSetting(ctx);
-    const firstTask = (await ctx.fixtures.vmTaskOutcome().catch(() => undefined))?.polls.at(-1);
+    const firstTask = (await ctx.objects.vmTaskOutcome().catch(() => undefined))?.polls.at(-1);
     const made: Made[] = [{ name: first.name, body: first.body, tags: tags ? first.tags : undefined, created: first.exchange, task: firstTask }];
     const second = await createSecond(ctx, first, tags);
     if (second.made) {
       second.made.task = await finishedTask(ctx, second.made.created);
       made.push(second.made);
     }
-    const { walk } = await ctx.fixtures.findInList(made.map((m) => m.name));
+    const { walk } = await ctx.objects.findInList(made.map((m) => m.name));
     const viewsFor = new Map<string, View[]>();
     const renamed = made.slice(1).flatMap((m) => {
       const shown = shownOtherwise(m.name, walk.items);

@@ -1,8 +1,8 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, undeclared, Unavailable } from '../../src/engine/run/check.ts';
 import { eventTypeOf } from '../../src/engine/events/events.ts';
-import { startOwnBackup } from '../backups/own-backup.ts';
-import { describe, isSuccess } from '../support.ts';
+import { startOwnBackup } from '../backups/_own-backup.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 
 /**
  * Which operation raises which event: where the overlay lists the restore among an event's
@@ -31,10 +31,10 @@ export const declaredEmitters: Check = {
     if (!('id' in backup)) return skip(isSuccess(backup.started) ? backup.why : `${backup.why}; see backups.start`, backup.howToVerify);
     const { started, id: backupId } = backup;
     try {
-      await ctx.fixtures.pollTask((await ctx.fixtures.findTask(started, ctx.declarations.taskIdOnStartBackup)).id);
+      await ctx.objects.pollTask((await ctx.objects.findTask(started, ctx.declarations.taskIdOnStartBackup)).id);
       const restored = await ctx.call({ method: restore.method, path: restore.path.replace('{id}', encodeURIComponent(backupId)), json: {} });
-      if (!isSuccess(restored)) return skip(`the restore was refused (${describe(restored)}); see backups.restore-task`, 'a restore the target accepts (see backups.restore-task)');
-      await ctx.fixtures.pollTask((await ctx.fixtures.findTask(restored, restore.taskId)).id);
+      if (!isSuccess(restored)) return skip(`the restore was refused (${describeExchange(restored)}); see backups.restore-task`, 'a restore the target accepts (see backups.restore-task)');
+      await ctx.objects.pollTask((await ctx.objects.findTask(restored, restore.taskId)).id);
     } catch (err) {
       if (err instanceof Unavailable) return skip(err.message, err.howToVerify);
       throw err;

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 
 /** The declared registration operation accepts the suite's receiver for every declared event. */
 export const registration: Check = {
@@ -12,7 +12,7 @@ export const registration: Check = {
   title: 'A webhook endpoint can be registered as the overlay declares',
   async run(ctx) {
     const s = await ctx.events.events();
-    if (!isSuccess(s.main.exchange)) return fail(`registering ${s.main.url} was refused: ${describe(s.main.exchange)}`, [s.main.exchange]);
-    return pass(`registered for ${s.decl.events.map((e) => e.name).join(', ')}: ${describe(s.main.exchange)}`);
+    if (!isSuccess(s.main.exchange)) return fail(`registering ${s.main.url} was refused: ${describeExchange(s.main.exchange)}`, [s.main.exchange]);
+    return pass(`registered for ${s.decl.events.map((e) => e.name).join(', ')}: ${describeExchange(s.main.exchange)}`);
   },
 };

@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
 import { eventTypeOf } from '../../src/engine/events/events.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 
 /** A registration for the backup-job family (by its names or a declared pattern) gets its events and no others. */
 export const subscription: Check = {
@@ -15,7 +15,7 @@ export const subscription: Check = {
     const s = await ctx.events.events();
     if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)', 'a webhook registration the target accepts (see webhooks.registration)');
     if (!s.family) return undeclared('the overlay declares no backup-job event', 'declare a backup-job event under webhooks in --overlay');
-    if (!isSuccess(s.family.exchange)) return fail(`registering for ${s.family.subscribed.join(', ')} was refused: ${describe(s.family.exchange)}`, [s.family.exchange]);
+    if (!isSuccess(s.family.exchange)) return fail(`registering for ${s.family.subscribed.join(', ')} was refused: ${describeExchange(s.family.exchange)}`, [s.family.exchange]);
     const names = new Set(s.decl.events.filter((e) => e.family === 'backup-job').map((e) => e.name));
     const backup = await ctx.events.eventBackup();
     const got = await s.receiver.waitFor((d) => d.path === s.family!.path && names.has(eventTypeOf(d, s.decl) ?? ''), ctx.events.deliveryTimeoutMs());

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 
 /** The path of a registered URL (undefined when it is not one). */
 function pathOf(url: string): string | undefined {
@@ -46,7 +46,7 @@ export const unregistered: Check = {
   title: 'Deleted or never-registered endpoints receive nothing',
   async run(ctx) {
     const s = await ctx.events.events();
-    if (s.deleted && !isSuccess(s.deleted.deletion)) return fail(`deleting the registration ${s.deleted.id} with the declared operation was refused: ${describe(s.deleted.deletion)}`, [s.deleted.exchange, s.deleted.deletion]);
+    if (s.deleted && !isSuccess(s.deleted.deletion)) return fail(`deleting the registration ${s.deleted.id} with the declared operation was refused: ${describeExchange(s.deleted.deletion)}`, [s.deleted.exchange, s.deleted.deletion]);
     const backup = await ctx.events.eventBackup().catch(() => undefined);
     await s.receiver.waitFor((d) => d.path === s.main.path, ctx.events.deliveryTimeoutMs());
     // Endpoints other checks registered on the receiver (the read-only probe's) were registered too, if briefly.

@@ -17,7 +17,7 @@ export const ROOMS: ReadonlyArray<{ room: string; holds: string }> = [
   { room: 'identity', holds: "keys and tokens: issuance, renewal, lanes, the authenticated call, and why a first token could not be had" },
   { room: 'schema', holds: 'ajv validators of every documented response' },
   { room: 'generate', holds: 'fast-check arbitraries for requests, derived from the document' },
-  { room: 'target', holds: "what the run learns about and creates on the target: discovery, shared fixtures, certify's preparation, the ledger, cleanup" },
+  { room: 'target', holds: "what the run learns about and creates on the target: discovery, the run's own objects (`run-objects.ts`), certify's preparation, the ledger, cleanup" },
   { room: 'events', holds: 'webhooks and alarms: the receiver, registrations, deliveries and their signatures' },
   { room: 'limits', holds: 'the rate-limit probes: bursts, the limit session, cross-budget observation, traces for the report' },
   { room: 'run', holds: 'a run from start to report: the check definition and context, scheduling, the runner, coverage, the report model' },
@@ -80,6 +80,20 @@ describe('the layers and rooms hold', () => {
     expect(describeEdges(intoZoo)).toEqual([]);
   });
 
+  it('src/ reaches the embedded targets through src/cli/embedded.ts alone, and only through their entry points', () => {
+    const DOOR = 'src/cli/embedded.ts';
+    const ENTRY_POINTS = ['fixtures/reference/server.ts', 'fixtures/reference/process.ts', 'fixtures/reference/tls.ts', 'fixtures/s3/server.ts'];
+    const intoFixtures = [...graph].flatMap(([from, deps]) => deps.filter((d) => d.startsWith('fixtures/')).map((to) => ({ from, to })));
+    expect(describeEdges(intoFixtures.filter((e) => e.from !== DOOR || !ENTRY_POINTS.includes(e.to)))).toEqual([]);
+    expect(intoFixtures.length).toBeGreaterThan(0);
+  });
+
+  it('scripts/ imports nothing from test/ (the runs the gates and the tests share are in scripts/gates/)', () => {
+    const scripts = importGraph(sourcesUnder('scripts'));
+    const intoTest = [...scripts].flatMap(([from, deps]) => deps.filter((d) => d.startsWith('test/')).map((to) => ({ from, to })));
+    expect(describeEdges(intoTest)).toEqual([]);
+  });
+
   it(`the engine is ${importLevels(graph, files.filter((f) => f.startsWith('src/engine/')))} import levels deep (at most 12)`, () => {
     expect(importLevels(graph, files.filter((f) => f.startsWith('src/engine/')))).toBeLessThanOrEqual(12);
   });
@@ -111,10 +125,62 @@ describe('the rules can fail', () => {
 });
 
 describe('comments and docs state intent, not history', () => {
-  it('no issue or design numbers in src/, suites/, spec/, docs/ or the README (they resolve nowhere in the repository)', () => {
+  it('no issue or design numbers in src/, suites/, spec/, docs/, the README, the tests, the scripts or our own targets (they resolve nowhere in the repository)', () => {
     const text = (f: string) => readFileSync(path.join(ROOT, f), 'utf8');
-    const files = [...sourcesUnder('src', 'suites'), ...['spec', 'docs'].flatMap((d) => readdirSync(path.join(ROOT, d), { recursive: true, encoding: 'utf8' }).map((f) => `${d}/${f}`).filter((f) => /\.(md|ya?ml)$/.test(f))), 'README.md'];
+    const ours = sourcesUnder('fixtures', 'test', 'scripts').filter((f) => !f.startsWith('fixtures/zoo/') && f !== 'test/architecture/layering.test.ts');
+    const files = [...sourcesUnder('src', 'suites'), ...ours, ...['spec', 'docs'].flatMap((d) => readdirSync(path.join(ROOT, d), { recursive: true, encoding: 'utf8' }).map((f) => `${d}/${f}`).filter((f) => /\.(md|ya?ml)$/.test(f))), 'README.md'];
     const found = files.flatMap((f) => [...text(f).matchAll(/\b(?:issues?|designs?) #?\d+/gi)].map((m) => `${f}: ${m[0]}`));
     expect(found).toEqual([]);
   });
 });
+
+describe('the documented limits go by one set of names', () => {
+  const text = (f: string) => readFileSync(path.join(ROOT, f), 'utf8');
+  const HOME = 'src/engine/documented-limits/limits.js';
+
+  it('LIMITS and RequestClass are declared once, in documented-limits/limits.js', () => {
+    const declared = files.filter((f) => /export (const LIMITS\b|type RequestClass\b)|@typedef \{[^}]*\} RequestClass\b/.test(text(f)));
+    expect(declared).toEqual([HOME]);
+  });
+
+  it('no check of the limits group writes a limit as a number: each reads it from LIMITS', () => {
+    const literals = sourcesUnder('suites/limits').flatMap((f) => [...limitLiterals(text(f))].map((m) => `${f}: ${m}`));
+    expect(literals).toEqual([]);
+  });
+
+  it('a literal limit in code is found; one in a comment, a clause id or a time scale is not', () => {
+    expect(limitLiterals("title: 'Writes: 60 per minute'")).toEqual(['60']);
+    expect(limitLiterals("// 300 reads\nconst c = ['LIMIT-READ-300']; skip('at --time-scale 60')")).toEqual([]);
+  });
+});
+
+/** The documented limits (300, 60, 10 per minute) written as numbers in code: comments, clause ids and time scales left out. */
+function limitLiterals(source: string): string[] {
+  const code = source
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
+    .replace(/LIMIT-(READ|WRITE|TOKEN)-\d+/g, '')
+    .replace(/--time-scale \d+/g, '');
+  return [...code.matchAll(/\b(300|60)\b|\b10 (?:token|issuance)/g)].map((m) => m[0].split(' ')[0]!);
+}
+
+describe('checks do not depend on the order they run in', () => {
+  it("no file of suites/ reads an observation another file writes (a check's finding goes to the report, not to another check)", () => {
+    const foreign = sourcesUnder('suites').flatMap((f) => {
+      const source = readFileSync(path.join(ROOT, f), 'utf8');
+      return foreignObservationReads(source).map((key) => `${f}: ${key}`);
+    });
+    expect(foreign).toEqual([]);
+  });
+
+  it('a read of a key the same file does not observe is found', () => {
+    expect(foreignObservationReads("const t = ctx.observations.taskIdLocation;")).toEqual(['taskIdLocation']);
+    expect(foreignObservationReads("ctx.observe('seen', 1); const s = ctx.observations.seen;")).toEqual([]);
+  });
+});
+
+/** Observation keys a source reads (ctx.observations.key) without observing them itself (ctx.observe('key', ...)). */
+function foreignObservationReads(source: string): string[] {
+  const written = new Set([...source.matchAll(/ctx\.observe\('(\w+)'/g)].map((m) => m[1]!));
+  return [...source.matchAll(/ctx\.observations\.(\w+)/g)].map((m) => m[1]!).filter((k) => !written.has(k));
+}

@@ -210,7 +210,7 @@ describe.concurrent('each template runs against the reference target', () => {
   }
 });
 
-// Adopting the gate (issue 26): the expectations file in the checkout lets a known failure pass the job, and the job
+// Adopting the gate: the expectations file in the checkout lets a known failure pass the job, and the job
 // compares its report with the default branch's last one, published where the CI system shows it.
 describe.concurrent('each template gates on expectations and publishes the diff against the last default-branch run', () => {
   const KNOWN = '- check: versioning.unknown-version\n  reason: the router serves any version prefix\n  reference: https://tracker.example/API-7\n';

@@ -1,4 +1,4 @@
-// cloud-conformance diff OLD.json NEW.json (issue 26), run as a user runs it, on reports of the reference with and
+// cloud-conformance diff OLD.json NEW.json, run as a user runs it, on reports of the reference with and
 // without a fault: a regression exits 1 and names the check and its clauses; a fix exits 0 and says what now passes.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';

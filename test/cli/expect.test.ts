@@ -1,4 +1,4 @@
-// --expect, --write-expect, --strict-expect (issue 26), run as a user runs them against the embedded reference with a
+// --expect, --write-expect, --strict-expect, run as a user runs them against the embedded reference with a
 // fault: the verdict stays nonconformant, the exit code says whether anything got worse.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

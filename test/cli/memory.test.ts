@@ -17,7 +17,7 @@ function drive(heldPerTick: number[], gc?: (o?: { type?: string }) => void) {
   return { ticked: tick !== undefined, stopped };
 }
 
-describe('collecting dead Buffers during a run (issue 16: peak RSS)', () => {
+describe('collecting dead Buffers during a run (peak RSS)', () => {
   it('does nothing without an exposed collector (node started without --expose-gc)', () => {
     expect(drive([100 * MB])).toEqual({ ticked: false, stopped: false });
   });

@@ -1,4 +1,4 @@
-// cloud-conformance verify REPORT.json and run --sign KEY (issue 26), run as a user runs them on reports of the
+// cloud-conformance verify REPORT.json and run --sign KEY, run as a user runs them on reports of the
 // reference clean and with a fault: a report as the run wrote it verifies; one edited by hand does not, and says how.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';

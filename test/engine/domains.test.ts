@@ -1,9 +1,9 @@
-// A clause's domain (issue 24): resolved against the run's document and keys, exercised by what the judging checks
+// A clause's domain: resolved against the run's document and keys, exercised by what the judging checks
 // sent or were handed, and the rest said with whether this run could have reached it.
 import { describe, expect, it } from 'vitest';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { computeDomains, partlyVerified } from '../../src/engine/run/domains.ts';
-import { newJudged, recordingFixtures, recordingLog, type Judged } from '../../src/engine/run/attribution.ts';
+import { newJudged, recordingObjects, recordingLog, type Judged } from '../../src/engine/run/attribution.ts';
 import type { Clause } from '../../src/spec/clauses.ts';
 import type { Check } from '../../src/engine/run/check.ts';
 import type { CheckReport } from '../../src/engine/run/report.ts';
@@ -81,7 +81,7 @@ describe('clause domains', () => {
 
   it('counts what a check was handed (fixtures, the log) as judged, not only what it sent', async () => {
     const judged = new Map([['pagination.walk', newJudged()]]);
-    const fixtures = recordingFixtures({ webhooks: async () => ({ exchange: ex('GET', '/v1/webhooks', 200, 'setup', 'primary') }) }, judged.get('pagination.walk')!);
+    const fixtures = recordingObjects({ webhooks: async () => ({ exchange: ex('GET', '/v1/webhooks', 200, 'setup', 'primary') }) }, judged.get('pagination.walk')!);
     log.push((await fixtures.webhooks()).exchange);
     const d = run(['primary'], judged).find((x) => x.clause === 'PAGE-PARAMS')!;
     expect(d.exercised.operations).toEqual(['listVms', 'listWebhooks']);

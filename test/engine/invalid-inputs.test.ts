@@ -1,4 +1,4 @@
-// Invalid inputs for every operation (issue 24): the cases come from the document, so an operation added to it is
+// Invalid inputs for every operation: the cases come from the document, so an operation added to it is
 // covered with no new code; the choice among them is seeded.
 import { describe, expect, it } from 'vitest';
 import type { OpenAPIV3_1 } from 'openapi-types';

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { idFromHeaderValue, tokenClaim } from '../../src/engine/target/discover.ts';
-import { recentEntries } from '../../suites/audit/search.ts';
+import { recentEntries } from '../../suites/audit/_search.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { AuditDeclaration } from '../../src/spec/declarations.ts';
@@ -72,7 +72,7 @@ describe('the most recent audit entries', () => {
   });
 });
 
-// x-token-claim (issue 25): the calling key's id where only its token says it.
+// x-token-claim: the calling key's id where only its token says it.
 describe('a claim of the token at a location', () => {
   const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
   const jwt = `${b64({ alg: 'HS256', kid: 'key-in-header' })}.${b64({ sub: 'key-1', org: 'o' })}.sig`;

@@ -24,7 +24,7 @@ function harness(checks: Check[], sequential = false) {
   return { events, started, done, end: async (id: string) => { release.get(id)!(); await tick(); await tick(); }, tick };
 }
 
-describe('scheduling checks (issue 16: checks that share no budget and no state run concurrently)', () => {
+describe('scheduling checks (checks that share no budget and no state run concurrently)', () => {
   it('a check that declares nothing shares the API target', () => {
     expect(sharesOf(check('a'))).toEqual([API_TARGET]);
     expect(sharesOf(check('b', ['s3']))).toEqual(['s3']);

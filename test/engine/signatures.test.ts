@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { parseSignatureHeader, signedPayload, verifySignature, newSecret } from '../../src/engine/events/signatures.ts';
 import type { SignatureDeclaration } from '../../src/spec/declarations.ts';
-import { signatureHeaders } from '../../fixtures/reference/designs.ts';
+import { signatureHeaders } from '../../fixtures/reference/event-variants.ts';
 
 const require = createRequire(import.meta.url);
 const { Webhook } = require('standardwebhooks') as typeof import('standardwebhooks');

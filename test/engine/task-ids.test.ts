@@ -9,7 +9,7 @@ function answer(json: unknown, headers: Record<string, string> = {}): Exchange {
 
 const firstValues = (ex: Exchange, n = 1) => taskIdCandidates(ex).slice(0, n).map((c) => c.value);
 
-// Issue 24: a task id given as a resource name (operations/<id>, tasks/<id>, a URL) names its task by its last segment.
+// A task id given as a resource name (operations/<id>, tasks/<id>, a URL) names its task by its last segment.
 describe('a task named by a resource name or URL', () => {
   it.each([
     ['operations/op-1', 'op-1'],

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { judgeWindowKind, probeWindowKind } from '../../src/engine/limits/window-kind.ts';
 
-// Issue 25, design 5: a budget spent in two halves half a window apart tells fixed windows from a sliding one by what a
+// A budget spent in two halves half a window apart tells fixed windows from a sliding one by what a
 // window after the first half serves. The probe's timing is simulated on a virtual budget, so these are deterministic.
 const refused = [{} as Exchange];
 

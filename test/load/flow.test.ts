@@ -151,7 +151,7 @@ describe('pagination against the reference target', () => {
     ]);
   });
 
-  it('a list of 3 on a target that honours per_page above 100: inconclusive, never a pass (issue 15)', async () => {
+  it('a list of 3 on a target that honours per_page above 100: inconclusive, never a pass', async () => {
     const { results, recorded } = await run({ key: 'apiKeyB', faults: ['per-page-uncapped'] });
     expect(statusOf(results)).toEqual({
       'pagination.per-page-100': 'passed',
@@ -398,7 +398,7 @@ describe('options: only what k6 reads from a script, and what the reports need k
     { script: 'pagination.js', options: paginationOptions(cfg), scenarios: [PAGINATION_SCENARIO] },
   ];
 
-  it('the list of options k6 reads has no noUsageReport, which every run warned about before issue 23', () => {
+  it('the list of options k6 reads has no noUsageReport, which every run warned about before', () => {
     expect(K6_SCRIPT_OPTIONS.has('noUsageReport')).toBe(false);
   });
 

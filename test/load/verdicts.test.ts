@@ -253,7 +253,7 @@ describe('probe plan against the reference limiter (simulated)', () => {
     });
   }
 
-  // Issue 15: window 0 was not filled (294 of 330 sent) and the target's window 0 opened late, so window 1's first
+  // Window 0 was not filled (294 of 330 sent) and the target's window 0 opened late, so window 1's first
   // requests spent its leftover budget and window 1 counted 306 accepted: a conforming target called looser.
   it('a window that was not filled, then a late target window: inconclusive, never looser', () => {
     const plan = probePlan(300, 10);
@@ -457,7 +457,7 @@ describe('per_page at and above the maximum', () => {
   }
   it('the documented maximum is 100', () => expect(PER_PAGE_MAX).toBe(100));
 
-  // Issue 15: on a list of 100 items or fewer, at most 100 items cannot be told from honouring per_page=101.
+  // On a list of 100 items or fewer, at most 100 items cannot be told from honouring per_page=101.
   const short: Array<[string, { atLeast: number; complete: boolean } | undefined, RegExp]> = [
     ['a list of 3', { atLeast: 3, complete: true }, /the list holds only 3 items; it needs more than 100: create 98 more VMs/],
     ['a list of exactly 100', { atLeast: 100, complete: true }, /holds only 100 items.*create 1 more VMs/],

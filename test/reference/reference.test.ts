@@ -65,7 +65,7 @@ async function receiver(respond: (p: Post, n: number) => number = () => 204) {
 }
 type Receiver = Awaited<ReturnType<typeof receiver>>;
 
-/** Issue 25, design 8: how many VMs tag=kk:a:b finds once one is created tagged kk=a:b. */
+/** How many VMs tag=kk:a:b finds once one is created tagged kk=a:b. */
 async function colonTagFound(s: ReferenceSettings): Promise<number> {
   const t = await tokenFor(s);
   expect((await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { tags: { kk: 'a:b' } }) })).status).toBe(202);
@@ -73,7 +73,7 @@ async function colonTagFound(s: ReferenceSettings): Promise<number> {
 }
 
 /**
- * Issue 25, design 11: a test event sent to a receiver that holds its answer to the first attempt for holdMs, and
+ * A test event sent to a receiver that holds its answer to the first attempt for holdMs, and
  * how many attempts had arrived countAtMs after the send. A target whose delivery timeout is shorter than the hold
  * has retried by then; one that waits for the answer has not.
  */
@@ -1064,7 +1064,7 @@ const write = (s: ReferenceSettings, t: string) => call(s, 'POST', '/v1/vms', { 
 /**
  * A write budget spent in two halves half a window apart, then the whole budget a window after the first half, at
  * time scale 10 (a window is 6 real seconds): what the second and third bursts got past the limit. Fixed windows
- * serve the whole budget again, a sliding one only the first half (issue 25, design 5).
+ * serve the whole budget again, a sliding one only the first half.
  */
 async function windowHalves(s: ReferenceSettings): Promise<[number, number]> {
   const t = await tokenFor(s);
@@ -1961,11 +1961,11 @@ const faultCases: FaultCase[] = [
     clean: [1, 1, 200, 400, null, null],
     faulty: [1, 1, 429, 429, true, true],
   },
-  // Issue 25, design 8: a VM tagged kk=a:b is found by kk:a:b only where the key ends at the first colon.
+  // A VM tagged kk=a:b is found by kk:a:b only where the key ends at the first colon.
   { name: 'tag-key-split-at-last-colon', probe: colonTagFound, clean: 1, faulty: 0 },
-  // Issue 25, design 11: held 7 s, past the 5 s timeout: retried by the clean target, taken as delivered by the fault.
+  // Held 7 s, past the 5 s timeout: retried by the clean target, taken as delivered by the fault.
   { name: 'delivery-timeout-ignored', timeScale: 100, probe: (s) => attemptsWhenHeld(s, 7_000, 6_500), clean: 2, faulty: 1 },
-  // Issue 25, design 5: the declared accounting, each fault the other choice's behaviour.
+  // The declared accounting, each fault the other choice's behaviour.
   { name: 'limit-window-sliding', timeScale: 10, probe: windowHalves, clean: [30, 60], faulty: [30, 30] },
   { name: 'limit-window-fixed', timeScale: 10, variants: ['limit-sliding-window'], probe: windowHalves, clean: [30, 30], faulty: [30, 60] },
   // A minute's window still holds the spent budget 12 s later; a 10 s window has passed.
@@ -2238,14 +2238,14 @@ const faultCases: FaultCase[] = [
     clean: [404, 'not_found', 'undefined', 'undefined', 202],
     faulty: [202, undefined, 'string', 'string', 202],
   },
-  // Designs of the second overlay (issue 13), each under the variant whose design it breaks.
+  // Designs of the second overlay, each under the variant whose design it breaks.
   ...issue13FaultCases(),
 ];
 
 const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const taskOf = async (s: ReferenceSettings, t: string, id: string) => (await call(s, 'GET', `/v1/tasks/${id}`, { token: t })).body;
 
-/** The faults of the fault model (issue 14; spec/clauses.yaml faults:). */
+/** The faults of the fault model (spec/clauses.yaml faults:). */
 const faultModelCases: FaultCase[] = [
   {
     name: 'task-read-without-auth',
@@ -2909,7 +2909,7 @@ describe('faults', () => {
   }, 30_000);
 });
 
-// Each variant of the second overlay (issue 13) makes one unshown choice differently from the default; the probe
+// Each variant of the second overlay makes one unshown choice differently from the default; the probe
 // observes that choice on a default target and on one under the variant.
 interface VariantCase {
   name: string;
@@ -3064,7 +3064,7 @@ const variantCases: VariantCase[] = [
     byDefault: [400, 'invalid_request', 400, 'invalid_request'],
     variant: [400, 'invalid_json', 422, 'validation_error'],
   },
-  // Issue 25, design 5: the other rate-limit accounting, declared in the second overlay.
+  // The other rate-limit accounting, declared in the second overlay.
   {
     name: 'limit-refused-not-counted',
     probe: async (s) => {
@@ -3087,7 +3087,7 @@ const variantCases: VariantCase[] = [
   },
 ];
 
-describe('variants of the second overlay (issue 13)', () => {
+describe('variants of the second overlay', () => {
   it('cover every variant named in ALT_VARIANTS, each once, on its own dimension', () => {
     expect(variantCases.map((c) => c.name).sort()).toEqual([...ALT_VARIANTS].sort());
     expect(new Set(VARIANTS.filter((v) => ALT_VARIANTS.includes(v.name)).map((v) => v.dimension)).size).toBe(ALT_VARIANTS.length);

@@ -14,8 +14,8 @@ import { Store } from '../../fixtures/reference/store.ts';
 import { VariantBehaviour } from '../../fixtures/reference/variant-behaviour.ts';
 import { loadClauses } from '../../src/spec/clauses.ts';
 import { runAgainstReference, notPassing } from '../helpers.ts';
-import { ALL_BUT_LIMITS } from '../fault-runs.ts';
-import { CLEAN_RUNS, combinations, runsFor, s3RunsFor } from '../variant-runs.ts';
+import { ALL_BUT_LIMITS } from '../../scripts/gates/fault-runs.ts';
+import { CLEAN_RUNS, combinations, runsFor, s3RunsFor } from '../../scripts/gates/variant-runs.ts';
 
 afterAll(closeStarted);
 
@@ -282,7 +282,7 @@ const cases: VariantCase[] = [
     variant: 1,
   },
   {
-    // Issue 12's variant, probed here like the others of the population dimension.
+    // The certify profile's variant, probed here like the others of the population dimension.
     name: 'short-untagged-list',
     probe: async (s) => {
       const tagged = (vms: Array<{ tags: object }>) => vms.filter((v) => Object.keys(v.tags).length > 0).length;
@@ -309,8 +309,8 @@ const cases: VariantCase[] = [
   },
   { name: 'error-codes-other', probe: async (s) => [(await call(s, 'GET', '/v1/tasks/absent', { token: await token(s) })).body.error.code, (await call(s, 'GET', '/v1/vms')).body.error.code], clean: ['not_found', 'unauthenticated'], variant: ['NOT_FOUND', 'UNAUTHORIZED'] },
   { name: 'error-extra-members', probe: async (s) => { const b = (await call(s, 'GET', '/v1/tasks/absent', { token: await token(s) })).body; return [keysOf(b), keysOf(b.error)]; }, clean: [['error'], ['code', 'message']], variant: [['error', 'request_id'], ['code', 'details', 'message', 'request_id', 'status']] },
-  // limit-refused-not-counted, limit-sliding-window and retry-after-real-seconds are the second overlay's now (issue 25,
-  // design 5): test/reference/reference.test.ts probes them with its other variants.
+  // limit-refused-not-counted, limit-sliding-window and retry-after-real-seconds are the second overlay's now:
+  // test/reference/reference.test.ts probes them with its other variants.
   { name: 'retry-after-http-date', probe: async (s) => { const r = await tooManyIssuances(s); return [/^\d+$/.test(r.headers.get('retry-after') ?? ''), r.headers.get('date') === null]; }, clean: [true, false], variant: [false, false] },
   { name: 'ratelimit-headers', probe: async (s) => { const r = await listed(s); return [r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining')]; }, clean: [null, null], variant: ['300', '299'] },
   { name: 'vm-quota-409', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 409] },
@@ -513,7 +513,7 @@ const cases: VariantCase[] = [
 
 /** Variants whose difference is one of timing: probed below on a virtual clock the test sets. */
 const ON_A_HELD_CLOCK = ['task-extra-states', 'tasks-slow', 'limit-window-aligned'];
-/** The declared designs' variants (issue 13) are probed in test/reference/reference.test.ts. */
+/** The declared designs' variants are probed in test/reference/reference.test.ts. */
 const PROBED_ELSEWHERE = new Set([...ALT_VARIANTS, 'signature-standard-webhooks']);
 
 describe('the variant catalogue', () => {

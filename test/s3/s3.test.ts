@@ -9,7 +9,7 @@ import { runCommand } from '../../src/cli/run.ts';
 import { runOptions, type RunOptions } from '../../src/cli/options.ts';
 import type { RunReport } from '../../src/engine/run/report.ts';
 import { s3Checks } from '../../suites/s3/index.ts';
-import { makeClient } from '../../suites/s3/session.ts';
+import { makeClient } from '../../suites/s3/_session.ts';
 import { DEFAULT_LARGE_OBJECT_BYTES, QUICK_LARGE_OBJECT_BYTES } from '../../suites/s3/large-object.ts';
 import { CreateBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, ListPartsCommand, DeleteObjectCommand, DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { notPassing, TEST_TIME_SCALE } from '../helpers.ts';

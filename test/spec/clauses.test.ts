@@ -66,7 +66,7 @@ describe('the fault model', () => {
   });
 });
 
-// Issue 24: each MUST clause states what it ranges over; the run reports which points it exercised.
+// Each MUST clause states what it ranges over; the run reports which points it exercised.
 describe('clause domains', () => {
   const SETS = ['all', 'authenticated', 'reads', 'writes', 'lists', 'long-running'];
   const SUBJECTS = ['primary', 'second', 'readonly', 'revocable'];

@@ -96,11 +96,11 @@ describe('the two reference overlays', () => {
     expect(alt!.cleanup.vm!.id).toEqual({ in: 'body', pointer: '/vm_id' });
   });
 
-  it('declare the other choices of issue 25 (designs 5, 8, 11): the claims overlay the reference\'s, the alt overlay the other', async () => {
+  it('declare the other choices: the claims overlay the reference\'s, the alt overlay the other', async () => {
     const [claims, alt] = await Promise.all(['spec/overlays/reference-claims.yaml', 'spec/overlays/reference-alt.yaml'].map(async (f) => readDeclarations(await loadSpec(f))));
     expect(claims!.rateLimitAccounting).toEqual({ refused: 'counted', retryAfterClock: 'target', window: 'fixed' });
     expect(alt!.rateLimitAccounting).toEqual({ refused: 'free', retryAfterClock: 'wall', window: 'sliding' });
-    // Issue 25, designs 8 and 11 beside it: where a tag filter's key ends, and the delivery timeout.
+    // Beside it: where a tag filter's key ends, and the delivery timeout.
     expect(claims!.tagFilter).toEqual({ case: 'insensitive', repeated: 'all', keyEnd: 'first' });
     expect(alt!.tagFilter).toEqual({ keyEnd: 'last' });
     expect(claims!.webhooks!.retry).toEqual({ delays: [1, 1], eventIdHeader: 'X-Hook-Event', timeoutSeconds: 5 });

@@ -5,7 +5,7 @@ import { createBudgetLines } from '../../src/cli/run.ts';
 import { certifyBudget } from '../../src/engine/target/certify.ts';
 import { allChecks } from '../../suites/index.ts';
 
-// Issue 12's cases: faults a short, untagged list hides. The quick profile must say "not verified" (never a silent
+// The certify profile's cases: faults a short, untagged list hides. The quick profile must say "not verified" (never a silent
 // skip under a conformant verdict); the certify profile creates what it needs and catches each one. No overlay.
 const SHORT = ['short-untagged-list'];
 const CASES: Array<{ fault: string; check: string; clause: string; run: ReferenceRun }> = [
@@ -100,7 +100,7 @@ describe('a target whose windows never reset', () => {
   }, 200_000);
 });
 
-describe('the run\'s own tag (issue 23)', () => {
+describe('the run\'s own tag', () => {
   it('lets the quick profile catch tag-filter-total-unfiltered on a short, untagged list without an overlay, as certify does', async () => {
     const quick = await runAgainstReference({ only: ['vms', 'pagination'], variants: SHORT, faults: ['tag-filter-total-unfiltered'], profile: 'quick' });
     const check = quick.checks.find((c) => c.id === 'vms.tag-filter')!;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { runAgainstReference, type ReferenceRun } from '../helpers.ts';
-import { ALL_BUT_LIMITS, ALT_OVERLAY } from '../fault-runs.ts';
+import { ALL_BUT_LIMITS, ALT_OVERLAY } from '../../scripts/gates/fault-runs.ts';
 import { ALT_VARIANTS } from '../../fixtures/reference/variants.ts';
 import type { RunReport } from '../../src/engine/run/report.ts';
 
-// Issue 16: checks that share no budget and no state run concurrently, and the verdict and every check's status are
+// Checks that share no budget and no state run concurrently, and the verdict and every check's status are
 // those of a sequential run. The targets are the ones where running side by side could matter: the clean reference,
 // variants whose events, lists or tasks other tracks could disturb, and faults of each track.
 const TARGETS: Array<{ name: string; run: ReferenceRun }> = [
@@ -22,7 +22,7 @@ const TARGETS: Array<{ name: string; run: ReferenceRun }> = [
 
 const statuses = (r: RunReport) => Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
 
-describe('concurrent and sequential runs agree (issue 16)', () => {
+describe('concurrent and sequential runs agree', () => {
   for (const t of TARGETS) {
     it(`${t.name}: the same verdict and the same status for every check`, { timeout: 120_000 }, async () => {
       const run = { overlay: 'spec/overlays/reference.yaml', only: ALL_BUT_LIMITS, ...t.run };

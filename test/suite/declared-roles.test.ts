@@ -1,4 +1,4 @@
-// Issue 25, design 16: the roles that may call an operation, declared as OpenAPI 3.1 Security Requirements list them,
+// The roles that may call an operation, declared as OpenAPI 3.1 Security Requirements list them,
 // drive function-level authorization over every declared operation, for every key the run holds, and a write the
 // overlay lists for the read-only key's own role is no longer the MUST check's to refuse.
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { documentOperations } from '../../src/engine/schema/operations.ts';
 import { runAgainstReference } from './../helpers.ts';
-import { CLAIMS_OVERLAY } from '../fault-runs.ts';
+import { CLAIMS_OVERLAY } from '../../scripts/gates/fault-runs.ts';
 import { CLAIMS_VARIANTS } from '../../fixtures/reference/variants.ts';
 
 const doc = (op: { security?: OpenAPIV3_1.SecurityRequirementObject[] }, top?: OpenAPIV3_1.SecurityRequirementObject[]): OpenAPIV3_1.Document => ({

@@ -1,4 +1,4 @@
-// Issue 24, item 1: every report format shows each MUST clause's domain and what the run exercised of it; a verified
+// Every report format shows each MUST clause's domain and what the run exercised of it; a verified
 // clause exercised on part of it (the rest within reach) is partly verified, with what was left.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_OVERLAY, runAgainstReference } from '../helpers.ts';

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { FAULTS, HOSTILE_FAULTS } from '../../fixtures/reference/faults.ts';
 import { allChecks } from '../../suites/index.ts';
 import { runAgainstReference, notPassing, REFERENCE_OVERLAY } from '../helpers.ts';
-import { RANDOM_PHASE, ALL_BUT_LIMITS, ALT_OVERLAY, CLAIMS_OVERLAY, runFor } from '../fault-runs.ts';
+import { RANDOM_PHASE, ALL_BUT_LIMITS, ALT_OVERLAY, CLAIMS_OVERLAY, runFor } from '../../scripts/gates/fault-runs.ts';
 import { ALT_VARIANTS, CLAIMS_VARIANTS } from '../../fixtures/reference/variants.ts';
 
 // The fault catalogue is the specification of what the suite must catch: each fault fails its check, and
@@ -23,7 +23,7 @@ describe('the clean reference target', () => {
   it('is conformant under the variants of the second overlay, held to it: every declared check passed', async () => {
     const report = await runAgainstReference({ overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS], only: ALL_BUT_LIMITS });
     expect(notPassing(report)).toEqual([]);
-    // Designs this overlay leaves out (issue 25's, declared in the third overlay) stand aside as undeclared.
+    // Designs this overlay leaves out (declared in the third overlay) stand aside as undeclared.
     expect(report.checks.filter((c) => c.level === 'declared' && c.status !== 'passed' && !c.undeclared).map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual([]);
     expect(report.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')).toEqual([]);
   });
@@ -32,7 +32,7 @@ describe('the clean reference target', () => {
     const report = await runAgainstReference({ overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS], only: ALL_BUT_LIMITS });
     expect(notPassing(report)).toEqual([]);
     expect(report.checks.filter((c) => c.level === 'declared' && c.status !== 'passed' && !c.undeclared).map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual([]);
-    // Issue 25's designs, each declared there, each judged.
+    // The choices the third overlay declares, each judged.
     for (const id of ['security.declared-roles', 'security.cross-org-reference', 'webhooks.declared-emitters', 'vms.tag-filter-semantics', 'webhooks.delivery-timeout']) expect(report.checks.find((c) => c.id === id)?.status, id).toBe('passed');
     expect(report.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')).toEqual([]);
   });
@@ -48,7 +48,7 @@ describe('the clean reference target', () => {
   it.each([
     { overlay: CLAIMS_OVERLAY, variants: CLAIMS_VARIANTS, kind: 'fixed' },
     { overlay: ALT_OVERLAY, variants: ALT_VARIANTS, kind: 'sliding' },
-  ])('holds the window kind $kind its overlay declares, told from a budget spent in two halves (issue 25, design 5)', async ({ overlay, variants, kind }) => {
+  ])('holds the window kind $kind its overlay declares, told from a budget spent in two halves', async ({ overlay, variants, kind }) => {
     const report = await runAgainstReference({ only: ['limits'], timeScale: 10, profile: 'full', overlay, variants: [...variants] });
     expect(notPassing(report)).toEqual([]);
     expect(report.checks.find((c) => c.id === 'limits.window-resets')?.message).toContain(`counts ${kind} windows, as declared`);
@@ -61,7 +61,7 @@ describe('the clean reference target', () => {
   });
 });
 
-describe('a tag filter that crosses organizations (issue 25, item 2)', () => {
+describe('a tag filter that crosses organizations', () => {
   it("is caught with no tag on either organization's records: the run sets its own tag on a VM of each", async () => {
     const run = { only: ['vms'], overlay: REFERENCE_OVERLAY, variants: ['short-untagged-list'] };
     const [clean, faulty] = await Promise.all([runAgainstReference(run), runAgainstReference({ ...run, faults: ['tag-filter-cross-org'] })]);

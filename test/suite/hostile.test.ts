@@ -10,7 +10,7 @@ import { startReference } from '../../fixtures/reference/server.ts';
 
 const BIN = path.resolve('bin/cloud-conformance.js');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
-/** The suite's memory bound against a hostile target (issue #7): 256 MB peak RSS. */
+/** The suite's memory bound against a hostile target: 256 MB peak RSS. */
 const RSS_BOUND_KB = 256 * 1024;
 
 interface ChildRun {

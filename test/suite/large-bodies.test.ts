@@ -1,9 +1,9 @@
-// Issue 23: a clean target whose audit export passes 64 KiB was judged nonconformant ("line 160 is not JSON"): the
+// A clean target whose audit export passes 64 KiB was judged nonconformant ("line 160 is not JSON"): the
 // check parsed the recorded copy, cut at 65,536 characters. Exports are read whole now, as they arrive, up to
 // --max-body-bytes (64 MiB by default), and a target that cuts its export still fails.
 import { describe, expect, it } from 'vitest';
 import { ALT_VARIANTS } from '../../fixtures/reference/variants.ts';
-import { ALT_OVERLAY } from '../fault-runs.ts';
+import { ALT_OVERLAY } from '../../scripts/gates/fault-runs.ts';
 import { REFERENCE_OVERLAY, runAgainstReference, type ReferenceRun } from '../helpers.ts';
 
 const exportCheck = async (run: ReferenceRun) => {

@@ -1,4 +1,4 @@
-// A check that reads what another check observed runs after it, whatever --only selects (issue 25): on its own the
+// A check that reads what another check observed runs after it, whatever --only selects: on its own the
 // security group used to judge the read-only key's refusal status before that refusal had been made.
 import { describe, expect, it } from 'vitest';
 import { runAgainstReference } from '../helpers.ts';

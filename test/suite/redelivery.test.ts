@@ -1,4 +1,4 @@
-// An event the receiver acknowledged must not come again when retries are declared to follow failures (issue 25: a
+// An event the receiver acknowledged must not come again when retries are declared to follow failures (a
 // target that re-sent acknowledged events passed; the receiver saw 26 deliveries where 21 were due).
 import { describe, expect, it } from 'vitest';
 import { redeliveredAfterAck } from '../../suites/webhooks/retry.ts';

@@ -5,7 +5,7 @@ import { runAgainstReference, notPassing } from '../helpers.ts';
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 const GROUPS = ['vms', 'tasks', 'pagination', 'errors'];
 
-/** The faults the generation and stateful phase answers for (issue #3). */
+/** The faults the generation and stateful phase answers for. */
 export const GENERATION_FAULTS = [
   'memory-string-500',
   'quote-in-id-500',

@@ -1,4 +1,4 @@
-// Issue 24: the judgments the checks that range over every operation make from answers alone, as data.
+// The judgments the checks that range over every operation make from answers alone, as data.
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { treatedAsValid } from '../../suites/auth/tampered-token.ts';

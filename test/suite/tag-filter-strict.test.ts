@@ -1,5 +1,5 @@
 // vms.tag-filter-strict told "the filter is not applied" from "it matches prefixes" by the answer's size: a list of one
-// VM carrying the tag, answered whole for a value cut short, was skipped as "not applied" (issue 25). A tag nobody
+// VM carrying the tag, answered whole for a value cut short, was skipped as "not applied". A tag nobody
 // carries tells it now: answered with nothing, the filter is applied, and the cut value's answer is a partial match.
 import { describe, expect, it } from 'vitest';
 import { partialMatchReading } from '../../suites/vms/tag-filter-strict.ts';

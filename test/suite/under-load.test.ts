@@ -1,10 +1,10 @@
-// A verdict must not depend on how busy the machine is (issue 25): the clean reference under the second overlay, at
+// A verdict must not depend on how busy the machine is: the clean reference under the second overlay, at
 // time scale 1200 (a real second is 20 target-minutes), while two processes keep both cores busy, gives the same verdict
 // every time; and a target whose signatures are an hour stale is still caught there.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALT_VARIANTS } from '../../fixtures/reference/variants.ts';
-import { ALL_BUT_LIMITS, ALT_OVERLAY } from '../fault-runs.ts';
+import { ALL_BUT_LIMITS, ALT_OVERLAY } from '../../scripts/gates/fault-runs.ts';
 import { runAgainstReference, statusOf } from '../helpers.ts';
 
 let hogs: ChildProcess[] = [];

@@ -1,10 +1,10 @@
-// Values read back (issue 24): how what a create sent is judged against what an answer shows under the same name.
+// Values read back: how what a create sent is judged against what an answer shows under the same name.
 // A dropped value fails; a value ignored behind a default that matches is never called verified; a target's own sizes
 // (rounded up, larger requests larger) pass.
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { compare, judgeField, type Reading } from '../../suites/read-back.ts';
-import { backupIdOf } from '../../suites/backups/own-backup.ts';
+import { backupIdOf } from '../../suites/backups/_own-backup.ts';
 import { className, shownOtherwise } from '../../suites/vms/values-read-back.ts';
 import { longDescription, namedVm } from '../../suites/backups/values-read-back.ts';
 

@@ -9,6 +9,20 @@ export const LIMITS = Object.freeze({
   tokens: Object.freeze({ limit: 10, scope: 'API key', clause: 'LIMIT-TOKEN-10', title: 'Token issuance: 10 per minute per API key' }),
 });
 
+/**
+ * The two per-token budgets, named as LIMITS names them: a GET or HEAD spends `reads`, any other method `writes`.
+ * @typedef {'reads' | 'writes'} RequestClass
+ */
+
+/**
+ * The budget a request of this method spends (LIMIT-READ-300, LIMIT-WRITE-60).
+ * @param {string} method
+ * @returns {RequestClass}
+ */
+export function classOfMethod(method) {
+  return method === 'GET' || method === 'HEAD' ? 'reads' : 'writes';
+}
+
 /** Length of a limit window in target-seconds ("per minute"). */
 export const WINDOW_SECONDS = 60;
 

@@ -4,7 +4,7 @@ import type { CallOptions } from '../identity/call.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
 import type { Ledger } from '../target/ledger.ts';
-import type { Fixtures, TaskOutcome } from '../target/fixtures.ts';
+import type { RunObjects, TaskOutcome } from '../target/run-objects.ts';
 import { Unavailable } from '../outcome/outcome.ts';
 import { WebhookReceiver, type Delivery } from './webhook-receiver.ts';
 import type { Waits } from '../transport/waits.ts';
@@ -79,10 +79,10 @@ export function targetClockAt(log: readonly Exchange[], receivedAt: number, time
 }
 
 /**
- * Webhook and alarm fixtures: a receiver run by the suite, registrations that point at it, and a backup and an
+ * The run's webhook and alarm objects: a receiver run by the suite, registrations that point at it, and a backup and an
  * alarm triggered after registration. Made once per run, on first use; closed at the end of the run.
  */
-export class EventFixtures {
+export class RunEvents {
   private receiver?: WebhookReceiver;
   /** The receiver's public origin (--webhook-url, else where it listens), once the session has started. */
   private base?: string;
@@ -96,7 +96,7 @@ export class EventFixtures {
     private readonly config: RunConfig,
     private readonly declarations: Declarations,
     private readonly ledger: Ledger,
-    private readonly fixtures: Fixtures,
+    private readonly objects: RunObjects,
     private readonly waits?: Waits,
   ) {}
 
@@ -186,15 +186,15 @@ export class EventFixtures {
   readonly eventBackup = () =>
     (this.backup ??= (async () => {
       await this.events();
-      const vmId = await this.fixtures.createdVmId();
+      const vmId = await this.objects.createdVmId();
       const startedAt = Date.now();
       const exchange = await this.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `cloud-conformance events ${this.config.runId}` } });
       if (!isSuccess(exchange)) throw new Unavailable(`the backup that should raise an event was refused (${statusText(exchange)})`, 'a backup the target starts (see backups.start)');
       this.ledger.record({ kind: 'backup', createdBy: 'webhooks', note: `of VM ${vmId}` }, exchange);
       let outcome: TaskOutcome | undefined;
       try {
-        const task = await this.fixtures.findTask(exchange, this.declarations.taskIdOnStartBackup);
-        outcome = await this.fixtures.pollTask(task.id);
+        const task = await this.objects.findTask(exchange, this.declarations.taskIdOnStartBackup);
+        outcome = await this.objects.pollTask(task.id);
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
       }
@@ -207,7 +207,7 @@ export class EventFixtures {
       const decl = this.declarations.alarms;
       if (!decl) throw new Unavailable('the overlay declares no way to make a metric alarm fire (x-alarm-firing-example); see spec/README.md', 'declare x-alarm-firing-example in --overlay', true);
       await this.events();
-      const vmId = await this.fixtures.createdVmId();
+      const vmId = await this.objects.createdVmId();
       const body = JSON.parse(JSON.stringify(decl.firingBody).split('{vm_id}').join(vmId)) as Record<string, unknown>;
       const startedAt = Date.now();
       const exchange = await this.call({ method: decl.create.method, path: decl.create.path, json: body });

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpClient, SendOptions } from '../transport/http.ts';
 import type { TokenManager } from './tokens.ts';
 import type { Exchange } from '../transport/exchange.ts';
-import { classOf, type Pacer } from '../transport/pacer.ts';
+import type { Pacer } from '../transport/pacer.ts';
+import { classOfMethod } from '../documented-limits/limits.js';
 import type { Waits } from '../transport/waits.ts';
 import { retryAfterSeconds, retryWaitMs } from '../transport/retry-after.ts';
 import { Unavailable } from '../outcome/outcome.ts';
@@ -41,7 +42,7 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
   const { http, tokens, pacer, timeScale, readOnly } = deps;
   const { as = 'primary', bearer, retryOn429 = true, lane = 'main', ...send } = opts;
   // Exchanging a key for a token changes nothing on the target, so --read-only allows it.
-  if (readOnly && classOf(send.method) === 'write' && send.path !== '/v1/auth/tokens') throw new Unavailable(`--read-only: this check needs a write (${send.method} ${send.path})`, 'a run without --read-only');
+  if (readOnly && classOfMethod(send.method) === 'writes' && send.path !== '/v1/auth/tokens') throw new Unavailable(`--read-only: this check needs a write (${send.method} ${send.path})`, 'a run without --read-only');
   // The create budget: once the run has created --max-creates VMs, nothing more is sent that could create one.
   if (deps.maxCreates !== undefined && send.method === 'POST' && send.path === '/v1/vms' && deps.createdVms() >= deps.maxCreates) {
     throw new Unavailable(`the create budget is spent (--max-creates ${deps.maxCreates})`, `a larger --max-creates (this run created ${deps.createdVms()} VMs)`);
@@ -52,7 +53,7 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     const own = bearer === undefined && as !== 'anonymous' ? await tokens.get(as, sentBy, lane) : undefined;
     // The limits are per token: a lane whose budget is spent borrows another token of the same key that has room,
     // so the run's requests spread over the tokens it holds instead of waiting for one window to pass.
-    const cls = classOf(send.method);
+    const cls = classOfMethod(send.method);
     const cached = own !== undefined && as !== 'anonymous' && !pacer.hasRoom(own, cls) ? (tokens.heldTokens(as).find((t) => pacer.hasRoom(t, cls)) ?? own) : own;
     if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer}`;
     else if (cached !== undefined) headers['authorization'] = `Bearer ${cached}`;

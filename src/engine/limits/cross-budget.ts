@@ -6,8 +6,8 @@ import type { HttpClient } from '../transport/http.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess } from '../transport/exchange.ts';
 import { burst, burstConcurrency, type Burst } from './probes.ts';
+import { LIMITS, TOKEN_LIFETIME_SECONDS, type RequestClass } from '../documented-limits/limits.js';
 
-export type RequestClass = 'reads' | 'writes';
 
 export interface CrossObservation {
   /** The class whose budget the probe spent on the token. */
@@ -31,7 +31,7 @@ export interface CrossSkipped {
 const MIN_REAL_LIFETIME_SECONDS = 60;
 
 /** The other class's whole budget for reads (a write charged to reads shows only near the end); one write is enough. */
-const PLANNED: Record<RequestClass, number> = { reads: 300, writes: 1 };
+const PLANNED: Record<RequestClass, number> = { reads: LIMITS.reads.limit, writes: 1 };
 
 const send = (http: HttpClient, what: RequestClass, token: string, sentBy: string): Promise<Exchange> => {
   const headers = { authorization: `Bearer ${token}` };
@@ -52,7 +52,7 @@ export async function observeCrossCharge(d: { config: RunConfig; http: HttpClien
   const limited = rejection.response?.status;
   // A 401 is the token, not a limit; and a token that lives a few real seconds (a high --time-scale) may expire midway.
   if (limited === 401) return { skipped: `the ${spent} were refused with 401, which is no rate limit` };
-  const lifetime = 3600 / d.config.timeScale;
+  const lifetime = TOKEN_LIFETIME_SECONDS / d.config.timeScale;
   if (lifetime < MIN_REAL_LIFETIME_SECONDS) return { skipped: `a token lives ${lifetime.toFixed(1)} real seconds at --time-scale ${d.config.timeScale}, too short to send ${PLANNED[other]} ${other} on it after the probe` };
   const sentBy = 'limits.budgets-separate';
   // Refused by a limit: the status the spent class was refused with. Served: a read answered 2xx, a write anything else complete.

@@ -9,14 +9,13 @@ import { isSuccess, statusText } from '../transport/exchange.ts';
 import { kindCreatedAt, type Ledger } from '../target/ledger.ts';
 import { burst, burstConcurrency, judgeFresh, judgeLimit, type Burst, type Classifier, type LimitVerdict } from './probes.ts';
 import { mayMeanRealSeconds, parseRetryAfter } from '../transport/retry-after.ts';
-import { LIMITS as DOCUMENTED, WINDOW_SECONDS } from '../documented-limits/limits.js';
+import { LIMITS, WINDOW_SECONDS } from '../documented-limits/limits.js';
 import { realMomentAfter, unmeasurableWindow, windowOverAfter, windowRealMs } from '../documented-limits/windows.js';
 import { observeCrossCharge, type CrossObservation, type CrossSkipped } from './cross-budget.ts';
 import { probeWindowKind, type WindowKind, type WindowKindObservation } from './window-kind.ts';
 import { observeWindowLength, type WindowLengthObservation } from './window-length.ts';
 
-/** The documented limits by probe (documented-limits/limits.js holds them with their clauses). */
-export const LIMITS = { read: DOCUMENTED.reads.limit, write: DOCUMENTED.writes.limit, token: DOCUMENTED.tokens.limit } as const;
+/** Requests a probe's burst keeps in flight. */
 const CONCURRENCY = 8;
 /** Bursts certify sends again when one was too slow to judge (each on a fresh token, so each spends an issuance). */
 const SLOW_BURST_RETRIES_CERTIFY = 4;
@@ -142,12 +141,12 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   const adopt = (b: Burst, lanes: string[]) => {
     for (const ex of b.exchanges.filter(cls.accepted)) d.tokens.adopt('primary', (ex.response!.json as { token: string }).token, ex.response!.json as Record<string, unknown>, ex, lanes.shift());
   };
-  let first = await burst({ max: LIMITS.token + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
+  let first = await burst({ max: LIMITS.tokens.limit + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
   // No token at all, but refused as over a limit: the key is shared (a run just before, another pipeline) and its window
   // is spent. A window later the run can start, and owns that window.
   if (first.accepted === 0 && first.rejections.length > 0 && !tooShort(d.config)) {
     await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'the key\'s issuance window, spent before the run began, to pass', 'limits', 'limit-window');
-    first = await burst({ max: LIMITS.token + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
+    first = await burst({ max: LIMITS.tokens.limit + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
   }
   // No token at all: the run cannot start; the first request sent says what the target did.
   if (first.accepted === 0) throw new StartupFailure(first.exchanges.reduce((a, b) => (b.seq < a.seq ? b : a)), '--api-key', d.config);
@@ -155,8 +154,8 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   const bursts: Burst[] = [first];
   const unmeasurable = tooShort(d.config);
   // The burst still was the preflight and filled the pool; it just proves nothing about a window this short.
-  if (unmeasurable) return { limit: LIMITS.token, what: 'token issuances', verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts };
-  let verdict = judgeLimit(LIMITS.token, windowMs(d.config), first);
+  if (unmeasurable) return { limit: LIMITS.tokens.limit, what: 'token issuances', verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts };
+  let verdict = judgeLimit(LIMITS.tokens.limit, windowMs(d.config), first);
   let note: string | undefined;
   let resetFrom: Burst[] = bursts;
   // Fewer than the limit served: the key's window may hold issuances the run did not send (keys are shared), so the
@@ -165,26 +164,26 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
     verdict = { kind: 'inconclusive', reason: `only ${first.accepted} token issuances were served before a refusal, in a window the run cannot own: the key may have been exchanged just before by another client (or a run before this one)` };
   } else if (verdict.kind === 'stricter') {
     await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'a fresh issuance window the run owns (a minute of target time)', 'limits', 'limit-window');
-    const owned = await burst({ max: LIMITS.token + 1, concurrency: 4, stopAtFirstRejection: true }, send, cls);
+    const owned = await burst({ max: LIMITS.tokens.limit + 1, concurrency: 4, stopAtFirstRejection: true }, send, cls);
     adopt(owned, []);
     bursts.push(owned);
     // The window to watch reset is the owned one (the first was spent again by this burst).
     resetFrom = [owned];
-    verdict = judgeFresh(LIMITS.token, windowMs(d.config), owned);
+    verdict = judgeFresh(LIMITS.tokens.limit, windowMs(d.config), owned);
     // Fewer again, in a window the run waited out for itself: the target's own limit is stricter.
-    if (verdict.kind === 'inconclusive' && owned.accepted < LIMITS.token && owned.rejections.length > 0 && owned.spanMs < windowMs(d.config) / 2) verdict = { kind: 'stricter', accepted: owned.accepted };
+    if (verdict.kind === 'inconclusive' && owned.accepted < LIMITS.tokens.limit && owned.rejections.length > 0 && owned.spanMs < windowMs(d.config) / 2) verdict = { kind: 'stricter', accepted: owned.accepted };
     note = `judged on a burst a whole window after the first, which met a refusal after ${first.accepted} (the key's window may have held other clients' issuances)`;
   }
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
     // One key, one budget: only a fresh window can tell a straddled boundary from a looser limit.
     await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'a fresh issuance window (a minute of target time)', 'limits', 'limit-window');
-    const second = await burst({ max: 2 * LIMITS.token + 2, concurrency: 4, stopAtFirstRejection: true }, send, cls);
+    const second = await burst({ max: 2 * LIMITS.tokens.limit + 2, concurrency: 4, stopAtFirstRejection: true }, send, cls);
     adopt(second, []);
     bursts.push(second);
-    verdict = judgeFresh(LIMITS.token, windowMs(d.config), second);
+    verdict = judgeFresh(LIMITS.tokens.limit, windowMs(d.config), second);
     note = 'judged on a burst sent a whole window after the first';
   }
-  const probe: LimitProbe = { limit: LIMITS.token, what: 'token issuances', verdict, bursts, firstRejection: firstRejection(resetFrom) ?? firstRejection(bursts), note };
+  const probe: LimitProbe = { limit: LIMITS.tokens.limit, what: 'token issuances', verdict, bursts, firstRejection: firstRejection(resetFrom) ?? firstRejection(bursts), note };
   if (probe.firstRejection && d.tokens.has('second')) probe.scope = await d.tokens.exchange(d.config.keys.second!, 'limits.key-scope');
   if (probe.firstRejection && d.tokens.has('readonly')) probe.scopeReadonly = await d.tokens.exchange(d.config.keys.readonly!, 'limits.key-scope');
   return probe;
@@ -362,13 +361,13 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
   const turns = new Turns();
   const [read, write] = await Promise.all([
     probeRequests(d, {
-      limit: LIMITS.read,
+      limit: LIMITS.reads.limit,
       what: 'reads',
       sentBy: 'limits.read-limit',
       send: (t) => sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy: 'limits.read-limit' }),
     }, 'main', turns),
     d.config.readOnly ? Promise.resolve(undefined) : probeRequests(d, {
-      limit: LIMITS.write,
+      limit: LIMITS.writes.limit,
       what: 'writes',
       sentBy: 'limits.write-limit',
       // An empty create body creates nothing; the target counts it if it counts writes after authentication.
@@ -378,7 +377,7 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
   ]);
   const domain = await probeReadDomain(d, turns, auth);
   const realCreates = realCreateAllowance(d);
-  const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.write ? await probeWithCreates(d, realCreates) : write;
+  const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.writes.limit ? await probeWithCreates(d, realCreates) : write;
   const writeBySubject = await probeWriteSubjects(d, turns, auth, write);
   const writeAcrossOperations = await probeWriteOperations(d, turns, auth, write);
   const windowKind = await observeWindowKind(d, auth, read, write);
@@ -394,7 +393,7 @@ async function observeWindowKind(d: Deps, auth: (t: string) => Record<string, st
   if (!d.declaredWindow || !waitsLong(d.config) || tooShort(d.config)) return undefined;
   const sentBy = 'limits.window-resets';
   const useReads = read?.verdict.kind === 'exact';
-  if (!useReads && write?.verdict.kind !== 'exact') return { what: 'reads', limit: LIMITS.read, bursts: [], reason: 'neither the read nor the write probe showed its limit exactly, so a budget spent in halves cannot be counted' };
+  if (!useReads && write?.verdict.kind !== 'exact') return { what: 'reads', limit: LIMITS.reads.limit, bursts: [], reason: 'neither the read nor the write probe showed its limit exactly, so a budget spent in halves cannot be counted' };
   const t = (await d.tokens.issue('primary', sentBy)).token;
   const send = useReads
     ? () => sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy })
@@ -407,9 +406,9 @@ async function observeWindowKind(d: Deps, auth: (t: string) => Record<string, st
   let sentFirst = false;
   const observation = await probeWindowKind({
     what: useReads ? 'reads' : 'writes',
-    limit: useReads ? LIMITS.read : LIMITS.write,
+    limit: useReads ? LIMITS.reads.limit : LIMITS.writes.limit,
     windowMs: windowMs(d.config),
-    concurrency: burstConcurrency(useReads ? LIMITS.read : LIMITS.write, first.durationMs, CONCURRENCY),
+    concurrency: burstConcurrency(useReads ? LIMITS.reads.limit : LIMITS.writes.limit, first.durationMs, CONCURRENCY),
     send: () => (sentFirst ? send() : ((sentFirst = true), Promise.resolve(first))),
     cls,
     sleep: (ms, why) => waits.sleep(ms, why, 'limits', 'limit-window'),
@@ -429,7 +428,7 @@ async function probeReadDomain(d: Deps, turns: Turns, auth: (t: string) => Recor
   const listRead = (sentBy: string) => (t: string) => sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy });
   const readBySubject: SubjectProbe[] = [];
   for (const key of (['second', 'readonly'] as const).filter((k) => d.tokens.has(k))) {
-    readBySubject.push({ key, probe: await probeRequests(d, { limit: LIMITS.read, what: `reads (${key} key)`, sentBy: 'limits.read-limit-subjects', key, judgeOnly: true, send: listRead('limits.read-limit-subjects') }, 'main', turns) });
+    readBySubject.push({ key, probe: await probeRequests(d, { limit: LIMITS.reads.limit, what: `reads (${key} key)`, sentBy: 'limits.read-limit-subjects', key, judgeOnly: true, send: listRead('limits.read-limit-subjects') }, 'main', turns) });
   }
   const others = [...new Set(d.readPaths?.() ?? [])].slice(0, MAX_READ_PATHS);
   if (others.length === 0) return { readBySubject };
@@ -439,7 +438,7 @@ async function probeReadDomain(d: Deps, turns: Turns, auth: (t: string) => Recor
     const [path, q] = paths[n++ % paths.length]!.split('?');
     return sendOwn(d, t, { method: 'GET', path: path!, ...(q ? { query: Object.fromEntries(new URLSearchParams(q)) } : {}), headers: auth(t), sentBy: 'limits.read-limit-operations' });
   };
-  const probe = await probeRequests(d, { limit: LIMITS.read, what: 'reads over several operations', sentBy: 'limits.read-limit-operations', judgeOnly: true, send: spread }, 'main', turns);
+  const probe = await probeRequests(d, { limit: LIMITS.reads.limit, what: 'reads over several operations', sentBy: 'limits.read-limit-operations', judgeOnly: true, send: spread }, 'main', turns);
   return { readBySubject, readAcrossOperations: { ...probe, operations: paths.map((p) => `GET ${p.split('?')[0]}`) } };
 }
 
@@ -464,7 +463,7 @@ async function probeWriteOperations(d: Deps, turns: Turns, auth: (t: string) => 
       return ex;
     });
   };
-  const probe = await probeRequests(d, { limit: LIMITS.write, what: 'writes over several operations', sentBy: 'limits.write-limit-operations', judgeOnly: true, send: spread, baseline: (ex) => is4xx(ex) && ex.response!.status !== 429, rejectedLike: primary.firstRejection }, 'main', turns);
+  const probe = await probeRequests(d, { limit: LIMITS.writes.limit, what: 'writes over several operations', sentBy: 'limits.write-limit-operations', judgeOnly: true, send: spread, baseline: (ex) => is4xx(ex) && ex.response!.status !== 429, rejectedLike: primary.firstRejection }, 'main', turns);
   return { ...probe, operations: requests.map((r) => `${r.method} ${r.path}`) };
 }
 
@@ -476,7 +475,7 @@ async function probeWriteOperations(d: Deps, turns: Turns, auth: (t: string) => 
 async function probeWriteSubjects(d: Deps, turns: Turns, auth: (t: string) => Record<string, string>, primary: LimitProbe | undefined): Promise<SubjectProbe[] | undefined> {
   if (!primary || primary.verdict.kind !== 'exact' || !d.tokens.has('second') || d.config.readOnly) return undefined;
   const probe = await probeRequests(d, {
-    limit: LIMITS.write,
+    limit: LIMITS.writes.limit,
     what: 'writes (second key)',
     sentBy: 'limits.write-limit-subjects',
     key: 'second',
@@ -495,7 +494,7 @@ export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
 /** Most real creates the write probe may make: --allow-writes, or in certify what it needs (two bursts of limit + 1) within the create budget. */
 export function realCreateAllowance(d: Pick<Deps, 'config' | 'ledger'>): number {
   const { config } = d;
-  const wanted = config.profile === 'certify' ? Math.max(config.allowWrites, 2 * (LIMITS.write + 1)) : config.allowWrites;
+  const wanted = config.profile === 'certify' ? Math.max(config.allowWrites, 2 * (LIMITS.writes.limit + 1)) : config.allowWrites;
   if (config.maxCreates === undefined) return wanted;
   const created = d.ledger.entries.filter((e) => e.kind === 'vm').length;
   return Math.max(0, Math.min(wanted, config.maxCreates - created));
@@ -518,15 +517,15 @@ async function probeWithCreates(d: Deps, allowance: number): Promise<LimitProbe>
     });
   };
   const cls: Classifier = { accepted: isSuccess, rejected: is4xx };
-  const first = await burst({ max: LIMITS.write + 1, concurrency: CONCURRENCY, stopAtFirstRejection: false }, send, cls);
+  const first = await burst({ max: LIMITS.writes.limit + 1, concurrency: CONCURRENCY, stopAtFirstRejection: false }, send, cls);
   const bursts = [first];
-  let verdict = judgeLimit(LIMITS.write, windowMs(config), first);
+  let verdict = judgeLimit(LIMITS.writes.limit, windowMs(config), first);
   const left = allowance - first.exchanges.length;
-  if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && left > LIMITS.write) {
+  if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && left > LIMITS.writes.limit) {
     // limit + 1 in a fresh window settles it: two short bursts cannot both straddle a boundary.
-    const second = await burst({ max: Math.min(left, LIMITS.write + 1), concurrency: CONCURRENCY, stopAtFirstRejection: true }, send, cls);
+    const second = await burst({ max: Math.min(left, LIMITS.writes.limit + 1), concurrency: CONCURRENCY, stopAtFirstRejection: true }, send, cls);
     bursts.push(second);
-    verdict = judgeLimit(LIMITS.write, windowMs(config), first, second);
+    verdict = judgeLimit(LIMITS.writes.limit, windowMs(config), first, second);
   }
-  return { limit: LIMITS.write, what: 'writes (real creates)', verdict, bursts, firstRejection: firstRejection(bursts), note: `probed with real creates (at most ${allowance}: ${config.profile === 'certify' ? 'certify, within --max-creates' : `--allow-writes ${config.allowWrites}`})` };
+  return { limit: LIMITS.writes.limit, what: 'writes (real creates)', verdict, bursts, firstRejection: firstRejection(bursts), note: `probed with real creates (at most ${allowance}: ${config.profile === 'certify' ? 'certify, within --max-creates' : `--allow-writes ${config.allowWrites}`})` };
 }

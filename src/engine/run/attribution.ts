@@ -1,4 +1,4 @@
-// What each check judged, beyond the requests it sent: exchanges the shared fixtures handed it, exchanges it picked
+// What each check judged, beyond the requests it sent: exchanges the run's shared objects handed it, exchanges it picked
 // from the log, and the keys whose token answers it read. A clause's domain (domains.ts) counts these points too.
 import type { Exchange } from '../transport/exchange.ts';
 
@@ -40,9 +40,9 @@ function recording<T extends object>(target: T, judged: Judged, before?: (prop: 
   });
 }
 
-/** The fixtures as one check sees them: every answer they give it is recorded as judged by it. */
-export function recordingFixtures<T extends object>(fixtures: T, judged: Judged): T {
-  return recording(fixtures, judged);
+/** The run's objects as one check sees them: every answer they give it is recorded as judged by it. */
+export function recordingObjects<T extends object>(objects: T, judged: Judged): T {
+  return recording(objects, judged);
 }
 
 /** The token manager as one check sees it: a key whose token answer it reads is a subject it judged. */

@@ -8,10 +8,10 @@ import type { TokenManager } from '../identity/tokens.ts';
 import type { SchemaAsserter } from '../schema/schema.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import type { Ledger } from '../target/ledger.ts';
-import type { Fixtures } from '../target/fixtures.ts';
+import type { RunObjects } from '../target/run-objects.ts';
 import type { CertifyPreparation } from '../target/certify.ts';
 import type { LimitsReport } from '../limits/limit-session.ts';
-import type { EventFixtures } from '../events/events.ts';
+import type { RunEvents } from '../events/events.ts';
 
 /** What a check can use. Built once per check, so every exchange is attributed to the check that sent it. */
 export interface CheckContext {
@@ -22,11 +22,11 @@ export interface CheckContext {
   readonly schema: SchemaAsserter;
   readonly tokens: TokenManager;
   readonly http: HttpClient;
-  readonly fixtures: Fixtures;
+  readonly objects: RunObjects;
   /** What the certify profile prepared before the checks (tag shape, a filled list); undefined in the other profiles. */
   readonly certify?: CertifyPreparation;
   /** The webhook receiver, registrations and the backup and alarm that should raise events. */
-  readonly events: EventFixtures;
+  readonly events: RunEvents;
   readonly ledger: Ledger;
   /**
    * What the limit probes observed, for the limits group's checks: the issuance probe runs first, the read and write

@@ -82,7 +82,7 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
     const judging = checks.filter((c) => (c.level === 'must' || c.level === 'declared') && c.clauses.includes(clause.id) && decided.has(c.id));
     const wholeLog = judging.some((c) => c.reviewsLog);
     const ids = new Set(judging.map((c) => c.id));
-    // Sent by a judging check, or handed to it (fixtures, the log, token answers): both were judged.
+    // Sent by a judging check, or handed to it (the run's objects, the log, token answers): both were judged.
     const handed = new Set(judging.flatMap((c) => [...(judged.get(c.id)?.seqs ?? [])]));
     const exchanges = log.filter((ex) => wholeLog || ids.has(ex.sentBy) || handed.has(ex.seq));
     const operations = new Set<string>();

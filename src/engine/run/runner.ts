@@ -23,14 +23,14 @@ import { SchemaAsserter } from '../schema/schema.ts';
 import { documentOperations } from '../schema/operations.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { COLLECTION_KINDS, Ledger } from '../target/ledger.ts';
-import { Fixtures } from '../target/fixtures.ts';
+import { RunObjects } from '../target/run-objects.ts';
 import { cleanup, createdId } from '../target/cleanup.ts';
 import type { Declarations } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
 import { Pacer } from '../transport/pacer.ts';
 import { inParallel } from '../transport/in-parallel.ts';
 import { Waits, type WaitListener, type WaitTotals } from '../transport/waits.ts';
-import { EventFixtures } from '../events/events.ts';
+import { RunEvents } from '../events/events.ts';
 import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from '../limits/limit-session.ts';
 import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
 import { runScheduled } from './schedule.ts';
@@ -38,7 +38,7 @@ import { connectionReport, summarize, verdictOf, type CheckReport, type RunRepor
 import { limitTraces } from '../limits/trace.ts';
 import { specDigests } from './digests.ts';
 import { computeDomains, partlyVerified } from './domains.ts';
-import { newJudged, recordingFixtures, recordingLog, recordingTokens, type Judged } from './attribution.ts';
+import { newJudged, recordingObjects, recordingLog, recordingTokens, type Judged } from './attribution.ts';
 
 export interface RunHooks extends WaitListener {
   onCheckStart?(check: Check): void;
@@ -94,8 +94,8 @@ interface Run {
   pacer: Pacer;
   redactor: Redactor;
   api: ApiDeps;
-  fixtures: Fixtures;
-  events: EventFixtures;
+  objects: RunObjects;
+  events: RunEvents;
   observations: Observations;
   observe: Observe;
 }
@@ -115,7 +115,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     const issuance = await preflight(run, checks, tool, startedAt);
     const certify = await prepareForCertify(run);
     const { reports, judged, limits } = await runChecks(run, checks, certify, issuance);
-    await cleanup(run.declarations, run.ledger, run.http.log, run.fixtures, (opts) => callApi(run.api, 'cleanup', opts), run.tokens.heldLanes('primary'));
+    await cleanup(run.declarations, run.ledger, run.http.log, run.objects, (opts) => callApi(run.api, 'cleanup', opts), run.tokens.heldLanes('primary'));
     return assembleReport(run, { tool, startedAt, allChecks, reports, judged, limits, clauses: await clauses });
   } finally {
     await run.events.close();
@@ -123,7 +123,7 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
   }
 }
 
-/** The run's parts, connected: the document and its declarations, the client, tokens, pacing, ledger and fixtures. */
+/** The run's parts, connected: the document and its declarations, the client, tokens, pacing, ledger and the run's objects. */
 async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
   const spec = await loadSpec(config.overlayPath);
   const declarations = readDeclarations(spec);
@@ -138,9 +138,9 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
   const ledger = new Ledger();
   const pacer = new Pacer(config.timeScale, waits);
   const api: ApiDeps = { http, tokens, pacer, timeScale: config.timeScale, readOnly: config.readOnly, maxCreates: config.maxCreates, createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length, waits };
-  const fixtures = new Fixtures((opts) => callApi(api, 'setup', opts), config, declarations, ledger, waits);
-  const events = new EventFixtures((opts) => callApi(api, 'events', opts), config, declarations, ledger, fixtures, waits);
-  return { config, hooks, spec, declarations, http, waits, tokens, schema, ledger, pacer, redactor, api, fixtures, events, ...observationStore() };
+  const objects = new RunObjects((opts) => callApi(api, 'setup', opts), config, declarations, ledger, waits);
+  const events = new RunEvents((opts) => callApi(api, 'events', opts), config, declarations, ledger, objects, waits);
+  return { config, hooks, spec, declarations, http, waits, tokens, schema, ledger, pacer, redactor, api, objects, events, ...observationStore() };
 }
 
 /**
@@ -163,9 +163,9 @@ async function preflight(run: Run, checks: readonly Check[], tool: ToolInfo, sta
 
 /** certify: before any check, learn how tags are set and fill a short list, so the list checks can decide. */
 async function prepareForCertify(run: Run): Promise<CertifyPreparation | undefined> {
-  const { config, declarations, ledger, fixtures, observe } = run;
+  const { config, declarations, ledger, objects, observe } = run;
   if (config.profile !== 'certify' || config.readOnly) return undefined;
-  return prepareCertify({ config, declarations, ledger, fixtures, call: (opts) => callApi(run.api, 'certify', opts), observe });
+  return prepareCertify({ config, declarations, ledger, objects, call: (opts) => callApi(run.api, 'certify', opts), observe });
 }
 
 /**
@@ -229,7 +229,7 @@ async function runCheck(run: Run, check: Check, judged: Map<string, Judged>, sta
 
 /** What a check sees of the run: its calls go out under its id, and what it reads of shared state is recorded as judged. */
 function contextFor(run: Run, check: Check, seen: Judged, stage: { certify?: CertifyPreparation; limits?: LimitsReport }): CheckContext {
-  const { config, spec, declarations, schema, tokens, http, fixtures, events, ledger, observations, observe, redactor, waits } = run;
+  const { config, spec, declarations, schema, tokens, http, objects, events, ledger, observations, observe, redactor, waits } = run;
   return {
     checkId: check.id,
     config,
@@ -238,7 +238,7 @@ function contextFor(run: Run, check: Check, seen: Judged, stage: { certify?: Cer
     schema,
     tokens: recordingTokens(tokens, seen),
     http,
-    fixtures: recordingFixtures(fixtures, seen),
+    objects: recordingObjects(objects, seen),
     certify: stage.certify,
     events,
     ledger,

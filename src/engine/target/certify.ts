@@ -5,7 +5,7 @@ import type { CallOptions } from '../identity/call.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
 import type { Ledger } from './ledger.ts';
-import { TAG_SHAPES, tagsInShape, type Fixtures, type TagShape } from './fixtures.ts';
+import { TAG_SHAPES, tagsInShape, type RunObjects, type TagShape } from './run-objects.ts';
 import { Unavailable } from '../outcome/outcome.ts';
 
 
@@ -56,7 +56,7 @@ interface Deps {
   config: RunConfig;
   declarations: Declarations;
   ledger: Ledger;
-  fixtures: Fixtures;
+  objects: RunObjects;
   call(opts: CallOptions): Promise<Exchange>;
   observe: Observe;
 }
@@ -76,8 +76,8 @@ const isDocumentedRefusal = (ex: Exchange) => ex.response?.status === 429 || (ex
 /** Waits until a created VM's task is over (declared or discovered task id), so the list shows it. */
 async function settle(d: Deps, ex: Exchange, lane: string): Promise<void> {
   try {
-    const task = await d.fixtures.findTask(ex, d.declarations.taskIdOnCreateVm, lane);
-    await d.fixtures.pollTask(task.id, lane);
+    const task = await d.objects.findTask(ex, d.declarations.taskIdOnCreateVm, lane);
+    await d.objects.pollTask(task.id, lane);
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;
   }
@@ -97,7 +97,7 @@ async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Pro
       prep.tagAttempts.push({ shape, outcome: 'not tried: the create budget (--max-creates) is spent' });
       continue;
     }
-    const { body } = d.fixtures.vmCreateBody(`tag-${shape}`);
+    const { body } = d.objects.vmCreateBody(`tag-${shape}`);
     body['tags'] = tagsInShape(shape, [[key, 'probe']]);
     const ex = await d.call({ method: 'POST', path: '/v1/vms', json: body, lane: LANES[0] });
     if (!isSuccess(ex)) {
@@ -107,11 +107,11 @@ async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Pro
     }
     d.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: 'certify', note: `tags as ${shape}` });
     await settle(d, ex, LANES[0]!);
-    const filtered = await d.fixtures.walk(100, { tag: `${key}:probe` });
+    const filtered = await d.objects.walk(100, { tag: `${key}:probe` });
     if (filtered.items.some((v) => v['name'] === body['name'])) {
       prep.tagAttempts.push({ shape, outcome: 'set: the filter returns the VM' });
       prep.tags = { field: 'tags', shape, key, declared: false, byValue: { probe: [String(body['name'])] } };
-      d.fixtures.foundTags = { field: 'tags', shape };
+      d.objects.foundTags = { field: 'tags', shape };
       return;
     }
     prep.tagAttempts.push({ shape, outcome: `accepted, but tag=${key}:probe does not return the VM` });
@@ -121,8 +121,8 @@ async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Pro
 /** Creates VMs until the list holds POPULATION_TARGET, within the budget, half of them tagged a and half b. */
 async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
   // A list already past the target needs no walk to say so (its first page and total suffice).
-  const scale = await d.fixtures.listScale();
-  const known = scale.size !== undefined && scale.size > POPULATION_TARGET ? scale.size : (await d.fixtures.walk(100)).items.length;
+  const scale = await d.objects.listScale();
+  const known = scale.size !== undefined && scale.size > POPULATION_TARGET ? scale.size : (await d.objects.walk(100)).items.length;
   prep.listBefore = known;
   const need = Math.max(0, POPULATION_TARGET - known);
   const allowed = Math.min(need, budgetLeft(d));
@@ -134,7 +134,7 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
   const worker = async (lane: string) => {
     while (!stopped && next < allowed) {
       const n = ++next;
-      const { body } = d.fixtures.vmCreateBody(`pop${String(n).padStart(3, '0')}`);
+      const { body } = d.objects.vmCreateBody(`pop${String(n).padStart(3, '0')}`);
       const value = n % 2 ? 'a' : 'b';
       if (prep.tags) body[prep.tags.field] = prep.tags.declared ? { ...(body[prep.tags.field] as object), [prep.tags.key]: value } : tagsInShape(prep.tags.shape, [[prep.tags.key, value]]);
       const ex = await d.call({ method: 'POST', path: '/v1/vms', json: body, lane });
@@ -173,7 +173,7 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
 async function giveBackRoom(d: Deps, prep: CertifyPreparation, refusal: Exchange): Promise<void> {
   const victims = prep.populated.slice(-QUOTA_RESERVE);
   const del = d.declarations.cleanup.vm ?? { method: 'DELETE', path: '/v1/vms/{id}' };
-  const { matches } = await d.fixtures.findInList(victims);
+  const { matches } = await d.objects.findInList(victims);
   let deleted = 0;
   const settling: Array<{ ex: Exchange; lane: string }> = [];
   for (const [i, m] of matches.entries()) {
@@ -210,7 +210,7 @@ async function giveBackRoom(d: Deps, prep: CertifyPreparation, refusal: Exchange
 export async function prepareCertify(d: Deps): Promise<CertifyPreparation> {
   const prep: CertifyPreparation = { tagAttempts: [], populated: [], shortBy: 0, problems: [] };
   try {
-    d.fixtures.vmCreateBody('certify');
+    d.objects.vmCreateBody('certify');
   } catch (err) {
     if (err instanceof Unavailable) return prep; // no --image/--subnet-id: nothing can be created, the checks say so
     throw err;
@@ -218,7 +218,7 @@ export async function prepareCertify(d: Deps): Promise<CertifyPreparation> {
   await findTagShape(d, prep, `cc-${d.config.runId}`);
   // The run's own VM before the list's: an organization near its quota must not spend it all on filling the list.
   // Its task polled to the end too: a read operation besides the list, which the read limit is also held to.
-  await d.fixtures.acceptedVm().then(() => d.fixtures.vmTaskOutcome()).catch((err: unknown) => {
+  await d.objects.acceptedVm().then(() => d.objects.vmTaskOutcome()).catch((err: unknown) => {
     if (!(err instanceof Unavailable)) throw err;
   });
   await populate(d, prep);

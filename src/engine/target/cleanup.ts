@@ -4,7 +4,7 @@ import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
 import type { Ledger, LedgerEntry } from './ledger.ts';
 import { readLocation } from './discover.ts';
-import { vmsOf, type Fixtures } from './fixtures.ts';
+import { vmsOf, type RunObjects } from './run-objects.ts';
 import { inParallel } from '../transport/in-parallel.ts';
 
 /** The VM deletes go over every lane the run holds a token in (at least main): none is opened just to delete. */
@@ -28,7 +28,7 @@ const ORDER: ResourceKind[] = ['alarm', 'webhook', 'backup'];
  * Deletes what the run created, wherever the overlay declares a delete operation for its kind; otherwise leaves a
  * note in the ledger. Ids come from the entry, else from its creating exchange (found in the log by its seq).
  */
-export async function cleanup(declarations: Declarations, ledger: Ledger, log: readonly Exchange[], fixtures: Fixtures, call: Call, lanes: readonly string[] = ['main']): Promise<void> {
+export async function cleanup(declarations: Declarations, ledger: Ledger, log: readonly Exchange[], objects: RunObjects, call: Call, lanes: readonly string[] = ['main']): Promise<void> {
   const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
   for (const kind of ORDER) {
     const del = declarations.cleanup[kind];
@@ -52,7 +52,7 @@ export async function cleanup(declarations: Declarations, ledger: Ledger, log: r
   const missing = vms.filter((e) => !e.id);
   if (missing.length) {
     // Learn ids by name from the list (bounded walk at the maximum page size, from the target's first page).
-    const first = await fixtures.firstPage().catch(() => 1);
+    const first = await objects.firstPage().catch(() => 1);
     for (let page = first; page < first + 30 && missing.some((e) => !e.id); page++) {
       const ex = await call({ method: 'GET', path: '/v1/vms', query: { page, per_page: 100 } }).catch(() => undefined);
       const items = ex ? vmsOf(ex) : [];

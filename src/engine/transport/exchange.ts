@@ -40,7 +40,7 @@ export interface ClosedWhileSending {
 
 export interface Exchange {
   seq: number;
-  /** The check that sent it ("setup" for tokens and fixtures shared by checks). */
+  /** The check that sent it ("setup" for tokens and the run's objects shared by checks). */
   sentBy: string;
   request: RecordedRequest;
   response?: RecordedResponse;

@@ -1,19 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Waits } from './waits.ts';
-import { LIMITS } from '../documented-limits/limits.js';
+import { LIMITS, type RequestClass } from '../documented-limits/limits.js';
 import { windowRealMs } from '../documented-limits/windows.js';
-
-export type RequestClass = 'read' | 'write';
-
-/** The documented per-token budgets per 60-second window (LIMIT-READ-300, LIMIT-WRITE-60). */
-export const DOCUMENTED_BUDGET: Record<RequestClass, number> = { read: LIMITS.reads.limit, write: LIMITS.writes.limit };
 
 /** Headroom left under each budget, for the target's own clock skew and window alignment. */
 const HEADROOM = 0.1;
-
-export function classOf(method: string): RequestClass {
-  return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
-}
 
 /**
  * Keeps the suite's own traffic under the documented limits, per token: a sliding log of send times, and a wait
@@ -36,7 +27,7 @@ export class Pacer {
 
   /** The most requests of a class the suite sends on one token in a window. */
   private cap(cls: RequestClass): number {
-    return Math.floor(DOCUMENTED_BUDGET[cls] * (1 - HEADROOM));
+    return Math.floor(LIMITS[cls].limit * (1 - HEADROOM));
   }
 
   /** The send times of a class on a token that are still inside the window ending now. */
@@ -60,7 +51,7 @@ export class Pacer {
       }
       const wait = this.windowMs() - (now - log[0]!) + 5;
       this.waitedMs += wait;
-      if (this.waits) await this.waits.sleep(wait, `a token's ${cls} budget (the suite keeps each token under 90% of the documented limit)`, by, 'budget');
+      if (this.waits) await this.waits.sleep(wait, `a token's budget of ${cls} (the suite keeps each token under 90% of the documented limit)`, by, 'budget');
       else await sleep(wait);
     }
   }

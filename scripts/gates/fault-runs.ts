@@ -1,24 +1,24 @@
 // How each fault of the reference catalogue is run: shared by test/suite/faults.test.ts and scripts/mutants.ts,
 // so the test and the CI gate cannot drift apart.
-import type { FaultDef } from '../fixtures/reference/faults.ts';
-import { ALT_VARIANTS, CLAIMS_VARIANTS } from '../fixtures/reference/variants.ts';
-import { allChecks } from '../suites/index.ts';
-import { REFERENCE_OVERLAY, type ReferenceRun } from './helpers.ts';
+import type { FaultDef } from '../../fixtures/reference/faults.ts';
+import { ALT_VARIANTS, CLAIMS_VARIANTS } from '../../fixtures/reference/variants.ts';
+import { allChecks } from '../../suites/index.ts';
+import { REFERENCE_OVERLAY, type ReferenceRun } from './reference-run.ts';
 
 /** The second overlay: the reference under ALT_VARIANTS, which make the other choice everywhere the vocabulary offers one. */
 export const ALT_OVERLAY = 'spec/overlays/reference-alt.yaml';
 
-/** The third overlay (issue 25): the reference under CLAIMS_VARIANTS, the calling key's id read from a claim of its token. */
+/** The third overlay: the reference under CLAIMS_VARIANTS, the calling key's id read from a claim of its token. */
 export const CLAIMS_OVERLAY = 'spec/overlays/reference-claims.yaml';
 
-/** The quota's size (issue 25, design 4): the reference under variant vm-quota-low, its quota declared. */
+/** The quota's size: the reference under variant vm-quota-low, its quota declared. */
 export const QUOTA_OVERLAY = 'spec/overlays/reference-quota.yaml';
 export const QUOTA_OVERLAY_FAULTS = new Set(['quota-one-over-declared', 'quota-status-drift']);
 
 /** Faults of the third overlay's designs: run against the reference under CLAIMS_VARIANTS with CLAIMS_OVERLAY. */
 export const CLAIMS_OVERLAY_FAULTS = new Set(['revoke-by-id-no-effect', 'revoked-key-code-generic', 'payload-too-large-400', 'audit-open-to-every-role', 'webhook-reads-refused-to-viewer', 'foreign-subnet-accepted', 'cross-org-status-drift', 'audit-skips-token-issuance', 'event-id-header-per-attempt', 'audit-window-ignored', 'audit-method-filter-ignored', 'restore-event-missing', 'tag-filter-case-sensitive', 'tag-filter-repeated-first', 'refused-requests-uncounted', 'retry-after-counts-real-seconds', 'limit-window-sliding', 'delivery-timeout-ignored', 'tag-key-split-at-last-colon']);
 
-/** Faults of the second overlay's designs (issue 13): run against the reference under ALT_VARIANTS with ALT_OVERLAY. */
+/** Faults of the second overlay's designs: run against the reference under ALT_VARIANTS with ALT_OVERLAY. */
 export const ALT_OVERLAY_FAULTS = new Set([
   'signature-timestamp-unsigned', 'signature-timestamp-stale', 'retry-schedule-short', 'webhook-delete-404', 'webhook-wildcard-ignored',
   'webhook-test-event-not-sent', 'audit-jsonl-missing-entry', 'audit-order-reversed', 'audit-actor-id-missing', 'revoked-key-reissues',
@@ -50,7 +50,7 @@ export const NEEDS_FULL = new Set(['token-limit-9', 'token-limit-11', 'token-lim
  */
 export function runFor(fault: FaultDef): ReferenceRun {
   if (fault.check.startsWith('limits.')) {
-    // A limit fault of a declared accounting (issue 25, design 5) runs under the overlay that declares it.
+    // A limit fault of a declared accounting runs under the overlay that declares it.
     const declared: Partial<ReferenceRun> = CLAIMS_OVERLAY_FAULTS.has(fault.name) ? { overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS] } : ALT_OVERLAY_FAULTS.has(fault.name) ? { overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] } : {};
     const base: ReferenceRun = { ...(NEEDS_FULL.has(fault.name) ? { faults: [fault.name], only: ['limits'], profile: 'full' as const, timeScale: 10 } : { faults: [fault.name], only: ['limits'], timeScale: 1 }), ...declared };
     // Writes that create nothing are counted by the reference, so only a missing limit needs real creates to show.

@@ -3,7 +3,7 @@
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
-import { describe, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess } from '../support.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -24,9 +24,9 @@ export type OwnBackup = { started: Exchange; id: string } | { started: Exchange;
  * location (a link to getBackup), else from a backup-named field. `what` names the backup in the reason it is missing.
  */
 export async function startOwnBackup(ctx: CheckContext, o: { description: string; note: string; what: string }): Promise<OwnBackup> {
-  const vmId = await ctx.fixtures.createdVmId();
+  const vmId = await ctx.objects.createdVmId();
   const started = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `${o.description} ${ctx.config.runId}` } });
-  if (!isSuccess(started)) return { started, why: `${o.what} was refused (${describe(started)})`, howToVerify: 'a backup the target starts (see backups.start)' };
+  if (!isSuccess(started)) return { started, why: `${o.what} was refused (${describeExchange(started)})`, howToVerify: 'a backup the target starts (see backups.start)' };
   ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}${o.note ? `, ${o.note}` : ''}` }, started);
   const declared = ctx.declarations.backupIdOnStartBackup && readLocation(started, ctx.declarations.backupIdOnStartBackup);
   const id = typeof declared === 'string' && declared !== '' ? declared : backupIdOf(started.response?.json);

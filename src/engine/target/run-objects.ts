@@ -140,7 +140,7 @@ export function pollIntervalMs(pollsSoFar: number, timeScale: number): number {
  * Shared state that several checks depend on (a created VM, its task, a walk of the list), made once per run
  * on first use. When it cannot be made, dependent checks are skipped with the reason.
  */
-export class Fixtures {
+export class RunObjects {
   /** Items the last complete walk of the whole list found: later walks pick page sizes that fit their bound. */
   private knownSize: number | undefined;
   /** The sizes of the run's VMs: the smallest until a create tells otherwise. */

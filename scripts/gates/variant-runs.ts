@@ -1,10 +1,10 @@
 // How each conforming variant of the reference is run: shared by test/reference/variants.test.ts and
 // scripts/variants.ts (npm run variants), as test/fault-runs.ts is for the faults. Every run is zero-config (no
 // overlay): the suite must discover each choice, and never fail or newly warn on a target that made it.
-import { VARIANTS, type VariantDef } from '../fixtures/reference/variants.ts';
-import { S3_VARIANTS } from '../fixtures/s3/variants.ts';
+import { VARIANTS, type VariantDef } from '../../fixtures/reference/variants.ts';
+import { S3_VARIANTS } from '../../fixtures/s3/variants.ts';
 import { ALL_BUT_LIMITS } from './fault-runs.ts';
-import type { ReferenceRun } from './helpers.ts';
+import type { ReferenceRun } from './reference-run.ts';
 
 /** Dimensions whose choice the limit probes meet (issuance, rejections, headers, write bodies): their variants also run the limits group. */
 export const LIMIT_DIMENSIONS = new Set([

@@ -87,7 +87,7 @@ export async function auditProbes(ctx: CheckContext): Promise<{ failing: Exchang
   const failing = await ctx.call({ method: 'GET', path: `/v1/tasks/cc-${ctx.config.runId}-audit-probe` });
   let succeeding: Exchange | undefined;
   try {
-    const task = await ctx.fixtures.vmTask();
+    const task = await ctx.objects.vmTask();
     succeeding = await ctx.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(task.id)}` });
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;
