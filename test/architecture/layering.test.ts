@@ -19,7 +19,7 @@ export const ROOMS: ReadonlyArray<{ room: string; holds: string }> = [
   { room: 'generate', holds: 'fast-check arbitraries for requests, derived from the document' },
   { room: 'target', holds: "what the run learns about and creates on the target: discovery, the run's own objects (`run-objects.ts`), certify's preparation, the ledger, cleanup" },
   { room: 'events', holds: 'webhooks and alarms: the receiver, registrations, deliveries and their signatures' },
-  { room: 'limits', holds: 'the rate-limit probes: bursts, the limit session, cross-budget observation, traces for the report' },
+  { room: 'limits', holds: 'the rate-limit probes in two stages (issuance before the checks; reads and writes after them, their inputs taken from the run), bursts, cross-budget observation, traces for the report' },
   { room: 'run', holds: 'a run from start to report: the check definition and context, scheduling, the runner, coverage, the report model' },
 ];
 

@@ -13,25 +13,24 @@ import type { CallOptions } from '../identity/call.ts';
 import { HttpClient } from '../transport/http.ts';
 import { Redactor } from '../transport/redact.ts';
 import { connectionSecrets, probeTls, proxyFor, targetTls } from '../transport/connection.ts';
-import { isSuccess, toCurl, tokenCommand, type CurlTls, type Exchange } from '../transport/exchange.ts';
+import { toCurl, tokenCommand, type CurlTls, type Exchange } from '../transport/exchange.ts';
 import type { Evidence } from '../outcome/outcome.ts';
 import { TokenManager, CredentialError } from '../identity/tokens.ts';
 import { KEY_FLAGS } from '../config/config.ts';
 import { StartupFailure } from '../identity/startup-failure.ts';
 import { RunNotStarted, startupFailureReport } from './startup-report.ts';
 import { SchemaAsserter } from '../schema/schema.ts';
-import { documentOperations } from '../schema/operations.ts';
-import type { OpenAPIV3_1 } from 'openapi-types';
-import { COLLECTION_KINDS, Ledger } from '../target/ledger.ts';
+import { Ledger } from '../target/ledger.ts';
 import { RunObjects } from '../target/run-objects.ts';
-import { cleanup, createdId } from '../target/cleanup.ts';
+import { cleanup } from '../target/cleanup.ts';
 import type { Declarations } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
 import { Pacer } from '../transport/pacer.ts';
 import { inParallel } from '../transport/in-parallel.ts';
 import { Waits, type WaitListener, type WaitTotals } from '../transport/waits.ts';
 import { RunEvents } from '../events/events.ts';
-import { runIssuanceProbe, runRequestProbes, type IssuanceStage, type LimitsReport } from '../limits/limit-session.ts';
+import { runIssuanceProbe, type IssuanceStage, type LimitsReport } from '../limits/limit-session.ts';
+import { runRequestStage } from '../limits/request-stage.ts';
 import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
 import { runScheduled } from './schedule.ts';
 import { connectionReport, summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
@@ -181,28 +180,13 @@ async function runChecks(run: Run, checks: readonly Check[], certify: CertifyPre
   const runOne = (check: Check) => runCheck(run, check, judged, { certify, limits });
   const reports: CheckReport[] = await runScheduled(checks.filter((c) => !c.reviewsLog && !isLimits(c)), runOne, run.config.sequential);
   for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
-    if (issuance && !limits) limits = await runLimitProbes(run, issuance);
+    if (issuance && !limits) limits = await runRequestStage({ ...run, call: (opts) => callApi(run.api, 'setup', opts) }, issuance);
     reports.push(await runOne(check));
   }
   reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
   return { reports, judged, ...(limits ? { limits } : {}) };
 }
 
-/**
- * The read and write probes, after every other check: first the reads of the run's own objects no check happened to
- * read (an alarm), each once, so the served ones join the spread of the read probe.
- */
-async function runLimitProbes(run: Run, issuance: IssuanceStage): Promise<LimitsReport> {
-  const { config, http, tokens, ledger, waits, spec, schema, declarations } = run;
-  try {
-    await readUnreadObjects(spec.merged, schema, declarations, ledger, http.log, (opts) => callApi(run.api, 'setup', opts));
-    return await runRequestProbes({ config, http, tokens, ledger, waits, declaredWindow: declarations.rateLimitAccounting?.window, readPaths: () => servedReadPaths(http.log, schema), writeRequests: () => harmlessWrites(spec.merged, config.runId) }, issuance);
-  } catch (err) {
-    // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
-    if (!(err instanceof CredentialError)) throw err;
-    return { token: issuance.probe, error: err };
-  }
-}
 
 /** One check run in its context, its outcome (or the reason it could not run) made its report. */
 async function runCheck(run: Run, check: Check, judged: Map<string, Judged>, stage: { certify?: CertifyPreparation; limits?: LimitsReport }): Promise<CheckReport> {
@@ -373,55 +357,9 @@ function shellWord(v: string): string {
   return /^[A-Za-z0-9._:/@%+=,-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
-/**
- * Read operations besides the list the run saw served by the primary key, one path each: a task, a VM's or a backup's
- * record, and every declared read (webhooks, alarms, the audit), so the read budget is spent across all of them.
- */
-function servedReadPaths(log: readonly Exchange[], schema: SchemaAsserter): string[] {
-  const byOperation = new Map<string, { path: string; bytes: number }>();
-  for (const ex of log) {
-    if (ex.request.method !== 'GET' || !isSuccess(ex) || ex.caller !== 'primary' || ex.sentBy.startsWith('limits.')) continue;
-    const url = new URL(ex.request.url);
-    const op = schema.operationFor('merged', 'GET', url.pathname)?.op.operationId;
-    const bytes = ex.response?.bodyBytes ?? 0;
-    // The smallest answer each operation gave, and none above a bound: the burst must fit its window.
-    if (!op || url.pathname === '/v1/vms' || bytes > MAX_SPREAD_ANSWER_BYTES || (byOperation.get(op)?.bytes ?? Infinity) <= bytes) continue;
-    byOperation.set(op, { path: url.pathname + url.search, bytes });
-  }
-  return [...byOperation.values()].map((v) => v.path);
-}
 
-/**
- * Reads once each object read of the document (GET /v1/<collection>/{id}) that no request of the run has been served
- * yet, on an object of the run's that still stands (its id from the ledger, or from the answer that made it): the
- * read-budget probe then spreads its reads over every read operation, not only those the checks happened to read.
- */
-async function readUnreadObjects(doc: OpenAPIV3_1.Document, schema: SchemaAsserter, declarations: Declarations, ledger: Ledger, log: readonly Exchange[], call: (opts: CallOptions) => Promise<Exchange>): Promise<void> {
-  const served = new Set(log.filter((ex) => ex.request.method === 'GET' && isSuccess(ex) && ex.caller === 'primary').map((ex) => schema.operationFor('merged', 'GET', new URL(ex.request.url).pathname)?.op.operationId));
-  const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
-  for (const op of documentOperations(doc).filter((o) => o.method === 'GET' && !o.public && !served.has(o.operationId))) {
-    const m = /^\/v1\/([a-z]+)\/\{[^}]+\}$/.exec(op.path);
-    const kind = m ? COLLECTION_KINDS[m[1]!] : undefined;
-    if (!kind) continue;
-    const entry = ledger.entries.find((e) => e.kind === kind && e.cleanup === 'pending' && !e.owner && (e.id ?? createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined)));
-    const id = entry && (entry.id ?? createdId(declarations, kind, entry.createdIn !== undefined ? bySeq.get(entry.createdIn) : undefined));
-    if (id) await call({ method: 'GET', path: op.path.replace(/\{[^}]+\}/, encodeURIComponent(id)) }).catch(() => undefined);
-  }
-}
 
-/**
- * One write to every write operation of the document but the create (the probe's own) and key revocation, on ids
- * that exist nowhere and with empty bodies: each is refused, and nothing of the target's changes (what a lenient
- * target makes of an empty body is in the ledger, by the probe).
- */
-function harmlessWrites(doc: OpenAPIV3_1.Document, runId: string): Array<{ method: string; path: string; json?: unknown }> {
-  return documentOperations(doc)
-    .filter((o) => !o.public && o.method !== 'GET' && !o.revokesKey && !/api-keys/.test(o.path) && !(o.method === 'POST' && o.path === '/v1/vms'))
-    .map((o) => ({ method: o.method, path: o.path.replace(/\{[^}]+\}/g, encodeURIComponent(`cc-${runId}-absent`)), ...(o.takesBody ? { json: {} } : {}) }));
-}
 
-/** The largest answer a read may have had to be spread over in the read-budget probe (an export of a long audit is not). */
-const MAX_SPREAD_ANSWER_BYTES = 32 * 1024;
 
 function countByEndpoint(log: readonly { request: { method: string; url: string } }[], schema: SchemaAsserter): Record<string, number> {
   const counts: Record<string, number> = {};
