@@ -100,6 +100,22 @@ describe('the layers and rooms hold', () => {
 });
 
 describe('docs/layout.md', () => {
+  it('walks each question through at most 6 files, each of which exists and holds the function the walk names', () => {
+    const doc = readFileSync(path.join(ROOT, 'docs/layout.md'), 'utf8');
+    const walks = [...doc.matchAll(/^- \*\*(.+?)\*\* ([\s\S]+?)(?=\n- \*\*|\n\n|\n*(?![\s\S]))/gm)];
+    expect(walks.map((w) => w[1])).toEqual(['How is the write limit verified?', 'Where is the task id found?']);
+    for (const [, , text] of walks) {
+      const steps = [...text!.matchAll(/`((?:src|suites)\/[^`]+\.(?:ts|js))`((?: `\w+`(?: and `\w+`)?)?)/g)];
+      const files = [...new Set(steps.map((m) => m[1]!))];
+      expect(files.length).toBeLessThanOrEqual(6);
+      for (const [, file, named] of steps) {
+        const source = readFileSync(path.join(ROOT, file!), 'utf8');
+        for (const fn of [...named!.matchAll(/`(\w+)`/g)].map((m) => m[1]!)) expect(source, `${file} ${fn}`).toMatch(new RegExp(`\\b${fn}\\b`));
+      }
+    }
+  });
+
+
   it('lists the rooms in order, one line each, as this test does', () => {
     const doc = readFileSync(path.join(ROOT, 'docs/layout.md'), 'utf8');
     const rows = [...doc.matchAll(/^\| `src\/engine\/([^/`]+)\/` \| (.+?) \|$/gm)].map((m) => ({ room: m[1], holds: m[2] }));
