@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCES = ['src', 'suites', 'fixtures'];
 const CACHE = path.join(ROOT, 'node_modules', '.cache', 'cloud-conformance');
+const ZOO = path.join(ROOT, 'fixtures', 'zoo');
 
 // A closed pipe (| head) ends output quietly instead of with a stack trace.
 process.stdout.on('error', (err) => {
@@ -23,7 +24,10 @@ function sourceKey() {
   const visit = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const p = path.join(dir, entry.name);
-      if (entry.isDirectory()) visit(p);
+      // The zoo's members are other programs (their own packages and builds): the CLI bundles none of them.
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules' && entry.name !== 'build' && p !== ZOO) visit(p);
+      }
       else if (/\.(ts|js)$/.test(entry.name)) {
         const s = statSync(p);
         hash.update(`${path.relative(ROOT, p)}\0${s.size}\0${s.mtimeMs}\n`);

@@ -312,7 +312,7 @@ export const TERMS: Term[] = [
     },
     meaning: 'on the registration operation: the retry schedule of a failed delivery, as the delays in target-seconds before each retry (the older form attempts + after-seconds means attempts - 1 equal delays); the suite fails as many attempts as there are delays and waits their sum; event-id-header names the header whose value every attempt of one event shares (default: webhook-id, X-Event-Id, else the body\'s id or event_id); timeout-seconds is how long, in wall-clock seconds, the target waits for the receiver\'s answer before it counts the attempt as failed (webhooks.delivery-timeout answers the first attempt of one event of its own backup later than that and waits for the retry)',
     example: { delays: [10, 30, 90, 270], 'event-id-header': 'X-Hook-Event', 'timeout-seconds': 10 },
-    checks: ['webhooks.retry', 'webhooks.backup-event', 'alarms.fires', 'webhooks.delivery-timeout'],
+    checks: ['webhooks.retry', 'webhooks.no-redelivery', 'webhooks.backup-event', 'alarms.fires', 'webhooks.delivery-timeout'],
     unshown: ['U-WEBHOOK-REGISTRATION'],
   },
   {

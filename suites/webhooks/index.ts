@@ -10,5 +10,6 @@ import { testEvent } from './test-event.ts';
 import { unregistered } from './unregistered.ts';
 import { declaredEmitters } from './declared-emitters.ts';
 import { deliveryTimeout } from './delivery-timeout.ts';
+import { noRedelivery } from './no-redelivery.ts';
 
-export const webhookChecks: Check[] = sharing([EVENTS], [registration, backupEvent, subscription, jsonBody, signature, retry, deliveryTimeout, testEvent, unregistered, declaredEmitters]);
+export const webhookChecks: Check[] = sharing([EVENTS], [registration, backupEvent, subscription, jsonBody, signature, retry, deliveryTimeout, testEvent, unregistered, declaredEmitters, noRedelivery]);

@@ -1,7 +1,7 @@
 // An event the receiver acknowledged must not come again when retries are declared to follow failures (a
 // target that re-sent acknowledged events passed; the receiver saw 26 deliveries where 21 were due).
 import { describe, expect, it } from 'vitest';
-import { redeliveredAfterAck } from '../../suites/webhooks/retry.ts';
+import { redeliveredAfterAck } from '../../suites/webhooks/no-redelivery.ts';
 import { REFERENCE_OVERLAY, runAgainstReference, statusOf } from '../helpers.ts';
 import type { Delivery } from '../../src/engine/events/webhook-receiver.ts';
 
@@ -14,11 +14,11 @@ describe('redeliveredAfterAck', () => {
   });
 });
 
-describe('webhooks.retry on the reference', () => {
+describe('webhooks.no-redelivery on the reference', () => {
   it('passes the clean reference and fails webhook-redelivers-acknowledged', async () => {
     const clean = await runAgainstReference({ overlay: REFERENCE_OVERLAY, only: ['webhooks'] });
-    expect(statusOf(clean, 'webhooks.retry'), clean.checks.find((c) => c.id === 'webhooks.retry')?.message).toBe('passed');
+    expect(statusOf(clean, 'webhooks.no-redelivery'), clean.checks.find((c) => c.id === 'webhooks.no-redelivery')?.message).toBe('passed');
     const faulty = await runAgainstReference({ overlay: REFERENCE_OVERLAY, only: ['webhooks'], faults: ['webhook-redelivers-acknowledged'] });
-    expect(statusOf(faulty, 'webhooks.retry'), faulty.checks.find((c) => c.id === 'webhooks.retry')?.message).toBe('failed');
+    expect(statusOf(faulty, 'webhooks.no-redelivery'), faulty.checks.find((c) => c.id === 'webhooks.no-redelivery')?.message).toBe('failed');
   });
 });
