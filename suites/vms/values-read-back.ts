@@ -93,6 +93,32 @@ async function createSecond(ctx: CheckContext, first: CreatedVm, tags: TagSettin
   return { why };
 }
 
+/**
+ * The large size class: well past the ladder's rungs, where a silent cap (vcpus clamped to what a host holds) or a
+ * narrower integer type shows. Refused, it is the target's choice of sizes and is not sent again.
+ */
+export const LARGE_SIZE = { vcpus: 32, memory_gb: 256, system_disk_gb: 1000 } as const;
+
+/** A third VM of the large size class, beside the second: accepted, it is read back like the others. */
+async function createLarge(ctx: CheckContext): Promise<{ made?: Made; why?: string; broken?: Exchange }> {
+  const { body } = ctx.objects.vmCreateBody('values-large');
+  Object.assign(body, LARGE_SIZE);
+  let created: Exchange;
+  try {
+    created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
+  } catch (err) {
+    if (err instanceof Unavailable) return { why: err.message };
+    throw err;
+  }
+  if (isSuccess(created)) {
+    ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'the large size class for the read-back comparison' }, created);
+    return { made: { name: String(body['name']), body, created } };
+  }
+  const status = created.response?.status;
+  if (status === undefined || status >= 500) return { why: `a well-typed create of the large size class answered ${describeExchange(created)}`, broken: created };
+  return { why: `the large size class (${LARGE_SIZE.vcpus} vCPU/${LARGE_SIZE.memory_gb} GB/${LARGE_SIZE.system_disk_gb} GB disk) was refused (${describeExchange(created)}): the target's sizes stop below it` };
+}
+
 /** The name classes the second VM tries, most first: with letters beyond ASCII, then ASCII only. */
 const NAME_TIERS = ['beyond-ascii', 'ascii'] as const;
 
@@ -180,11 +206,11 @@ export const valuesReadBack: Check = {
     const tags = await tagSetting(ctx);
     const firstTask = (await ctx.objects.vmTaskOutcome().catch(() => undefined))?.polls.at(-1);
     const made: Made[] = [{ name: first.name, body: first.body, tags: tags ? first.tags : undefined, created: first.exchange, task: firstTask }];
-    const second = await createSecond(ctx, first, tags);
-    if (second.made) {
-      second.made.task = await finishedTask(ctx, second.made.created);
-      made.push(second.made);
-    }
+    // The second VM (the neighbouring rung, names of other classes, tags) and the large size class, side by side.
+    const [second, large] = await Promise.all([createSecond(ctx, first, tags), createLarge(ctx)]);
+    const extra = [second.made, large.made].filter((m): m is Made => m !== undefined);
+    await Promise.all(extra.map(async (m) => (m.task = await finishedTask(ctx, m.created))));
+    made.push(...extra);
     const { walk } = await ctx.objects.findInList(made.map((m) => m.name));
     const viewsFor = new Map<string, View[]>();
     const renamed = made.slice(1).flatMap((m) => {
@@ -205,6 +231,7 @@ export const valuesReadBack: Check = {
     });
     const findings: Finding[] = verdicts.filter((v) => v.status === 'failed').map((v) => finding('must', `${v.field}: ${v.note}`, v.evidence, { field: v.field, note: v.note }));
     if (second.broken) findings.push(finding('must', `the second VM of the comparison: ${second.why}`, [second.broken]));
+    if (large.broken) findings.push(finding('must', `the large VM of the comparison: ${large.why}`, [large.broken]));
     findings.push(...renamed);
     const tagLevel: Level = tags?.declared ? 'declared' : 'should';
     const tagged = tags ? tagProblems(made, viewsFor, tags.field) : [];
@@ -221,11 +248,12 @@ export const valuesReadBack: Check = {
       findings,
       [
         `read back from ${sources.join(', ')}`,
-        ...part('as sent, two values each', summary(verdicts, 'verified')),
+        ...part(`as sent, ${made.length > 2 ? `up to ${made.length}` : 'two'} values each`, summary(verdicts, 'verified')),
         ...rounded.map((v) => `${v.field} ${v.note}`),
         ...part(`as sent, one value (${second.made ? 'the only one known valid' : `no second VM: ${second.why}`})`, summary(verdicts, 'one-value')),
         ...verdicts.filter((v) => v.status === 'ambiguous').map((v) => `${v.field} not verified: ${v.note}`),
         ...part('not shown (no evidence)', summary(verdicts, 'not-shown')),
+        ...(large.made ? [`the large size class (${LARGE_SIZE.vcpus} vCPU/${LARGE_SIZE.memory_gb} GB/${LARGE_SIZE.system_disk_gb} GB disk) accepted and read back`] : large.why ? [large.why] : []),
         ...tagNote,
       ].join('; '),
       [],

@@ -1415,6 +1415,16 @@ const faultCases: FaultCase[] = [
     faulty: 'mixed.case-name',
   },
   {
+    name: 'vm-vcpus-clamped-16',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const c = await call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), vcpus: 32 } });
+      return [c.status, (await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).body.vcpus];
+    },
+    clean: [202, 32],
+    faulty: [202, 16],
+  },
+  {
     name: 'vm-name-beyond-ascii-mangled',
     probe: async (s) => {
       const t = await tokenFor(s);

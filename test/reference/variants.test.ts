@@ -389,6 +389,12 @@ const cases: VariantCase[] = [
     variant: [400, 202],
   },
   {
+    name: 'vm-sizes-up-to-16',
+    probe: async (s) => [await createStatus(s, { vcpus: 32 }), await createStatus(s, { vcpus: 16 })],
+    clean: [202, 202],
+    variant: [400, 202],
+  },
+  {
     name: 'vm-name-ascii-only',
     probe: async (s) => [await createStatus(s, { name: 'Zürich-1' }), await createStatus(s, { name: 'Mixed.Case-1' })],
     clean: [202, 202],
