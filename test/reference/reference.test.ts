@@ -1312,6 +1312,27 @@ const faultCases: FaultCase[] = [
     faulty: [200, 400],
   },
   {
+    name: 'backup-any-media-type',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const vm = (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) })).body.vm_id;
+      const raw = JSON.stringify({ description: 'framing' });
+      return [(await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, raw, headers: { 'content-type': 'text/plain' } })).status, (await call(s, 'POST', '/v1/vms', { token: t, raw: JSON.stringify(vmBody(s)), headers: { 'content-type': 'text/plain' } })).status];
+    },
+    clean: [415, 415],
+    faulty: [202, 415],
+  },
+  {
+    name: 'backup-trailing-json-accepted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const vm = (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) })).body.vm_id;
+      return [(await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, raw: `${JSON.stringify({ description: 'framing' })} {"description": "x"}` })).status, (await call(s, 'POST', '/v1/vms', { token: t, raw: `${JSON.stringify(vmBody(s))} {"name": "second"}` })).status];
+    },
+    clean: [400, 400],
+    faulty: [202, 400],
+  },
+  {
     name: 'unknown-image-accepted',
     probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: vmBody(s, { image: 'no-such-image' }) })).status,
     clean: 400,
