@@ -184,7 +184,6 @@ function clauseMatrix(rows: ClauseRow[]): string {
   return `<table class="matrix"><thead><tr><th>Clause</th><th>Statement</th><th>Checks citing it</th><th>Status</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
-/** The clauses the run could not verify, under the verdict: a certifier sees at once what was not proved. */
 /** A clause's domain in the matrix: per dimension, the points exercised and those not (with why, when out of reach). */
 function domainHtml(d: DomainCoverage): string {
   const dims = (['operations', 'subjects', 'objects'] as const).filter((dim) => d.domain[dim]?.length);

@@ -5,10 +5,8 @@ import { term } from './vocabulary.ts';
 /**
  * Where a value sits in a response: a JSON pointer into the body, or a header. A header value may be the bare id, a
  * path or a URL: with a template (the linked operation's path, e.g. /v1/tasks/{id}) the id is read from the path.
- */
-/**
- * Where a value is in an answer: a body pointer or a header; claim: the value there is a JWT (the bearer token the
- * answer hands out) and the id is that claim of it, read from its payload or its protected header (x-token-claim).
+ * claim: the value there is a JWT (the bearer token the answer hands out) and the id is that claim of it, read from its
+ * payload or its protected header (x-token-claim).
  */
 export type ValueLocation = { in: 'body'; pointer: string; claim?: string } | { in: 'header'; name: string; template?: string; claim?: string };
 

@@ -208,10 +208,10 @@ export async function runBucket(ctx: CheckContext, trace: Trace, suffix: string)
   return bucket;
 }
 
-/** Removes a bucket and everything in it (objects, unfinished multipart uploads). Returns an error text or undefined. */
 /** Buckets removed through each client: the end-of-run sweep does not ask again for what a check already removed. */
 const removedBy = new WeakMap<S3Client, Set<string>>();
 
+/** Removes a bucket and everything in it (objects, unfinished multipart uploads). Returns an error text or undefined. */
 export async function removeBucket(client: S3Client, bucket: string): Promise<string | undefined> {
   const removed = removedBy.get(client) ?? new Set<string>();
   removedBy.set(client, removed);

@@ -180,6 +180,37 @@ function limitLiterals(source: string): string[] {
   return [...code.matchAll(/\b(300|60)\b|\b10 (?:token|issuance)/g)].map((m) => m[0].split(' ')[0]!);
 }
 
+describe('doc comments sit on what they describe', () => {
+  it('no doc comment in src/ or suites/ is followed by another comment instead of code (JSDoc typedefs stand alone)', () => {
+    const orphans = sourcesUnder('src', 'suites').flatMap((f) => orphanedDocComments(readFileSync(path.join(ROOT, f), 'utf8')).map((line) => `${f}:${line}`));
+    expect(orphans).toEqual([]);
+  });
+
+  it('an orphan is found; a typedef, and a comment on code, are not', () => {
+    expect(orphanedDocComments('/** A. */\n/** B. */\nconst b = 1;\n')).toEqual([1]);
+    expect(orphanedDocComments('/**\n * @typedef {object} T\n */\n\n/** B. */\nconst b = 1;\n')).toEqual([]);
+    expect(orphanedDocComments('/** A. */\nconst a = 1;\n// why\nconst b = 2;\n')).toEqual([]);
+  });
+});
+
+/** Lines (1-based) of doc comments followed, past blank lines, by another comment rather than by the code they document. */
+function orphanedDocComments(source: string): number[] {
+  const lines = source.split('\n');
+  const found: number[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]!.trim().startsWith('/**')) continue;
+    let end = i;
+    while (end < lines.length && !lines[end]!.includes('*/')) end++;
+    const block = lines.slice(i, end + 1).join('\n');
+    let next = end + 1;
+    while (next < lines.length && lines[next]!.trim() === '') next++;
+    const following = lines[next]?.trim() ?? '';
+    if (!/@typedef|@callback/.test(block) && (following.startsWith('/**') || following.startsWith('//'))) found.push(i + 1);
+    i = end;
+  }
+  return found;
+}
+
 describe('checks do not depend on the order they run in', () => {
   it("no file of suites/ reads an observation another file writes (a check's finding goes to the report, not to another check)", () => {
     const foreign = sourcesUnder('suites').flatMap((f) => {

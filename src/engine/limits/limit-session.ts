@@ -207,7 +207,6 @@ interface RequestProbeSpec {
   rejectedLike?: Exchange;
 }
 
-/** Reads or writes on dedicated tokens: exactly limit+1 on one, then (if all were served) until refusal on another. */
 /** Lets one burst run at a time: probes that share a client (and, embedded, a process) would slow each other's bursts. */
 class Turns {
   private last: Promise<void> = Promise.resolve();
@@ -224,6 +223,7 @@ class Turns {
   }
 }
 
+/** Reads or writes on dedicated tokens: exactly limit+1 on one, then (if all were served) until refusal on another. */
 async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string, turns: Turns): Promise<LimitProbe> {
   const unmeasurable = tooShort(d.config);
   if (unmeasurable) return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts: [] };

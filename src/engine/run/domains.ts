@@ -48,7 +48,6 @@ function resolveOperations(names: readonly string[], ops: readonly DocumentOpera
   return { inDocument: [...inDocument], absent };
 }
 
-/** An operation whose 2xx answer links to getTask (OpenAPI links), or create VM, whose task id the seed states. */
 /** Where an exchange's object stood for its caller: its own (exists), none (absent), or another organization's. */
 function objectCondition(ex: Exchange, template: string | undefined, createdBy: ReadonlyMap<string, string>): string | undefined {
   if (!template || !template.includes('{') || !ex.response) return undefined;

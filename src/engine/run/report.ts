@@ -138,8 +138,10 @@ export interface RunReport {
   limitProbes?: LimitProbeTrace[];
   /** sha256 of the documents the run was judged against: the clause list, the OpenAPI document, and the seed where it is present. */
   digests?: Digests;
-  /** --expect: the file, the failures it did not list, and what it lists that no longer fails or warns. */
-  /** notRun: entries whose check was left out (--only) or skipped, judged neither fixed nor failing. */
+  /**
+   * --expect: the file, the failures it did not list, and what it lists that no longer fails or warns; notRun: entries
+   * whose check was left out (--only) or skipped, judged neither fixed nor failing.
+   */
   expectations?: { file: string; expected: string[]; unexpected: string[]; fixed: string[]; notRun?: string[]; strict: boolean };
   /** Digests of what the report records (cloud-conformance verify recomputes them), and a signature under --sign. */
   integrity?: Integrity;

@@ -7,7 +7,6 @@ import { readLocation } from './discover.ts';
 import { vmsOf, type RunObjects } from './run-objects.ts';
 import { inParallel } from '../transport/in-parallel.ts';
 
-/** The VM deletes go over every lane the run holds a token in (at least main): none is opened just to delete. */
 /** Deletes in flight per token: a distant target costs a round trip per few deletes (the pacer holds each budget). */
 const IN_FLIGHT_PER_LANE = 2;
 
@@ -26,7 +25,8 @@ const ORDER: ResourceKind[] = ['alarm', 'webhook', 'backup'];
 
 /**
  * Deletes what the run created, wherever the overlay declares a delete operation for its kind; otherwise leaves a
- * note in the ledger. Ids come from the entry, else from its creating exchange (found in the log by its seq).
+ * note in the ledger. Ids come from the entry, else from its creating exchange (found in the log by its seq). The VM
+ * deletes go over every lane the run holds a token in (at least main): none is opened just to delete.
  */
 export async function cleanup(declarations: Declarations, ledger: Ledger, log: readonly Exchange[], objects: RunObjects, call: Call, lanes: readonly string[] = ['main']): Promise<void> {
   const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
