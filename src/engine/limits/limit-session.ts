@@ -378,8 +378,9 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
   const domain = await probeReadDomain(d, turns, auth);
   const realCreates = realCreateAllowance(d);
   const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.writes.limit ? await probeWithCreates(d, realCreates) : write;
-  const writeBySubject = await probeWriteSubjects(d, turns, auth, write);
-  const writeAcrossOperations = await probeWriteOperations(d, turns, auth, write);
+  const [writeBySubject, writeAcrossOperations] = windowHoldsSideBySide(d)
+    ? await Promise.all([probeWriteSubjects(d, new Turns(), auth, write), probeWriteOperations(d, new Turns(), auth, write)])
+    : [await probeWriteSubjects(d, turns, auth, write), await probeWriteOperations(d, turns, auth, write)];
   const windowKind = await observeWindowKind(d, auth, read, write);
   await issuance.reset;
   return { token: issuance.probe, read, write: checkedWrite, ...domain, ...(writeBySubject ? { writeBySubject } : {}), ...(writeAcrossOperations ? { writeAcrossOperations } : {}), ...(windowKind ? { windowKind } : {}) };
@@ -426,20 +427,42 @@ const MAX_READ_PATHS = 12;
  */
 async function probeReadDomain(d: Deps, turns: Turns, auth: (t: string) => Record<string, string>): Promise<Pick<LimitsReport, 'readBySubject' | 'readAcrossOperations'>> {
   const listRead = (sentBy: string) => (t: string) => sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy });
-  const readBySubject: SubjectProbe[] = [];
-  for (const key of (['second', 'readonly'] as const).filter((k) => d.tokens.has(k))) {
-    readBySubject.push({ key, probe: await probeRequests(d, { limit: LIMITS.reads.limit, what: `reads (${key} key)`, sentBy: 'limits.read-limit-subjects', key, judgeOnly: true, send: listRead('limits.read-limit-subjects') }, 'main', turns) });
-  }
+  const subjects = (['second', 'readonly'] as const).filter((k) => d.tokens.has(k));
+  const bySubject = (key: (typeof subjects)[number], own: Turns) => probeRequests(d, { limit: LIMITS.reads.limit, what: `reads (${key} key)`, sentBy: 'limits.read-limit-subjects', key, judgeOnly: true, send: listRead('limits.read-limit-subjects') }, 'main', own);
   const others = [...new Set(d.readPaths?.() ?? [])].slice(0, MAX_READ_PATHS);
-  if (others.length === 0) return { readBySubject };
   const paths = ['/v1/vms?per_page=1', ...others];
   let n = 0;
   const spread = (t: string) => {
     const [path, q] = paths[n++ % paths.length]!.split('?');
     return sendOwn(d, t, { method: 'GET', path: path!, ...(q ? { query: Object.fromEntries(new URLSearchParams(q)) } : {}), headers: auth(t), sentBy: 'limits.read-limit-operations' });
   };
-  const probe = await probeRequests(d, { limit: LIMITS.reads.limit, what: 'reads over several operations', sentBy: 'limits.read-limit-operations', judgeOnly: true, send: spread }, 'main', turns);
+  const acrossOperations = (own: Turns) => probeRequests(d, { limit: LIMITS.reads.limit, what: 'reads over several operations', sentBy: 'limits.read-limit-operations', judgeOnly: true, send: spread }, 'main', own);
+  const steps: Array<(own: Turns) => Promise<LimitProbe | undefined>> = [...subjects.map((key) => (own: Turns) => bySubject(key, own)), (own) => (others.length ? acrossOperations(own) : Promise.resolve(undefined))];
+  const probes = await sideBySide(d, turns, steps);
+  const readBySubject = subjects.map((key, i) => ({ key, probe: probes[i]! }));
+  const probe = probes[subjects.length];
+  if (!probe) return { readBySubject };
   return { readBySubject, readAcrossOperations: { ...probe, operations: paths.map((p) => `GET ${p.split('?')[0]}`) } };
+}
+
+/** Runs the steps one after another, in order. */
+async function inSequence<T>(steps: ReadonlyArray<() => Promise<T>>): Promise<T[]> {
+  const out: T[] = [];
+  for (const step of steps) out.push(await step());
+  return out;
+}
+
+/** A window at least this long (real ms) holds the domain probes' bursts side by side with room to spare. */
+const SIDE_BY_SIDE_MIN_WINDOW_MS = 30_000;
+const windowHoldsSideBySide = (d: Pick<Deps, 'config'>) => windowMs(d.config) >= SIDE_BY_SIDE_MIN_WINDOW_MS;
+
+/**
+ * Probes of the domain that share no token: side by side, each taking turns only with itself, where a window is long
+ * enough that bursts slowing each other cannot matter (a distant target at real time); else one burst at a time.
+ */
+function sideBySide<T>(d: Deps, turns: Turns, probes: ReadonlyArray<(own: Turns) => Promise<T>>): Promise<T[]> {
+  if (!windowHoldsSideBySide(d)) return inSequence(probes.map((p) => () => p(turns)));
+  return Promise.all(probes.map((p) => p(new Turns())));
 }
 
 /**
