@@ -4,7 +4,7 @@ import { LIMITS, type RequestClass } from '../documented-limits/limits.js';
 import { windowRealMs } from '../documented-limits/windows.js';
 
 /** Headroom left under each budget, for the target's own clock skew and window alignment. */
-const HEADROOM = 0.1;
+export const HEADROOM = 0.1;
 
 /**
  * Keeps the suite's own traffic under the documented limits, per token: a sliding log of send times, and a wait

@@ -1,0 +1,82 @@
+// The numbers the documentation gives that the code decides: each read out of the sentence that states it and held to
+// the constant it describes, so a change to one cannot leave the other behind. (The numbers a run produces, such as a
+// quick run's requests and writes, are held against a run in test/suite/waits.test.ts.)
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { LIMITS, TOKEN_LIFETIME_SECONDS } from '../src/engine/documented-limits/limits.js';
+import { HEADROOM } from '../src/engine/transport/pacer.ts';
+import { DEFAULT_MAX_BODY_BYTES, runOptions } from '../src/cli/options.ts';
+import { QUICK_LATER_SECONDS } from '../suites/tasks/terminal-stable.ts';
+import { DEFAULT_LARGE_OBJECT_BYTES, QUICK_LARGE_OBJECT_BYTES } from '../suites/s3/large-object.ts';
+
+const MiB = 1024 * 1024;
+
+interface Claim {
+  /** What the sentence promises, as a test name. */
+  what: string;
+  file: string;
+  /** The sentence, with each number it gives captured. */
+  sentence: RegExp;
+  /** The numbers the code decides, in the order the sentence gives them. */
+  actual: () => number[];
+}
+
+const CLAIMS: Claim[] = [
+  {
+    what: 'the pacer keeps each token under 90% of its budget: 54 writes and 270 reads a minute',
+    file: 'docs/limits.md',
+    sentence: /stays under (\d+)% of each token's documented budget \((\d+) writes and (\d+) reads a minute\)/,
+    actual: () => [Math.round((1 - HEADROOM) * 100), Math.floor(LIMITS.writes.limit * (1 - HEADROOM)), Math.floor(LIMITS.reads.limit * (1 - HEADROOM))],
+  },
+  {
+    what: 'the documented limits and the pacer, as the safety section gives them',
+    file: 'docs/checks-and-levels.md',
+    sentence: /\((\d+) reads and (\d+) writes per minute per token,\s+(\d+) token issuances per minute per key\): a pacer holds each token under (\d+)% of its budget/,
+    actual: () => [LIMITS.reads.limit, LIMITS.writes.limit, LIMITS.tokens.limit, Math.round((1 - HEADROOM) * 100)],
+  },
+  {
+    what: 'quick reads a completed task again 3 s later, and streams a 16 MiB large object, not 64',
+    file: 'docs/options.md',
+    sentence: /a completed task is read again (\d+) s later, not 5 minutes; the S3 large object is (\d+) MiB, not (\d+)\)/,
+    actual: () => [QUICK_LATER_SECONDS, QUICK_LARGE_OBJECT_BYTES / MiB, DEFAULT_LARGE_OBJECT_BYTES / MiB],
+  },
+  {
+    what: 'a request has 15 s by default',
+    file: 'docs/options.md',
+    sentence: /seconds allowed per request \(default (\d+)\)/,
+    actual: () => [runOptions({}).requestTimeoutSeconds],
+  },
+  {
+    what: 'a response body is read up to 64 MiB by default',
+    file: 'docs/options.md',
+    sentence: /largest response body read \(default `(\d+)MiB`/,
+    actual: () => [DEFAULT_MAX_BODY_BYTES / MiB],
+  },
+  {
+    what: 'the deadline and the body cap, as the safety section gives them',
+    file: 'docs/checks-and-levels.md',
+    sentence: /\(`--request-timeout`, default (\d+) s\) and a body cap \(`--max-body-bytes`, (\d+) MiB\)/,
+    actual: () => [runOptions({}).requestTimeoutSeconds, DEFAULT_MAX_BODY_BYTES / MiB],
+  },
+  {
+    what: 'a token still works just before its 3600 s',
+    file: 'docs/checks-and-levels.md',
+    sentence: /a token still works just before (\d+) s/,
+    actual: () => [TOKEN_LIFETIME_SECONDS],
+  },
+];
+
+describe('numbers the docs give are the code\'s', () => {
+  it.each(CLAIMS.map((c) => [c.what, c] as const))('%s', (_, claim) => {
+    const text = readFileSync(claim.file, 'utf8').replace(/\s+/g, ' ');
+    const found = claim.sentence.exec(text);
+    expect(found, `${claim.file} no longer says it: ${claim.sentence}`).not.toBeNull();
+    expect(found!.slice(1).map(Number)).toEqual(claim.actual());
+  });
+
+  it('a drifted number is caught', () => {
+    const claim = CLAIMS[0]!;
+    const drifted = 'stays under 90% of each token\'s documented budget (50 writes and 270 reads a minute)';
+    expect(claim.sentence.exec(drifted)!.slice(1).map(Number)).not.toEqual(claim.actual());
+  });
+});
