@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LIMITS, TOKEN_LIFETIME_SECONDS } from '../src/engine/documented-limits/limits.js';
 import { HEADROOM } from '../src/engine/transport/pacer.ts';
-import { DEFAULT_MAX_BODY_BYTES, runOptions } from '../src/cli/options.ts';
+import { DEFAULT_MAX_BODY_BYTES, resolveRunOptions, type RunOptions } from '../src/cli/options.ts';
 import { QUICK_LATER_SECONDS } from '../suites/tasks/terminal-stable.ts';
 import { DEFAULT_LARGE_OBJECT_BYTES, QUICK_LARGE_OBJECT_BYTES } from '../suites/s3/large-object.ts';
 
@@ -44,7 +44,7 @@ const CLAIMS: Claim[] = [
     what: 'a request has 15 s by default',
     file: 'docs/options.md',
     sentence: /seconds allowed per request \(default (\d+)\)/,
-    actual: () => [runOptions({}).requestTimeoutSeconds],
+    actual: () => [cliDefaults().requestTimeoutSeconds],
   },
   {
     what: 'a response body is read up to 64 MiB by default',
@@ -56,7 +56,7 @@ const CLAIMS: Claim[] = [
     what: 'the deadline and the body cap, as the safety section gives them',
     file: 'docs/checks-and-levels.md',
     sentence: /\(`--request-timeout`, default (\d+) s\) and a body cap \(`--max-body-bytes`, (\d+) MiB\)/,
-    actual: () => [runOptions({}).requestTimeoutSeconds, DEFAULT_MAX_BODY_BYTES / MiB],
+    actual: () => [cliDefaults().requestTimeoutSeconds, DEFAULT_MAX_BODY_BYTES / MiB],
   },
   {
     what: 'a token still works just before its 3600 s',
@@ -65,6 +65,26 @@ const CLAIMS: Claim[] = [
     actual: () => [TOKEN_LIFETIME_SECONDS],
   },
 ];
+
+/** What the CLI runs with when no flag, no environment variable and no .env says otherwise. */
+const cliDefaults = (): RunOptions => resolveRunOptions(['--seed', '1'], {}, '/nonexistent-cwd');
+
+/** The option rows of docs/options.md whose "(default N)" the CLI decides, with the option each sets. */
+const DEFAULTED_FLAGS: Array<{ flag: string; actual: (o: RunOptions) => number }> = [
+  { flag: '--runs N', actual: (o) => o.runs },
+  { flag: '--task-timeout S', actual: (o) => o.taskTimeoutSeconds },
+  { flag: '--request-timeout S', actual: (o) => o.requestTimeoutSeconds },
+];
+
+describe('the defaults docs/options.md gives are the CLI\'s', () => {
+  const doc = readFileSync('docs/options.md', 'utf8');
+  it.each(DEFAULTED_FLAGS.map((f) => [f.flag, f] as const))('%s', (_, f) => {
+    const row = doc.split('\n').find((l) => l.startsWith(`| \`${f.flag}\` |`));
+    expect(row, `docs/options.md has no row for ${f.flag}`).toBeDefined();
+    const documented = /\(default (\d+)/.exec(row!)?.[1];
+    expect(Number(documented)).toBe(f.actual(cliDefaults()));
+  });
+});
 
 describe('numbers the docs give are the code\'s', () => {
   it.each(CLAIMS.map((c) => [c.what, c] as const))('%s', (_, claim) => {
