@@ -27,8 +27,13 @@ export const TASK_READS = 'task-reads';
 export const LONG_RUNNING_TASKS = 'long-running-tasks';
 /** Requests without a token to the run's objects (auth.bearer-required): they change nothing and spend no budget. */
 export const UNAUTHENTICATED_PROBES = 'unauthenticated-probes';
-/** The read-only key's write attempts, and the backup it tries to restore (security.readonly-write-refused). */
+/**
+ * The read-only key's write attempts, and the VM and backup the primary key makes for them (security.readonly-write-
+ * refused): first on their track, so the VM made for it joins the list before the API track's walks judge the list.
+ */
 export const READONLY_PROBES = 'readonly-probes';
+/** The read-only key's view of the VM list (auth.token-organization): reads only, beside every other track. */
+export const READONLY_LIST = 'readonly-list';
 /**
  * Requests a conforming target refuses, which create nothing and read no list whose contents a check judges (malformed
  * tokens and bodies, unknown versions, odd ids, tags nobody carries): they run beside the API track, so a distant target

@@ -1,7 +1,7 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import { judge, finding, skip, Unavailable } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
-import { READONLY_PROBES } from '../shares.ts';
+import { READONLY_LIST } from '../shares.ts';
 
 /**
  * Whether the read-only key is known to share the primary key's organization: it sees the VM the primary created.
@@ -26,8 +26,8 @@ async function readonlySharesOrganization(ctx: CheckContext): Promise<{ shares: 
 export const tokenOrganization: Check = {
   id: 'auth.token-organization',
   group: 'auth',
-  // It waits for the run's VM and reads the read-only key's view of the list: beside the API track, after that key's probes.
-  shares: [READONLY_PROBES],
+  // It waits for the run's VM and reads the read-only key's view of the list: beside the API track and that key's probes.
+  shares: [READONLY_LIST],
   clauses: ['AUTH-TOKEN-ORGANIZATION'],
   level: 'must',
   why: { must: "the seed says organization identifies the organization that owns the key" },

@@ -33,6 +33,8 @@ async function availableBackup(ctx: CheckContext): Promise<{ id: string } | { wh
 
 /** A VM the primary key made for the read-only key to try to delete, once its create has finished (why not: a string). */
 async function vmToDelete(ctx: CheckContext): Promise<{ id: string } | { why: string }> {
+  // After the run's VM, so it has the sizes the target accepted.
+  await ctx.objects.acceptedVm();
   const { body } = ctx.objects.vmCreateBody('ro-delete');
   const created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
   if (!isSuccess(created)) return { why: `the primary key's create was refused (${describeExchange(created)})` };
