@@ -1,3 +1,4 @@
+import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
 import type { EvidenceExchange } from '../engine/run/check.ts';
 import { clauseCounts, type CheckReport, type DomainCoverage, type LimitProbeTrace, type RunReport } from '../engine/run/report.ts';
 import { loadClausesSync, type ClauseList } from '../spec/clauses.ts';
@@ -186,7 +187,7 @@ function clauseMatrix(rows: ClauseRow[]): string {
 
 /** A clause's domain in the matrix: per dimension, the points exercised and those not (with why, when out of reach). */
 function domainHtml(d: DomainCoverage): string {
-  const dims = (['operations', 'subjects', 'objects'] as const).filter((dim) => d.domain[dim]?.length);
+  const dims = DOMAIN_DIMENSIONS.filter((dim) => d.domain[dim]?.length);
   const cell = (dim: (typeof dims)[number]) => {
     const done = d.exercised[dim] ?? [];
     const missing = d.missing.filter((m) => m.dimension === dim);

@@ -1,3 +1,4 @@
+import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
 import type { RunReport } from '../engine/run/report.ts';
 
 const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
@@ -9,7 +10,7 @@ const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&g
 function domainLines(report: RunReport, clauses: readonly string[]): string[] {
   const partly = report.coverage?.partlyVerified ?? [];
   return (report.coverage?.domains ?? []).filter((d) => clauses.includes(d.clause)).map((d) => {
-    const dims = (['operations', 'subjects', 'objects'] as const).filter((dim) => d.domain[dim]?.length).map((dim) => {
+    const dims = DOMAIN_DIMENSIONS.filter((dim) => d.domain[dim]?.length).map((dim) => {
       const left = d.missing.filter((m) => m.dimension === dim).map((m) => (m.possible ? m.point : `${m.point} (out of reach: ${m.reason})`));
       return `${dim} ${d.exercised[dim]?.length ?? 0}/${d.domain[dim]!.length}${left.length ? ` (not exercised: ${left.join(', ')})` : ''}`;
     });

@@ -1,3 +1,4 @@
+import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
 import { clauseCounts, type CheckReport, type RunReport } from '../engine/run/report.ts';
 
 const MARK: Record<CheckReport['status'], string> = { passed: 'PASS', failed: 'FAIL', warning: 'WARN', skipped: 'SKIP', error: 'ERR ' };
@@ -37,7 +38,7 @@ export function partlyVerifiedLines(report: RunReport): string[] {
   const blocking = report.requireComplete ? ' (this run requires every MUST clause verified whole: incomplete)' : '';
   const lines = [`partly verified: ${partly.length} of the verified clauses were exercised on part of their domain (spec/clauses.yaml)${blocking}; not exercised:`];
   for (const d of (report.coverage?.domains ?? []).filter((x) => partly.includes(x.clause))) {
-    const parts = (['operations', 'subjects', 'objects'] as const)
+    const parts = DOMAIN_DIMENSIONS
       .map((dim) => {
         const missing = d.missing.filter((m) => m.dimension === dim);
         if (!missing.length) return '';

@@ -19,17 +19,22 @@ export interface Clause {
   faults?: FaultModelEntry[];
 }
 
-export type DomainDimension = 'operations' | 'subjects' | 'objects';
+export type DomainDimension = 'operations' | 'subjects' | 'objects' | 'values';
+
+/** The dimensions of a domain, in the order reports show them. */
+export const DOMAIN_DIMENSIONS: readonly DomainDimension[] = ['operations', 'subjects', 'objects', 'values'];
 
 /**
  * operations: operation ids of the document (declared ones included) or sets of them (all, authenticated, reads,
  * writes, lists, long-running); subjects: the run's keys by role (primary, second, readonly, revocable); objects: the
- * object conditions (exists, absent, other-organization).
+ * object conditions (exists, absent, other-organization); values: the value classes of a request's fields
+ * (src/spec/value-classes.ts), each exercised when a judging check sent a body whose field holds it.
  */
 export interface ClauseDomain {
   operations?: string[];
   subjects?: string[];
   objects?: string[];
+  values?: string[];
 }
 
 export interface FaultModelEntry {

@@ -98,3 +98,23 @@ describe('clause domains', () => {
     expect(partlyVerified(['VM-LIST'], domains)).toEqual([]);
   });
 });
+
+describe('value classes in a domain', () => {
+  const clause: Clause = { id: 'VM-CREATE-FIELDS', section: '2', text: 'fields', domain: { operations: ['createVm'], values: ['name:mixed-case', 'name:beyond-ascii', 'vcpus:large'] } };
+  const creates = check('vms.values', ['VM-CREATE-FIELDS']);
+  const sent = (body: unknown, status = 202, sentBy = 'vms.values') => ({ ...ex('POST', '/v1/vms', status, sentBy, 'primary'), request: { method: 'POST', url: 'http://127.0.0.1:1/v1/vms', headers: {}, body: JSON.stringify(body) } }) as Exchange;
+  const domainOf = (log: Exchange[]) => computeDomains([clause], [creates], [passed('vms.values')], log, new Map(), { merged: doc, operationOf, keysHeld: new Set(['primary']), ledger: [] })[0]!;
+
+  it('counts a class exercised when a judging check sent a body whose field holds it, whatever the answer', () => {
+    const d = domainOf([sent({ name: 'Read.Back-Zürich', vcpus: 1 }), sent({ name: 'plain', vcpus: 32 }, 400)]);
+    expect(d.exercised.values).toEqual(['name:mixed-case', 'name:beyond-ascii', 'vcpus:large']);
+    expect(d.missing).toEqual([]);
+  });
+
+  it('leaves a class not sent, or sent by a check that does not judge the clause, as missing within reach', () => {
+    const d = domainOf([sent({ name: 'plain', vcpus: 1 }), sent({ name: 'Other', vcpus: 64 }, 202, 'vms.elsewhere')]);
+    expect(d.exercised.values).toEqual([]);
+    expect(d.missing.map((m) => [m.dimension, m.point, m.possible])).toEqual([['values', 'name:mixed-case', true], ['values', 'name:beyond-ascii', true], ['values', 'vcpus:large', true]]);
+    expect(partlyVerified(['VM-CREATE-FIELDS'], [d])).toEqual(['VM-CREATE-FIELDS']);
+  });
+});

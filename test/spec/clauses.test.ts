@@ -4,6 +4,8 @@ import { loadClauses, FAULT_DIMENSIONS, type FaultModelEntry } from '../../src/s
 import { FAULTS, HOSTILE_FAULTS, type FaultDef } from '../../fixtures/reference/faults.ts';
 import { S3_FAULTS } from '../../fixtures/s3/faults.ts';
 import { allChecks } from '../../suites/index.ts';
+import { VALUE_CLASSES } from '../../src/spec/value-classes.ts';
+
 
 // The fault model (spec/clauses.yaml faults:) is the specification of what the catalogue must realize: every MUST
 // clause names the ways it can break, each way is a reference fault, and the check it names is one that kills it.
@@ -80,6 +82,11 @@ describe('clause domains', () => {
       for (const o of c.domain!.operations ?? []) expect(SETS.includes(o) || operationIds.has(o), `${c.id}: operation ${o}`).toBe(true);
       for (const s of c.domain!.subjects ?? []) expect(SUBJECTS, `${c.id}: subject ${s}`).toContain(s);
       for (const o of c.domain!.objects ?? []) expect(OBJECTS, `${c.id}: object ${o}`).toContain(o);
+      // A value class is one the vocabulary knows, of an operation the same domain names.
+      for (const v of c.domain!.values ?? []) {
+        expect(Object.keys(VALUE_CLASSES), `${c.id}: value class ${v}`).toContain(v);
+        expect(c.domain!.operations ?? [], `${c.id}: ${v} is of ${VALUE_CLASSES[v]!.operation}`).toContain(VALUE_CLASSES[v]!.operation);
+      }
     }
   });
 

@@ -9,6 +9,7 @@ import type { Check } from './check.ts';
 import type { CheckReport, DomainCoverage, MissingPoint } from './report.ts';
 import type { Judged } from './attribution.ts';
 import { documentOperations, type DocumentOperation } from '../schema/operations.ts';
+import { VALUE_CLASSES } from '../../spec/value-classes.ts';
 
 export type { ClauseDomain, DomainCoverage, DomainDimension, MissingPoint };
 
@@ -87,6 +88,7 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
     const operations = new Set<string>();
     const subjects = new Set<string>();
     const objects = new Set<string>();
+    const values = new Set<string>();
     for (const c of judging) {
       for (const key of judged.get(c.id)?.tokenKeys ?? []) {
         subjects.add(key);
@@ -100,6 +102,7 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
       if (ex.subject && SUBJECT_FLAGS[ex.subject] && ex.response) subjects.add(ex.subject);
       const condition = objectCondition(ex, op && templateOf.get(op), createdBy);
       if (condition) objects.add(condition);
+      for (const name of clause.domain.values ?? []) if (op && ex.response && sentValueOf(ex, op, name)) values.add(name);
     }
     const d: ClauseDomain = clause.domain;
     const coverage: DomainCoverage = { clause: clause.id, domain: {}, exercised: {}, missing: [] };
@@ -134,9 +137,29 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
         coverage.missing.push({ dimension: 'objects', point: o, possible, reason: possible ? `no check judging ${clause.id} met an object that is ${o === 'absent' ? 'absent' : o === 'exists' ? 'there' : "another organization's"}` : 'the run holds no key of a second organization', howToVerify: possible ? `a check of ${clause.id} on such an object` : 'give --api-key-b' });
       }
     }
+    if (d.values) {
+      coverage.domain.values = [...d.values];
+      coverage.exercised.values = d.values.filter((v) => values.has(v));
+      for (const v of d.values.filter((x) => !values.has(x))) {
+        const cls = VALUE_CLASSES[v];
+        coverage.missing.push({ dimension: 'values', point: v, possible: true, reason: `no check judging ${clause.id} sent ${cls ? `${cls.what} (${cls.operation})` : v} and had an answer`, howToVerify: `a check of ${clause.id} that sends it (the suite's gap, a budget spent first, or a group not selected)` });
+      }
+    }
     out.push(coverage);
   }
   return out;
+}
+
+/** Whether an exchange to `op` sent a JSON body whose field holds the named value class. */
+function sentValueOf(ex: Exchange, op: string, name: string): boolean {
+  const cls = VALUE_CLASSES[name];
+  if (!cls || cls.operation !== op || ex.request.body === undefined) return false;
+  try {
+    const body = JSON.parse(ex.request.body) as unknown;
+    return !!body && typeof body === 'object' && cls.holds((body as Record<string, unknown>)[cls.field]);
+  } catch {
+    return false;
+  }
 }
 
 /** Verified clauses exercised on part of their domain, where the rest was within this run's reach. */
