@@ -129,25 +129,31 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
           : { dimension: 'subjects', point: s, possible: false, reason: `the run holds no ${s} key`, howToVerify: `give ${SUBJECT_FLAGS[s] ?? 'the key'}` });
       }
     }
-    if (d.objects) {
-      coverage.domain.objects = [...d.objects];
-      coverage.exercised.objects = d.objects.filter((o) => objects.has(o));
-      for (const o of d.objects.filter((x) => !objects.has(x))) {
-        const possible = o !== 'other-organization' || inputs.keysHeld.has('second');
-        coverage.missing.push({ dimension: 'objects', point: o, possible, reason: possible ? `no check judging ${clause.id} met an object that is ${o === 'absent' ? 'absent' : o === 'exists' ? 'there' : "another organization's"}` : 'the run holds no key of a second organization', howToVerify: possible ? `a check of ${clause.id} on such an object` : 'give --api-key-b' });
-      }
-    }
-    if (d.values) {
-      coverage.domain.values = [...d.values];
-      coverage.exercised.values = d.values.filter((v) => values.has(v));
-      for (const v of d.values.filter((x) => !values.has(x))) {
-        const cls = VALUE_CLASSES[v];
-        coverage.missing.push({ dimension: 'values', point: v, possible: true, reason: `no check judging ${clause.id} sent ${cls ? `${cls.what} (${cls.operation})` : v} and had an answer`, howToVerify: `a check of ${clause.id} that sends it (the suite's gap, a budget spent first, or a group not selected)` });
-      }
-    }
+    if (d.objects) coverObjects(coverage, clause.id, d.objects, objects, inputs.keysHeld.has('second'));
+    if (d.values) coverValues(coverage, clause.id, d.values, values);
     out.push(coverage);
   }
   return out;
+}
+
+/** The object conditions of a domain the checks met, and those left (another organization's needs its key). */
+function coverObjects(coverage: DomainCoverage, clause: string, domain: readonly string[], met: ReadonlySet<string>, holdsSecond: boolean): void {
+  coverage.domain.objects = [...domain];
+  coverage.exercised.objects = domain.filter((o) => met.has(o));
+  for (const o of domain.filter((x) => !met.has(x))) {
+    const possible = o !== 'other-organization' || holdsSecond;
+    coverage.missing.push({ dimension: 'objects', point: o, possible, reason: possible ? `no check judging ${clause} met an object that is ${o === 'absent' ? 'absent' : o === 'exists' ? 'there' : "another organization's"}` : 'the run holds no key of a second organization', howToVerify: possible ? `a check of ${clause} on such an object` : 'give --api-key-b' });
+  }
+}
+
+/** The value classes of a domain the checks sent, and those left (always within reach: the run chooses what it sends). */
+function coverValues(coverage: DomainCoverage, clause: string, domain: readonly string[], sent: ReadonlySet<string>): void {
+  coverage.domain.values = [...domain];
+  coverage.exercised.values = domain.filter((v) => sent.has(v));
+  for (const v of domain.filter((x) => !sent.has(x))) {
+    const cls = VALUE_CLASSES[v];
+    coverage.missing.push({ dimension: 'values', point: v, possible: true, reason: `no check judging ${clause} sent ${cls ? `${cls.what} (${cls.operation})` : v} and had an answer`, howToVerify: `a check of ${clause} that sends it (the suite's gap, a budget spent first, or a group not selected)` });
+  }
 }
 
 /** Whether an exchange to `op` sent a JSON body whose field holds the named value class. */
