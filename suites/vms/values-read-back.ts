@@ -47,6 +47,24 @@ async function finishedTask(ctx: CheckContext, created: Exchange): Promise<Excha
 }
 
 /**
+ * One create of the comparison, its VM in the ledger when accepted. A spent create budget (--max-creates) is a reason:
+ * it leaves the comparison with fewer values per field, not the check without one.
+ */
+async function sendComparisonCreate(ctx: CheckContext, body: Record<string, unknown>, note: string): Promise<{ created: Exchange } | { why: string }> {
+  try {
+    const created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
+    if (isSuccess(created)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note }, created);
+    return { created };
+  } catch (err) {
+    if (err instanceof Unavailable) return { why: err.message };
+    throw err;
+  }
+}
+
+/** A valid create answered with a server error, or not at all: a finding whichever size it asked for. */
+const answeredBroken = (created: Exchange) => created.response === undefined || created.response.status >= 500;
+
+/**
  * A second VM whose sizes differ from the run's VM in every field (the neighbouring rung of the size ladder), so a size
  * the target ignores cannot hide behind a default that happens to equal the first; its tags add a second key.
  */
@@ -67,20 +85,11 @@ async function createSecond(ctx: CheckContext, first: CreatedVm, tags: TagSettin
       sentTags = { [RUN_TAG_KEY]: ctx.config.runId, 'cc-values': `${ctx.config.runId}-2` };
       body[tags.field] = tags.shape === 'map' ? sentTags : tagsInShape(tags.shape, Object.entries(sentTags));
     }
-    let created: Exchange;
-    try {
-      created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
-    } catch (err) {
-      // A spent create budget (--max-creates) leaves the comparison with one value per field, not the check without one.
-      if (err instanceof Unavailable) return { why: err.message };
-      throw err;
-    }
-    if (isSuccess(created)) {
-      ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'second values for the read-back comparison' }, created);
-      return { made: { name: String(body['name']), body, tags: sentTags, created } };
-    }
-    const status = created.response?.status;
-    if (status === undefined || status >= 500) return { why: `a well-typed create answered ${describeExchange(created)}`, broken: created };
+    const sent = await sendComparisonCreate(ctx, body, 'second values for the read-back comparison');
+    if ('why' in sent) return sent;
+    const { created } = sent;
+    if (isSuccess(created)) return { made: { name: String(body['name']), body, tags: sentTags, created } };
+    if (answeredBroken(created)) return { why: `a well-typed create answered ${describeExchange(created)}`, broken: created };
     if (nameTier < NAME_TIERS.length) {
       // Refused with a name of other classes: the same size again with the next tier down (a name rule is the target's).
       nameTier++;
@@ -103,19 +112,11 @@ export const LARGE_SIZE = { vcpus: 32, memory_gb: 256, system_disk_gb: 1000 } as
 async function createLarge(ctx: CheckContext): Promise<{ made?: Made; why?: string; broken?: Exchange }> {
   const { body } = ctx.objects.vmCreateBody('values-large');
   Object.assign(body, LARGE_SIZE);
-  let created: Exchange;
-  try {
-    created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
-  } catch (err) {
-    if (err instanceof Unavailable) return { why: err.message };
-    throw err;
-  }
-  if (isSuccess(created)) {
-    ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'the large size class for the read-back comparison' }, created);
-    return { made: { name: String(body['name']), body, created } };
-  }
-  const status = created.response?.status;
-  if (status === undefined || status >= 500) return { why: `a well-typed create of the large size class answered ${describeExchange(created)}`, broken: created };
+  const sent = await sendComparisonCreate(ctx, body, 'the large size class for the read-back comparison');
+  if ('why' in sent) return sent;
+  const { created } = sent;
+  if (isSuccess(created)) return { made: { name: String(body['name']), body, created } };
+  if (answeredBroken(created)) return { why: `a well-typed create of the large size class answered ${describeExchange(created)}`, broken: created };
   return { why: `the large size class (${LARGE_SIZE.vcpus} vCPU/${LARGE_SIZE.memory_gb} GB/${LARGE_SIZE.system_disk_gb} GB disk) was refused (${describeExchange(created)}): the target's sizes stop below it` };
 }
 
