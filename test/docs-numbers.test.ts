@@ -1,7 +1,7 @@
 // The numbers the documentation gives that the code decides: each read out of the sentence that states it and held to
 // the constant it describes, so a change to one cannot leave the other behind. (The numbers a run produces, such as a
 // quick run's requests and writes, are held against a run in test/suite/waits.test.ts.)
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LIMITS, TOKEN_LIFETIME_SECONDS } from '../src/engine/documented-limits/limits.js';
 import { HEADROOM } from '../src/engine/transport/pacer.ts';
@@ -98,5 +98,33 @@ describe('numbers the docs give are the code\'s', () => {
     const claim = CLAIMS[0]!;
     const drifted = 'stays under 90% of each token\'s documented budget (50 writes and 270 reads a minute)';
     expect(claim.sentence.exec(drifted)!.slice(1).map(Number)).not.toEqual(claim.actual());
+  });
+});
+
+/** A table of measured times (a "wall" column) in the docs: the lines of the paragraph just before it. */
+function measurementTables(text: string): Array<{ header: string; lead: string }> {
+  const lines = text.split('\n');
+  const tables: Array<{ header: string; lead: string }> = [];
+  lines.forEach((line, i) => {
+    if (!/^\|.*\bwall\b.*\|$/.test(line) || lines[i - 1]?.startsWith('|')) return;
+    let start = i - 1;
+    while (start > 0 && lines[start] === '') start--;
+    tables.push({ header: line, lead: lines[start] ?? '' });
+  });
+  return tables;
+}
+
+describe('measurements in the docs are records, not promises', () => {
+  // A run can check a promise (held above and in test/suite/waits.test.ts); a past run's wall time it cannot, so each
+  // table of them says when it was measured and what measures today's.
+  const files = ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  it.each(files)('%s introduces each table of wall times as a dated record', (file) => {
+    for (const t of measurementTables(readFileSync(file, 'utf8'))) expect(t.lead, `${file}: ${t.header}`).toMatch(/^Record of runs from \d{4}-\d{2}-\d{2}.*not a promise: `npm run bench/);
+  });
+
+  it('finds the tables, and a table without its record line', () => {
+    expect(measurementTables(readFileSync('docs/limits.md', 'utf8')).length).toBeGreaterThanOrEqual(2);
+    const [t] = measurementTables('On this machine:\n\n| | wall | peak RSS |\n|---|---|---|\n| before | 20 s | 200 MB |\n');
+    expect(t!.lead).not.toMatch(/^Record of runs from/);
   });
 });
