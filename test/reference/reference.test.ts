@@ -1345,6 +1345,12 @@ const faultCases: FaultCase[] = [
     faulty: [401, 403],
   },
   {
+    name: 'unauthenticated-delete-403',
+    probe: async (s) => [(await call(s, 'POST', '/v1/vms', { json: vmBody(s) })).status, (await call(s, 'DELETE', '/v1/vms/vm-absent')).status],
+    clean: [401, 401],
+    faulty: [401, 403],
+  },
+  {
     name: 'not-found-410',
     probe: async (s) => (await call(s, 'GET', '/v1/tasks/task-absent', { token: await tokenFor(s) })).status,
     clean: 404,
