@@ -6,5 +6,6 @@ import { oddPathIds } from './odd-path-ids.ts';
 import { completeAnswers } from './complete-answers.ts';
 import { allowOn405 } from './allow-on-405.ts';
 import { invalidInputs } from './invalid-inputs.ts';
+import { declaredBodyFraming } from './declared-body-framing.ts';
 
-export const errorChecks: Check[] = [malformedJson, oddPathIds, invalidInputs, errorObject, jsonResponses, completeAnswers, allowOn405];
+export const errorChecks: Check[] = [malformedJson, oddPathIds, invalidInputs, errorObject, jsonResponses, completeAnswers, allowOn405, declaredBodyFraming];

@@ -1185,6 +1185,18 @@ const faultCases: FaultCase[] = [
     faulty: 200,
   },
   {
+    name: 'expired-token-403-beside-list',
+    timeScale: 36_000,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const vm = await firstVm(s, t);
+      await sleep(150);
+      return [(await call(s, 'GET', '/v1/vms', { token: t })).status, (await call(s, 'GET', `/v1/vms/${vm}`, { token: t })).status];
+    },
+    clean: [401, 401],
+    faulty: [401, 403],
+  },
+  {
     name: 'expired-token-403',
     timeScale: 36_000,
     probe: async (s) => {
@@ -2250,6 +2262,38 @@ const faultCases: FaultCase[] = [
     },
     clean: [3, true, true, false, false],
     faulty: [3, false, false, true, true],
+  },
+  {
+    name: 'webhook-any-media-type',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const raw = JSON.stringify({ url: 'https://example.test/framing', events: ['backup.completed'] });
+      return (await call(s, 'POST', '/v1/webhooks', { token: t, raw, headers: { 'content-type': 'text/plain' } })).status;
+    },
+    clean: 415,
+    faulty: 201,
+  },
+  {
+    name: 'restore-trailing-json-accepted',
+    timeScale: 100,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const b = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
+      await sleep(40);
+      return (await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: t, raw: '{} {"second": "value"}' })).status;
+    },
+    clean: 400,
+    faulty: 202,
+  },
+  {
+    name: 'alarm-trailing-json-accepted',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const raw = `${JSON.stringify({ vm_id: await firstVm(s, t), metric: 'cpu_utilization', comparison: 'gt', threshold: 99 })} {"second": "value"}`;
+      return (await call(s, 'POST', '/v1/alarms', { token: t, raw })).status;
+    },
+    clean: 400,
+    faulty: 201,
   },
   {
     name: 'restore-without-task-id',
