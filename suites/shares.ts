@@ -40,8 +40,13 @@ export const READONLY_LIST = 'readonly-list';
  * costs their round trips once.
  */
 export const REFUSAL_PROBES = 'refusal-probes';
+/**
+ * The declared body operations asked with an odd framing (errors.declared-body-framing), and the backup of the run's VM
+ * it restores: requests a conforming target refuses, beside the API track, so its backup's wait is not the track's.
+ */
+export const FRAMING_PROBES = 'framing-probes';
 /** Everything the API target holds: a check that reviews what all others did there (the audit trail) waits for them. */
-export const WHOLE_API = [API_TARGET, BACKUPS, EVENTS, ALARMS, REFUSAL_PROBES] as const;
+export const WHOLE_API = [API_TARGET, BACKUPS, EVENTS, ALARMS, REFUSAL_PROBES, FRAMING_PROBES] as const;
 
 /** Gives a group's checks what they share, unless a check says otherwise. */
 export function sharing(shares: readonly string[], checks: Check[]): Check[] {

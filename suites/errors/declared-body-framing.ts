@@ -6,6 +6,7 @@ import { pass, fail, skip, undeclared, Unavailable } from '../../src/engine/run/
 import { readLocation } from '../../src/engine/target/discover.ts';
 import { alarmBodyFor, describeExchange, documentedRefusal, wasAccepted } from '../support.ts';
 import { startOwnBackup } from '../backups/_own-backup.ts';
+import { FRAMING_PROBES } from '../shares.ts';
 
 /** A declared operation that takes a body, with a body valid in every respect, and what to record if it is acted on. */
 interface FramedOperation {
@@ -72,6 +73,7 @@ async function framedOperations(ctx: CheckContext): Promise<{ ops: FramedOperati
 export const declaredBodyFraming: Check = {
   id: 'errors.declared-body-framing',
   group: 'errors',
+  shares: [FRAMING_PROBES],
   clauses: ['SVC-JSON'],
   level: 'should',
   why: { should: "the seed says requests are JSON and shows no media-type rule: refusing a body labelled otherwise, or a JSON value followed by more, is convention (RFC 9110 §15.5.16, RFC 8259 §2)" },
