@@ -1,11 +1,29 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { CallOptions } from '../../src/engine/identity/call.ts';
 import { absentId, describeExchange, fromLog, observeErrorCase } from '../support.ts';
+import { documentOperations } from '../operations.ts';
 
 /** The methods an Allow value lists (RFC 9110 §10.2.1: a comma-separated list of method tokens, case-sensitive). */
 export function allowedMethods(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   return value.split(',').map((m) => m.trim()).filter(Boolean);
+}
+
+/**
+ * A method each path of the document lacks (PATCH, else PUT), on ids that exist nowhere: harmless anywhere, and a
+ * router often answers per path. Never the key revocation's path, nor token issuance's (whose budget a target may count by path).
+ */
+function lackingMethods(ctx: CheckContext): CallOptions[] {
+  const ops = documentOperations(ctx);
+  const paths = [...new Set(ops.map((o) => o.path))].filter((p) => !/api-keys/.test(p) && !ops.some((o) => o.path === p && o.public) && p !== '/v1/tasks/{id}');
+  return paths.flatMap((template) => {
+    const method = ['PATCH', 'PUT'].find((m) => !ops.some((o) => o.path === template && o.method === m));
+    if (!method) return [];
+    const path = template.replace(/([^/]+)\/\{[^}]+\}/g, (_, collection: string) => `${collection}/${encodeURIComponent(absentId(ctx, collection.replace(/s$/, '')))}`);
+    return [{ method, path, json: {} }];
+  });
 }
 
 /**
@@ -18,11 +36,14 @@ export const allowOn405: Check = {
   clauses: ['ERROR-OBJECT-EVERY'],
   level: 'should',
   why: { should: 'the seed does not show how a method a path lacks is answered: a 405 names the allowed methods in Allow (RFC 9110 §15.5.6)' },
-  title: 'A 405 answer lists the allowed methods in Allow',
+  title: 'A 405 answer lists the allowed methods in Allow, on every path of the document',
   reviewsLog: true,
   async run(ctx) {
-    // Tasks are only read: a PUT on a task that does not exist is harmless anywhere.
-    if (!ctx.config.readOnly) observeErrorCase(ctx, 'method-not-allowed', await ctx.call({ method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} }));
+    // Tasks are only read: a PUT on a task that does not exist is harmless anywhere. Then every other path once.
+    if (!ctx.config.readOnly) {
+      observeErrorCase(ctx, 'method-not-allowed', await ctx.call({ method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} }));
+      await ctx.callEach(lackingMethods(ctx));
+    }
     const refused = fromLog(ctx, (ex) => ex.response!.status === 405);
     if (refused.length === 0) return skip('no request was answered 405 (a target may answer 404 for a method a path lacks); nothing to judge', 'a target that answers 405 for a method a path lacks');
     const bad = refused

@@ -1674,6 +1674,16 @@ const faultCases: FaultCase[] = [
     faulty: 'private, max-age=300',
   },
   {
+    name: 'method-not-allowed-no-allow-beside-tasks',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const [task, vm] = [await call(s, 'PUT', '/v1/tasks/nope', { token: t, json: {} }), await call(s, 'PATCH', '/v1/vms', { token: t, json: {} })];
+      return [task.status, task.headers.get('allow'), vm.status, vm.headers.get('allow')];
+    },
+    clean: [405, 'GET, HEAD', 405, 'GET, POST, HEAD'],
+    faulty: [405, 'GET, HEAD', 405, null],
+  },
+  {
     name: 'method-not-allowed-no-allow',
     probe: async (s) => {
       const r = await call(s, 'PUT', '/v1/tasks/nope', { token: await tokenFor(s), json: {} });
