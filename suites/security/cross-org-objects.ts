@@ -2,6 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, warn } from '../../src/engine/run/check.ts';
 import { describeExchange, isSuccess, observeErrorCase } from '../support.ts';
+import { documentOperations, requestFor } from '../operations.ts';
 
 /**
  * Object-level authorization (OWASP API1): the second organization's key reaches none of the first organization's
@@ -17,7 +18,7 @@ export const crossOrgObjects: Check = {
     must: "the seed says a token names its key's organization and a key has its owner's permissions only: no access, no listing",
     should: "what a refusal may say is not shown: not naming another organization's objects is security convention (OWASP API1)",
   },
-  title: "Another organization's key cannot reach this organization's VMs, tasks or backups",
+  title: "Another organization's key cannot reach this organization's VMs, tasks, backups or alarms",
   async run(ctx) {
     if (!ctx.tokens.has('second')) return skip('needs --api-key-b (a key of a second organization)', '--api-key-b KEY (a key of a second organization)');
     const vm = await ctx.objects.acceptedVm();
@@ -32,6 +33,11 @@ export const crossOrgObjects: Check = {
     for (const op of [ctx.declarations.deleteVm && { ...ctx.declarations.deleteVm, method: 'GET' }].filter((o) => o !== undefined)) {
       // A declared id-addressed VM path: read it (never delete it) with the other organization's key.
       probes.push({ what: 'its VM record', ex: await ctx.call({ as: 'second', method: 'GET', path: op.path.replace('{id}', encodeURIComponent(vmId)) }) });
+    }
+    // The run's other objects by id, where a read is declared and the run made one (a backup, an alarm): read only.
+    for (const op of documentOperations(ctx).filter((o) => o.method === 'GET' && !o.public && /\{[^}]+\}/.test(o.path) && !/^\/v1\/(vms|tasks)\//.test(o.path))) {
+      const { path } = await requestFor(ctx, op);
+      if (!path.includes(`cc-${ctx.config.runId}-absent-`)) probes.push({ what: `its ${op.path.split('/')[2]!.replace(/s$/, '')} ${decodeURIComponent(path.split('/')[3] ?? '')}`, ex: await ctx.call({ as: 'second', method: 'GET', path }) });
     }
     const reached = probes.filter((p) => isSuccess(p.ex));
     if (reached.length) {

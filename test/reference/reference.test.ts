@@ -2665,6 +2665,18 @@ const faultModelCases: FaultCase[] = [
     faulty: [202, 404],
   },
   {
+    name: 'cross-org-backup-readable',
+    timeScale: 100,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const backup = (await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} })).body.backup_id;
+      const b = await tokenFor(s, s.apiKeyB);
+      return [(await call(s, 'GET', `/v1/backups/${backup}`, { token: t })).status, (await call(s, 'GET', `/v1/backups/${backup}`, { token: b })).status];
+    },
+    clean: [200, 404],
+    faulty: [200, 200],
+  },
+  {
     name: 'cross-org-vm-readable',
     probe: async (s) => {
       const vm = await firstVm(s, await tokenFor(s));
