@@ -60,6 +60,8 @@ export function runFor(fault: FaultDef): ReferenceRun {
   }
   // A cap skipped under a filter shows only where a filter matches more than 100 VMs: a population of 2,500.
   if (fault.name === 'per-page-cap-skipped-with-filter') return { faults: [fault.name], only: ['pagination'], variants: ['population-large'] };
+  // The oversized body goes beyond the create only in the full profile.
+  if (fault.name === 'oversized-token-body-500') return { faults: [fault.name], only: ['security'], profile: 'full', timeScale: 60 };
   // A quota answered 429 is told from a rate limit by outlasting a rate window, which the quick profile does not wait out.
   if (fault.name === 'quota-429-resource-exhausted') return { faults: [fault.name], only: ['vms'], profile: 'full', timeScale: 60 };
   if (QUOTA_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: fault.check.startsWith('schema.') ? ['vms', 'schema'] : ['vms'], overlay: QUOTA_OVERLAY, variants: ['vm-quota-low'] };

@@ -1283,6 +1283,12 @@ const faultCases: FaultCase[] = [
     faulty: 200,
   },
   {
+    name: 'oversized-token-body-500',
+    probe: async (s) => [(await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: 'x'.repeat(2 * 1024 * 1024) } })).status, (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) } })).status],
+    clean: [413, 413],
+    faulty: [500, 413],
+  },
+  {
     name: 'oversized-body-500',
     probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) } })).status,
     clean: 413,
