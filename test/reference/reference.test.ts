@@ -2671,6 +2671,15 @@ const faultModelCases: FaultCase[] = [
     faulty: [202, 404],
   },
   {
+    name: 'odd-backup-id-500',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return [(await call(s, 'GET', `/v1/backups/${encodeURIComponent("bk' OR '1'='1")}`, { token: t })).status, (await call(s, 'GET', '/v1/backups/bk-absent', { token: t })).status, (await call(s, 'GET', `/v1/tasks/${encodeURIComponent("t' OR '1'='1")}`, { token: t })).status];
+    },
+    clean: [404, 404, 404],
+    faulty: [500, 404, 404],
+  },
+  {
     name: 'cross-org-backup-readable',
     timeScale: 100,
     probe: async (s) => {
