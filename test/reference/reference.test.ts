@@ -2680,6 +2680,16 @@ const faultModelCases: FaultCase[] = [
     faulty: [500, 404, 404],
   },
   {
+    name: 'readonly-delete-404',
+    probe: async (s) => {
+      const vm = await firstVm(s, await tokenFor(s));
+      const r = await tokenFor(s, s.apiKeyReadonly);
+      return [(await call(s, 'POST', '/v1/vms', { token: r, json: vmBody(s) })).status, (await call(s, 'DELETE', `/v1/vms/${vm}`, { token: r })).status];
+    },
+    clean: [403, 403],
+    faulty: [403, 404],
+  },
+  {
     name: 'cross-org-backup-readable',
     timeScale: 100,
     probe: async (s) => {
