@@ -45,8 +45,13 @@ export const REFUSAL_PROBES = 'refusal-probes';
  * it restores: requests a conforming target refuses, beside the API track, so its backup's wait is not the track's.
  */
 export const FRAMING_PROBES = 'framing-probes';
+/**
+ * The VMs vms.values-read-back makes to compare with the run's VM: made first on their track, beside the API track, so
+ * they join the list before the API track's walks judge it, and their tasks end while the API track goes on.
+ */
+export const COMPARISON_VMS = 'comparison-vms';
 /** Everything the API target holds: a check that reviews what all others did there (the audit trail) waits for them. */
-export const WHOLE_API = [API_TARGET, BACKUPS, EVENTS, ALARMS, REFUSAL_PROBES, FRAMING_PROBES] as const;
+export const WHOLE_API = [API_TARGET, BACKUPS, EVENTS, ALARMS, REFUSAL_PROBES, FRAMING_PROBES, COMPARISON_VMS] as const;
 
 /** Gives a group's checks what they share, unless a check says otherwise. */
 export function sharing(shares: readonly string[], checks: Check[]): Check[] {

@@ -8,6 +8,7 @@ import { RUN_TAG_KEY, SIZE_LADDER, tagsInShape, vmsOf, type CreatedVm, type List
 import { describeExchange, documentedRefusal, isSuccess } from '../support.ts';
 import { judgeField, objectWith, recordView, type FieldVerdict, type Reading, type View } from '../read-back.ts';
 import { tagsOf } from './tag-filter.ts';
+import { COMPARISON_VMS } from '../shares.ts';
 
 /** How the run sets tags where it can: the field, the shape, and whether the overlay declared it. */
 interface TagSetting {
@@ -193,6 +194,7 @@ const summary = (vs: FieldVerdict[], status: FieldVerdict['status']) => vs.filte
  */
 export const valuesReadBack: Check = {
   id: 'vms.values-read-back',
+  shares: [COMPARISON_VMS],
   group: 'vms',
   clauses: ['VM-CREATE', 'VM-CREATE-FIELDS'],
   level: 'must',
