@@ -2,22 +2,23 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { describeExchange, fromLog, pathOf, wasAccepted } from '../support.ts';
-import { REFUSAL_PROBES } from '../shares.ts';
+import { REFUSAL_PROBES, UNAUTHENTICATED_PROBES } from '../shares.ts';
 
 /**
  * HTTP convention (RFC 9110 §15.5.2, RFC 6750 §3.1): missing or invalid credentials get 401, not 403. Provoked on a
- * read and a write; then every request the run sent without a token to a protected operation (auth.bearer-required
- * asks each operation once, auth.tampered-token compares with one) is held to it too: a handler may answer otherwise.
+ * read and a write; then every request the run has sent without a token to a protected operation (auth.bearer-required
+ * asks each operation once, auth.tampered-token compares with one; both run before it) is held to it too: a handler
+ * may answer otherwise.
  */
 export const unauthenticatedStatus: Check = {
   id: 'auth.unauthenticated-status',
   group: 'auth',
-  shares: [REFUSAL_PROBES],
+  // After auth.bearer-required (every operation without a token) and auth.tampered-token, whose requests it judges too.
+  shares: [REFUSAL_PROBES, UNAUTHENTICATED_PROBES],
   clauses: ['AUTH-BEARER-REQUIRED'],
   level: 'should',
   why: { should: "the seed does not show the status: 401 for missing credentials is HTTP convention (RFC 9110, RFC 6750)" },
   title: 'Missing or invalid credentials are answered 401, on every protected operation',
-  reviewsLog: true,
   async run(ctx) {
     const sent: Exchange[] = await ctx.callEach([
       { as: 'anonymous', method: 'GET', path: '/v1/vms' },
