@@ -150,7 +150,10 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   }
   // No token at all: the run cannot start; the first request sent says what the target did.
   if (first.accepted === 0) throw new StartupFailure(first.exchanges.reduce((a, b) => (b.seq < a.seq ? b : a)), '--api-key', d.config);
-  adopt(first, ['main', 'generated']);
+  // Three lanes hold a token each, and every call borrows whichever has room (call.ts): the checks' writes and the
+  // cleanup's deletes spread over three budgets of 54 a minute. The other tokens stay spares for the probes, which
+  // take tokens of their own (five in quick; token-expiry and the window probes one or two more in full).
+  adopt(first, ['main', 'generated', 'overflow']);
   const bursts: Burst[] = [first];
   const unmeasurable = tooShort(d.config);
   // The burst still was the preflight and filled the pool; it just proves nothing about a window this short.
