@@ -6,7 +6,7 @@ import { StartupFailure } from '../engine/identity/startup-failure.ts';
 import { RunNotStarted } from '../engine/run/startup-report.ts';
 import type { ToolInfo } from '../engine/run/runner.ts';
 import { resolveRunOptions, parseCliArgs } from './options.ts';
-import { runCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
+import { runCommand, dryRunCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
 import { startBufferReaper } from './memory.ts';
 import { overlayCommand } from './overlay.ts';
 import { diffCommand } from './diff.ts';
@@ -208,6 +208,7 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(USAGE + '\n');
         return 0;
       }
+      if (opts.dryRun) return await dryRunCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'));
       const stopReaper = startBufferReaper();
       const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'), { terminal: { write: (t) => process.stdout.write(t), isTTY: process.stdout.isTTY === true, columns: process.stdout.columns }, env: process.env }).finally(stopReaper);
       return exitCode;

@@ -21,6 +21,7 @@ import { ProgressView, colourWanted, type Terminal } from './progress.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/_session.ts';
 import type { S3Config } from '../engine/config/config.ts';
 import type { RunOptions } from './options.ts';
+import { committedPlan, measuringOptions, planLines, planOf, planSelectionOf } from './plan.ts';
 import { readConnection } from './connection.ts';
 import { proxyFor, routeOf } from '../engine/transport/connection.ts';
 import { startReference, startReferenceProcess, startEmbeddedS3, makeTlsMaterial, type ReferenceTarget, type EmbeddedS3, type EmbeddedS3Settings, type TlsMaterial } from './embedded.ts';
@@ -81,7 +82,7 @@ export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: s
   const inputs = await checkInputs(opts, extra);
   const early = await startEarlyParts(opts, extra);
   await lintOverlayOrStop(opts, early);
-  if (opts.dryRun) return dryRun(opts, tool, out);
+  if (opts.dryRun) throw new Error('a dry run sends nothing and makes no report: dryRunCommand runs it');
   if (opts.insecure && !opts.quiet) out('WARNING: --insecure: TLS certificates are NOT verified; the report says so.');
   if (opts.s3Url && (!opts.s3AccessKey || !opts.s3SecretKey)) {
     throw new UsageError('missing credentials: --s3-access-key and --s3-secret-key (or CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY) are required with --s3-url');
@@ -324,28 +325,33 @@ export function createBudgetLines(opts: Pick<RunOptions, 'profile' | 'maxCreates
 }
 
 /**
- * --dry-run: the plan, measured by running the same selection against the embedded reference target in-process, at
- * the run's own time scale (the limit probes' bursts depend on it). Nothing is sent to the target named by --base-url.
+ * --dry-run: the plan. The committed one where it applies (suites/plan.json, measured by `npm run plan`), else measured
+ * by running the same selection against the embedded reference target in-process, at the run's own time scale (the
+ * limit probes' bursts depend on it). Nothing is sent to the target named by --base-url.
  */
-async function dryRun(opts: RunOptions, tool: ToolInfo, out: (line: string) => void): Promise<RunResult> {
-  const { report } = await runCommand(
-    { ...opts, dryRun: false, quiet: true, reports: [], emitOverlay: undefined, baseUrl: undefined, apiKey: undefined, apiKeyB: undefined, apiKeyReadonly: undefined, apiKeyRevocable: undefined, s3Url: undefined },
-    tool,
-    () => {},
+export async function dryRunCommand(opts: RunOptions, tool: ToolInfo, out: (line: string) => void): Promise<0> {
+  await checkInputs(opts, {});
+  await lintOverlayOrStop(opts, await startEarlyParts(opts, {}));
+  const selection = planSelectionOf(opts);
+  const committed = 'measure' in selection ? selection : committedPlan(selection);
+  const target = opts.baseUrl ?? 'the embedded reference target';
+  out(`dry run: nothing was sent to ${target}.`);
+  if (!('measure' in committed)) {
+    const source = `as measured against the embedded reference target on ${committed.measuredAt.slice(0, 10)} with seed ${committed.seed}, committed in suites/plan.json`;
+    for (const line of planLines(committed, opts, source, createBudgetLines(opts))) out(line);
+    return 0;
+  }
+  const report = await measureReport(opts, tool);
+  const measured = planOf('measure' in selection ? { profile: opts.profile, overlay: opts.baseUrl === undefined ? 'reference' : 'none' } : selection, report, new Date().toISOString());
+  for (const line of planLines(measured, opts, `measured now against the embedded reference target, since no committed plan applies (${committed.measure})`, createBudgetLines(opts))) out(line);
+  return 0;
+}
+
+/** The report of a run of the dry run's selection against the embedded reference: what the plan is measured from. */
+export async function measureReport(opts: RunOptions, tool: ToolInfo): Promise<RunReport> {
+  const { report } = await runCommand(measuringOptions(opts), tool, () => {},
     // A target named without an overlay is run without one; the embedded reference is run with its own, as the run would.
     { noDefaultOverlay: opts.overlay === undefined && opts.baseUrl !== undefined },
   );
-  const target = opts.baseUrl ?? 'the embedded reference target';
-  const t = report.traffic;
-  out(`dry run: nothing was sent to ${target}.`);
-  out('plan, measured against the embedded reference target (a real target\'s answers can change it a little):');
-  out(`  groups: ${[...new Set(report.checks.map((c) => c.group))].join(', ')}${opts.readOnly ? ' (read-only: checks that need writes are skipped)' : ''}`);
-  out(`  requests: ${t.requests}, of which ${t.writes} writes or token exchanges`);
-  for (const [endpoint, n] of Object.entries(t.byEndpoint ?? {}).sort((a, b) => b[1] - a[1])) out(`    ${String(n).padStart(5)}  ${endpoint}`);
-  const created = report.ledger.reduce<Record<string, number>>((acc, e) => ({ ...acc, [e.kind]: (acc[e.kind] ?? 0) + 1 }), {});
-  out(`  it would create: ${Object.entries(created).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}${opts.profile === 'certify' ? ' on the embedded reference (its list is already long enough)' : ''}`);
-  for (const line of createBudgetLines(opts)) out(line);
-  const waits = Object.entries(t.waits ?? {}).filter(([, w]) => w.count > 0);
-  out(`  waits it plans (real seconds, summed over checks side by side): ${waits.length ? waits.map(([cause, w]) => `${cause} ${(w.ms / 1000).toFixed(1)} s (${w.count})`).join(', ') : 'none'}`);
-  return { report, exitCode: 0 };
+  return report;
 }

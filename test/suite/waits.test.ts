@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { runCommand } from '../../src/cli/run.ts';
 import { runOptions } from '../../src/cli/options.ts';
 import { AVOIDABLE_WAITS, WAIT_CAUSES } from '../../src/engine/transport/waits.ts';
+import { readPlanFile } from '../../src/cli/plan.ts';
 
 /** The deliberate waits quick may make of the avoidable causes, in all (real milliseconds). */
 const QUICK_AVOIDABLE_WAIT_BOUND_MS = 5000;
@@ -28,6 +29,13 @@ describe('the quick profile at real time', () => {
     const near = (actual: number, documented: string) => Math.abs(actual - Number(documented.replace(/,/g, ''))) / actual;
     expect(near(report.traffic.requests, requests!), `documented ${requests} requests, made ${report.traffic.requests}`).toBeLessThan(0.15);
     expect(near(report.traffic.writes, writes!), `documented ${writes} writes, made ${report.traffic.writes}`).toBeLessThan(0.15);
+    // What --dry-run prints for this selection (suites/plan.json) is what the run sends: in all, and per endpoint.
+    const plan = readPlanFile().plans.find((p) => p.profile === 'quick' && p.overlay === 'reference' && !p.only)!;
+    expect(near(report.traffic.requests, String(plan.requests)), `planned ${plan.requests} requests, made ${report.traffic.requests}: run npm run plan`).toBeLessThan(0.15);
+    expect(near(report.traffic.writes, String(plan.writes)), `planned ${plan.writes} writes, made ${report.traffic.writes}: run npm run plan`).toBeLessThan(0.15);
+    for (const [endpoint, n] of Object.entries(report.traffic.byEndpoint ?? {}).filter(([, n]) => n >= 20)) {
+      expect(near(n, String(plan.byEndpoint[endpoint] ?? 0)), `${endpoint}: planned ${plan.byEndpoint[endpoint] ?? 0}, made ${n}: run npm run plan`).toBeLessThan(0.15);
+    }
     console.log(`quick at scale 1: ${report.traffic.requests} requests, waits ${JSON.stringify(waits)}`);
   }, 180_000);
 });
