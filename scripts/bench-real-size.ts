@@ -33,6 +33,8 @@ interface Setup {
   rttMs?: number;
   profile?: 'quick' | 'certify';
   timeScale?: number;
+  /** --dry-run: the plan only; its requests read from what it prints. */
+  dryRun?: boolean;
   note?: string;
 }
 
@@ -43,13 +45,15 @@ async function measureAgainstProcess(s: Setup): Promise<RealSizeRow> {
   const proxy = ref && s.rttMs ? await startDelayProxy(ref.settings.baseUrl, s.rttMs) : undefined;
   const out = path.join(mkdtempSync(path.join(tmpdir(), 'cc-bench-')), 'r.json');
   const target = ref ? ['--base-url', proxy?.url ?? ref.settings.baseUrl, '--api-key', ref.settings.apiKey, '--api-key-b', ref.settings.apiKeyB, '--api-key-readonly', ref.settings.apiKeyReadonly, '--image', ref.settings.image, '--subnet-id', ref.settings.subnetId] : [];
-  const args = [BIN, 'run', '--quiet', '--profile', s.profile ?? 'quick', '--time-scale', String(scale), '--seed', '1', ...target, '--report', `json:${out}`];
+  const args = s.dryRun ? [BIN, 'run', '--dry-run', '--profile', s.profile ?? 'quick', ...target] : [BIN, 'run', '--quiet', '--profile', s.profile ?? 'quick', '--time-scale', String(scale), '--seed', '1', ...target, '--report', `json:${out}`];
   const [cmd, cmdArgs] = TIME ? [TIME, ['-f', '%M', process.execPath, ...args]] : [process.execPath, args];
   const started = Date.now();
   let stderr = '';
+  let stdout = '';
   // Asynchronously: the proxy lives in this process and must go on forwarding while the run goes.
   await new Promise<void>((resolve) => {
-    const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('exit', () => resolve());
   });
@@ -61,9 +65,9 @@ async function measureAgainstProcess(s: Setup): Promise<RealSizeRow> {
   return {
     run: s.label,
     wallSeconds: wall,
-    requests: report?.traffic.requests ?? 0,
+    requests: report?.traffic.requests ?? Number(/requests: (\d+)/.exec(stdout)?.[1] ?? 0),
     verified: report?.coverage?.verified.length ?? 0,
-    verdict: report?.verdict ?? 'no report',
+    verdict: report?.verdict ?? (s.dryRun && /^dry run: nothing was sent/.test(stdout) ? 'plan printed' : 'no report'),
     pacedWaitMs: report?.traffic.pacedWaitMs ?? 0,
     peakRssKb: TIME && /^\d+$/.test(last) ? Number(last) : undefined,
     retryAfterWaits: report?.traffic.waits?.['retry-after']?.count ?? 0,
@@ -94,11 +98,13 @@ export const GOALS: Goal[] = [
     const d = rowOf(rows, 'quick, reference process, 130 VMs');
     return { met: r.wallSeconds <= 15 && r.verdict === d.verdict, detail: `${r.wallSeconds.toFixed(1)} s${r.wallSeconds > 15 ? ` (${(r.wallSeconds - 15).toFixed(1)} s over)` : ''}, ${r.verdict}` };
   } },
+  { row: 'dry run, embedded default', what: 'at most 5 s, the plan printed', judge: (r) => ({ met: r.wallSeconds <= 5 && r.verdict === 'plan printed', detail: `${r.wallSeconds.toFixed(1)} s${r.wallSeconds > 5 ? ` (${(r.wallSeconds - 5).toFixed(1)} s over)` : ''}, ${r.requests} requests planned` }) },
   { row: 'certify, 20,000 VMs, scale 60', what: 'completes inside the documented limits', judge: (r) => ({ met: r.verdict !== 'error' && r.verdict !== 'no report' && r.retryAfterWaits === 0, detail: `${r.verdict}, ${r.retryAfterWaits} Retry-After waits outside the probes` }) },
 ];
 
 export const REAL_SIZE_SETUPS: Setup[] = [
   { label: 'quick, embedded default (README)', embedded: true, note: 'the README\'s first command' },
+  { label: 'dry run, embedded default', embedded: true, dryRun: true, note: 'goal: at most 5 s' },
   { label: 'quick, reference process, 130 VMs', note: 'the default organization' },
   { label: 'quick, 2,500 pre-existing VMs', population: 2500, note: 'goal: the same clauses' },
   { label: 'quick, 20,000 pre-existing VMs', population: 20000, note: 'goal: the same clauses in at most twice the time' },
