@@ -26,6 +26,11 @@ export function documentOperations(ctx: CheckContext): DocumentOperation[] {
   return operationsOf(ctx.spec.merged);
 }
 
+/** A path of the document with each id one that exists nowhere, or the id `own` gives for its collection. */
+export function pathWithAbsentIds(ctx: CheckContext, template: string, own: Partial<Record<string, string>> = {}): string {
+  return template.replace(/([^/]+)\/\{[^}]+\}/g, (_, collection: string) => `${collection}/${encodeURIComponent(own[collection] ?? absentId(ctx, collection.replace(/s$/, '')))}`);
+}
+
 /**
  * An operation as a request: path parameters from the run's own objects for reads (a route that looks an object up
  * before it asks for credentials serves what it finds), ids that exist nowhere for writes (a target that lets the

@@ -3,7 +3,7 @@ import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { CallOptions } from '../../src/engine/identity/call.ts';
 import { absentId, describeExchange, fromLog, observeErrorCase } from '../support.ts';
-import { documentOperations } from '../operations.ts';
+import { documentOperations, pathWithAbsentIds } from '../operations.ts';
 
 /** The methods an Allow value lists (RFC 9110 §10.2.1: a comma-separated list of method tokens, case-sensitive). */
 export function allowedMethods(value: string | undefined): string[] | undefined {
@@ -21,8 +21,7 @@ function lackingMethods(ctx: CheckContext): CallOptions[] {
   return paths.flatMap((template) => {
     const method = ['PATCH', 'PUT'].find((m) => !ops.some((o) => o.path === template && o.method === m));
     if (!method) return [];
-    const path = template.replace(/([^/]+)\/\{[^}]+\}/g, (_, collection: string) => `${collection}/${encodeURIComponent(absentId(ctx, collection.replace(/s$/, '')))}`);
-    return [{ method, path, json: {} }];
+    return [{ method, path: pathWithAbsentIds(ctx, template), json: {} }];
   });
 }
 

@@ -1,8 +1,8 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { CallOptions } from '../../src/engine/identity/call.ts';
 import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
-import { absentId, describeExchange, observeErrorCase } from '../support.ts';
-import { documentOperations } from '../operations.ts';
+import { describeExchange, observeErrorCase } from '../support.ts';
+import { documentOperations, pathWithAbsentIds } from '../operations.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
 /** A body cut off mid-value: JSON no parser accepts. */
@@ -26,7 +26,7 @@ export const malformedJson: Check = {
     const vmId = await ctx.objects.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
     const ops = documentOperations(ctx).filter((o) => o.takesBody && ['POST', 'PUT', 'PATCH'].includes(o.method));
     const requests: CallOptions[] = ops.map((op) => {
-      const path = op.path.replace(/([^/]+)\/\{[^}]+\}/g, (_, collection: string) => `${collection}/${encodeURIComponent(collection === 'vms' && vmId ? vmId : absentId(ctx, collection.replace(/s$/, '')))}`);
+      const path = pathWithAbsentIds(ctx, op.path, vmId ? { vms: vmId } : {});
       return { method: op.method, path, rawBody: MALFORMED, headers: { 'content-type': 'application/json' }, ...(op.public ? { as: 'anonymous' as const } : {}) };
     });
     const answers = await ctx.callEach(requests);

@@ -2,8 +2,8 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { absentId, describeExchange, isSuccess, observeErrorCase } from '../support.ts';
-import { documentOperations } from '../operations.ts';
+import { describeExchange, isSuccess, observeErrorCase } from '../support.ts';
+import { documentOperations, pathWithAbsentIds } from '../operations.ts';
 import type { StreamedBody } from '../../src/engine/transport/http.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
@@ -46,7 +46,7 @@ async function otherBodyOperations(ctx: CheckContext): Promise<Array<{ name: str
   const ops = documentOperations(ctx).filter((o) => o.takesBody && !(o.method === 'POST' && o.path === '/v1/vms') && (o.public || /\{[^}]+\}/.test(o.path)));
   const out: Array<{ name: string; ex: Exchange }> = [];
   for (const op of ops) {
-    const path = op.path.replace(/([^/]+)\/\{[^}]+\}/g, (_, collection: string) => `${collection}/${encodeURIComponent(absentId(ctx, collection.replace(/s$/, '')))}`);
+    const path = pathWithAbsentIds(ctx, op.path);
     const [body, field] = op.public ? [{ api_key: `cc-${ctx.config.runId}-no-such-key-` }, 'api_key'] : [{ description: `cc-${ctx.config.runId} oversized ` }, 'description'];
     const ex = await ctx.call({ method: op.method, path, streamedBody: paddedBody(body, field, OVERSIZED_BYTES), lane: 'generated', ...(op.public ? { as: 'anonymous' as const } : {}) });
     out.push({ name: `${op.method} ${op.path}`, ex });
