@@ -15,6 +15,8 @@ export const totalCount: Check = {
   group: 'pagination',
   clauses: ['PAGE-TOTAL'],
   level: 'must',
+  // Reads the list and changes nothing: beside the other list readers once the list is at rest.
+  onlyReads: true,
   why: { must: "the seed says list responses include a total count" },
   title: 'List responses include a total count, consistent across pages',
   async run(ctx) {

@@ -13,6 +13,8 @@ export const pageWalk: Check = {
   group: 'pagination',
   clauses: ['PAGE-PARAMS'],
   level: 'must',
+  // Reads the list and changes nothing: beside the other list readers once the list is at rest.
+  onlyReads: true,
   why: { must: "the seed states page and per_page on every list endpoint" },
   title: 'page and per_page walk the list with no duplicates and no gaps',
   async run(ctx) {

@@ -18,5 +18,6 @@ import { quotaRefusal } from './quota-refusal.ts';
 import { valuesReadBack } from './values-read-back.ts';
 import { createSecondOrganization } from './create-second-organization.ts';
 
-// The creates first: they run while the run's VM is being made, and the list checks after them find the list at rest.
-export const vmChecks: Check[] = [createReturnsTask, everyCreateTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, valuesReadBack, createSecondOrganization, listShape, tagFilter, tagFilterStrict, tagFilterSemantics, listCoverage, listFuzz, stateful, quotaRefusal];
+// The creates first: they run while the run's VM is being made, and the list checks after them find the list at rest;
+// the generated list queries come after the stateful sequences, beside the pagination checks that only read too.
+export const vmChecks: Check[] = [createReturnsTask, everyCreateTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, valuesReadBack, createSecondOrganization, listShape, tagFilter, tagFilterStrict, tagFilterSemantics, listCoverage, stateful, listFuzz, quotaRefusal];

@@ -24,6 +24,8 @@ export const listFuzz: Check = {
   group: 'vms',
   clauses: ['PAGE-PARAMS', 'PAGE-MAX-100', 'TAG-FILTER'],
   level: 'must',
+  // Reads the list and changes nothing: beside the other list readers once the list is at rest.
+  onlyReads: true,
   why: { must: "the seed states page, per_page (at most 100) and the tag filter" },
   title: 'Generated list queries are served with at most per_page items, filtered by their tag',
   async run(ctx) {

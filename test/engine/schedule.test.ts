@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Check } from '../../src/engine/run/check.ts';
 import { runScheduled, sharesOf, API_TARGET } from '../../src/engine/run/schedule.ts';
 
-const check = (id: string, shares?: string[]): Check => ({
-  id, group: 'g', clauses: [], level: 'must', why: {}, title: id, ...(shares ? { shares } : {}),
+const check = (id: string, shares?: string[], onlyReads = false): Check => ({
+  id, group: 'g', clauses: [], level: 'must', why: {}, title: id, ...(shares ? { shares } : {}), ...(onlyReads ? { onlyReads: true as const } : {}),
   run: async () => ({ status: 'passed', message: id }),
 });
 
@@ -53,6 +53,34 @@ describe('scheduling checks (checks that share no budget and no state run concur
     expect(h.started.has('audit')).toBe(true);
     await h.end('audit');
     await h.end('s3-1');
+    await h.done;
+  });
+
+  it('checks next to each other that only read run side by side, after the last that may change what they read, and before the next', async () => {
+    const reader = (id: string) => check(id, undefined, true);
+    const h = harness([check('create'), reader('walk-1'), reader('walk-2'), check('delete'), reader('walk-3')]);
+    await h.tick();
+    expect([...h.started]).toEqual(['create']);
+    await h.end('create');
+    expect([...h.started]).toEqual(['create', 'walk-1', 'walk-2']);
+    await h.end('walk-2');
+    expect(h.started.has('delete')).toBe(false);
+    await h.end('walk-1');
+    expect(h.started.has('delete')).toBe(true);
+    expect(h.started.has('walk-3')).toBe(false);
+    await h.end('delete');
+    expect(h.started.has('walk-3')).toBe(true);
+    await h.end('walk-3');
+    expect(await h.done).toEqual(['create', 'walk-1', 'walk-2', 'delete', 'walk-3']);
+  });
+
+  it('sequential: readers too wait for the one before them', async () => {
+    const h = harness([check('a', undefined, true), check('b', undefined, true)], true);
+    await h.tick();
+    expect([...h.started]).toEqual(['a']);
+    await h.end('a');
+    expect([...h.started]).toEqual(['a', 'b']);
+    await h.end('b');
     await h.done;
   });
 

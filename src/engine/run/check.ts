@@ -22,5 +22,11 @@ export interface Check {
    * concurrently; those that share keep their order. Unset: the API target (tokens, budgets, VM list, the run's objects).
    */
   shares?: readonly string[];
+  /**
+   * Of what it shares, the check only reads (on a conforming target it changes nothing there: no VM joins or leaves
+   * the list): it runs beside the checks next to it in order that only read too, after the last check before them
+   * that may change it, and the next such check waits for all of them (run/schedule.ts).
+   */
+  onlyReads?: true;
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }
