@@ -25,8 +25,7 @@ export const bearerChallenge: Check = {
   reviewsLog: true,
   async run(ctx) {
     // Provoke the two common cases, so the check has material when run alone.
-    await ctx.call({ as: 'anonymous', method: 'GET', path: '/v1/vms' });
-    await ctx.call({ bearer: 'not-a-token', method: 'GET', path: '/v1/vms' });
+    await ctx.callEach([{ as: 'anonymous', method: 'GET', path: '/v1/vms' }, { bearer: 'not-a-token', method: 'GET', path: '/v1/vms' }]);
     // Missing or invalid credentials only: a 401 to a valid token (for a missing permission) is security.readonly-status's.
     const refused = fromLog(ctx, (ex) => ex.response!.status === 401 && (ex.caller === 'anonymous' || ex.caller === 'explicit') && pathOf(ex) !== '/v1/auth/tokens' && pathOf(ex).startsWith('/v1/'));
     if (refused.length === 0) return skip('no request to a protected resource was answered 401 (see auth.unauthenticated-status); nothing to judge');

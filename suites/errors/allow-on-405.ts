@@ -40,8 +40,8 @@ export const allowOn405: Check = {
   async run(ctx) {
     // Tasks are only read: a PUT on a task that does not exist is harmless anywhere. Then every other path once.
     if (!ctx.config.readOnly) {
-      observeErrorCase(ctx, 'method-not-allowed', await ctx.call({ method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} }));
-      await ctx.callEach(lackingMethods(ctx));
+      const [onTask] = await ctx.callEach([{ method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} }, ...lackingMethods(ctx)]);
+      observeErrorCase(ctx, 'method-not-allowed', onTask!);
     }
     const refused = fromLog(ctx, (ex) => ex.response!.status === 405);
     if (refused.length === 0) return skip('no request was answered 405 (a target may answer 404 for a method a path lacks); nothing to judge', 'a target that answers 405 for a method a path lacks');

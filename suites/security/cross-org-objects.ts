@@ -1,5 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import type { CallOptions } from '../../src/engine/identity/call.ts';
 import { pass, fail, skip, warn } from '../../src/engine/run/check.ts';
 import { describeExchange, isSuccess, observeErrorCase } from '../support.ts';
 import { documentOperations, requestFor } from '../operations.ts';
@@ -24,21 +25,22 @@ export const crossOrgObjects: Check = {
     const vm = await ctx.objects.acceptedVm();
     const vmId = await ctx.objects.createdVmId();
     const task = await ctx.objects.vmTask();
-    const probes: Array<{ what: string; ex: Exchange }> = [
-      { what: 'its task', ex: await ctx.call({ as: 'second', method: 'GET', path: `/v1/tasks/${encodeURIComponent(task.id)}` }) },
-    ];
+    // Every probe is independent of the others: sent side by side, so a distant target costs one round trip for them.
+    const asked: Array<{ what: string; request: CallOptions }> = [{ what: 'its task', request: { as: 'second', method: 'GET', path: `/v1/tasks/${encodeURIComponent(task.id)}` } }];
     if (!ctx.config.readOnly) {
-      probes.push({ what: 'a backup of its VM', ex: await ctx.call({ as: 'second', method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: 'cross-organization probe' } }) });
+      asked.push({ what: 'a backup of its VM', request: { as: 'second', method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: 'cross-organization probe' } } });
     }
     for (const op of [ctx.declarations.deleteVm && { ...ctx.declarations.deleteVm, method: 'GET' }].filter((o) => o !== undefined)) {
       // A declared id-addressed VM path: read it (never delete it) with the other organization's key.
-      probes.push({ what: 'its VM record', ex: await ctx.call({ as: 'second', method: 'GET', path: op.path.replace('{id}', encodeURIComponent(vmId)) }) });
+      asked.push({ what: 'its VM record', request: { as: 'second', method: 'GET', path: op.path.replace('{id}', encodeURIComponent(vmId)) } });
     }
     // The run's other objects by id, where a read is declared and the run made one (a backup, an alarm): read only.
     for (const op of documentOperations(ctx).filter((o) => o.method === 'GET' && !o.public && /\{[^}]+\}/.test(o.path) && !/^\/v1\/(vms|tasks)\//.test(o.path))) {
       const { path } = await requestFor(ctx, op);
-      if (!path.includes(`cc-${ctx.config.runId}-absent-`)) probes.push({ what: `its ${op.path.split('/')[2]!.replace(/s$/, '')} ${decodeURIComponent(path.split('/')[3] ?? '')}`, ex: await ctx.call({ as: 'second', method: 'GET', path }) });
+      if (!path.includes(`cc-${ctx.config.runId}-absent-`)) asked.push({ what: `its ${op.path.split('/')[2]!.replace(/s$/, '')} ${decodeURIComponent(path.split('/')[3] ?? '')}`, request: { as: 'second', method: 'GET', path } });
     }
+    const answers = await ctx.callEach(asked.map((a) => a.request));
+    const probes: Array<{ what: string; ex: Exchange }> = asked.map((a, i) => ({ what: a.what, ex: answers[i]! }));
     const reached = probes.filter((p) => isSuccess(p.ex));
     if (reached.length) {
       for (const r of reached) if (r.ex.request.method === 'POST') ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-b on VM ${vmId}` }, r.ex);

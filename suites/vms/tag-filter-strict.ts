@@ -36,69 +36,66 @@ export const tagFilterStrict: Check = {
   why: { must: "the seed says the filter key:value filters the caller's VM list by that tag" },
   title: "The tag filter matches whole values, among the caller's own VMs only",
   async run(ctx) {
-    // A list too long to walk whole is judged on the tags its first page shows.
+    // A list too long to walk whole is judged on the tags its first page shows. The second organization's list is read
+    // beside it, before the run makes a VM there below.
     const scale = await ctx.objects.listScale();
-    const all: ListWalk = scale.whole ? await ctx.objects.walk(100) : { perPage: 100, firstPage: 1, pages: [scale.firstPage], items: vmsOf(scale.firstPage), complete: false, stoppedBecause: `the list holds ${scale.size} VMs: its first page was read`, capped: false, moved: false, scope: 'the first page of the list' };
+    const [all, theirs] = await Promise.all([
+      scale.whole ? ctx.objects.walk(100) : Promise.resolve<ListWalk>({ perPage: 100, firstPage: 1, pages: [scale.firstPage], items: vmsOf(scale.firstPage), complete: false, stoppedBecause: `the list holds ${scale.size} VMs: its first page was read`, capped: false, moved: false, scope: 'the first page of the list' }),
+      ctx.tokens.has('second') ? ctx.objects.walkAs('second', 100) : Promise.resolve(undefined),
+    ]);
     // A tag nobody carries, asked once: both the partial-value and the each-half judgements read it.
     let absent: Promise<Exchange> | undefined;
     const absentOnce = () => (absent ??= absentTagAnswer(ctx));
-    const findings: Finding[] = [];
-    const judged: string[] = [];
-    const notJudged: string[] = [];
-    // Partial match: the value without its last character, which the records' VMs carry only if they carry it exactly.
-    const whole = firstTag(all, ([, v]) => v.length >= 2);
-    if (!whole) notJudged.push('partial values (no tag of two or more characters visible on the records)');
-    else {
-      const [key, value] = [whole[0], whole[1].slice(0, -1)];
-      const [cut, absent] = await Promise.all([ctx.objects.walk(100, { tag: `${key}:${value}` }), absentOnce()]);
-      const wrong = cut.items.filter((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, x]) => k === key && x === value));
-      const reading = partialMatchReading({ walked: cut.complete, wrong: wrong.length, absentReturned: isSuccess(absent) ? vmsOf(absent).length : undefined });
-      if (reading === 'not-walked') notJudged.push(`partial values (tag=${key}:${value} could not be walked: ${cut.stoppedBecause})`);
-      // A filter that matches nothing for a tag nobody carries is applied: what the cut value returns is its own doing.
-      else if (reading === 'not-applied') notJudged.push(`partial values (tag=cc-absent-${ctx.config.runId}:none returned VMs as well: the filter is not applied, see vms.tag-filter)`);
-      else {
-        judged.push(`tag=${key}:${value} (cut from ${whole[1]}) returned ${cut.items.length} VMs, all carrying it exactly`);
-        if (wrong.length) {
-          findings.push(finding('must', `tag=${key}:${value}, a value cut short from ${whole[1]}, returned ${wrong.length} VMs that do not carry it (e.g. ${JSON.stringify(wrong[0]!['name'])} with ${JSON.stringify(wrong[0]!['tags'])})`, cut.pages.slice(0, 1)));
-        }
-      }
-    }
-    const halves = await judgeEachHalf(ctx, firstTag(all), absentOnce);
-    if ('judged' in halves) judged.push(halves.judged);
-    else notJudged.push(halves.notJudged);
-    if ('finding' in halves && halves.finding) findings.push(halves.finding);
-    // Another organization's VMs: a tag they carry, asked for by the first organization, must not bring them in.
-    if (!ctx.tokens.has('second')) notJudged.push("other organizations' VMs (needs --api-key-b)");
-    else {
-      const theirs = await ctx.objects.walkAs('second', 100);
-      const tag = firstTag(theirs);
-      if (!tag) notJudged.push("other organizations' VMs (no tag visible on the second organization's records)");
-      else {
-        const [key, value] = tag;
-        const filtered = await ctx.objects.walk(100, { tag: `${key}:${value}` });
-        const ours = new Set(all.items.map(identity));
-        const foreign = new Set(theirs.items.map(identity).filter((id) => !ours.has(id)));
-        const leaked = filtered.items.filter((v) => foreign.has(identity(v)));
-        judged.push(`tag=${key}:${value}, carried by the second organization's VMs, returned none of them`);
-        if (leaked.length) {
-          const evidence: Exchange[] = [...filtered.pages.slice(0, 1), ...theirs.pages.slice(0, 1)];
-          findings.push(finding('must', `tag=${key}:${value} returned ${leaked.length} VMs of the second organization (e.g. ${JSON.stringify(leaked[0]!['name'])}), which the first organization's unfiltered list does not show`, evidence));
-        }
-      }
-    }
-    // The run's own tag on a VM of each organization: needs no tag on anybody's records.
-    // A create budget spent, or no --image: that part is not judged; the rest of the check stands.
-    const both = await judgeRunTagInBothOrganizations(ctx).catch((err: unknown): BothOrganizations => {
-      if (err instanceof Unavailable) return { notJudged: `the run's tag on a VM of each organization (${err.message})` };
-      throw err;
-    });
-    if ('judged' in both) judged.push(both.judged);
-    else notJudged.push(both.notJudged);
-    if ('finding' in both && both.finding) findings.push(both.finding);
+    // The four judgements ask questions none of whose answers another needs: side by side, reported in this order.
+    // A create budget spent, or no --image: the last is not judged; the rest of the check stands.
+    const parts = await Promise.all([
+      judgePartialValue(ctx, all, absentOnce),
+      judgeEachHalf(ctx, firstTag(all), absentOnce),
+      judgeForeignTag(ctx, all, theirs),
+      judgeRunTagInBothOrganizations(ctx).catch((err: unknown): BothOrganizations => {
+        if (err instanceof Unavailable) return { notJudged: `the run's tag on a VM of each organization (${err.message})` };
+        throw err;
+      }),
+    ]);
+    const findings = parts.flatMap((p) => ('finding' in p && p.finding ? [p.finding] : []));
+    const judged = parts.flatMap((p) => ('judged' in p ? [p.judged] : []));
+    const notJudged = parts.flatMap((p) => ('notJudged' in p ? [p.notJudged] : []));
     if (judged.length === 0) return skip(`nothing could be judged: ${notJudged.join('; ')}`, '--api-key-b KEY with --subnet-id-b ID (a second organization the run may create a VM in) and a declared x-tags-field, or VMs whose tags the records show');
     return judge(findings, `${judged.join('; ')}${notJudged.length ? ` (not judged: ${notJudged.join('; ')})` : ''}`);
   },
 };
+
+/** Partial match: the value without its last character, which the records' VMs carry only if they carry it exactly. */
+async function judgePartialValue(ctx: CheckContext, all: ListWalk, absentAnswer: () => Promise<Exchange>): Promise<Judgement> {
+  const whole = firstTag(all, ([, v]) => v.length >= 2);
+  if (!whole) return { notJudged: 'partial values (no tag of two or more characters visible on the records)' };
+  const [key, value] = [whole[0], whole[1].slice(0, -1)];
+  const [cut, absent] = await Promise.all([ctx.objects.walk(100, { tag: `${key}:${value}` }), absentAnswer()]);
+  const wrong = cut.items.filter((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, x]) => k === key && x === value));
+  const reading = partialMatchReading({ walked: cut.complete, wrong: wrong.length, absentReturned: isSuccess(absent) ? vmsOf(absent).length : undefined });
+  if (reading === 'not-walked') return { notJudged: `partial values (tag=${key}:${value} could not be walked: ${cut.stoppedBecause})` };
+  // A filter that matches nothing for a tag nobody carries is applied: what the cut value returns is its own doing.
+  if (reading === 'not-applied') return { notJudged: `partial values (tag=cc-absent-${ctx.config.runId}:none returned VMs as well: the filter is not applied, see vms.tag-filter)` };
+  const judged = `tag=${key}:${value} (cut from ${whole[1]}) returned ${cut.items.length} VMs, all carrying it exactly`;
+  if (!wrong.length) return { judged };
+  return { judged, finding: finding('must', `tag=${key}:${value}, a value cut short from ${whole[1]}, returned ${wrong.length} VMs that do not carry it (e.g. ${JSON.stringify(wrong[0]!['name'])} with ${JSON.stringify(wrong[0]!['tags'])})`, cut.pages.slice(0, 1)) };
+}
+
+/** Another organization's VMs: a tag they carry, asked for by the first organization, must not bring them in. */
+async function judgeForeignTag(ctx: CheckContext, all: ListWalk, theirs: ListWalk | undefined): Promise<Judgement> {
+  if (!theirs) return { notJudged: "other organizations' VMs (needs --api-key-b)" };
+  const tag = firstTag(theirs);
+  if (!tag) return { notJudged: "other organizations' VMs (no tag visible on the second organization's records)" };
+  const [key, value] = tag;
+  const filtered = await ctx.objects.walk(100, { tag: `${key}:${value}` });
+  const ours = new Set(all.items.map(identity));
+  const foreign = new Set(theirs.items.map(identity).filter((id) => !ours.has(id)));
+  const leaked = filtered.items.filter((v) => foreign.has(identity(v)));
+  const judged = `tag=${key}:${value}, carried by the second organization's VMs, returned none of them`;
+  if (!leaked.length) return { judged };
+  const evidence: Exchange[] = [...filtered.pages.slice(0, 1), ...theirs.pages.slice(0, 1)];
+  return { judged, finding: finding('must', `tag=${key}:${value} returned ${leaked.length} VMs of the second organization (e.g. ${JSON.stringify(leaked[0]!['name'])}), which the first organization's unfiltered list does not show`, evidence) };
+}
 
 /** The list filtered by a tag nobody carries (its key and its value both the run's own): applied filters return nothing. */
 const absentTagAnswer = (ctx: CheckContext): Promise<Exchange> => ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: `cc-absent-${ctx.config.runId}:none` } });
