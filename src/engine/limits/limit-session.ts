@@ -141,7 +141,8 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   const adopt = (b: Burst, lanes: string[]) => {
     for (const ex of b.exchanges.filter(cls.accepted)) d.tokens.adopt('primary', (ex.response!.json as { token: string }).token, ex.response!.json as Record<string, unknown>, ex, lanes.shift());
   };
-  let first = await burst({ max: LIMITS.tokens.limit + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
+  // The whole first burst in flight at once: the run's preflight costs a distant target one round trip, not three.
+  let first = await burst({ max: LIMITS.tokens.limit + 1, concurrency: LIMITS.tokens.limit + 1, stopAtFirstRejection: false }, send, cls);
   // No token at all, but refused as over a limit: the key is shared (a run just before, another pipeline) and its window
   // is spent. A window later the run can start, and owns that window.
   if (first.accepted === 0 && first.rejections.length > 0 && !tooShort(d.config)) {
@@ -187,8 +188,13 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
     note = 'judged on a burst sent a whole window after the first';
   }
   const probe: LimitProbe = { limit: LIMITS.tokens.limit, what: 'token issuances', verdict, bursts, firstRejection: firstRejection(resetFrom) ?? firstRejection(bursts), note };
-  if (probe.firstRejection && d.tokens.has('second')) probe.scope = await d.tokens.exchange(d.config.keys.second!, 'limits.key-scope');
-  if (probe.firstRejection && d.tokens.has('readonly')) probe.scopeReadonly = await d.tokens.exchange(d.config.keys.readonly!, 'limits.key-scope');
+  // The other keys' issuances, side by side: each asks its own key's budget.
+  const [scope, scopeReadonly] = await Promise.all([
+    probe.firstRejection && d.tokens.has('second') ? d.tokens.exchange(d.config.keys.second!, 'limits.key-scope') : undefined,
+    probe.firstRejection && d.tokens.has('readonly') ? d.tokens.exchange(d.config.keys.readonly!, 'limits.key-scope') : undefined,
+  ]);
+  if (scope) probe.scope = scope;
+  if (scopeReadonly) probe.scopeReadonly = scopeReadonly;
   return probe;
 }
 
