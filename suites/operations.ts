@@ -12,7 +12,7 @@ export type { DocumentOperation };
 
 
 /** An object of the kind the run made: its id from the ledger, else from the answer that made it (where the overlay says). */
-function ledgerId(ctx: CheckContext, kind: LedgerEntry['kind'] | undefined): string | undefined {
+export function ledgerId(ctx: CheckContext, kind: LedgerEntry['kind'] | undefined): string | undefined {
   if (!kind || kind === 'api-key-revoked') return undefined;
   for (const e of ctx.ledger.entries.filter((x) => x.kind === kind && x.cleanup === 'pending')) {
     const id = e.id ?? createdId(ctx.declarations, kind, ctx.log.find((ex) => ex.seq === e.createdIn));

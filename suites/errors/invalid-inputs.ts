@@ -6,6 +6,7 @@ import { COLLECTION_KINDS } from '../../src/engine/target/ledger.ts';
 import { finding, judge, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { inputOperations, invalidCases, type InputOperation } from '../../src/engine/generate/invalid-inputs.ts';
 import { describeExchange, isSuccess } from '../support.ts';
+import { ledgerId } from '../operations.ts';
 import { BACKUPS, REFUSAL_PROBES } from '../shares.ts';
 
 /** Cases per operation: a few in quick, more where the run has time. */
@@ -21,7 +22,7 @@ async function concretePath(ctx: CheckContext, op: InputOperation): Promise<stri
     const [whole, collection] = [m[0], m[1]!];
     let id: string | undefined;
     if (collection === 'vms') id = await ctx.objects.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
-    else id = ctx.ledger.entries.find((e) => e.kind === COLLECTION_KINDS[collection] && e.id)?.id;
+    else id = ledgerId(ctx, COLLECTION_KINDS[collection]);
     if (!id) return undefined;
     path = path.replace(whole, `${collection}/${encodeURIComponent(id)}`);
   }

@@ -25,6 +25,12 @@ describe('inputOperations', () => {
   it('finds every GET, POST, PUT, PATCH with a JSON object body or query parameters, never a DELETE', () => {
     expect(inputOperations(doc).map((o) => `${o.method} ${o.path} public=${o.public}`)).toEqual(['GET /v1/things public=false', 'POST /v1/things public=true']);
   });
+  it('takes an object body that names no property (a restore), with only the bodies that are not an object', () => {
+    const more = structuredClone(doc) as unknown as { paths: Record<string, unknown> };
+    more.paths['/v1/things/{id}/restore'] = { post: { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } }, responses: {} } };
+    const restore = inputOperations(more as unknown as OpenAPIV3_1.Document).find((o) => o.path === '/v1/things/{id}/restore')!;
+    expect(invalidCases(restore, 1, 8).map((c) => [c.what, c.unambiguous])).toEqual([['a JSON array as the body', true], ['a JSON string as the body', true]]);
+  });
   it('covers an operation added to the document with no new code', () => {
     const more = structuredClone(doc) as unknown as { paths: Record<string, unknown> };
     more.paths['/v1/other/{id}/act'] = { post: { requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { reason: { type: 'string' } } } } } }, responses: {} } };

@@ -1572,6 +1572,18 @@ const faultCases: FaultCase[] = [
     faulty: 500,
   },
   {
+    name: 'restore-array-body-500',
+    timeScale: 100,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const b = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
+      await sleep(40);
+      return (await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: t, json: [] })).status;
+    },
+    clean: 400,
+    faulty: 500,
+  },
+  {
     name: 'read-limit-readonly-600',
     probe: async (s) => {
       const t = await tokenFor(s, s.apiKeyReadonly);

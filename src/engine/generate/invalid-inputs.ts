@@ -32,7 +32,7 @@ export interface InvalidCase {
 const METHODS = ['get', 'post', 'put', 'patch'] as const;
 const typeOf = (s: SchemaLike | undefined): string | undefined => (Array.isArray(s?.type) ? s!.type.find((t) => t !== 'null') : s?.type);
 
-/** Every GET, POST, PUT and PATCH of the document with a JSON body schema or query parameters (DELETE is never sent). */
+/** Every GET, POST, PUT and PATCH of the document with a JSON object body schema or query parameters (DELETE is never sent). */
 export function inputOperations(doc: OpenAPIV3_1.Document): InputOperation[] {
   const out: InputOperation[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -42,7 +42,8 @@ export function inputOperations(doc: OpenAPIV3_1.Document): InputOperation[] {
       const params = [...((item as OpenAPIV3_1.PathItemObject).parameters ?? []), ...(op.parameters ?? [])] as OpenAPIV3_1.ParameterObject[];
       const query = params.filter((p) => p.in === 'query' && p.schema).map((p) => ({ name: p.name, schema: p.schema as SchemaLike }));
       const body = (op.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content?.['application/json']?.schema as SchemaLike | undefined;
-      const objectBody = body && typeOf(body) === 'object' && body.properties ? body : undefined;
+      // An object body with no properties named (a restore's) still refuses a body that is not an object (G11).
+      const objectBody = body && typeOf(body) === 'object' ? body : undefined;
       if (!objectBody && query.length === 0) continue;
       out.push({
         method: method.toUpperCase(),
