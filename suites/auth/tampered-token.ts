@@ -1,9 +1,8 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
-import type { CheckContext } from '../../src/engine/run/context.ts';
-import { readLocation } from '../../src/engine/target/discover.ts';
-import { wasAccepted, describeExchange, errorCode, alarmBodyFor } from '../support.ts';
+import { wasAccepted, describeExchange } from '../support.ts';
+import { declaredCreates, treatedAsValid, writesOnAbsentIds } from './_bearer-writes.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 import { documentOperations, requestFor } from '../operations.ts';
 
@@ -36,73 +35,6 @@ export function tamperedVariants(token: string): Array<{ name: string; value: st
     variants.push({ name: 'payload altered', value: `${header}.${alterMiddle(payload)}.${signature}` });
   }
   return variants;
-}
-
-/**
- * Whether an altered token was let through on a write to an id that exists nowhere: it was served, or it got the very
- * answer a valid token gets (the object lookup's, say 404 not_found) where a request without a token gets another. An
- * answer of 401 or 403 is a refusal whatever a valid token gets.
- */
-export function treatedAsValid(altered: Exchange, valid: Exchange, anonymous: Exchange): boolean {
-  if (wasAccepted(altered)) return true;
-  const status = altered.response?.status;
-  if (status === undefined || status === 401 || status === 403 || status >= 500) return false;
-  return status === valid.response?.status && errorCode(altered) === errorCode(valid) && status !== anonymous.response?.status;
-}
-
-/** Writes of the document (declared ones included) on ids that exist nowhere, each with an altered, a valid and no token. */
-async function writesOnAbsentIds(ctx: CheckContext, altered: string): Promise<Array<{ name: string; altered: Exchange; valid: Exchange; anonymous: Exchange }>> {
-  const revocation = ctx.declarations.revokeKey;
-  // Only writes whose path names an object (which does not exist), so the valid token changes nothing; never a
-  // revocation (an altered token a faulty target lets through would revoke the run's key).
-  const ops = documentOperations(ctx).filter((o) => !o.public && o.method !== 'GET' && /\{[^}]+\}/.test(o.path)
-    && !(revocation && revocation.method === o.method && revocation.path === o.path) && !/api-keys/.test(o.path));
-  const out = [];
-  for (const op of ops) {
-    const request = await requestFor(ctx, op);
-    const [a, v, n] = await ctx.callEach([{ ...request, bearer: altered }, request, { ...request, as: 'anonymous' as const }]);
-    out.push({ name: op.operationId, altered: a!, valid: v!, anonymous: n! });
-  }
-  return out;
-}
-
-/**
- * The declared creates (a webhook registration, an alarm) with the altered token and a body valid in every other
- * respect: the suite's own receiver, the run's VM. What a faulty target makes is recorded for cleanup.
- */
-async function declaredCreates(ctx: CheckContext, altered: string): Promise<Array<{ name: string; ex: Exchange }>> {
-  const out: Array<{ name: string; ex: Exchange }> = [];
-  const hooks = ctx.declarations.webhooks;
-  if (hooks) {
-    try {
-      const s = await ctx.events.events();
-      const url = `${new URL(s.main.url).origin}/cc-${ctx.config.runId}/tampered-probe`;
-      const ex = await ctx.call({ bearer: altered, method: hooks.register.method, path: hooks.register.path, json: { [hooks.register.urlField]: url, [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name) } });
-      if (wasAccepted(ex)) {
-        const id = readLocation(ex, hooks.register.id);
-        ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' && id !== '' ? id : undefined, name: url, createdBy: ctx.checkId, note: 'registered with an altered token' }, ex);
-      }
-      out.push({ name: 'altered token, registerWebhook with a valid body', ex });
-    } catch (err) {
-      if (!(err instanceof Unavailable)) throw err;
-    }
-  }
-  const alarms = ctx.declarations.alarms;
-  if (alarms) {
-    try {
-      const vmId = await ctx.objects.createdVmId();
-      const body = alarmBodyFor(alarms.firingBody, vmId);
-      const ex = await ctx.call({ bearer: altered, method: alarms.create.method, path: alarms.create.path, json: body });
-      if (wasAccepted(ex)) {
-        const id = (ex.response?.json as { id?: unknown } | undefined)?.id;
-        ctx.ledger.record({ kind: 'alarm', id: typeof id === 'string' ? id : undefined, createdBy: ctx.checkId, note: 'created with an altered token' }, ex);
-      }
-      out.push({ name: 'altered token, createAlarm with a valid body', ex });
-    } catch (err) {
-      if (!(err instanceof Unavailable)) throw err;
-    }
-  }
-  return out;
 }
 
 export const tamperedToken: Check = {
@@ -154,13 +86,13 @@ export const tamperedToken: Check = {
       untried += `; no create sent (${err.message})`;
     }
     if (!ctx.config.readOnly) {
-      for (const probe of await declaredCreates(ctx, first.value)) {
+      for (const probe of await declaredCreates(ctx, first.value, 'altered')) {
         sent.push(probe);
         if (wasAccepted(probe.ex)) accepted.push(probe);
       }
     }
-    for (const w of writes.filter((w) => treatedAsValid(w.altered, w.valid, w.anonymous))) {
-      accepted.push({ name: `${first.name}, ${w.name} (answered as a valid token is: ${describeExchange(w.valid)}; without a token: ${describeExchange(w.anonymous)})`, ex: w.altered });
+    for (const w of writes.filter((w) => treatedAsValid(w.refusable, w.valid, w.anonymous))) {
+      accepted.push({ name: `${first.name}, ${w.name} (answered as a valid token is: ${describeExchange(w.valid)}; without a token: ${describeExchange(w.anonymous)})`, ex: w.refusable });
     }
     if (accepted.length) {
       return fail(`accepted altered tokens: ${accepted.map((a) => `${a.name} (${describeExchange(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));

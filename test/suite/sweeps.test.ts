@@ -1,7 +1,7 @@
 // The judgments the checks that range over every operation make from answers alone, as data.
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { treatedAsValid } from '../../suites/auth/tampered-token.ts';
+import { treatedAsValid } from '../../suites/auth/_bearer-writes.ts';
 import { pageIgnored } from '../../suites/pagination/declared-lists.ts';
 
 const answer = (status: number, code?: string): Exchange => ({
