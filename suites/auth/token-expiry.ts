@@ -1,10 +1,11 @@
 import type { Check } from '../../src/engine/run/check.ts';
-import { pass, fail, skip, judge, finding, type Finding } from '../../src/engine/run/check.ts';
+import { pass, fail, skip, judge, finding, Unavailable, type Finding } from '../../src/engine/run/check.ts';
 import { QUICK_MAX_WAIT_SECONDS } from '../../src/engine/config/config.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { wasAccepted, describeExchange, observeErrorCase } from '../support.ts';
 import { documentOperations, requestFor } from '../operations.ts';
+import { declaredCreates, treatedAsValid, writesOnAbsentIds } from './_bearer-writes.ts';
 
 /** The expired token on every read of the document but the list (declared ones included): expiry is enforced per route. */
 async function sweepReads(ctx: CheckContext, token: string): Promise<Exchange[]> {
@@ -14,11 +15,39 @@ async function sweepReads(ctx: CheckContext, token: string): Promise<Exchange[]>
 
 const LIFETIME_SECONDS = 3600;
 
-/** An expired bearer token is invalid_token, 401 (RFC 6750 §3.1): a 403 is warned, on the list and on every other read. */
+/** What the expired token got on the writes (G4): those let through as a valid token is, and every answer. */
+interface WriteSweep {
+  letThrough: Array<{ name: string; ex: Exchange }>;
+  answers: Exchange[];
+}
+
+/**
+ * The expired token on every write that stays harmless: the writes of the document on ids that exist nowhere (judged
+ * against a valid token and none), the VM create and the declared creates with a valid body (what a faulty target
+ * makes is recorded for cleanup). None under --read-only.
+ */
+async function sweepWrites(ctx: CheckContext, token: string): Promise<WriteSweep> {
+  if (ctx.config.readOnly) return { letThrough: [], answers: [] };
+  const onIds = await writesOnAbsentIds(ctx, token);
+  const letThrough = onIds.filter((w) => treatedAsValid(w.refusable, w.valid, w.anonymous)).map((w) => ({ name: `${w.name} (answered as a valid token is: ${describeExchange(w.valid)}; without a token: ${describeExchange(w.anonymous)})`, ex: w.refusable }));
+  const creates = await declaredCreates(ctx, token, 'expired');
+  try {
+    const { body } = ctx.objects.vmCreateBody('expired');
+    const ex = await ctx.call({ bearer: token, method: 'POST', path: '/v1/vms', json: body });
+    if (wasAccepted(ex)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'created with an expired token' }, ex);
+    creates.push({ name: 'createVm with a valid body', ex });
+  } catch (err) {
+    if (!(err instanceof Unavailable)) throw err;
+  }
+  letThrough.push(...creates.filter((c) => wasAccepted(c.ex)));
+  return { letThrough, answers: [...onIds.map((w) => w.refusable), ...creates.map((c) => c.ex)] };
+}
+
+/** An expired bearer token is invalid_token, 401 (RFC 6750 §3.1): a 403 is warned, on the list and on every other request. */
 function expiredStatus(refused: Exchange[]): Finding[] {
   const forbidden = refused.filter((ex) => ex.response?.status === 403);
   if (forbidden.length === 0) return [];
-  return [finding('should', `the expired token was answered 403 on ${forbidden.length} of ${refused.length} reads (${forbidden.slice(0, 3).map(describeExchange).join('; ')}); an expired bearer token is invalid_token, 401 (RFC 6750 §3.1), and 403 says the caller may not`, forbidden.slice(0, 10))];
+  return [finding('should', `the expired token was answered 403 on ${forbidden.length} of ${refused.length} requests (${forbidden.slice(0, 3).map(describeExchange).join('; ')}); an expired bearer token is invalid_token, 401 (RFC 6750 §3.1), and 403 says the caller may not`, forbidden.slice(0, 10))];
 }
 
 /** A token is accepted until just before its lifetime ends, refused once it is older, and a new token from the same key works. */
@@ -28,7 +57,7 @@ export const tokenExpiry: Check = {
   clauses: ['AUTH-TOKEN-EXPIRY', 'AUTH-TOKEN-TTL'],
   level: 'must',
   why: { must: "the seed states a one-hour lifetime after which a token is no longer valid", should: "the seed shows no status for an expired token: 401 invalid_token is the bearer-token convention (RFC 6750 §3.1), 403 says the caller may not" },
-  title: 'A token is valid until 3600 seconds and refused after; a new one must be requested',
+  title: 'A token is valid until 3600 seconds and refused after, on reads and writes; a new one must be requested',
   async run(ctx) {
     if (ctx.config.expiredToken) {
       // A token the user vouches is past its lifetime: judged at once, no waiting.
@@ -38,8 +67,10 @@ export const tokenExpiry: Check = {
       const swept = await sweepReads(ctx, ctx.config.expiredToken);
       const served = swept.filter(wasAccepted);
       if (served.length) return fail(`the token given with --expired-token was refused on the list but served by ${served.map(describeExchange).join('; ')}`, [ex, ...served]);
+      const writes = await sweepWrites(ctx, ctx.config.expiredToken);
+      if (writes.letThrough.length) return fail(`the token given with --expired-token was refused on the list but let through on writes: ${writes.letThrough.map((w) => `${w.name} → ${describeExchange(w.ex)}`).join('; ')}`, [ex, ...writes.letThrough.map((w) => w.ex)]);
       observeErrorCase(ctx, 'token-expired', ex);
-      return judge(expiredStatus([ex, ...swept]), `the token given with --expired-token was refused (${describeExchange(ex)}), on the list and on every other read`);
+      return judge(expiredStatus([ex, ...swept, ...writes.answers]), `the token given with --expired-token was refused (${describeExchange(ex)}), on the list, on every other read${writes.answers.length ? ` and on ${writes.answers.length} writes` : ''}`);
     }
     const realWait = (LIFETIME_SECONDS + 2) / ctx.config.timeScale;
     if (ctx.config.profile === 'quick' && realWait > QUICK_MAX_WAIT_SECONDS) {
@@ -66,11 +97,13 @@ export const tokenExpiry: Check = {
     const swept = await sweepReads(ctx, token);
     const served = swept.filter(wasAccepted);
     if (served.length) return fail(`a token ${LIFETIME_SECONDS + 2} s old was refused on the list but still served by ${served.map(describeExchange).join('; ')}`, [expired, ...served]);
+    const writes = await sweepWrites(ctx, token);
+    if (writes.letThrough.length) return fail(`a token ${LIFETIME_SECONDS + 2} s old was refused on the list but let through on writes: ${writes.letThrough.map((w) => `${w.name} → ${describeExchange(w.ex)}`).join('; ')}`, [expired, ...writes.letThrough.map((w) => w.ex)]);
     const renewed = await ctx.tokens.issue('primary', ctx.checkId);
     const after = await ctx.call({ bearer: renewed.token, method: 'GET', path: '/v1/vms', query: { per_page: 1 } });
     if (!wasAccepted(after)) return fail(`a new token requested after expiry was not accepted (${describeExchange(after)})`, [expired, after]);
     observeErrorCase(ctx, 'token-expired', expired);
     const lateNote = wasAccepted(late) ? `accepted at ${Math.floor(lateAge)} s, ` : '';
-    return judge(expiredStatus([expired, ...swept]), `${lateNote}the expired token was refused (${describeExchange(expired)}), on the list and on every other read; a new token worked`, [late, expired]);
+    return judge(expiredStatus([expired, ...swept, ...writes.answers]), `${lateNote}the expired token was refused (${describeExchange(expired)}), on the list, on every other read${writes.answers.length ? ` and on ${writes.answers.length} writes` : ''}; a new token worked`, [late, expired]);
   },
 };

@@ -2574,6 +2574,18 @@ const faultModelCases: FaultCase[] = [
     faulty: [200, 401],
   },
   {
+    name: 'expired-token-served-on-id-writes',
+    timeScale: 36_000,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await createVm(s, t);
+      await sleep(150);
+      return [(await call(s, 'DELETE', '/v1/backups/cc-absent', { token: t })).status, (await call(s, 'GET', '/v1/vms', { token: t })).status];
+    },
+    clean: [401, 401],
+    faulty: [404, 401],
+  },
+  {
     name: 'readonly-can-delete-vm',
     probe: async (s) => {
       const vm = await firstVm(s, await tokenFor(s));
