@@ -33,7 +33,7 @@ export const RANDOM_PHASE = ['vms.create-fuzz', 'vms.create-declared-valid', 'vm
 export const ALL_BUT_LIMITS = [...new Set(allChecks.map((c) => c.group))].filter((g) => g !== 'limits' && g !== 's3');
 
 /** Faults that bite only in operations the seed does not show, though their check runs without an overlay too. */
-const BITES_IN_DECLARED = new Set(['readonly-can-restore', 'readonly-can-register-webhook', 'cross-org-vm-readable', 'unauthenticated-delete-403', 'webhook-any-media-type', 'restore-trailing-json-accepted', 'alarm-trailing-json-accepted', 'cross-org-backup-readable', 'odd-backup-id-500', 'readonly-delete-404', 'restore-array-body-500']);
+const BITES_IN_DECLARED = new Set(['readonly-can-restore', 'readonly-can-register-webhook', 'cross-org-vm-readable', 'unauthenticated-delete-403', 'webhook-any-media-type', 'restore-trailing-json-accepted', 'alarm-trailing-json-accepted', 'cross-org-backup-readable', 'odd-backup-id-500', 'readonly-delete-404', 'restore-array-body-500', 'restore-malformed-json-500']);
 
 /** Faults whose check observes only through operations the seed does not show (declared in the overlay). */
 export function needsOverlay(fault: FaultDef): boolean {

@@ -1572,6 +1572,19 @@ const faultCases: FaultCase[] = [
     faulty: 500,
   },
   {
+    name: 'restore-malformed-json-500',
+    timeScale: 100,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const b = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
+      await sleep(40);
+      const malformed = '{"at": ';
+      return [(await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: t, raw: malformed })).status, (await call(s, 'POST', '/v1/backups/cc-absent/restore', { token: t, raw: malformed })).status];
+    },
+    clean: [400, 400],
+    faulty: [500, 404],
+  },
+  {
     name: 'restore-array-body-500',
     timeScale: 100,
     probe: async (s) => {
