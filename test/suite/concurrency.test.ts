@@ -13,7 +13,7 @@ const TARGETS: Array<{ name: string; run: ReferenceRun }> = [
   { name: 'variant vm-listed-when-ready (the list moves while tasks end)', run: { variants: ['vm-listed-when-ready'] } },
   { name: 'variant backup-needs-running-vm', run: { variants: ['backup-needs-running-vm'] } },
   { name: 'fault page-boundary-duplicate (api track)', run: { faults: ['page-boundary-duplicate'] } },
-  { name: 'fault last-page-dropped (the list readers side by side: pagination and the generated list queries)', run: { faults: ['last-page-dropped'] } },
+  { name: 'fault total-per-page (the list readers side by side: pagination and the generated list queries)', run: { faults: ['total-per-page'] } },
   { name: 'fault tag-filter-cross-org (the strict tag filter asks its four questions side by side)', run: { faults: ['tag-filter-cross-org'] } },
   { name: 'fault restore-without-task-id (backups track)', run: { faults: ['restore-without-task-id'] } },
   { name: 'fault webhook-not-retried (events track)', run: { faults: ['webhook-not-retried'] } },
