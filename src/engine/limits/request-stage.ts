@@ -46,8 +46,12 @@ export async function runRequestStage(d: RequestStageDeps, issuance: IssuanceSta
   }
 }
 
-/** The largest answer a read may have had to be spread over in the read-budget probe (an export of a long audit is not). */
-const MAX_SPREAD_ANSWER_BYTES = 32 * 1024;
+/**
+ * The largest answer a read may have had to be spread over in the read-budget probe (an export of a long audit is not).
+ * The run's own audit grows with its checks: certify's CSV export of the embedded reference is about 33 KB, so the
+ * bound leaves it room twice over.
+ */
+const MAX_SPREAD_ANSWER_BYTES = 64 * 1024;
 
 /**
  * Read operations besides the list the run saw served by the primary key, one path each: a task, a VM's or a backup's
