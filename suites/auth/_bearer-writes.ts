@@ -4,7 +4,7 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { Unavailable } from '../../src/engine/run/check.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
-import { wasAccepted, errorCode, alarmBodyFor } from '../support.ts';
+import { wasAccepted, errorCode, alarmBodyFor, describeExchange } from '../support.ts';
 import { documentOperations, requestFor } from '../operations.ts';
 
 /**
@@ -33,6 +33,29 @@ export async function writesOnAbsentIds(ctx: CheckContext, bearer: string): Prom
     out.push({ name: op.operationId, refusable: r!, valid: v!, anonymous: n! });
   }
   return out;
+}
+
+/** The writes on absent ids the token was let through on, each named with what a valid token and no token got. */
+export function letThroughOnIds(writes: ReadonlyArray<{ name: string; refusable: Exchange; valid: Exchange; anonymous: Exchange }>): Array<{ name: string; ex: Exchange }> {
+  return writes
+    .filter((w) => treatedAsValid(w.refusable, w.valid, w.anonymous))
+    .map((w) => ({ name: `${w.name} (answered as a valid token is: ${describeExchange(w.valid)}; without a token: ${describeExchange(w.anonymous)})`, ex: w.refusable }));
+}
+
+/**
+ * The VM create with a token that must be refused (`what` it is) and a body valid in every other respect, so only the
+ * token can be why it is refused; what a faulty target makes is recorded for cleanup. Why none was sent, otherwise.
+ */
+export async function vmCreateWith(ctx: CheckContext, bearer: string, what: string, nameSuffix: string): Promise<{ name: string; ex: Exchange } | { untried: string }> {
+  try {
+    const { body } = ctx.objects.vmCreateBody(nameSuffix);
+    const ex = await ctx.call({ bearer, method: 'POST', path: '/v1/vms', json: body });
+    if (wasAccepted(ex)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: `created with an ${what} token` }, ex);
+    return { name: 'createVm with a valid body', ex };
+  } catch (err) {
+    if (!(err instanceof Unavailable)) throw err;
+    return { untried: err.message };
+  }
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { Check } from '../../src/engine/run/check.ts';
-import { pass, fail, skip, judge, finding, Unavailable, type Finding } from '../../src/engine/run/check.ts';
+import { pass, fail, skip, judge, finding, type Finding } from '../../src/engine/run/check.ts';
 import { QUICK_MAX_WAIT_SECONDS } from '../../src/engine/config/config.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { wasAccepted, describeExchange, observeErrorCase } from '../support.ts';
 import { documentOperations, requestFor } from '../operations.ts';
-import { declaredCreates, treatedAsValid, writesOnAbsentIds } from './_bearer-writes.ts';
+import { declaredCreates, letThroughOnIds, vmCreateWith, writesOnAbsentIds } from './_bearer-writes.ts';
 
 /** The expired token on every read of the document but the list (declared ones included): expiry is enforced per route. */
 async function sweepReads(ctx: CheckContext, token: string): Promise<Exchange[]> {
@@ -29,16 +29,10 @@ interface WriteSweep {
 async function sweepWrites(ctx: CheckContext, token: string): Promise<WriteSweep> {
   if (ctx.config.readOnly) return { letThrough: [], answers: [] };
   const onIds = await writesOnAbsentIds(ctx, token);
-  const letThrough = onIds.filter((w) => treatedAsValid(w.refusable, w.valid, w.anonymous)).map((w) => ({ name: `${w.name} (answered as a valid token is: ${describeExchange(w.valid)}; without a token: ${describeExchange(w.anonymous)})`, ex: w.refusable }));
+  const letThrough = letThroughOnIds(onIds);
   const creates = await declaredCreates(ctx, token, 'expired');
-  try {
-    const { body } = ctx.objects.vmCreateBody('expired');
-    const ex = await ctx.call({ bearer: token, method: 'POST', path: '/v1/vms', json: body });
-    if (wasAccepted(ex)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'created with an expired token' }, ex);
-    creates.push({ name: 'createVm with a valid body', ex });
-  } catch (err) {
-    if (!(err instanceof Unavailable)) throw err;
-  }
+  const create = await vmCreateWith(ctx, token, 'expired', 'expired');
+  if (!('untried' in create)) creates.push(create);
   letThrough.push(...creates.filter((c) => wasAccepted(c.ex)));
   return { letThrough, answers: [...onIds.map((w) => w.refusable), ...creates.map((c) => c.ex)] };
 }
