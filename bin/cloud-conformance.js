@@ -27,8 +27,7 @@ function sourceKey() {
       // The zoo's members are other programs (their own packages and builds): the CLI bundles none of them.
       if (entry.isDirectory()) {
         if (entry.name !== 'node_modules' && entry.name !== 'build' && p !== ZOO) visit(p);
-      }
-      else if (/\.(ts|js)$/.test(entry.name)) {
+      } else if (/\.(ts|js)$/.test(entry.name)) {
         const s = statSync(p);
         hash.update(`${path.relative(ROOT, p)}\0${s.size}\0${s.mtimeMs}\n`);
       }
@@ -60,14 +59,22 @@ async function bundle() {
         // Each module keeps its own import.meta.url, so paths it resolves (spec/, package.json, the s3rver child) stay right.
         name: 'keep-import-meta-url',
         setup(b) {
-          b.onLoad({ filter: /\.ts$/ }, (args) => ({ contents: readFileSync(args.path, 'utf8').replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: 'ts' }));
+          b.onLoad({ filter: /\.ts$/ }, (args) => ({
+            contents: readFileSync(args.path, 'utf8').replaceAll(
+              'import.meta.url',
+              JSON.stringify(pathToFileURL(args.path).href)
+            ),
+            loader: 'ts',
+          }));
         },
       },
     ],
   });
   renameSync(tmp, file);
   // Older bundles of sources that have since changed.
-  for (const old of readdirSync(CACHE)) if (old.startsWith('cli-') && old !== path.basename(file) && !old.endsWith('.tmp')) rmSync(path.join(CACHE, old), { force: true });
+  for (const old of readdirSync(CACHE))
+    if (old.startsWith('cli-') && old !== path.basename(file) && !old.endsWith('.tmp'))
+      rmSync(path.join(CACHE, old), { force: true });
   return file;
 }
 
@@ -80,12 +87,24 @@ async function bundle() {
 const SEMI_SPACE_FLAG = '--max-semi-space-size';
 function needsReexec() {
   if (process.env.CONFORMANCE_NO_REEXEC === '1') return false;
-  return ![...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => a.startsWith(SEMI_SPACE_FLAG));
+  return ![...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) =>
+    a.startsWith(SEMI_SPACE_FLAG)
+  );
 }
 
 if (needsReexec()) {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [`${SEMI_SPACE_FLAG}=4`, '--expose-gc', ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(
+    process.execPath,
+    [
+      `${SEMI_SPACE_FLAG}=4`,
+      '--expose-gc',
+      ...process.execArgv,
+      fileURLToPath(import.meta.url),
+      ...process.argv.slice(2),
+    ],
+    { stdio: 'inherit' }
+  );
   // Ctrl-C reaches both processes from the terminal: this one waits while the run cleans up, and exits as it does.
   // A second SIGINT would cut the cleanup short, so it is not passed on; SIGTERM and SIGHUP are.
   process.on('SIGINT', () => {});
@@ -107,18 +126,18 @@ if (needsReexec()) {
 }
 
 async function runCli() {
-let main;
-if (process.env.CONFORMANCE_NO_BUNDLE !== '1') {
-  try {
-    ({ main } = await import(pathToFileURL(await bundle()).href));
-  } catch {
-    main = undefined;
+  let main;
+  if (process.env.CONFORMANCE_NO_BUNDLE !== '1') {
+    try {
+      ({ main } = await import(pathToFileURL(await bundle()).href));
+    } catch {
+      main = undefined;
+    }
   }
-}
-if (!main) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  ({ main } = await import('../src/cli/main.ts'));
-}
-process.exitCode = await main(process.argv.slice(2));
+  if (!main) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    ({ main } = await import('../src/cli/main.ts'));
+  }
+  process.exitCode = await main(process.argv.slice(2));
 }

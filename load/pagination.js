@@ -8,7 +8,16 @@
 // then inconclusive and say how many more VMs the list needs. One VU, one iteration: a conformance probe, not
 // load. Needs k6 v0.38.0 or later; run it with --no-usage-report. See load/README.md.
 import { config, io } from './lib/k6common.js';
-import { PAGINATION_SCENARIO, bearer, paginate, paginationOptions, reportChecks, setupGuard, setupTokens, summarize } from './lib/flow.js';
+import {
+  PAGINATION_SCENARIO,
+  bearer,
+  paginate,
+  paginationOptions,
+  reportChecks,
+  setupGuard,
+  setupTokens,
+  summarize,
+} from './lib/flow.js';
 import { checkResultsFromK6 } from './lib/verdicts.js';
 
 /** @typedef {import('./lib/flow.js').SetupData} SetupData */
@@ -32,5 +41,12 @@ export function paginateVms(data) {
 
 /** @param {SummaryData} data */
 export function handleSummary(data) {
-  return summarize(config, 'pagination.js', data, checkResultsFromK6(data.root_group), { maxPages: config.maxPages, totalField: config.totalField || 'discovered' }, [PAGINATION_SCENARIO]);
+  return summarize(
+    config,
+    'pagination.js',
+    data,
+    checkResultsFromK6(data.root_group),
+    { maxPages: config.maxPages, totalField: config.totalField || 'discovered' },
+    [PAGINATION_SCENARIO]
+  );
 }

@@ -8,7 +8,16 @@
 // accepted requests per window. Thresholds pass exactly when every window accepted the documented number.
 // Needs k6 v0.38.0 or later; run it with --no-usage-report. See load/README.md.
 import { config, io, scenarioElapsedMs } from './lib/k6common.js';
-import { RATE_LIMIT_SCENARIOS, probeIteration, probeSpec, rateLimitOptions, rateLimitResults, setupGuard, setupTokens, summarize } from './lib/flow.js';
+import {
+  RATE_LIMIT_SCENARIOS,
+  probeIteration,
+  probeSpec,
+  rateLimitOptions,
+  rateLimitResults,
+  setupGuard,
+  setupTokens,
+  summarize,
+} from './lib/flow.js';
 
 /** @typedef {import('./lib/flow.js').SetupData} SetupData */
 /** @typedef {import('./lib/flow.js').SummaryData} SummaryData */
@@ -61,5 +70,12 @@ export function scopeB(data) {
 /** @param {SummaryData} data */
 export function handleSummary(data) {
   const results = rateLimitResults(data.metrics || {}, config.windows);
-  return summarize(config, 'rate-limits.js', data, results.checks, Object.assign({ windows: config.windows, segments: config.segments }, results.details), RATE_LIMIT_SCENARIOS);
+  return summarize(
+    config,
+    'rate-limits.js',
+    data,
+    results.checks,
+    Object.assign({ windows: config.windows, segments: config.segments }, results.details),
+    RATE_LIMIT_SCENARIOS
+  );
 }

@@ -7,12 +7,26 @@ import type { RunReport } from '../src/engine/run/report.ts';
 
 const GROUPS = ['vms', 'tasks', 'pagination', 'errors'];
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-const GENERATION_FAULTS = ['memory-string-500', 'quote-in-id-500', 'negative-vcpus-accepted', 'long-name-500', 'unicode-name-500', 'numeric-ids-some-records', 'tag-filter-space-ignored', 'page-boundary-duplicate', 'task-regresses', 'vm-never-listed'];
+const GENERATION_FAULTS = [
+  'memory-string-500',
+  'quote-in-id-500',
+  'negative-vcpus-accepted',
+  'long-name-500',
+  'unicode-name-500',
+  'numeric-ids-some-records',
+  'tag-filter-space-ignored',
+  'page-boundary-duplicate',
+  'task-regresses',
+  'vm-never-listed',
+];
 
 async function run(seed: number, faults: string[] = []): Promise<{ report: RunReport; wallMs: number }> {
   const opts: RunOptions = runOptions({ timeScale: 60, seed, only: GROUPS });
   const started = Date.now();
-  const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'catch-cost' }, () => {}, { faults, noDefaultOverlay: true });
+  const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'catch-cost' }, () => {}, {
+    faults,
+    noDefaultOverlay: true,
+  });
   return { report, wallMs: Date.now() - started };
 }
 
@@ -23,7 +37,9 @@ const median = (xs: number[]) => {
 
 const clean = [];
 for (const seed of SEEDS) clean.push(await run(seed));
-console.log(`clean reference, groups ${GROUPS.join(',')}, scale 60: wall median ${(median(clean.map((c) => c.wallMs)) / 1000).toFixed(1)} s, requests median ${median(clean.map((c) => c.report.traffic.requests))}, verdicts ${[...new Set(clean.map((c) => c.report.verdict))].join('/')}`);
+console.log(
+  `clean reference, groups ${GROUPS.join(',')}, scale 60: wall median ${(median(clean.map((c) => c.wallMs)) / 1000).toFixed(1)} s, requests median ${median(clean.map((c) => c.report.traffic.requests))}, verdicts ${[...new Set(clean.map((c) => c.report.verdict))].join('/')}`
+);
 console.log('fault'.padEnd(28), 'check'.padEnd(26), 'caught'.padStart(7), 'requests to catch (median)');
 for (const name of GENERATION_FAULTS) {
   const fault = FAULTS.find((f) => f.name === name)!;
@@ -33,5 +49,10 @@ for (const name of GENERATION_FAULTS) {
     const c = report.checks.find((x) => x.id === fault.check);
     if (c && (c.status === 'failed' || c.status === 'warning')) costs.push(c.requestsAtEnd);
   }
-  console.log(name.padEnd(28), fault.check.padEnd(26), `${costs.length}/${SEEDS.length}`.padStart(7), costs.length ? String(median(costs)) : '-');
+  console.log(
+    name.padEnd(28),
+    fault.check.padEnd(26),
+    `${costs.length}/${SEEDS.length}`.padStart(7),
+    costs.length ? String(median(costs)) : '-'
+  );
 }

@@ -20,13 +20,29 @@ if (!Number.isFinite(scale) || scale <= 0) {
 const started = Date.now();
 const dir = mkdtempSync(path.join(tmpdir(), 'cc-certify-'));
 const reportFile = path.join(dir, 'report.json');
-const run = spawnSync(process.execPath, [path.resolve('bin/cloud-conformance.js'), 'run', '--profile', 'certify', '--time-scale', String(scale), '--quiet', '--report', `json:${reportFile}`], { encoding: 'utf8', timeout: 30 * 60_000 });
+const run = spawnSync(
+  process.execPath,
+  [
+    path.resolve('bin/cloud-conformance.js'),
+    'run',
+    '--profile',
+    'certify',
+    '--time-scale',
+    String(scale),
+    '--quiet',
+    '--report',
+    `json:${reportFile}`,
+  ],
+  { encoding: 'utf8', timeout: 30 * 60_000 }
+);
 const exitCode = run.status;
 let report: RunReport;
 try {
   report = JSON.parse(readFileSync(reportFile, 'utf8')) as RunReport;
 } catch {
-  console.log(`GATE FAILED: the run wrote no report (exit ${exitCode}): ${(run.stderr ?? '').trim().split('\n').pop() ?? ''}`);
+  console.log(
+    `GATE FAILED: the run wrote no report (exit ${exitCode}): ${(run.stderr ?? '').trim().split('\n').pop() ?? ''}`
+  );
   process.exit(1);
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -34,12 +50,22 @@ try {
 const problems: string[] = [];
 if (report.verdict !== 'conformant' || exitCode !== 0) problems.push(`verdict ${report.verdict} (exit ${exitCode})`);
 // A check whose every open clause is conditional (a quota beyond the run's creates) may stand aside too: listed, not blocking.
-const conditionalOnly = (id: string) => { const open = report.coverage?.notVerified.filter((n) => n.check === id) ?? []; return open.length > 0 && open.every((n) => !n.blocking); };
-for (const c of report.checks.filter((c) => c.status !== 'passed' && c.level !== 'should' && !c.undeclared && !conditionalOnly(c.id))) problems.push(`${c.id}: ${c.status}: ${c.message}`);
-for (const n of report.coverage?.notVerified.filter((n) => n.blocking) ?? []) problems.push(`not verified: ${n.clause} by ${n.check}: ${n.reason}`);
-for (const e of report.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')) problems.push(`not deleted: ${e.kind} ${e.name ?? e.id ?? ''} (${e.cleanup}: ${e.note ?? ''})`);
+const conditionalOnly = (id: string) => {
+  const open = report.coverage?.notVerified.filter((n) => n.check === id) ?? [];
+  return open.length > 0 && open.every((n) => !n.blocking);
+};
+for (const c of report.checks.filter(
+  (c) => c.status !== 'passed' && c.level !== 'should' && !c.undeclared && !conditionalOnly(c.id)
+))
+  problems.push(`${c.id}: ${c.status}: ${c.message}`);
+for (const n of report.coverage?.notVerified.filter((n) => n.blocking) ?? [])
+  problems.push(`not verified: ${n.clause} by ${n.check}: ${n.reason}`);
+for (const e of report.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted'))
+  problems.push(`not deleted: ${e.kind} ${e.name ?? e.id ?? ''} (${e.cleanup}: ${e.note ?? ''})`);
 const created = report.ledger.filter((e) => e.kind !== 'api-key-revoked').length;
-console.log(`certify on the embedded reference at time scale ${scale}: ${report.verdict} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${report.coverage?.verified.length ?? 0} clauses verified, ${report.summary.passed} checks passed, ${created} resources created and ${report.ledger.filter((e) => e.cleanup === 'deleted').length} deleted; ${report.traffic.requests} requests`);
+console.log(
+  `certify on the embedded reference at time scale ${scale}: ${report.verdict} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${report.coverage?.verified.length ?? 0} clauses verified, ${report.summary.passed} checks passed, ${created} resources created and ${report.ledger.filter((e) => e.cleanup === 'deleted').length} deleted; ${report.traffic.requests} requests`
+);
 if (problems.length) {
   console.log(`GATE FAILED (${problems.length}):`);
   for (const p of problems) console.log(`  - ${p}`);

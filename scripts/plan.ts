@@ -8,7 +8,14 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { allChecks } from '../suites/index.ts';
 import { runOptions } from '../src/cli/options.ts';
 import { measureReport } from '../src/cli/run.ts';
-import { PLAN_FILE, planOf, readPlanFile, type PlanFile, type PlanSelection, type TrafficPlan } from '../src/cli/plan.ts';
+import {
+  PLAN_FILE,
+  planOf,
+  readPlanFile,
+  type PlanFile,
+  type PlanSelection,
+  type TrafficPlan,
+} from '../src/cli/plan.ts';
 import type { Profile } from '../src/engine/config/config.ts';
 
 const at = process.argv.indexOf('--profiles');
@@ -24,7 +31,7 @@ const selections: PlanSelection[] = profiles.flatMap((profile) =>
     { profile, overlay },
     // One group alone is what a pipeline split by group dry-runs; the long profiles are measured for every group only.
     ...(profile === 'quick' ? groups.map((only) => ({ profile, overlay, only })) : []),
-  ]),
+  ])
 );
 
 async function measure(selection: PlanSelection): Promise<TrafficPlan> {
@@ -37,7 +44,9 @@ async function measure(selection: PlanSelection): Promise<TrafficPlan> {
     ...(selection.overlay === 'none' ? { baseUrl: 'http://127.0.0.1:9' } : {}),
   });
   const report = await measureReport(opts, { name: 'cloud-api-conformance', version: 'plan' });
-  console.log(`${selection.profile} ${selection.overlay} ${selection.only ?? 'every group'}: ${report.traffic.requests} requests, ${report.traffic.writes} writes, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `${selection.profile} ${selection.overlay} ${selection.only ?? 'every group'}: ${report.traffic.requests} requests, ${report.traffic.writes} writes, ${((Date.now() - started) / 1000).toFixed(1)} s`
+  );
   return planOf(selection, report, new Date().toISOString());
 }
 
@@ -56,7 +65,8 @@ async function measureAll(): Promise<TrafficPlan[]> {
 const kept = existsSync(PLAN_FILE) ? readPlanFile().plans.filter((p) => !profiles.includes(p.profile)) : [];
 const key = (p: PlanSelection) => `${['quick', 'full', 'certify'].indexOf(p.profile)} ${p.overlay} ${p.only ?? ''}`;
 const file: PlanFile = {
-  about: 'What --dry-run prints for each selection: measured by `npm run plan` against the embedded reference (seed 1, real time); test/cli/plan.test.ts holds it to the checks.',
+  about:
+    'What --dry-run prints for each selection: measured by `npm run plan` against the embedded reference (seed 1, real time); test/cli/plan.test.ts holds it to the checks.',
   plans: [...kept, ...(await measureAll())].sort((a, b) => (key(a) < key(b) ? -1 : 1)),
 };
 writeFileSync(PLAN_FILE, JSON.stringify(file, null, 2) + '\n');

@@ -14,7 +14,15 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { API_VARIANTS, CLEAN_RUNS, S3_VARIANTS, combinations, runsFor, s3RunsFor, type LabelledRun } from './gates/variant-runs.ts';
+import {
+  API_VARIANTS,
+  CLEAN_RUNS,
+  S3_VARIANTS,
+  combinations,
+  runsFor,
+  s3RunsFor,
+  type LabelledRun,
+} from './gates/variant-runs.ts';
 import type { ReferenceRun } from './gates/reference-run.ts';
 import { allChecks } from '../suites/index.ts';
 
@@ -53,7 +61,13 @@ if (process.argv[2] === '--worker') {
           wallMs: Date.now() - started,
         };
       } catch (err) {
-        result = { verdict: 'error', checks: [], observations: {}, wallMs: Date.now() - started, error: `the run threw: ${(err as Error).message}` };
+        result = {
+          verdict: 'error',
+          checks: [],
+          observations: {},
+          wallMs: Date.now() - started,
+          error: `the run threw: ${(err as Error).message}`,
+        };
       }
       process.send!({ i: msg.i, result });
     })();
@@ -105,7 +119,14 @@ class Worker {
     child.on('exit', (code, signal) => {
       if (this.child === child) this.child = undefined;
       this.ready = undefined;
-      if (this.pending) this.settle({ verdict: 'error', checks: [], observations: {}, wallMs: Date.now() - this.pending.started, error: `worker exited ${signal ?? code}: ${this.stderr.trim().split('\n').slice(-3).join(' | ')}` });
+      if (this.pending)
+        this.settle({
+          verdict: 'error',
+          checks: [],
+          observations: {},
+          wallMs: Date.now() - this.pending.started,
+          error: `worker exited ${signal ?? code}: ${this.stderr.trim().split('\n').slice(-3).join(' | ')}`,
+        });
     });
     return ready;
   }
@@ -151,7 +172,8 @@ async function pool<T>(jobs: Array<(w: Worker) => Promise<T>>, n: number): Promi
 }
 
 /** What is being run: the clean reference, one variant, or a combination. */
-type Subject = { kind: 'clean' } | { kind: 'variant'; name: string } | { kind: 'combination'; n: number; names: string[] };
+type Subject =
+  { kind: 'clean' } | { kind: 'variant'; name: string } | { kind: 'combination'; n: number; names: string[] };
 interface Job {
   subject: Subject;
   labelled: LabelledRun;
@@ -168,11 +190,16 @@ const judged: Array<{ subject: Subject; runs: LabelledRun[] }> = [
 ];
 // The clean reference in the configurations the variants run in (all of them on a full run).
 const cleanRuns = CLEAN_RUNS.filter((c) => judged.some((j) => j.runs.some((r) => r.config === c.config)));
-const subjects: Array<{ subject: Subject; runs: LabelledRun[] }> = [{ subject: { kind: 'clean' }, runs: cleanRuns }, ...judged];
+const subjects: Array<{ subject: Subject; runs: LabelledRun[] }> = [
+  { subject: { kind: 'clean' }, runs: cleanRuns },
+  ...judged,
+];
 // The clean runs are repeated at least twice: messages that differ between two clean runs (timings, poll counts) are
 // compared without their numbers.
 const repeatsOf = (s: Subject) => (s.kind === 'clean' ? Math.max(2, REPEAT) : REPEAT);
-const jobs: Job[] = subjects.flatMap(({ subject, runs }) => runs.flatMap((labelled) => Array.from({ length: repeatsOf(subject) }, (_, rep) => ({ subject, labelled, rep }))));
+const jobs: Job[] = subjects.flatMap(({ subject, runs }) =>
+  runs.flatMap((labelled) => Array.from({ length: repeatsOf(subject) }, (_, rep) => ({ subject, labelled, rep })))
+);
 /**
  * Runs that wait out a window at time scale 10 judge bursts against a 6-second window: they run first, at most two at a
  * time (one per core), so a busy machine does not turn a probe inconclusive in one repetition and not in the other.
@@ -181,34 +208,56 @@ const timed = (r: ReferenceRun) => r.profile === 'full';
 const name = (s: Subject) => (s.kind === 'clean' ? 'clean' : s.kind === 'variant' ? s.name : `combination ${s.n}`);
 const started = Date.now();
 let done = 0;
-console.error(`variants: ${singles.length + s3Singles.length} variants alone (${s3Singles.length} of the S3 endpoint), ${combos.length} combinations, the clean reference; ${jobs.length} runs (${REPEAT} of each), ${CONCURRENCY} at a time`);
+console.error(
+  `variants: ${singles.length + s3Singles.length} variants alone (${s3Singles.length} of the S3 endpoint), ${combos.length} combinations, the clean reference; ${jobs.length} runs (${REPEAT} of each), ${CONCURRENCY} at a time`
+);
 const runJob = (job: Job) => async (w: Worker) => {
   const r = await w.run(job.labelled.run);
   done++;
-  console.error(`  [${String(done).padStart(3)}/${jobs.length}] ${name(job.subject)} (${job.labelled.config}) #${job.rep + 1}: ${r.verdict} in ${(r.wallMs / 1000).toFixed(1)} s${r.error ? ` (${r.error})` : ''}`);
+  console.error(
+    `  [${String(done).padStart(3)}/${jobs.length}] ${name(job.subject)} (${job.labelled.config}) #${job.rep + 1}: ${r.verdict} in ${(r.wallMs / 1000).toFixed(1)} s${r.error ? ` (${r.error})` : ''}`
+  );
   return { job, result: r };
 };
 const results = [
   ...(await pool(jobs.filter((j) => timed(j.labelled.run)).map(runJob), Math.min(2, CONCURRENCY))),
   // Limit runs at scale 1 wait on real windows: they go first, so the pool's tail is short.
-  ...(await pool(jobs.filter((j) => !timed(j.labelled.run)).sort((a, b) => Number(!!b.labelled.run.only?.includes('limits')) - Number(!!a.labelled.run.only?.includes('limits'))).map(runJob), CONCURRENCY)),
+  ...(await pool(
+    jobs
+      .filter((j) => !timed(j.labelled.run))
+      .sort(
+        (a, b) => Number(!!b.labelled.run.only?.includes('limits')) - Number(!!a.labelled.run.only?.includes('limits'))
+      )
+      .map(runJob),
+    CONCURRENCY
+  )),
 ];
 for (const w of workers) w.stop();
 const wallSeconds = (Date.now() - started) / 1000;
 
 const problems: string[] = [];
-const resultsOf = (s: Subject, config: string) => results.filter((x) => name(x.job.subject) === name(s) && x.job.labelled.config === config).map((x) => x.result);
+const resultsOf = (s: Subject, config: string) =>
+  results.filter((x) => name(x.job.subject) === name(s) && x.job.labelled.config === config).map((x) => x.result);
 const cleanOf = (config: string) => resultsOf({ kind: 'clean' }, config)[0];
 /** Messages compared without the run's ids (run id, task and VM ids); `loose` also without numbers (timings, polls). */
 const shape = (m: string, loose: boolean) => {
   // Which task states a poll happened to see depends on timing, not on the target's choices.
-  const ids = m.replace(/[0-9a-f]{8,}/gi, 'ID').replace(/\b(vm|task|bk|evt|req)[-_][0-9a-z]+/gi, '$1-ID').replace(/ \(states seen: [^)]*\)/g, '');
+  const ids = m
+    .replace(/[0-9a-f]{8,}/gi, 'ID')
+    .replace(/\b(vm|task|bk|evt|req)[-_][0-9a-z]+/gi, '$1-ID')
+    .replace(/ \(states seen: [^)]*\)/g, '');
   return loose ? ids.replace(/\d+(\.\d+)?/g, '#') : ids;
 };
 /** Checks whose message differs between two clean runs of a configuration, ids aside: their numbers are noise. */
 const noisy = (config: string) => {
   const reps = resultsOf({ kind: 'clean' }, config);
-  return new Set(reps[0]?.checks.filter((c) => reps.some((r) => shape(r.checks.find((x) => x.id === c.id)?.message ?? '', false) !== shape(c.message, false))).map((c) => c.id));
+  return new Set(
+    reps[0]?.checks
+      .filter((c) =>
+        reps.some((r) => shape(r.checks.find((x) => x.id === c.id)?.message ?? '', false) !== shape(c.message, false))
+      )
+      .map((c) => c.id)
+  );
 };
 /** An observation as compared: of the task states, the field and the last state (the ones seen before depend on timing). */
 const observed = (key: string, value: unknown): unknown => {
@@ -234,7 +283,9 @@ function judge(s: Subject, config: string): { observations: string[]; checks: st
     }
     const failed = r.checks.filter((c) => c.status === 'failed' || c.status === 'error');
     if (s.kind !== 'clean' && (r.verdict !== 'conformant' || failed.length)) {
-      problems.push(`${label}${at}: verdict ${r.verdict}; ${failed.map((c) => `${c.id} ${c.status}: ${c.message.slice(0, 240)}`).join('; ') || 'no failed check'}`);
+      problems.push(
+        `${label}${at}: verdict ${r.verdict}; ${failed.map((c) => `${c.id} ${c.status}: ${c.message.slice(0, 240)}`).join('; ') || 'no failed check'}`
+      );
     }
     for (const w of r.checks.filter((c) => c.status === 'warning' && !cleanWarnings.has(c.id))) {
       problems.push(`${label}${at}: new warning ${w.id}: ${w.message.slice(0, 240)}`);
@@ -242,13 +293,18 @@ function judge(s: Subject, config: string): { observations: string[]; checks: st
   }
   if (new Set(reps.map(statuses)).size > 1) {
     const ids = [...new Set(reps.flatMap((r) => r.checks.map((c) => c.id)))];
-    const unstable = ids.filter((id) => new Set(reps.map((r) => r.checks.find((c) => c.id === id)?.status ?? 'absent')).size > 1);
+    const unstable = ids.filter(
+      (id) => new Set(reps.map((r) => r.checks.find((c) => c.id === id)?.status ?? 'absent')).size > 1
+    );
     problems.push(`${label}: not repeatable: ${unstable.join(', ')}`);
   }
   const first = reps[0];
-  if (!first || !clean || s.kind === 'clean') return { observations: [], checks: [], verdicts: reps.map((r) => r.verdict) };
+  if (!first || !clean || s.kind === 'clean')
+    return { observations: [], checks: [], verdicts: reps.map((r) => r.verdict) };
   const keys = [...new Set([...Object.keys(first.observations), ...Object.keys(clean.observations)])];
-  const observations = keys.filter((k) => JSON.stringify(observed(k, first.observations[k])) !== JSON.stringify(observed(k, clean.observations[k])));
+  const observations = keys.filter(
+    (k) => JSON.stringify(observed(k, first.observations[k])) !== JSON.stringify(observed(k, clean.observations[k]))
+  );
   const loose = noisy(config);
   // A status that differs, a message that says something else, or (marked #) the same message with other numbers.
   const checks = first.checks.flatMap((c) => {
@@ -256,7 +312,9 @@ function judge(s: Subject, config: string): { observations: string[]; checks: st
     if (!base) return [];
     if (base.status !== c.status) return [`${c.id} (${c.status})`];
     if (shape(base.message, true) !== shape(c.message, true)) return [c.id];
-    return !loose.has(c.id) && !reviewers.has(c.id) && shape(base.message, false) !== shape(c.message, false) ? [`${c.id}#`] : [];
+    return !loose.has(c.id) && !reviewers.has(c.id) && shape(base.message, false) !== shape(c.message, false)
+      ? [`${c.id}#`]
+      : [];
   });
   return { observations, checks, verdicts: reps.map((r) => r.verdict) };
 }
@@ -266,8 +324,14 @@ console.log('\n== clean reference target ==');
 for (const { config } of cleanRuns) {
   judge({ kind: 'clean' }, config);
   const reps = resultsOf({ kind: 'clean' }, config);
-  const noisy = reps.flatMap((r) => r.checks.filter((c) => c.status === 'failed' || c.status === 'warning' || c.status === 'error').map((c) => `${c.id} ${c.status}`));
-  console.log(`${config.padEnd(24)} ${reps.length} runs, ${reps[0]?.checks.length ?? 0} checks: ${noisy.length ? `NOT CLEAN: ${[...new Set(noisy)].join(', ')}` : 'no failure, no warning'}`);
+  const noisy = reps.flatMap((r) =>
+    r.checks
+      .filter((c) => c.status === 'failed' || c.status === 'warning' || c.status === 'error')
+      .map((c) => `${c.id} ${c.status}`)
+  );
+  console.log(
+    `${config.padEnd(24)} ${reps.length} runs, ${reps[0]?.checks.length ?? 0} checks: ${noisy.length ? `NOT CLEAN: ${[...new Set(noisy)].join(', ')}` : 'no failure, no warning'}`
+  );
   if (noisy.length) problems.push(`clean reference (${config}): ${[...new Set(noisy)].join(', ')}`);
 }
 
@@ -279,27 +343,54 @@ interface Row {
 }
 const matrix: Row[] = [];
 const print = (title: string, list: typeof subjects) => {
-  console.log(`\n== ${title} ==  (per configuration: verdicts; observations that differ from the clean run; checks whose status or message differs, # only in its numbers)`);
+  console.log(
+    `\n== ${title} ==  (per configuration: verdicts; observations that differ from the clean run; checks whose status or message differs, # only in its numbers)`
+  );
   for (const { subject, runs } of list) {
-    const row: Row = { subject: name(subject), variants: subject.kind === 'variant' ? [subject.name] : subject.kind === 'combination' ? subject.names : [], configs: [] };
+    const row: Row = {
+      subject: name(subject),
+      variants: subject.kind === 'variant' ? [subject.name] : subject.kind === 'combination' ? subject.names : [],
+      configs: [],
+    };
     for (const { config } of runs) row.configs.push({ config, ...judge(subject, config) });
     matrix.push(row);
-    const head = subject.kind === 'combination' ? `#${String(subject.n).padEnd(3)} ${subject.names.join(' + ')}` : row.subject;
+    const head =
+      subject.kind === 'combination' ? `#${String(subject.n).padEnd(3)} ${subject.names.join(' + ')}` : row.subject;
     console.log(head);
     for (const c of row.configs) {
       const verdict = [...new Set(c.verdicts)].join('/');
-      console.log(`    ${c.config.padEnd(24)} ${verdict.padEnd(13)} observed: ${c.observations.join(', ') || '-'}; checks: ${c.checks.join(', ') || '-'}`);
+      console.log(
+        `    ${c.config.padEnd(24)} ${verdict.padEnd(13)} observed: ${c.observations.join(', ') || '-'}; checks: ${c.checks.join(', ') || '-'}`
+      );
     }
   }
 };
-print('each variant alone', subjects.filter((s) => s.subject.kind === 'variant'));
-if (combos.length) print(`seeded combinations (seed ${SEED})`, subjects.filter((s) => s.subject.kind === 'combination'));
+print(
+  'each variant alone',
+  subjects.filter((s) => s.subject.kind === 'variant')
+);
+if (combos.length)
+  print(
+    `seeded combinations (seed ${SEED})`,
+    subjects.filter((s) => s.subject.kind === 'combination')
+  );
 
-const untouched = matrix.filter((r) => r.variants.length === 1 && r.configs.every((c) => c.observations.length === 0 && c.checks.length === 0)).map((r) => r.subject);
-console.log(`\nvariants no observation or check noticed (${untouched.length} of ${singles.length + s3Singles.length}): ${untouched.join(', ') || 'none'}`);
+const untouched = matrix
+  .filter(
+    (r) => r.variants.length === 1 && r.configs.every((c) => c.observations.length === 0 && c.checks.length === 0)
+  )
+  .map((r) => r.subject);
+console.log(
+  `\nvariants no observation or check noticed (${untouched.length} of ${singles.length + s3Singles.length}): ${untouched.join(', ') || 'none'}`
+);
 console.log(`wall time: ${wallSeconds.toFixed(1)} s for ${jobs.length} runs, ${CONCURRENCY} at a time`);
 
-if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ wallSeconds, concurrency: CONCURRENCY, repeat: REPEAT, seed: SEED, matrix, problems }, null, 2) + '\n');
+if (JSON_OUT)
+  writeFileSync(
+    JSON_OUT,
+    JSON.stringify({ wallSeconds, concurrency: CONCURRENCY, repeat: REPEAT, seed: SEED, matrix, problems }, null, 2) +
+      '\n'
+  );
 
 if (problems.length) {
   console.log(`\nGATE FAILED (${problems.length}):`);

@@ -27,8 +27,19 @@ interface Options {
 
 function parseArgs(argv: string[]): Options {
   // Certify does everything full does and more, in about the same time against a member: a miss in quick goes to certify.
-  const opts: Options = { profiles: ['quick', 'full', 'certify'], ladder: ['quick', 'certify'], cleanOnly: false, timeScale: 60, concurrency: 2 };
-  const profiles = (list: string): Profile[] => (list === 'none' ? [] : list.split(',').map((p) => (['quick', 'full', 'certify'].includes(p) ? (p as Profile) : usage(`unknown profile ${p}`))));
+  const opts: Options = {
+    profiles: ['quick', 'full', 'certify'],
+    ladder: ['quick', 'certify'],
+    cleanOnly: false,
+    timeScale: 60,
+    concurrency: 2,
+  };
+  const profiles = (list: string): Profile[] =>
+    list === 'none'
+      ? []
+      : list
+          .split(',')
+          .map((p) => (['quick', 'full', 'certify'].includes(p) ? (p as Profile) : usage(`unknown profile ${p}`)));
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = () => {
@@ -50,7 +61,9 @@ function parseArgs(argv: string[]): Options {
 }
 
 function usage(why: string): never {
-  console.error(`zoo: ${why}; options: --members a,b --profiles quick,full,certify|none --ladder quick,certify --clean-only --faults a,b --time-scale N --concurrency N --json PATH`);
+  console.error(
+    `zoo: ${why}; options: --members a,b --profiles quick,full,certify|none --ladder quick,certify --clean-only --faults a,b --time-scale N --concurrency N --json PATH`
+  );
   process.exit(2);
 }
 
@@ -61,7 +74,7 @@ async function pool<T, R>(items: readonly T[], n: number, work: (item: T, i: num
   await Promise.all(
     Array.from({ length: Math.min(n, items.length) }, async () => {
       for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i]!, i);
-    }),
+    })
   );
   return results;
 }
@@ -99,21 +112,39 @@ const started = Date.now();
 // Builds each member once (go build, npm ci) before anything is timed.
 const catalogues = new Map<string, MemberFault[]>();
 for (const m of members) catalogues.set(m, await readCatalogue(m));
-console.log(`zoo: ${members.length} members (${members.map((m) => `${m}: ${catalogues.get(m)!.length} faults`).join(', ')}), time scale ${opts.timeScale}`);
+console.log(
+  `zoo: ${members.length} members (${members.map((m) => `${m}: ${catalogues.get(m)!.length} faults`).join(', ')}), time scale ${opts.timeScale}`
+);
 
 // ---- clean runs: a false failure or warning on any member fails the gate -------------------------------------------
 const cleanJobs = members.flatMap((member) => opts.profiles.map((profile) => ({ member, profile })));
 const cleanResults = await pool(cleanJobs, opts.concurrency, async ({ member, profile }) => {
   const run = await runAgainst(member, profile, opts.timeScale);
   const judged = judgeClean(run, profile);
-  console.log(`  clean ${member} ${profile}: ${run.verdict} in ${(run.wallMs / 1000).toFixed(1)} s${judged.clean ? '' : `: ${judged.problems.length} false findings`}`);
+  console.log(
+    `  clean ${member} ${profile}: ${run.verdict} in ${(run.wallMs / 1000).toFixed(1)} s${judged.clean ? '' : `: ${judged.problems.length} false findings`}`
+  );
   for (const p of judged.problems) console.log(`      ${p.slice(0, 600)}`);
-  return { member, profile, verdict: run.verdict, wallMs: run.wallMs, problems: judged.problems, undecided: judged.undecided };
+  return {
+    member,
+    profile,
+    verdict: run.verdict,
+    wallMs: run.wallMs,
+    problems: judged.problems,
+    undecided: judged.undecided,
+  };
 });
 
 // ---- faults: each in the cheapest profile that catches it ----------------------------------------------------------
 const ladder = opts.ladder;
-const faultJobs = opts.cleanOnly ? [] : members.flatMap((member) => catalogues.get(member)!.filter((f) => !opts.faults || opts.faults.includes(f.name)).map((fault) => ({ member, fault })));
+const faultJobs = opts.cleanOnly
+  ? []
+  : members.flatMap((member) =>
+      catalogues
+        .get(member)!
+        .filter((f) => !opts.faults || opts.faults.includes(f.name))
+        .map((fault) => ({ member, fault }))
+    );
 const faultResults: FaultResult[] = await pool(faultJobs, opts.concurrency, async ({ member, fault }) => {
   const t0 = Date.now();
   const clause = fault.level === 'MUST' ? nearestClause(fault.clause, clauses)?.id : undefined;
@@ -132,7 +163,10 @@ const faultResults: FaultResult[] = await pool(faultJobs, opts.concurrency, asyn
 
 // ---- summary --------------------------------------------------------------------------------------------------------
 console.log('\nclean runs:');
-for (const r of cleanResults) console.log(`  ${r.member.padEnd(18)} ${r.profile.padEnd(8)} ${r.verdict.padEnd(14)} ${(r.wallMs / 1000).toFixed(1).padStart(6)} s  ${r.problems.length ? `FALSE FINDINGS: ${r.problems.length}` : 'clean'}`);
+for (const r of cleanResults)
+  console.log(
+    `  ${r.member.padEnd(18)} ${r.profile.padEnd(8)} ${r.verdict.padEnd(14)} ${(r.wallMs / 1000).toFixed(1).padStart(6)} s  ${r.problems.length ? `FALSE FINDINGS: ${r.problems.length}` : 'clean'}`
+  );
 if (faultResults.length) {
   console.log('\nkill rate per member (caught / faults):');
   for (const m of members) {
@@ -156,10 +190,17 @@ if (faultResults.length) {
   for (const [k, e] of [...byClause].sort()) console.log(`  ${k.padEnd(28)} ${e.caught}/${e.of}`);
   const misses = faultResults.filter((r) => !r.caughtIn);
   console.log(`\nmisses (${misses.length}):`);
-  for (const r of misses) console.log(`  ${r.member} ${r.fault.name} (${r.fault.level}${r.clause ? `, ${r.clause}` : ''}): ${r.fault.description}${r.shouldHaveCaught.length ? `\n      checks citing ${r.clause}: ${r.shouldHaveCaught.join(', ')}` : ''}`);
+  for (const r of misses)
+    console.log(
+      `  ${r.member} ${r.fault.name} (${r.fault.level}${r.clause ? `, ${r.clause}` : ''}): ${r.fault.description}${r.shouldHaveCaught.length ? `\n      checks citing ${r.clause}: ${r.shouldHaveCaught.join(', ')}` : ''}`
+    );
 }
 console.log(`\nwall time: ${((Date.now() - started) / 1000).toFixed(0)} s`);
-if (opts.json) writeFileSync(opts.json, JSON.stringify({ timeScale: opts.timeScale, clean: cleanResults, faults: faultResults }, null, 2));
+if (opts.json)
+  writeFileSync(
+    opts.json,
+    JSON.stringify({ timeScale: opts.timeScale, clean: cleanResults, faults: faultResults }, null, 2)
+  );
 const falseFindings = cleanResults.filter((r) => r.problems.length > 0);
 if (falseFindings.length) {
   console.log(`zoo gate failed: ${falseFindings.length} clean run(s) with a false finding`);

@@ -10,12 +10,17 @@ import { documentOperations as operationsOf, type DocumentOperation } from '../s
 
 export type { DocumentOperation };
 
-
 /** An object of the kind the run made: its id from the ledger, else from the answer that made it (where the overlay says). */
 export function ledgerId(ctx: CheckContext, kind: LedgerEntry['kind'] | undefined): string | undefined {
   if (!kind || kind === 'api-key-revoked') return undefined;
   for (const e of ctx.ledger.entries.filter((x) => x.kind === kind && x.cleanup === 'pending')) {
-    const id = e.id ?? createdId(ctx.declarations, kind, ctx.log.find((ex) => ex.seq === e.createdIn));
+    const id =
+      e.id ??
+      createdId(
+        ctx.declarations,
+        kind,
+        ctx.log.find((ex) => ex.seq === e.createdIn)
+      );
     if (id) return id;
   }
   return undefined;
@@ -27,8 +32,16 @@ export function documentOperations(ctx: CheckContext): DocumentOperation[] {
 }
 
 /** A path of the document with each id one that exists nowhere, or the id `own` gives for its collection. */
-export function pathWithAbsentIds(ctx: CheckContext, template: string, own: Partial<Record<string, string>> = {}): string {
-  return template.replace(/([^/]+)\/\{[^}]+\}/g, (_, collection: string) => `${collection}/${encodeURIComponent(own[collection] ?? absentId(ctx, collection.replace(/s$/, '')))}`);
+export function pathWithAbsentIds(
+  ctx: CheckContext,
+  template: string,
+  own: Partial<Record<string, string>> = {}
+): string {
+  return template.replace(
+    /([^/]+)\/\{[^}]+\}/g,
+    (_, collection: string) =>
+      `${collection}/${encodeURIComponent(own[collection] ?? absentId(ctx, collection.replace(/s$/, '')))}`
+  );
 }
 
 /**
@@ -37,22 +50,45 @@ export function pathWithAbsentIds(ctx: CheckContext, template: string, own: Part
  * request through changes nothing of the run's); an empty JSON object for a body. objects 'absent': ids that exist
  * nowhere for reads too (for a key of another organization, whose refusal of the run's objects is isolation).
  */
-export async function requestFor(ctx: CheckContext, op: DocumentOperation, objects: 'own' | 'absent' = 'own'): Promise<CallOptions> {
+export async function requestFor(
+  ctx: CheckContext,
+  op: DocumentOperation,
+  objects: 'own' | 'absent' = 'own'
+): Promise<CallOptions> {
   let path = op.path;
   for (const m of op.path.matchAll(/([^/]+)\/\{([^}]+)\}/g)) {
     const [whole, collection] = [m[0], m[1]!];
     let id: string | undefined;
     if (op.method === 'GET' && objects === 'own') {
-      if (collection === 'vms') id = await ctx.objects.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
-      else if (collection === 'tasks') id = await ctx.objects.vmTask().then((t) => t.id, (err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
+      if (collection === 'vms')
+        id = await ctx.objects
+          .createdVmId()
+          .catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
+      else if (collection === 'tasks')
+        id = await ctx.objects.vmTask().then(
+          (t) => t.id,
+          (err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err))
+        );
       else id = ledgerId(ctx, COLLECTION_KINDS[collection]);
     }
-    path = path.replace(whole, `${collection}/${encodeURIComponent(id ?? absentId(ctx, collection.replace(/s$/, '')))}`);
+    path = path.replace(
+      whole,
+      `${collection}/${encodeURIComponent(id ?? absentId(ctx, collection.replace(/s$/, '')))}`
+    );
   }
   return { method: op.method, path, ...(op.takesBody ? { json: {} } : {}) };
 }
 
 /** The operation ids a check sent requests to (from its own exchanges), to sweep only the rest. */
-export function operationsSent(ctx: CheckContext, sent: ReadonlyArray<{ request: { method: string; url: string } }>): Set<string> {
-  return new Set(sent.map((ex) => ctx.schema.operationFor('merged', ex.request.method, new URL(ex.request.url).pathname)?.op.operationId).filter((id): id is string => !!id));
+export function operationsSent(
+  ctx: CheckContext,
+  sent: ReadonlyArray<{ request: { method: string; url: string } }>
+): Set<string> {
+  return new Set(
+    sent
+      .map(
+        (ex) => ctx.schema.operationFor('merged', ex.request.method, new URL(ex.request.url).pathname)?.op.operationId
+      )
+      .filter((id): id is string => !!id)
+  );
 }

@@ -36,7 +36,8 @@ export function objectWith(json: unknown, key: string, value: unknown, depth = 3
   return undefined;
 }
 
-const asNumber = (v: unknown): number | undefined => (typeof v === 'number' ? v : typeof v === 'string' && /^-?\d{1,15}$/.test(v.trim()) ? Number(v) : undefined);
+const asNumber = (v: unknown): number | undefined =>
+  typeof v === 'number' ? v : typeof v === 'string' && /^-?\d{1,15}$/.test(v.trim()) ? Number(v) : undefined;
 
 /**
  * Whether what a view shows under a field's name says what was sent. A string is equal, or other (null says the value
@@ -46,8 +47,16 @@ const asNumber = (v: unknown): number | undefined => (typeof v === 'number' ? v 
 export function compare(type: 'string' | 'integer', sent: string | number, shown: unknown): Comparison {
   if (shown === undefined) return 'absent';
   if (shown === null) return 'other';
-  if (isRecord(shown)) return Object.values(shown).some((v) => v === sent || (type === 'integer' && asNumber(v) === sent)) ? 'equal' : 'not-comparable';
-  if (type === 'string') return typeof shown === 'string' || typeof shown === 'number' ? (String(shown) === sent ? 'equal' : 'other') : 'not-comparable';
+  if (isRecord(shown))
+    return Object.values(shown).some((v) => v === sent || (type === 'integer' && asNumber(v) === sent))
+      ? 'equal'
+      : 'not-comparable';
+  if (type === 'string')
+    return typeof shown === 'string' || typeof shown === 'number'
+      ? String(shown) === sent
+        ? 'equal'
+        : 'other'
+      : 'not-comparable';
   const n = asNumber(shown);
   if (n === undefined) return 'not-comparable';
   return n === sent ? 'equal' : n > (sent as number) ? 'larger' : 'smaller';
@@ -75,36 +84,69 @@ const show = (v: unknown) => JSON.stringify(v);
  * behind a default, and the run cannot tell (ambiguous). The two values the run sends keep a default from hiding.
  */
 export function judgeField(field: string, type: 'string' | 'integer', readings: Reading[]): FieldVerdict {
-  const compared = readings.map((r) => ({ ...r, c: compare(type, r.sent, r.shown) })).filter((r) => r.c !== 'absent' && r.c !== 'not-comparable');
+  const compared = readings
+    .map((r) => ({ ...r, c: compare(type, r.sent, r.shown) }))
+    .filter((r) => r.c !== 'absent' && r.c !== 'not-comparable');
   if (compared.length === 0) {
     const odd = readings.filter((r) => r.shown !== undefined);
-    return { field, status: 'not-shown', note: odd.length ? `shown only in a form the run cannot compare (${odd[0]!.view.source}: ${show(odd[0]!.shown)})` : 'shown in no answer', evidence: [] };
+    return {
+      field,
+      status: 'not-shown',
+      note: odd.length
+        ? `shown only in a form the run cannot compare (${odd[0]!.view.source}: ${show(odd[0]!.shown)})`
+        : 'shown in no answer',
+      evidence: [],
+    };
   }
   const wrong = compared.filter((r) => r.c === 'smaller' || r.c === 'other');
   if (wrong.length) {
     const w = wrong[0]!;
-    return { field, status: 'failed', note: `${w.of} was created with ${field} ${show(w.sent)}, and ${w.view.source} shows ${show(w.shown)}${wrong.length > 1 ? ` (and ${wrong.length - 1} more reading${wrong.length > 2 ? "s" : ""})` : ''}`, evidence: wrong.map((r) => r.view.ex) };
+    return {
+      field,
+      status: 'failed',
+      note: `${w.of} was created with ${field} ${show(w.sent)}, and ${w.view.source} shows ${show(w.shown)}${wrong.length > 1 ? ` (and ${wrong.length - 1} more reading${wrong.length > 2 ? 's' : ''})` : ''}`,
+      evidence: wrong.map((r) => r.view.ex),
+    };
   }
   const distinct = [...new Set(compared.map((r) => r.sent))];
   if (compared.every((r) => r.c === 'equal')) {
     return distinct.length > 1
       ? { field, status: 'verified', note: `${distinct.map(show).join(' and ')} read back as sent`, evidence: [] }
-      : { field, status: 'one-value', note: `${show(distinct[0])} read back as sent (the only value the run sent)`, evidence: [] };
+      : {
+          field,
+          status: 'one-value',
+          note: `${show(distinct[0])} read back as sent (the only value the run sent)`,
+          evidence: [],
+        };
   }
   // Sizes: what each request shows (the largest reading where answers differ), in the order of what was sent.
   const byValue = new Map<number, number>();
-  for (const r of compared) byValue.set(r.sent as number, Math.max(byValue.get(r.sent as number) ?? -Infinity, r.c === 'equal' ? (r.sent as number) : asNumber(r.shown)!));
+  for (const r of compared)
+    byValue.set(
+      r.sent as number,
+      Math.max(byValue.get(r.sent as number) ?? -Infinity, r.c === 'equal' ? (r.sent as number) : asNumber(r.shown)!)
+    );
   const pairs = [...byValue.entries()].sort((a, b) => a[0] - b[0]);
   const mapping = pairs.map(([s, g]) => `${s}→${g}`).join(', ');
   for (let i = 1; i < pairs.length; i++) {
-    if (pairs[i]![1] < pairs[i - 1]![1]) return { field, status: 'failed', note: `a larger request shows a smaller ${field} (${mapping})`, evidence: compared.map((r) => r.view.ex) };
+    if (pairs[i]![1] < pairs[i - 1]![1])
+      return {
+        field,
+        status: 'failed',
+        note: `a larger request shows a smaller ${field} (${mapping})`,
+        evidence: compared.map((r) => r.view.ex),
+      };
   }
   const shownSizes = new Set(pairs.map(([, g]) => g));
-  if (pairs.length > 1 && shownSizes.size === pairs.length) return { field, status: 'rounded', note: `rounded up to the target's sizes (${mapping})`, evidence: [] };
+  if (pairs.length > 1 && shownSizes.size === pairs.length)
+    return { field, status: 'rounded', note: `rounded up to the target's sizes (${mapping})`, evidence: [] };
   return {
     field,
     status: 'ambiguous',
-    note: pairs.length > 1 ? `${mapping}: rounded up to one size, or ignored behind a default of ${pairs[0]![1]}; the run cannot tell` : `${mapping}: rounded up, or ignored behind a default; only one value was sent`,
+    note:
+      pairs.length > 1
+        ? `${mapping}: rounded up to one size, or ignored behind a default of ${pairs[0]![1]}; the run cannot tell`
+        : `${mapping}: rounded up, or ignored behind a default; only one value was sent`,
     evidence: [],
   };
 }
@@ -114,7 +156,11 @@ export function judgeField(field: string, type: 'string' | 'integer', readings: 
  * path tried: an answer is the record only when it is the object with that id (a 404 is no evidence).
  */
 export async function recordView(ctx: CheckContext, collection: string, id: string): Promise<View | undefined> {
-  const declared = Object.keys(ctx.spec.merged.paths ?? {}).find((p) => new RegExp(`^/v1/${collection}/\\{[^}/]+\\}$`).test(p) && (ctx.spec.merged.paths?.[p] as Record<string, unknown> | undefined)?.['get']);
+  const declared = Object.keys(ctx.spec.merged.paths ?? {}).find(
+    (p) =>
+      new RegExp(`^/v1/${collection}/\\{[^}/]+\\}$`).test(p) &&
+      (ctx.spec.merged.paths?.[p] as Record<string, unknown> | undefined)?.['get']
+  );
   const template = declared ?? `/v1/${collection}/{id}`;
   const ex = await ctx.call({ method: 'GET', path: template.replace(/\{[^}]+\}/, encodeURIComponent(id)) });
   const record = isSuccess(ex) ? objectWith(ex.response?.json, 'id', id) : undefined;

@@ -52,12 +52,16 @@ export function absentId(ctx: CheckContext, kind: string): string {
 }
 
 /** Logged responses the predicate selects that break the seed-derived schema of their operation (MUST level). */
-export function baseSchemaViolations(ctx: CheckContext, pred: (ex: Exchange) => boolean): { checked: number; bad: Array<{ ex: Exchange; errors: string[] }> } {
+export function baseSchemaViolations(
+  ctx: CheckContext,
+  pred: (ex: Exchange) => boolean
+): { checked: number; bad: Array<{ ex: Exchange; errors: string[] }> } {
   const selected = fromLog(ctx, pred);
-  const bad = selected.map((ex) => ({ ex, errors: ctx.schema.assert(ex)?.baseErrors ?? [] })).filter((r) => r.errors.length > 0);
+  const bad = selected
+    .map((ex) => ({ ex, errors: ctx.schema.assert(ex)?.baseErrors ?? [] }))
+    .filter((r) => r.errors.length > 0);
   return { checked: selected.length, bad };
 }
-
 
 /**
  * Records the status and code a named error case got (a name of ERROR_CASES, src/spec/vocabulary.ts): the latest under
@@ -73,13 +77,16 @@ export function observeErrorCase(ctx: CheckContext, name: string, ex: Exchange):
   ctx.observe('errorCasesSeen', seen);
 }
 
-
 /**
  * A property's first cases, sent before fast-check asks for them: `fc.sample` draws the very values `fc.check` tries
  * first under the same seed, so they go out a few at a time (a distant target costs a round trip per few cases) and
  * the property finds each answer waiting. A value asked for that was not drawn (a shrink step) is sent when asked.
  */
-export function prefetched<T, R>(values: readonly T[], inFlight: number, send: (value: T) => Promise<R>): (value: T) => Promise<R> {
+export function prefetched<T, R>(
+  values: readonly T[],
+  inFlight: number,
+  send: (value: T) => Promise<R>
+): (value: T) => Promise<R> {
   const waiting = new Map<string, Array<Promise<R>>>();
   const settle: Array<{ resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
   values.forEach((v) => {
@@ -112,7 +119,9 @@ export function alarmBodyFor(body: Record<string, unknown>, vmId: string): Recor
 /** How the task of an accepted create ended: failed, or anything else (succeeded, unknown, not found). */
 export async function taskEnd(ctx: CheckContext, created: Exchange): Promise<'failed' | 'other'> {
   try {
-    const outcome = await ctx.objects.pollTask((await ctx.objects.findTask(created, ctx.declarations.taskIdOnCreateVm)).id);
+    const outcome = await ctx.objects.pollTask(
+      (await ctx.objects.findTask(created, ctx.declarations.taskIdOnCreateVm)).id
+    );
     return outcome.state.terminal && outcome.state.success === false ? 'failed' : 'other';
   } catch (err) {
     if (err instanceof Unavailable) return 'other';

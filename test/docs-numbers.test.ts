@@ -26,18 +26,24 @@ const CLAIMS: Claim[] = [
     what: 'the pacer keeps each token under 90% of its budget: 54 writes and 270 reads a minute',
     file: 'docs/limits.md',
     sentence: /stays under (\d+)% of each token's documented budget \((\d+) writes and (\d+) reads a minute\)/,
-    actual: () => [Math.round((1 - HEADROOM) * 100), Math.floor(LIMITS.writes.limit * (1 - HEADROOM)), Math.floor(LIMITS.reads.limit * (1 - HEADROOM))],
+    actual: () => [
+      Math.round((1 - HEADROOM) * 100),
+      Math.floor(LIMITS.writes.limit * (1 - HEADROOM)),
+      Math.floor(LIMITS.reads.limit * (1 - HEADROOM)),
+    ],
   },
   {
     what: 'the documented limits and the pacer, as the safety section gives them',
     file: 'docs/checks-and-levels.md',
-    sentence: /\((\d+) reads and (\d+) writes per minute per token,\s+(\d+) token issuances per minute per key\): a pacer holds each token under (\d+)% of its budget/,
+    sentence:
+      /\((\d+) reads and (\d+) writes per minute per token,\s+(\d+) token issuances per minute per key\): a pacer holds each token under (\d+)% of its budget/,
     actual: () => [LIMITS.reads.limit, LIMITS.writes.limit, LIMITS.tokens.limit, Math.round((1 - HEADROOM) * 100)],
   },
   {
     what: 'quick reads a completed task again 3 s later, and streams a 16 MiB large object, not 64',
     file: 'docs/options.md',
-    sentence: /a completed task is read again (\d+) s later, not 5 minutes; the S3 large object is (\d+) MiB, not (\d+)\)/,
+    sentence:
+      /a completed task is read again (\d+) s later, not 5 minutes; the S3 large object is (\d+) MiB, not (\d+)\)/,
     actual: () => [QUICK_LATER_SECONDS, QUICK_LARGE_OBJECT_BYTES / MiB, DEFAULT_LARGE_OBJECT_BYTES / MiB],
   },
   {
@@ -76,7 +82,7 @@ const DEFAULTED_FLAGS: Array<{ flag: string; actual: (o: RunOptions) => number }
   { flag: '--request-timeout S', actual: (o) => o.requestTimeoutSeconds },
 ];
 
-describe('the defaults docs/options.md gives are the CLI\'s', () => {
+describe("the defaults docs/options.md gives are the CLI's", () => {
   const doc = readFileSync('docs/options.md', 'utf8');
   it.each(DEFAULTED_FLAGS.map((f) => [f.flag, f] as const))('%s', (_, f) => {
     const row = doc.split('\n').find((l) => l.startsWith(`| \`${f.flag}\` |`));
@@ -86,7 +92,7 @@ describe('the defaults docs/options.md gives are the CLI\'s', () => {
   });
 });
 
-describe('numbers the docs give are the code\'s', () => {
+describe("numbers the docs give are the code's", () => {
   it.each(CLAIMS.map((c) => [c.what, c] as const))('%s', (_, claim) => {
     const text = readFileSync(claim.file, 'utf8').replace(/\s+/g, ' ');
     const found = claim.sentence.exec(text);
@@ -96,7 +102,7 @@ describe('numbers the docs give are the code\'s', () => {
 
   it('a drifted number is caught', () => {
     const claim = CLAIMS[0]!;
-    const drifted = 'stays under 90% of each token\'s documented budget (50 writes and 270 reads a minute)';
+    const drifted = "stays under 90% of each token's documented budget (50 writes and 270 reads a minute)";
     expect(claim.sentence.exec(drifted)!.slice(1).map(Number)).not.toEqual(claim.actual());
   });
 });
@@ -117,14 +123,24 @@ function measurementTables(text: string): Array<{ header: string; lead: string }
 describe('measurements in the docs are records, not promises', () => {
   // A run can check a promise (held above and in test/suite/waits.test.ts); a past run's wall time it cannot, so each
   // table of them says when it was measured and what measures today's.
-  const files = ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const files = [
+    'README.md',
+    ...readdirSync('docs')
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   it.each(files)('%s introduces each table of wall times as a dated record', (file) => {
-    for (const t of measurementTables(readFileSync(file, 'utf8'))) expect(t.lead, `${file}: ${t.header}`).toMatch(/^Record of runs from \d{4}-\d{2}-\d{2}.*not a promise: `npm run bench/);
+    for (const t of measurementTables(readFileSync(file, 'utf8')))
+      expect(t.lead, `${file}: ${t.header}`).toMatch(
+        /^Record of runs from \d{4}-\d{2}-\d{2}.*not a promise: `npm run bench/
+      );
   });
 
   it('finds the tables, and a table without its record line', () => {
     expect(measurementTables(readFileSync('docs/limits.md', 'utf8')).length).toBeGreaterThanOrEqual(2);
-    const [t] = measurementTables('On this machine:\n\n| | wall | peak RSS |\n|---|---|---|\n| before | 20 s | 200 MB |\n');
+    const [t] = measurementTables(
+      'On this machine:\n\n| | wall | peak RSS |\n|---|---|---|\n| before | 20 s | 200 MB |\n'
+    );
     expect(t!.lead).not.toMatch(/^Record of runs from/);
   });
 });

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOCS = path.join(ROOT, 'docs');
-const docFiles = readdirSync(DOCS).filter((f) => f.endsWith('.md')).sort();
+const docFiles = readdirSync(DOCS)
+  .filter((f) => f.endsWith('.md'))
+  .sort();
 const checked = ['README.md', ...docFiles.map((f) => `docs/${f}`)];
 
 const read = (rel: string): string => readFileSync(path.join(ROOT, rel), 'utf8');
@@ -43,7 +45,9 @@ function anchors(md: string): Set<string> {
 
 /** Relative link targets of a Markdown file: [text](target), without external URLs. */
 function relativeLinks(md: string): string[] {
-  return [...prose(md).matchAll(/\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
+  return [...prose(md).matchAll(/\[[^\]]*\]\(([^)\s]+)\)/g)]
+    .map((m) => m[1]!)
+    .filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
 }
 
 describe('README.md', () => {
@@ -58,7 +62,8 @@ describe('README.md', () => {
   it('keeps the two commands of a fresh machine and the four exit codes', () => {
     expect(readme).toContain('npm ci && npx cloud-conformance run --profile quick --report json:out.json\n');
     expect(readme).toMatch(/^npm test$/m);
-    for (const code of ['**0** conformant', '**1** nonconformant', '**2** could not run', '**3** incomplete']) expect(readme).toContain(code);
+    for (const code of ['**0** conformant', '**1** nonconformant', '**2** could not run', '**3** incomplete'])
+      expect(readme).toContain(code);
   });
 
   it('links the documentation index', () => {
@@ -79,19 +84,23 @@ describe('docs/', () => {
       expect(links.length).toBeGreaterThan(0);
       for (const link of links) {
         const [target, anchor] = link.split('#') as [string, string | undefined];
-        const resolved = target === '' ? path.join(ROOT, file) : path.resolve(path.dirname(path.join(ROOT, file)), target);
+        const resolved =
+          target === '' ? path.join(ROOT, file) : path.resolve(path.dirname(path.join(ROOT, file)), target);
         if (!existsSync(resolved)) {
           broken.push(`${link}: no such file`);
           continue;
         }
-        if (anchor !== undefined && !anchors(readFileSync(resolved, 'utf8')).has(anchor)) broken.push(`${link}: no such heading`);
+        if (anchor !== undefined && !anchors(readFileSync(resolved, 'utf8')).has(anchor))
+          broken.push(`${link}: no such heading`);
       }
       expect(broken).toEqual([]);
     });
   }
 
   it('computes anchors as GitHub does', () => {
-    expect(slug('What the run proved: coverage, `incomplete`, certify')).toBe('what-the-run-proved-coverage-incomplete-certify');
+    expect(slug('What the run proved: coverage, `incomplete`, certify')).toBe(
+      'what-the-run-proved-coverage-incomplete-certify'
+    );
     expect(slug('Self-validation: `npm run mutants`')).toBe('self-validation-npm-run-mutants');
     expect(slug('Object storage (S3)')).toBe('object-storage-s3');
     expect([...anchors('# A\n## A\n```\n# not a heading\n```\n')]).toEqual(['a', 'a-1']);

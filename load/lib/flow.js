@@ -134,10 +134,22 @@ export function baseOptions(cfg) {
 }
 
 /** k6 scenario names of the limit probes. */
-export const SCENARIOS = Object.freeze({ reads: 'reads_over', writes: 'writes_over', tokens: 'tokens_over', scopeA: 'scope_a', scopeB: 'scope_b' });
+export const SCENARIOS = Object.freeze({
+  reads: 'reads_over',
+  writes: 'writes_over',
+  tokens: 'tokens_over',
+  scopeA: 'scope_a',
+  scopeB: 'scope_b',
+});
 
 /** The scenarios of rate-limits.js, in the order they are reported. */
-export const RATE_LIMIT_SCENARIOS = [SCENARIOS.reads, SCENARIOS.writes, SCENARIOS.scopeA, SCENARIOS.scopeB, SCENARIOS.tokens];
+export const RATE_LIMIT_SCENARIOS = [
+  SCENARIOS.reads,
+  SCENARIOS.writes,
+  SCENARIOS.scopeA,
+  SCENARIOS.scopeB,
+  SCENARIOS.tokens,
+];
 
 /** The one scenario of pagination.js. */
 export const PAGINATION_SCENARIO = 'pagination';
@@ -148,7 +160,11 @@ export const PAGINATION_SCENARIO = 'pagination';
  * @returns {Record<ProbeName, ProbePlan>}
  */
 export function probePlans(timeScale) {
-  return { reads: probePlan(LIMITS.reads.limit, timeScale), writes: probePlan(LIMITS.writes.limit, timeScale), tokens: probePlan(LIMITS.tokens.limit, timeScale) };
+  return {
+    reads: probePlan(LIMITS.reads.limit, timeScale),
+    writes: probePlan(LIMITS.writes.limit, timeScale),
+    tokens: probePlan(LIMITS.tokens.limit, timeScale),
+  };
 }
 
 /**
@@ -205,7 +221,13 @@ export function rateLimitOptions(cfg) {
   scenarios[SCENARIOS.writes] = arrivalScenario(plans.writes, n, 'writes', starts.writes, seg);
   scenarios[SCENARIOS.scopeA] = arrivalScenario(plans.reads, n, 'scopeA', starts.scope, seg);
   scenarios[SCENARIOS.scopeB] = arrivalScenario(plans.reads, n, 'scopeB', starts.scope, seg);
-  scenarios[SCENARIOS.tokens] = arrivalScenario(plans.tokens, tokenScenarioWindows(seg, n), 'tokens', starts.tokens, seg);
+  scenarios[SCENARIOS.tokens] = arrivalScenario(
+    plans.tokens,
+    tokenScenarioWindows(seg, n),
+    'tokens',
+    starts.tokens,
+    seg
+  );
   const thresholds = Object.assign(
     trafficThresholds(RATE_LIMIT_SCENARIOS),
     probeThresholds(SCENARIOS.reads, LIMITS.reads.limit, n),
@@ -279,7 +301,9 @@ export function issueToken(io, cfg, apiKey, purpose) {
       continue;
     }
     const why = outcome.kind === 'wait' ? `${outcome.message}, past the setup deadline` : outcome.message;
-    throw new Error(`token issuance for ${purpose} ${why}${answer.status === 0 && answer.error ? ` (${answer.error})` : ''}`);
+    throw new Error(
+      `token issuance for ${purpose} ${why}${answer.status === 0 && answer.error ? ` (${answer.error})` : ''}`
+    );
   }
 }
 
@@ -329,7 +353,8 @@ export function setupTokens(io, cfg, purposes, opts) {
 export function setupDataProblem(data, mine) {
   const segment = /** @type {Partial<SegmentInfo> | undefined} */ (fieldOf(data, 'segment'));
   const label = segment && typeof segment.label === 'string' ? segment.label : '(none)';
-  if (label !== mine.label) return `setup data were made for execution segment ${label} but this instance runs ${mine.label}: per-token probes need their own setup() per segment`;
+  if (label !== mine.label)
+    return `setup data were made for execution segment ${label} but this instance runs ${mine.label}: per-token probes need their own setup() per segment`;
   const tokens = fieldOf(data, 'tokens');
   if (tokens === null || typeof tokens !== 'object') return 'setup data hold no tokens';
   return undefined;
@@ -436,23 +461,48 @@ export function probeSpec(cfg, data, io, which) {
   if (which === 'writes') {
     // {} lacks every create field: a conforming target refuses it and creates nothing.
     return {
-      probe: 'writes', label: 'writes', plan: plans.writes, windows: cfg.windows, method: 'POST', url: `${cfg.baseUrl}/v1/vms`, body: '{}',
-      headers: Object.assign({ 'Content-Type': 'application/json' }, bearer(io, data, 'writes')), name: 'POST /v1/vms (invalid body)', expect: 'write-probe',
+      probe: 'writes',
+      label: 'writes',
+      plan: plans.writes,
+      windows: cfg.windows,
+      method: 'POST',
+      url: `${cfg.baseUrl}/v1/vms`,
+      body: '{}',
+      headers: Object.assign({ 'Content-Type': 'application/json' }, bearer(io, data, 'writes')),
+      name: 'POST /v1/vms (invalid body)',
+      expect: 'write-probe',
     };
   }
   if (which === 'tokens') {
     // Key B when given, so the primary key's issuances in setup() (every runner's) cannot share the probed window.
     // The issued tokens are discarded with the body (never read or printed).
     return {
-      probe: 'tokens', label: 'tokens', plan: plans.tokens, windows: cfg.windows, turnOf: data.segment.index, method: 'POST', url: `${cfg.baseUrl}/v1/auth/tokens`,
-      body: JSON.stringify({ api_key: cfg.apiKeyB || cfg.apiKey }), headers: { 'Content-Type': 'application/json' }, name: 'POST /v1/auth/tokens', expect: 'ok',
+      probe: 'tokens',
+      label: 'tokens',
+      plan: plans.tokens,
+      windows: cfg.windows,
+      turnOf: data.segment.index,
+      method: 'POST',
+      url: `${cfg.baseUrl}/v1/auth/tokens`,
+      body: JSON.stringify({ api_key: cfg.apiKeyB || cfg.apiKey }),
+      headers: { 'Content-Type': 'application/json' },
+      name: 'POST /v1/auth/tokens',
+      expect: 'ok',
     };
   }
   // Reads, and the scope probe's two tokens of the primary key: the read token and the write token.
   const token = which === 'scopeB' ? 'writes' : 'reads';
   return {
-    probe: 'reads', label: which === 'reads' ? 'reads' : 'scope', plan: plans.reads, windows: cfg.windows, method: 'GET', url: `${cfg.baseUrl}/v1/vms?per_page=1`,
-    body: null, headers: bearer(io, data, token), name: 'GET /v1/vms', expect: 'ok',
+    probe: 'reads',
+    label: which === 'reads' ? 'reads' : 'scope',
+    plan: plans.reads,
+    windows: cfg.windows,
+    method: 'GET',
+    url: `${cfg.baseUrl}/v1/vms?per_page=1`,
+    body: null,
+    headers: bearer(io, data, token),
+    name: 'GET /v1/vms',
+    expect: 'ok',
   };
 }
 
@@ -472,8 +522,18 @@ export function rateLimitResults(metrics, windows) {
     probes[p] = { scenario: SCENARIOS[p], verdict: verdict.verdict, windows: verdict.windows };
     return limitCheck(p, verdict);
   });
-  const scope = judgeScope(LIMITS.reads.limit, windowCountsFromMetrics(metrics, SCENARIOS.scopeA, windows), windowCountsFromMetrics(metrics, SCENARIOS.scopeB, windows));
-  probes['scope'] = { scenarios: [SCENARIOS.scopeA, SCENARIOS.scopeB], check: SCOPE_CHECK.id, verdict: scope.verdict, token1: scope.a, token2: scope.b };
+  const scope = judgeScope(
+    LIMITS.reads.limit,
+    windowCountsFromMetrics(metrics, SCENARIOS.scopeA, windows),
+    windowCountsFromMetrics(metrics, SCENARIOS.scopeB, windows)
+  );
+  probes['scope'] = {
+    scenarios: [SCENARIOS.scopeA, SCENARIOS.scopeB],
+    check: SCOPE_CHECK.id,
+    verdict: scope.verdict,
+    token1: scope.a,
+    token2: scope.b,
+  };
   checks.push(scopeCheck(scope));
   return { checks, details: { probes } };
 }
@@ -492,7 +552,16 @@ export function listVms(io, cfg, auth, query, expect) {
   const keys = Object.keys(query);
   const qs = keys.map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(String(query[k]))}`).join('&');
   for (let attempt = 0; ; attempt++) {
-    const answer = io.request({ method: 'GET', url: `${cfg.baseUrl}/v1/vms?${qs}`, body: null, headers: auth, tags: { name: `GET /v1/vms?${keys.join('&')}` }, timeout: '30s', readBody: true, expect });
+    const answer = io.request({
+      method: 'GET',
+      url: `${cfg.baseUrl}/v1/vms?${qs}`,
+      body: null,
+      headers: auth,
+      tags: { name: `GET /v1/vms?${keys.join('&')}` },
+      timeout: '30s',
+      readBody: true,
+      expect,
+    });
     if (answer.status !== 429 || attempt >= 5) return answer;
     const wait = retryAfterRealSeconds(header(answer, 'Retry-After'), cfg.timeScale);
     io.sleep((wait === undefined ? windowRealMs(cfg.timeScale) / 1000 : wait) + 0.05);
@@ -524,19 +593,27 @@ export function paginate(io, cfg, auth) {
   const pages = [];
   /** @type {CheckResult | undefined} */
   let first;
-  let outcome = { complete: false, stoppedBecause: `stopped at the page cap of ${cfg.maxPages} (CONFORMANCE_MAX_PAGES)` };
+  let outcome = {
+    complete: false,
+    stoppedBecause: `stopped at the page cap of ${cfg.maxPages} (CONFORMANCE_MAX_PAGES)`,
+  };
   for (let page = 1; page <= cfg.maxPages; page++) {
     const answer = listVms(io, cfg, auth, { per_page: PER_PAGE_MAX, page }, 'ok');
     const parsed = vmIds(answer);
     if (page === 1) first = judgePerPage(PER_PAGE_MAX, answer.status, parsed.ids ? parsed.ids.length : undefined);
     if (!isSuccess(answer.status) || parsed.ids === undefined) {
-      const what = answer.status ? `answered ${answer.status}${isSuccess(answer.status) ? ' without a vms array' : ''}` : 'had no response';
+      const what = answer.status
+        ? `answered ${answer.status}${isSuccess(answer.status) ? ' without a vms array' : ''}`
+        : 'had no response';
       outcome = { complete: false, stoppedBecause: `page ${page} ${what}` };
       break;
     }
     pages.push({ page, status: answer.status, ids: parsed.ids, body: parsed.body });
     if (parsed.ids.length < PER_PAGE_MAX) {
-      outcome = { complete: true, stoppedBecause: `page ${page} held ${parsed.ids.length} items, fewer than ${PER_PAGE_MAX}` };
+      outcome = {
+        complete: true,
+        stoppedBecause: `page ${page} held ${parsed.ids.length} items, fewer than ${PER_PAGE_MAX}`,
+      };
       break;
     }
   }

@@ -48,7 +48,12 @@ export const io = {
       responseCallback: EXPECTED[req.expect],
       responseType: req.readBody ? 'text' : 'none',
     });
-    return { status: res.status, body: typeof res.body === 'string' ? res.body : null, headers: res.headers, error: res.error };
+    return {
+      status: res.status,
+      body: typeof res.body === 'string' ? res.body : null,
+      headers: res.headers,
+      error: res.error,
+    };
   },
   sleep,
   now: () => Date.now(),

@@ -72,7 +72,13 @@ export function buildSummary(input) {
     target: { baseUrl: input.baseUrl },
     timeScale: input.timeScale,
     segment: input.segment,
-    verdict: input.error ? 'error' : mustFailed ? 'nonconformant' : skipped > 0 || input.checks.length === 0 ? 'inconclusive' : 'conformant',
+    verdict: input.error
+      ? 'error'
+      : mustFailed
+        ? 'nonconformant'
+        : skipped > 0 || input.checks.length === 0
+          ? 'inconclusive'
+          : 'conformant',
     error: input.error || null,
     summary: { passed, failed, skipped },
     checks: input.checks,
@@ -96,7 +102,9 @@ export function errorTitle(e) {
  * @param {RunError} e
  */
 export function errorConsequence(e) {
-  return e.where === 'setup' ? 'The test never started: no check ran.' : 'The checks were judged on what ran before the stop.';
+  return e.where === 'setup'
+    ? 'The test never started: no check ran.'
+    : 'The checks were judged on what ran before the stop.';
 }
 
 // XML 1.0 allows tab, LF, CR and #x20 and above, minus U+FFFE/U+FFFF and unpaired surrogates (a pair is a
@@ -154,7 +162,11 @@ export function renderJUnit(s) {
     if (c.status === 'passed') {
       lines.push(`${open}>`, `      <system-out>${escapeXml(c.message)}</system-out>`, '    </testcase>');
     } else if (c.status === 'failed') {
-      lines.push(`${open}>`, `      <failure message="${escapeXml(c.message)}" type="${escapeXml(c.verdict || 'failed')}">${escapeXml(c.message)}</failure>`, '    </testcase>');
+      lines.push(
+        `${open}>`,
+        `      <failure message="${escapeXml(c.message)}" type="${escapeXml(c.verdict || 'failed')}">${escapeXml(c.message)}</failure>`,
+        '    </testcase>'
+      );
     } else {
       lines.push(`${open}>`, `      <skipped message="${escapeXml(c.message)}"/>`, '    </testcase>');
     }
@@ -177,10 +189,15 @@ export function renderJson(s) {
  */
 export function renderText(s) {
   const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' };
-  const lines = [`cloud-api-conformance load/${s.script} against ${s.target.baseUrl} (time scale ${s.timeScale}, segment ${s.segment})`, ''];
-  if (s.error) lines.push(`ERROR  ${errorTitle(s.error)}: ${s.error.message}`, `       ${errorConsequence(s.error)}`, '');
+  const lines = [
+    `cloud-api-conformance load/${s.script} against ${s.target.baseUrl} (time scale ${s.timeScale}, segment ${s.segment})`,
+    '',
+  ];
+  if (s.error)
+    lines.push(`ERROR  ${errorTitle(s.error)}: ${s.error.message}`, `       ${errorConsequence(s.error)}`, '');
   lines.push('checks:');
-  for (const c of s.checks) lines.push(`  ${mark[c.status]}  ${c.id} [${c.level}] ${c.clauses.join(' ')}: ${c.message}`);
+  for (const c of s.checks)
+    lines.push(`  ${mark[c.status]}  ${c.id} [${c.level}] ${c.clauses.join(' ')}: ${c.message}`);
   if (s.thresholds.length) {
     lines.push('', 'thresholds:');
     for (const t of s.thresholds) lines.push(`  ${t.ok ? 'ok  ' : 'FAIL'}  ${t.metric}: ${t.expression}`);
@@ -189,7 +206,11 @@ export function renderText(s) {
     lines.push('');
     for (const l of renderTraffic(s.traffic)) lines.push(l);
   }
-  lines.push('', `verdict: ${s.verdict} (${s.summary.passed} passed, ${s.summary.failed} failed, ${s.summary.skipped} inconclusive or skipped)`, '');
+  lines.push(
+    '',
+    `verdict: ${s.verdict} (${s.summary.passed} passed, ${s.summary.failed} failed, ${s.summary.skipped} inconclusive or skipped)`,
+    ''
+  );
   return lines.join('\n');
 }
 
@@ -203,7 +224,17 @@ export function renderTraffic(t) {
   const names = Object.keys(t.scenarios);
   const width = Math.max(10, ...names.map((n) => n.length));
   const ms = (/** @type {number | null} */ v) => (v === null ? '-' : v.toFixed(2));
-  const cells = [pad('scenario', width, true), pad('requests', 9), pad('429', 7), pad('share', 7), pad('p50', 9), pad('p90', 9), pad('p95', 9), pad('p99', 9), pad('max', 9)];
+  const cells = [
+    pad('scenario', width, true),
+    pad('requests', 9),
+    pad('429', 7),
+    pad('share', 7),
+    pad('p50', 9),
+    pad('p90', 9),
+    pad('p95', 9),
+    pad('p99', 9),
+    pad('max', 9),
+  ];
   /**
    * @param {string} name
    * @param {ScenarioTraffic} r

@@ -70,7 +70,8 @@ export function k6FeatureProblem(present) {
  */
 export function readConfig(env) {
   const baseUrl = text(env.CONFORMANCE_BASE_URL).trim().replace(/\/+$/, '');
-  if (!/^https?:\/\/[^\s/]+/.test(baseUrl)) throw new Error('CONFORMANCE_BASE_URL must be set to the target API host (http:// or https://)');
+  if (!/^https?:\/\/[^\s/]+/.test(baseUrl))
+    throw new Error('CONFORMANCE_BASE_URL must be set to the target API host (http:// or https://)');
   const apiKey = text(env.CONFORMANCE_API_KEY);
   if (!apiKey) throw new Error('CONFORMANCE_API_KEY must be set');
   const apiKeyB = env.CONFORMANCE_API_KEY_B || undefined;
@@ -98,7 +99,8 @@ function text(value) {
 function positiveNumber(raw, name, fallback) {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a number greater than 0 (got ${JSON.stringify(raw)})`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new Error(`${name} must be a number greater than 0 (got ${JSON.stringify(raw)})`);
   return n;
 }
 
@@ -179,7 +181,9 @@ export function parseSegment(segment, sequence) {
   const index = points.findIndex((p) => Math.abs(p - start) < 1e-9);
   const next = points[index + 1];
   if (index < 0 || next === undefined || Math.abs(next - end) > 1e-9) {
-    throw new Error(`execution segment ${JSON.stringify(segment)} is not one of the segments of the sequence ${JSON.stringify(sequence || '')}`);
+    throw new Error(
+      `execution segment ${JSON.stringify(segment)} is not one of the segments of the sequence ${JSON.stringify(sequence || '')}`
+    );
   }
   return { index, count: points.length - 1, start, end, label: s };
 }
@@ -207,8 +211,10 @@ function fraction(raw) {
 export function segmentMismatch(seg, declaredSegments) {
   const length = seg.end - seg.start;
   if (Math.abs(length * declaredSegments - 1) > 1e-6) {
-    return `this instance runs execution segment ${seg.label} (length ${round4(length)}), but CONFORMANCE_SEGMENTS=${declaredSegments} ` +
-      `expects ${declaredSegments} equal segments of length ${round4(1 / declaredSegments)}: set CONFORMANCE_SEGMENTS to the TestRun's parallelism`;
+    return (
+      `this instance runs execution segment ${seg.label} (length ${round4(length)}), but CONFORMANCE_SEGMENTS=${declaredSegments} ` +
+      `expects ${declaredSegments} equal segments of length ${round4(1 / declaredSegments)}: set CONFORMANCE_SEGMENTS to the TestRun's parallelism`
+    );
   }
   return undefined;
 }
@@ -290,7 +296,8 @@ export function issuanceOutcome(status, body, retryAfter, timeScale) {
   }
   if (status === 429) {
     const seconds = retryAfterRealSeconds(retryAfter, timeScale);
-    if (seconds !== undefined) return { kind: 'wait', seconds, message: `refused (429); Retry-After says ${seconds.toFixed(2)} s` };
+    if (seconds !== undefined)
+      return { kind: 'wait', seconds, message: `refused (429); Retry-After says ${seconds.toFixed(2)} s` };
     return { kind: 'error', message: 'refused with 429 and no readable Retry-After' };
   }
   return { kind: 'error', message: `failed with status ${status || 'none (no response)'}` };
@@ -317,7 +324,9 @@ export function parseJson(body) {
  * @returns {unknown}
  */
 export function fieldOf(value, name) {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? /** @type {Record<string, unknown>} */ (value)[name] : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? /** @type {Record<string, unknown>} */ (value)[name]
+    : undefined;
 }
 
 // ------------------------------------------------------------------ k6 summary metrics
@@ -386,7 +395,11 @@ export function windowCountsFromMetrics(metrics, scenario, windows) {
   const out = [];
   for (let w = 0; w < windows; w++) {
     const n = windowMetricNames(scenario, w);
-    out.push({ sent: countOf(metrics[n.sent]), accepted: countOf(metrics[n.accepted]), refused: countOf(metrics[n.refused]) });
+    out.push({
+      sent: countOf(metrics[n.sent]),
+      accepted: countOf(metrics[n.accepted]),
+      refused: countOf(metrics[n.refused]),
+    });
   }
   return out;
 }
@@ -576,24 +589,47 @@ export function discoverTotalField(bodies, walkedCount, declared) {
   const objects = bodies.filter((b) => b !== null && typeof b === 'object' && !Array.isArray(b));
   const paths = declared ? [declared] : totalCandidatePaths(objects[0]);
   const candidates = paths.map((field) => ({ field, values: objects.map((b) => readPath(b, field)) }));
-  if (objects.length === 0) return { field: undefined, declared: !!declared, message: 'no list response body to read a total from', candidates };
+  if (objects.length === 0)
+    return {
+      field: undefined,
+      declared: !!declared,
+      message: 'no list response body to read a total from',
+      candidates,
+    };
   if (candidates.length === 0) {
-    return { field: undefined, declared: false, message: 'no integer field named total or count in the list response', candidates };
+    return {
+      field: undefined,
+      declared: false,
+      message: 'no integer field named total or count in the list response',
+      candidates,
+    };
   }
   /** @type {string[]} */
   const problems = [];
   for (const c of candidates) {
-    const problem =
-      c.values.some((v) => typeof v !== 'number' || !Number.isInteger(v)) ? `${c.field} is not an integer on every page (${JSON.stringify(c.values.slice(0, 5))})`
-      : new Set(c.values).size > 1 ? `${c.field} changes across pages (${JSON.stringify(c.values.slice(0, 5))})`
-      : c.values[0] !== walkedCount ? `${c.field} is ${c.values[0]} but the walk found ${walkedCount} items`
-      : undefined;
+    const problem = c.values.some((v) => typeof v !== 'number' || !Number.isInteger(v))
+      ? `${c.field} is not an integer on every page (${JSON.stringify(c.values.slice(0, 5))})`
+      : new Set(c.values).size > 1
+        ? `${c.field} changes across pages (${JSON.stringify(c.values.slice(0, 5))})`
+        : c.values[0] !== walkedCount
+          ? `${c.field} is ${c.values[0]} but the walk found ${walkedCount} items`
+          : undefined;
     if (!problem) {
-      return { field: c.field, declared: !!declared, message: `total field ${c.field}${declared ? ' (declared)' : ' (discovered)'} = ${walkedCount}`, candidates };
+      return {
+        field: c.field,
+        declared: !!declared,
+        message: `total field ${c.field}${declared ? ' (declared)' : ' (discovered)'} = ${walkedCount}`,
+        candidates,
+      };
     }
     problems.push(problem);
   }
-  return { field: undefined, declared: !!declared, message: `no total field equals the walked count: ${problems.join('; ')}`, candidates };
+  return {
+    field: undefined,
+    declared: !!declared,
+    message: `no total field equals the walked count: ${problems.join('; ')}`,
+    candidates,
+  };
 }
 
 /**
@@ -613,7 +649,8 @@ export function totalCandidatePaths(body) {
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj) || depth > 1) return;
     for (const [k, v] of Object.entries(obj)) {
       const path = prefix ? `${prefix}.${k}` : k;
-      if (typeof v === 'number' && Number.isInteger(v) && TOTAL_LIKE.test(k)) found.push({ path, exact: TOTAL_NAME.test(k), depth });
+      if (typeof v === 'number' && Number.isInteger(v) && TOTAL_LIKE.test(k))
+        found.push({ path, exact: TOTAL_NAME.test(k), depth });
       else if (v !== null && typeof v === 'object' && !Array.isArray(v)) visit(v, path, depth + 1);
     }
   };
@@ -662,7 +699,8 @@ export function readPath(obj, path) {
  */
 export function shortListReason(list) {
   if (list.atLeast > PER_PAGE_MAX) return undefined;
-  if (!list.complete) return `the walk stopped before showing that the list holds more than ${PER_PAGE_MAX} items (${list.atLeast} seen)`;
+  if (!list.complete)
+    return `the walk stopped before showing that the list holds more than ${PER_PAGE_MAX} items (${list.atLeast} seen)`;
   return `the list holds only ${list.atLeast} items; it needs more than ${PER_PAGE_MAX}: create ${PER_PAGE_MAX + 1 - list.atLeast} more VMs in the key's organization, or run with a key whose organization has more than ${PER_PAGE_MAX}`;
 }
 
@@ -678,7 +716,11 @@ export function shortListReason(list) {
  */
 export function judgeWalk(pages, perPage, outcome, declaredTotal) {
   const analysis = analyzeWalk(pages, perPage);
-  const discovery = discoverTotalField(pages.map((p) => p.body), analysis.distinct, declaredTotal);
+  const discovery = discoverTotalField(
+    pages.map((p) => p.body),
+    analysis.distinct,
+    declaredTotal
+  );
   const list = { atLeast: analysis.distinct, complete: outcome.complete };
   /** @type {CheckResult} */
   const walk = { id: 'pagination.walk', clauses: ['PAGE-PARAMS'], level: 'must', status: 'passed', message: '' };
@@ -695,10 +737,14 @@ export function judgeWalk(pages, perPage, outcome, declaredTotal) {
   const problems = [];
   if (analysis.duplicates.length) {
     const d = analysis.duplicates[0];
-    problems.push(`${analysis.duplicates.length} ids appear more than once (e.g. ${d.id} on pages ${d.pages.join(', ')})`);
+    problems.push(
+      `${analysis.duplicates.length} ids appear more than once (e.g. ${d.id} on pages ${d.pages.join(', ')})`
+    );
   }
-  if (analysis.shortPages.length) problems.push(`gap: page ${analysis.shortPages[0]} holds fewer than ${perPage} items but is not the last page`);
-  if (analysis.overfullPages.length) problems.push(`page ${analysis.overfullPages[0]} holds more than ${perPage} items`);
+  if (analysis.shortPages.length)
+    problems.push(`gap: page ${analysis.shortPages[0]} holds fewer than ${perPage} items but is not the last page`);
+  if (analysis.overfullPages.length)
+    problems.push(`page ${analysis.overfullPages[0]} holds more than ${perPage} items`);
   if (analysis.missingIds) problems.push(`${analysis.missingIds} items have no id`);
   const totalValue = discovery.field ? undefined : firstInteger(discovery.candidates);
   if (!discovery.field && totalValue !== undefined && totalValue > analysis.distinct) {
@@ -753,20 +799,36 @@ export function judgePerPage(perPage, status, items, list) {
   const result = (status, message) => ({ id, clauses: ['PAGE-MAX-100'], level: 'must', status, message });
   const ok = isSuccess(status);
   if (perPage <= PER_PAGE_MAX) {
-    if (!ok) return result('failed', `per_page=${perPage} (within the documented maximum) was answered ${status || 'with no response'}`);
+    if (!ok)
+      return result(
+        'failed',
+        `per_page=${perPage} (within the documented maximum) was answered ${status || 'with no response'}`
+      );
     if (items === undefined) return result('failed', `per_page=${perPage} answered ${status} without a vms array`);
     if (items > PER_PAGE_MAX) return result('failed', `per_page=${perPage} returned ${items} items`);
     return result('passed', `per_page=${perPage} served ${items} items`);
   }
   if (ok) {
     if (items === undefined) return result('failed', `per_page=${perPage} answered ${status} without a vms array`);
-    if (items > PER_PAGE_MAX) return result('failed', `per_page=${perPage} returned ${items} items, more than the maximum of ${PER_PAGE_MAX}`);
+    if (items > PER_PAGE_MAX)
+      return result('failed', `per_page=${perPage} returned ${items} items, more than the maximum of ${PER_PAGE_MAX}`);
     const tooShort = shortListReason(list || { atLeast: items, complete: false });
-    if (tooShort) return result('skipped', `per_page=${perPage} served ${items} items, which cannot be told from honouring per_page=${perPage}: ${tooShort}`);
-    return result('passed', `per_page=${perPage} clamped: ${items} items of a list of ${list && list.complete ? list.atLeast : `more than ${PER_PAGE_MAX}`}`);
+    if (tooShort)
+      return result(
+        'skipped',
+        `per_page=${perPage} served ${items} items, which cannot be told from honouring per_page=${perPage}: ${tooShort}`
+      );
+    return result(
+      'passed',
+      `per_page=${perPage} clamped: ${items} items of a list of ${list && list.complete ? list.atLeast : `more than ${PER_PAGE_MAX}`}`
+    );
   }
-  if (status >= 400 && status <= 499 && status !== 429) return result('passed', `per_page=${perPage} rejected with ${status}`);
-  return result('failed', `per_page=${perPage} answered ${status || 'with no response'}, neither at most ${PER_PAGE_MAX} items nor a 4xx refusal`);
+  if (status >= 400 && status <= 499 && status !== 429)
+    return result('passed', `per_page=${perPage} rejected with ${status}`);
+  return result(
+    'failed',
+    `per_page=${perPage} answered ${status || 'with no response'}, neither at most ${PER_PAGE_MAX} items nor a 4xx refusal`
+  );
 }
 
 /**
@@ -778,11 +840,22 @@ export function judgePerPage(perPage, status, items, list) {
 export function limitCheck(probe, v) {
   const def = LIMITS[probe];
   const status = v.verdict === 'pass' ? 'passed' : v.verdict === 'inconclusive' ? 'skipped' : 'failed';
-  return { id: `limits.${probe}`, clauses: [def.clause], level: 'must', status, message: `${v.verdict}: ${v.message}`, verdict: v.verdict };
+  return {
+    id: `limits.${probe}`,
+    clauses: [def.clause],
+    level: 'must',
+    status,
+    message: `${v.verdict}: ${v.message}`,
+    verdict: v.verdict,
+  };
 }
 
 /** The scope check: two tokens of one key each get the read budget (seed section 8: "per token"). */
-export const SCOPE_CHECK = Object.freeze({ id: 'limits.token-scope', clause: 'LIMIT-READ-300', title: 'Read requests are limited per token: two tokens of one API key each get 300 per minute' });
+export const SCOPE_CHECK = Object.freeze({
+  id: 'limits.token-scope',
+  clause: 'LIMIT-READ-300',
+  title: 'Read requests are limited per token: two tokens of one API key each get 300 per minute',
+});
 
 /**
  * The conformance check of the scope probe.
@@ -791,7 +864,14 @@ export const SCOPE_CHECK = Object.freeze({ id: 'limits.token-scope', clause: 'LI
  */
 export function scopeCheck(v) {
   const status = v.verdict === 'pass' ? 'passed' : v.verdict === 'inconclusive' ? 'skipped' : 'failed';
-  return { id: SCOPE_CHECK.id, clauses: [SCOPE_CHECK.clause], level: 'must', status, message: `${v.verdict}: ${v.message}`, verdict: v.verdict };
+  return {
+    id: SCOPE_CHECK.id,
+    clauses: [SCOPE_CHECK.clause],
+    level: 'must',
+    status,
+    message: `${v.verdict}: ${v.message}`,
+    verdict: v.verdict,
+  };
 }
 
 /**
@@ -868,7 +948,8 @@ export function abortCheckName(message) {
  */
 
 /** What the reports say when setup() did not complete and left no cause behind. */
-export const SETUP_INCOMPLETE = 'setup() did not complete and left no cause (a setup timeout, an uncaught exception, an interrupt): see k6\'s log';
+export const SETUP_INCOMPLETE =
+  "setup() did not complete and left no cause (a setup timeout, an uncaught exception, an interrupt): see k6's log";
 
 /**
  * Why the test was stopped, from the end-of-test summary data: the abort checks in k6's group tree, and whether
@@ -887,7 +968,9 @@ export function runErrorFromK6(group, setupCompleted) {
    */
   const visit = (g, inSetup) => {
     if (!g) return;
-    for (const c of g.checks || []) if (c.name.indexOf(ABORT_CHECK_PREFIX) === 0) aborts.push({ inSetup, message: c.name.slice(ABORT_CHECK_PREFIX.length) });
+    for (const c of g.checks || [])
+      if (c.name.indexOf(ABORT_CHECK_PREFIX) === 0)
+        aborts.push({ inSetup, message: c.name.slice(ABORT_CHECK_PREFIX.length) });
     for (const child of g.groups || []) visit(child, inSetup || (g === group && child.name === 'setup'));
   };
   visit(group, false);
@@ -906,13 +989,17 @@ export function runErrorFromK6(group, setupCompleted) {
  * @returns {CheckResult[]}
  */
 export function checkResultsFromK6(group) {
-  return k6Checks(group).filter((c) => c.name.indexOf(ABORT_CHECK_PREFIX) !== 0).map((c) => {
-    const m = /^([A-Za-z0-9_.-]+): (skipped: )?([\s\S]*)$/.exec(c.name);
-    const id = m && m[1] ? m[1] : c.name;
-    const message = m ? m[3] || '' : c.name;
-    const meta = /** @type {Record<string, { clauses: string[], level: 'must' | 'should' } | undefined>} */ (CHECK_META)[id];
-    /** @type {CheckStatus} */
-    const status = m && m[2] ? 'skipped' : c.fails > 0 ? 'failed' : 'passed';
-    return { id, clauses: meta ? meta.clauses.slice() : [], level: meta ? meta.level : 'must', status, message };
-  });
+  return k6Checks(group)
+    .filter((c) => c.name.indexOf(ABORT_CHECK_PREFIX) !== 0)
+    .map((c) => {
+      const m = /^([A-Za-z0-9_.-]+): (skipped: )?([\s\S]*)$/.exec(c.name);
+      const id = m && m[1] ? m[1] : c.name;
+      const message = m ? m[3] || '' : c.name;
+      const meta = /** @type {Record<string, { clauses: string[], level: 'must' | 'should' } | undefined>} */ (
+        CHECK_META
+      )[id];
+      /** @type {CheckStatus} */
+      const status = m && m[2] ? 'skipped' : c.fails > 0 ? 'failed' : 'passed';
+      return { id, clauses: meta ? meta.clauses.slice() : [], level: meta ? meta.level : 'must', status, message };
+    });
 }

@@ -16,13 +16,44 @@ export const QUOTA_OVERLAY = 'spec/overlays/reference-quota.yaml';
 export const QUOTA_OVERLAY_FAULTS = new Set(['quota-one-over-declared', 'quota-status-drift']);
 
 /** Faults of the third overlay's designs: run against the reference under CLAIMS_VARIANTS with CLAIMS_OVERLAY. */
-export const CLAIMS_OVERLAY_FAULTS = new Set(['revoke-by-id-no-effect', 'revoked-key-code-generic', 'payload-too-large-400', 'audit-open-to-every-role', 'webhook-reads-refused-to-viewer', 'foreign-subnet-accepted', 'cross-org-status-drift', 'audit-skips-token-issuance', 'event-id-header-per-attempt', 'audit-window-ignored', 'audit-method-filter-ignored', 'restore-event-missing', 'tag-filter-case-sensitive', 'tag-filter-repeated-first', 'refused-requests-uncounted', 'retry-after-counts-real-seconds', 'limit-window-sliding', 'delivery-timeout-ignored', 'tag-key-split-at-last-colon']);
+export const CLAIMS_OVERLAY_FAULTS = new Set([
+  'revoke-by-id-no-effect',
+  'revoked-key-code-generic',
+  'payload-too-large-400',
+  'audit-open-to-every-role',
+  'webhook-reads-refused-to-viewer',
+  'foreign-subnet-accepted',
+  'cross-org-status-drift',
+  'audit-skips-token-issuance',
+  'event-id-header-per-attempt',
+  'audit-window-ignored',
+  'audit-method-filter-ignored',
+  'restore-event-missing',
+  'tag-filter-case-sensitive',
+  'tag-filter-repeated-first',
+  'refused-requests-uncounted',
+  'retry-after-counts-real-seconds',
+  'limit-window-sliding',
+  'delivery-timeout-ignored',
+  'tag-key-split-at-last-colon',
+]);
 
 /** Faults of the second overlay's designs: run against the reference under ALT_VARIANTS with ALT_OVERLAY. */
 export const ALT_OVERLAY_FAULTS = new Set([
-  'signature-timestamp-unsigned', 'signature-timestamp-stale', 'retry-schedule-short', 'webhook-delete-404', 'webhook-wildcard-ignored',
-  'webhook-test-event-not-sent', 'audit-jsonl-missing-entry', 'audit-order-reversed', 'audit-actor-id-missing', 'revoked-key-reissues',
-  'invalid-json-code-drift', 'audit-csv-id-column-undeclared', 'signature-wall-clock-stale', 'refused-requests-counted',
+  'signature-timestamp-unsigned',
+  'signature-timestamp-stale',
+  'retry-schedule-short',
+  'webhook-delete-404',
+  'webhook-wildcard-ignored',
+  'webhook-test-event-not-sent',
+  'audit-jsonl-missing-entry',
+  'audit-order-reversed',
+  'audit-actor-id-missing',
+  'revoked-key-reissues',
+  'invalid-json-code-drift',
+  'audit-csv-id-column-undeclared',
+  'signature-wall-clock-stale',
+  'refused-requests-counted',
   'limit-window-fixed',
 ]);
 
@@ -33,15 +64,44 @@ export const RANDOM_PHASE = ['vms.create-fuzz', 'vms.create-declared-valid', 'vm
 export const ALL_BUT_LIMITS = [...new Set(allChecks.map((c) => c.group))].filter((g) => g !== 'limits' && g !== 's3');
 
 /** Faults that bite only in operations the seed does not show, though their check runs without an overlay too. */
-const BITES_IN_DECLARED = new Set(['readonly-can-restore', 'readonly-can-register-webhook', 'cross-org-vm-readable', 'unauthenticated-delete-403', 'webhook-any-media-type', 'restore-trailing-json-accepted', 'alarm-trailing-json-accepted', 'cross-org-backup-readable', 'odd-backup-id-500', 'readonly-delete-404', 'restore-array-body-500', 'restore-malformed-json-500']);
+const BITES_IN_DECLARED = new Set([
+  'readonly-can-restore',
+  'readonly-can-register-webhook',
+  'cross-org-vm-readable',
+  'unauthenticated-delete-403',
+  'webhook-any-media-type',
+  'restore-trailing-json-accepted',
+  'alarm-trailing-json-accepted',
+  'cross-org-backup-readable',
+  'odd-backup-id-500',
+  'readonly-delete-404',
+  'restore-array-body-500',
+  'restore-malformed-json-500',
+]);
 
 /** Faults whose check observes only through operations the seed does not show (declared in the overlay). */
 export function needsOverlay(fault: FaultDef): boolean {
-  return fault.level === 'declared' || ['webhooks', 'alarms', 'audit'].includes(fault.check.split('.')[0]!) || fault.check === 'backups.restore-task' || fault.check === 'security.revoked-key' || BITES_IN_DECLARED.has(fault.name);
+  return (
+    fault.level === 'declared' ||
+    ['webhooks', 'alarms', 'audit'].includes(fault.check.split('.')[0]!) ||
+    fault.check === 'backups.restore-task' ||
+    fault.check === 'security.revoked-key' ||
+    BITES_IN_DECLARED.has(fault.name)
+  );
 }
 
 /** Faults a quick run cannot tell from a window boundary (or that need a window to pass): judged in the full profile. */
-export const NEEDS_FULL = new Set(['token-limit-9', 'token-limit-11', 'token-limit-missing', 'window-never-resets', 'window-120s', 'issuance-window-10s', 'retry-after-counts-real-seconds', 'limit-window-sliding', 'limit-window-fixed']);
+export const NEEDS_FULL = new Set([
+  'token-limit-9',
+  'token-limit-11',
+  'token-limit-missing',
+  'window-never-resets',
+  'window-120s',
+  'issuance-window-10s',
+  'retry-after-counts-real-seconds',
+  'limit-window-sliding',
+  'limit-window-fixed',
+]);
 
 /**
  * How each fault is run. The limit probes need a window they can fill (real minutes at scale 1, 6 s at scale 10),
@@ -51,21 +111,41 @@ export const NEEDS_FULL = new Set(['token-limit-9', 'token-limit-11', 'token-lim
 export function runFor(fault: FaultDef): ReferenceRun {
   if (fault.check.startsWith('limits.')) {
     // A limit fault of a declared accounting runs under the overlay that declares it.
-    const declared: Partial<ReferenceRun> = CLAIMS_OVERLAY_FAULTS.has(fault.name) ? { overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS] } : ALT_OVERLAY_FAULTS.has(fault.name) ? { overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] } : {};
-    const base: ReferenceRun = { ...(NEEDS_FULL.has(fault.name) ? { faults: [fault.name], only: ['limits'], profile: 'full' as const, timeScale: 10 } : { faults: [fault.name], only: ['limits'], timeScale: 1 }), ...declared };
+    const declared: Partial<ReferenceRun> = CLAIMS_OVERLAY_FAULTS.has(fault.name)
+      ? { overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS] }
+      : ALT_OVERLAY_FAULTS.has(fault.name)
+        ? { overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] }
+        : {};
+    const base: ReferenceRun = {
+      ...(NEEDS_FULL.has(fault.name)
+        ? { faults: [fault.name], only: ['limits'], profile: 'full' as const, timeScale: 10 }
+        : { faults: [fault.name], only: ['limits'], timeScale: 1 }),
+      ...declared,
+    };
     // Writes that create nothing are counted by the reference, so only a missing limit needs real creates to show.
     // A task poll charged elsewhere shows only when the run has polled a task: the tasks group beside the probes.
     if (fault.name === 'task-read-charged-as-write') return { ...base, only: ['limits', 'tasks'] };
     return fault.name === 'write-limit-missing' ? { ...base, allowWrites: 200 } : base;
   }
   // A cap skipped under a filter shows only where a filter matches more than 100 VMs: a population of 2,500.
-  if (fault.name === 'per-page-cap-skipped-with-filter') return { faults: [fault.name], only: ['pagination'], variants: ['population-large'] };
+  if (fault.name === 'per-page-cap-skipped-with-filter')
+    return { faults: [fault.name], only: ['pagination'], variants: ['population-large'] };
   // The oversized body goes beyond the create only in the full profile.
-  if (fault.name === 'oversized-token-body-500') return { faults: [fault.name], only: ['security'], profile: 'full', timeScale: 60 };
+  if (fault.name === 'oversized-token-body-500')
+    return { faults: [fault.name], only: ['security'], profile: 'full', timeScale: 60 };
   // A quota answered 429 is told from a rate limit by outlasting a rate window, which the quick profile does not wait out.
-  if (fault.name === 'quota-429-resource-exhausted') return { faults: [fault.name], only: ['vms'], profile: 'full', timeScale: 60 };
-  if (QUOTA_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: fault.check.startsWith('schema.') ? ['vms', 'schema'] : ['vms'], overlay: QUOTA_OVERLAY, variants: ['vm-quota-low'] };
-  if (CLAIMS_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS] };
-  if (ALT_OVERLAY_FAULTS.has(fault.name)) return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] };
+  if (fault.name === 'quota-429-resource-exhausted')
+    return { faults: [fault.name], only: ['vms'], profile: 'full', timeScale: 60 };
+  if (QUOTA_OVERLAY_FAULTS.has(fault.name))
+    return {
+      faults: [fault.name],
+      only: fault.check.startsWith('schema.') ? ['vms', 'schema'] : ['vms'],
+      overlay: QUOTA_OVERLAY,
+      variants: ['vm-quota-low'],
+    };
+  if (CLAIMS_OVERLAY_FAULTS.has(fault.name))
+    return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS] };
+  if (ALT_OVERLAY_FAULTS.has(fault.name))
+    return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] };
   return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: needsOverlay(fault) ? REFERENCE_OVERLAY : undefined };
 }

@@ -44,6 +44,11 @@ export async function runAgainstReference(run: ReferenceRun = {}): Promise<RunRe
     maxCreates: run.maxCreates,
     sequential: run.sequential ?? false,
   });
-  const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, { faults: run.faults, variants: run.variants, s3Variants: run.s3Variants, noDefaultOverlay: true });
+  const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, {
+    faults: run.faults,
+    variants: run.variants,
+    s3Variants: run.s3Variants,
+    noDefaultOverlay: true,
+  });
   return report;
 }

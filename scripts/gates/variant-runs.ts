@@ -24,7 +24,13 @@ export const LIMIT_DIMENSIONS = new Set([
 ]);
 
 /** Variants whose choice shows only once a window is waited out (Retry-After readings, resets): a full-profile limits run at time scale 10. */
-export const WAITING_VARIANTS = new Set(['retry-after-http-date', 'retry-after-real-seconds', 'limit-sliding-window', 'limit-window-aligned', 'limit-refused-not-counted']);
+export const WAITING_VARIANTS = new Set([
+  'retry-after-http-date',
+  'retry-after-real-seconds',
+  'limit-sliding-window',
+  'limit-window-aligned',
+  'limit-refused-not-counted',
+]);
 
 /** Variants of the API target. */
 export const API_VARIANTS: VariantDef[] = VARIANTS;
@@ -56,8 +62,13 @@ const dimensionOf = (name: string): string => VARIANTS.find((v) => v.name === na
 /** The runs of a variant or a combination: the whole suite but the probes, and the limits group where the probes meet the choice. */
 export function runsFor(variants: string[]): LabelledRun[] {
   const runs: LabelledRun[] = [{ config: 'all but limits', run: { variants, only: ALL_BUT_LIMITS } }];
-  if (variants.some((v) => LIMIT_DIMENSIONS.has(dimensionOf(v)))) runs.push({ config: 'limits, scale 1', run: { variants, only: ['limits'], timeScale: 1 } });
-  if (variants.some((v) => WAITING_VARIANTS.has(v))) runs.push({ config: 'limits, full, scale 10', run: { variants, only: ['limits'], timeScale: 10, profile: 'full' } });
+  if (variants.some((v) => LIMIT_DIMENSIONS.has(dimensionOf(v))))
+    runs.push({ config: 'limits, scale 1', run: { variants, only: ['limits'], timeScale: 1 } });
+  if (variants.some((v) => WAITING_VARIANTS.has(v)))
+    runs.push({
+      config: 'limits, full, scale 10',
+      run: { variants, only: ['limits'], timeScale: 10, profile: 'full' },
+    });
   return runs;
 }
 
@@ -92,7 +103,9 @@ export function combinations(count: number, seed = 11): string[][] {
       const names = byDimension.get(dim!)!;
       combo.push(names[Math.floor(rnd() * names.length)]!);
     }
-    out.push(combo.sort((a, b) => API_VARIANTS.findIndex((v) => v.name === a) - API_VARIANTS.findIndex((v) => v.name === b)));
+    out.push(
+      combo.sort((a, b) => API_VARIANTS.findIndex((v) => v.name === a) - API_VARIANTS.findIndex((v) => v.name === b))
+    );
   }
   return out;
 }

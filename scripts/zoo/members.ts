@@ -42,7 +42,15 @@ export function listMembers(dir = ZOO_DIR): string[] {
     .sort();
 }
 
-const SETTINGS_KEYS: Array<keyof MemberSettings> = ['baseUrl', 'apiKey', 'apiKeyB', 'apiKeyReadonly', 'image', 'subnetId', 'subnetIdB'];
+const SETTINGS_KEYS: Array<keyof MemberSettings> = [
+  'baseUrl',
+  'apiKey',
+  'apiKeyB',
+  'apiKeyReadonly',
+  'image',
+  'subnetId',
+  'subnetIdB',
+];
 
 /** The settings line, checked against the contract: a member that breaks it is named with what is missing. */
 export function parseSettings(member: string, line: string): MemberSettings {
@@ -56,14 +64,18 @@ export function parseSettings(member: string, line: string): MemberSettings {
   const missing = SETTINGS_KEYS.filter((k) => typeof o[k] !== 'string' || o[k] === '');
   if (missing.length) throw new Error(`${member}: its settings line lacks ${missing.join(', ')}`);
   const url = new URL(o['baseUrl'] as string);
-  if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') throw new Error(`${member}: listens at ${url.host}, not on this machine's loopback`);
+  if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost')
+    throw new Error(`${member}: listens at ${url.host}, not on this machine's loopback`);
   return Object.fromEntries(SETTINGS_KEYS.map((k) => [k, o[k]])) as unknown as MemberSettings;
 }
 
 /** The catalogue from `run --list-faults` (JSON Lines). */
 export function parseCatalogue(member: string, text: string): MemberFault[] {
   const faults: MemberFault[] = [];
-  for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
+  for (const line of text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)) {
     const f = JSON.parse(line) as Partial<MemberFault>;
     if (typeof f.name !== 'string' || (f.level !== 'MUST' && f.level !== 'SHOULD') || typeof f.clause !== 'string') {
       throw new Error(`${member}: a catalogue line breaks the contract: ${line.slice(0, 200)}`);
@@ -76,22 +88,34 @@ export function parseCatalogue(member: string, text: string): MemberFault[] {
 export function readCatalogue(member: string, dir = ZOO_DIR): Promise<MemberFault[]> {
   return new Promise((resolve, reject) => {
     // The first call may build the member (go build, npm ci): minutes on a cold machine.
-    execFile(path.join(dir, member, 'run'), ['--list-faults'], { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`${member}: run --list-faults failed: ${err.message} ${stderr.slice(-500)}`));
-      try {
-        resolve(parseCatalogue(member, stdout));
-      } catch (e) {
-        reject(e as Error);
+    execFile(
+      path.join(dir, member, 'run'),
+      ['--list-faults'],
+      { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`${member}: run --list-faults failed: ${err.message} ${stderr.slice(-500)}`));
+        try {
+          resolve(parseCatalogue(member, stdout));
+        } catch (e) {
+          reject(e as Error);
+        }
       }
-    });
+    );
   });
 }
 
 /** Starts a member on an ephemeral port; resolves once its settings line arrives. */
-export function startMember(member: string, opts: { timeScale: number; faults?: string[] }, dir = ZOO_DIR): Promise<StartedMember> {
+export function startMember(
+  member: string,
+  opts: { timeScale: number; faults?: string[] },
+  dir = ZOO_DIR
+): Promise<StartedMember> {
   const args = ['--port', '0', '--time-scale', String(opts.timeScale)];
   if (opts.faults?.length) args.push('--faults', opts.faults.join(','));
-  const child: ChildProcess = spawn(path.join(dir, member, 'run'), args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child: ChildProcess = spawn(path.join(dir, member, 'run'), args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);

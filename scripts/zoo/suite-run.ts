@@ -30,19 +30,48 @@ const BIN = path.resolve('bin/cloud-conformance.js');
 
 export function suiteArgs(s: MemberSettings, profile: Profile, timeScale: number, out: string): string[] {
   return [
-    'run', '--quiet', '--base-url', s.baseUrl, '--image', s.image, '--subnet-id', s.subnetId, '--subnet-id-b', s.subnetIdB,
-    '--profile', profile, '--time-scale', String(timeScale), '--report', `json:${out}`,
+    'run',
+    '--quiet',
+    '--base-url',
+    s.baseUrl,
+    '--image',
+    s.image,
+    '--subnet-id',
+    s.subnetId,
+    '--subnet-id-b',
+    s.subnetIdB,
+    '--profile',
+    profile,
+    '--time-scale',
+    String(timeScale),
+    '--report',
+    `json:${out}`,
   ];
 }
 
 /** Runs the CLI; keys go through the environment, as the docs advise (never on a command line). */
-export function runSuite(s: MemberSettings, profile: Profile, timeScale: number, timeoutMs = 1_200_000): Promise<SuiteRun> {
+export function runSuite(
+  s: MemberSettings,
+  profile: Profile,
+  timeScale: number,
+  timeoutMs = 1_200_000
+): Promise<SuiteRun> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cc-zoo-'));
   const out = path.join(dir, 'report.json');
   const started = Date.now();
-  const env = { ...process.env, CONFORMANCE_API_KEY: s.apiKey, CONFORMANCE_API_KEY_B: s.apiKeyB, CONFORMANCE_API_KEY_READONLY: s.apiKeyReadonly, NO_COLOR: '1' };
+  const env = {
+    ...process.env,
+    CONFORMANCE_API_KEY: s.apiKey,
+    CONFORMANCE_API_KEY_B: s.apiKeyB,
+    CONFORMANCE_API_KEY_READONLY: s.apiKeyReadonly,
+    NO_COLOR: '1',
+  };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...suiteArgs(s, profile, timeScale, out)], { stdio: ['ignore', 'ignore', 'pipe'], env, cwd: dir });
+    const child = spawn(process.execPath, [BIN, ...suiteArgs(s, profile, timeScale, out)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env,
+      cwd: dir,
+    });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -50,7 +79,15 @@ export function runSuite(s: MemberSettings, profile: Profile, timeScale: number,
       clearTimeout(timer);
       const wallMs = Date.now() - started;
       try {
-        if (!existsSync(out)) return resolve({ exitCode: code, verdict: 'error', checks: [], notVerified: [], wallMs, error: stderr.trim().split('\n').slice(-3).join(' ') || `exit ${code}, no report` });
+        if (!existsSync(out))
+          return resolve({
+            exitCode: code,
+            verdict: 'error',
+            checks: [],
+            notVerified: [],
+            wallMs,
+            error: stderr.trim().split('\n').slice(-3).join(' ') || `exit ${code}, no report`,
+          });
         const report = JSON.parse(readFileSync(out, 'utf8')) as {
           verdict: string;
           checks: CheckOutcome[];

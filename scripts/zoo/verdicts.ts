@@ -17,7 +17,8 @@ export function judgeClean(run: SuiteRun, profile: Profile): CleanJudgement {
   const problems: string[] = [];
   if (run.verdict === 'error') problems.push(`the run could not start: ${run.error ?? 'no reason given'}`);
   for (const c of run.checks) {
-    if (c.status === 'failed' || c.status === 'warning' || c.status === 'error') problems.push(`${c.status} ${c.id}: ${c.message}`);
+    if (c.status === 'failed' || c.status === 'warning' || c.status === 'error')
+      problems.push(`${c.status} ${c.id}: ${c.message}`);
   }
   const acceptable = profile === 'certify' ? ['conformant', 'incomplete'] : ['conformant', 'incomplete'];
   if (run.verdict !== 'error' && !acceptable.includes(run.verdict)) problems.push(`verdict ${run.verdict}`);
@@ -37,7 +38,14 @@ export interface ClauseRef {
   text: string;
 }
 
-const WORDS = (s: string) => new Set(s.toLowerCase().replace(/[^a-z0-9_/]+/g, ' ').split(' ').filter((w) => w.length > 2));
+const WORDS = (s: string) =>
+  new Set(
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9_/]+/g, ' ')
+      .split(' ')
+      .filter((w) => w.length > 2)
+  );
 
 /** The clause of spec/clauses.yaml whose text shares most words with the sentence a member's author quoted. */
 export function nearestClause(quote: string, clauses: readonly ClauseRef[]): ClauseRef | undefined {

@@ -8,21 +8,25 @@ import type { ConnectionSettings, ProxySettings } from '../engine/config/config.
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /** The first line of an error, without Node's "error:1E08010C:DECODER routines::" prefixes. */
-const reason = (err: unknown) => ((err as Error).message ?? String(err)).split('\n')[0]!.replace(/^error:[0-9A-F]+:[^:]*:+/i, '');
+const reason = (err: unknown) =>
+  ((err as Error).message ?? String(err)).split('\n')[0]!.replace(/^error:[0-9A-F]+:[^:]*:+/i, '');
 
 function readText(flag: string, file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new UsageError(`${flag} ${file}: cannot read it (${e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'permission denied' : e.code === 'EISDIR' ? 'a directory' : reason(err)})`);
+    throw new UsageError(
+      `${flag} ${file}: cannot read it (${e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'permission denied' : e.code === 'EISDIR' ? 'a directory' : reason(err)})`
+    );
   }
 }
 
 /** Every PEM certificate of a file, each checked to be one. */
 function certificatesIn(flag: string, file: string, text: string): string[] {
   const pems = text.match(PEM_CERTIFICATE) ?? [];
-  if (!pems.length) throw new UsageError(`${flag} ${file}: no PEM certificate in it (expected -----BEGIN CERTIFICATE-----)`);
+  if (!pems.length)
+    throw new UsageError(`${flag} ${file}: no PEM certificate in it (expected -----BEGIN CERTIFICATE-----)`);
   pems.forEach((pem, i) => {
     try {
       new X509Certificate(pem);
@@ -55,7 +59,10 @@ export interface ConnectionFlags {
 }
 
 /** The connection settings of a run, or undefined when nothing is set (Node's CAs, no client certificate, no proxy). */
-export function readConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): ConnectionSettings | undefined {
+export function readConnection(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv = process.env
+): ConnectionSettings | undefined {
   const connection: ConnectionSettings = {};
   if (flags.caFile !== undefined) {
     const pem = certificatesIn('--ca-file', flags.caFile, readText('--ca-file', flags.caFile));
@@ -63,13 +70,18 @@ export function readConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
     connection.ca = { file: flags.caFile, pem: [...pem, ...(extra?.pem ?? [])] };
   }
   if ((flags.clientCert === undefined) !== (flags.clientKey === undefined)) {
-    throw new UsageError(`--client-cert and --client-key go together: ${flags.clientCert === undefined ? '--client-key' : '--client-cert'} was given without ${flags.clientCert === undefined ? '--client-cert' : '--client-key'}`);
+    throw new UsageError(
+      `--client-cert and --client-key go together: ${flags.clientCert === undefined ? '--client-key' : '--client-cert'} was given without ${flags.clientCert === undefined ? '--client-cert' : '--client-key'}`
+    );
   }
   if (flags.clientCert !== undefined && flags.clientKey !== undefined) {
     const certText = readText('--client-cert', flags.clientCert);
     const [certPem] = certificatesIn('--client-cert', flags.clientCert, certText);
     const keyText = readText('--client-key', flags.clientKey);
-    if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(keyText)) throw new UsageError(`--client-key ${flags.clientKey}: no PEM private key in it (expected -----BEGIN PRIVATE KEY-----)`);
+    if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(keyText))
+      throw new UsageError(
+        `--client-key ${flags.clientKey}: no PEM private key in it (expected -----BEGIN PRIVATE KEY-----)`
+      );
     let key;
     try {
       key = createPrivateKey({ key: keyText, passphrase: flags.clientKeyPassphrase });
@@ -78,19 +90,30 @@ export function readConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = 
       throw new UsageError(
         encrypted && flags.clientKeyPassphrase === undefined
           ? `--client-key ${flags.clientKey}: the key is encrypted; give its passphrase in CONFORMANCE_CLIENT_KEY_PASSPHRASE`
-          : `--client-key ${flags.clientKey}: not a usable private key (${encrypted ? 'wrong passphrase? ' : ''}${reason(err)})`,
+          : `--client-key ${flags.clientKey}: not a usable private key (${encrypted ? 'wrong passphrase? ' : ''}${reason(err)})`
       );
     }
-    if (!new X509Certificate(certPem!).checkPrivateKey(key)) throw new UsageError(`--client-key ${flags.clientKey} is not the key of --client-cert ${flags.clientCert}`);
+    if (!new X509Certificate(certPem!).checkPrivateKey(key))
+      throw new UsageError(`--client-key ${flags.clientKey} is not the key of --client-cert ${flags.clientCert}`);
     // The whole certificate file: a chain of intermediates after the client's own certificate is sent with it.
-    connection.clientCert = { certFile: flags.clientCert, keyFile: flags.clientKey, cert: certText, key: keyText, ...(flags.clientKeyPassphrase !== undefined ? { passphrase: flags.clientKeyPassphrase } : {}) };
+    connection.clientCert = {
+      certFile: flags.clientCert,
+      keyFile: flags.clientKey,
+      cert: certText,
+      key: keyText,
+      ...(flags.clientKeyPassphrase !== undefined ? { passphrase: flags.clientKeyPassphrase } : {}),
+    };
   }
   if (flags.proxy && (flags.proxy.httpProxy || flags.proxy.httpsProxy)) connection.proxy = flags.proxy;
   return connection.ca || connection.clientCert || connection.proxy ? connection : undefined;
 }
 
 /** The proxy variables, as undici's EnvHttpProxyAgent reads them: lower case first, then upper case; an empty one is unset. */
-const PROXY_VARIABLES = { httpProxy: ['http_proxy', 'HTTP_PROXY'], httpsProxy: ['https_proxy', 'HTTPS_PROXY'], noProxy: ['no_proxy', 'NO_PROXY'] } as const;
+const PROXY_VARIABLES = {
+  httpProxy: ['http_proxy', 'HTTP_PROXY'],
+  httpsProxy: ['https_proxy', 'HTTPS_PROXY'],
+  noProxy: ['no_proxy', 'NO_PROXY'],
+} as const;
 
 /**
  * HTTP_PROXY, HTTPS_PROXY and NO_PROXY from the environment, each proxy URL checked (its credentials never shown). A
@@ -108,7 +131,8 @@ export function proxyFromEnvironment(env: NodeJS.ProcessEnv): ProxySettings | un
 }
 
 /** Everything up to the last "@" of a value that may not parse as a URL, hidden. */
-const hideUserinfo = (value: string) => value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@]*@/i, (_m, scheme: string | undefined) => `${scheme ?? ''}[REDACTED]@`);
+const hideUserinfo = (value: string) =>
+  value.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@]*@/i, (_m, scheme: string | undefined) => `${scheme ?? ''}[REDACTED]@`);
 
 function proxyUrl(name: string, raw: string): string {
   const value = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`;
@@ -116,9 +140,12 @@ function proxyUrl(name: string, raw: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`${name} is not a URL: ${JSON.stringify(hideUserinfo(raw))} (expected http://host:port or http://user:password@host:port)`);
+    throw new UsageError(
+      `${name} is not a URL: ${JSON.stringify(hideUserinfo(raw))} (expected http://host:port or http://user:password@host:port)`
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${name}: only http:// and https:// proxies are supported, got ${url.protocol}//${url.host}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${name}: only http:// and https:// proxies are supported, got ${url.protocol}//${url.host}`);
   if (!url.hostname) throw new UsageError(`${name} names no host: ${JSON.stringify(hideUserinfo(raw))}`);
   return value;
 }

@@ -21,9 +21,15 @@ export function diffCommand(args: string[], out: (line: string) => void): number
     else files.push(a);
   }
   if (files.length !== 2) throw new UsageError(USAGE);
-  if (!['terminal', 'json', 'markdown'].includes(format)) throw new UsageError(`--format must be terminal, json or markdown (${USAGE})`);
+  if (!['terminal', 'json', 'markdown'].includes(format))
+    throw new UsageError(`--format must be terminal, json or markdown (${USAGE})`);
   const d = diffReports(readReport(files[0]!), readReport(files[1]!));
-  const text = format === 'json' ? JSON.stringify(d, null, 2) + '\n' : format === 'markdown' ? diffMarkdown(d) : diffText(d).join('\n') + '\n';
+  const text =
+    format === 'json'
+      ? JSON.stringify(d, null, 2) + '\n'
+      : format === 'markdown'
+        ? diffMarkdown(d)
+        : diffText(d).join('\n') + '\n';
   if (output) writeFileSync(output, text);
   else for (const line of text.replace(/\n$/, '').split('\n')) out(line);
   return d.regression ? 1 : 0;

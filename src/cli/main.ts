@@ -11,7 +11,16 @@ import { startBufferReaper } from './memory.ts';
 import { overlayCommand } from './overlay.ts';
 import { diffCommand } from './diff.ts';
 import { verifyCommand } from './verify.ts';
-import { startReference, FAULTS, HOSTILE_FAULTS, VARIANTS, startEmbeddedS3, S3_FAULTS, S3_VARIANTS, makeTlsMaterial } from './embedded.ts';
+import {
+  startReference,
+  FAULTS,
+  HOSTILE_FAULTS,
+  VARIANTS,
+  startEmbeddedS3,
+  S3_FAULTS,
+  S3_VARIANTS,
+  makeTlsMaterial,
+} from './embedded.ts';
 
 const USAGE = `usage:
   cloud-conformance run [options]          run the suite (default target: the embedded reference)
@@ -94,7 +103,10 @@ exit codes: 0 conformant (overlay check: valid), 1 nonconformant, 2 could not ru
 every option in detail: docs/options.md; the rest of the documentation: docs/README.md`;
 
 export function toolInfo(): ToolInfo {
-  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { name: string; version: string };
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as {
+    name: string;
+    version: string;
+  };
   return { name: pkg.name, version: pkg.version };
 }
 
@@ -114,8 +126,10 @@ async function referenceCommand(args: string[]): Promise<number> {
   });
   if (values['list-variants']) {
     // Conforming variants: name, the unshown items whose choice they make differently, dimension, description.
-    for (const v of VARIANTS) process.stdout.write(`${v.name}\t${v.unshown.join(',')}\t${v.dimension}\t${v.description}\n`);
-    for (const v of S3_VARIANTS) process.stdout.write(`${v.name}\t${v.unshown.join(',')}\t${v.dimension}\t(--s3-variant) ${v.description}\n`);
+    for (const v of VARIANTS)
+      process.stdout.write(`${v.name}\t${v.unshown.join(',')}\t${v.dimension}\t${v.description}\n`);
+    for (const v of S3_VARIANTS)
+      process.stdout.write(`${v.name}\t${v.unshown.join(',')}\t${v.dimension}\t(--s3-variant) ${v.description}\n`);
     return 0;
   }
   if (values['list-faults']) {
@@ -127,28 +141,48 @@ async function referenceCommand(args: string[]): Promise<number> {
       process.stdout.write(`${f.name}\t${level}\t${f.clauses.join(',')}\t${note}${f.description}\n`);
     }
     // Object storage faults (--s3-fault), injected by the embedded S3 endpoint's front proxy.
-    for (const f of S3_FAULTS) process.stdout.write(`${f.name}\t${f.level}\t${f.clauses.join(',')}\t(--s3-fault) ${f.description}\n`);
+    for (const f of S3_FAULTS)
+      process.stdout.write(`${f.name}\t${f.level}\t${f.clauses.join(',')}\t(--s3-fault) ${f.description}\n`);
     return 0;
   }
   const port = values['port'] === undefined ? 0 : Number(values['port']);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values['port'])}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values['port'])}`);
   const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
-  if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got ${JSON.stringify(values['time-scale'])}`);
+  if (!Number.isFinite(timeScale) || timeScale <= 0)
+    throw new UsageError(`--time-scale must be a positive number, got ${JSON.stringify(values['time-scale'])}`);
   // --tls: a CA made for this start signs the server certificate (and, with --require-client-cert, a client's).
   const requireClientCert = values['require-client-cert'] === true;
-  const tlsMaterial = values['tls'] || requireClientCert ? await makeTlsMaterial({ clientCert: requireClientCert }) : undefined;
-  const tls = tlsMaterial && { cert: tlsMaterial.serverCertPem, key: tlsMaterial.serverKeyPem, ca: tlsMaterial.caPem, requestCert: requireClientCert };
+  const tlsMaterial =
+    values['tls'] || requireClientCert ? await makeTlsMaterial({ clientCert: requireClientCert }) : undefined;
+  const tls = tlsMaterial && {
+    cert: tlsMaterial.serverCertPem,
+    key: tlsMaterial.serverKeyPem,
+    ca: tlsMaterial.caPem,
+    requestCert: requireClientCert,
+  };
   let target;
   let s3;
   try {
     const population = values['population'] === undefined ? undefined : Number(values['population']);
-    target = await startReference({ tls, port, faults: (values['fault'] as string[] | undefined) ?? [], variants: (values['variant'] as string[] | undefined) ?? [], timeScale, population });
+    target = await startReference({
+      tls,
+      port,
+      faults: (values['fault'] as string[] | undefined) ?? [],
+      variants: (values['variant'] as string[] | undefined) ?? [],
+      timeScale,
+      population,
+    });
   } catch (err) {
     tlsMaterial?.remove();
     throw new UsageError((err as Error).message);
   }
   try {
-    s3 = await startEmbeddedS3({ tls, faults: (values['s3-fault'] as string[] | undefined) ?? [], variants: (values['s3-variant'] as string[] | undefined) ?? [] });
+    s3 = await startEmbeddedS3({
+      tls,
+      faults: (values['s3-fault'] as string[] | undefined) ?? [],
+      variants: (values['s3-variant'] as string[] | undefined) ?? [],
+    });
   } catch (err) {
     await target.close();
     tlsMaterial?.remove();
@@ -156,9 +190,32 @@ async function referenceCommand(args: string[]): Promise<number> {
   }
   const { s3Url, s3AccessKey, s3SecretKey, s3Region } = s3.settings;
   const { caFile, clientCertFile, clientKeyFile } = tlsMaterial?.files ?? {};
-  process.stdout.write(JSON.stringify({ ...target.settings, s3Url, s3AccessKey, s3SecretKey, s3Region, caFile, clientCertFile, clientKeyFile }) + '\n');
-  if (tlsMaterial) process.stderr.write('reference: HTTPS, certificate signed by a CA made for this start (removed when it stops)\n');
-  process.stderr.write(runLinesFor({ ...target.settings, s3Url, s3AccessKey, s3SecretKey, s3Region, caFile, clientCertFile, clientKeyFile }).join('\n') + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      ...target.settings,
+      s3Url,
+      s3AccessKey,
+      s3SecretKey,
+      s3Region,
+      caFile,
+      clientCertFile,
+      clientKeyFile,
+    }) + '\n'
+  );
+  if (tlsMaterial)
+    process.stderr.write('reference: HTTPS, certificate signed by a CA made for this start (removed when it stops)\n');
+  process.stderr.write(
+    runLinesFor({
+      ...target.settings,
+      s3Url,
+      s3AccessKey,
+      s3SecretKey,
+      s3Region,
+      caFile,
+      clientCertFile,
+      clientKeyFile,
+    }).join('\n') + '\n'
+  );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
@@ -176,8 +233,29 @@ async function referenceCommand(args: string[]): Promise<number> {
 }
 
 /** What `reference` prints for a person: the environment and the `run` line that point the suite at it, and how to stop it. */
-export function runLinesFor(s: { baseUrl: string; apiKey: string; apiKeyB: string; apiKeyReadonly: string; image: string; subnetId: string; subnetIdB: string; s3Url: string; s3AccessKey: string; s3SecretKey: string; s3Region: string; caFile?: string; clientCertFile?: string; clientKeyFile?: string }): string[] {
-  const env = [`CONFORMANCE_API_KEY=${s.apiKey}`, `CONFORMANCE_API_KEY_B=${s.apiKeyB}`, `CONFORMANCE_API_KEY_READONLY=${s.apiKeyReadonly}`, `CONFORMANCE_S3_ACCESS_KEY=${s.s3AccessKey}`, `CONFORMANCE_S3_SECRET_KEY=${s.s3SecretKey}`];
+export function runLinesFor(s: {
+  baseUrl: string;
+  apiKey: string;
+  apiKeyB: string;
+  apiKeyReadonly: string;
+  image: string;
+  subnetId: string;
+  subnetIdB: string;
+  s3Url: string;
+  s3AccessKey: string;
+  s3SecretKey: string;
+  s3Region: string;
+  caFile?: string;
+  clientCertFile?: string;
+  clientKeyFile?: string;
+}): string[] {
+  const env = [
+    `CONFORMANCE_API_KEY=${s.apiKey}`,
+    `CONFORMANCE_API_KEY_B=${s.apiKeyB}`,
+    `CONFORMANCE_API_KEY_READONLY=${s.apiKeyReadonly}`,
+    `CONFORMANCE_S3_ACCESS_KEY=${s.s3AccessKey}`,
+    `CONFORMANCE_S3_SECRET_KEY=${s.s3SecretKey}`,
+  ];
   const tls = `${s.caFile ? ` --ca-file ${s.caFile}` : ''}${s.clientCertFile ? ` --client-cert ${s.clientCertFile} --client-key ${s.clientKeyFile}` : ''}`;
   return [
     'reference: to run the suite against it (keys in the environment, never on the command line):',
@@ -200,8 +278,14 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (command === 'reference') return await referenceCommand(rest);
     if (command === 'diff') return diffCommand(rest, (l) => process.stdout.write(l + '\n'));
-    if (command === 'verify') return await verifyCommand(rest, toolInfo().version, (l) => process.stdout.write(l + '\n'));
-    if (command === 'overlay') return await overlayCommand(rest, (l) => process.stdout.write(l + '\n'), (l) => process.stderr.write(l + '\n'));
+    if (command === 'verify')
+      return await verifyCommand(rest, toolInfo().version, (l) => process.stdout.write(l + '\n'));
+    if (command === 'overlay')
+      return await overlayCommand(
+        rest,
+        (l) => process.stdout.write(l + '\n'),
+        (l) => process.stderr.write(l + '\n')
+      );
     if (command === 'run') {
       const opts = resolveRunOptions(rest);
       if (opts.help) {
@@ -210,12 +294,26 @@ export async function main(argv: string[]): Promise<number> {
       }
       if (opts.dryRun) return await dryRunCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'));
       const stopReaper = startBufferReaper();
-      const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'), { terminal: { write: (t) => process.stdout.write(t), isTTY: process.stdout.isTTY === true, columns: process.stdout.columns }, env: process.env }).finally(stopReaper);
+      const { exitCode } = await runCommand(opts, toolInfo(), (line) => process.stdout.write(line + '\n'), {
+        terminal: {
+          write: (t) => process.stdout.write(t),
+          isTTY: process.stdout.isTTY === true,
+          columns: process.stdout.columns,
+        },
+        env: process.env,
+      }).finally(stopReaper);
       return exitCode;
     }
-    throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, diff, verify, reference, overlay)`);
+    throw new UsageError(
+      `unknown command ${JSON.stringify(command)} (commands: run, diff, verify, reference, overlay)`
+    );
   } catch (err) {
-    if (err instanceof UsageError || err instanceof TargetUnreachable || err instanceof StartupFailure || err instanceof RunNotStarted) {
+    if (
+      err instanceof UsageError ||
+      err instanceof TargetUnreachable ||
+      err instanceof StartupFailure ||
+      err instanceof RunNotStarted
+    ) {
       process.stderr.write(`cloud-conformance: ${err.message}\n`);
       return 2;
     }

@@ -140,7 +140,10 @@ export interface RunOptions {
 
 export type FlagValues = Record<string, string | string[] | boolean | undefined>;
 
-export function parseCliArgs(args: string[], options: NonNullable<Parameters<typeof parseArgs>[0]>['options']): { values: FlagValues } {
+export function parseCliArgs(
+  args: string[],
+  options: NonNullable<Parameters<typeof parseArgs>[0]>['options']
+): { values: FlagValues } {
   try {
     return parseArgs({ args, options, strict: true, allowPositionals: false }) as { values: FlagValues };
   } catch (err) {
@@ -174,7 +177,8 @@ export function nearestFlag(typed: string, known: readonly string[]): string | u
 function positiveNumber(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${flag} must be a positive number, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UsageError(`--${flag} must be a positive number, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -190,7 +194,19 @@ function positiveInteger(flag: string, raw: string | undefined, fallback: number
 /** Largest response body read whole by default: a real deployment's audit export runs to megabytes. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-const UNITS: Record<string, number> = { '': 1, b: 1, k: 1000, kb: 1000, kib: 1024, m: 1e6, mb: 1e6, mib: 1024 ** 2, g: 1e9, gb: 1e9, gib: 1024 ** 3 };
+const UNITS: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1000,
+  kb: 1000,
+  kib: 1024,
+  m: 1e6,
+  mb: 1e6,
+  mib: 1024 ** 2,
+  g: 1e9,
+  gb: 1e9,
+  gib: 1024 ** 3,
+};
 
 /** A size in bytes: a whole number, optionally with a unit (KiB, MiB, GiB; kB, MB, GB). */
 function byteSize(flag: string, raw: string | undefined, fallback: number): number {
@@ -198,7 +214,8 @@ function byteSize(flag: string, raw: string | undefined, fallback: number): numb
   const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(raw);
   const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined;
   const bytes = m && unit !== undefined ? Math.floor(Number(m[1]) * unit) : NaN;
-  if (!Number.isFinite(bytes) || bytes < 1024) throw new UsageError(`--${flag} must be a size of at least 1024 bytes (e.g. 64MiB), got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(bytes) || bytes < 1024)
+    throw new UsageError(`--${flag} must be a size of at least 1024 bytes (e.g. 64MiB), got ${JSON.stringify(raw)}`);
   return bytes;
 }
 
@@ -210,7 +227,8 @@ function nonNegativeInteger(flag: string, raw: string): number {
 function parseListen(raw: string | undefined): string {
   if (raw === undefined) return '127.0.0.1:0';
   const m = /^(.*):(\d{1,5})$/.exec(raw);
-  if (!m || Number(m[2]) > 65535) throw new UsageError(`--webhook-listen expects HOST:PORT, got ${JSON.stringify(raw)}`);
+  if (!m || Number(m[2]) > 65535)
+    throw new UsageError(`--webhook-listen expects HOST:PORT, got ${JSON.stringify(raw)}`);
   return raw;
 }
 
@@ -240,7 +258,9 @@ export function parseReportFlag(value: string): ReportTarget {
   const format = value.slice(0, i) as ReportFormat;
   const path = value.slice(i + 1);
   if (i <= 0 || !(format in REPORT_FORMATS) || path === '') {
-    throw new UsageError(`--report expects FORMAT:PATH with FORMAT one of ${Object.keys(REPORT_FORMATS).join(', ')}; got ${JSON.stringify(value)}`);
+    throw new UsageError(
+      `--report expects FORMAT:PATH with FORMAT one of ${Object.keys(REPORT_FORMATS).join(', ')}; got ${JSON.stringify(value)}`
+    );
   }
   return { format, path };
 }
@@ -254,11 +274,16 @@ function httpUrl(flag: string, value: string | undefined): string | undefined {
   } catch {
     throw new UsageError(`--${flag} is not a URL: ${JSON.stringify(value)}`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`--${flag} must be http or https, got ${u.protocol}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new UsageError(`--${flag} must be http or https, got ${u.protocol}`);
   return value;
 }
 
-export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): RunOptions {
+export function resolveRunOptions(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd()
+): RunOptions {
   const { values: v } = parseCliArgs(args, RUN_OPTIONS);
   const dotenv = readDotenv(cwd);
   const setting = (flag: string): string | undefined => {
@@ -269,14 +294,23 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
   };
   const profile = setting('profile') ?? 'quick';
   const from = v['profile'] !== undefined ? '--profile' : 'CONFORMANCE_PROFILE';
-  if (profile !== 'quick' && profile !== 'full' && profile !== 'certify') throw new UsageError(`${from} must be quick, full or certify, got ${JSON.stringify(profile)}`);
+  if (profile !== 'quick' && profile !== 'full' && profile !== 'certify')
+    throw new UsageError(`${from} must be quick, full or certify, got ${JSON.stringify(profile)}`);
   const seedRaw = v['seed'] as string | undefined;
-  if (seedRaw !== undefined && !/^\d{1,15}$/.test(seedRaw)) throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(seedRaw)}`);
+  if (seedRaw !== undefined && !/^\d{1,15}$/.test(seedRaw))
+    throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(seedRaw)}`);
   const baseUrl = httpUrl('base-url', setting('base-url'));
   const s3Url = httpUrl('s3-url', setting('s3-url'));
-  if (v['reference-tls'] && baseUrl !== undefined) throw new UsageError('--reference-tls serves the embedded reference target over HTTPS; with --base-url the URL\'s scheme decides');
-  if (v['s3-path-style'] && v['s3-virtual-host']) throw new UsageError('--s3-path-style and --s3-virtual-host exclude each other');
-  const only = (v['only'] as string | undefined)?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (v['reference-tls'] && baseUrl !== undefined)
+    throw new UsageError(
+      "--reference-tls serves the embedded reference target over HTTPS; with --base-url the URL's scheme decides"
+    );
+  if (v['s3-path-style'] && v['s3-virtual-host'])
+    throw new UsageError('--s3-path-style and --s3-virtual-host exclude each other');
+  const only = (v['only'] as string | undefined)
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return {
     baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: setting('api-key'),
@@ -301,7 +335,10 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     strictExpect: v['strict-expect'] === true,
     sign: v['sign'] as string | undefined,
     readOnly: v['read-only'] === true,
-    expiredToken: (v['expired-token'] as string | undefined) ?? env['CONFORMANCE_EXPIRED_TOKEN'] ?? dotenv['CONFORMANCE_EXPIRED_TOKEN'],
+    expiredToken:
+      (v['expired-token'] as string | undefined) ??
+      env['CONFORMANCE_EXPIRED_TOKEN'] ??
+      dotenv['CONFORMANCE_EXPIRED_TOKEN'],
     dryRun: v['dry-run'] === true,
     insecure: v['insecure'] === true,
     caFile: setting('ca-file'),
@@ -318,7 +355,8 @@ export function resolveRunOptions(args: string[], env: NodeJS.ProcessEnv = proce
     sequential: v['sequential'] === true,
     help: v['help'] === true,
     requireComplete: v['require-complete'] === true || profile === 'certify',
-    maxCreates: v['max-creates'] === undefined ? undefined : nonNegativeInteger('max-creates', v['max-creates'] as string),
+    maxCreates:
+      v['max-creates'] === undefined ? undefined : nonNegativeInteger('max-creates', v['max-creates'] as string),
     s3Url: s3Url?.replace(/\/+$/, ''),
     s3AccessKey: setting('s3-access-key'),
     s3SecretKey: setting('s3-secret-key'),

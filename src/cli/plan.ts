@@ -52,12 +52,18 @@ export function planSelectionOf(opts: RunOptions): PlanSelection | { measure: st
     opts.maxCreates !== undefined && '--max-creates',
   ].filter((r): r is string => typeof r === 'string');
   if (reasons.length) return { measure: reasons.join(', ') };
-  return { profile: opts.profile, overlay: opts.baseUrl === undefined ? 'reference' : 'none', ...(opts.only?.length === 1 ? { only: opts.only[0]! } : {}) };
+  return {
+    profile: opts.profile,
+    overlay: opts.baseUrl === undefined ? 'reference' : 'none',
+    ...(opts.only?.length === 1 ? { only: opts.only[0]! } : {}),
+  };
 }
 
 /** The checks a selection runs, by id. */
 export function checksOf(selection: PlanSelection): string[] {
-  return selectChecks(allChecks, selection.only ? [selection.only] : undefined).map((c) => c.id).sort();
+  return selectChecks(allChecks, selection.only ? [selection.only] : undefined)
+    .map((c) => c.id)
+    .sort();
 }
 
 export function readPlanFile(file = PLAN_FILE): PlanFile {
@@ -65,20 +71,31 @@ export function readPlanFile(file = PLAN_FILE): PlanFile {
 }
 
 /** The committed plan of a selection, or why there is none that applies. */
-export function committedPlan(selection: PlanSelection, file: PlanFile = readPlanFile()): TrafficPlan | { measure: string } {
-  const plan = file.plans.find((p) => p.profile === selection.profile && p.overlay === selection.overlay && p.only === selection.only);
+export function committedPlan(
+  selection: PlanSelection,
+  file: PlanFile = readPlanFile()
+): TrafficPlan | { measure: string } {
+  const plan = file.plans.find(
+    (p) => p.profile === selection.profile && p.overlay === selection.overlay && p.only === selection.only
+  );
   if (!plan) return { measure: 'no plan is committed for this selection' };
   const now = checksOf(selection);
   const added = now.filter((id) => !plan.checks.includes(id));
   const removed = plan.checks.filter((id) => !now.includes(id));
-  if (added.length || removed.length) return { measure: `the committed plan predates ${[...added.map((id) => `${id} (added)`), ...removed.map((id) => `${id} (removed)`)].join(', ')}` };
+  if (added.length || removed.length)
+    return {
+      measure: `the committed plan predates ${[...added.map((id) => `${id} (added)`), ...removed.map((id) => `${id} (removed)`)].join(', ')}`,
+    };
   return plan;
 }
 
 /** A measured run as a plan of its selection. */
 export function planOf(selection: PlanSelection, report: RunReport, measuredAt: string): TrafficPlan {
   const t = report.traffic;
-  const created = report.ledger.reduce<Record<string, number>>((acc, e) => ({ ...acc, [e.kind]: (acc[e.kind] ?? 0) + 1 }), {});
+  const created = report.ledger.reduce<Record<string, number>>(
+    (acc, e) => ({ ...acc, [e.kind]: (acc[e.kind] ?? 0) + 1 }),
+    {}
+  );
   const waits = Object.fromEntries(Object.entries(t.waits ?? {}).filter(([, w]) => w.count > 0)) as Partial<WaitTotals>;
   return {
     ...selection,
@@ -86,7 +103,9 @@ export function planOf(selection: PlanSelection, report: RunReport, measuredAt: 
     groups: [...new Set(report.checks.map((c) => c.group))],
     requests: t.requests,
     writes: t.writes,
-    byEndpoint: Object.fromEntries(Object.entries(t.byEndpoint ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))),
+    byEndpoint: Object.fromEntries(
+      Object.entries(t.byEndpoint ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    ),
     created,
     waits,
     seed: report.seed,
@@ -96,18 +115,43 @@ export function planOf(selection: PlanSelection, report: RunReport, measuredAt: 
 
 /** The options of the run that measures a selection: the embedded reference, nothing of the real target's. */
 export function measuringOptions(opts: RunOptions): RunOptions {
-  return { ...opts, dryRun: false, quiet: true, reports: [], emitOverlay: undefined, baseUrl: undefined, apiKey: undefined, apiKeyB: undefined, apiKeyReadonly: undefined, apiKeyRevocable: undefined, s3Url: undefined };
+  return {
+    ...opts,
+    dryRun: false,
+    quiet: true,
+    reports: [],
+    emitOverlay: undefined,
+    baseUrl: undefined,
+    apiKey: undefined,
+    apiKeyB: undefined,
+    apiKeyReadonly: undefined,
+    apiKeyRevocable: undefined,
+    s3Url: undefined,
+  };
 }
 
 /** The plan's lines, as --dry-run prints them. */
-export function planLines(plan: TrafficPlan, opts: Pick<RunOptions, 'readOnly' | 'profile'>, source: string, budget: string[]): string[] {
+export function planLines(
+  plan: TrafficPlan,
+  opts: Pick<RunOptions, 'readOnly' | 'profile'>,
+  source: string,
+  budget: string[]
+): string[] {
   const waits = Object.entries(plan.waits).filter(([, w]) => w.count > 0);
   return [
     `plan, ${source} (a real target's answers can change it a little):`,
     `  groups: ${plan.groups.join(', ')}${opts.readOnly ? ' (read-only: checks that need writes are skipped)' : ''}`,
     `  requests: ${plan.requests}, of which ${plan.writes} writes or token exchanges`,
-    ...Object.entries(plan.byEndpoint).sort((a, b) => b[1] - a[1]).map(([endpoint, n]) => `    ${String(n).padStart(5)}  ${endpoint}`),
-    `  it would create: ${Object.entries(plan.created).map(([k, n]) => `${n} ${k}`).join(', ') || 'nothing'}${opts.profile === 'certify' ? ' on the embedded reference (its list is already long enough)' : ''}`,
+    ...Object.entries(plan.byEndpoint)
+      .sort((a, b) => b[1] - a[1])
+      .map(([endpoint, n]) => `    ${String(n).padStart(5)}  ${endpoint}`),
+    `  it would create: ${
+      Object.entries(plan.created)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ') || 'nothing'
+    }${opts.profile === 'certify' ? ' on the embedded reference (its list is already long enough)' : ''}`,
     ...budget,
-  ].concat(`  waits it plans (real seconds, summed over checks side by side): ${waits.length ? waits.map(([cause, w]) => `${cause} ${(w.ms / 1000).toFixed(1)} s (${w.count})`).join(', ') : 'none'}`);
+  ].concat(
+    `  waits it plans (real seconds, summed over checks side by side): ${waits.length ? waits.map(([cause, w]) => `${cause} ${(w.ms / 1000).toFixed(1)} s (${w.count})`).join(', ') : 'none'}`
+  );
 }

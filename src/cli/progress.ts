@@ -21,7 +21,10 @@ export function colourWanted(env: Record<string, string | undefined>, isTTY: boo
 
 const SGR = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
 export type Paint = (style: keyof typeof SGR, text: string) => string;
-const painter = (on: boolean): Paint => (style, text) => (on ? `\x1b[${SGR[style]}m${text}\x1b[0m` : text);
+const painter =
+  (on: boolean): Paint =>
+  (style, text) =>
+    on ? `\x1b[${SGR[style]}m${text}\x1b[0m` : text;
 
 /** 75 s → 1:15; an hour or more → 1:00:02. */
 export function clock(ms: number): string {
@@ -35,7 +38,14 @@ export function clock(ms: number): string {
 /** The check lines in colour: what a failure, a warning, a skip looks like at a glance. */
 export function paintCheckLine(c: CheckReport, paint: Paint): string {
   const line = checkLine(c);
-  const style = c.status === 'passed' ? 'green' : c.status === 'failed' || c.status === 'error' ? 'red' : c.status === 'warning' ? 'yellow' : 'dim';
+  const style =
+    c.status === 'passed'
+      ? 'green'
+      : c.status === 'failed' || c.status === 'error'
+        ? 'red'
+        : c.status === 'warning'
+          ? 'yellow'
+          : 'dim';
   return paint(style, line.slice(0, 4)) + line.slice(4);
 }
 
@@ -70,7 +80,7 @@ export class ProgressView implements RunHooks {
 
   constructor(
     private readonly term: Terminal,
-    private readonly opts: ProgressOptions,
+    private readonly opts: ProgressOptions
   ) {
     this.paint = painter(opts.colour);
     this.now = opts.now ?? Date.now;
@@ -98,7 +108,10 @@ export class ProgressView implements RunHooks {
 
   onWaitStart(w: Wait): void {
     this.waits.set(w, { lastReport: this.now() });
-    if (!this.term.isTTY) this.term.write(`  ${this.paint('dim', '…')} ${w.by}: waiting for ${w.what} (${w.upTo ? 'up to ' : ''}${clock(w.endsAt - w.startedAt)})\n`);
+    if (!this.term.isTTY)
+      this.term.write(
+        `  ${this.paint('dim', '…')} ${w.by}: waiting for ${w.what} (${w.upTo ? 'up to ' : ''}${clock(w.endsAt - w.startedAt)})\n`
+      );
     this.drawStatus();
   }
 
@@ -114,7 +127,9 @@ export class ProgressView implements RunHooks {
     for (const [w, seen] of this.waits) {
       if (now - seen.lastReport < 60_000) continue;
       seen.lastReport = now;
-      this.term.write(`  ${this.paint('dim', '…')} ${w.by}: still waiting for ${w.what}: ${clock(now - w.startedAt)} elapsed, ${w.upTo ? 'up to ' : ''}${clock(w.endsAt - now)} left\n`);
+      this.term.write(
+        `  ${this.paint('dim', '…')} ${w.by}: still waiting for ${w.what}: ${clock(now - w.startedAt)} elapsed, ${w.upTo ? 'up to ' : ''}${clock(w.endsAt - now)} left\n`
+      );
     }
   }
 
@@ -127,10 +142,14 @@ export class ProgressView implements RunHooks {
   status(): string {
     const now = this.now();
     const total = this.opts.total ? `/${this.opts.total}` : '';
-    const checks = this.running.length ? `${this.running[0]}${this.running.length > 1 ? ` +${this.running.length - 1}` : ''}` : '';
+    const checks = this.running.length
+      ? `${this.running[0]}${this.running.length > 1 ? ` +${this.running.length - 1}` : ''}`
+      : '';
     const longest = [...this.waits.keys()].sort((a, b) => b.endsAt - a.endsAt)[0];
     // The countdown first, so a narrow terminal cuts the description, never the time.
-    const wait = longest ? ` ${this.paint('yellow', '⏳')} ${longest.upTo ? 'up to ' : ''}${clock(longest.endsAt - now)} left, ${clock(now - longest.startedAt)} elapsed: waiting for ${longest.what}` : '';
+    const wait = longest
+      ? ` ${this.paint('yellow', '⏳')} ${longest.upTo ? 'up to ' : ''}${clock(longest.endsAt - now)} left, ${clock(now - longest.startedAt)} elapsed: waiting for ${longest.what}`
+      : '';
     return `${this.paint('dim', `[${this.started}${total}]`)} ${checks}${wait}`;
   }
 

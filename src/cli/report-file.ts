@@ -17,6 +17,7 @@ export function readReport(file: string): RunReport {
     throw new UsageError(`${file} is not JSON: ${(err as Error).message}`);
   }
   const r = data as Partial<RunReport>;
-  if (!r || typeof r !== 'object' || !Array.isArray(r.checks) || typeof r.verdict !== 'string') throw new UsageError(`${file} is not a cloud-conformance JSON report (no verdict and checks)`);
+  if (!r || typeof r !== 'object' || !Array.isArray(r.checks) || typeof r.verdict !== 'string')
+    throw new UsageError(`${file} is not a cloud-conformance JSON report (no verdict and checks)`);
   return r as RunReport;
 }

@@ -24,7 +24,16 @@ import type { RunOptions } from './options.ts';
 import { committedPlan, measuringOptions, planLines, planOf, planSelectionOf } from './plan.ts';
 import { readConnection } from './connection.ts';
 import { proxyFor, routeOf } from '../engine/transport/connection.ts';
-import { startReference, startReferenceProcess, startEmbeddedS3, makeTlsMaterial, type ReferenceTarget, type EmbeddedS3, type EmbeddedS3Settings, type TlsMaterial } from './embedded.ts';
+import {
+  startReference,
+  startReferenceProcess,
+  startEmbeddedS3,
+  makeTlsMaterial,
+  type ReferenceTarget,
+  type EmbeddedS3,
+  type EmbeddedS3Settings,
+  type TlsMaterial,
+} from './embedded.ts';
 
 /** The embedded reference target's declarations; runs against it hold it to them unless --overlay says otherwise. */
 export const REFERENCE_OVERLAY_PATH = 'spec/overlays/reference.yaml';
@@ -78,14 +87,21 @@ interface Target {
 }
 
 /** Resolves the target (embedded reference unless --base-url), runs the suite, writes the reports. */
-export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: string) => void, extra: RunExtras = {}): Promise<RunResult> {
+export async function runCommand(
+  opts: RunOptions,
+  tool: ToolInfo,
+  out: (line: string) => void,
+  extra: RunExtras = {}
+): Promise<RunResult> {
   const inputs = await checkInputs(opts, extra);
   const early = await startEarlyParts(opts, extra);
   await lintOverlayOrStop(opts, early);
   if (opts.dryRun) throw new Error('a dry run sends nothing and makes no report: dryRunCommand runs it');
   if (opts.insecure && !opts.quiet) out('WARNING: --insecure: TLS certificates are NOT verified; the report says so.');
   if (opts.s3Url && (!opts.s3AccessKey || !opts.s3SecretKey)) {
-    throw new UsageError('missing credentials: --s3-access-key and --s3-secret-key (or CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY) are required with --s3-url');
+    throw new UsageError(
+      'missing credentials: --s3-access-key and --s3-secret-key (or CONFORMANCE_S3_ACCESS_KEY, CONFORMANCE_S3_SECRET_KEY) are required with --s3-url'
+    );
   }
   const target = await startTarget(opts, extra, early, inputs.connection);
   const { s3, embeddedS3 } = await objectStorage(opts, extra, early, target);
@@ -96,9 +112,18 @@ export async function runCommand(opts: RunOptions, tool: ToolInfo, out: (line: s
 /** Report directories, expectations, the signing key, TLS files and proxy settings: usage errors before anything starts. */
 async function checkInputs(opts: RunOptions, extra: RunExtras): Promise<CheckedInputs> {
   for (const r of [...opts.reports, ...(opts.emitOverlay ? [{ format: 'overlay', path: opts.emitOverlay }] : [])]) {
-    if (!existsSync(dirname(r.path) || '.')) throw new UsageError(`${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`);
+    if (!existsSync(dirname(r.path) || '.'))
+      throw new UsageError(
+        `${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`
+      );
   }
-  const expectations = opts.expect ? loadExpectations(opts.expect, new Set(allChecks.map((c) => c.id)), new Set((await loadClauses()).clauses.map((c) => c.id))) : undefined;
+  const expectations = opts.expect
+    ? loadExpectations(
+        opts.expect,
+        new Set(allChecks.map((c) => c.id)),
+        new Set((await loadClauses()).clauses.map((c) => c.id))
+      )
+    : undefined;
   const signingKey = opts.sign ? readSigningKey(opts.sign) : undefined;
   return { expectations, signingKey, connection: readConnection(opts, extra.env ?? process.env) };
 }
@@ -114,7 +139,10 @@ async function startEarlyParts(opts: RunOptions, extra: RunExtras): Promise<Earl
   const targetInItsOwnProcess = opts.profile === 'certify';
   const referenceTls = embeddedTls && !opts.dryRun && !targetInItsOwnProcess ? await makeTlsMaterial() : undefined;
   const serverTls = referenceTls && { cert: referenceTls.serverCertPem, key: referenceTls.serverKeyPem };
-  const s3Starting = !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun && !targetInItsOwnProcess ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants, lazy: true, tls: serverTls }) : undefined;
+  const s3Starting =
+    !opts.baseUrl && !opts.s3Url && s3Selected && !opts.dryRun && !targetInItsOwnProcess
+      ? startEmbeddedS3({ faults: extra.s3Faults, variants: extra.s3Variants, lazy: true, tls: serverTls })
+      : undefined;
   s3Starting?.catch(() => {});
   // Start-up stopped before the run: the S3 child goes too, and the CA's files.
   const abandon = () => {
@@ -138,10 +166,29 @@ async function lintOverlayOrStop(opts: RunOptions, early: EarlyParts): Promise<v
 }
 
 /** The embedded reference (in this process, or in its own for certify), unless --base-url names a target with its key. */
-async function startTarget(opts: RunOptions, extra: RunExtras, early: EarlyParts, connection: RunConfig['connection']): Promise<Target> {
-  const given: Target = { baseUrl: opts.baseUrl ?? '', keys: { primary: opts.apiKey, second: opts.apiKeyB, readonly: opts.apiKeyReadonly, revocable: opts.apiKeyRevocable }, image: opts.image, subnetId: opts.subnetId, subnetIdB: opts.subnetIdB, overlayPath: opts.overlay, connection };
+async function startTarget(
+  opts: RunOptions,
+  extra: RunExtras,
+  early: EarlyParts,
+  connection: RunConfig['connection']
+): Promise<Target> {
+  const given: Target = {
+    baseUrl: opts.baseUrl ?? '',
+    keys: {
+      primary: opts.apiKey,
+      second: opts.apiKeyB,
+      readonly: opts.apiKeyReadonly,
+      revocable: opts.apiKeyRevocable,
+    },
+    image: opts.image,
+    subnetId: opts.subnetId,
+    subnetIdB: opts.subnetIdB,
+    overlayPath: opts.overlay,
+    connection,
+  };
   if (opts.baseUrl) {
-    if (!given.keys.primary) throw new UsageError('missing credentials: --api-key (or CONFORMANCE_API_KEY) is required with --base-url');
+    if (!given.keys.primary)
+      throw new UsageError('missing credentials: --api-key (or CONFORMANCE_API_KEY) is required with --base-url');
     return given;
   }
   const overlayPath = opts.overlay === undefined && !extra.noDefaultOverlay ? REFERENCE_OVERLAY_FILE : opts.overlay;
@@ -150,15 +197,31 @@ async function startTarget(opts: RunOptions, extra: RunExtras, early: EarlyParts
   try {
     if (early.targetInItsOwnProcess) {
       // The limit probes at a fast time scale need the target on a core of its own (fixtures/reference/process.ts).
-      const started = await startReferenceProcess({ timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants, s3Faults: extra.s3Faults, s3Variants: extra.s3Variants, tls: opts.referenceTls }).catch((err: Error) => {
+      const started = await startReferenceProcess({
+        timeScale: opts.timeScale,
+        faults: extra.faults,
+        variants: extra.variants,
+        s3Faults: extra.s3Faults,
+        s3Variants: extra.s3Variants,
+        tls: opts.referenceTls,
+      }).catch((err: Error) => {
         throw new UsageError(`the embedded reference target did not start: ${err.message}`);
       });
       embedded = started;
       embeddedS3Settings = started.settings;
       if (started.settings.caFile) connection = trusting(connection, readFileSync(started.settings.caFile, 'utf8'));
     } else {
-      const tls = early.referenceTls && { cert: early.referenceTls.serverCertPem, key: early.referenceTls.serverKeyPem };
-      embedded = await startReference({ port: 0, timeScale: opts.timeScale, faults: extra.faults, variants: extra.variants, tls });
+      const tls = early.referenceTls && {
+        cert: early.referenceTls.serverCertPem,
+        key: early.referenceTls.serverKeyPem,
+      };
+      embedded = await startReference({
+        port: 0,
+        timeScale: opts.timeScale,
+        faults: extra.faults,
+        variants: extra.variants,
+        tls,
+      });
       if (early.referenceTls) connection = trusting(connection, early.referenceTls.caPem);
     }
   } catch (err) {
@@ -166,18 +229,46 @@ async function startTarget(opts: RunOptions, extra: RunExtras, early: EarlyParts
     throw err;
   }
   const s = embedded.settings;
-  return { embedded, embeddedS3Settings, baseUrl: s.baseUrl, keys: { primary: s.apiKey, second: s.apiKeyB, readonly: s.apiKeyReadonly, revocable: s.apiKeyRevocable }, image: s.image, subnetId: s.subnetId, subnetIdB: s.subnetIdB, overlayPath, connection };
+  return {
+    embedded,
+    embeddedS3Settings,
+    baseUrl: s.baseUrl,
+    keys: { primary: s.apiKey, second: s.apiKeyB, readonly: s.apiKeyReadonly, revocable: s.apiKeyRevocable },
+    image: s.image,
+    subnetId: s.subnetId,
+    subnetIdB: s.subnetIdB,
+    overlayPath,
+    connection,
+  };
 }
 
 /** Object storage: --s3-url, else the embedded s3rver when the API target is embedded too; else the s3 group is skipped. */
-async function objectStorage(opts: RunOptions, extra: RunExtras, early: EarlyParts, target: Target): Promise<{ s3?: S3Config; embeddedS3?: EmbeddedS3 }> {
+async function objectStorage(
+  opts: RunOptions,
+  extra: RunExtras,
+  early: EarlyParts,
+  target: Target
+): Promise<{ s3?: S3Config; embeddedS3?: EmbeddedS3 }> {
   let embeddedS3: EmbeddedS3 | undefined;
   let s3: S3Config | undefined;
   if (opts.s3Url) {
-    s3 = { url: opts.s3Url, accessKey: opts.s3AccessKey!, secretKey: opts.s3SecretKey!, region: opts.s3Region ?? 'us-east-1', forcePathStyle: !opts.s3VirtualHost };
+    s3 = {
+      url: opts.s3Url,
+      accessKey: opts.s3AccessKey!,
+      secretKey: opts.s3SecretKey!,
+      region: opts.s3Region ?? 'us-east-1',
+      forcePathStyle: !opts.s3VirtualHost,
+    };
   } else if (target.embedded && target.embeddedS3Settings && early.s3Selected) {
     const e = target.embeddedS3Settings;
-    s3 = { url: e.s3Url, accessKey: e.s3AccessKey, secretKey: e.s3SecretKey, region: e.s3Region, forcePathStyle: true, embedded: true };
+    s3 = {
+      url: e.s3Url,
+      accessKey: e.s3AccessKey,
+      secretKey: e.s3SecretKey,
+      region: e.s3Region,
+      forcePathStyle: true,
+      embedded: true,
+    };
   } else if (target.embedded && early.s3Starting) {
     try {
       embeddedS3 = await early.s3Starting;
@@ -186,7 +277,14 @@ async function objectStorage(opts: RunOptions, extra: RunExtras, early: EarlyPar
       throw err;
     }
     const e = embeddedS3.settings;
-    s3 = { url: e.s3Url, accessKey: e.s3AccessKey, secretKey: e.s3SecretKey, region: e.s3Region, forcePathStyle: true, embedded: true };
+    s3 = {
+      url: e.s3Url,
+      accessKey: e.s3AccessKey,
+      secretKey: e.s3SecretKey,
+      region: e.s3Region,
+      forcePathStyle: true,
+      embedded: true,
+    };
   }
   if (s3 && extra.s3LargeObjectBytes) s3.largeObjectBytes = extra.s3LargeObjectBytes;
   return { s3, embeddedS3 };
@@ -232,13 +330,29 @@ function runConfig(opts: RunOptions, target: Target, s3: S3Config | undefined): 
  * The run itself and what it leaves: the live view, the suite, the S3 sweep, the summary and exit code, the reports;
  * whatever happens, everything started is stopped (Ctrl-C too: the run's buckets removed, exit 130).
  */
-async function runAndReport(r: { opts: RunOptions; tool: ToolInfo; out: (line: string) => void; extra: RunExtras; inputs: CheckedInputs; early: EarlyParts; target: Target; embeddedS3?: EmbeddedS3; config: RunConfig }): Promise<RunResult> {
+async function runAndReport(r: {
+  opts: RunOptions;
+  tool: ToolInfo;
+  out: (line: string) => void;
+  extra: RunExtras;
+  inputs: CheckedInputs;
+  early: EarlyParts;
+  target: Target;
+  embeddedS3?: EmbeddedS3;
+  config: RunConfig;
+}): Promise<RunResult> {
   const { opts, tool, out, extra, inputs, early, target, embeddedS3, config } = r;
   const { embedded } = target;
   // A terminal gets the live view (a status line, countdowns, colour); a plain writer gets the check lines.
-  const view = !opts.quiet && extra.terminal ? new ProgressView(extra.terminal, { colour: colourWanted(extra.env ?? {}, extra.terminal.isTTY), total: selectChecks(allChecks, opts.only).length }) : undefined;
+  const view =
+    !opts.quiet && extra.terminal
+      ? new ProgressView(extra.terminal, {
+          colour: colourWanted(extra.env ?? {}, extra.terminal.isTTY),
+          total: selectChecks(allChecks, opts.only).length,
+        })
+      : undefined;
   const say = view ? (line: string) => view.line(line) : out;
-  const hooks: RunHooks = opts.quiet ? {} : view ?? { onCheckEnd: (c) => out(checkLine(c)) };
+  const hooks: RunHooks = opts.quiet ? {} : (view ?? { onCheckEnd: (c) => out(checkLine(c)) });
   const onSigint = () => {
     void (async () => {
       await Promise.race([sweepAllS3(), new Promise((res) => setTimeout(res, 15_000).unref())]);
@@ -251,7 +365,10 @@ async function runAndReport(r: { opts: RunOptions; tool: ToolInfo; out: (line: s
   if (config.s3 && early.s3Selected) process.once('SIGINT', onSigint);
   let swept = false;
   try {
-    if (!opts.quiet) say(`cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${config.baseUrl}, profile ${opts.profile}, seed ${opts.seed}`);
+    if (!opts.quiet)
+      say(
+        `cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${config.baseUrl}, profile ${opts.profile}, seed ${opts.seed}`
+      );
     if (!opts.quiet && config.connection?.proxy) say(proxyLine(config));
     const report = await runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
       // A run that could not start still leaves the reports asked for (verdict error), then exits 2.
@@ -263,17 +380,25 @@ async function runAndReport(r: { opts: RunOptions; tool: ToolInfo; out: (line: s
     });
     // Our own S3 server failed to start: its checks met 503s that say nothing of a target, so the run cannot stand.
     await embeddedS3?.ready.catch((err: Error) => {
-      throw new Error(`the embedded S3 endpoint did not start (${err.message}); run without the s3 group (--only) or point --s3-url at an endpoint`);
+      throw new Error(
+        `the embedded S3 endpoint did not start (${err.message}); run without the s3 group (--only) or point --s3-url at an endpoint`
+      );
     });
     const s3Cleanup = await sweepS3(config);
     swept = true;
     if (s3Cleanup) {
       report.s3Cleanup = s3Cleanup;
-      if (!opts.quiet && s3Cleanup.failed.length) say(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
+      if (!opts.quiet && s3Cleanup.failed.length)
+        say(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
     }
     view?.close();
-    const exitCode = inputs.expectations ? applyExpectations(report, opts.expect!, inputs.expectations, opts.strictExpect) : EXIT_CODES[report.verdict];
-    (opts.quiet ? quietSummaryLines(report) : summaryLines(report, view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false)).forEach((l) => out(l));
+    const exitCode = inputs.expectations
+      ? applyExpectations(report, opts.expect!, inputs.expectations, opts.strictExpect)
+      : EXIT_CODES[report.verdict];
+    (opts.quiet
+      ? quietSummaryLines(report)
+      : summaryLines(report, view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false)
+    ).forEach((l) => out(l));
     expectationLines(report).forEach((l) => out(l));
     // Last: the digests cover everything the report says, expectations included.
     report.integrity = sealReport(report, inputs.signingKey);
@@ -301,11 +426,20 @@ function trusting(connection: RunConfig['connection'], caPem: string): NonNullab
 function proxyLine(config: RunConfig): string {
   const proxy = config.connection?.proxy;
   const api = config.embedded ? 'directly (embedded target)' : routeOf(config.baseUrl, proxy);
-  const s3 = !config.s3 ? '' : `; object storage ${config.s3.embedded ? 'directly (embedded endpoint)' : routeOf(config.s3.url, proxy)}`;
+  const s3 = !config.s3
+    ? ''
+    : `; object storage ${config.s3.embedded ? 'directly (embedded endpoint)' : routeOf(config.s3.url, proxy)}`;
   // A proxy on another machine cannot reach this one's loopback: a common slip, said where it can be seen.
-  const loopback = [config.embedded ? undefined : config.baseUrl, config.s3?.embedded ? undefined : config.s3?.url]
-    .filter((url): url is string => !!url && !!proxyFor(url, proxy) && LOOPBACK.test(new URL(url).hostname));
-  const note = loopback.length ? `; ${loopback.map((u) => new URL(u).hostname).filter((h, i, all) => all.indexOf(h) === i).join(', ')} is this machine: add it to NO_PROXY unless the proxy is on this machine too` : '';
+  const loopback = [
+    config.embedded ? undefined : config.baseUrl,
+    config.s3?.embedded ? undefined : config.s3?.url,
+  ].filter((url): url is string => !!url && !!proxyFor(url, proxy) && LOOPBACK.test(new URL(url).hostname));
+  const note = loopback.length
+    ? `; ${loopback
+        .map((u) => new URL(u).hostname)
+        .filter((h, i, all) => all.indexOf(h) === i)
+        .join(', ')} is this machine: add it to NO_PROXY unless the proxy is on this machine too`
+    : '';
   return `proxy: API ${api}${s3}${proxy?.noProxy ? ` (NO_PROXY ${proxy.noProxy})` : ''}${note}`;
 }
 
@@ -313,14 +447,19 @@ const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
 /** The create budget, as --dry-run prints it before a run: certify's parts, or the cap --max-creates sets. */
 export function createBudgetLines(opts: Pick<RunOptions, 'profile' | 'maxCreates'>): string[] {
-  if (opts.profile !== 'certify') return opts.maxCreates === undefined ? [] : [`  create budget: at most ${opts.maxCreates} VMs (--max-creates)`];
+  if (opts.profile !== 'certify')
+    return opts.maxCreates === undefined ? [] : [`  create budget: at most ${opts.maxCreates} VMs (--max-creates)`];
   const budget = certifyBudget();
   const cap = opts.maxCreates ?? budget.total;
   return [
     `  create budget: at most ${cap} VMs${opts.maxCreates === undefined ? ` (certify's default: what it may need; cap it with --max-creates)` : ' (--max-creates)'}:`,
     ...budget.parts.map((p) => `    up to ${String(p.creates).padStart(3)}  ${p.what}`),
     `    every one small (1 vCPU, 1 GB), named cc-<run id>-…, in the report's ledger, and deleted at the end where a delete is declared or DELETE /v1/vms/{id} works`,
-    ...(cap < budget.total ? [`    with ${cap}, the parts that do not fit are reported as not verified, naming the --max-creates that would verify them`] : []),
+    ...(cap < budget.total
+      ? [
+          `    with ${cap}, the parts that do not fit are reported as not verified, naming the --max-creates that would verify them`,
+        ]
+      : []),
   ];
 }
 
@@ -342,16 +481,31 @@ export async function dryRunCommand(opts: RunOptions, tool: ToolInfo, out: (line
     return 0;
   }
   const report = await measureReport(opts, tool);
-  const measured = planOf('measure' in selection ? { profile: opts.profile, overlay: opts.baseUrl === undefined ? 'reference' : 'none' } : selection, report, new Date().toISOString());
-  for (const line of planLines(measured, opts, `measured now against the embedded reference target, since no committed plan applies (${committed.measure})`, createBudgetLines(opts))) out(line);
+  const measured = planOf(
+    'measure' in selection
+      ? { profile: opts.profile, overlay: opts.baseUrl === undefined ? 'reference' : 'none' }
+      : selection,
+    report,
+    new Date().toISOString()
+  );
+  for (const line of planLines(
+    measured,
+    opts,
+    `measured now against the embedded reference target, since no committed plan applies (${committed.measure})`,
+    createBudgetLines(opts)
+  ))
+    out(line);
   return 0;
 }
 
 /** The report of a run of the dry run's selection against the embedded reference: what the plan is measured from. */
 export async function measureReport(opts: RunOptions, tool: ToolInfo): Promise<RunReport> {
-  const { report } = await runCommand(measuringOptions(opts), tool, () => {},
+  const { report } = await runCommand(
+    measuringOptions(opts),
+    tool,
+    () => {},
     // A target named without an overlay is run without one; the embedded reference is run with its own, as the run would.
-    { noDefaultOverlay: opts.overlay === undefined && opts.baseUrl !== undefined },
+    { noDefaultOverlay: opts.overlay === undefined && opts.baseUrl !== undefined }
   );
   return report;
 }

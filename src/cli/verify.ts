@@ -7,7 +7,8 @@ import { readPublicKey } from '../report/integrity.ts';
 import { verificationText, verifyReport } from '../report/verify.ts';
 import { readReport } from './report-file.ts';
 
-const USAGE = 'usage: cloud-conformance verify REPORT.json [--public-key FILE] [--format terminal|json] [--output FILE]';
+const USAGE =
+  'usage: cloud-conformance verify REPORT.json [--public-key FILE] [--format terminal|json] [--output FILE]';
 
 /**
  * cloud-conformance verify REPORT: recompute the report's digests, check its signature against --public-key, and
@@ -31,7 +32,11 @@ export async function verifyCommand(args: string[], version: string, out: (line:
   if (args.includes('--public-key') && !publicKeyFile) throw new UsageError(`--public-key needs a file (${USAGE})`);
   const publicKey = publicKeyFile ? readPublicKey(publicKeyFile) : undefined;
   const report = readReport(files[0]!);
-  const v = verifyReport(report, { version, digests: specDigests(), clauses: await loadClauses(), checks: allChecks }, publicKey);
+  const v = verifyReport(
+    report,
+    { version, digests: specDigests(), clauses: await loadClauses(), checks: allChecks },
+    publicKey
+  );
   const text = format === 'json' ? JSON.stringify(v, null, 2) + '\n' : verificationText(files[0]!, v).join('\n') + '\n';
   if (output) writeFileSync(output, text);
   else for (const line of text.replace(/\n$/, '').split('\n')) out(line);

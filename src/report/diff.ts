@@ -50,16 +50,24 @@ const decided = (s: CheckStanding) => s === 'passed' || s === 'failed' || s === 
 /** The difference between two runs' JSON reports. */
 export function diffReports(older: RunReport, newer: RunReport): ReportDiff {
   const versions: string[] = [];
-  if (older.tool?.version !== newer.tool?.version) versions.push(`suite ${older.tool?.version ?? '?'} → ${newer.tool?.version ?? '?'}`);
+  if (older.tool?.version !== newer.tool?.version)
+    versions.push(`suite ${older.tool?.version ?? '?'} → ${newer.tool?.version ?? '?'}`);
   if (older.digests?.clauses !== newer.digests?.clauses) versions.push('clause list (spec/clauses.yaml) differs');
   if (older.digests?.openapi !== newer.digests?.openapi) versions.push('OpenAPI document (spec/openapi.yaml) differs');
-  if ((older.overlay ?? '') !== (newer.overlay ?? '')) versions.push(`overlay ${older.overlay ?? 'none'} → ${newer.overlay ?? 'none'}`);
+  if ((older.overlay ?? '') !== (newer.overlay ?? ''))
+    versions.push(`overlay ${older.overlay ?? 'none'} → ${newer.overlay ?? 'none'}`);
   if (older.profile !== newer.profile) versions.push(`profile ${older.profile} → ${newer.profile}`);
 
   const oldChecks = new Map(older.checks.map((c) => [c.id, c.status as CheckStanding]));
   const newChecks = new Map(newer.checks.map((c) => [c.id, c.status as CheckStanding]));
   const ids = [...new Set([...oldChecks.keys(), ...newChecks.keys()])].sort();
-  const checks: ReportDiff['checks'] = { newlyFailing: [], newlyPassing: [], newlyNotVerified: [], newWarnings: [], warningsGone: [] };
+  const checks: ReportDiff['checks'] = {
+    newlyFailing: [],
+    newlyPassing: [],
+    newlyNotVerified: [],
+    newWarnings: [],
+    warningsGone: [],
+  };
   for (const id of ids) {
     const from = oldChecks.get(id) ?? 'absent';
     const to = newChecks.get(id) ?? 'absent';
@@ -83,7 +91,10 @@ export function diffReports(older: RunReport, newer: RunReport): ReportDiff {
     else if (to === 'verified') clauses.newlyVerified.push({ id, from, to });
     else if (from === 'verified' || from === 'failed') clauses.newlyNotVerified.push({ id, from, to });
   }
-  const regression = checks.newlyFailing.length > 0 || clauses.newlyFailing.length > 0 || clauses.newlyNotVerified.some((c) => c.from === 'verified');
+  const regression =
+    checks.newlyFailing.length > 0 ||
+    clauses.newlyFailing.length > 0 ||
+    clauses.newlyNotVerified.some((c) => c.from === 'verified');
   return { versions, checks, clauses, verdict: { from: older.verdict, to: newer.verdict }, regression };
 }
 
@@ -120,12 +131,22 @@ export function diffText(d: ReportDiff): string[] {
 
 /** The diff as Markdown, fit for a pull-request comment. */
 export function diffMarkdown(d: ReportDiff): string {
-  const out = [`### Conformance: ${d.regression ? '❌ regression' : '✅ no regression'}`, '', headline(d).replace(/^[^:]+: /, '')];
+  const out = [
+    `### Conformance: ${d.regression ? '❌ regression' : '✅ no regression'}`,
+    '',
+    headline(d).replace(/^[^:]+: /, ''),
+  ];
   if (d.versions.length) out.push('', `> The runs differ (compared by check and clause id): ${d.versions.join('; ')}`);
   for (const [title, pick] of SECTIONS) {
     const items = pick(d);
     if (items.length === 0) continue;
-    out.push('', `**${title[0]!.toUpperCase()}${title.slice(1)} (${items.length})**`, '', '| id | before | after |', '|---|---|---|');
+    out.push(
+      '',
+      `**${title[0]!.toUpperCase()}${title.slice(1)} (${items.length})**`,
+      '',
+      '| id | before | after |',
+      '|---|---|---|'
+    );
     for (const c of items) out.push(`| \`${c.id}\` | ${c.from} | ${c.to} |`);
   }
   return out.join('\n') + '\n';

@@ -1,17 +1,29 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
 import type { EvidenceExchange } from '../engine/run/check.ts';
-import { clauseCounts, type CheckReport, type DomainCoverage, type LimitProbeTrace, type RunReport } from '../engine/run/report.ts';
+import {
+  clauseCounts,
+  type CheckReport,
+  type DomainCoverage,
+  type LimitProbeTrace,
+  type RunReport,
+} from '../engine/run/report.ts';
 import { loadClausesSync, type ClauseList } from '../spec/clauses.ts';
 
 // The certification report: one self-contained HTML file (inline CSS and SVG, no script, no external resource)
 // a certifier can hand over. Everything taken from the report is escaped; the evidence is already redacted.
 
 const esc = (s: unknown): string =>
-  String(s ?? '').replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c]!);
+  String(s ?? '').replace(
+    /[<>&"']/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c]!
+  );
 
 /** Long bodies are cut for reading; the JSON report keeps them whole. */
 const MAX_BODY_CHARS = 6000;
-const cut = (s: string) => (s.length > MAX_BODY_CHARS ? `${s.slice(0, MAX_BODY_CHARS)}\n… (${s.length - MAX_BODY_CHARS} more characters in the JSON report)` : s);
+const cut = (s: string) =>
+  s.length > MAX_BODY_CHARS
+    ? `${s.slice(0, MAX_BODY_CHARS)}\n… (${s.length - MAX_BODY_CHARS} more characters in the JSON report)`
+    : s;
 
 const STATUS_RANK: Record<string, number> = { failed: 5, error: 4, warning: 3, passed: 2, skipped: 1 };
 const badge = (status: string, text = status) => `<span class="badge ${esc(status)}">${esc(text)}</span>`;
@@ -20,28 +32,53 @@ function metaRows(r: RunReport): string {
   const d = r.digests;
   const digestLines = d
     ? [
-        d.seed ? `seed <code>${esc(d.seed.path)}</code> sha256 <code class="hash">${esc(d.seed.sha256)}</code>` : 'seed document not present where the run was made',
+        d.seed
+          ? `seed <code>${esc(d.seed.path)}</code> sha256 <code class="hash">${esc(d.seed.sha256)}</code>`
+          : 'seed document not present where the run was made',
         `<code>spec/clauses.yaml</code> sha256 <code class="hash">${esc(d.clauses)}</code>`,
         `<code>spec/openapi.yaml</code> sha256 <code class="hash">${esc(d.openapi)}</code>`,
       ].join('<br>')
     : 'not recorded';
   const safety = (r as Partial<RunReport>).safety;
   const rows: Array<[string, string]> = [
-    ['Target', `${esc(r.target.baseUrl)}${r.target.embedded ? ' <span class="muted">(embedded reference target)</span>' : ''}`],
+    [
+      'Target',
+      `${esc(r.target.baseUrl)}${r.target.embedded ? ' <span class="muted">(embedded reference target)</span>' : ''}`,
+    ],
     ['Tool', `${esc(r.tool.name)} ${esc(r.tool.version)}`],
     ['Profile', `${esc(r.profile)} · seed ${esc(r.seed)} · time scale ${esc(r.timeScale)}`],
     ['Overlay', r.overlay ? `<code>${esc(r.overlay)}</code>` : 'none (choices the seed leaves open were discovered)'],
     ['Time', `${esc(r.startedAt)} → ${esc(r.finishedAt)}`],
     ['Documents', digestLines],
-    ['Traffic', `${esc(r.traffic.requests)} requests, ${esc(r.traffic.writes)} writes, tokens issued ${esc(Object.entries(r.traffic.tokensIssued).map(([k, v]) => `${k}: ${v}`).join(', ') || 'none')}`],
+    [
+      'Traffic',
+      `${esc(r.traffic.requests)} requests, ${esc(r.traffic.writes)} writes, tokens issued ${esc(
+        Object.entries(r.traffic.tokensIssued)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ') || 'none'
+      )}`,
+    ],
   ];
-  if (safety) rows.push(['Restrictions', [safety.readOnly ? 'read-only (no writes)' : '', safety.insecure ? '<strong>TLS certificates NOT verified (--insecure)</strong>' : ''].filter(Boolean).join(', ') || 'none']);
+  if (safety)
+    rows.push([
+      'Restrictions',
+      [
+        safety.readOnly ? 'read-only (no writes)' : '',
+        safety.insecure ? '<strong>TLS certificates NOT verified (--insecure)</strong>' : '',
+      ]
+        .filter(Boolean)
+        .join(', ') || 'none',
+    ]);
   const connection = (r as Partial<RunReport>).connection;
   if (connection) rows.push(['Connection', connectionHtml(connection)]);
   rows.push(['Reproduce', `<code>${esc(r.reproduce)}</code>`]);
   // The JSON report is the one verify checks; the HTML names its digest and signing key so the two can be matched.
   const integrity = r.integrity;
-  if (integrity) rows.push(['Integrity', `JSON report sha256 <code class="hash">${esc(integrity.report)}</code> (${esc(integrity.algorithm)}; <code>cloud-conformance verify</code>)${integrity.signature ? `<br>signed (Ed25519) by key <code class="hash">${esc(integrity.signature.key)}</code>` : '<br>not signed'}`]);
+  if (integrity)
+    rows.push([
+      'Integrity',
+      `JSON report sha256 <code class="hash">${esc(integrity.report)}</code> (${esc(integrity.algorithm)}; <code>cloud-conformance verify</code>)${integrity.signature ? `<br>signed (Ed25519) by key <code class="hash">${esc(integrity.signature.key)}</code>` : '<br>not signed'}`,
+    ]);
   return rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('\n');
 }
 
@@ -53,19 +90,35 @@ function connectionHtml(c: NonNullable<RunReport['connection']>): string {
   if (c.clientCert) parts.push(`client certificate <code>${esc(c.clientCert)}</code>`);
   if (c.proxy) {
     const way = (v: string) => (v === 'direct' ? 'directly' : `through proxy <code>${esc(v)}</code>`);
-    parts.push(`API ${way(c.proxy.api)}${c.proxy.s3 ? `, object storage ${way(c.proxy.s3)}` : ''}${c.proxy.noProxy ? ` (NO_PROXY <code>${esc(c.proxy.noProxy)}</code>)` : ''}`);
+    parts.push(
+      `API ${way(c.proxy.api)}${c.proxy.s3 ? `, object storage ${way(c.proxy.s3)}` : ''}${c.proxy.noProxy ? ` (NO_PROXY <code>${esc(c.proxy.noProxy)}</code>)` : ''}`
+    );
   }
   return parts.join('; ');
 }
 
 function exchangeHtml(ex: EvidenceExchange, i: number): string {
   const req = ex.request;
-  const reqText = [`${req.method} ${req.url}`, ...Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`), ...(req.body !== undefined ? ['', cut(req.body)] : [])].join('\n');
+  const reqText = [
+    `${req.method} ${req.url}`,
+    ...Object.entries(req.headers).map(([k, v]) => `${k}: ${v}`),
+    ...(req.body !== undefined ? ['', cut(req.body)] : []),
+  ].join('\n');
   const partial = ex.incompleteResponse;
   const resText = ex.response
-    ? [`HTTP ${ex.response.status}`, ...Object.entries(ex.response.headers).map(([k, v]) => `${k}: ${v}`), '', cut(ex.response.body)].join('\n')
+    ? [
+        `HTTP ${ex.response.status}`,
+        ...Object.entries(ex.response.headers).map(([k, v]) => `${k}: ${v}`),
+        '',
+        cut(ex.response.body),
+      ].join('\n')
     : partial
-      ? [`HTTP ${partial.status} (headers after ${partial.headersAfterMs} ms)`, ...Object.entries(partial.headers).map(([k, v]) => `${k}: ${v}`), '', `[body incomplete: ${partial.receivedBytes} bytes, then ${ex.transportError ?? 'unknown'}]`].join('\n')
+      ? [
+          `HTTP ${partial.status} (headers after ${partial.headersAfterMs} ms)`,
+          ...Object.entries(partial.headers).map(([k, v]) => `${k}: ${v}`),
+          '',
+          `[body incomplete: ${partial.receivedBytes} bytes, then ${ex.transportError ?? 'unknown'}]`,
+        ].join('\n')
       : `no response: ${ex.transportError ?? 'unknown'}`;
   return `<div class="exchange"><div class="exh">Exchange ${i + 1}</div>
 <div class="pair"><div><div class="lbl">request</div><pre>${esc(reqText)}</pre></div><div><div class="lbl">response</div><pre>${esc(resText)}</pre></div></div>
@@ -74,12 +127,21 @@ function exchangeHtml(ex: EvidenceExchange, i: number): string {
 
 function findingHtml(c: CheckReport, reproduce: string): string {
   const ev = c.evidence;
-  const details = ev?.details && Object.keys(ev.details).length ? `<div class="lbl">details</div><pre class="details">${esc(cut(JSON.stringify(ev.details, null, 2)))}</pre>` : '';
+  const details =
+    ev?.details && Object.keys(ev.details).length
+      ? `<div class="lbl">details</div><pre class="details">${esc(cut(JSON.stringify(ev.details, null, 2)))}</pre>`
+      : '';
   // The first exchanges shown; the rest folded (they are usually more of the same).
   const SHOWN = 2;
   const all = ev?.exchanges ?? [];
   const exchanges = all.length
-    ? all.slice(0, SHOWN).map(exchangeHtml).join('\n') + (all.length > SHOWN ? `<details class="more"><summary>${all.length - SHOWN} more exchange${all.length - SHOWN > 1 ? 's' : ''}</summary>${all.slice(SHOWN).map((ex, i) => exchangeHtml(ex, i + SHOWN)).join('\n')}</details>` : '')
+    ? all.slice(0, SHOWN).map(exchangeHtml).join('\n') +
+      (all.length > SHOWN
+        ? `<details class="more"><summary>${all.length - SHOWN} more exchange${all.length - SHOWN > 1 ? 's' : ''}</summary>${all
+            .slice(SHOWN)
+            .map((ex, i) => exchangeHtml(ex, i + SHOWN))
+            .join('\n')}</details>`
+        : '')
     : '<p class="muted">No exchanges recorded.</p>';
   const only = c.group ? `${reproduce.replace(/ --only \S+/, '')} --only ${c.group}` : reproduce;
   return `<article class="finding ${esc(c.status)}" id="f-${esc(c.id)}">
@@ -96,7 +158,10 @@ ${exchanges}
 /** The run could not start: what the target did with the token request, and the exchange that shows it. */
 function startupFailureHtml(r: RunReport): string {
   const f = r.startupFailure!;
-  const details = f.evidence.details && Object.keys(f.evidence.details).length ? `<div class="lbl">details</div><pre class="details">${esc(cut(JSON.stringify(f.evidence.details, null, 2)))}</pre>` : '';
+  const details =
+    f.evidence.details && Object.keys(f.evidence.details).length
+      ? `<div class="lbl">details</div><pre class="details">${esc(cut(JSON.stringify(f.evidence.details, null, 2)))}</pre>`
+      : '';
   return `<article class="finding failed" id="startup-failure">
 <h3>${badge('failed', 'could not start')} <code>${esc(f.kind)}</code> <span class="muted">no check ran</span></h3>
 <p class="msg">${esc(f.message)}</p>
@@ -127,9 +192,13 @@ function clauseRows(r: RunReport, list: ClauseList): ClauseRow[] {
   const citing = (id: string) => r.checks.filter((c) => c.clauses.includes(id));
   const open = (id: string) => (r.coverage?.notVerified ?? []).filter((n) => n.clause === id);
   // Checks of groups that were not selected appear in the coverage as "not selected".
-  const notRun = (id: string) => open(id).filter((n) => !r.checks.some((c) => c.id === n.check)).map((n) => n.check);
+  const notRun = (id: string) =>
+    open(id)
+      .filter((n) => !r.checks.some((c) => c.id === n.check))
+      .map((n) => n.check);
   const verified = (id: string) => r.coverage?.verified.includes(id) ?? false;
-  const aggregate = (checks: CheckReport[]) => checks.reduce((best, c) => ((STATUS_RANK[c.status] ?? 0) > (STATUS_RANK[best] ?? 0) ? c.status : best), 'skipped');
+  const aggregate = (checks: CheckReport[]) =>
+    checks.reduce((best, c) => ((STATUS_RANK[c.status] ?? 0) > (STATUS_RANK[best] ?? 0) ? c.status : best), 'skipped');
   const rows: ClauseRow[] = [];
   for (const cl of list.clauses) {
     const checks = citing(cl.id);
@@ -144,13 +213,38 @@ function clauseRows(r: RunReport, list: ClauseList): ClauseRow[] {
       note = `deferred to issue ${cl.deferred.issue} (${cl.deferred.group})`;
     } else status = notRun(cl.id).length ? 'not-run' : 'uncovered';
     if (checks.length && cl.checkable === false) status = aggregate(checks);
-    rows.push({ id: cl.id, section: cl.section, text: cl.text, kind: 'clause', status, note, checks, notRun: notRun(cl.id), notVerified: open(cl.id), verified: verified(cl.id), domain: r.coverage?.domains?.find((d) => d.clause === cl.id), partly: r.coverage?.partlyVerified?.includes(cl.id) ?? false });
+    rows.push({
+      id: cl.id,
+      section: cl.section,
+      text: cl.text,
+      kind: 'clause',
+      status,
+      note,
+      checks,
+      notRun: notRun(cl.id),
+      notVerified: open(cl.id),
+      verified: verified(cl.id),
+      domain: r.coverage?.domains?.find((d) => d.clause === cl.id),
+      partly: r.coverage?.partlyVerified?.includes(cl.id) ?? false,
+    });
   }
   // Items the seed leaves unshown: held at declared level where an overlay declares them, else discovered.
   for (const u of list.unshown) {
     const checks = citing(u.id);
     if (!checks.length && !notRun(u.id).length) continue;
-    rows.push({ id: u.id, section: u.section, text: u.text, kind: 'unshown', status: checks.length ? aggregate(checks) : 'not-run', note: 'unshown in the seed', checks, notRun: notRun(u.id), notVerified: open(u.id), verified: verified(u.id), partly: false });
+    rows.push({
+      id: u.id,
+      section: u.section,
+      text: u.text,
+      kind: 'unshown',
+      status: checks.length ? aggregate(checks) : 'not-run',
+      note: 'unshown in the seed',
+      checks,
+      notRun: notRun(u.id),
+      notVerified: open(u.id),
+      verified: verified(u.id),
+      partly: false,
+    });
   }
   return rows;
 }
@@ -165,7 +259,9 @@ const STATUS_LABEL: Record<string, string> = {
 function clauseSummary(rows: ClauseRow[]): string {
   const clauses = rows.filter((r) => r.kind === 'clause');
   const count = (st: string) => clauses.filter((r) => r.status === st).length;
-  const parts = (['passed', 'failed', 'warning', 'skipped', 'not-run', 'not-checkable', 'deferred', 'uncovered'] as const)
+  const parts = (
+    ['passed', 'failed', 'warning', 'skipped', 'not-run', 'not-checkable', 'deferred', 'uncovered'] as const
+  )
     .filter((st) => count(st))
     .map((st) => `<span>${badge(st, STATUS_LABEL[st] ?? st)} ${count(st)}</span>`);
   return `<p class="clause-summary">${clauses.length} clauses: ${parts.join(' ')}</p>`;
@@ -174,11 +270,29 @@ function clauseSummary(rows: ClauseRow[]): string {
 function clauseMatrix(rows: ClauseRow[]): string {
   const body = rows
     .map((row) => {
-      const checks = row.checks.map((c) => `<li>${badge(c.status)} <a href="#k-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="lvl">${esc(c.level)}</span></li>`).join('');
-      const notRun = row.notRun.length ? `<li class="muted">not in this run: ${row.notRun.map((id) => `<code>${esc(id)}</code>`).join(', ')}</li>` : '';
-      const why = row.notVerified.map((n) => `<li class="nv"><code>${esc(n.check)}</code>: ${esc(n.reason)} <span class="how">to verify: ${esc(n.howToVerify)}</span></li>`).join('');
+      const checks = row.checks
+        .map(
+          (c) =>
+            `<li>${badge(c.status)} <a href="#k-${esc(c.id)}"><code>${esc(c.id)}</code></a> <span class="lvl">${esc(c.level)}</span></li>`
+        )
+        .join('');
+      const notRun = row.notRun.length
+        ? `<li class="muted">not in this run: ${row.notRun.map((id) => `<code>${esc(id)}</code>`).join(', ')}</li>`
+        : '';
+      const why = row.notVerified
+        .map(
+          (n) =>
+            `<li class="nv"><code>${esc(n.check)}</code>: ${esc(n.reason)} <span class="how">to verify: ${esc(n.howToVerify)}</span></li>`
+        )
+        .join('');
       const { domain, partly } = row;
-      const proof = row.verified ? (partly ? badge('warning', 'partly verified') : badge('passed', 'verified')) : row.notVerified.length ? badge(row.notVerified.some((n) => n.blocking) ? 'not-verified' : 'skipped', 'not verified') : '';
+      const proof = row.verified
+        ? partly
+          ? badge('warning', 'partly verified')
+          : badge('passed', 'verified')
+        : row.notVerified.length
+          ? badge(row.notVerified.some((n) => n.blocking) ? 'not-verified' : 'skipped', 'not verified')
+          : '';
       return `<tr class="${row.kind}" id="c-${esc(row.id)}" data-clause="${esc(row.id)}" data-kind="${row.kind}" data-verified="${row.verified ? 'yes' : row.notVerified.length ? 'no' : 'n/a'}"><td class="cid"><code>${esc(row.id)}</code><div class="muted">§ ${esc(row.section)}</div></td><td>${esc(row.text)}${row.note ? `<div class="muted">${esc(row.note)}</div>` : ''}${domain ? domainHtml(domain) : ''}</td><td><ul class="checks">${checks}${notRun}${why}</ul></td><td>${badge(row.status, STATUS_LABEL[row.status] ?? row.status)} ${proof}</td></tr>`;
     })
     .join('\n');
@@ -191,7 +305,12 @@ function domainHtml(d: DomainCoverage): string {
   const cell = (dim: (typeof dims)[number]) => {
     const done = d.exercised[dim] ?? [];
     const missing = d.missing.filter((m) => m.dimension === dim);
-    const left = missing.map((m) => `<span class="${m.possible ? 'dm-open' : 'dm-beyond'}" title="${esc(`${m.reason}; to verify: ${m.howToVerify}`)}">${esc(m.point)}</span>`).join(' ');
+    const left = missing
+      .map(
+        (m) =>
+          `<span class="${m.possible ? 'dm-open' : 'dm-beyond'}" title="${esc(`${m.reason}; to verify: ${m.howToVerify}`)}">${esc(m.point)}</span>`
+      )
+      .join(' ');
     return `<div class="domain"><b>${dim}</b> ${done.length}/${d.domain[dim]!.length}${done.length ? `: ${done.map((p) => `<span class="dm-done">${esc(p)}</span>`).join(' ')}` : ''}${left ? ` · not exercised: ${left}` : ''}</div>`;
   };
   return dims.map(cell).join('');
@@ -200,8 +319,13 @@ function domainHtml(d: DomainCoverage): string {
 function notVerifiedBanner(r: RunReport): string {
   const open = r.coverage?.notVerified ?? [];
   const errors = r.errors ?? [];
-  if (!open.length && !errors.length) return r.coverage ? `<section class="banner proved" id="not-verified"><strong>Every MUST clause${r.overlay ? ' and every declared choice' : ''} was verified.</strong></section>` : '';
-  const counts = r.coverage ? clauseCounts(r.coverage) : { notVerified: new Set(open.map((n) => n.clause)).size, verified: 0, total: 0 };
+  if (!open.length && !errors.length)
+    return r.coverage
+      ? `<section class="banner proved" id="not-verified"><strong>Every MUST clause${r.overlay ? ' and every declared choice' : ''} was verified.</strong></section>`
+      : '';
+  const counts = r.coverage
+    ? clauseCounts(r.coverage)
+    : { notVerified: new Set(open.map((n) => n.clause)).size, verified: 0, total: 0 };
   // Groups left out with --only: one line each, not one per clause and check.
   const unselected = open.filter((n) => /^group \S+ was not selected$/.test(n.reason));
   const groups = [...new Set(unselected.map((n) => n.reason.split(' ')[1]!))];
@@ -209,9 +333,16 @@ function notVerifiedBanner(r: RunReport): string {
     const of = new Set(unselected.filter((n) => n.reason.split(' ')[1] === g).map((n) => n.clause));
     return `<li class="muted">group <code>${esc(g)}</code> not selected (<code>--only</code>): ${of.size} clause${of.size === 1 ? '' : 's'} need${of.size === 1 ? 's' : ''} its checks</li>`;
   });
-  const items = open.filter((n) => !unselected.includes(n)).map((n) => `<li><a href="#c-${esc(n.clause)}"><code>${esc(n.clause)}</code></a> by <code>${esc(n.check)}</code>${n.blocking ? '' : ' <span class="muted">(not blocking)</span>'}: ${esc(n.reason)} <span class="how">to verify: ${esc(n.howToVerify)}</span></li>`);
+  const items = open
+    .filter((n) => !unselected.includes(n))
+    .map(
+      (n) =>
+        `<li><a href="#c-${esc(n.clause)}"><code>${esc(n.clause)}</code></a> by <code>${esc(n.check)}</code>${n.blocking ? '' : ' <span class="muted">(not blocking)</span>'}: ${esc(n.reason)} <span class="how">to verify: ${esc(n.howToVerify)}</span></li>`
+    );
   const errs = errors.map((e) => `<li><code>${esc(e.check)}</code> could not run: ${esc(e.message)}</li>`);
-  const head = r.coverage ? `${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)` : `${counts.notVerified} clause${counts.notVerified === 1 ? '' : 's'}`;
+  const head = r.coverage
+    ? `${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)`
+    : `${counts.notVerified} clause${counts.notVerified === 1 ? '' : 's'}`;
   return `<section class="banner not-verified" id="not-verified"><strong>Not verified: ${head}${errors.length ? `, ${errors.length} check${errors.length === 1 ? '' : 's'} could not run` : ''}.</strong>${r.requireComplete ? ' This run requires every MUST clause verified.' : ''}<ul>${[...errs, ...items, ...groupItems].join('')}</ul></section>`;
 }
 
@@ -221,7 +352,7 @@ function checksTable(checks: CheckReport[]): string {
       (c) =>
         `<tr class="${esc(c.status)}" id="k-${esc(c.id)}" data-check="${esc(c.id)}"><td><code>${esc(c.id)}</code><div class="muted">${esc(c.title)}</div></td><td>${esc(c.level)}</td><td>${c.clauses.map((id) => `<a href="#c-${esc(id)}"><code>${esc(id)}</code></a>`).join(' ')}</td><td>${badge(c.status)}</td><td>${esc(c.message)}${
           c.status === 'failed' || c.status === 'warning' ? ` <a href="#f-${esc(c.id)}">evidence</a>` : ''
-        }</td></tr>`,
+        }</td></tr>`
     )
     .join('\n');
   return `<table class="checks-table"><thead><tr><th>Check</th><th>Level</th><th>Clauses</th><th>Status</th><th>Message</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
@@ -250,15 +381,22 @@ function probeChart(p: LimitProbeTrace, timeScale: number): string {
   const xStep = niceStep(maxT, 6);
   const yStep = niceStep(maxY, 5);
   const grid: string[] = [];
-  for (let t = 0; t <= maxT + 1e-9; t += xStep) grid.push(`<line x1="${fx(x(t))}" y1="${m.t}" x2="${fx(x(t))}" y2="${m.t + ph}" class="grid"/><text x="${fx(x(t))}" y="${m.t + ph + 16}" text-anchor="middle">${t >= 1000 && xStep >= 100 ? `${(t / 1000).toFixed(xStep >= 1000 ? 0 : 1)} s` : `${Math.round(t)} ms`}</text>`);
-  for (let v = 0; v <= maxY; v += yStep) grid.push(`<line x1="${m.l}" y1="${fx(y(v))}" x2="${m.l + pw}" y2="${fx(y(v))}" class="grid"/><text x="${m.l - 6}" y="${fx(y(v) + 4)}" text-anchor="end">${v}</text>`);
+  for (let t = 0; t <= maxT + 1e-9; t += xStep)
+    grid.push(
+      `<line x1="${fx(x(t))}" y1="${m.t}" x2="${fx(x(t))}" y2="${m.t + ph}" class="grid"/><text x="${fx(x(t))}" y="${m.t + ph + 16}" text-anchor="middle">${t >= 1000 && xStep >= 100 ? `${(t / 1000).toFixed(xStep >= 1000 ? 0 : 1)} s` : `${Math.round(t)} ms`}</text>`
+    );
+  for (let v = 0; v <= maxY; v += yStep)
+    grid.push(
+      `<line x1="${m.l}" y1="${fx(y(v))}" x2="${m.l + pw}" y2="${fx(y(v))}" class="grid"/><text x="${m.l - 6}" y="${fx(y(v) + 4)}" text-anchor="end">${v}</text>`
+    );
   const bursts = new Set(p.points.map((pt) => pt.burst ?? 0)).size;
   const dots = p.points
     .map((pt, i) => {
       const seq = pt.n ?? i + 1;
       const b = pt.burst ?? 0;
       // The confirming burst (fresh budget) is drawn hollow: its numbering starts again at 1.
-      const style = b === 0 ? `fill="${COLOURS[pt.outcome]}"` : `fill="#fff" stroke="${COLOURS[pt.outcome]}" stroke-width="1.2"`;
+      const style =
+        b === 0 ? `fill="${COLOURS[pt.outcome]}"` : `fill="#fff" stroke="${COLOURS[pt.outcome]}" stroke-width="1.2"`;
       return `<circle class="pt ${pt.outcome}" cx="${fx(x(pt.tMs))}" cy="${fx(y(seq))}" r="${pt.outcome === 'accepted' ? 2.6 : 4}" ${style}><title>${b ? 'second burst, ' : ''}request ${seq} at ${pt.tMs} ms: ${pt.outcome}</title></circle>`;
     })
     .join('');
@@ -282,16 +420,24 @@ ${dots}
 function s3Matrix(r: RunReport): string {
   if (!r.s3Capabilities?.length) return '<p class="muted">The s3 group did not run.</p>';
   const rows = r.s3Capabilities
-    .map((c) => `<tr data-s3="${esc(c.operation)}"><td>${esc(c.operation)}</td><td>${c.supported === true ? badge('passed', 'supported') : c.supported === false ? badge('warning', 'not supported') : badge('skipped', 'not determined')}</td><td class="muted">${esc(c.evidence)}</td></tr>`)
+    .map(
+      (c) =>
+        `<tr data-s3="${esc(c.operation)}"><td>${esc(c.operation)}</td><td>${c.supported === true ? badge('passed', 'supported') : c.supported === false ? badge('warning', 'not supported') : badge('skipped', 'not determined')}</td><td class="muted">${esc(c.evidence)}</td></tr>`
+    )
     .join('\n');
-  const cleanup = r.s3Cleanup ? `<p>Buckets created: ${r.s3Cleanup.buckets.length}, removed: ${r.s3Cleanup.removed.length}${r.s3Cleanup.failed.length ? `, <strong>not removed: ${r.s3Cleanup.failed.map((f) => `${esc(f.bucket)} (${esc(f.error)})`).join(', ')}</strong>` : ''}.</p>` : '';
+  const cleanup = r.s3Cleanup
+    ? `<p>Buckets created: ${r.s3Cleanup.buckets.length}, removed: ${r.s3Cleanup.removed.length}${r.s3Cleanup.failed.length ? `, <strong>not removed: ${r.s3Cleanup.failed.map((f) => `${esc(f.bucket)} (${esc(f.error)})`).join(', ')}</strong>` : ''}.</p>`
+    : '';
   return `<table><thead><tr><th>Operation</th><th>Supported</th><th>Evidence</th></tr></thead><tbody>\n${rows}\n</tbody></table>${cleanup}`;
 }
 
 function ledgerTable(r: RunReport): string {
   if (!r.ledger.length) return '<p class="muted">The run created nothing.</p>';
   const rows = r.ledger
-    .map((e) => `<tr><td>${esc(e.kind)}</td><td><code>${esc(e.id ?? '')}</code></td><td>${esc(e.name ?? '')}</td><td><code>${esc(e.createdBy)}</code></td><td>${badge(e.cleanup === 'deleted' ? 'passed' : e.cleanup === 'delete-failed' ? 'failed' : 'skipped', e.cleanup)}</td><td class="muted">${esc(e.note ?? '')}</td></tr>`)
+    .map(
+      (e) =>
+        `<tr><td>${esc(e.kind)}</td><td><code>${esc(e.id ?? '')}</code></td><td>${esc(e.name ?? '')}</td><td><code>${esc(e.createdBy)}</code></td><td>${badge(e.cleanup === 'deleted' ? 'passed' : e.cleanup === 'delete-failed' ? 'failed' : 'skipped', e.cleanup)}</td><td class="muted">${esc(e.note ?? '')}</td></tr>`
+    )
     .join('\n');
   return `<table><thead><tr><th>Kind</th><th>Id</th><th>Name</th><th>Created by</th><th>Cleanup</th><th>Note</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
 }
@@ -300,7 +446,10 @@ function observationsTable(r: RunReport): string {
   const entries = Object.entries(r.observations);
   if (!entries.length) return '<p class="muted">None.</p>';
   return `<table><thead><tr><th>Observation</th><th>Value</th></tr></thead><tbody>\n${entries
-    .map(([k, v]) => `<tr><td><code>${esc(k)}</code></td><td><pre class="inline">${esc(cut(typeof v === 'string' ? v : JSON.stringify(v).length <= 100 ? JSON.stringify(v) : JSON.stringify(v, null, 2)))}</pre></td></tr>`)
+    .map(
+      ([k, v]) =>
+        `<tr><td><code>${esc(k)}</code></td><td><pre class="inline">${esc(cut(typeof v === 'string' ? v : JSON.stringify(v).length <= 100 ? JSON.stringify(v) : JSON.stringify(v, null, 2)))}</pre></td></tr>`
+    )
     .join('\n')}\n</tbody></table>`;
 }
 
@@ -340,7 +489,9 @@ footer{margin-top:3rem;color:var(--mute);font-size:12px}
 /** The certification report as one self-contained HTML file. */
 export function renderHtml(report: RunReport, clauses: ClauseList = loadClausesSync()): string {
   const s = report.summary;
-  const findings = report.checks.filter((c) => c.status === 'failed' || c.status === 'warning').sort((a, b) => (STATUS_RANK[b.status] ?? 0) - (STATUS_RANK[a.status] ?? 0));
+  const findings = report.checks
+    .filter((c) => c.status === 'failed' || c.status === 'warning')
+    .sort((a, b) => (STATUS_RANK[b.status] ?? 0) - (STATUS_RANK[a.status] ?? 0));
   const rows = clauseRows(report, clauses);
   const counts = report.coverage ? clauseCounts(report.coverage) : undefined;
   const probes = report.limitProbes ?? [];

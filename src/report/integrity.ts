@@ -21,17 +21,26 @@ export function exchangesOf(report: RunReport): Array<{ at: string; exchange: un
   const found: Array<{ at: string; exchange: unknown }> = [];
   const fromCheck = (c: CheckReport) => {
     c.evidence?.exchanges?.forEach((exchange, i) => found.push({ at: `${c.id} evidence #${i + 1}`, exchange }));
-    c.findings?.forEach((f, j) => f.evidence?.exchanges?.forEach((exchange, i) => found.push({ at: `${c.id} finding ${j + 1} #${i + 1}`, exchange })));
+    c.findings?.forEach((f, j) =>
+      f.evidence?.exchanges?.forEach((exchange, i) =>
+        found.push({ at: `${c.id} finding ${j + 1} #${i + 1}`, exchange })
+      )
+    );
   };
   report.checks.forEach(fromCheck);
-  report.startupFailure?.evidence?.exchanges?.forEach((exchange, i) => found.push({ at: `startupFailure #${i + 1}`, exchange }));
+  report.startupFailure?.evidence?.exchanges?.forEach((exchange, i) =>
+    found.push({ at: `startupFailure #${i + 1}`, exchange })
+  );
   return found;
 }
 
 /** The digests of a report as written (its integrity block left out), before any signature. */
 export function digestsOf(report: RunReport): Omit<Integrity, 'signature'> {
   const { integrity: _ignored, ...rest } = asWritten(report);
-  const exchanges: EvidenceExchangeAt[] = exchangesOf(rest as RunReport).map((e) => ({ at: e.at, sha256: sha256(canonical(e.exchange)) }));
+  const exchanges: EvidenceExchangeAt[] = exchangesOf(rest as RunReport).map((e) => ({
+    at: e.at,
+    sha256: sha256(canonical(e.exchange)),
+  }));
   return {
     algorithm: INTEGRITY_ALGORITHM,
     report: sha256(canonical(rest)),
@@ -49,7 +58,9 @@ export function signedBytes(integrity: Omit<Integrity, 'signature'>): Buffer {
 /** sha256 of a public key's SubjectPublicKeyInfo (DER): how a report names the key that signed it. */
 export function keyFingerprint(key: KeyObject): string {
   const publicKey = key.type === 'private' ? createPublicKey(key) : key;
-  return `sha256:${createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex')}`;
 }
 
 /** --sign KEY: an Ed25519 private key in PEM, read before the run starts; anything else is a one-line usage error. */
@@ -58,17 +69,26 @@ export function readSigningKey(file: string): KeyObject {
   try {
     pem = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UsageError(`--sign ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new UsageError(
+      `--sign ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`
+    );
   }
   let key: KeyObject;
   try {
     key = createPrivateKey(pem);
   } catch {
     // A new file's name, never the one given: that may be the public key, which the command would overwrite.
-    const what = /-----BEGIN PUBLIC KEY-----/.test(pem) ? 'a public key; --sign takes the private key' : 'not a PEM private key';
-    throw new UsageError(`--sign ${file}: ${what} (make a pair with: openssl genpkey -algorithm ed25519 -out certifier.key.pem && openssl pkey -in certifier.key.pem -pubout -out certifier.pub.pem)`);
+    const what = /-----BEGIN PUBLIC KEY-----/.test(pem)
+      ? 'a public key; --sign takes the private key'
+      : 'not a PEM private key';
+    throw new UsageError(
+      `--sign ${file}: ${what} (make a pair with: openssl genpkey -algorithm ed25519 -out certifier.key.pem && openssl pkey -in certifier.key.pem -pubout -out certifier.pub.pem)`
+    );
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new UsageError(`--sign ${file}: a ${key.asymmetricKeyType} key; the report is signed with Ed25519 (openssl genpkey -algorithm ed25519)`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new UsageError(
+      `--sign ${file}: a ${key.asymmetricKeyType} key; the report is signed with Ed25519 (openssl genpkey -algorithm ed25519)`
+    );
   return key;
 }
 
@@ -78,7 +98,9 @@ export function readPublicKey(file: string): KeyObject {
   try {
     pem = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UsageError(`--public-key ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new UsageError(
+      `--public-key ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`
+    );
   }
   let key: KeyObject;
   try {
@@ -86,7 +108,8 @@ export function readPublicKey(file: string): KeyObject {
   } catch {
     throw new UsageError(`--public-key ${file}: not a PEM public key (openssl pkey -in KEY.pem -pubout -out ${file})`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new UsageError(`--public-key ${file}: a ${key.asymmetricKeyType} key; reports are signed with Ed25519`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new UsageError(`--public-key ${file}: a ${key.asymmetricKeyType} key; reports are signed with Ed25519`);
   return key;
 }
 
@@ -96,7 +119,11 @@ export function sealReport(report: RunReport, signingKey?: KeyObject): Integrity
   if (!signingKey) return digests;
   return {
     ...digests,
-    signature: { algorithm: 'Ed25519', key: keyFingerprint(signingKey), value: sign(null, signedBytes(digests), signingKey).toString('base64') },
+    signature: {
+      algorithm: 'Ed25519',
+      key: keyFingerprint(signingKey),
+      value: sign(null, signedBytes(digests), signingKey).toString('base64'),
+    },
   };
 }
 

@@ -1,7 +1,10 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
 import type { RunReport } from '../engine/run/report.ts';
 
-const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+const xml = (s: string) =>
+  s
+    .replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!)
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 /**
  * Each clause the group's checks hold that has a domain: the points exercised of each dimension, the points left, and
@@ -9,13 +12,17 @@ const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&g
  */
 function domainLines(report: RunReport, clauses: readonly string[]): string[] {
   const partly = report.coverage?.partlyVerified ?? [];
-  return (report.coverage?.domains ?? []).filter((d) => clauses.includes(d.clause)).map((d) => {
-    const dims = DOMAIN_DIMENSIONS.filter((dim) => d.domain[dim]?.length).map((dim) => {
-      const left = d.missing.filter((m) => m.dimension === dim).map((m) => (m.possible ? m.point : `${m.point} (out of reach: ${m.reason})`));
-      return `${dim} ${d.exercised[dim]?.length ?? 0}/${d.domain[dim]!.length}${left.length ? ` (not exercised: ${left.join(', ')})` : ''}`;
+  return (report.coverage?.domains ?? [])
+    .filter((d) => clauses.includes(d.clause))
+    .map((d) => {
+      const dims = DOMAIN_DIMENSIONS.filter((dim) => d.domain[dim]?.length).map((dim) => {
+        const left = d.missing
+          .filter((m) => m.dimension === dim)
+          .map((m) => (m.possible ? m.point : `${m.point} (out of reach: ${m.reason})`));
+        return `${dim} ${d.exercised[dim]?.length ?? 0}/${d.domain[dim]!.length}${left.length ? ` (not exercised: ${left.join(', ')})` : ''}`;
+      });
+      return `domain of ${d.clause}: ${dims.join('; ')}${partly.includes(d.clause) ? ' - PARTLY VERIFIED' : ''}`;
     });
-    return `domain of ${d.clause}: ${dims.join('; ')}${partly.includes(d.clause) ? ' - PARTLY VERIFIED' : ''}`;
-  });
 }
 
 /** JUnit XML: one testsuite per group, one testcase per check, clause ids in the name; the clauses' domains in each suite's system-out. */
@@ -29,10 +36,13 @@ export function renderJunit(report: RunReport): string {
       let inner = '';
       // A failure the expectations file lists is a skip with the reason: GitLab's, Jenkins' and GitHub's test reports
       // show it as neither passed nor failed (a red test tab on a job the gate passed misleads); the finding stays in the message.
-      if (c.status === 'failed' && c.expected) inner = `<skipped message="${xml(`expected${c.expected.reason ? `: ${c.expected.reason}` : ''}${c.expected.reference ? ` (${c.expected.reference})` : ''}: FAILED ${c.message}`)}"/>`;
-      else if (c.status === 'failed') inner = `<failure message="${xml(c.message)}" type="${(c.findings?.[0]?.level ?? c.level)}">${xml(JSON.stringify({ findings: c.findings, evidence: c.evidence ?? {} }, null, 2))}</failure>`;
+      if (c.status === 'failed' && c.expected)
+        inner = `<skipped message="${xml(`expected${c.expected.reason ? `: ${c.expected.reason}` : ''}${c.expected.reference ? ` (${c.expected.reference})` : ''}: FAILED ${c.message}`)}"/>`;
+      else if (c.status === 'failed')
+        inner = `<failure message="${xml(c.message)}" type="${c.findings?.[0]?.level ?? c.level}">${xml(JSON.stringify({ findings: c.findings, evidence: c.evidence ?? {} }, null, 2))}</failure>`;
       // A skipped MUST check is a clause not verified: it says why, and what would verify it.
-      else if (c.status === 'skipped') inner = `<skipped message="${xml(`${c.level === 'should' ? '' : 'NOT VERIFIED: '}${c.message}${c.howToVerify ? ` (to verify: ${c.howToVerify})` : ''}`)}"/>`;
+      else if (c.status === 'skipped')
+        inner = `<skipped message="${xml(`${c.level === 'should' ? '' : 'NOT VERIFIED: '}${c.message}${c.howToVerify ? ` (to verify: ${c.howToVerify})` : ''}`)}"/>`;
       else if (c.status === 'error') inner = `<error message="${xml(c.message)}" type="error"/>`;
       else if (c.status === 'warning') inner = `<system-out>${xml(`WARNING (should): ${c.message}`)}</system-out>`;
       else inner = `<system-out>${xml(c.message)}</system-out>`;
@@ -51,7 +61,9 @@ export function renderJunit(report: RunReport): string {
   const f = report.startupFailure;
   if (f) {
     const error = `<error message="${xml(f.message)}" type="${xml(f.kind)}">${xml(JSON.stringify(f.evidence, null, 2))}</error>`;
-    suites.push(`  <testsuite name="startup" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="cloud-conformance.startup" name="token issuance for the run (preflight)" time="0.000">${error}</testcase>\n  </testsuite>`);
+    suites.push(
+      `  <testsuite name="startup" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="cloud-conformance.startup" name="token issuance for the run (preflight)" time="0.000">${error}</testcase>\n  </testsuite>`
+    );
   }
   const tests = report.checks.length + (f ? 1 : 0);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cloud-conformance" tests="${tests}" failures="${failures}" errors="${errors + (f ? 1 : 0)}">\n${suites.join('\n')}\n</testsuites>\n`;

@@ -3,14 +3,14 @@ import type { RunReport } from '../engine/run/report.ts';
 import { observedCases, type ObservedCase } from '../engine/outcome/observations.ts';
 
 // Loaded when an overlay is emitted, not by every run.
-const stringify = (doc: unknown): string => (createRequire(import.meta.url)('yaml') as typeof import('yaml')).stringify(doc);
+const stringify = (doc: unknown): string =>
+  (createRequire(import.meta.url)('yaml') as typeof import('yaml')).stringify(doc);
 
 interface Action {
   target: string;
   description: string;
   update: Record<string, unknown>;
 }
-
 
 const asDeclared = (p: ObservedCase) => (p.code === null ? { status: p.status } : { status: p.status, code: p.code });
 
@@ -23,40 +23,71 @@ const asDeclared = (p: ObservedCase) => (p.code === null ? { status: p.status } 
 export function renderOverlay(report: RunReport): string {
   const o = report.observations;
   const generatedBy = `${report.tool.name} ${report.tool.version}, ${report.finishedAt}, seed ${report.seed}`;
-  const actions: Action[] = [{ target: '$.info', description: 'the run that emitted this overlay', update: { 'x-generated-by': generatedBy } }];
+  const actions: Action[] = [
+    { target: '$.info', description: 'the run that emitted this overlay', update: { 'x-generated-by': generatedBy } },
+  ];
   const taskId = o.taskIdLocation;
   if (taskId) {
     const expr = taskId.in === 'body' ? `$response.body#${taskId.pointer}` : `$response.header.${taskId.name}`;
     actions.push({
       target: "$.paths['/v1/vms'].post.responses['2XX']",
-      description: 'U-VM-CREATE-RESPONSE: where create VM puts its task id (observed; a header may hold the id, a path or a URL)',
+      description:
+        'U-VM-CREATE-RESPONSE: where create VM puts its task id (observed; a header may hold the id, a path or a URL)',
       update: { links: { task: { operationId: 'getTask', parameters: { id: expr } } } },
     });
   }
   const total = o.totalField;
   if (total) {
     const field = total.replace(/^\//, '').replace(/\//g, '.');
-    actions.push({ target: "$.paths['/v1/vms'].get.responses['2XX']", description: "U-TOTAL-FIELD-NAME: the list's total field (observed)", update: { 'x-total-count': { required: true, field } } });
+    actions.push({
+      target: "$.paths['/v1/vms'].get.responses['2XX']",
+      description: "U-TOTAL-FIELD-NAME: the list's total field (observed)",
+      update: { 'x-total-count': { required: true, field } },
+    });
     if (!field.includes('.')) {
-      actions.push({ target: '$.components.schemas.VmList', description: 'U-TOTAL-FIELD-NAME: the total is an integer', update: { required: [field], properties: { [field]: { type: 'integer', minimum: 0 } } } });
+      actions.push({
+        target: '$.components.schemas.VmList',
+        description: 'U-TOTAL-FIELD-NAME: the total is an integer',
+        update: { required: [field], properties: { [field]: { type: 'integer', minimum: 0 } } },
+      });
     }
   }
   const firstPage = o.firstPage;
   if (firstPage === 0 || firstPage === 1) {
-    actions.push({ target: '$.components.parameters.page', description: 'U-PAGE-DEFAULTS: the number of the first page (observed)', update: { 'x-first-page': firstPage } });
+    actions.push({
+      target: '$.components.parameters.page',
+      description: 'U-PAGE-DEFAULTS: the number of the first page (observed)',
+      update: { 'x-first-page': firstPage },
+    });
   }
   const perPage = o.perPageOverMax;
   if (perPage === 'clamp' || perPage === 'reject') {
-    actions.push({ target: '$.components.parameters.per_page', description: 'U-PER-PAGE-OVER-MAX (observed)', update: { 'x-per-page-over-max': perPage } });
+    actions.push({
+      target: '$.components.parameters.per_page',
+      description: 'U-PER-PAGE-OVER-MAX (observed)',
+      update: { 'x-per-page-over-max': perPage },
+    });
   }
   const states = o.taskStates;
   if (states?.field) {
     // Terminal values are not declared: a run sees only some of them.
-    actions.push({ target: '$.components.schemas.Task', description: `U-STATES: the state field (observed values: ${(states.seen ?? []).join(', ') || 'none'})`, update: { 'x-state-field': states.field } });
+    actions.push({
+      target: '$.components.schemas.Task',
+      description: `U-STATES: the state field (observed values: ${(states.seen ?? []).join(', ') || 'none'})`,
+      update: { 'x-state-field': states.field },
+    });
   }
-  const cases = Object.fromEntries(Object.entries(observedCases(o)).filter(([, pairs]) => pairs.length).map(([name, pairs]) => [name, pairs.length === 1 ? asDeclared(pairs[0]!) : pairs.map(asDeclared)]));
+  const cases = Object.fromEntries(
+    Object.entries(observedCases(o))
+      .filter(([, pairs]) => pairs.length)
+      .map(([name, pairs]) => [name, pairs.length === 1 ? asDeclared(pairs[0]!) : pairs.map(asDeclared)])
+  );
   if (Object.keys(cases).length) {
-    actions.push({ target: '$.info', description: 'U-ERROR-STATUS, U-ERROR-CODES, U-LIMIT-BEHAVIOUR: status and code per error case (observed)', update: { 'x-error-cases': cases } });
+    actions.push({
+      target: '$.info',
+      description: 'U-ERROR-STATUS, U-ERROR-CODES, U-LIMIT-BEHAVIOUR: status and code per error case (observed)',
+      update: { 'x-error-cases': cases },
+    });
   }
   const doc = {
     overlay: '1.0.0',
@@ -64,6 +95,9 @@ export function renderOverlay(report: RunReport): string {
     extends: 'openapi.yaml',
     actions,
   };
-  const note = actions.length === 1 ? '# The run observed none of the choices this overlay can declare; it records the run only.\n' : '';
+  const note =
+    actions.length === 1
+      ? '# The run observed none of the choices this overlay can declare; it records the run only.\n'
+      : '';
   return `# Emitted by cloud-conformance --emit-overlay: review it, then pass it with --overlay to hold the target to it.\n${note}${stringify(doc)}`;
 }

@@ -1,7 +1,13 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
 import { clauseCounts, type CheckReport, type RunReport } from '../engine/run/report.ts';
 
-const MARK: Record<CheckReport['status'], string> = { passed: 'PASS', failed: 'FAIL', warning: 'WARN', skipped: 'SKIP', error: 'ERR ' };
+const MARK: Record<CheckReport['status'], string> = {
+  passed: 'PASS',
+  failed: 'FAIL',
+  warning: 'WARN',
+  skipped: 'SKIP',
+  error: 'ERR ',
+};
 
 export function checkLine(c: CheckReport): string {
   const level = c.status === 'warning' && c.level !== 'should' ? 'should' : c.level;
@@ -12,20 +18,32 @@ export function checkLine(c: CheckReport): string {
 export function notVerifiedLines(report: RunReport): string[] {
   const open = report.coverage?.notVerified ?? [];
   const errors = report.errors ?? [];
-  if (!open.length && !errors.length) return report.coverage ? [`every MUST clause${report.overlay ? ' and declared choice' : ''} was verified (${report.coverage.verified.length})`] : [];
+  if (!open.length && !errors.length)
+    return report.coverage
+      ? [
+          `every MUST clause${report.overlay ? ' and declared choice' : ''} was verified (${report.coverage.verified.length})`,
+        ]
+      : [];
   const clauses = [...new Set(open.map((n) => n.clause))];
   const counts = report.coverage ? clauseCounts(report.coverage) : undefined;
-  const lines = [`not verified: ${counts ? `${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)` : `${clauses.length} clause${clauses.length === 1 ? '' : 's'}`}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`];
+  const lines = [
+    `not verified: ${counts ? `${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)` : `${clauses.length} clause${clauses.length === 1 ? '' : 's'}`}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`,
+  ];
   for (const e of errors) lines.push(`  ERROR ${e.check}: ${e.message}`);
   // Groups left out with --only: one line, not one per clause.
   const unselected = open.filter((n) => /^group \S+ was not selected$/.test(n.reason));
   if (unselected.length) {
     const groups = [...new Set(unselected.map((n) => n.reason.split(' ')[1]))];
-    lines.push(`  ${new Set(unselected.map((n) => n.clause)).size} clauses need checks of groups this run did not select (--only): ${groups.join(', ')}`);
+    lines.push(
+      `  ${new Set(unselected.map((n) => n.clause)).size} clauses need checks of groups this run did not select (--only): ${groups.join(', ')}`
+    );
   }
   for (const clause of clauses) {
     for (const n of open.filter((x) => x.clause === clause && !unselected.includes(x))) {
-      lines.push(`  ${clause.padEnd(26)} ${n.check}: ${n.reason}${n.blocking ? '' : ' (not blocking)'}`, `  ${''.padEnd(26)} to verify: ${n.howToVerify}`);
+      lines.push(
+        `  ${clause.padEnd(26)} ${n.check}: ${n.reason}${n.blocking ? '' : ' (not blocking)'}`,
+        `  ${''.padEnd(26)} to verify: ${n.howToVerify}`
+      );
     }
   }
   return lines;
@@ -36,23 +54,28 @@ export function partlyVerifiedLines(report: RunReport): string[] {
   const partly = report.coverage?.partlyVerified ?? [];
   if (!partly.length) return [];
   const blocking = report.requireComplete ? ' (this run requires every MUST clause verified whole: incomplete)' : '';
-  const lines = [`partly verified: ${partly.length} of the verified clauses were exercised on part of their domain (spec/clauses.yaml)${blocking}; not exercised:`];
+  const lines = [
+    `partly verified: ${partly.length} of the verified clauses were exercised on part of their domain (spec/clauses.yaml)${blocking}; not exercised:`,
+  ];
   for (const d of (report.coverage?.domains ?? []).filter((x) => partly.includes(x.clause))) {
-    const parts = DOMAIN_DIMENSIONS
-      .map((dim) => {
-        const missing = d.missing.filter((m) => m.dimension === dim);
-        if (!missing.length) return '';
-        const reach = missing.filter((m) => m.possible).map((m) => m.point);
-        const beyond = missing.filter((m) => !m.possible).map((m) => `${m.point} (${m.reason})`);
-        return `${dim} ${[...reach, ...beyond].join(', ')}`;
-      })
-      .filter(Boolean);
+    const parts = DOMAIN_DIMENSIONS.map((dim) => {
+      const missing = d.missing.filter((m) => m.dimension === dim);
+      if (!missing.length) return '';
+      const reach = missing.filter((m) => m.possible).map((m) => m.point);
+      const beyond = missing.filter((m) => !m.possible).map((m) => `${m.point} (${m.reason})`);
+      return `${dim} ${[...reach, ...beyond].join(', ')}`;
+    }).filter(Boolean);
     lines.push(`  ${d.clause.padEnd(26)} ${parts.join('; ')}`);
   }
   return lines;
 }
 
-const VERDICT_SGR: Record<RunReport['verdict'], number> = { conformant: 32, nonconformant: 31, incomplete: 33, error: 31 };
+const VERDICT_SGR: Record<RunReport['verdict'], number> = {
+  conformant: 32,
+  nonconformant: 31,
+  incomplete: 33,
+  error: 31,
+};
 
 /** A failure the expectations file lists, marked as such (the verdict is unchanged; the exit code does not count it). */
 function expectedNote(c: CheckReport): string {
@@ -64,7 +87,9 @@ export function quietSummaryLines(report: RunReport): string[] {
   const s = report.summary;
   return [
     `verdict: ${report.verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped)`,
-    ...report.checks.filter((c) => c.status === 'failed').map((c) => `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})${expectedNote(c)}: ${c.message}`),
+    ...report.checks
+      .filter((c) => c.status === 'failed')
+      .map((c) => `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})${expectedNote(c)}: ${c.message}`),
   ];
 }
 
@@ -82,8 +107,11 @@ export function summaryLines(report: RunReport, colour = false): string[] {
     const first = c.evidence?.exchanges[0];
     if (first) lines.push(`  reproduce: ${first.curl}`);
   }
-  const needsToken = report.checks.some((c) => c.status === 'failed' && c.evidence?.exchanges[0]?.curl.includes('$CONFORMANCE_TOKEN'));
-  if (needsToken && report.tokenCommand) lines.push('', `token for the curl lines (with CONFORMANCE_API_KEY set): ${report.tokenCommand}`);
+  const needsToken = report.checks.some(
+    (c) => c.status === 'failed' && c.evidence?.exchanges[0]?.curl.includes('$CONFORMANCE_TOKEN')
+  );
+  if (needsToken && report.tokenCommand)
+    lines.push('', `token for the curl lines (with CONFORMANCE_API_KEY set): ${report.tokenCommand}`);
   lines.push('', `rerun: ${report.reproduce}`);
   return lines;
 }

@@ -30,7 +30,8 @@ export function dependencyTreeStamp(): string {
 const disabled = () => process.env.CONFORMANCE_NO_CACHE === '1';
 
 /** The file of name's entry under key; ext (e.g. .cjs) where the file is loaded as a module. */
-const entryFile = (name: string, key: string, ext = '') => path.join(DERIVED_CACHE_DIR, `${name.replace(/[^A-Za-z0-9.-]/g, '_')}-${key}${ext}`);
+const entryFile = (name: string, key: string, ext = '') =>
+  path.join(DERIVED_CACHE_DIR, `${name.replace(/[^A-Za-z0-9.-]/g, '_')}-${key}${ext}`);
 
 /** The file of name's entry under key when it exists (for an entry loaded as a module), else undefined. */
 export function derivedFile(name: string, key: string, ext = ''): string | undefined {
@@ -58,7 +59,9 @@ export function writeDerived(name: string, key: string, data: string | Uint8Arra
     writeFileSync(tmp, data);
     renameSync(tmp, file);
     const stem = `${path.basename(entryFile(name, ''))}`;
-    for (const old of readdirSync(DERIVED_CACHE_DIR)) if (old.startsWith(stem) && old !== path.basename(file) && !old.endsWith('.tmp')) rmSync(path.join(DERIVED_CACHE_DIR, old), { force: true });
+    for (const old of readdirSync(DERIVED_CACHE_DIR))
+      if (old.startsWith(stem) && old !== path.basename(file) && !old.endsWith('.tmp'))
+        rmSync(path.join(DERIVED_CACHE_DIR, old), { force: true });
   } catch {
     // A read-only install: the next run derives again.
   }

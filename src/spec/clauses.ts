@@ -56,7 +56,15 @@ export interface UnshownItem {
   faults?: FaultModelEntry[];
 }
 
-export const FAULT_DIMENSIONS: ReadonlyArray<FaultModelEntry['dimension']> = ['subject', 'object', 'time', 'scope', 'value', 'state', 'completeness'];
+export const FAULT_DIMENSIONS: ReadonlyArray<FaultModelEntry['dimension']> = [
+  'subject',
+  'object',
+  'time',
+  'scope',
+  'value',
+  'state',
+  'completeness',
+];
 
 export interface ClauseList {
   seed: string;

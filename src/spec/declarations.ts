@@ -8,7 +8,8 @@ import { term } from './vocabulary.ts';
  * claim: the value there is a JWT (the bearer token the answer hands out) and the id is that claim of it, read from its
  * payload or its protected header (x-token-claim).
  */
-export type ValueLocation = { in: 'body'; pointer: string; claim?: string } | { in: 'header'; name: string; template?: string; claim?: string };
+export type ValueLocation =
+  { in: 'body'; pointer: string; claim?: string } | { in: 'header'; name: string; template?: string; claim?: string };
 
 export interface TaskDeclaration {
   stateField?: string;
@@ -83,7 +84,11 @@ export type AuditField = 'id' | 'actor' | 'sourceIp' | 'result' | 'path' | 'stat
 export interface AuditDeclaration {
   search: DeclaredOperation;
   /** csvColumns: the CSV column of a field, where the overlay names it (x-audit-csv-columns). */
-  export?: DeclaredOperation & { formatParam: string; formats: Record<string, string>; csvColumns: Partial<Record<string, string>> };
+  export?: DeclaredOperation & {
+    formatParam: string;
+    formats: Record<string, string>;
+    csvColumns: Partial<Record<string, string>>;
+  };
   /** JSON pointer of the entries array in a search response. */
   entriesPointer: string;
   /** JSON pointers into an entry. */
@@ -120,9 +125,17 @@ export interface Declarations {
   /** VMs an organization may hold (x-quota on the create, vms-per-organization); undefined: not declared. */
   vmQuota?: number;
   /** How the tag filter matches (x-tag-filter on the list's tag parameter); undefined: not declared. */
-  tagFilter?: { case?: 'sensitive' | 'insensitive'; repeated?: 'all' | 'any' | 'first' | 'refused'; keyEnd?: 'first' | 'last' };
+  tagFilter?: {
+    case?: 'sensitive' | 'insensitive';
+    repeated?: 'all' | 'any' | 'first' | 'refused';
+    keyEnd?: 'first' | 'last';
+  };
   /** How the rate limits count (x-rate-limit-accounting on info); undefined: not declared. */
-  rateLimitAccounting?: { refused?: 'counted' | 'free'; retryAfterClock?: 'target' | 'wall'; window?: 'fixed' | 'sliding' };
+  rateLimitAccounting?: {
+    refused?: 'counted' | 'free';
+    retryAfterClock?: 'target' | 'wall';
+    window?: 'fixed' | 'sliding';
+  };
   /** Every case with its accepted status/code pairs (a single declared pair is a list of one). */
   errorCases: Record<string, ErrorCase[]>;
   deleteVm?: DeclaredOperation;
@@ -140,12 +153,19 @@ type Ext = Record<string, unknown>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 /** Reads a term's value, going through the vocabulary so a term the suite reads is always a documented one. */
-const x = (obj: unknown, name: string): unknown => (obj && typeof obj === 'object' ? (obj as Ext)[term(name).name] : undefined);
+const x = (obj: unknown, name: string): unknown =>
+  obj && typeof obj === 'object' ? (obj as Ext)[term(name).name] : undefined;
 const str = (v: unknown, fallback?: string): string | undefined => (typeof v === 'string' ? v : fallback);
 
 /** A field name or a JSON pointer, as a pointer (dotted names reach into objects). */
 export function toPointer(fieldOrPointer: string): string {
-  return fieldOrPointer.startsWith('/') ? fieldOrPointer : '/' + fieldOrPointer.split('.').map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+  return fieldOrPointer.startsWith('/')
+    ? fieldOrPointer
+    : '/' +
+        fieldOrPointer
+          .split('.')
+          .map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1'))
+          .join('/');
 }
 
 /** Parses an OpenAPI runtime expression such as $response.body#/task_id or $response.header.Location. */
@@ -173,7 +193,11 @@ function operations(doc: OpenApiDocument): FoundOperation[] {
   return out;
 }
 
-const declared = ({ method, path, operationId }: DeclaredOperation): DeclaredOperation => ({ method, path, operationId });
+const declared = ({ method, path, operationId }: DeclaredOperation): DeclaredOperation => ({
+  method,
+  path,
+  operationId,
+});
 
 export function findOperation(doc: OpenApiDocument, pred: (op: Ext) => boolean): DeclaredOperation | undefined {
   const found = operations(doc).find((o) => pred(o.op));
@@ -198,7 +222,12 @@ function successResponse(op: Ext | Operation | undefined): Ext | undefined {
  * Where an operation's success response says an id for another operation is: its link to that operation (or, for
  * a resource id, to another operation on the same path), the link's parameter a runtime expression.
  */
-function linkedLocation(doc: OpenApiDocument, from: Ext | undefined, to: FoundOperation, samePath = false): ValueLocation | undefined {
+function linkedLocation(
+  doc: OpenApiDocument,
+  from: Ext | undefined,
+  to: FoundOperation,
+  samePath = false
+): ValueLocation | undefined {
   const links = (successResponse(from)?.['links'] ?? {}) as Record<string, OpenAPIV3_1.LinkObject>;
   const all = Object.values(links);
   const direct = all.filter((l) => l.operationId !== undefined && l.operationId === to.operationId);
@@ -214,7 +243,12 @@ function linkedLocation(doc: OpenApiDocument, from: Ext | undefined, to: FoundOp
 }
 
 function taskLinkLocation(doc: OpenApiDocument, op: Ext | Operation | undefined): ValueLocation | undefined {
-  const getTask = byOperationId(doc, 'getTask') ?? { method: 'GET', path: '/v1/tasks/{id}', operationId: 'getTask', op: {} };
+  const getTask = byOperationId(doc, 'getTask') ?? {
+    method: 'GET',
+    path: '/v1/tasks/{id}',
+    operationId: 'getTask',
+    op: {},
+  };
   return linkedLocation(doc, op as Ext, getTask);
 }
 
@@ -242,7 +276,8 @@ export function readDeclarations(spec: LoadedSpec): Declarations {
   const perPage = components.parameters?.['per_page'];
   const page = components.parameters?.['page'];
   const vmCreate = components.schemas?.['VmCreateRequest'];
-  const total = x(successResponse(operation(doc, '/v1/vms', 'get')), 'x-total-count') as { field?: unknown } | undefined;
+  const total = x(successResponse(operation(doc, '/v1/vms', 'get')), 'x-total-count') as
+    { field?: unknown } | undefined;
   const over = x(perPage, 'x-per-page-over-max');
   const startBackup = operation(doc, '/v1/vms/{id}/backups', 'post');
   const restore = operationWith(doc, 'x-restores', 'startBackup');
@@ -251,7 +286,8 @@ export function readDeclarations(spec: LoadedSpec): Declarations {
   return {
     taskIdOnCreateVm: taskLinkLocation(doc, operation(doc, '/v1/vms', 'post')),
     taskIdOnStartBackup: taskLinkLocation(doc, startBackup),
-    backupIdOnStartBackup: cleanup.backup?.id ?? (getBackup ? linkedLocation(doc, startBackup as Ext, getBackup, true) : undefined),
+    backupIdOnStartBackup:
+      cleanup.backup?.id ?? (getBackup ? linkedLocation(doc, startBackup as Ext, getBackup, true) : undefined),
     totalField: typeof total?.field === 'string' ? total.field : undefined,
     perPageOverMax: over === 'clamp' || over === 'reject' ? over : undefined,
     firstPage: typeof x(page, 'x-first-page') === 'number' ? (x(page, 'x-first-page') as number) : undefined,
@@ -261,7 +297,10 @@ export function readDeclarations(spec: LoadedSpec): Declarations {
       success: stringArray(x(task, 'x-success-states')),
     },
     tagsField: str(x(vmCreate, 'x-tags-field')),
-    ...(typeof (x(operation(doc, '/v1/vms', 'post'), 'x-quota') as Ext | undefined)?.['vms-per-organization'] === 'number' ? { vmQuota: (x(operation(doc, '/v1/vms', 'post'), 'x-quota') as Ext)['vms-per-organization'] as number } : {}),
+    ...(typeof (x(operation(doc, '/v1/vms', 'post'), 'x-quota') as Ext | undefined)?.['vms-per-organization'] ===
+    'number'
+      ? { vmQuota: (x(operation(doc, '/v1/vms', 'post'), 'x-quota') as Ext)['vms-per-organization'] as number }
+      : {}),
     ...readTagFilter(doc),
     errorCases: readErrorCases(x(doc.info, 'x-error-cases')),
     ...readRateLimitAccounting(x(doc.info, 'x-rate-limit-accounting')),
@@ -292,7 +331,10 @@ function readCleanup(doc: OpenApiDocument): Partial<Record<ResourceKind, Cleanup
     if (!creator) continue;
     const kind = kindCreatedBy(doc, creator);
     if (!kind || out[kind]) continue;
-    const createOp = creator === 'startBackup' ? (operation(doc, '/v1/vms/{id}/backups', 'post') as Ext) : byOperationId(doc, creator)?.op;
+    const createOp =
+      creator === 'startBackup'
+        ? (operation(doc, '/v1/vms/{id}/backups', 'post') as Ext)
+        : byOperationId(doc, creator)?.op;
     out[kind] = { ...declared(del), id: linkedLocation(doc, createOp, del, true) ?? { in: 'body', pointer: '/id' } };
   }
   return out;
@@ -335,7 +377,7 @@ function readSignature(sig: Ext | undefined): SignatureDeclaration | undefined {
   return {
     scheme: 'hmac',
     header: str(sig['header'], 'X-Signature')!,
-    algorithm: (str(sig['algorithm'], 'hmac-sha256') as SignatureDeclaration['algorithm']),
+    algorithm: str(sig['algorithm'], 'hmac-sha256') as SignatureDeclaration['algorithm'],
     encoding: sig['encoding'] === 'base64' ? 'base64' : 'hex',
     format: str(sig['format'], `${prefix.replace(/[{}]/g, '')}{signature}`)!,
     payload: str(sig['payload'], '{body}')!,
@@ -352,34 +394,56 @@ function readRateLimitAccounting(value: unknown): { rateLimitAccounting?: Declar
   const v = value as Ext | undefined;
   if (!v || typeof v !== 'object') return {};
   const refused = v['refused'] === 'counted' || v['refused'] === 'free' ? v['refused'] : undefined;
-  const clock = v['retry-after-clock'] === 'target' || v['retry-after-clock'] === 'wall' ? v['retry-after-clock'] : undefined;
+  const clock =
+    v['retry-after-clock'] === 'target' || v['retry-after-clock'] === 'wall' ? v['retry-after-clock'] : undefined;
   const window = v['window'] === 'fixed' || v['window'] === 'sliding' ? v['window'] : undefined;
-  return { rateLimitAccounting: { ...(refused ? { refused } : {}), ...(clock ? { retryAfterClock: clock } : {}), ...(window ? { window } : {}) } };
+  return {
+    rateLimitAccounting: {
+      ...(refused ? { refused } : {}),
+      ...(clock ? { retryAfterClock: clock } : {}),
+      ...(window ? { window } : {}),
+    },
+  };
 }
 
 /** x-tag-filter on the VM list's tag parameter (inline, or a $ref to components.parameters). */
 function readTagFilter(doc: OpenApiDocument): { tagFilter?: Declarations['tagFilter'] } {
   const params = ((operation(doc, '/v1/vms', 'get') as Ext | undefined)?.['parameters'] ?? []) as Ext[];
-  const resolved = params.map((p) => (typeof p['$ref'] === 'string' ? (((doc as Ext)['components'] as Ext | undefined)?.['parameters'] as Record<string, Ext> | undefined)?.[String(p['$ref']).split('/').pop()!] : p));
+  const resolved = params.map((p) =>
+    typeof p['$ref'] === 'string'
+      ? (((doc as Ext)['components'] as Ext | undefined)?.['parameters'] as Record<string, Ext> | undefined)?.[
+          String(p['$ref']).split('/').pop()!
+        ]
+      : p
+  );
   const tag = resolved.find((p) => p?.['name'] === 'tag');
   const t = x(tag, 'x-tag-filter') as Ext | undefined;
   if (!t) return {};
   const c = t['case'] === 'sensitive' || t['case'] === 'insensitive' ? t['case'] : undefined;
-  const r = ['all', 'any', 'first', 'refused'].includes(String(t['repeated'])) ? (t['repeated'] as 'all' | 'any' | 'first' | 'refused') : undefined;
+  const r = ['all', 'any', 'first', 'refused'].includes(String(t['repeated']))
+    ? (t['repeated'] as 'all' | 'any' | 'first' | 'refused')
+    : undefined;
   const k = t['key-end'] === 'first' || t['key-end'] === 'last' ? t['key-end'] : undefined;
   return { tagFilter: { ...(c ? { case: c } : {}), ...(r ? { repeated: r } : {}), ...(k ? { keyEnd: k } : {}) } };
 }
 
 /** x-webhook-retry as delays; the older form (attempts, after-seconds) means attempts - 1 equal delays. */
-function readRetry(retry: Ext | undefined): { delays: number[]; eventIdHeader?: string; timeoutSeconds?: number } | undefined {
+function readRetry(
+  retry: Ext | undefined
+): { delays: number[]; eventIdHeader?: string; timeoutSeconds?: number } | undefined {
   if (!retry) return undefined;
   const header = {
     ...(typeof retry['event-id-header'] === 'string' ? { eventIdHeader: retry['event-id-header'] } : {}),
-    ...(typeof retry['timeout-seconds'] === 'number' && retry['timeout-seconds'] > 0 ? { timeoutSeconds: retry['timeout-seconds'] } : {}),
+    ...(typeof retry['timeout-seconds'] === 'number' && retry['timeout-seconds'] > 0
+      ? { timeoutSeconds: retry['timeout-seconds'] }
+      : {}),
   };
   if (Array.isArray(retry['delays'])) return { delays: (retry['delays'] as unknown[]).map(Number), ...header };
   const attempts = Number(retry['attempts'] ?? 2);
-  return { delays: Array.from({ length: Math.max(1, attempts - 1) }, () => Number(retry['after-seconds'] ?? 1)), ...header };
+  return {
+    delays: Array.from({ length: Math.max(1, attempts - 1) }, () => Number(retry['after-seconds'] ?? 1)),
+    ...header,
+  };
 }
 
 function readWebhooks(doc: OpenApiDocument): WebhookDeclaration | undefined {
@@ -389,20 +453,32 @@ function readWebhooks(doc: OpenApiDocument): WebhookDeclaration | undefined {
   const events = Object.entries(((doc as Ext)['webhooks'] ?? {}) as Record<string, Ext>).map(([name, item]) => ({
     name,
     family: str(x(item['post'], 'x-event-family'), 'unknown')!,
-    ...(Array.isArray(x(item['post'], 'x-emitted-by')) ? { emittedBy: (x(item['post'], 'x-emitted-by') as unknown[]).map(String) } : {}),
+    ...(Array.isArray(x(item['post'], 'x-emitted-by'))
+      ? { emittedBy: (x(item['post'], 'x-emitted-by') as unknown[]).map(String) }
+      : {}),
   }));
-  const remove = operations(doc).find((o) => reg.operationId !== undefined && x(o.op, 'x-cleanup-for') === reg.operationId);
+  const remove = operations(doc).find(
+    (o) => reg.operationId !== undefined && x(o.op, 'x-cleanup-for') === reg.operationId
+  );
   const test = operationWith(doc, 'x-sends-test-event');
   // The registration's id: its link to the delete (or test) operation, else the body's id.
-  const id = (remove && linkedLocation(doc, reg.op, remove, true)) ?? (test && linkedLocation(doc, reg.op, test, true)) ?? { in: 'body' as const, pointer: '/id' };
+  const id = (remove && linkedLocation(doc, reg.op, remove, true)) ??
+    (test && linkedLocation(doc, reg.op, test, true)) ?? { in: 'body' as const, pointer: '/id' };
   const type = (x(reg.op, 'x-event-type-in') ?? {}) as Ext;
   const declaredSubs = (r['subscriptions'] ?? {}) as Record<string, string[]>;
   const subscriptions: Record<string, string[]> = {
     all: declaredSubs['all'] ?? events.filter((e) => e.family !== 'test').map((e) => e.name),
   };
-  for (const family of new Set(events.map((e) => e.family))) subscriptions[family] = declaredSubs[family] ?? events.filter((e) => e.family === family).map((e) => e.name);
+  for (const family of new Set(events.map((e) => e.family)))
+    subscriptions[family] = declaredSubs[family] ?? events.filter((e) => e.family === family).map((e) => e.name);
   return {
-    register: { ...declared(reg), urlField: str(r['url-field'], 'url')!, eventsField: str(r['events-field'], 'events')!, secretField: str(r['secret-field']), id },
+    register: {
+      ...declared(reg),
+      urlField: str(r['url-field'], 'url')!,
+      eventsField: str(r['events-field'], 'events')!,
+      secretField: str(r['secret-field']),
+      id,
+    },
     remove: remove && declared(remove),
     testEvent: test && declared(test),
     signature: readSignature(x(reg.op, 'x-webhook-signature') as Ext | undefined),
@@ -417,7 +493,10 @@ function readWebhooks(doc: OpenApiDocument): WebhookDeclaration | undefined {
 function readAlarms(doc: OpenApiDocument): AlarmDeclaration | undefined {
   const create = operationWith(doc, 'x-alarm-firing-example');
   if (!create) return undefined;
-  return { create: declared(create), firingBody: (x(create.op, 'x-alarm-firing-example') ?? {}) as Record<string, unknown> };
+  return {
+    create: declared(create),
+    firingBody: (x(create.op, 'x-alarm-firing-example') ?? {}) as Record<string, unknown>,
+  };
 }
 
 const AUDIT_DEFAULTS: Record<AuditField, [string, string]> = {
@@ -440,17 +519,39 @@ function readAudit(doc: OpenApiDocument): AuditDeclaration | undefined {
   const sort = x(search.op, 'x-audit-sort') as Ext | undefined;
   const total = x(successResponse(search.op), 'x-total-count') as { field?: unknown } | undefined;
   const exp = operationWith(doc, 'x-audit', 'export');
-  const fields = Object.fromEntries(Object.entries(AUDIT_DEFAULTS).map(([k, [key, def]]) => [k, toPointer(str(a[key], def)!)])) as Record<AuditField, string>;
+  const fields = Object.fromEntries(
+    Object.entries(AUDIT_DEFAULTS).map(([k, [key, def]]) => [k, toPointer(str(a[key], def)!)])
+  ) as Record<AuditField, string>;
   return {
     search: declared(search),
-    export: exp && { ...declared(exp), formatParam: str(x(exp.op, 'x-audit-format-param'), 'format')!, formats: (x(exp.op, 'x-audit-formats') ?? {}) as Record<string, string>, csvColumns: (x(exp.op, 'x-audit-csv-columns') ?? {}) as Record<string, string> },
+    export: exp && {
+      ...declared(exp),
+      formatParam: str(x(exp.op, 'x-audit-format-param'), 'format')!,
+      formats: (x(exp.op, 'x-audit-formats') ?? {}) as Record<string, string>,
+      csvColumns: (x(exp.op, 'x-audit-csv-columns') ?? {}) as Record<string, string>,
+    },
     entriesPointer: toPointer(str(x(search.op, 'x-audit-entries-field'), 'entries')!),
     fields,
-    filters: { actor: str(f['actor']), result: str(f['result']), pathPrefix: str(f['path-prefix']), method: str(f['method']), from: str(f['from']), to: str(f['to']) },
+    filters: {
+      actor: str(f['actor']),
+      result: str(f['result']),
+      pathPrefix: str(f['path-prefix']),
+      method: str(f['method']),
+      from: str(f['from']),
+      to: str(f['to']),
+    },
     resultValues: { success: str(rv['success'], 'success')!, failure: str(rv['failure'], 'failure')! },
-    order: x(search.op, 'x-audit-order') === 'oldest-first' ? 'oldest-first' : x(search.op, 'x-audit-order') === 'newest-first' ? 'newest-first' : undefined,
+    order:
+      x(search.op, 'x-audit-order') === 'oldest-first'
+        ? 'oldest-first'
+        : x(search.op, 'x-audit-order') === 'newest-first'
+          ? 'newest-first'
+          : undefined,
     sort: sort && { param: String(sort['param']), newestFirst: String(sort['newest-first']) },
-    ...(x(search.op, 'x-audit-unauthenticated') === 'key-organization' || x(search.op, 'x-audit-unauthenticated') === 'none' ? { unauthenticated: x(search.op, 'x-audit-unauthenticated') as 'key-organization' | 'none' } : {}),
+    ...(x(search.op, 'x-audit-unauthenticated') === 'key-organization' ||
+    x(search.op, 'x-audit-unauthenticated') === 'none'
+      ? { unauthenticated: x(search.op, 'x-audit-unauthenticated') as 'key-organization' | 'none' }
+      : {}),
     totalPointer: typeof total?.field === 'string' ? toPointer(total.field) : undefined,
   };
 }

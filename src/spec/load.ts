@@ -55,10 +55,12 @@ async function dereference(doc: unknown, label: string): Promise<OpenApiDocument
   let done = validated.get(key);
   if (!done) {
     // validate() checks the document against the OpenAPI 3.1 schema and resolves $refs.
-    done = ((await swaggerParser()).validate(structuredClone(doc) as never) as Promise<OpenApiDocument>).catch((err: Error) => {
-      validated.delete(key);
-      throw new UsageError(`${label} is not a valid OpenAPI 3.1 document: ${err.message.split('\n')[0]}`);
-    });
+    done = ((await swaggerParser()).validate(structuredClone(doc) as never) as Promise<OpenApiDocument>).catch(
+      (err: Error) => {
+        validated.delete(key);
+        throw new UsageError(`${label} is not a valid OpenAPI 3.1 document: ${err.message.split('\n')[0]}`);
+      }
+    );
     validated.set(key, done);
   }
   // Each caller gets its own copy: checks and the schema compiler may annotate what they are given.
@@ -71,7 +73,9 @@ async function dereference(doc: unknown, label: string): Promise<OpenApiDocument
  */
 let baseDereferenced: Promise<OpenApiDocument> | undefined;
 async function dereferenceBase(doc: unknown): Promise<OpenApiDocument> {
-  baseDereferenced ??= swaggerParser().then((parser) => parser.dereference(structuredClone(doc) as never) as Promise<OpenApiDocument>);
+  baseDereferenced ??= swaggerParser().then(
+    (parser) => parser.dereference(structuredClone(doc) as never) as Promise<OpenApiDocument>
+  );
   return structuredClone(await baseDereferenced);
 }
 
@@ -79,14 +83,20 @@ async function dereferenceBase(doc: unknown): Promise<OpenApiDocument> {
  * Applies an OpenAPI Overlay 1.0 document after checking it against the vocabulary (src/spec/overlay-check.ts): an
  * unknown term, a term out of place or malformed, or an action that matches nothing is a user error naming its place.
  */
-export async function applyOverlay(doc: unknown, overlay: unknown, overlayPath: string): Promise<{ data: unknown; actions: number }> {
+export async function applyOverlay(
+  doc: unknown,
+  overlay: unknown,
+  overlayPath: string
+): Promise<{ data: unknown; actions: number }> {
   const checked = await checkOverlay(doc, overlay);
   if (checked.problems.length) throw new OverlayInvalid(overlayPath, checked.problems);
   return { data: checked.data, actions: checked.actions };
 }
 
 /** The problems of an overlay (empty when it is valid), for `cloud-conformance overlay check`. */
-export async function lintOverlay(overlayPath: string): Promise<{ problems: OverlayProblem[]; actions: number; terms: Record<string, number> }> {
+export async function lintOverlay(
+  overlayPath: string
+): Promise<{ problems: OverlayProblem[]; actions: number; terms: Record<string, number> }> {
   const raw = await readYamlFile(BASE_SPEC_PATH, 'spec', true);
   const overlay = await readYamlFile(overlayPath, 'overlay', isShipped(overlayPath));
   const checked = await checkOverlay(raw, overlay);
@@ -105,7 +115,9 @@ export const SHIPPED_OVERLAYS_DIR = path.join(SPEC_DIR, 'overlays');
 const isShipped = (overlayPath: string) => path.dirname(path.resolve(overlayPath)) === SHIPPED_OVERLAYS_DIR;
 
 /** The sources whose code derives a loaded spec from its documents: a change to any of them derives afresh. */
-const DERIVING_SOURCES = ['load.ts', 'overlay-check.ts', 'vocabulary.ts', 'yaml.ts', 'cache.ts'].map((f) => path.join(path.dirname(fileURLToPath(import.meta.url)), f));
+const DERIVING_SOURCES = ['load.ts', 'overlay-check.ts', 'vocabulary.ts', 'yaml.ts', 'cache.ts'].map((f) =>
+  path.join(path.dirname(fileURLToPath(import.meta.url)), f)
+);
 const PACKAGE_JSON = path.join(SPEC_DIR, '..', 'package.json');
 
 /** The derived-cache key of a shipped base and overlay: their texts, the deriving code, the dependency tree (undefined when a source cannot be read: no cache). */
@@ -135,8 +147,14 @@ export async function loadSpec(overlayPath?: string): Promise<LoadedSpec> {
   const cached = readDerived(name, key);
   if (cached) {
     try {
-      const { base, merged, actions } = deserialize(cached) as { base: OpenApiDocument; merged: OpenApiDocument; actions: number };
-      return overlayPath ? { base, merged, overlayPath, overlayActions: actions, shipped: true } : { base, merged: base, overlayActions: 0, shipped: true };
+      const { base, merged, actions } = deserialize(cached) as {
+        base: OpenApiDocument;
+        merged: OpenApiDocument;
+        actions: number;
+      };
+      return overlayPath
+        ? { base, merged, overlayPath, overlayActions: actions, shipped: true }
+        : { base, merged: base, overlayActions: 0, shipped: true };
     } catch {
       // A damaged entry: derive again below.
     }

@@ -12,9 +12,17 @@ const require = createRequire(import.meta.url);
 // Both are loaded on first use: a run whose shipped overlay comes from the derived cache (src/spec/load.ts) needs neither.
 // openapi-format is CommonJS; its overlay engine reports which actions matched nothing.
 const openapiOverlay = (doc: unknown, opts: { overlaySet: unknown }) =>
-  (require('openapi-format') as { openapiOverlay(doc: unknown, opts: { overlaySet: unknown }): Promise<{ data: unknown; resultData: { unusedActions: unknown[] } }> }).openapiOverlay(doc, opts);
+  (
+    require('openapi-format') as {
+      openapiOverlay(
+        doc: unknown,
+        opts: { overlaySet: unknown }
+      ): Promise<{ data: unknown; resultData: { unusedActions: unknown[] } }>;
+    }
+  ).openapiOverlay(doc, opts);
 // jsonpathly (the JSONPath engine openapi-format applies targets with) gives the concrete paths a target matches.
-const jsonPathPaths = (doc: unknown, path: string) => (require('jsonpathly') as { paths(doc: unknown, path: string): string[] }).paths(doc, path);
+const jsonPathPaths = (doc: unknown, path: string) =>
+  (require('jsonpathly') as { paths(doc: unknown, path: string): string[] }).paths(doc, path);
 
 export interface OverlayAction {
   target: string;
@@ -41,9 +49,14 @@ export function formatProblem(file: string, p: OverlayProblem): string {
 export class OverlayInvalid extends UsageError {
   constructor(
     readonly file: string,
-    readonly problems: OverlayProblem[],
+    readonly problems: OverlayProblem[]
   ) {
-    super(formatProblem(file, problems[0]!) + (problems.length > 1 ? ` (and ${problems.length - 1} more problems; see cloud-conformance overlay check ${file})` : ''));
+    super(
+      formatProblem(file, problems[0]!) +
+        (problems.length > 1
+          ? ` (and ${problems.length - 1} more problems; see cloud-conformance overlay check ${file})`
+          : '')
+    );
     this.name = 'OverlayInvalid';
   }
 }
@@ -53,7 +66,11 @@ const overlaySchema = {
   required: ['overlay', 'info', 'actions'],
   properties: {
     overlay: { type: 'string', pattern: '^1\\.0\\.\\d+$' },
-    info: { type: 'object', required: ['title', 'version'], properties: { title: { type: 'string' }, version: { type: 'string' } } },
+    info: {
+      type: 'object',
+      required: ['title', 'version'],
+      properties: { title: { type: 'string' }, version: { type: 'string' } },
+    },
     extends: { type: 'string' },
     actions: {
       type: 'array',
@@ -61,7 +78,12 @@ const overlaySchema = {
       items: {
         type: 'object',
         required: ['target'],
-        properties: { target: { type: 'string', pattern: '^\\$' }, description: { type: 'string' }, update: {}, remove: { const: true } },
+        properties: {
+          target: { type: 'string', pattern: '^\\$' },
+          description: { type: 'string' },
+          update: {},
+          remove: { const: true },
+        },
         anyOf: [{ required: ['update'] }, { required: ['remove'] }],
       },
     },
@@ -86,10 +108,31 @@ function termValidator(name: string): ValidateFunction {
 // ---- where a node of an OpenAPI document sits ---------------------------------------------------------------------
 
 /** Kinds of node: the locations terms may take, plus containers whose keys are names (or, for some, extensions). */
-type Kind = LocationKind | 'paths' | 'webhooks' | 'webhook-item' | 'components' | 'responses' | 'opaque' | { map: Kind } | { list: Kind };
+type Kind =
+  | LocationKind
+  | 'paths'
+  | 'webhooks'
+  | 'webhook-item'
+  | 'components'
+  | 'responses'
+  | 'opaque'
+  | { map: Kind }
+  | { list: Kind };
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-const SCHEMA_ONE = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'contentSchema']);
+const SCHEMA_ONE = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contentSchema',
+]);
 const SCHEMA_MAP = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const SCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const COMPONENT_KINDS: Record<string, Kind> = {
@@ -107,7 +150,15 @@ function childKind(kind: Kind, key: string): Kind {
   if (typeof kind === 'object') return 'map' in kind ? kind.map : kind.list;
   switch (kind) {
     case 'document':
-      return key === 'info' ? 'info' : key === 'paths' ? 'paths' : key === 'webhooks' ? 'webhooks' : key === 'components' ? 'components' : 'opaque';
+      return key === 'info'
+        ? 'info'
+        : key === 'paths'
+          ? 'paths'
+          : key === 'webhooks'
+            ? 'webhooks'
+            : key === 'components'
+              ? 'components'
+              : 'opaque';
     case 'paths':
       return 'path-item';
     case 'webhooks':
@@ -118,11 +169,23 @@ function childKind(kind: Kind, key: string): Kind {
       return key === 'parameters' ? { list: 'parameter' } : 'opaque';
     case 'operation':
     case 'webhook-operation':
-      return key === 'parameters' ? { list: 'parameter' } : key === 'requestBody' ? 'request-body' : key === 'responses' ? 'responses' : 'opaque';
+      return key === 'parameters'
+        ? { list: 'parameter' }
+        : key === 'requestBody'
+          ? 'request-body'
+          : key === 'responses'
+            ? 'responses'
+            : 'opaque';
     case 'responses':
       return 'response';
     case 'response':
-      return key === 'headers' ? { map: 'header' } : key === 'content' ? { map: 'media-type' } : key === 'links' ? { map: 'link' } : 'opaque';
+      return key === 'headers'
+        ? { map: 'header' }
+        : key === 'content'
+          ? { map: 'media-type' }
+          : key === 'links'
+            ? { map: 'link' }
+            : 'opaque';
     case 'request-body':
       return key === 'content' ? { map: 'media-type' } : 'opaque';
     case 'media-type':
@@ -130,7 +193,13 @@ function childKind(kind: Kind, key: string): Kind {
     case 'parameter':
       return key === 'schema' ? 'schema' : key === 'content' ? { map: 'media-type' } : 'opaque';
     case 'schema':
-      return SCHEMA_ONE.has(key) ? 'schema' : SCHEMA_MAP.has(key) ? { map: 'schema' } : SCHEMA_LIST.has(key) ? { list: 'schema' } : 'opaque';
+      return SCHEMA_ONE.has(key)
+        ? 'schema'
+        : SCHEMA_MAP.has(key)
+          ? { map: 'schema' }
+          : SCHEMA_LIST.has(key)
+            ? { list: 'schema' }
+            : 'opaque';
     case 'components':
       return COMPONENT_KINDS[key] ? { map: COMPONENT_KINDS[key]! } : 'opaque';
     default:
@@ -147,24 +216,39 @@ function kindAt(segments: string[]): Kind {
   return kind;
 }
 
-const describeKind = (kind: Kind): string => (typeof kind === 'string' ? kind : 'map' in kind ? `a map of ${describeKind(kind.map)}` : `a list of ${describeKind(kind.list)}`);
+const describeKind = (kind: Kind): string =>
+  typeof kind === 'string'
+    ? kind
+    : 'map' in kind
+      ? `a map of ${describeKind(kind.map)}`
+      : `a list of ${describeKind(kind.list)}`;
 
 /** $['paths']['/v1/vms']['post'] → ['paths', '/v1/vms', 'post']. */
 function segmentsOf(normalized: string): string[] {
   const out: string[] = [];
   const re = /\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\]/g;
-  for (let m = re.exec(normalized); m; m = re.exec(normalized)) out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!);
+  for (let m = re.exec(normalized); m; m = re.exec(normalized))
+    out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!);
   return out;
 }
 
 export function jsonPath(segments: readonly string[]): string {
-  return '$' + segments.map((s) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? `.${s}` : /^\d+$/.test(s) ? `[${s}]` : `['${s.replace(/'/g, "\\'")}']`)).join('');
+  return (
+    '$' +
+    segments
+      .map((s) =>
+        /^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? `.${s}` : /^\d+$/.test(s) ? `[${s}]` : `['${s.replace(/'/g, "\\'")}']`
+      )
+      .join('')
+  );
 }
 
 // ---- runtime expressions -------------------------------------------------------------------------------------------
 
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
-const RUNTIME_EXPRESSION = new RegExp(`^\\$(url|method|statusCode|(request|response)\\.(header\\.${TOKEN}|query\\.[^\\s]+|path\\.[^\\s]+|body(#(/([^~/]|~[01])*)*)?))$`);
+const RUNTIME_EXPRESSION = new RegExp(
+  `^\\$(url|method|statusCode|(request|response)\\.(header\\.${TOKEN}|query\\.[^\\s]+|path\\.[^\\s]+|body(#(/([^~/]|~[01])*)*)?))$`
+);
 
 /** An OpenAPI 3.1 runtime expression ($response.body#/id, $response.header.Location, $request.path.id, ...). */
 export function isRuntimeExpression(v: string): boolean {
@@ -183,10 +267,16 @@ interface Occurrence {
 }
 
 /** Walks an update placed at a node of the given kind, collecting x- keys and links. */
-function collect(value: unknown, kind: Kind, segments: string[], found: (o: { segments: string[]; kind: Kind; key: string; value: unknown }) => void): void {
+function collect(
+  value: unknown,
+  kind: Kind,
+  segments: string[],
+  found: (o: { segments: string[]; kind: Kind; key: string; value: unknown }) => void
+): void {
   if (kind === 'opaque' || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
-    if (typeof kind === 'object' && 'list' in kind) value.forEach((v, i) => collect(v, kind.list, [...segments, String(i)], found));
+    if (typeof kind === 'object' && 'list' in kind)
+      value.forEach((v, i) => collect(v, kind.list, [...segments, String(i)], found));
     return;
   }
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
@@ -209,10 +299,14 @@ function ajvMessage(e: ErrorObject): string {
 
 function operationIds(doc: unknown): Set<string> {
   const ids = new Set<string>();
-  const d = doc as { paths?: Record<string, Record<string, { operationId?: unknown }>>; webhooks?: Record<string, Record<string, { operationId?: unknown }>> };
+  const d = doc as {
+    paths?: Record<string, Record<string, { operationId?: unknown }>>;
+    webhooks?: Record<string, Record<string, { operationId?: unknown }>>;
+  };
   for (const items of [d.paths ?? {}, d.webhooks ?? {}]) {
     for (const item of Object.values(items)) {
-      for (const [m, op] of Object.entries(item ?? {})) if (METHODS.has(m) && typeof op?.operationId === 'string') ids.add(op.operationId);
+      for (const [m, op] of Object.entries(item ?? {}))
+        if (METHODS.has(m) && typeof op?.operationId === 'string') ids.add(op.operationId);
     }
   }
   return ids;
@@ -220,11 +314,20 @@ function operationIds(doc: unknown): Set<string> {
 
 function problemsOf(o: Occurrence, finalIds: Set<string>): string[] {
   if (o.kind === 'link' && o.key === '') {
-    const link = (o.value ?? {}) as { operationId?: unknown; operationRef?: unknown; parameters?: Record<string, unknown>; requestBody?: unknown };
+    const link = (o.value ?? {}) as {
+      operationId?: unknown;
+      operationRef?: unknown;
+      parameters?: Record<string, unknown>;
+      requestBody?: unknown;
+    };
     const out: string[] = [];
-    if (typeof link.operationId === 'string' && !finalIds.has(link.operationId)) out.push(`the link names operationId ${link.operationId}, which no operation of the document has`);
+    if (typeof link.operationId === 'string' && !finalIds.has(link.operationId))
+      out.push(`the link names operationId ${link.operationId}, which no operation of the document has`);
     for (const [name, v] of Object.entries(link.parameters ?? {})) {
-      if (typeof v === 'string' && v.startsWith('$') && !isRuntimeExpression(v)) out.push(`parameter ${name}: ${JSON.stringify(v)} is not a runtime expression ($response.body#/pointer, $response.header.Name, ...)`);
+      if (typeof v === 'string' && v.startsWith('$') && !isRuntimeExpression(v))
+        out.push(
+          `parameter ${name}: ${JSON.stringify(v)} is not a runtime expression ($response.body#/pointer, $response.header.Name, ...)`
+        );
     }
     return out;
   }
@@ -232,10 +335,14 @@ function problemsOf(o: Occurrence, finalIds: Set<string>): string[] {
   if (!term) return [`unknown extension ${o.key}: not a term of the overlay vocabulary (spec/README.md)`];
   if (term.role === 'annotation') return [`${o.key} is an annotation of the derived document, not a declaration`];
   const kind = o.kind as LocationKind;
-  if (!term.where.includes(kind)) return [`${o.key} does not belong at ${describeKind(o.kind)} (it goes at ${term.where.join(' or ')})`];
+  if (!term.where.includes(kind))
+    return [`${o.key} does not belong at ${describeKind(o.kind)} (it goes at ${term.where.join(' or ')})`];
   if (o.key === 'x-error-cases' && o.value && typeof o.value === 'object' && !Array.isArray(o.value)) {
     const unknown = Object.keys(o.value).filter((k) => !(k in ERROR_CASES));
-    if (unknown.length) return unknown.map((k) => `unknown error case ${JSON.stringify(k)} (cases: ${Object.keys(ERROR_CASES).join(', ')})`);
+    if (unknown.length)
+      return unknown.map(
+        (k) => `unknown error case ${JSON.stringify(k)} (cases: ${Object.keys(ERROR_CASES).join(', ')})`
+      );
   }
   const validate = termValidator(o.key);
   if (!validate(o.value)) return [`${o.key} ${ajvMessage(validate.errors![0]!)}`];
@@ -244,7 +351,8 @@ function problemsOf(o: Occurrence, finalIds: Set<string>): string[] {
   }
   if (o.key === 'x-emitted-by' && Array.isArray(o.value)) {
     const unknown = o.value.filter((v) => typeof v === 'string' && !finalIds.has(v));
-    if (unknown.length) return [`x-emitted-by names operationId ${unknown.join(', ')}, which no operation of the document has`];
+    if (unknown.length)
+      return [`x-emitted-by names operationId ${unknown.join(', ')}, which no operation of the document has`];
   }
   return [];
 }
@@ -263,23 +371,35 @@ export interface CheckedOverlay {
  * role names that are not a list of names. Every operation's and the document's own.
  */
 function securityProblems(doc: unknown): OverlayProblem[] {
-  const d = doc as { security?: unknown; components?: { securitySchemes?: Record<string, unknown> }; paths?: Record<string, Record<string, { security?: unknown }>> };
+  const d = doc as {
+    security?: unknown;
+    components?: { securitySchemes?: Record<string, unknown> };
+    paths?: Record<string, Record<string, { security?: unknown }>>;
+  };
   const schemes = d.components?.securitySchemes ?? {};
   const out: OverlayProblem[] = [];
   const judge = (security: unknown, segments: string[]) => {
     if (security === undefined) return;
-    if (!Array.isArray(security)) return out.push({ path: jsonPath(segments), message: 'security must be a list of Security Requirements' });
+    if (!Array.isArray(security))
+      return out.push({ path: jsonPath(segments), message: 'security must be a list of Security Requirements' });
     security.forEach((req: unknown, i) => {
       for (const [name, roles] of Object.entries((req ?? {}) as Record<string, unknown>)) {
         const at = jsonPath([...segments, String(i), name]);
-        if (!(name in schemes)) out.push({ path: at, message: `names security scheme ${name}, which components.securitySchemes does not define (schemes: ${Object.keys(schemes).join(', ') || 'none'})` });
-        else if (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string' || r === '')) out.push({ path: at, message: 'the roles of a Security Requirement must be a list of role names (strings)' });
+        if (!(name in schemes))
+          out.push({
+            path: at,
+            message: `names security scheme ${name}, which components.securitySchemes does not define (schemes: ${Object.keys(schemes).join(', ') || 'none'})`,
+          });
+        else if (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string' || r === ''))
+          out.push({ path: at, message: 'the roles of a Security Requirement must be a list of role names (strings)' });
       }
     });
   };
   judge(d.security, ['security']);
   for (const [path, item] of Object.entries(d.paths ?? {})) {
-    for (const [method, op] of Object.entries(item ?? {})) if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) judge(op?.security, ['paths', path, method, 'security']);
+    for (const [method, op] of Object.entries(item ?? {}))
+      if (['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        judge(op?.security, ['paths', path, method, 'security']);
   }
   return out;
 }
@@ -288,7 +408,17 @@ function securityProblems(doc: unknown): OverlayProblem[] {
 export async function checkOverlay(doc: unknown, overlay: unknown): Promise<CheckedOverlay> {
   if (!validateOverlayShape(overlay)) {
     const first = overlayShape!.errors?.[0];
-    return { data: doc, actions: 0, terms: {}, problems: [{ message: `the file is not an OpenAPI Overlay 1.0 document: ${first?.instancePath || '(root)'} ${first?.message ?? ''}`.trim() }] };
+    return {
+      data: doc,
+      actions: 0,
+      terms: {},
+      problems: [
+        {
+          message:
+            `the file is not an OpenAPI Overlay 1.0 document: ${first?.instancePath || '(root)'} ${first?.message ?? ''}`.trim(),
+        },
+      ],
+    };
   }
   const ov = overlay as { overlay: string; info: unknown; actions: OverlayAction[] };
   const problems: OverlayProblem[] = [];
@@ -300,10 +430,16 @@ export async function checkOverlay(doc: unknown, overlay: unknown): Promise<Chec
     try {
       matched = jsonPathPaths(current, action.target);
     } catch (err) {
-      problems.push({ action: index, target: action.target, message: `the target is not a JSONPath expression: ${(err as Error).message.split('\n')[0]}` });
+      problems.push({
+        action: index,
+        target: action.target,
+        message: `the target is not a JSONPath expression: ${(err as Error).message.split('\n')[0]}`,
+      });
       continue;
     }
-    const result = await openapiOverlay(current, { overlaySet: { overlay: ov.overlay, info: ov.info, actions: [action] } });
+    const result = await openapiOverlay(current, {
+      overlaySet: { overlay: ov.overlay, info: ov.info, actions: [action] },
+    });
     if (result.resultData.unusedActions.length > 0 || matched.length === 0) {
       problems.push({ action: index, target: action.target, message: 'the target matches nothing in the document' });
       continue;

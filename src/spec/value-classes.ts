@@ -11,18 +11,64 @@ export interface ValueClass {
 }
 
 const text = (test: (s: string) => boolean) => (v: unknown) => typeof v === 'string' && test(v);
-const integer = (test: (n: number) => boolean) => (v: unknown) => typeof v === 'number' && Number.isInteger(v) && test(v);
+const integer = (test: (n: number) => boolean) => (v: unknown) =>
+  typeof v === 'number' && Number.isInteger(v) && test(v);
 
 /** Every value class by name (`field:class`). */
 export const VALUE_CLASSES: Readonly<Record<string, ValueClass>> = {
-  'name:mixed-case': { operation: 'createVm', field: 'name', what: 'a name with upper- and lower-case letters', holds: text((s) => /[a-z]/.test(s) && /[A-Z]/.test(s)) },
-  'name:dots-and-digits': { operation: 'createVm', field: 'name', what: 'a name with a dot and digits', holds: text((s) => s.includes('.') && /\d/.test(s)) },
-  'name:past-32-characters': { operation: 'createVm', field: 'name', what: 'a name longer than 32 characters', holds: text((s) => [...s].length > 32) },
-  'name:beyond-ascii': { operation: 'createVm', field: 'name', what: 'a name with letters beyond ASCII', holds: text((s) => /[^\x00-\x7f]/.test(s)) },
-  'vcpus:smallest': { operation: 'createVm', field: 'vcpus', what: 'one vCPU, the smallest size', holds: integer((n) => n === 1) },
-  'vcpus:middle': { operation: 'createVm', field: 'vcpus', what: 'from 2 to 16 vCPUs', holds: integer((n) => n >= 2 && n <= 16) },
+  'name:mixed-case': {
+    operation: 'createVm',
+    field: 'name',
+    what: 'a name with upper- and lower-case letters',
+    holds: text((s) => /[a-z]/.test(s) && /[A-Z]/.test(s)),
+  },
+  'name:dots-and-digits': {
+    operation: 'createVm',
+    field: 'name',
+    what: 'a name with a dot and digits',
+    holds: text((s) => s.includes('.') && /\d/.test(s)),
+  },
+  'name:past-32-characters': {
+    operation: 'createVm',
+    field: 'name',
+    what: 'a name longer than 32 characters',
+    holds: text((s) => [...s].length > 32),
+  },
+  'name:beyond-ascii': {
+    operation: 'createVm',
+    field: 'name',
+    what: 'a name with letters beyond ASCII',
+    holds: text((s) => /[^\x00-\x7f]/.test(s)),
+  },
+  'vcpus:smallest': {
+    operation: 'createVm',
+    field: 'vcpus',
+    what: 'one vCPU, the smallest size',
+    holds: integer((n) => n === 1),
+  },
+  'vcpus:middle': {
+    operation: 'createVm',
+    field: 'vcpus',
+    what: 'from 2 to 16 vCPUs',
+    holds: integer((n) => n >= 2 && n <= 16),
+  },
   'vcpus:large': { operation: 'createVm', field: 'vcpus', what: '32 vCPUs or more', holds: integer((n) => n >= 32) },
-  'description:past-64-characters': { operation: 'startBackup', field: 'description', what: 'a description longer than 64 characters', holds: text((s) => [...s].length > 64) },
-  'description:quotes-and-commas': { operation: 'startBackup', field: 'description', what: 'a description with quotes and commas', holds: text((s) => s.includes('"') && s.includes(',')) },
-  'description:beyond-ascii': { operation: 'startBackup', field: 'description', what: 'a description with letters beyond ASCII', holds: text((s) => /[^\x00-\x7f]/.test(s)) },
+  'description:past-64-characters': {
+    operation: 'startBackup',
+    field: 'description',
+    what: 'a description longer than 64 characters',
+    holds: text((s) => [...s].length > 64),
+  },
+  'description:quotes-and-commas': {
+    operation: 'startBackup',
+    field: 'description',
+    what: 'a description with quotes and commas',
+    holds: text((s) => s.includes('"') && s.includes(',')),
+  },
+  'description:beyond-ascii': {
+    operation: 'startBackup',
+    field: 'description',
+    what: 'a description with letters beyond ASCII',
+    holds: text((s) => /[^\x00-\x7f]/.test(s)),
+  },
 };

@@ -42,7 +42,8 @@ export interface Term {
 export const ERROR_CASES: Record<string, string> = {
   unauthenticated: 'a request without a bearer token, or with one that is malformed (auth.bearer-required)',
   'invalid-api-key': 'token issuance with an API key the target does not know (auth.token-request-invalid)',
-  'invalid-request': 'a request the target cannot read or validate: a token request without api_key, a body that is not JSON (auth.token-request-invalid, errors.malformed-json)',
+  'invalid-request':
+    'a request the target cannot read or validate: a token request without api_key, a body that is not JSON (auth.token-request-invalid, errors.malformed-json)',
   'token-expired': 'a request with a token older than its lifetime (auth.token-expiry)',
   'key-revoked': 'a request with a token of a key the run revoked (security.revoked-key)',
   'method-not-allowed': 'a method a path does not have: PUT on a task (errors.allow-on-405)',
@@ -50,9 +51,12 @@ export const ERROR_CASES: Record<string, string> = {
   'unsupported-media-type': 'a create whose JSON body is labelled text/plain (vms.create-conventions)',
   forbidden: "a write by a key whose owner's role may only read (security.readonly-write-refused)",
   'not-found': 'a read of a task id that does not exist (errors.error-object)',
-  'other-organization-object': "a read of another organization's object by its id: the run's task read with --api-key-b (security.cross-org-objects)",
-  'other-organization-reference': "a create whose body names another organization's object: a VM on --subnet-id-b's subnet, asked for with the primary key (security.cross-org-reference)",
-  'quota-exceeded': 'a create beyond the organization quota (code quota_exceeded, seed §7), once a delete showed it a quota (vms.quota-refusal)',
+  'other-organization-object':
+    "a read of another organization's object by its id: the run's task read with --api-key-b (security.cross-org-objects)",
+  'other-organization-reference':
+    "a create whose body names another organization's object: a VM on --subnet-id-b's subnet, asked for with the primary key (security.cross-org-reference)",
+  'quota-exceeded':
+    'a create beyond the organization quota (code quota_exceeded, seed §7), once a delete showed it a quota (vms.quota-refusal)',
   'rate-limited': 'a request beyond a rate limit (limits.rejection-error-object)',
 };
 
@@ -77,9 +81,17 @@ const errorPair = {
   type: 'object',
   additionalProperties: false,
   required: ['status'],
-  properties: { status: { type: 'integer', minimum: 400, maximum: 599 }, code: { type: 'string' }, 'retry-after': { type: 'boolean' } },
+  properties: {
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    code: { type: 'string' },
+    'retry-after': { type: 'boolean' },
+  },
 };
-const placeholders = (allowed: readonly string[]) => ({ type: 'string', minLength: 1, pattern: `^([^{}]|\\{(${allowed.join('|')})\\})*$` });
+const placeholders = (allowed: readonly string[]) => ({
+  type: 'string',
+  minLength: 1,
+  pattern: `^([^{}]|\\{(${allowed.join('|')})\\})*$`,
+});
 
 export const TERMS: Term[] = [
   // ---- info ----
@@ -92,8 +104,15 @@ export const TERMS: Term[] = [
       propertyNames: { enum: Object.keys(ERROR_CASES) },
       additionalProperties: { oneOf: [errorPair, { type: 'array', minItems: 1, items: errorPair }] },
     },
-    meaning: 'the status and error code of each error case (closed list of case names); a case may list several status/code pairs, any of which is accepted',
-    example: { 'invalid-request': [{ status: 400, code: 'invalid_json' }, { status: 422, code: 'validation_error' }], 'rate-limited': { status: 429, code: 'rate_limited', 'retry-after': true } },
+    meaning:
+      'the status and error code of each error case (closed list of case names); a case may list several status/code pairs, any of which is accepted',
+    example: {
+      'invalid-request': [
+        { status: 400, code: 'invalid_json' },
+        { status: 422, code: 'validation_error' },
+      ],
+      'rate-limited': { status: 429, code: 'rate_limited', 'retry-after': true },
+    },
     checks: ['schema.declared-choices'],
     unshown: ['U-ERROR-STATUS', 'U-ERROR-CODES', 'U-LIMIT-BEHAVIOUR'],
   },
@@ -101,8 +120,18 @@ export const TERMS: Term[] = [
     name: 'x-rate-limit-accounting',
     role: 'declaration',
     where: ['info'],
-    schema: { type: 'object', additionalProperties: false, minProperties: 1, properties: { refused: { enum: ['counted', 'free'] }, 'retry-after-clock': { enum: ['target', 'wall'] }, window: { enum: ['fixed', 'sliding'] } } },
-    meaning: "how the rate limits are counted. refused: whether a read or write the target refuses (4xx other than 429) spends the budget (counted) or not (free); the write probe sends creates with an empty body, so with counted it is held to 60 without creating anything. retry-after-clock: whether Retry-After counts the target's seconds (target, the default) or wall-clock seconds (wall); they differ only for a target whose clock runs faster, as the reference's under --time-scale. window: whether a budget comes back whole when a window ends (fixed) or each request a window after it was made (sliding); limits.window-resets (full profile) spends a budget in two halves half a window apart and counts what a window after the first half serves",
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: {
+        refused: { enum: ['counted', 'free'] },
+        'retry-after-clock': { enum: ['target', 'wall'] },
+        window: { enum: ['fixed', 'sliding'] },
+      },
+    },
+    meaning:
+      "how the rate limits are counted. refused: whether a read or write the target refuses (4xx other than 429) spends the budget (counted) or not (free); the write probe sends creates with an empty body, so with counted it is held to 60 without creating anything. retry-after-clock: whether Retry-After counts the target's seconds (target, the default) or wall-clock seconds (wall); they differ only for a target whose clock runs faster, as the reference's under --time-scale. window: whether a budget comes back whole when a window ends (fixed) or each request a window after it was made (sliding); limits.window-resets (full profile) spends a budget in two halves half a window apart and counts what a window after the first half serves",
     example: { refused: 'counted', 'retry-after-clock': 'target', window: 'fixed' },
     checks: ['limits.write-limit', 'limits.window-resets'],
     unshown: ['U-LIMIT-BEHAVIOUR'],
@@ -121,8 +150,13 @@ export const TERMS: Term[] = [
     name: 'x-total-count',
     role: 'declaration',
     where: ['response'],
-    schema: { type: 'object', additionalProperties: false, properties: { field: { type: ['string', 'null'] }, required: { type: 'boolean' } } },
-    meaning: "the field of a list response that carries the total count of matching items (the VM list, the audit search); dotted names reach into objects",
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { field: { type: ['string', 'null'] }, required: { type: 'boolean' } },
+    },
+    meaning:
+      'the field of a list response that carries the total count of matching items (the VM list, the audit search); dotted names reach into objects',
     example: { required: true, field: 'total' },
     checks: ['pagination.total', 'vms.stateful', 'audit.logged'],
     unshown: ['U-TOTAL-FIELD-NAME'],
@@ -183,8 +217,18 @@ export const TERMS: Term[] = [
     name: 'x-tag-filter',
     role: 'declaration',
     where: ['parameter'],
-    schema: { type: 'object', additionalProperties: false, minProperties: 1, properties: { case: { enum: ['sensitive', 'insensitive'] }, repeated: { enum: ['all', 'any', 'first', 'refused'] }, 'key-end': { enum: ['first', 'last'] } } },
-    meaning: "on the VM list's tag parameter: how a filter matches. case: whether a tag's value is compared with its case (sensitive) or without (insensitive); repeated: what the parameter given twice (tag=a:1&tag=b:2) means: VMs carrying all of them, any of them, the first only, or a refusal (4xx); key-end: whether the key ends at the first colon of the filter (env:a:b is key env, value a:b) or at its last (key env:a, value b), judged on two VMs the run creates, one with a colon in a tag's value and one in a tag's key",
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: {
+        case: { enum: ['sensitive', 'insensitive'] },
+        repeated: { enum: ['all', 'any', 'first', 'refused'] },
+        'key-end': { enum: ['first', 'last'] },
+      },
+    },
+    meaning:
+      "on the VM list's tag parameter: how a filter matches. case: whether a tag's value is compared with its case (sensitive) or without (insensitive); repeated: what the parameter given twice (tag=a:1&tag=b:2) means: VMs carrying all of them, any of them, the first only, or a refusal (4xx); key-end: whether the key ends at the first colon of the filter (env:a:b is key env, value a:b) or at its last (key env:a, value b), judged on two VMs the run creates, one with a colon in a tag's value and one in a tag's key",
     example: { case: 'insensitive', repeated: 'all', 'key-end': 'first' },
     checks: ['vms.tag-filter-semantics'],
     unshown: ['U-TAG-SETTING'],
@@ -193,8 +237,14 @@ export const TERMS: Term[] = [
     name: 'x-quota',
     role: 'declaration',
     where: ['operation'],
-    schema: { type: 'object', additionalProperties: false, required: ['vms-per-organization'], properties: { 'vms-per-organization': { type: 'integer', minimum: 1 } } },
-    meaning: 'on the VM create: how many VMs an organization may hold. vms.quota-refusal then counts the organization\'s VMs (the list\'s total) and, where the quota is within the create budget, creates up to it: every create below it accepted, the one past it refused (its status and code are the quota-exceeded error case)',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['vms-per-organization'],
+      properties: { 'vms-per-organization': { type: 'integer', minimum: 1 } },
+    },
+    meaning:
+      "on the VM create: how many VMs an organization may hold. vms.quota-refusal then counts the organization's VMs (the list's total) and, where the quota is within the create budget, creates up to it: every create below it accepted, the one past it refused (its status and code are the quota-exceeded error case)",
     example: { 'vms-per-organization': 500 },
     checks: ['vms.quota-refusal'],
     unshown: ['U-QUOTAS'],
@@ -215,7 +265,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['operation'],
     schema: str,
-    meaning: "on a delete operation: the operationId of the operation whose creations it deletes (createVm, startBackup, or the registration or alarm operation); the id comes from the creating response's link to this operation (or to another operation on this path), else from the body's id",
+    meaning:
+      "on a delete operation: the operationId of the operation whose creations it deletes (createVm, startBackup, or the registration or alarm operation); the id comes from the creating response's link to this operation (or to another operation on this path), else from the body's id",
     example: 'createAlarm',
     checks: ['webhooks.unregistered', 'security.cross-org-objects'],
   },
@@ -224,7 +275,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['operation'],
     schema: { const: 'startBackup' },
-    meaning: 'on the operation that restores a backup ({id} is the backup id): the operation whose backups it restores; its task id is read from its link to getTask',
+    meaning:
+      'on the operation that restores a backup ({id} is the backup id): the operation whose backups it restores; its task id is read from its link to getTask',
     example: 'startBackup',
     checks: ['backups.restore-task'],
     unshown: ['U-RESTORE-OPERATION'],
@@ -234,7 +286,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['operation'],
     schema: { enum: ['current', 'by-id'] },
-    meaning: "on the operation that revokes an API key: current revokes the calling token's key; by-id revokes the key named by {id}, found through a link to this operation on the token response or on a GET operation answered with the key's own token",
+    meaning:
+      "on the operation that revokes an API key: current revokes the calling token's key; by-id revokes the key named by {id}, found through a link to this operation on the token response or on a GET operation answered with the key's own token",
     example: 'by-id',
     checks: ['security.revoked-key'],
     unshown: ['U-KEY-REVOCATION-API'],
@@ -244,7 +297,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['link'],
     schema: { type: 'string', minLength: 1 },
-    meaning: "on a link whose parameter is a runtime expression that yields a JWT (the token response's $response.body#/token): the id is this claim of that token, read from its payload or its protected header without verifying it (sub, kid): how the calling key's own id is found when only its token carries it",
+    meaning:
+      "on a link whose parameter is a runtime expression that yields a JWT (the token response's $response.body#/token): the id is this claim of that token, read from its payload or its protected header without verifying it (sub, kid): how the calling key's own id is found when only its token carries it",
     example: 'sub',
     checks: ['security.revoked-key'],
     unshown: ['U-KEY-REVOCATION-API'],
@@ -268,9 +322,21 @@ export const TERMS: Term[] = [
         },
       },
     },
-    meaning: "on the operation that registers an endpoint: the request fields for its URL, its event subscriptions and its signing secret; subscriptions gives the values (names or patterns such as backup.job.*) that subscribe to all events or to one family (default: the declared event names); the registration's id comes from its response's link to the delete operation (default: the body's id)",
-    example: { 'url-field': 'url', 'events-field': 'events', 'secret-field': 'secret', subscriptions: { all: ['*'], 'backup-job': ['backup.job.*'] } },
-    checks: ['webhooks.registration', 'webhooks.backup-event', 'webhooks.subscription', 'webhooks.unregistered', 'alarms.fires'],
+    meaning:
+      "on the operation that registers an endpoint: the request fields for its URL, its event subscriptions and its signing secret; subscriptions gives the values (names or patterns such as backup.job.*) that subscribe to all events or to one family (default: the declared event names); the registration's id comes from its response's link to the delete operation (default: the body's id)",
+    example: {
+      'url-field': 'url',
+      'events-field': 'events',
+      'secret-field': 'secret',
+      subscriptions: { all: ['*'], 'backup-job': ['backup.job.*'] },
+    },
+    checks: [
+      'webhooks.registration',
+      'webhooks.backup-event',
+      'webhooks.subscription',
+      'webhooks.unregistered',
+      'alarms.fires',
+    ],
     unshown: ['U-WEBHOOK-REGISTRATION'],
   },
   {
@@ -295,8 +361,16 @@ export const TERMS: Term[] = [
         'secret-format': { enum: ['text', 'whsec'] },
       },
     },
-    meaning: "on the registration operation: how deliveries are signed. hmac: the HMAC of the signed payload (template over {body}, {timestamp}, {id}; default {body}) with the registered secret, encoded, in header as the format template says (over {signature}, {timestamp}, {id}; default prefix + {signature}; several signatures in one header are accepted, for key rotation); tolerance-seconds bounds the signed timestamp's distance from the clock it follows: clock target (the default) is the target's, read from its Date headers; clock wall is UTC as NTP keeps it, judged against this machine's clock. standard-webhooks: Standard Webhooks 1.0 (webhook-id, webhook-timestamp, webhook-signature; whsec_ secrets; 5 minutes' tolerance)",
-    example: { header: 'X-Signature', algorithm: 'hmac-sha256', encoding: 'hex', format: 't={timestamp},v1={signature}', payload: '{timestamp}.{body}', 'tolerance-seconds': 300 },
+    meaning:
+      "on the registration operation: how deliveries are signed. hmac: the HMAC of the signed payload (template over {body}, {timestamp}, {id}; default {body}) with the registered secret, encoded, in header as the format template says (over {signature}, {timestamp}, {id}; default prefix + {signature}; several signatures in one header are accepted, for key rotation); tolerance-seconds bounds the signed timestamp's distance from the clock it follows: clock target (the default) is the target's, read from its Date headers; clock wall is UTC as NTP keeps it, judged against this machine's clock. standard-webhooks: Standard Webhooks 1.0 (webhook-id, webhook-timestamp, webhook-signature; whsec_ secrets; 5 minutes' tolerance)",
+    example: {
+      header: 'X-Signature',
+      algorithm: 'hmac-sha256',
+      encoding: 'hex',
+      format: 't={timestamp},v1={signature}',
+      payload: '{timestamp}.{body}',
+      'tolerance-seconds': 300,
+    },
     checks: ['webhooks.signature'],
     unshown: ['U-WEBHOOK-REGISTRATION'],
   },
@@ -306,13 +380,39 @@ export const TERMS: Term[] = [
     where: ['operation'],
     schema: {
       oneOf: [
-        { type: 'object', additionalProperties: false, required: ['delays'], properties: { delays: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'number', minimum: 0 } }, 'event-id-header': EVENT_ID_HEADER, 'timeout-seconds': TIMEOUT_SECONDS } },
-        { type: 'object', additionalProperties: false, required: ['attempts'], properties: { attempts: { type: 'integer', minimum: 2, maximum: 11 }, 'after-seconds': { type: 'number', minimum: 0 }, 'event-id-header': EVENT_ID_HEADER, 'timeout-seconds': TIMEOUT_SECONDS } },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['delays'],
+          properties: {
+            delays: { type: 'array', minItems: 1, maxItems: 10, items: { type: 'number', minimum: 0 } },
+            'event-id-header': EVENT_ID_HEADER,
+            'timeout-seconds': TIMEOUT_SECONDS,
+          },
+        },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['attempts'],
+          properties: {
+            attempts: { type: 'integer', minimum: 2, maximum: 11 },
+            'after-seconds': { type: 'number', minimum: 0 },
+            'event-id-header': EVENT_ID_HEADER,
+            'timeout-seconds': TIMEOUT_SECONDS,
+          },
+        },
       ],
     },
-    meaning: 'on the registration operation: the retry schedule of a failed delivery, as the delays in target-seconds before each retry (the older form attempts + after-seconds means attempts - 1 equal delays); the suite fails as many attempts as there are delays and waits their sum; event-id-header names the header whose value every attempt of one event shares (default: webhook-id, X-Event-Id, else the body\'s id or event_id); timeout-seconds is how long, in wall-clock seconds, the target waits for the receiver\'s answer before it counts the attempt as failed (webhooks.delivery-timeout answers the first attempt of one event of its own backup later than that and waits for the retry)',
+    meaning:
+      "on the registration operation: the retry schedule of a failed delivery, as the delays in target-seconds before each retry (the older form attempts + after-seconds means attempts - 1 equal delays); the suite fails as many attempts as there are delays and waits their sum; event-id-header names the header whose value every attempt of one event shares (default: webhook-id, X-Event-Id, else the body's id or event_id); timeout-seconds is how long, in wall-clock seconds, the target waits for the receiver's answer before it counts the attempt as failed (webhooks.delivery-timeout answers the first attempt of one event of its own backup later than that and waits for the retry)",
     example: { delays: [10, 30, 90, 270], 'event-id-header': 'X-Hook-Event', 'timeout-seconds': 10 },
-    checks: ['webhooks.retry', 'webhooks.no-redelivery', 'webhooks.backup-event', 'alarms.fires', 'webhooks.delivery-timeout'],
+    checks: [
+      'webhooks.retry',
+      'webhooks.no-redelivery',
+      'webhooks.backup-event',
+      'alarms.fires',
+      'webhooks.delivery-timeout',
+    ],
     unshown: ['U-WEBHOOK-REGISTRATION'],
   },
   {
@@ -320,7 +420,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['operation'],
     schema: { type: 'object', additionalProperties: false, properties: { header: str, 'body-field': fieldOrPointer } },
-    meaning: 'on the registration operation: where a delivery names its event type, a header, else a body field (dots reach into objects) or JSON pointer (default: the body field type)',
+    meaning:
+      'on the registration operation: where a delivery names its event type, a header, else a body field (dots reach into objects) or JSON pointer (default: the body field type)',
     example: { header: 'X-Event-Type', 'body-field': 'type' },
     checks: ['webhooks.backup-event', 'webhooks.subscription', 'webhooks.test-event', 'alarms.fires'],
     unshown: ['U-EVENT-NAMES'],
@@ -330,7 +431,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['operation'],
     schema: { const: true },
-    meaning: "on an operation whose {id} is a registration's id: calling it sends that registration an event of the test family",
+    meaning:
+      "on an operation whose {id} is a registration's id: calling it sends that registration an event of the test family",
     example: true,
     checks: ['webhooks.test-event'],
   },
@@ -339,7 +441,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['operation'],
     schema: { type: 'object' },
-    meaning: 'on the operation that creates a metric alarm: a request body that makes the alarm fire, "{vm_id}" standing for a VM the run created',
+    meaning:
+      'on the operation that creates a metric alarm: a request body that makes the alarm fire, "{vm_id}" standing for a VM the run created',
     example: { vm_id: '{vm_id}', metric: 'cpu_utilization', comparison: 'gt', threshold: 10 },
     checks: ['alarms.fires'],
     unshown: ['U-EVENT-EMITTERS'],
@@ -350,7 +453,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['webhook-operation'],
     schema: { enum: [...EVENT_FAMILIES] },
-    meaning: "on an event of the document's top-level webhooks (its post): the family it belongs to, backup-job, metric-alarm or test",
+    meaning:
+      "on an event of the document's top-level webhooks (its post): the family it belongs to, backup-job, metric-alarm or test",
     example: 'backup-job',
     checks: ['webhooks.backup-event', 'webhooks.subscription', 'webhooks.test-event', 'alarms.fires'],
     unshown: ['U-EVENT-NAMES'],
@@ -360,7 +464,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['webhook-operation'],
     schema: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } },
-    meaning: "on an event of the document's top-level webhooks (its post): the operationIds whose work raises it (for a long-running operation, when its task ends); the suite restores a backup where the restore is listed, and waits for the event",
+    meaning:
+      "on an event of the document's top-level webhooks (its post): the operationIds whose work raises it (for a long-running operation, when its task ends); the suite restores a backup where the restore is listed, and waits for the event",
     example: ['startBackup', 'restoreBackup'],
     checks: ['webhooks.declared-emitters'],
     unshown: ['U-EVENT-EMITTERS'],
@@ -381,7 +486,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['operation'],
     schema: fieldOrPointer,
-    meaning: 'on the audit search: the field (dots reach into objects) or JSON pointer of the response that holds the array of entries',
+    meaning:
+      'on the audit search: the field (dots reach into objects) or JSON pointer of the response that holds the array of entries',
     example: 'entries',
     checks: ['audit.logged', 'audit.search', 'audit.export'],
     unshown: ['U-OTHER-OPERATION-PATHS'],
@@ -390,9 +496,21 @@ export const TERMS: Term[] = [
     name: 'x-audit-fields',
     role: 'declaration',
     where: ['operation'],
-    schema: { type: 'object', additionalProperties: false, propertyNames: { enum: [...AUDIT_FIELDS] }, properties: Object.fromEntries(AUDIT_FIELDS.map((f) => [f, fieldOrPointer])) },
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      propertyNames: { enum: [...AUDIT_FIELDS] },
+      properties: Object.fromEntries(AUDIT_FIELDS.map((f) => [f, fieldOrPointer])),
+    },
     meaning: `on the audit search: where each entry keeps ${AUDIT_FIELDS.join(', ')}, as a JSON pointer into the entry (into nested objects, e.g. /actor/api_key_id) or a field name (dots reach into objects); a CSV export names the column by the pointer with / as .`,
-    example: { id: '/id', actor: '/actor/api_key_id', 'source-ip': '/source_ip', result: '/result', path: '/request/path', time: '/time' },
+    example: {
+      id: '/id',
+      actor: '/actor/api_key_id',
+      'source-ip': '/source_ip',
+      result: '/result',
+      path: '/request/path',
+      time: '/time',
+    },
     checks: ['audit.logged', 'audit.search', 'audit.export'],
     unshown: ['U-OTHER-OPERATION-PATHS'],
   },
@@ -400,9 +518,21 @@ export const TERMS: Term[] = [
     name: 'x-audit-filters',
     role: 'declaration',
     where: ['operation'],
-    schema: { type: 'object', additionalProperties: false, properties: { actor: str, result: str, 'path-prefix': str, method: str, from: str, to: str } },
-    meaning: 'on the audit search (and the export): the query parameters that filter by actor, by result, by path prefix, by HTTP method, and by a time window (from and to: ISO 8601 date-times, the bounds included)',
-    example: { actor: 'actor', result: 'result', 'path-prefix': 'path_prefix', method: 'method', from: 'since', to: 'until' },
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { actor: str, result: str, 'path-prefix': str, method: str, from: str, to: str },
+    },
+    meaning:
+      'on the audit search (and the export): the query parameters that filter by actor, by result, by path prefix, by HTTP method, and by a time window (from and to: ISO 8601 date-times, the bounds included)',
+    example: {
+      actor: 'actor',
+      result: 'result',
+      'path-prefix': 'path_prefix',
+      method: 'method',
+      from: 'since',
+      to: 'until',
+    },
     checks: ['audit.search', 'audit.export', 'audit.logged'],
     unshown: ['U-OTHER-OPERATION-PATHS'],
   },
@@ -421,7 +551,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['operation'],
     schema: { enum: ['newest-first', 'oldest-first'] },
-    meaning: 'on the audit search: the order of entries across pages (default newest-first); the suite reads the end of an oldest-first log',
+    meaning:
+      'on the audit search: the order of entries across pages (default newest-first); the suite reads the end of an oldest-first log',
     example: 'oldest-first',
     checks: ['audit.logged', 'audit.search'],
     unshown: ['U-OTHER-OPERATION-PATHS'],
@@ -431,7 +562,8 @@ export const TERMS: Term[] = [
     role: 'declaration',
     where: ['operation'],
     schema: { enum: ['key-organization', 'none'] },
-    meaning: "on the audit search: whose audit shows the entry of a call made without a token (token issuance): the organization of the API key it names (the suite then looks for its own issuance there), or none (recorded for no organization, so not looked for)",
+    meaning:
+      'on the audit search: whose audit shows the entry of a call made without a token (token issuance): the organization of the API key it names (the suite then looks for its own issuance there), or none (recorded for no organization, so not looked for)',
     example: 'key-organization',
     checks: ['audit.logged'],
     unshown: ['U-OTHER-OPERATION-PATHS'],
@@ -440,8 +572,14 @@ export const TERMS: Term[] = [
     name: 'x-audit-sort',
     role: 'declaration',
     where: ['operation'],
-    schema: { type: 'object', additionalProperties: false, required: ['param', 'newest-first'], properties: { param: str, 'newest-first': str } },
-    meaning: 'on the audit search: a sorting parameter and the value that asks for newest first; the suite sends it and reads the log newest first',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['param', 'newest-first'],
+      properties: { param: str, 'newest-first': str },
+    },
+    meaning:
+      'on the audit search: a sorting parameter and the value that asks for newest first; the suite sends it and reads the log newest first',
     example: { param: 'sort', 'newest-first': '-time' },
     checks: ['audit.logged', 'audit.search'],
     unshown: ['U-OTHER-OPERATION-PATHS'],
@@ -460,8 +598,13 @@ export const TERMS: Term[] = [
     name: 'x-audit-formats',
     role: 'declaration',
     where: ['operation'],
-    schema: { type: 'object', minProperties: 1, additionalProperties: { type: 'string', pattern: '^[a-z]+/[a-z0-9.+-]+$' } },
-    meaning: 'on the audit export: each format value and its media type; application/json is one array, application/x-ndjson (or application/jsonl) one entry per line, text/csv a header row then one row per entry',
+    schema: {
+      type: 'object',
+      minProperties: 1,
+      additionalProperties: { type: 'string', pattern: '^[a-z]+/[a-z0-9.+-]+$' },
+    },
+    meaning:
+      'on the audit export: each format value and its media type; application/json is one array, application/x-ndjson (or application/jsonl) one entry per line, text/csv a header row then one row per entry',
     example: { json: 'application/json', jsonl: 'application/x-ndjson', csv: 'text/csv' },
     checks: ['audit.export'],
     unshown: ['U-OTHER-OPERATION-PATHS'],
@@ -470,8 +613,15 @@ export const TERMS: Term[] = [
     name: 'x-audit-csv-columns',
     role: 'declaration',
     where: ['operation'],
-    schema: { type: 'object', minProperties: 1, additionalProperties: false, propertyNames: { enum: [...AUDIT_FIELDS] }, properties: Object.fromEntries(AUDIT_FIELDS.map((f) => [f, { type: 'string', minLength: 1 }])) },
-    meaning: "on the audit export: the CSV column that holds each field, where it is not named by the field's pointer with / as . (a nested actor id in a column actor_api_key_id, not actor.api_key_id)",
+    schema: {
+      type: 'object',
+      minProperties: 1,
+      additionalProperties: false,
+      propertyNames: { enum: [...AUDIT_FIELDS] },
+      properties: Object.fromEntries(AUDIT_FIELDS.map((f) => [f, { type: 'string', minLength: 1 }])),
+    },
+    meaning:
+      "on the audit export: the CSV column that holds each field, where it is not named by the field's pointer with / as . (a nested actor id in a column actor_api_key_id, not actor.api_key_id)",
     example: { id: 'entry_id', actor: 'actor_api_key_id' },
     checks: ['audit.export'],
     unshown: ['U-OTHER-OPERATION-PATHS'],

@@ -13,13 +13,31 @@ export const alarmFires: Check = {
   title: 'A firing metric alarm delivers its event',
   async run(ctx) {
     const s = await ctx.events.events();
-    if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)', 'a webhook registration the target accepts (see webhooks.registration)');
+    if (!isSuccess(s.main.exchange))
+      return skip(
+        'registration failed (see webhooks.registration)',
+        'a webhook registration the target accepts (see webhooks.registration)'
+      );
     const names = new Set(s.decl.events.filter((e) => e.family === 'metric-alarm').map((e) => e.name));
-    if (names.size === 0) return undeclared('the overlay declares no metric-alarm event', 'declare a metric-alarm event under webhooks in --overlay');
+    if (names.size === 0)
+      return undeclared(
+        'the overlay declares no metric-alarm event',
+        'declare a metric-alarm event under webhooks in --overlay'
+      );
     const alarm = await ctx.events.firedAlarm();
-    if (!isSuccess(alarm.exchange)) return fail(`creating the alarm as declared was refused: ${describeExchange(alarm.exchange)}`, [alarm.exchange]);
-    const got = await s.receiver.waitFor((d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? ''), ctx.events.deliveryTimeoutMs());
-    if (!got) return fail(`no ${[...names].join('/')} event arrived within ${Math.round(ctx.events.deliveryTimeoutMs() / 1000)} s of creating a firing alarm`, [alarm.exchange]);
-    return pass(`${eventTypeOf(got, s.decl)} arrived ${Math.round(((got.receivedAt - alarm.startedAt) / 1000) * ctx.config.timeScale)} target-seconds after the alarm was created`);
+    if (!isSuccess(alarm.exchange))
+      return fail(`creating the alarm as declared was refused: ${describeExchange(alarm.exchange)}`, [alarm.exchange]);
+    const got = await s.receiver.waitFor(
+      (d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? ''),
+      ctx.events.deliveryTimeoutMs()
+    );
+    if (!got)
+      return fail(
+        `no ${[...names].join('/')} event arrived within ${Math.round(ctx.events.deliveryTimeoutMs() / 1000)} s of creating a firing alarm`,
+        [alarm.exchange]
+      );
+    return pass(
+      `${eventTypeOf(got, s.decl)} arrived ${Math.round(((got.receivedAt - alarm.startedAt) / 1000) * ctx.config.timeScale)} target-seconds after the alarm was created`
+    );
   },
 };

@@ -10,7 +10,11 @@ export type Entry = Record<string, unknown>;
 
 export function auditOf(ctx: CheckContext): AuditDeclaration {
   const a = ctx.declarations.audit;
-  if (!a) throw new Unavailable('the overlay declares no audit search operation (x-audit: search); see spec/README.md', 'declare the audit search operation (x-audit: search) in --overlay');
+  if (!a)
+    throw new Unavailable(
+      'the overlay declares no audit search operation (x-audit: search); see spec/README.md',
+      'declare the audit search operation (x-audit: search) in --overlay'
+    );
   return a;
 }
 
@@ -27,17 +31,33 @@ export function readsNewestFirst(a: AuditDeclaration): boolean {
   return a.sort !== undefined || a.order !== 'oldest-first';
 }
 
-async function searchPage(ctx: CheckContext, query: Record<string, string>, page: number, as: KeyName = 'primary'): Promise<{ ex: Exchange; list: Entry[] }> {
+async function searchPage(
+  ctx: CheckContext,
+  query: Record<string, string>,
+  page: number,
+  as: KeyName = 'primary'
+): Promise<{ ex: Exchange; list: Entry[] }> {
   const a = auditOf(ctx);
   const sort = a.sort ? { [a.sort.param]: a.sort.newestFirst } : {};
-  const ex = await ctx.call({ as, method: a.search.method, path: a.search.path, query: { ...query, ...sort, page, per_page: PER_PAGE } });
-  if (!isSuccess(ex)) throw new Unavailable(`the audit search answered ${statusText(ex)}`, 'an audit search the target answers');
+  const ex = await ctx.call({
+    as,
+    method: a.search.method,
+    path: a.search.path,
+    query: { ...query, ...sort, page, per_page: PER_PAGE },
+  });
+  if (!isSuccess(ex))
+    throw new Unavailable(`the audit search answered ${statusText(ex)}`, 'an audit search the target answers');
   const got = readPointer(ex.response?.json, a.entriesPointer);
   return { ex, list: Array.isArray(got) ? (got as Entry[]) : [] };
 }
 
 /** Pages through the declared search operation (page/per_page as on every list) up to a bound. */
-export async function searchAudit(ctx: CheckContext, query: Record<string, string>, maxPages = MAX_PAGES, as: KeyName = 'primary'): Promise<{ entries: Entry[]; pages: Exchange[]; complete: boolean }> {
+export async function searchAudit(
+  ctx: CheckContext,
+  query: Record<string, string>,
+  maxPages = MAX_PAGES,
+  as: KeyName = 'primary'
+): Promise<{ entries: Entry[]; pages: Exchange[]; complete: boolean }> {
   const entries: Entry[] = [];
   const pages: Exchange[] = [];
   const first = ctx.declarations.firstPage ?? 1;
@@ -54,7 +74,12 @@ export async function searchAudit(ctx: CheckContext, query: Record<string, strin
  * The most recent entries (up to `pages` pages of 100), newest first whatever the log's order: the first pages of a
  * newest-first log; the last pages of an oldest-first one, found through its total (x-total-count) or by walking.
  */
-export async function recentEntries(ctx: CheckContext, query: Record<string, string>, pages: number, as: KeyName = 'primary'): Promise<{ entries: Entry[]; pages: Exchange[] }> {
+export async function recentEntries(
+  ctx: CheckContext,
+  query: Record<string, string>,
+  pages: number,
+  as: KeyName = 'primary'
+): Promise<{ entries: Entry[]; pages: Exchange[] }> {
   const a = auditOf(ctx);
   if (readsNewestFirst(a)) return searchAudit(ctx, query, pages, as);
   const first = ctx.declarations.firstPage ?? 1;
@@ -63,7 +88,8 @@ export async function recentEntries(ctx: CheckContext, query: Record<string, str
   if (typeof total === 'number' && Number.isInteger(total) && total >= 0) {
     const last = first + Math.max(0, Math.ceil(total / PER_PAGE) - 1);
     const read: Array<{ ex: Exchange; list: Entry[] }> = [];
-    for (let page = last; page >= Math.max(first, last - pages + 1); page--) read.push(page === first ? head : await searchPage(ctx, query, page, as));
+    for (let page = last; page >= Math.max(first, last - pages + 1); page--)
+      read.push(page === first ? head : await searchPage(ctx, query, page, as));
     return { entries: read.flatMap((r) => [...r.list].reverse()), pages: read.map((r) => r.ex) };
   }
   const walk = await searchAudit(ctx, query, MAX_PAGES, as);
@@ -75,7 +101,12 @@ export async function recentEntries(ctx: CheckContext, query: Record<string, str
  * judged apart from the order the log is served in (audit.search judges that), so a log served against its declared
  * order still shows the calls it holds.
  */
-export async function entriesAtBothEnds(ctx: CheckContext, query: Record<string, string>, pages: number, as: KeyName = 'primary'): Promise<{ entries: Entry[]; pages: Exchange[] }> {
+export async function entriesAtBothEnds(
+  ctx: CheckContext,
+  query: Record<string, string>,
+  pages: number,
+  as: KeyName = 'primary'
+): Promise<{ entries: Entry[]; pages: Exchange[] }> {
   const recent = await recentEntries(ctx, query, pages, as);
   if (readsNewestFirst(auditOf(ctx))) return recent;
   const head = await searchAudit(ctx, query, Math.min(pages, 2), as);

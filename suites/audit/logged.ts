@@ -36,10 +36,16 @@ async function callEveryOperation(ctx: CheckContext): Promise<Sent[]> {
     const ex = await ctx.call(await requestFor(ctx, op));
     const kind = kindCreatedAt(op.path);
     // An empty body a lenient target accepts still made something: the ledger deletes it.
-    if (op.method === 'POST' && isSuccess(ex) && kind) ctx.ledger.record({ kind, createdBy: ctx.checkId, note: 'made by an empty body sent to be audited' }, ex);
+    if (op.method === 'POST' && isSuccess(ex) && kind)
+      ctx.ledger.record({ kind, createdBy: ctx.checkId, note: 'made by an empty body sent to be audited' }, ex);
     sent.push({ operationId: op.operationId, as: 'primary', ex });
   }
-  if (ctx.tokens.has('second')) sent.push({ operationId: 'getTask', as: 'second', ex: await ctx.call({ as: 'second', method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` }) });
+  if (ctx.tokens.has('second'))
+    sent.push({
+      operationId: 'getTask',
+      as: 'second',
+      ex: await ctx.call({ as: 'second', method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` }),
+    });
   return sent;
 }
 
@@ -48,7 +54,14 @@ async function unlogged(ctx: CheckContext, sent: Sent[]): Promise<{ missing: Sen
   const a = auditOf(ctx);
   let missing = sent.filter((s) => s.ex.response);
   let pages: Exchange[] = [];
-  const shows = (entries: Entry[], s: Sent) => entries.some((e) => field(a, e, 'path') === new URL(s.ex.request.url).pathname && (a.fields.status === undefined || field(a, e, 'status') === undefined || Number(field(a, e, 'status')) === s.ex.response!.status));
+  const shows = (entries: Entry[], s: Sent) =>
+    entries.some(
+      (e) =>
+        field(a, e, 'path') === new URL(s.ex.request.url).pathname &&
+        (a.fields.status === undefined ||
+          field(a, e, 'status') === undefined ||
+          Number(field(a, e, 'status')) === s.ex.response!.status)
+    );
   for (let attempt = 0; attempt < ATTEMPTS && missing.length; attempt++) {
     if (attempt > 0) await ctx.sleepTarget(1);
     for (const as of [...new Set(missing.map((m) => m.as))]) {
@@ -67,8 +80,9 @@ export const logged: Check = {
   clauses: ['AUDIT-LOGGED'],
   level: 'must',
   why: {
-    must: "the seed says every API call is logged with actor, source IP and result (the search operation must be declared)",
-    declared: "which words say success and failure is the overlay's declaration (x-audit-result-values), not the seed's",
+    must: 'the seed says every API call is logged with actor, source IP and result (the search operation must be declared)',
+    declared:
+      "which words say success and failure is the overlay's declaration (x-audit-result-values), not the seed's",
   },
   title: 'Calls of the run, rejected ones included, appear in the audit with actor, source IP and result',
   async run(ctx) {
@@ -89,13 +103,24 @@ export const logged: Check = {
         evidence.push(ex, ...pages.slice(0, 1));
         continue;
       }
-      for (const [name, label2] of [['actor', 'actor'], ['sourceIp', 'source IP'], ['result', 'result']] as const) {
+      for (const [name, label2] of [
+        ['actor', 'actor'],
+        ['sourceIp', 'source IP'],
+        ['result', 'result'],
+      ] as const) {
         const v = field(a, entry, name);
-        if ((typeof v !== 'string' && typeof v !== 'number') || v === '') problems.push(`the entry for ${label} has no ${label2} (${a.fields[name]}: ${JSON.stringify(v ?? null)})`);
+        if ((typeof v !== 'string' && typeof v !== 'number') || v === '')
+          problems.push(`the entry for ${label} has no ${label2} (${a.fields[name]}: ${JSON.stringify(v ?? null)})`);
       }
       const result = field(a, entry, 'result');
       if (result !== expected && (typeof result === 'string' || typeof result === 'number') && result !== '') {
-        declaredFindings.push(finding('declared', `the entry for ${label} says ${a.fields.result}=${JSON.stringify(result)}, declared ${expected}`, pages.slice(0, 1)));
+        declaredFindings.push(
+          finding(
+            'declared',
+            `the entry for ${label} says ${a.fields.result}=${JSON.stringify(result)}, declared ${expected}`,
+            pages.slice(0, 1)
+          )
+        );
       }
       if (problems.length) evidence.push(...pages.slice(0, 1));
     }
@@ -103,19 +128,44 @@ export const logged: Check = {
     const sent = await callEveryOperation(ctx);
     const { missing, pages } = await unlogged(ctx, sent);
     if (missing.length) {
-      problems.push(`${missing.length} of ${sent.length} calls are not in the audit: ${missing.slice(0, 5).map((m) => `${m.operationId} ${m.ex.request.method} ${new URL(m.ex.request.url).pathname} → ${m.ex.response?.status}${m.as === 'primary' ? '' : ` (the ${m.as} key's)`}`).join('; ')}`);
+      problems.push(
+        `${missing.length} of ${sent.length} calls are not in the audit: ${missing
+          .slice(0, 5)
+          .map(
+            (m) =>
+              `${m.operationId} ${m.ex.request.method} ${new URL(m.ex.request.url).pathname} → ${m.ex.response?.status}${m.as === 'primary' ? '' : ` (the ${m.as} key's)`}`
+          )
+          .join('; ')}`
+      );
       evidence.push(...missing.slice(0, 3).map((m) => m.ex), ...pages.slice(0, 1));
     }
     // Token issuance: looked for only where the overlay says the key's organization sees it.
     let issuance = '';
     const secret = ctx.tokens.secret('primary');
     if (a.unauthenticated === 'key-organization' && secret) {
-      const issued: Sent = { operationId: 'issueToken', as: 'primary', ex: await ctx.tokens.exchange(secret, ctx.checkId) };
+      const issued: Sent = {
+        operationId: 'issueToken',
+        as: 'primary',
+        ex: await ctx.tokens.exchange(secret, ctx.checkId),
+      };
       const notShown = await unlogged(ctx, [issued]);
-      if (notShown.missing.length) declaredFindings.push(finding('declared', `the run's token issuance (POST /v1/auth/tokens → ${issued.ex.response?.status}) is not in its organization's audit, although the overlay declares x-audit-unauthenticated: key-organization`, [issued.ex, ...notShown.pages.slice(0, 1)]));
+      if (notShown.missing.length)
+        declaredFindings.push(
+          finding(
+            'declared',
+            `the run's token issuance (POST /v1/auth/tokens → ${issued.ex.response?.status}) is not in its organization's audit, although the overlay declares x-audit-unauthenticated: key-organization`,
+            [issued.ex, ...notShown.pages.slice(0, 1)]
+          )
+        );
       else issuance = ', and so is its token issuance';
     }
-    const findings = [...(problems.length ? [finding('must', problems.join('; '), evidence)] : []), ...declaredFindings];
-    return judge(findings, `the run's failed${probes.succeeding ? ' and successful' : ''} calls are logged with actor, source IP and result, and a call to each of ${new Set(sent.map((s) => s.operationId)).size} operations${sent.some((s) => s.as === 'second') ? ' and one of the second key' : ''} is in the audit${issuance}`);
+    const findings = [
+      ...(problems.length ? [finding('must', problems.join('; '), evidence)] : []),
+      ...declaredFindings,
+    ];
+    return judge(
+      findings,
+      `the run's failed${probes.succeeding ? ' and successful' : ''} calls are logged with actor, source IP and result, and a call to each of ${new Set(sent.map((s) => s.operationId)).size} operations${sent.some((s) => s.as === 'second') ? ' and one of the second key' : ''} is in the audit${issuance}`
+    );
   },
 };

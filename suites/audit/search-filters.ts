@@ -23,7 +23,10 @@ export function orderBroken(a: AuditDeclaration, entries: Entry[]): string | und
  * failing probe: its path's prefix, its method, and a time window that ends (to) or starts (from) at its time. Each
  * must return something and nothing it does not match. Returns the problem, or what each showed.
  */
-export async function judgeFurtherFilters(ctx: CheckContext, entry: Entry): Promise<{ problem?: string; pages: Exchange[]; shown: string[] }> {
+export async function judgeFurtherFilters(
+  ctx: CheckContext,
+  entry: Entry
+): Promise<{ problem?: string; pages: Exchange[]; shown: string[] }> {
   const a = auditOf(ctx);
   const shown: string[] = [];
   const path = String(field(a, entry, 'path') ?? '');
@@ -32,21 +35,51 @@ export async function judgeFurtherFilters(ctx: CheckContext, entry: Entry): Prom
   const at = Date.parse(String(time ?? ''));
   const tries: Array<{ what: string; query: Record<string, string>; matches: (e: Entry) => boolean }> = [];
   const prefix = path.replace(/[^/]*$/, '');
-  if (a.filters.pathPrefix && prefix.length > 1) tries.push({ what: `${a.filters.pathPrefix}=${prefix}`, query: { [a.filters.pathPrefix]: prefix }, matches: (e) => String(field(a, e, 'path') ?? '').startsWith(prefix) });
-  if (a.filters.method && typeof method === 'string' && method !== '') tries.push({ what: `${a.filters.method}=${method}`, query: { [a.filters.method]: method }, matches: (e) => String(field(a, e, 'method') ?? '').toUpperCase() === method.toUpperCase() });
+  if (a.filters.pathPrefix && prefix.length > 1)
+    tries.push({
+      what: `${a.filters.pathPrefix}=${prefix}`,
+      query: { [a.filters.pathPrefix]: prefix },
+      matches: (e) => String(field(a, e, 'path') ?? '').startsWith(prefix),
+    });
+  if (a.filters.method && typeof method === 'string' && method !== '')
+    tries.push({
+      what: `${a.filters.method}=${method}`,
+      query: { [a.filters.method]: method },
+      matches: (e) => String(field(a, e, 'method') ?? '').toUpperCase() === method.toUpperCase(),
+    });
   if ((a.filters.from || a.filters.to) && !Number.isNaN(at)) {
     // Entries written after the probe's, a target second later at least, so a window ignored shows them.
     await ctx.sleepTarget(2, 'entries later than the time window the audit search is asked for');
     await ctx.call({ method: 'GET', path: `/v1/tasks/cc-${ctx.config.runId}-audit-window` });
     const timeOf = (e: Entry) => Date.parse(String(field(a, e, 'time') ?? ''));
-    if (a.filters.to) tries.push({ what: `${a.filters.to}=${String(time)}`, query: { [a.filters.to]: String(time) }, matches: (e) => timeOf(e) <= at });
-    if (a.filters.from) tries.push({ what: `${a.filters.from}=${String(time)}`, query: { [a.filters.from]: String(time) }, matches: (e) => timeOf(e) >= at });
+    if (a.filters.to)
+      tries.push({
+        what: `${a.filters.to}=${String(time)}`,
+        query: { [a.filters.to]: String(time) },
+        matches: (e) => timeOf(e) <= at,
+      });
+    if (a.filters.from)
+      tries.push({
+        what: `${a.filters.from}=${String(time)}`,
+        query: { [a.filters.from]: String(time) },
+        matches: (e) => timeOf(e) >= at,
+      });
   }
   for (const t of tries) {
     const r = await searchAudit(ctx, t.query, 3);
     const wrong = r.entries.filter((e) => !t.matches(e));
-    if (wrong.length) return { problem: `${t.what} returned ${wrong.length} of ${r.entries.length} entries it does not match (e.g. ${JSON.stringify(wrong[0]).slice(0, 200)})`, pages: r.pages.slice(0, 1), shown };
-    if (r.entries.length === 0) return { problem: `${t.what} returned nothing, although the run's entry matches it`, pages: r.pages.slice(0, 1), shown };
+    if (wrong.length)
+      return {
+        problem: `${t.what} returned ${wrong.length} of ${r.entries.length} entries it does not match (e.g. ${JSON.stringify(wrong[0]).slice(0, 200)})`,
+        pages: r.pages.slice(0, 1),
+        shown,
+      };
+    if (r.entries.length === 0)
+      return {
+        problem: `${t.what} returned nothing, although the run's entry matches it`,
+        pages: r.pages.slice(0, 1),
+        shown,
+      };
     shown.push(`${t.what}: ${r.entries.length} entries, all matching`);
   }
   return { pages: [], shown };
@@ -59,13 +92,14 @@ export const searchFilters: Check = {
   clauses: ['AUDIT-SEARCH-EXPORT'],
   level: 'must',
   why: {
-    must: "the seed says the log is searchable (the search operation and filters must be declared)",
+    must: 'the seed says the log is searchable (the search operation and filters must be declared)',
     declared: "the order of entries is the overlay's declaration (x-audit-order, x-audit-sort)",
   },
   title: 'Audit search filters return only what they match, in the declared order',
   async run(ctx) {
     const a = auditOf(ctx);
-    if (!a.filters.result && !a.filters.actor) return skip('the overlay declares no audit filter (x-audit-filters)', 'declare x-audit-filters in --overlay');
+    if (!a.filters.result && !a.filters.actor)
+      return skip('the overlay declares no audit filter (x-audit-filters)', 'declare x-audit-filters in --overlay');
     const probes = await auditProbes(ctx);
     const { entry } = await findEntry(ctx, new URL(probes.failing.request.url).pathname);
     const findings: string[] = [];
@@ -73,8 +107,16 @@ export const searchFilters: Check = {
     if (a.filters.result) {
       const r = await searchAudit(ctx, { [a.filters.result]: a.resultValues.failure }, 5);
       const wrong = r.entries.filter((e) => field(a, e, 'result') !== a.resultValues.failure);
-      if (wrong.length) return fail(`${a.filters.result}=${a.resultValues.failure} returned ${wrong.length} of ${r.entries.length} entries with another result`, r.pages.slice(0, 1));
-      if (r.entries.length === 0) return fail(`${a.filters.result}=${a.resultValues.failure} returned nothing, although the run's failed calls are logged`, r.pages.slice(0, 1));
+      if (wrong.length)
+        return fail(
+          `${a.filters.result}=${a.resultValues.failure} returned ${wrong.length} of ${r.entries.length} entries with another result`,
+          r.pages.slice(0, 1)
+        );
+      if (r.entries.length === 0)
+        return fail(
+          `${a.filters.result}=${a.resultValues.failure} returned nothing, although the run's failed calls are logged`,
+          r.pages.slice(0, 1)
+        );
       findings.push(`${a.filters.result}=${a.resultValues.failure}: ${r.entries.length} entries, all failures`);
       ordered = { entries: r.entries, page: r.pages[0] };
     }
@@ -82,7 +124,11 @@ export const searchFilters: Check = {
     if (a.filters.actor && (typeof actor === 'string' || typeof actor === 'number')) {
       const r = await searchAudit(ctx, { [a.filters.actor]: String(actor) }, 5);
       const wrong = r.entries.filter((e) => field(a, e, 'actor') !== actor);
-      if (wrong.length) return fail(`${a.filters.actor}=${actor} returned ${wrong.length} entries of other actors`, r.pages.slice(0, 1));
+      if (wrong.length)
+        return fail(
+          `${a.filters.actor}=${actor} returned ${wrong.length} entries of other actors`,
+          r.pages.slice(0, 1)
+        );
       findings.push(`${a.filters.actor}=<this run's actor>: ${r.entries.length} entries, all its own`);
       ordered ??= { entries: r.entries, page: r.pages[0] };
     }
@@ -94,7 +140,12 @@ export const searchFilters: Check = {
     if ((a.order || a.sort) && ordered) {
       const broken = orderBroken(a, ordered.entries);
       const order = readsNewestFirst(a) ? 'newest first' : 'oldest first';
-      if (broken) return failAt('declared', `the audit search is declared ${order}${a.sort ? ` (with ${a.sort.param}=${a.sort.newestFirst})` : ''}, but ${broken}`, ordered.page ? [ordered.page] : []);
+      if (broken)
+        return failAt(
+          'declared',
+          `the audit search is declared ${order}${a.sort ? ` (with ${a.sort.param}=${a.sort.newestFirst})` : ''}, but ${broken}`,
+          ordered.page ? [ordered.page] : []
+        );
       findings.push(`entries ${order}, as declared`);
     }
     return pass(findings.join('; '));

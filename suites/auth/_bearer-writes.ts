@@ -16,16 +16,29 @@ export function treatedAsValid(refusable: Exchange, valid: Exchange, anonymous: 
   if (wasAccepted(refusable)) return true;
   const status = refusable.response?.status;
   if (status === undefined || status === 401 || status === 403 || status >= 500) return false;
-  return status === valid.response?.status && errorCode(refusable) === errorCode(valid) && status !== anonymous.response?.status;
+  return (
+    status === valid.response?.status &&
+    errorCode(refusable) === errorCode(valid) &&
+    status !== anonymous.response?.status
+  );
 }
 
 /** Writes of the document (declared ones included) on ids that exist nowhere, each with the given token, a valid one and none. */
-export async function writesOnAbsentIds(ctx: CheckContext, bearer: string): Promise<Array<{ name: string; refusable: Exchange; valid: Exchange; anonymous: Exchange }>> {
+export async function writesOnAbsentIds(
+  ctx: CheckContext,
+  bearer: string
+): Promise<Array<{ name: string; refusable: Exchange; valid: Exchange; anonymous: Exchange }>> {
   const revocation = ctx.declarations.revokeKey;
   // Only writes whose path names an object (which does not exist), so the valid token changes nothing; never a
   // revocation (a token a faulty target lets through would revoke the run's key).
-  const ops = documentOperations(ctx).filter((o) => !o.public && o.method !== 'GET' && /\{[^}]+\}/.test(o.path)
-    && !(revocation && revocation.method === o.method && revocation.path === o.path) && !/api-keys/.test(o.path));
+  const ops = documentOperations(ctx).filter(
+    (o) =>
+      !o.public &&
+      o.method !== 'GET' &&
+      /\{[^}]+\}/.test(o.path) &&
+      !(revocation && revocation.method === o.method && revocation.path === o.path) &&
+      !/api-keys/.test(o.path)
+  );
   const out = [];
   for (const op of ops) {
     const request = await requestFor(ctx, op);
@@ -36,21 +49,35 @@ export async function writesOnAbsentIds(ctx: CheckContext, bearer: string): Prom
 }
 
 /** The writes on absent ids the token was let through on, each named with what a valid token and no token got. */
-export function letThroughOnIds(writes: ReadonlyArray<{ name: string; refusable: Exchange; valid: Exchange; anonymous: Exchange }>): Array<{ name: string; ex: Exchange }> {
+export function letThroughOnIds(
+  writes: ReadonlyArray<{ name: string; refusable: Exchange; valid: Exchange; anonymous: Exchange }>
+): Array<{ name: string; ex: Exchange }> {
   return writes
     .filter((w) => treatedAsValid(w.refusable, w.valid, w.anonymous))
-    .map((w) => ({ name: `${w.name} (answered as a valid token is: ${describeExchange(w.valid)}; without a token: ${describeExchange(w.anonymous)})`, ex: w.refusable }));
+    .map((w) => ({
+      name: `${w.name} (answered as a valid token is: ${describeExchange(w.valid)}; without a token: ${describeExchange(w.anonymous)})`,
+      ex: w.refusable,
+    }));
 }
 
 /**
  * The VM create with a token that must be refused (`what` it is) and a body valid in every other respect, so only the
  * token can be why it is refused; what a faulty target makes is recorded for cleanup. Why none was sent, otherwise.
  */
-export async function vmCreateWith(ctx: CheckContext, bearer: string, what: string, nameSuffix: string): Promise<{ name: string; ex: Exchange } | { untried: string }> {
+export async function vmCreateWith(
+  ctx: CheckContext,
+  bearer: string,
+  what: string,
+  nameSuffix: string
+): Promise<{ name: string; ex: Exchange } | { untried: string }> {
   try {
     const { body } = ctx.objects.vmCreateBody(nameSuffix);
     const ex = await ctx.call({ bearer, method: 'POST', path: '/v1/vms', json: body });
-    if (wasAccepted(ex)) ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: `created with an ${what} token` }, ex);
+    if (wasAccepted(ex))
+      ctx.ledger.record(
+        { kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: `created with an ${what} token` },
+        ex
+      );
     return { name: 'createVm with a valid body', ex };
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;
@@ -63,17 +90,38 @@ export async function vmCreateWith(ctx: CheckContext, bearer: string, what: stri
  * expired) and a body valid in every other respect: the suite's own receiver, the run's VM. What a faulty target makes
  * is recorded for cleanup.
  */
-export async function declaredCreates(ctx: CheckContext, bearer: string, what: string): Promise<Array<{ name: string; ex: Exchange }>> {
+export async function declaredCreates(
+  ctx: CheckContext,
+  bearer: string,
+  what: string
+): Promise<Array<{ name: string; ex: Exchange }>> {
   const out: Array<{ name: string; ex: Exchange }> = [];
   const hooks = ctx.declarations.webhooks;
   if (hooks) {
     try {
       const s = await ctx.events.events();
       const url = `${new URL(s.main.url).origin}/cc-${ctx.config.runId}/${what}-token-probe`;
-      const ex = await ctx.call({ bearer, method: hooks.register.method, path: hooks.register.path, json: { [hooks.register.urlField]: url, [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name) } });
+      const ex = await ctx.call({
+        bearer,
+        method: hooks.register.method,
+        path: hooks.register.path,
+        json: {
+          [hooks.register.urlField]: url,
+          [hooks.register.eventsField]: hooks.events.slice(0, 1).map((e) => e.name),
+        },
+      });
       if (wasAccepted(ex)) {
         const id = readLocation(ex, hooks.register.id);
-        ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' && id !== '' ? id : undefined, name: url, createdBy: ctx.checkId, note: `registered with an ${what} token` }, ex);
+        ctx.ledger.record(
+          {
+            kind: 'webhook',
+            id: typeof id === 'string' && id !== '' ? id : undefined,
+            name: url,
+            createdBy: ctx.checkId,
+            note: `registered with an ${what} token`,
+          },
+          ex
+        );
       }
       out.push({ name: `${what} token, registerWebhook with a valid body`, ex });
     } catch (err) {
@@ -88,7 +136,15 @@ export async function declaredCreates(ctx: CheckContext, bearer: string, what: s
       const ex = await ctx.call({ bearer, method: alarms.create.method, path: alarms.create.path, json: body });
       if (wasAccepted(ex)) {
         const id = (ex.response?.json as { id?: unknown } | undefined)?.id;
-        ctx.ledger.record({ kind: 'alarm', id: typeof id === 'string' ? id : undefined, createdBy: ctx.checkId, note: `created with an ${what} token` }, ex);
+        ctx.ledger.record(
+          {
+            kind: 'alarm',
+            id: typeof id === 'string' ? id : undefined,
+            createdBy: ctx.checkId,
+            note: `created with an ${what} token`,
+          },
+          ex
+        );
       }
       out.push({ name: `${what} token, createAlarm with a valid body`, ex });
     } catch (err) {

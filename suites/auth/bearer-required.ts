@@ -15,7 +15,7 @@ export const bearerRequired: Check = {
   group: 'auth',
   clauses: ['AUTH-BEARER-REQUIRED'],
   level: 'must',
-  why: { must: "the seed says every endpoint but token issuance requires the bearer token" },
+  why: { must: 'the seed says every endpoint but token issuance requires the bearer token' },
   title: 'Every endpoint except token issuance refuses a request without a bearer token',
   shares: [UNAUTHENTICATED_PROBES],
   async run(ctx) {
@@ -34,7 +34,12 @@ export const bearerRequired: Check = {
       ...(ctx.config.readOnly
         ? []
         : [
-            { as: 'anonymous' as const, method: 'POST', path: `/v1/vms/${absentId(ctx, 'vm')}/backups`, json: { description: 'conformance' } },
+            {
+              as: 'anonymous' as const,
+              method: 'POST',
+              path: `/v1/vms/${absentId(ctx, 'vm')}/backups`,
+              json: { description: 'conformance' },
+            },
             { as: 'anonymous' as const, method: 'POST', path: '/v1/vms', json: createBody },
           ]),
     ]);
@@ -50,7 +55,14 @@ export const bearerRequired: Check = {
     if (!ctx.config.readOnly) {
       try {
         const vmId = await ctx.objects.createdVmId();
-        sent.push(await ctx.call({ as: 'anonymous', method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: 'conformance: no token' } }));
+        sent.push(
+          await ctx.call({
+            as: 'anonymous',
+            method: 'POST',
+            path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
+            json: { description: 'conformance: no token' },
+          })
+        );
       } catch (err) {
         if (!(err instanceof Unavailable)) throw err;
         notTried.push(`a backup of the run's VM (${err.message})`);
@@ -58,8 +70,14 @@ export const bearerRequired: Check = {
     }
     // Every other operation of the document (declared ones included), once each: the clause is about every endpoint.
     const covered = operationsSent(ctx, sent);
-    const rest = documentOperations(ctx).filter((op) => !op.public && !covered.has(op.operationId) && (op.method === 'GET' || !ctx.config.readOnly));
-    sent.push(...(await ctx.callEach(await Promise.all(rest.map(async (op) => ({ as: 'anonymous' as const, ...(await requestFor(ctx, op)) }))))));
+    const rest = documentOperations(ctx).filter(
+      (op) => !op.public && !covered.has(op.operationId) && (op.method === 'GET' || !ctx.config.readOnly)
+    );
+    sent.push(
+      ...(await ctx.callEach(
+        await Promise.all(rest.map(async (op) => ({ as: 'anonymous' as const, ...(await requestFor(ctx, op)) })))
+      ))
+    );
     const accepted = sent.filter(wasAccepted);
     for (const ex of accepted) {
       if (ex.request.method === 'POST' && new URL(ex.request.url).pathname === '/v1/vms') {
@@ -73,6 +91,10 @@ export const bearerRequired: Check = {
     }
     observeErrorCase(ctx, 'unauthenticated', sent[0]!);
     const untried = notTried.length ? `; not tried on ${notTried.join(' nor on ')}` : '';
-    return pass(`all ${sent.length} requests without a token were refused, on ${operationsSent(ctx, sent).size} operations, on objects that exist and on objects that do not${untried}`, [], { statuses: sent.map(describeExchange) });
+    return pass(
+      `all ${sent.length} requests without a token were refused, on ${operationsSent(ctx, sent).size} operations, on objects that exist and on objects that do not${untried}`,
+      [],
+      { statuses: sent.map(describeExchange) }
+    );
   },
 };

@@ -11,7 +11,7 @@ export const malformedToken: Check = {
   shares: [REFUSAL_PROBES],
   clauses: ['AUTH-BEARER-REQUIRED'],
   level: 'must',
-  why: { must: "the seed requires a bearer token issued by the service on every request" },
+  why: { must: 'the seed requires a bearer token issued by the service on every request' },
   title: 'Malformed bearer values are refused',
   async run(ctx) {
     const values = ['not-a-token', 'abc.def.ghi', `cc${ctx.config.runId}${'x'.repeat(40)}`, '0', '[]'];
@@ -21,7 +21,10 @@ export const malformedToken: Check = {
       { as: 'anonymous' as const, headers: { authorization: 'Bearer' }, method: 'GET', path: '/v1/vms' },
     ]);
     const accepted = sent.filter(wasAccepted);
-    if (accepted.length) return fail(`accepted a malformed bearer value: ${accepted.map(describeExchange).join('; ')}`, accepted);
-    return pass(`all ${sent.length} malformed bearer values were refused`, [], { statuses: sent.map(describeExchange) });
+    if (accepted.length)
+      return fail(`accepted a malformed bearer value: ${accepted.map(describeExchange).join('; ')}`, accepted);
+    return pass(`all ${sent.length} malformed bearer values were refused`, [], {
+      statuses: sent.map(describeExchange),
+    });
   },
 };

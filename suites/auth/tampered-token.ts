@@ -29,7 +29,10 @@ export function tamperedVariants(token: string): Array<{ name: string; value: st
   try {
     const claims = JSON.parse(unb64url(payload)) as Record<string, unknown>;
     const altered = { ...claims, role: 'admin', organization: 'cc-other-org', org: 'cc-other-org' };
-    variants.push({ name: 'payload altered (role, organization)', value: `${header}.${b64url(JSON.stringify(altered))}.${signature}` });
+    variants.push({
+      name: 'payload altered (role, organization)',
+      value: `${header}.${b64url(JSON.stringify(altered))}.${signature}`,
+    });
     variants.push({ name: 'alg none', value: `${b64url(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${payload}.` });
   } catch {
     variants.push({ name: 'payload altered', value: `${header}.${alterMiddle(payload)}.${signature}` });
@@ -43,7 +46,7 @@ export const tamperedToken: Check = {
   shares: [REFUSAL_PROBES],
   clauses: ['AUTH-TOKEN-SIGNED'],
   level: 'must',
-  why: { must: "the seed says the token is a signed credential" },
+  why: { must: 'the seed says the token is a signed credential' },
   title: 'A token whose payload or signature was altered is refused',
   async run(ctx) {
     // The list, and an object that exists (the run's task): a route that only decodes the token serves what it finds.
@@ -65,9 +68,14 @@ export const tamperedToken: Check = {
     // Every other read of the document (declared ones included) with the first alteration: a handler that decodes the token itself serves it.
     const covered = new Set(paths.map((p) => ctx.schema.operationFor('merged', 'GET', p)?.op.operationId));
     const first = tamperedVariants(genuine)[0]!;
-    for (const op of documentOperations(ctx).filter((o) => !o.public && o.method === 'GET' && !covered.has(o.operationId))) {
+    for (const op of documentOperations(ctx).filter(
+      (o) => !o.public && o.method === 'GET' && !covered.has(o.operationId)
+    )) {
       const request = await requestFor(ctx, op);
-      asked.push({ name: `${first.name}, ${op.operationId}`, opts: { bearer: first.value, method: 'GET', path: request.path } });
+      asked.push({
+        name: `${first.name}, ${op.operationId}`,
+        opts: { bearer: first.value, method: 'GET', path: request.path },
+      });
     }
     const answers = await ctx.callEach(asked.map((a) => a.opts));
     const sent: Array<{ name: string; ex: Exchange }> = asked.map((a, i) => ({ name: a.name, ex: answers[i]! }));
@@ -90,10 +98,23 @@ export const tamperedToken: Check = {
     }
     for (const w of letThroughOnIds(writes)) accepted.push({ name: `${first.name}, ${w.name}`, ex: w.ex });
     if (accepted.length) {
-      return fail(`accepted altered tokens: ${accepted.map((a) => `${a.name} (${describeExchange(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
+      return fail(
+        `accepted altered tokens: ${accepted.map((a) => `${a.name} (${describeExchange(a.ex)})`).join('; ')}`,
+        accepted.map((a) => a.ex)
+      );
     }
-    const reads = new Set(sent.map((s) => ctx.schema.operationFor('merged', 'GET', new URL(s.ex.request.url).pathname)?.op.operationId)).size;
-    const writeNote = writes.length ? `; the first on ${writes.length} writes to ids that exist nowhere, each answered otherwise than a valid token` : '';
-    return pass(`all ${sent.length + writes.length} requests with altered tokens were refused (${tamperedVariants(genuine).map((v) => v.name).join(', ')} on ${paths.length === 1 ? 'the list' : "the list and the run's task"}; the first on every other read, ${reads} reads in all${writeNote})${untried}`);
+    const reads = new Set(
+      sent.map((s) => ctx.schema.operationFor('merged', 'GET', new URL(s.ex.request.url).pathname)?.op.operationId)
+    ).size;
+    const writeNote = writes.length
+      ? `; the first on ${writes.length} writes to ids that exist nowhere, each answered otherwise than a valid token`
+      : '';
+    return pass(
+      `all ${sent.length + writes.length} requests with altered tokens were refused (${tamperedVariants(genuine)
+        .map((v) => v.name)
+        .join(
+          ', '
+        )} on ${paths.length === 1 ? 'the list' : "the list and the run's task"}; the first on every other read, ${reads} reads in all${writeNote})${untried}`
+    );
   },
 };

@@ -4,7 +4,9 @@ import { describeExchange, fromLog, isSuccess, pathOf } from '../support.ts';
 
 /** Whether a Cache-Control value holds the no-store directive (RFC 9111 §5.2: directives are case-insensitive, comma-separated). */
 export function forbidsStoring(value: string | undefined): boolean {
-  return value !== undefined && value.split(',').some((d) => d.trim().split('=')[0]!.trim().toLowerCase() === 'no-store');
+  return (
+    value !== undefined && value.split(',').some((d) => d.trim().split('=')[0]!.trim().toLowerCase() === 'no-store')
+  );
 }
 
 /**
@@ -16,16 +18,26 @@ export const tokenNotCached: Check = {
   group: 'auth',
   clauses: ['AUTH-TOKEN-RESPONSE'],
   level: 'should',
-  why: { should: 'the seed does not show the token answer\'s headers: Cache-Control: no-store on an answer carrying a credential is OAuth convention (RFC 6749 §5.1)' },
+  why: {
+    should:
+      "the seed does not show the token answer's headers: Cache-Control: no-store on an answer carrying a credential is OAuth convention (RFC 6749 §5.1)",
+  },
   title: 'Token answers are marked Cache-Control: no-store',
   reviewsLog: true,
   async run(ctx) {
-    const issued = fromLog(ctx, (ex) => ex.request.method === 'POST' && pathOf(ex) === '/v1/auth/tokens' && isSuccess(ex));
-    if (issued.length === 0) return skip('no token was issued in this run; nothing to judge', 'a run that obtains a token');
+    const issued = fromLog(
+      ctx,
+      (ex) => ex.request.method === 'POST' && pathOf(ex) === '/v1/auth/tokens' && isSuccess(ex)
+    );
+    if (issued.length === 0)
+      return skip('no token was issued in this run; nothing to judge', 'a run that obtains a token');
     const cacheable = issued.filter((ex) => !forbidsStoring(ex.response!.headers['cache-control']));
     if (cacheable.length) {
       const shown = cacheable[0]!.response!.headers['cache-control'];
-      return fail(`${cacheable.length} of ${issued.length} token answers may be stored by a cache: ${describeExchange(cacheable[0]!)} with ${shown === undefined ? 'no Cache-Control header' : `Cache-Control: ${shown}`}`, cacheable.slice(0, 10));
+      return fail(
+        `${cacheable.length} of ${issued.length} token answers may be stored by a cache: ${describeExchange(cacheable[0]!)} with ${shown === undefined ? 'no Cache-Control header' : `Cache-Control: ${shown}`}`,
+        cacheable.slice(0, 10)
+      );
     }
     return pass(`all ${issued.length} token answers carry Cache-Control: no-store`);
   },

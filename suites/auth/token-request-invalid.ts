@@ -31,7 +31,7 @@ export const tokenRequestInvalid: Check = {
   shares: [REFUSAL_PROBES],
   clauses: ['AUTH-TOKEN-REQUEST'],
   level: 'must',
-  why: { must: "the seed says issuance exchanges an API key: no key, no token" },
+  why: { must: 'the seed says issuance exchanges an API key: no key, no token' },
   title: 'A token request without an api_key or with a wrong one is refused',
   async run(ctx) {
     const wrongKey = `cc-${ctx.config.runId}-not-a-key-${'0'.repeat(24)}`;
@@ -50,11 +50,16 @@ export const tokenRequestInvalid: Check = {
         cases.push({ name: `${near.name}${key === 'primary' ? '' : ` (${key} key)`}`, body: { api_key: near.value } });
       }
     }
-    const answers = await ctx.callEach(cases.map((c) => ({ as: 'anonymous' as const, method: 'POST', path: '/v1/auth/tokens', json: c.body })));
+    const answers = await ctx.callEach(
+      cases.map((c) => ({ as: 'anonymous' as const, method: 'POST', path: '/v1/auth/tokens', json: c.body }))
+    );
     const sent: Array<{ name: string; ex: Exchange }> = cases.map((c, i) => ({ name: c.name, ex: answers[i]! }));
     const accepted = sent.filter((s) => wasAccepted(s.ex));
     if (accepted.length) {
-      return fail(`issued a token for: ${accepted.map((a) => `${a.name} (${describeExchange(a.ex)})`).join('; ')}`, accepted.map((a) => a.ex));
+      return fail(
+        `issued a token for: ${accepted.map((a) => `${a.name} (${describeExchange(a.ex)})`).join('; ')}`,
+        accepted.map((a) => a.ex)
+      );
     }
     // The other half of the clause: each valid key is exchanged (the token answer the run holds for it, else a new one).
     const refused: CredentialError[] = [];
@@ -64,9 +69,17 @@ export const tokenRequestInvalid: Check = {
         refused.push(err);
       });
     }
-    if (refused.length) return fail(`a valid key got no token: ${refused.map((e) => e.message).join('; ')}`, refused.map((e) => e.exchange));
+    if (refused.length)
+      return fail(
+        `a valid key got no token: ${refused.map((e) => e.message).join('; ')}`,
+        refused.map((e) => e.exchange)
+      );
     observeErrorCase(ctx, 'invalid-api-key', sent[1]!.ex);
     observeErrorCase(ctx, 'invalid-request', sent[0]!.ex);
-    return pass(`all ${sent.length} invalid token requests were refused (near misses of ${keys.length === 1 ? 'the key' : `each of the ${keys.length} keys`}), and ${keys.length === 1 ? 'the valid key was' : 'every valid key was'} exchanged`, [], { statuses: sent.map((s) => `${s.name}: ${describeExchange(s.ex)}`) });
+    return pass(
+      `all ${sent.length} invalid token requests were refused (near misses of ${keys.length === 1 ? 'the key' : `each of the ${keys.length} keys`}), and ${keys.length === 1 ? 'the valid key was' : 'every valid key was'} exchanged`,
+      [],
+      { statuses: sent.map((s) => `${s.name}: ${describeExchange(s.ex)}`) }
+    );
   },
 };

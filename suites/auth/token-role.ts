@@ -13,10 +13,19 @@ export const tokenRole: Check = {
   why: { must: "the seed says role carries the role of the key's owning user" },
   title: 'The token of a read-only key carries a different role from the token of a key that may write',
   async run(ctx) {
-    if (!ctx.tokens.has('readonly')) return skip('needs --api-key-readonly (a key whose owner may only read)', '--api-key-readonly KEY (a key whose owner may only read)');
+    if (!ctx.tokens.has('readonly'))
+      return skip(
+        'needs --api-key-readonly (a key whose owner may only read)',
+        '--api-key-readonly KEY (a key whose owner may only read)'
+      );
     const writer = (await ctx.tokens.response('primary'))['role'];
     const reader = (await ctx.tokens.response('readonly'))['role'];
-    if (writer === reader) return fail(`the read-only key's token and the primary key's token both carry role ${JSON.stringify(writer)}`, [], { primary: writer, readonly: reader });
+    if (writer === reader)
+      return fail(
+        `the read-only key's token and the primary key's token both carry role ${JSON.stringify(writer)}`,
+        [],
+        { primary: writer, readonly: reader }
+      );
     ctx.observe('roles', { primary: writer, readonly: reader });
     return pass(`roles differ (${JSON.stringify(writer)} and ${JSON.stringify(reader)})`);
   },

@@ -12,18 +12,23 @@ export const tokenShape: Check = {
   title: 'The token response carries token, expires_in = 3600, organization and role',
   reviewsLog: true,
   async run(ctx) {
-    const { checked, bad } = baseSchemaViolations(ctx, (ex) => ex.request.method === 'POST' && pathOf(ex) === '/v1/auth/tokens' && isSuccess(ex));
+    const { checked, bad } = baseSchemaViolations(
+      ctx,
+      (ex) => ex.request.method === 'POST' && pathOf(ex) === '/v1/auth/tokens' && isSuccess(ex)
+    );
     if (bad.length) {
       return fail(
         `${bad.length} of ${checked} token responses break the Token schema: ${bad[0]!.errors.join('; ')}`,
         bad.map((b) => b.ex),
-        { violations: bad.map((b) => ({ exchange: describeExchange(b.ex), errors: b.errors })) },
+        { violations: bad.map((b) => ({ exchange: describeExchange(b.ex), errors: b.errors })) }
       );
     }
     const ok = fromLog(ctx, (ex) => ex.request.method === 'POST' && pathOf(ex) === '/v1/auth/tokens' && isSuccess(ex));
     ctx.observe('tokenResponse', {
       statuses: [...new Set(ok.map((ex) => ex.response!.status))].sort(),
-      extraFields: [...new Set(ok.flatMap((ex) => Object.keys((ex.response!.json as object | undefined) ?? {})))].filter((k) => !['token', 'expires_in', 'organization', 'role'].includes(k)).sort(),
+      extraFields: [...new Set(ok.flatMap((ex) => Object.keys((ex.response!.json as object | undefined) ?? {})))]
+        .filter((k) => !['token', 'expires_in', 'organization', 'role'].includes(k))
+        .sort(),
     });
     return pass(`${checked} token responses carry token, expires_in = 3600, organization and role`);
   },

@@ -23,13 +23,34 @@ export type OwnBackup = { started: Exchange; id: string } | { started: Exchange;
  * Starts a backup of the run's VM, records it in the ledger as the check's own and reads its id: from the declared
  * location (a link to getBackup), else from a backup-named field. `what` names the backup in the reason it is missing.
  */
-export async function startOwnBackup(ctx: CheckContext, o: { description: string; note: string; what: string }): Promise<OwnBackup> {
+export async function startOwnBackup(
+  ctx: CheckContext,
+  o: { description: string; note: string; what: string }
+): Promise<OwnBackup> {
   const vmId = await ctx.objects.createdVmId();
-  const started = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `${o.description} ${ctx.config.runId}` } });
-  if (!isSuccess(started)) return { started, why: `${o.what} was refused (${describeExchange(started)})`, howToVerify: 'a backup the target starts (see backups.start)' };
-  ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}${o.note ? `, ${o.note}` : ''}` }, started);
-  const declared = ctx.declarations.backupIdOnStartBackup && readLocation(started, ctx.declarations.backupIdOnStartBackup);
+  const started = await ctx.call({
+    method: 'POST',
+    path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
+    json: { description: `${o.description} ${ctx.config.runId}` },
+  });
+  if (!isSuccess(started))
+    return {
+      started,
+      why: `${o.what} was refused (${describeExchange(started)})`,
+      howToVerify: 'a backup the target starts (see backups.start)',
+    };
+  ctx.ledger.record(
+    { kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}${o.note ? `, ${o.note}` : ''}` },
+    started
+  );
+  const declared =
+    ctx.declarations.backupIdOnStartBackup && readLocation(started, ctx.declarations.backupIdOnStartBackup);
   const id = typeof declared === 'string' && declared !== '' ? declared : backupIdOf(started.response?.json);
-  if (!id) return { started, why: 'the backup-start response names no backup id the suite can find', howToVerify: 'declare where the backup id is (a link to getBackup on the backup response) in --overlay' };
+  if (!id)
+    return {
+      started,
+      why: 'the backup-start response names no backup id the suite can find',
+      howToVerify: 'declare where the backup id is (a link to getBackup on the backup response) in --overlay',
+    };
   return { started, id };
 }

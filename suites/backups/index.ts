@@ -6,4 +6,7 @@ import { restoreTask } from './restore-task.ts';
 import { backupValuesReadBack } from './values-read-back.ts';
 import { startFraming } from './start-framing.ts';
 
-export const backupChecks: Check[] = sharing([BACKUPS], [startBackup, backupValuesReadBack, missingVm, restoreTask, startFraming]);
+export const backupChecks: Check[] = sharing(
+  [BACKUPS],
+  [startBackup, backupValuesReadBack, missingVm, restoreTask, startFraming]
+);

@@ -8,17 +8,31 @@ export const startBackup: Check = {
   group: 'backups',
   clauses: ['BACKUP-CREATE', 'BACKUP-CREATE-FIELDS'],
   level: 'must',
-  why: { must: "the seed states POST /v1/vms/{id}/backups with a description (a 409 for the VM's state is not verified: states and transitions are not shown)" },
+  why: {
+    must: "the seed states POST /v1/vms/{id}/backups with a description (a 409 for the VM's state is not verified: states and transitions are not shown)",
+  },
   title: 'Starting a backup of a VM with a description is accepted',
   async run(ctx) {
     // Only a VM this run created: the suite never writes to resources it did not make.
     const vmId = await ctx.objects.createdVmId();
-    const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `cloud-conformance run ${ctx.config.runId}` } });
+    const ex = await ctx.call({
+      method: 'POST',
+      path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
+      json: { description: `cloud-conformance run ${ctx.config.runId}` },
+    });
     if (!isSuccess(ex)) {
       const refusal = documentedRefusal(ex);
-      if (refusal) return skip(`the backup was refused with a documented reason (${refusal})`, 'rerun when the organization has quota and rate budget left');
+      if (refusal)
+        return skip(
+          `the backup was refused with a documented reason (${refusal})`,
+          'rerun when the organization has quota and rate budget left'
+        );
       // States and transitions are not shown: a target may back up only VMs in some state (stopped, say).
-      if (ex.response?.status === 409) return skip(`the backup was refused for the VM's state: ${describeExchange(ex)}; which states allow a backup is not shown`, 'a target that backs up a running VM, or a run against a VM in a state the target backs up');
+      if (ex.response?.status === 409)
+        return skip(
+          `the backup was refused for the VM's state: ${describeExchange(ex)}; which states allow a backup is not shown`,
+          'a target that backs up a running VM, or a run against a VM in a state the target backs up'
+        );
       return fail(`starting a backup was refused: ${describeExchange(ex)}`, [ex]);
     }
     ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}` }, ex);

@@ -42,10 +42,19 @@ async function otherVmNamed(ctx: CheckContext, vmId: string, views: readonly Vie
   });
   if (named.length === 0) return undefined;
   const listed = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 100 } });
-  const known = new Set([...vmsOf(listed).map((v) => v['id']), ...ctx.ledger.entries.filter((e) => e.kind === 'vm').map((e) => e.id)].filter((id): id is string => typeof id === 'string' && id !== vmId));
+  const known = new Set(
+    [
+      ...vmsOf(listed).map((v) => v['id']),
+      ...ctx.ledger.entries.filter((e) => e.kind === 'vm').map((e) => e.id),
+    ].filter((id): id is string => typeof id === 'string' && id !== vmId)
+  );
   const wrong = named.find((n) => [...known].some((id) => names(n.value, id)));
   if (!wrong) return undefined;
-  return finding('must', `a backup started at POST /v1/vms/${vmId}/backups is of another VM of the organization: ${wrong.view.source} names ${JSON.stringify(wrong.value)}`, [wrong.view.ex, listed]);
+  return finding(
+    'must',
+    `a backup started at POST /v1/vms/${vmId}/backups is of another VM of the organization: ${wrong.view.source} names ${JSON.stringify(wrong.value)}`,
+    [wrong.view.ex, listed]
+  );
 }
 
 /**
@@ -59,7 +68,9 @@ export const backupValuesReadBack: Check = {
   group: 'backups',
   clauses: ['BACKUP-CREATE', 'BACKUP-CREATE-FIELDS'],
   level: 'must',
-  why: { must: 'the seed says a backup is started with a description: an answer that shows the backup under that name must show what was sent' },
+  why: {
+    must: 'the seed says a backup is started with a description: an answer that shows the backup under that name must show what was sent',
+  },
   title: 'The description a backup was started with, and the VM it was started on, are what the target later shows',
   async run(ctx) {
     const vmId = await ctx.objects.createdVmId();
@@ -71,7 +82,11 @@ export const backupValuesReadBack: Check = {
     const broken: Exchange[] = [];
     const allViews: View[] = [];
     for (const description of sent) {
-      const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description } });
+      const ex = await ctx.call({
+        method: 'POST',
+        path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
+        json: { description },
+      });
       if (!isSuccess(ex)) {
         if ((ex.response?.status ?? 500) >= 500) broken.push(ex);
         refused.push(`${JSON.stringify(description)}: ${documentedRefusal(ex) ?? describeExchange(ex)}`);
@@ -79,25 +94,52 @@ export const backupValuesReadBack: Check = {
       }
       ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}, description read back` }, ex);
       const views: View[] = [];
-      const answer = objectWith(ex.response?.json, 'description', description) ?? (isRecord(ex.response?.json) && 'description' in ex.response!.json ? ex.response!.json : undefined);
+      const answer =
+        objectWith(ex.response?.json, 'description', description) ??
+        (isRecord(ex.response?.json) && 'description' in ex.response!.json ? ex.response!.json : undefined);
       if (answer) views.push({ source: 'the start answer', record: answer, ex });
       const id = backupIdOf(ex.response?.json) ?? (typeof answer?.['id'] === 'string' ? answer['id'] : undefined);
       if (id) {
         const record = await recordView(ctx, 'backups', id);
         if (record) views.push(record);
       }
-      readings.push(...views.map((view) => ({ of: `the backup started with ${JSON.stringify(description)}`, sent: description, view, shown: view.record['description'] })));
+      readings.push(
+        ...views.map((view) => ({
+          of: `the backup started with ${JSON.stringify(description)}`,
+          sent: description,
+          view,
+          shown: view.record['description'],
+        }))
+      );
       allViews.push(...views);
     }
-    if (broken.length) return judge([finding('must', `starting a backup answered ${describeExchange(broken[0]!)}`, broken)], '');
+    if (broken.length)
+      return judge([finding('must', `starting a backup answered ${describeExchange(broken[0]!)}`, broken)], '');
     if (readings.length === 0) {
-      return skip(refused.length ? `no backup could be started (${refused.join('; ')}), so no description can be read back` : 'no answer shows a started backup (neither the start answer nor GET /v1/backups/{id})', 'a backup the target starts, and an answer that shows it (the start answer or its record)');
+      return skip(
+        refused.length
+          ? `no backup could be started (${refused.join('; ')}), so no description can be read back`
+          : 'no answer shows a started backup (neither the start answer nor GET /v1/backups/{id})',
+        'a backup the target starts, and an answer that shows it (the start answer or its record)'
+      );
     }
     const ofOther = await otherVmNamed(ctx, vmId, allViews);
     const v = judgeField('description', 'string', readings);
-    if (v.status === 'not-shown' && !ofOther) return skip(`no answer shows a backup's description: ${v.note}`, 'a start answer or backup record (GET /v1/backups/{id}) that shows the description');
+    if (v.status === 'not-shown' && !ofOther)
+      return skip(
+        `no answer shows a backup's description: ${v.note}`,
+        'a start answer or backup record (GET /v1/backups/{id}) that shows the description'
+      );
     const sources = [...new Set(readings.map((r) => r.view.source))].join(', ');
-    const findings = [...(ofOther ? [ofOther] : []), ...(v.status === 'failed' ? [finding('must', `description: ${v.note}`, v.evidence)] : [])];
-    return judge(findings, `read back from ${sources}: ${v.note}${refused.length ? ` (refused: ${refused.join('; ')})` : ''}`, [], { verdict: { status: v.status, note: v.note } });
+    const findings = [
+      ...(ofOther ? [ofOther] : []),
+      ...(v.status === 'failed' ? [finding('must', `description: ${v.note}`, v.evidence)] : []),
+    ];
+    return judge(
+      findings,
+      `read back from ${sources}: ${v.note}${refused.length ? ` (refused: ${refused.join('; ')})` : ''}`,
+      [],
+      { verdict: { status: v.status, note: v.note } }
+    );
   },
 };

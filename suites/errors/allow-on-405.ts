@@ -8,7 +8,10 @@ import { documentOperations, pathWithAbsentIds } from '../operations.ts';
 /** The methods an Allow value lists (RFC 9110 §10.2.1: a comma-separated list of method tokens, case-sensitive). */
 export function allowedMethods(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  return value.split(',').map((m) => m.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -17,7 +20,9 @@ export function allowedMethods(value: string | undefined): string[] | undefined 
  */
 function lackingMethods(ctx: CheckContext): CallOptions[] {
   const ops = documentOperations(ctx);
-  const paths = [...new Set(ops.map((o) => o.path))].filter((p) => !/api-keys/.test(p) && !ops.some((o) => o.path === p && o.public) && p !== '/v1/tasks/{id}');
+  const paths = [...new Set(ops.map((o) => o.path))].filter(
+    (p) => !/api-keys/.test(p) && !ops.some((o) => o.path === p && o.public) && p !== '/v1/tasks/{id}'
+  );
   return paths.flatMap((template) => {
     const method = ['PATCH', 'PUT'].find((m) => !ops.some((o) => o.path === template && o.method === m));
     if (!method) return [];
@@ -34,25 +39,44 @@ export const allowOn405: Check = {
   group: 'errors',
   clauses: ['ERROR-OBJECT-EVERY'],
   level: 'should',
-  why: { should: 'the seed does not show how a method a path lacks is answered: a 405 names the allowed methods in Allow (RFC 9110 §15.5.6)' },
+  why: {
+    should:
+      'the seed does not show how a method a path lacks is answered: a 405 names the allowed methods in Allow (RFC 9110 §15.5.6)',
+  },
   title: 'A 405 answer lists the allowed methods in Allow, on every path of the document',
   reviewsLog: true,
   async run(ctx) {
     // Tasks are only read: a PUT on a task that does not exist is harmless anywhere. Then every other path once.
     if (!ctx.config.readOnly) {
-      const [onTask] = await ctx.callEach([{ method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} }, ...lackingMethods(ctx)]);
+      const [onTask] = await ctx.callEach([
+        { method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} },
+        ...lackingMethods(ctx),
+      ]);
       observeErrorCase(ctx, 'method-not-allowed', onTask!);
     }
     const refused = fromLog(ctx, (ex) => ex.response!.status === 405);
-    if (refused.length === 0) return skip('no request was answered 405 (a target may answer 404 for a method a path lacks); nothing to judge', 'a target that answers 405 for a method a path lacks');
+    if (refused.length === 0)
+      return skip(
+        'no request was answered 405 (a target may answer 404 for a method a path lacks); nothing to judge',
+        'a target that answers 405 for a method a path lacks'
+      );
     const bad = refused
       .map((ex) => ({ ex, allowed: allowedMethods(ex.response!.headers['allow']) }))
       .filter(({ ex, allowed }) => !allowed || allowed.length === 0 || allowed.includes(ex.request.method));
     if (bad.length) {
       const { ex, allowed } = bad[0]!;
-      const why = !allowed ? 'no Allow header' : allowed.length === 0 ? 'an empty Allow header' : `Allow: ${ex.response!.headers['allow']}, which lists the refused ${ex.request.method}`;
-      return fail(`${bad.length} of ${refused.length} 405 answers do not say which methods are allowed: ${describeExchange(ex)} with ${why}`, bad.slice(0, 10).map((b) => b.ex));
+      const why = !allowed
+        ? 'no Allow header'
+        : allowed.length === 0
+          ? 'an empty Allow header'
+          : `Allow: ${ex.response!.headers['allow']}, which lists the refused ${ex.request.method}`;
+      return fail(
+        `${bad.length} of ${refused.length} 405 answers do not say which methods are allowed: ${describeExchange(ex)} with ${why}`,
+        bad.slice(0, 10).map((b) => b.ex)
+      );
     }
-    return pass(`all ${refused.length} 405 answers list the allowed methods (${[...new Set(refused.map((ex) => ex.response!.headers['allow']))].slice(0, 3).join('; ')})`);
+    return pass(
+      `all ${refused.length} 405 answers list the allowed methods (${[...new Set(refused.map((ex) => ex.response!.headers['allow']))].slice(0, 3).join('; ')})`
+    );
   },
 };

@@ -23,7 +23,11 @@ const MALFORMED = '{"description": "cc-malformed", "at": ';
 
 /** A finished backup of the run's VM, to restore (a running one may be refused for its state, which says nothing of the body). */
 async function finishedBackup(ctx: CheckContext): Promise<string | { why: string }> {
-  const backup = await startOwnBackup(ctx, { description: 'framing restore', note: 'to restore with an odd framing', what: 'the backup to restore' });
+  const backup = await startOwnBackup(ctx, {
+    description: 'framing restore',
+    note: 'to restore with an odd framing',
+    what: 'the backup to restore',
+  });
   if (!('id' in backup)) return { why: backup.why };
   try {
     await ctx.objects.pollTask((await ctx.objects.findTask(backup.started, ctx.declarations.taskIdOnStartBackup)).id);
@@ -40,7 +44,14 @@ async function framedOperations(ctx: CheckContext): Promise<{ ops: FramedOperati
   const { restoreBackup: restore, webhooks: hooks, alarms } = ctx.declarations;
   if (restore) {
     const backupId = await finishedBackup(ctx);
-    if (typeof backupId === 'string') ops.push({ name: 'restoreBackup', request: { method: restore.method, path: restore.path.replace('{id}', encodeURIComponent(backupId)) }, body: {}, namesObject: true, record: () => {} });
+    if (typeof backupId === 'string')
+      ops.push({
+        name: 'restoreBackup',
+        request: { method: restore.method, path: restore.path.replace('{id}', encodeURIComponent(backupId)) },
+        body: {},
+        namesObject: true,
+        record: () => {},
+      });
     else untried.push(`restoreBackup (${backupId.why})`);
   }
   if (hooks) {
@@ -51,7 +62,16 @@ async function framedOperations(ctx: CheckContext): Promise<{ ops: FramedOperati
       body: probe.body,
       record: (ex, how) => {
         const id = readLocation(ex, hooks.register.id);
-        ctx.ledger.record({ kind: 'webhook', id: typeof id === 'string' && id !== '' ? id : undefined, name: probe.url, createdBy: ctx.checkId, note: `registered by ${how}` }, ex);
+        ctx.ledger.record(
+          {
+            kind: 'webhook',
+            id: typeof id === 'string' && id !== '' ? id : undefined,
+            name: probe.url,
+            createdBy: ctx.checkId,
+            note: `registered by ${how}`,
+          },
+          ex
+        );
       },
     });
   }
@@ -63,7 +83,15 @@ async function framedOperations(ctx: CheckContext): Promise<{ ops: FramedOperati
       body,
       record: (ex, how) => {
         const id = (ex.response?.json as { id?: unknown } | undefined)?.id;
-        ctx.ledger.record({ kind: 'alarm', id: typeof id === 'string' ? id : undefined, createdBy: ctx.checkId, note: `created by ${how}` }, ex);
+        ctx.ledger.record(
+          {
+            kind: 'alarm',
+            id: typeof id === 'string' ? id : undefined,
+            createdBy: ctx.checkId,
+            note: `created by ${how}`,
+          },
+          ex
+        );
       },
     });
   }
@@ -82,10 +110,18 @@ export const declaredBodyFraming: Check = {
   shares: [FRAMING_PROBES],
   clauses: ['SVC-JSON'],
   level: 'should',
-  why: { should: "the seed says requests are JSON and shows no media-type rule: refusing a body labelled otherwise, or a JSON value followed by more, is convention (RFC 9110 §15.5.16, RFC 8259 §2); a body that is not JSON is judged here on an object that exists, at this check's level" },
-  title: 'A declared operation that takes a body refuses one labelled other than JSON, with data after its JSON value, or (on an object the run holds) that is not JSON',
+  why: {
+    should:
+      "the seed says requests are JSON and shows no media-type rule: refusing a body labelled otherwise, or a JSON value followed by more, is convention (RFC 9110 §15.5.16, RFC 8259 §2); a body that is not JSON is judged here on an object that exists, at this check's level",
+  },
+  title:
+    'A declared operation that takes a body refuses one labelled other than JSON, with data after its JSON value, or (on an object the run holds) that is not JSON',
   async run(ctx) {
-    if (!ctx.declarations.restoreBackup && !ctx.declarations.webhooks && !ctx.declarations.alarms) return undeclared('the overlay declares no operation that takes a body beyond the seed\'s', 'declare the restore, the webhook registration or the alarms in --overlay');
+    if (!ctx.declarations.restoreBackup && !ctx.declarations.webhooks && !ctx.declarations.alarms)
+      return undeclared(
+        "the overlay declares no operation that takes a body beyond the seed's",
+        'declare the restore, the webhook registration or the alarms in --overlay'
+      );
     const { ops, untried } = await framedOperations(ctx);
     const sent: Array<{ name: string; ex: Exchange }> = [];
     const broken: Array<{ name: string; ex: Exchange }> = [];
@@ -93,7 +129,11 @@ export const declaredBodyFraming: Check = {
       const valid = JSON.stringify(op.body);
       const cases = [
         { name: `${op.name} labelled text/plain`, rawBody: valid, type: 'text/plain' },
-        { name: `${op.name} followed by a second JSON value`, rawBody: `${valid} {"second": "value"}`, type: 'application/json' },
+        {
+          name: `${op.name} followed by a second JSON value`,
+          rawBody: `${valid} {"second": "value"}`,
+          type: 'application/json',
+        },
       ];
       for (const c of cases) {
         const ex = await ctx.call({ ...op.request, rawBody: c.rawBody, headers: { 'content-type': c.type } });
@@ -102,9 +142,14 @@ export const declaredBodyFraming: Check = {
       }
       // errors.malformed-json asks this operation on an id that exists nowhere, where a 404 may come before the body is read.
       if (op.namesObject) {
-        const ex = await ctx.call({ ...op.request, rawBody: MALFORMED, headers: { 'content-type': 'application/json' } });
+        const ex = await ctx.call({
+          ...op.request,
+          rawBody: MALFORMED,
+          headers: { 'content-type': 'application/json' },
+        });
         // No answer or a 5xx, or acting on it: warned (errors.malformed-json holds the must, on an id that exists nowhere).
-        if (ex.response === undefined || ex.response.status >= 500) broken.push({ name: `${op.name} with a body that is not JSON`, ex });
+        if (ex.response === undefined || ex.response.status >= 500)
+          broken.push({ name: `${op.name} with a body that is not JSON`, ex });
         else sent.push({ name: `${op.name} with a body that is not JSON`, ex });
       }
     }
@@ -113,11 +158,31 @@ export const declaredBodyFraming: Check = {
     const wrong = judged.filter((s) => wasAccepted(s.ex));
     const notTried = untried.length ? ` (not tried: ${untried.join('; ')})` : '';
     const findings = [
-      ...(broken.length ? [finding('should', `a body that is not JSON, on an object the run holds, got no answer or a server error: ${broken.map((b) => `${b.name} → ${describeExchange(b.ex)}`).join('; ')}; expected a 4xx`, broken.map((b) => b.ex))] : []),
-      ...(wrong.length ? [finding('should', `acted on ${wrong.map((w) => `${w.name} → ${describeExchange(w.ex)}`).join('; ')}${notTried}`, wrong.map((w) => w.ex))] : []),
+      ...(broken.length
+        ? [
+            finding(
+              'should',
+              `a body that is not JSON, on an object the run holds, got no answer or a server error: ${broken.map((b) => `${b.name} → ${describeExchange(b.ex)}`).join('; ')}; expected a 4xx`,
+              broken.map((b) => b.ex)
+            ),
+          ]
+        : []),
+      ...(wrong.length
+        ? [
+            finding(
+              'should',
+              `acted on ${wrong.map((w) => `${w.name} → ${describeExchange(w.ex)}`).join('; ')}${notTried}`,
+              wrong.map((w) => w.ex)
+            ),
+          ]
+        : []),
     ];
     if (findings.length) return judge(findings, '');
-    if (judged.length === 0) return skip(`no request could be judged${notTried}${sent.length ? `: ${sent.map((s) => `${s.name} → ${describeExchange(s.ex)}`).join('; ')}` : ''}`, 'the declared operations with a body the target accepts (see backups.restore-task, webhooks.registration, alarms.fires)');
+    if (judged.length === 0)
+      return skip(
+        `no request could be judged${notTried}${sent.length ? `: ${sent.map((s) => `${s.name} → ${describeExchange(s.ex)}`).join('; ')}` : ''}`,
+        'the declared operations with a body the target accepts (see backups.restore-task, webhooks.registration, alarms.fires)'
+      );
     return pass(`${judged.map((s) => `${s.name} → ${s.ex.response?.status ?? 'no answer'}`).join('; ')}${notTried}`);
   },
 };

@@ -11,7 +11,7 @@ export const errorObject: Check = {
   group: 'errors',
   clauses: ['ERROR-OBJECT', 'ERROR-OBJECT-EVERY'],
   level: 'must',
-  why: { must: "the seed says every error response carries the error object" },
+  why: { must: 'the seed says every error response carries the error object' },
   title: 'Every error response carries the error object',
   reviewsLog: true,
   async run(ctx) {
@@ -20,19 +20,37 @@ export const errorObject: Check = {
     const [notFound] = await ctx.callEach([
       { method: 'GET', path: `/v1/tasks/${absentId(ctx, 'task')}` },
       { as: 'anonymous', method: 'GET', path: '/v1/vms' },
-      ...(ctx.config.readOnly ? [] : [{ method: 'POST', path: '/v1/vms', json: { name: 12345 } }, { method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} }]),
+      ...(ctx.config.readOnly
+        ? []
+        : [
+            { method: 'POST', path: '/v1/vms', json: { name: 12345 } },
+            { method: 'PUT', path: `/v1/tasks/${absentId(ctx, 'task')}`, json: {} },
+          ]),
     ]);
     observeErrorCase(ctx, 'not-found', notFound!);
     // The limit probes' answers are judged by limits.rejection-error-object, so one fault fails one check.
     // errors.invalid-inputs judges the answers to its own invalid inputs, likewise.
-    const errors = fromLog(ctx, (ex) => ex.response!.status >= 400 && !ex.sentBy.startsWith('limits.') && ex.sentBy !== 'errors.invalid-inputs');
-    const bad = errors.map((ex) => ({ ex, problems: ctx.schema.validateComponent('Error', ex.response?.json) })).filter((r) => r.problems.length);
+    const errors = fromLog(
+      ctx,
+      (ex) => ex.response!.status >= 400 && !ex.sentBy.startsWith('limits.') && ex.sentBy !== 'errors.invalid-inputs'
+    );
+    const bad = errors
+      .map((ex) => ({ ex, problems: ctx.schema.validateComponent('Error', ex.response?.json) }))
+      .filter((r) => r.problems.length);
     if (bad.length) {
-      return fail(`${bad.length} of ${errors.length} error responses lack the error object: ${describeExchange(bad[0]!.ex)}: ${bad[0]!.problems.join('; ')}`, bad.map((b) => b.ex), {
-        violations: bad.slice(0, 10).map((b) => ({ exchange: describeExchange(b.ex), problems: b.problems })),
-      });
+      return fail(
+        `${bad.length} of ${errors.length} error responses lack the error object: ${describeExchange(bad[0]!.ex)}: ${bad[0]!.problems.join('; ')}`,
+        bad.map((b) => b.ex),
+        {
+          violations: bad.slice(0, 10).map((b) => ({ exchange: describeExchange(b.ex), problems: b.problems })),
+        }
+      );
     }
-    const codes = [...new Set(errors.map((ex) => `${ex.response!.status} ${(ex.response!.json as { error: { code: string } }).error.code}`))];
+    const codes = [
+      ...new Set(
+        errors.map((ex) => `${ex.response!.status} ${(ex.response!.json as { error: { code: string } }).error.code}`)
+      ),
+    ];
     ctx.observe('errorCases', codes);
     return pass(`all ${errors.length} error responses carry the error object (${codes.join(', ')})`);
   },

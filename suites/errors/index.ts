@@ -8,4 +8,13 @@ import { allowOn405 } from './allow-on-405.ts';
 import { invalidInputs } from './invalid-inputs.ts';
 import { declaredBodyFraming } from './declared-body-framing.ts';
 
-export const errorChecks: Check[] = [malformedJson, oddPathIds, invalidInputs, errorObject, jsonResponses, completeAnswers, allowOn405, declaredBodyFraming];
+export const errorChecks: Check[] = [
+  malformedJson,
+  oddPathIds,
+  invalidInputs,
+  errorObject,
+  jsonResponses,
+  completeAnswers,
+  allowOn405,
+  declaredBodyFraming,
+];

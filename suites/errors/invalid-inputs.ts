@@ -13,7 +13,11 @@ import { BACKUPS, REFUSAL_PROBES } from '../shares.ts';
 const CASES = { quick: 4, full: 8, certify: 8 } as const;
 
 /** The collection a path addresses: the segment before its last parameter, or its last segment. */
-const collectionOf = (path: string) => path.split('/').filter((s) => s && !s.startsWith('{')).at(-1) ?? '';
+const collectionOf = (path: string) =>
+  path
+    .split('/')
+    .filter((s) => s && !s.startsWith('{'))
+    .at(-1) ?? '';
 
 /** The concrete path: a VM the run created for a VM id, an object of the run's ledger for another; undefined when the run holds none. */
 async function concretePath(ctx: CheckContext, op: InputOperation): Promise<string | undefined> {
@@ -21,7 +25,10 @@ async function concretePath(ctx: CheckContext, op: InputOperation): Promise<stri
   for (const m of op.path.matchAll(/([^/]+)\/\{([^}]+)\}/g)) {
     const [whole, collection] = [m[0], m[1]!];
     let id: string | undefined;
-    if (collection === 'vms') id = await ctx.objects.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
+    if (collection === 'vms')
+      id = await ctx.objects
+        .createdVmId()
+        .catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
     else id = ledgerId(ctx, COLLECTION_KINDS[collection]);
     if (!id) return undefined;
     path = path.replace(whole, `${collection}/${encodeURIComponent(id)}`);
@@ -41,15 +48,21 @@ export const invalidInputs: Check = {
   clauses: ['ERROR-OBJECT-EVERY', 'SVC-JSON'],
   level: 'must',
   why: {
-    must: 'the seed says every error response carries the error object, for every operation; a 5xx for a client\'s mistake is no answer to it',
-    should: 'which inputs an operation refuses is not shown: refusing a body that is not an object, or an object where a scalar belongs, is convention',
+    must: "the seed says every error response carries the error object, for every operation; a 5xx for a client's mistake is no answer to it",
+    should:
+      'which inputs an operation refuses is not shown: refusing a body that is not an object, or an object where a scalar belongs, is convention',
   },
   title: 'Every operation that takes input answers invalid input with an error object, never a 5xx',
   async run(ctx) {
-    if (ctx.config.readOnly) return skip('--read-only: invalid inputs go to operations that write', 'a run without --read-only');
+    if (ctx.config.readOnly)
+      return skip('--read-only: invalid inputs go to operations that write', 'a run without --read-only');
     const ops = inputOperations(ctx.spec.merged as OpenAPIV3_1.Document);
     const max = CASES[ctx.config.profile];
-    const supplied: Record<string, unknown> = { name: ctx.objects.vmName('invalid'), ...(ctx.config.image ? { image: ctx.config.image } : {}), ...(ctx.config.subnetId ? { subnet_id: ctx.config.subnetId } : {}) };
+    const supplied: Record<string, unknown> = {
+      name: ctx.objects.vmName('invalid'),
+      ...(ctx.config.image ? { image: ctx.config.image } : {}),
+      ...(ctx.config.subnetId ? { subnet_id: ctx.config.subnetId } : {}),
+    };
     const findings: Finding[] = [];
     const crashed: Exchange[] = [];
     const unwrapped: Exchange[] = [];
@@ -64,7 +77,15 @@ export const invalidInputs: Check = {
         continue;
       }
       const cases = invalidCases(op, ctx.config.seed, max, supplied);
-      const sent = await ctx.callEach(cases.map((c) => ({ method: op.method, path, ...(c.body !== undefined ? { json: c.body } : {}), ...(c.query ? { query: c.query } : {}), ...(op.public ? { as: 'anonymous' as const } : {}) })));
+      const sent = await ctx.callEach(
+        cases.map((c) => ({
+          method: op.method,
+          path,
+          ...(c.body !== undefined ? { json: c.body } : {}),
+          ...(c.query ? { query: c.query } : {}),
+          ...(op.public ? { as: 'anonymous' as const } : {}),
+        }))
+      );
       exercised[name] = cases.length;
       for (const [i, ex] of sent.entries()) {
         const c = cases[i]!;
@@ -74,16 +95,68 @@ export const invalidInputs: Check = {
         else if (isSuccess(ex)) {
           if (c.unambiguous) accepted.push({ what: `${name} with ${c.what}`, ex });
           const kind = COLLECTION_KINDS[collectionOf(op.path)];
-          if (op.method !== 'GET' && kind) ctx.ledger.record({ kind, createdBy: ctx.checkId, ...(kind === 'vm' ? { name: String(supplied['name']) } : {}), note: `an invalid input accepted (${c.what})` }, ex);
+          if (op.method !== 'GET' && kind)
+            ctx.ledger.record(
+              {
+                kind,
+                createdBy: ctx.checkId,
+                ...(kind === 'vm' ? { name: String(supplied['name']) } : {}),
+                note: `an invalid input accepted (${c.what})`,
+              },
+              ex
+            );
         }
       }
     }
     const total = Object.values(exercised).reduce((a, b) => a + b, 0);
-    if (total === 0) return skip(`no operation that takes input could be exercised (${Object.entries(notExercised).map(([k, v]) => `${k}: ${v}`).join('; ') || 'the document has none'})`, 'objects of the run for the operations\' path parameters');
-    if (crashed.length) findings.push(finding('must', `${crashed.length} invalid inputs got no answer or a 5xx: ${describeExchange(crashed[0]!)}`, crashed.slice(0, 10)));
-    if (unwrapped.length) findings.push(finding('must', `${unwrapped.length} error answers to invalid inputs lack the error object: ${describeExchange(unwrapped[0]!)}: ${(unwrapped[0]!.response?.body ?? '').slice(0, 200)}`, unwrapped.slice(0, 10)));
-    if (accepted.length) findings.push(finding('should', `${accepted.length} inputs no target can read as valid were accepted: ${accepted.slice(0, 3).map((a) => `${a.what} → ${a.ex.response!.status}`).join('; ')}`, accepted.slice(0, 10).map((a) => a.ex)));
-    const skipped = Object.keys(notExercised).length ? `; not exercised: ${Object.entries(notExercised).map(([k, v]) => `${k} (${v})`).join(', ')}` : '';
-    return judge(findings, `${total} invalid inputs to ${Object.keys(exercised).length} operations (${Object.entries(exercised).map(([k, n]) => `${k} ×${n}`).join(', ')}) were refused with the error object${skipped}`, [], { exercised, notExercised });
+    if (total === 0)
+      return skip(
+        `no operation that takes input could be exercised (${
+          Object.entries(notExercised)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join('; ') || 'the document has none'
+        })`,
+        "objects of the run for the operations' path parameters"
+      );
+    if (crashed.length)
+      findings.push(
+        finding(
+          'must',
+          `${crashed.length} invalid inputs got no answer or a 5xx: ${describeExchange(crashed[0]!)}`,
+          crashed.slice(0, 10)
+        )
+      );
+    if (unwrapped.length)
+      findings.push(
+        finding(
+          'must',
+          `${unwrapped.length} error answers to invalid inputs lack the error object: ${describeExchange(unwrapped[0]!)}: ${(unwrapped[0]!.response?.body ?? '').slice(0, 200)}`,
+          unwrapped.slice(0, 10)
+        )
+      );
+    if (accepted.length)
+      findings.push(
+        finding(
+          'should',
+          `${accepted.length} inputs no target can read as valid were accepted: ${accepted
+            .slice(0, 3)
+            .map((a) => `${a.what} → ${a.ex.response!.status}`)
+            .join('; ')}`,
+          accepted.slice(0, 10).map((a) => a.ex)
+        )
+      );
+    const skipped = Object.keys(notExercised).length
+      ? `; not exercised: ${Object.entries(notExercised)
+          .map(([k, v]) => `${k} (${v})`)
+          .join(', ')}`
+      : '';
+    return judge(
+      findings,
+      `${total} invalid inputs to ${Object.keys(exercised).length} operations (${Object.entries(exercised)
+        .map(([k, n]) => `${k} ×${n}`)
+        .join(', ')}) were refused with the error object${skipped}`,
+      [],
+      { exercised, notExercised }
+    );
   },
 };

@@ -23,17 +23,35 @@ export const malformedJson: Check = {
   why: { must: "the seed says requests are JSON: a body that does not parse is the client's error" },
   title: 'A request body that is not valid JSON is refused with a 4xx, on every operation that takes one',
   async run(ctx) {
-    const vmId = await ctx.objects.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
+    const vmId = await ctx.objects
+      .createdVmId()
+      .catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
     const ops = documentOperations(ctx).filter((o) => o.takesBody && ['POST', 'PUT', 'PATCH'].includes(o.method));
     const requests: CallOptions[] = ops.map((op) => {
       const path = pathWithAbsentIds(ctx, op.path, vmId ? { vms: vmId } : {});
-      return { method: op.method, path, rawBody: MALFORMED, headers: { 'content-type': 'application/json' }, ...(op.public ? { as: 'anonymous' as const } : {}) };
+      return {
+        method: op.method,
+        path,
+        rawBody: MALFORMED,
+        headers: { 'content-type': 'application/json' },
+        ...(op.public ? { as: 'anonymous' as const } : {}),
+      };
     });
     const answers = await ctx.callEach(requests);
-    const wrong = answers.filter((ex) => ex.response === undefined || ex.response.status < 400 || ex.response.status >= 500);
-    if (wrong.length) return fail(`malformed JSON answered ${wrong.map((ex) => `${ex.request.method} ${new URL(ex.request.url).pathname} → ${describeExchange(ex)}`).join('; ')}; expected a 4xx`, wrong);
-    const onCreate = answers.find((ex) => ex.request.method === 'POST' && new URL(ex.request.url).pathname === '/v1/vms');
+    const wrong = answers.filter(
+      (ex) => ex.response === undefined || ex.response.status < 400 || ex.response.status >= 500
+    );
+    if (wrong.length)
+      return fail(
+        `malformed JSON answered ${wrong.map((ex) => `${ex.request.method} ${new URL(ex.request.url).pathname} → ${describeExchange(ex)}`).join('; ')}; expected a 4xx`,
+        wrong
+      );
+    const onCreate = answers.find(
+      (ex) => ex.request.method === 'POST' && new URL(ex.request.url).pathname === '/v1/vms'
+    );
     if (onCreate) observeErrorCase(ctx, 'invalid-request', onCreate);
-    return pass(`malformed JSON was refused on all ${answers.length} operations that take a body: ${answers.map((ex) => `${ex.request.method} ${new URL(ex.request.url).pathname} ${ex.response!.status}`).join(', ')}`);
+    return pass(
+      `malformed JSON was refused on all ${answers.length} operations that take a body: ${answers.map((ex) => `${ex.request.method} ${new URL(ex.request.url).pathname} ${ex.response!.status}`).join(', ')}`
+    );
   },
 };

@@ -5,13 +5,29 @@ import type { LimitProbe } from '../../src/engine/limits/limit-session.ts';
 import { describeVerdict } from '../../src/engine/documented-limits/verdicts.js';
 
 /** The outcome of a limit check from its probe: exact passes, stricter or looser fails, inconclusive skips. */
-export function limitOutcome(probe: LimitProbe | undefined, inconclusiveHint = '', howToVerify = 'a burst that fits in half a window: a lower --time-scale, or a client closer to the target (--profile full settles a straddled window)', error?: Error): CheckOutcome {
+export function limitOutcome(
+  probe: LimitProbe | undefined,
+  inconclusiveHint = '',
+  howToVerify = 'a burst that fits in half a window: a lower --time-scale, or a client closer to the target (--profile full settles a straddled window)',
+  error?: Error
+): CheckOutcome {
   // The probes could not run for a reason of the target's (no token for them): an error of the run, never a skip.
   if (!probe && error) throw error;
   if (!probe) return skip('the probe did not run', 'select the limits group');
   const message = describeVerdict(probe.limit, probe.what, probe.verdict);
-  const exchanges = [probe.firstRejection, ...probe.bursts.flatMap((b) => b.exchanges.slice(-1))].filter((x) => x !== undefined);
-  const details = { bursts: probe.bursts.map((b) => ({ sent: b.exchanges.length, accepted: b.accepted, rejected: b.rejections.length, others: b.others.length, spanMs: b.spanMs })), note: probe.note };
+  const exchanges = [probe.firstRejection, ...probe.bursts.flatMap((b) => b.exchanges.slice(-1))].filter(
+    (x) => x !== undefined
+  );
+  const details = {
+    bursts: probe.bursts.map((b) => ({
+      sent: b.exchanges.length,
+      accepted: b.accepted,
+      rejected: b.rejections.length,
+      others: b.others.length,
+      spanMs: b.spanMs,
+    })),
+    note: probe.note,
+  };
   switch (probe.verdict.kind) {
     case 'exact':
       return pass(message, [], details);

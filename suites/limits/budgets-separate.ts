@@ -14,19 +14,32 @@ export const budgetsSeparate: Check = {
   group: 'limits',
   clauses: ['LIMIT-READ-300', 'LIMIT-WRITE-60'],
   level: 'must',
-  why: { must: "the seed states a read limit and a write limit, each per token: spending one leaves the other" },
+  why: { must: 'the seed states a read limit and a write limit, each per token: spending one leaves the other' },
   title: 'Spending the read budget leaves the write budget, and the other way round',
   async run(ctx) {
     const read = ctx.limits?.read;
     const write = ctx.limits?.write;
     // Budgets shared across tokens spend each other's tokens too: nothing was sent, as it could not be told apart (limits.token-scope).
     const shared = [read, write].filter((p) => refusedAcrossTokens(p, p === write));
-    if (shared.length) return skip('the budgets are not per token (see limits.token-scope), so charging one class to the other cannot be told apart', 'a target whose read and write budgets are per token');
+    if (shared.length)
+      return skip(
+        'the budgets are not per token (see limits.token-scope), so charging one class to the other cannot be told apart',
+        'a target whose read and write budgets are per token'
+      );
     const skipped = [read, write].flatMap((p) => (p?.cross && 'skipped' in p.cross ? [p.cross.skipped] : []));
-    const observed = [read, write].filter((p): p is LimitProbe & { cross: CrossObservation } => p?.cross !== undefined && !('skipped' in p.cross));
+    const observed = [read, write].filter(
+      (p): p is LimitProbe & { cross: CrossObservation } => p?.cross !== undefined && !('skipped' in p.cross)
+    );
     if (observed.length === 0) {
-      if (skipped.length) return skip(`nothing was sent after a spent budget: ${skipped.join('; ')}`, 'a run at --time-scale 60 or lower, without --read-only');
-      return skip('no budget was spent on a token during the probes, so nothing was sent after it', 'the read and write probes must meet a rejection (see limits.read-limit, limits.write-limit)');
+      if (skipped.length)
+        return skip(
+          `nothing was sent after a spent budget: ${skipped.join('; ')}`,
+          'a run at --time-scale 60 or lower, without --read-only'
+        );
+      return skip(
+        'no budget was spent on a token during the probes, so nothing was sent after it',
+        'the read and write probes must meet a rejection (see limits.read-limit, limits.write-limit)'
+      );
     }
     const findings: Finding[] = [];
     const judged: string[] = [];
@@ -35,10 +48,19 @@ export const budgetsSeparate: Check = {
       const c = p.cross;
       // As many as a fresh token was served (fewer than the documented budget is limits.read-limit's finding, not this one's).
       const other = c.sent === 'reads' ? read : write;
-      const fresh = other?.verdict.kind === 'stricter' ? other.verdict.accepted : other?.verdict.kind === 'inconclusive' ? undefined : c.planned;
+      const fresh =
+        other?.verdict.kind === 'stricter'
+          ? other.verdict.accepted
+          : other?.verdict.kind === 'inconclusive'
+            ? undefined
+            : c.planned;
       const expected = Math.min(c.planned, fresh ?? c.planned);
       const what = `on a token whose ${c.spent} budget was spent`;
-      if (c.sent === 'writes' && write && write.bursts[0]?.exchanges[0]?.response?.status === p.firstRejection?.response?.status) {
+      if (
+        c.sent === 'writes' &&
+        write &&
+        write.bursts[0]?.exchanges[0]?.response?.status === p.firstRejection?.response?.status
+      ) {
         open.push(`${c.sent} ${what} (a write that creates nothing is answered with the limit's own status)`);
         continue;
       }
@@ -49,19 +71,34 @@ export const budgetsSeparate: Check = {
       }
       if (c.burst.rejections.length && c.burst.accepted < expected) {
         if (fresh === undefined && c.sent === 'reads') {
-          open.push(`${c.sent} ${what}: ${c.burst.accepted} served, and a fresh token's ${c.sent} budget was not measured (see limits.read-limit)`);
+          open.push(
+            `${c.sent} ${what}: ${c.burst.accepted} served, and a fresh token's ${c.sent} budget was not measured (see limits.read-limit)`
+          );
           continue;
         }
-        findings.push(finding('must', `only ${c.burst.accepted} ${c.sent} were served ${what}, where a fresh token is served ${expected}: ${c.spent} are charged to the ${c.sent} budget`, [p.firstRejection!, c.burst.rejections[0]!], { served: c.burst.accepted, expected }));
+        findings.push(
+          finding(
+            'must',
+            `only ${c.burst.accepted} ${c.sent} were served ${what}, where a fresh token is served ${expected}: ${c.spent} are charged to the ${c.sent} budget`,
+            [p.firstRejection!, c.burst.rejections[0]!],
+            { served: c.burst.accepted, expected }
+          )
+        );
       } else if (c.burst.others.length) {
         open.push(`${c.sent} ${what}: ${c.burst.others.length} answers were neither served nor limited`);
       } else if (!c.witnessRefused) {
-        open.push(`${c.sent} ${what}: the ${c.spent} budget had come back by the end (its window reset), so charging could not show`);
+        open.push(
+          `${c.sent} ${what}: the ${c.spent} budget had come back by the end (its window reset), so charging could not show`
+        );
       } else {
         judged.push(`${c.burst.accepted} ${c.sent} served ${what}`);
       }
     }
-    if (findings.length === 0 && judged.length === 0) return skip(`inconclusive: ${open.join('; ')}`, 'a probe that fills one window: rerun with --profile full (or certify), away from other traffic on the key');
+    if (findings.length === 0 && judged.length === 0)
+      return skip(
+        `inconclusive: ${open.join('; ')}`,
+        'a probe that fills one window: rerun with --profile full (or certify), away from other traffic on the key'
+      );
     return judge(findings, `${judged.join('; ')}${open.length ? ` (not judged: ${open.join('; ')})` : ''}`);
   },
 };

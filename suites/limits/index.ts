@@ -14,4 +14,19 @@ import { writeLimitSubjects } from './write-limit-subjects.ts';
 import { readLimitOperations } from './read-limit-operations.ts';
 import { writeLimitOperations } from './write-limit-operations.ts';
 
-export const limitChecks: Check[] = [tokenLimit, readLimit, readLimitSubjects, readLimitOperations, writeLimit, writeLimitSubjects, writeLimitOperations, tokenScope, keyScope, budgetsSeparate, rejectionErrorObject, retryAfter, windowResets, windowLength];
+export const limitChecks: Check[] = [
+  tokenLimit,
+  readLimit,
+  readLimitSubjects,
+  readLimitOperations,
+  writeLimit,
+  writeLimitSubjects,
+  writeLimitOperations,
+  tokenScope,
+  keyScope,
+  budgetsSeparate,
+  rejectionErrorObject,
+  retryAfter,
+  windowResets,
+  windowLength,
+];

@@ -13,13 +13,20 @@ export const readLimitOperations: Check = {
   group: 'limits',
   clauses: ['LIMIT-READ-300'],
   level: 'must',
-  why: { must: `the seed states ${LIMITS.reads.limit} read requests per minute per token: every read operation, not the list alone` },
+  why: {
+    must: `the seed states ${LIMITS.reads.limit} read requests per minute per token: every read operation, not the list alone`,
+  },
   title: `Reads: ${LIMITS.reads.limit} per minute whichever read operations spend them`,
   async run(ctx) {
     const probe = ctx.limits?.readAcrossOperations;
-    if (ctx.limits && !probe) return skip('the run saw no read operation served besides the list (no task, no record)', 'a run whose VM and task the target serves (the vms and tasks groups)');
+    if (ctx.limits && !probe)
+      return skip(
+        'the run saw no read operation served besides the list (no task, no record)',
+        'a run whose VM and task the target serves (the vms and tasks groups)'
+      );
     const outcome = limitOutcome(probe, '', undefined, ctx.limits?.error);
-    if (probe && outcome.status !== 'skipped') outcome.message = `${outcome.message} (over ${probe.operations.join(', ')})`;
+    if (probe && outcome.status !== 'skipped')
+      outcome.message = `${outcome.message} (over ${probe.operations.join(', ')})`;
     return outcome;
   },
 };

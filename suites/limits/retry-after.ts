@@ -14,7 +14,9 @@ export const retryAfter: Check = {
   group: 'limits',
   clauses: ['LIMIT-READ-300', 'LIMIT-WRITE-60', 'LIMIT-TOKEN-10'],
   level: 'should',
-  why: { should: "the seed does not show the rejection: 429 with a Retry-After is HTTP convention (RFC 6585, RFC 9110)" },
+  why: {
+    should: 'the seed does not show the rejection: 429 with a Retry-After is HTTP convention (RFC 6585, RFC 9110)',
+  },
   title: 'Rate-limit rejections are 429 with a Retry-After that is right to within a second',
   async run(ctx) {
     const probes = [ctx.limits?.token, ctx.limits?.read, ctx.limits?.write].filter((p) => p?.firstRejection);
@@ -25,7 +27,8 @@ export const retryAfter: Check = {
       const ra = parseRetryAfter(r, ctx.config.timeScale);
       if (r.response!.status !== 429) problems.push([`${p!.what} rejected with ${r.response!.status}, not 429`, r]);
       if (ra === undefined) problems.push([`${p!.what} rejection has no usable Retry-After`, r]);
-      else if (ra > WINDOW_SECONDS) problems.push([`${p!.what} Retry-After ${ra} s is longer than the one-minute window`, r]);
+      else if (ra > WINDOW_SECONDS)
+        problems.push([`${p!.what} Retry-After ${ra} s is longer than the one-minute window`, r]);
       const reset = p!.reset;
       const after = reset?.afterRetryAfter;
       // Under --time-scale a target may give Retry-After in real or in target seconds: right if either reading was.
@@ -33,18 +36,31 @@ export const retryAfter: Check = {
       if (after && reset!.afterWindow) {
         // The rejection waited from may be a later one than the first (limit-session.ts rejectionToWaitFrom).
         const waited = reset!.retryAfter!;
-        const readings = reset!.afterRetryAfterReal ? ` (nor ${waited + 1} real seconds after; ${describeExchange(reset!.afterRetryAfterReal)})` : '';
-        problems.push([`${p!.what}: still refused ${waited + 1} s after the rejection, although Retry-After said ${waited}${readings} (${describeExchange(after)})`, after]);
+        const readings = reset!.afterRetryAfterReal
+          ? ` (nor ${waited + 1} real seconds after; ${describeExchange(reset!.afterRetryAfterReal)})`
+          : '';
+        problems.push([
+          `${p!.what}: still refused ${waited + 1} s after the rejection, although Retry-After said ${waited}${readings} (${describeExchange(after)})`,
+          after,
+        ]);
       }
       if (realRight) ctx.observe(`retryAfterUnit.${p!.what}`, 'real seconds');
     }
     const headers = probes.map((p) => p!.firstRejection!.response!.headers);
     const ra = headers.find((h) => h['retry-after'] !== undefined)?.['retry-after'];
     if (ra !== undefined) ctx.observe('retryAfterFormat', /^\s*\d+\s*$/.test(ra) ? 'delta-seconds' : 'HTTP date');
-    const rateHeaders = [...new Set(headers.flatMap((h) => Object.keys(h).filter((k) => /^(x-)?ratelimit-/i.test(k))))].sort();
+    const rateHeaders = [
+      ...new Set(headers.flatMap((h) => Object.keys(h).filter((k) => /^(x-)?ratelimit-/i.test(k)))),
+    ].sort();
     if (rateHeaders.length) ctx.observe('rateLimitHeaders', rateHeaders);
-    if (problems.length) return fail(problems.map((x) => x[0]).join('; '), problems.map((x) => x[1]));
+    if (problems.length)
+      return fail(
+        problems.map((x) => x[0]).join('; '),
+        problems.map((x) => x[1])
+      );
     const checked = probes.filter((p) => p!.reset?.afterRetryAfter && !p!.reset.afterWindow).length;
-    return pass(`rejections are 429 with Retry-After${checked ? `, and it was right for ${checked} probes` : ' (accuracy is checked with --profile full)'}`);
+    return pass(
+      `rejections are 429 with Retry-After${checked ? `, and it was right for ${checked} probes` : ' (accuracy is checked with --profile full)'}`
+    );
   },
 };

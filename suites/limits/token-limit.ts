@@ -11,6 +11,10 @@ export const tokenLimit: Check = {
   why: { must: `the seed states ${LIMITS.tokens.limit} token issuances per minute per API key` },
   title: `Token issuance: ${LIMITS.tokens.limit} per minute per API key are served, the next is refused`,
   async run(ctx) {
-    return limitOutcome(ctx.limits?.token, ctx.config.profile === 'quick' ? '; --profile full waits a window to tell a boundary from a looser limit' : '', '--profile full (or certify): it waits a window to tell a boundary from a looser limit');
+    return limitOutcome(
+      ctx.limits?.token,
+      ctx.config.profile === 'quick' ? '; --profile full waits a window to tell a boundary from a looser limit' : '',
+      '--profile full (or certify): it waits a window to tell a boundary from a looser limit'
+    );
   },
 };

@@ -13,17 +13,36 @@ export const windowLength: Check = {
   group: 'limits',
   clauses: ['LIMIT-READ-300', 'LIMIT-WRITE-60', 'LIMIT-TOKEN-10'],
   level: 'must',
-  why: { must: 'the seed states the limits per minute: a window shorter than a minute serves more than its limit per minute' },
+  why: {
+    must: 'the seed states the limits per minute: a window shorter than a minute serves more than its limit per minute',
+  },
   title: 'A spent budget stays spent as long as a minute holds it',
   async run(ctx) {
-    if (!waitsLong(ctx.config)) return skip('needs --profile full: it waits for a spent budget to come back', '--profile full (or certify)');
-    const observed = [ctx.limits?.token, ctx.limits?.read, ctx.limits?.write].flatMap((p) => (p?.windowLength ? [p.windowLength] : []));
-    if (observed.length === 0) return skip('no spent budget was seen to come back during the probes', 'the limit probes must meet a rejection and see the budget back (see limits.window-resets)');
+    if (!waitsLong(ctx.config))
+      return skip('needs --profile full: it waits for a spent budget to come back', '--profile full (or certify)');
+    const observed = [ctx.limits?.token, ctx.limits?.read, ctx.limits?.write].flatMap((p) =>
+      p?.windowLength ? [p.windowLength] : []
+    );
+    if (observed.length === 0)
+      return skip(
+        'no spent budget was seen to come back during the probes',
+        'the limit probes must meet a rejection and see the budget back (see limits.window-resets)'
+      );
     const short = observed.filter(windowTooShort);
     if (short.length) {
-      return fail(short.map((o) => `${o.served} ${o.what} were served within ${o.spanSeconds.toFixed(1)} s: more than twice the limit of ${o.limit} in less than a minute, which no window of a minute allows (the budget came back too soon)`).join('; '), short.flatMap((o) => [o.first, o.last]));
+      return fail(
+        short
+          .map(
+            (o) =>
+              `${o.served} ${o.what} were served within ${o.spanSeconds.toFixed(1)} s: more than twice the limit of ${o.limit} in less than a minute, which no window of a minute allows (the budget came back too soon)`
+          )
+          .join('; '),
+        short.flatMap((o) => [o.first, o.last])
+      );
     }
     const judged = observed.map((o) => `${o.what}: ${o.served} served in ${o.spanSeconds.toFixed(0)} s`);
-    return pass(`every budget seen to come back stayed within twice its limit in less than a minute (${judged.join('; ')})`);
+    return pass(
+      `every budget seen to come back stayed within twice its limit in less than a minute (${judged.join('; ')})`
+    );
   },
 };

@@ -14,19 +14,31 @@ export const windowResets: Check = {
   clauses: ['LIMIT-READ-300', 'LIMIT-WRITE-60', 'LIMIT-TOKEN-10'],
   level: 'must',
   why: {
-    must: "the seed states the limits per minute: a spent budget comes back",
-    declared: "which clock Retry-After counts and which kind of window counts a budget are not shown; the overlay declares them (x-rate-limit-accounting)",
+    must: 'the seed states the limits per minute: a spent budget comes back',
+    declared:
+      'which clock Retry-After counts and which kind of window counts a budget are not shown; the overlay declares them (x-rate-limit-accounting)',
   },
   title: 'A spent budget comes back once the minute has passed',
   async run(ctx) {
-    if (!waitsLong(ctx.config)) return skip('needs --profile full: it waits out a window', '--profile full (or certify)');
+    if (!waitsLong(ctx.config))
+      return skip('needs --profile full: it waits out a window', '--profile full (or certify)');
     const probes = [ctx.limits?.token, ctx.limits?.read, ctx.limits?.write].filter((p) => p?.reset);
-    if (probes.length === 0) return skip('no budget was spent during the probes', 'the limit probes must meet a rejection (see limits.read-limit)');
-    const served = (p: (typeof probes)[number], ex: Exchange) => (p === ctx.limits?.write ? ex.response?.status !== p!.firstRejection!.response?.status : isSuccess(ex));
+    if (probes.length === 0)
+      return skip(
+        'no budget was spent during the probes',
+        'the limit probes must meet a rejection (see limits.read-limit)'
+      );
+    const served = (p: (typeof probes)[number], ex: Exchange) =>
+      p === ctx.limits?.write ? ex.response?.status !== p!.firstRejection!.response?.status : isSuccess(ex);
     // The last request of the reset observation: after a window, or after Retry-After read as real or target seconds.
-    const lastOf = (p: (typeof probes)[number]) => (p!.reset!.afterWindow ?? p!.reset!.afterRetryAfterReal ?? p!.reset!.afterRetryAfter)!;
+    const lastOf = (p: (typeof probes)[number]) =>
+      (p!.reset!.afterWindow ?? p!.reset!.afterRetryAfterReal ?? p!.reset!.afterRetryAfter)!;
     const stuck = probes.filter((p) => !served(p, lastOf(p)));
-    if (stuck.length) return fail(`still refused a whole window after the rejection: ${stuck.map((p) => p!.what).join(', ')}`, stuck.map(lastOf));
+    if (stuck.length)
+      return fail(
+        `still refused a whole window after the rejection: ${stuck.map((p) => p!.what).join(', ')}`,
+        stuck.map(lastOf)
+      );
     // Declared target seconds: the request sent once Retry-After (read so) had passed was served. Declared wall-clock
     // seconds: the one sent once they had passed was, unless the target's reading (earlier) already was.
     const clock = ctx.declarations.rateLimitAccounting?.retryAfterClock;
@@ -38,18 +50,32 @@ export const windowResets: Check = {
     });
     if (late.length) {
       const reading = clock === 'target' ? "the target's seconds" : 'wall-clock seconds';
-      return failAt('declared', `still refused once Retry-After had passed, read as ${reading} as the overlay declares (x-rate-limit-accounting retry-after-clock: ${clock}): ${late.map((p) => `${p!.what} (Retry-After ${p!.reset!.retryAfter})`).join(', ')}`, late.map((p) => p!.reset!.afterRetryAfter!));
+      return failAt(
+        'declared',
+        `still refused once Retry-After had passed, read as ${reading} as the overlay declares (x-rate-limit-accounting retry-after-clock: ${clock}): ${late.map((p) => `${p!.what} (Retry-After ${p!.reset!.retryAfter})`).join(', ')}`,
+        late.map((p) => p!.reset!.afterRetryAfter!)
+      );
     }
     // The declared window kind, from a budget spent in two halves half a window apart (limits/window-kind.ts).
     const declaredWindow = ctx.declarations.rateLimitAccounting?.window;
     const kind = ctx.limits?.windowKind;
     if (declaredWindow && kind?.kind && kind.kind !== declaredWindow) {
       const [, , third] = kind.bursts;
-      return failAt('declared', `the ${kind.what} budget counts ${kind.kind === 'sliding' ? 'a sliding window' : 'fixed windows'}, although the overlay declares ${declaredWindow} (x-rate-limit-accounting window): spent in two halves half a window apart, a window after the first half ${third!.accepted} of ${kind.limit} were served (${kind.kind === 'sliding' ? 'only the first half came back' : 'the whole budget came back'})`, [third!.rejections[0] ?? third!.exchanges.at(-1)!].filter(Boolean));
+      return failAt(
+        'declared',
+        `the ${kind.what} budget counts ${kind.kind === 'sliding' ? 'a sliding window' : 'fixed windows'}, although the overlay declares ${declaredWindow} (x-rate-limit-accounting window): spent in two halves half a window apart, a window after the first half ${third!.accepted} of ${kind.limit} were served (${kind.kind === 'sliding' ? 'only the first half came back' : 'the whole budget came back'})`,
+        [third!.rejections[0] ?? third!.exchanges.at(-1)!].filter(Boolean)
+      );
     }
     const byRetryAfter = probes.filter((p) => p!.reset!.afterRetryAfter && !p!.reset!.afterWindow).length;
     ctx.observe('windowReset', { probes: probes.length, servedAtRetryAfter: byRetryAfter });
-    const kindNote = !declaredWindow ? '' : kind?.kind ? `; the ${kind.what} budget counts ${kind.kind} windows, as declared` : `; the declared ${declaredWindow} window not verified: ${kind?.reason ?? 'not observed'}`;
-    return pass(`every spent budget came back (${probes.map((p) => p!.what).join(', ')}); ${byRetryAfter} of them as soon as Retry-After said${kindNote}`);
+    const kindNote = !declaredWindow
+      ? ''
+      : kind?.kind
+        ? `; the ${kind.what} budget counts ${kind.kind} windows, as declared`
+        : `; the declared ${declaredWindow} window not verified: ${kind?.reason ?? 'not observed'}`;
+    return pass(
+      `every spent budget came back (${probes.map((p) => p!.what).join(', ')}); ${byRetryAfter} of them as soon as Retry-After said${kindNote}`
+    );
   },
 };

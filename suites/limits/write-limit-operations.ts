@@ -14,7 +14,9 @@ export const writeLimitOperations: Check = {
   group: 'limits',
   clauses: ['LIMIT-WRITE-60'],
   level: 'must',
-  why: { must: `the seed states ${LIMITS.writes.limit} write requests per minute per token: every write operation, not the create alone` },
+  why: {
+    must: `the seed states ${LIMITS.writes.limit} write requests per minute per token: every write operation, not the create alone`,
+  },
   title: `Writes: ${LIMITS.writes.limit} per minute whichever write operations spend them`,
   async run(ctx) {
     if (ctx.config.readOnly) return skip('--read-only: the write probe sends writes', 'a run without --read-only');
@@ -22,7 +24,10 @@ export const writeLimitOperations: Check = {
     const probe = ctx.limits.writeAcrossOperations;
     if (!probe) {
       const primary = ctx.limits.write ? limitOutcome(ctx.limits.write).message : 'not run';
-      return skip(`the primary write probe did not show exactly ${LIMITS.writes.limit} writes with requests that change nothing (${primary}), so writes spread over other operations cannot be held to it`, 'limits.write-limit decided exact (a lower --time-scale)');
+      return skip(
+        `the primary write probe did not show exactly ${LIMITS.writes.limit} writes with requests that change nothing (${primary}), so writes spread over other operations cannot be held to it`,
+        'limits.write-limit decided exact (a lower --time-scale)'
+      );
     }
     const outcome = limitOutcome(probe, '', undefined, ctx.limits.error);
     if (outcome.status !== 'skipped') outcome.message = `${outcome.message} (over ${probe.operations.join(', ')})`;

@@ -14,28 +14,44 @@ export const writeLimit: Check = {
   level: 'must',
   why: {
     must: `the seed states ${LIMITS.writes.limit} write requests per minute per token`,
-    declared: 'whether a refused write spends the budget is not shown; the overlay declares it (x-rate-limit-accounting refused)',
+    declared:
+      'whether a refused write spends the budget is not shown; the overlay declares it (x-rate-limit-accounting refused)',
   },
   title: `Writes: ${LIMITS.writes.limit} per minute per token are served, the next is refused`,
   async run(ctx) {
-    if (ctx.config.readOnly) return skip('--read-only: the write limit can only be probed with writes', 'a run without --read-only');
+    if (ctx.config.readOnly)
+      return skip('--read-only: the write limit can only be probed with writes', 'a run without --read-only');
     const probe = ctx.limits?.write;
     const refused = ctx.declarations.rateLimitAccounting?.refused;
     const uncounted = probe?.verdict.kind === 'looser' && probe.verdict.accepted === 'unlimited' && !probe.note;
     if (uncounted && refused === 'counted') {
       const sent = probe!.bursts.reduce((n, b) => n + b.exchanges.length, 0);
-      return failAt('declared', `${sent} writes the target refused (creates with an empty body) were never limited, although the overlay declares that refused requests count (x-rate-limit-accounting refused: counted)`, probe!.bursts.flatMap((b) => b.exchanges.slice(-1)));
+      return failAt(
+        'declared',
+        `${sent} writes the target refused (creates with an empty body) were never limited, although the overlay declares that refused requests count (x-rate-limit-accounting refused: counted)`,
+        probe!.bursts.flatMap((b) => b.exchanges.slice(-1))
+      );
     }
     if (refused === 'free' && probe && !uncounted && !probe.note && probe.firstRejection) {
       const spentAfter = probe.bursts[0]!.accepted;
-      return failAt('declared', `${spentAfter} writes the target refused (creates with an empty body) spent the write budget, and the next was rate-limited, although the overlay declares that refused requests do not count (x-rate-limit-accounting refused: free)`, [probe.firstRejection]);
+      return failAt(
+        'declared',
+        `${spentAfter} writes the target refused (creates with an empty body) spent the write budget, and the next was rate-limited, although the overlay declares that refused requests do not count (x-rate-limit-accounting refused: free)`,
+        [probe.firstRejection]
+      );
     }
     if (uncounted) {
       // Invalid bodies may simply not be counted; only real creates could tell, and those need the user's consent.
       const sent = probe!.bursts.reduce((n, b) => n + b.exchanges.length, 0);
-      const how = ctx.config.profile === 'certify' ? `--max-creates with room for ${2 * 61} more creates (the create budget was spent before the write probe)` : `--profile certify, or --allow-writes ${2 * 61} (probes with real creates of the smallest VM, all in the ledger)`;
+      const how =
+        ctx.config.profile === 'certify'
+          ? `--max-creates with room for ${2 * 61} more creates (the create budget was spent before the write probe)`
+          : `--profile certify, or --allow-writes ${2 * 61} (probes with real creates of the smallest VM, all in the ledger)`;
       const declared = refused === 'free' ? ' (the overlay declares that refused requests do not count)' : '';
-      return skip(`inconclusive: ${sent} writes that create nothing were never limited${declared || '; the target may not count them'}, and real creates were not allowed`, how);
+      return skip(
+        `inconclusive: ${sent} writes that create nothing were never limited${declared || '; the target may not count them'}, and real creates were not allowed`,
+        how
+      );
     }
     return limitOutcome(probe, '', undefined, ctx.limits?.error);
   },

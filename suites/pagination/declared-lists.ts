@@ -30,11 +30,16 @@ export function pageIgnored(first: readonly unknown[], second: readonly unknown[
 
 /** The run fills the lists it can (the event session registers webhooks), so a page parameter has pages to choose from. */
 async function fill(ctx: CheckContext, op: DocumentOperation): Promise<void> {
-  if (ctx.declarations.webhooks && /webhooks/.test(op.path)) await ctx.events.events().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
+  if (ctx.declarations.webhooks && /webhooks/.test(op.path))
+    await ctx.events.events().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
 }
 
 /** PAGE-PARAMS, PAGE-MAX-100 and PAGE-TOTAL on one declared list. */
-async function judgeList(ctx: CheckContext, op: DocumentOperation, firstPage: number): Promise<{ findings: Finding[]; note: string }> {
+async function judgeList(
+  ctx: CheckContext,
+  op: DocumentOperation,
+  firstPage: number
+): Promise<{ findings: Finding[]; note: string }> {
   const field = op.itemsField!;
   const read = async (query: Record<string, number>): Promise<Page> => {
     const ex = await ctx.call({ method: 'GET', path: op.path, query });
@@ -44,10 +49,27 @@ async function judgeList(ctx: CheckContext, op: DocumentOperation, firstPage: nu
   const findings: Finding[] = [];
   await fill(ctx, op);
   const head = await read({ page: firstPage, per_page: MOVING_PAGE });
-  if (!isSuccess(head.ex)) return { findings: [finding('declared', `${op.operationId}: page=${firstPage}&per_page=${MOVING_PAGE} answered ${describeExchange(head.ex)}`, [head.ex])], note: '' };
+  if (!isSuccess(head.ex))
+    return {
+      findings: [
+        finding(
+          'declared',
+          `${op.operationId}: page=${firstPage}&per_page=${MOVING_PAGE} answered ${describeExchange(head.ex)}`,
+          [head.ex]
+        ),
+      ],
+      note: '',
+    };
   // PAGE-TOTAL: an integer total on the answer (a declared or discovered field, or a header).
   const candidate = totalCandidatesOf(head.ex).find((c) => Number.isInteger(c.value));
-  if (!candidate) findings.push(finding('declared', `${op.operationId}: no total count in the answer (no integer field named total or count, no X-Total-Count header)`, [head.ex]));
+  if (!candidate)
+    findings.push(
+      finding(
+        'declared',
+        `${op.operationId}: no total count in the answer (no integer field named total or count, no X-Total-Count header)`,
+        [head.ex]
+      )
+    );
   const totalOf = (p: Page) => (candidate ? readTotal(p.ex, candidate.pointer) : undefined);
   const total = candidate ? Number(candidate.value) : head.items.length;
   // A list that changes between two identical reads moves with every read: judged on what a moving list can show.
@@ -58,19 +80,42 @@ async function judgeList(ctx: CheckContext, op: DocumentOperation, firstPage: nu
   const one = await read({ page: firstPage, per_page: perPage });
   const two = await read({ page: firstPage + 1, per_page: perPage });
   for (const p of [one, two]) {
-    if (isSuccess(p.ex) && p.items.length > perPage) findings.push(finding('declared', `${op.operationId}: per_page=${perPage} answered ${p.items.length} items`, [p.ex]));
+    if (isSuccess(p.ex) && p.items.length > perPage)
+      findings.push(
+        finding('declared', `${op.operationId}: per_page=${perPage} answered ${p.items.length} items`, [p.ex])
+      );
   }
   let pageNote = `a list of ${total}: too short to tell pages apart`;
   if (total >= perPage * 2 && (!moving || perPage >= MOVING_PAGE)) {
-    if (!isSuccess(two.ex)) findings.push(finding('declared', `${op.operationId}: page=${firstPage + 1} answered ${describeExchange(two.ex)}`, [two.ex]));
-    else if (pageIgnored(one.items, two.items)) findings.push(finding('declared', `${op.operationId}: page=${firstPage + 1} served the items of page=${firstPage} (per_page=${perPage}, total ${total})`, [one.ex, two.ex]));
+    if (!isSuccess(two.ex))
+      findings.push(
+        finding('declared', `${op.operationId}: page=${firstPage + 1} answered ${describeExchange(two.ex)}`, [two.ex])
+      );
+    else if (pageIgnored(one.items, two.items))
+      findings.push(
+        finding(
+          'declared',
+          `${op.operationId}: page=${firstPage + 1} served the items of page=${firstPage} (per_page=${perPage}, total ${total})`,
+          [one.ex, two.ex]
+        )
+      );
     pageNote = `page ${firstPage + 1} other than page ${firstPage} at per_page=${perPage}`;
   }
   // PAGE-MAX-100: per_page above 100 never serves more than 100 (a refusal is a choice); never a server error.
   const over = await read({ page: firstPage, per_page: 101 });
-  if (over.ex.response && over.ex.response.status >= 500) findings.push(finding('declared', `${op.operationId}: per_page=101 answered ${describeExchange(over.ex)}`, [over.ex]));
-  else if (isSuccess(over.ex) && over.items.length > 100) findings.push(finding('declared', `${op.operationId}: per_page=101 answered ${over.items.length} items`, [over.ex]));
-  const capNote = !isSuccess(over.ex) ? 'per_page=101 refused' : total > 100 ? `per_page=101 served ${over.items.length}` : `per_page=101 served (the cap cannot show on ${total} items)`;
+  if (over.ex.response && over.ex.response.status >= 500)
+    findings.push(
+      finding('declared', `${op.operationId}: per_page=101 answered ${describeExchange(over.ex)}`, [over.ex])
+    );
+  else if (isSuccess(over.ex) && over.items.length > 100)
+    findings.push(
+      finding('declared', `${op.operationId}: per_page=101 answered ${over.items.length} items`, [over.ex])
+    );
+  const capNote = !isSuccess(over.ex)
+    ? 'per_page=101 refused'
+    : total > 100
+      ? `per_page=101 served ${over.items.length}`
+      : `per_page=101 served (the cap cannot show on ${total} items)`;
   // PAGE-TOTAL over a walk: a list that stands still holds as many items as its total says.
   let totalNote = candidate ? `total at ${candidate.pointer}` : 'no total';
   if (candidate && !moving && total > 0 && total <= MAX_WALK_PAGES * 100) {
@@ -83,10 +128,25 @@ async function judgeList(ctx: CheckContext, op: DocumentOperation, firstPage: nu
     }
     const items = pages.flatMap((p) => p.items);
     const totals = new Set(pages.filter((p) => p.items.length > 0).map((p) => JSON.stringify(totalOf(p))));
-    if (totals.size > 1) findings.push(finding('declared', `${op.operationId}: the total changes across pages (${[...totals].join(', ')}) of a list that stood still`, pages.slice(0, 2).map((p) => p.ex)));
-    else if (new Set(items.map((i) => JSON.stringify(i))).size !== total) findings.push(finding('declared', `${op.operationId}: the total says ${total}, a walk at per_page=${size} found ${new Set(items.map((i) => JSON.stringify(i))).size} distinct items`, pages.slice(-2).map((p) => p.ex)));
+    if (totals.size > 1)
+      findings.push(
+        finding(
+          'declared',
+          `${op.operationId}: the total changes across pages (${[...totals].join(', ')}) of a list that stood still`,
+          pages.slice(0, 2).map((p) => p.ex)
+        )
+      );
+    else if (new Set(items.map((i) => JSON.stringify(i))).size !== total)
+      findings.push(
+        finding(
+          'declared',
+          `${op.operationId}: the total says ${total}, a walk at per_page=${size} found ${new Set(items.map((i) => JSON.stringify(i))).size} distinct items`,
+          pages.slice(-2).map((p) => p.ex)
+        )
+      );
     totalNote = `total at ${candidate.pointer} = ${total}, walked at per_page=${size}`;
-  } else if (candidate && moving) totalNote = `total at ${candidate.pointer} (a list that grows as it is read: not walked)`;
+  } else if (candidate && moving)
+    totalNote = `total at ${candidate.pointer} (a list that grows as it is read: not walked)`;
   return { findings, note: `${op.operationId}: ${pageNote}; ${capNote}; ${totalNote}` };
 }
 
@@ -99,11 +159,20 @@ export const declaredLists: Check = {
   group: 'pagination',
   clauses: ['PAGE-PARAMS', 'PAGE-MAX-100', 'PAGE-TOTAL'],
   level: 'declared',
-  why: { declared: 'the seed says every list endpoint pages, caps per_page at 100 and counts its items; which operations beyond the VM list are lists is the overlay\'s declaration' },
+  why: {
+    declared:
+      "the seed says every list endpoint pages, caps per_page at 100 and counts its items; which operations beyond the VM list are lists is the overlay's declaration",
+  },
   title: 'Every declared list takes page and per_page, caps per_page at 100 and includes a total count',
   async run(ctx) {
-    const lists = documentOperations(ctx).filter((o) => o.list && !o.public && o.path !== '/v1/vms' && !o.path.includes('{'));
-    if (lists.length === 0) return skip('the document declares no list beyond the VM list', 'declare the target\'s other list operations in --overlay');
+    const lists = documentOperations(ctx).filter(
+      (o) => o.list && !o.public && o.path !== '/v1/vms' && !o.path.includes('{')
+    );
+    if (lists.length === 0)
+      return skip(
+        'the document declares no list beyond the VM list',
+        "declare the target's other list operations in --overlay"
+      );
     const firstPage = ctx.declarations.firstPage ?? (await ctx.objects.firstPage());
     const findings: Finding[] = [];
     const notes: string[] = [];

@@ -17,7 +17,7 @@ export const totalCount: Check = {
   level: 'must',
   // Reads the list and changes nothing: beside the other list readers once the list is at rest.
   onlyReads: true,
-  why: { must: "the seed says list responses include a total count" },
+  why: { must: 'the seed says list responses include a total count' },
   title: 'List responses include a total count, consistent across pages',
   async run(ctx) {
     const first = await ctx.call({ method: 'GET', path: '/v1/vms', query: { per_page: 10 } });
@@ -25,7 +25,10 @@ export const totalCount: Check = {
     const declared = ctx.declarations.totalField;
     const pointers = declared ? ['/' + declared.replace(/\./g, '/')] : totalCandidatesOf(first).map((c) => c.pointer);
     if (pointers.length === 0) {
-      return fail(`no total count in the list response (no integer field named total or count, no X-Total-Count header${declared ? `; declared ${declared}` : ''})`, [first]);
+      return fail(
+        `no total count in the list response (no integer field named total or count, no X-Total-Count header${declared ? `; declared ${declared}` : ''})`,
+        [first]
+      );
     }
     const scale = await ctx.objects.listScale();
     if (!scale.whole) return totalAtTheEnd(ctx, pointers, declared, scale.size!);
@@ -33,26 +36,43 @@ export const totalCount: Check = {
     const hint = typeof firstValue === 'number' ? firstValue : 100;
     const perPage = pagesWithPartialEnd(hint);
     const walk = await ctx.objects.walk(perPage);
-    if (walk.capped) return skip(`the list is too long to walk within the bound (${walk.stoppedBecause})`, 'an organization whose VM list fits in a bounded walk');
+    if (walk.capped)
+      return skip(
+        `the list is too long to walk within the bound (${walk.stoppedBecause})`,
+        'an organization whose VM list fits in a bounded walk'
+      );
     if (!walk.complete) return fail(`walking the list failed: ${walk.stoppedBecause}`, walk.pages.slice(-1));
     const distinct = new Set(walk.items.map((v) => JSON.stringify(v['id']))).size;
     const rejected: string[] = [];
     for (const pointer of pointers) {
       const values = walk.pages.filter((p) => vmsOf(p).length > 0).map((p) => readTotal(p, pointer));
-      const problem =
-        values.some((v) => typeof v !== 'number' || !Number.isInteger(v)) ? `${pointer} is not an integer on every page (${JSON.stringify(values)})`
-        : new Set(values).size > 1 ? `${pointer} changes across pages (${JSON.stringify(values)})`
-        : values[0] !== distinct ? `${pointer} is ${values[0]} but the walk found ${distinct} distinct VMs`
-        : undefined;
+      const problem = values.some((v) => typeof v !== 'number' || !Number.isInteger(v))
+        ? `${pointer} is not an integer on every page (${JSON.stringify(values)})`
+        : new Set(values).size > 1
+          ? `${pointer} changes across pages (${JSON.stringify(values)})`
+          : values[0] !== distinct
+            ? `${pointer} is ${values[0]} but the walk found ${distinct} distinct VMs`
+            : undefined;
       if (!problem) {
         // A header is not a field the overlay vocabulary can declare: observed apart, so --emit-overlay leaves it out.
-        ctx.observe(isHeaderTotal(pointer) ? 'totalHeader' : 'totalField', isHeaderTotal(pointer) ? pointer.slice('header:'.length) : pointer);
-        return pass(`total at ${pointer}${declared ? ' (declared)' : ' (discovered)'} = ${distinct}, the same on all ${walk.pages.length} pages at per_page=${perPage}`);
+        ctx.observe(
+          isHeaderTotal(pointer) ? 'totalHeader' : 'totalField',
+          isHeaderTotal(pointer) ? pointer.slice('header:'.length) : pointer
+        );
+        return pass(
+          `total at ${pointer}${declared ? ' (declared)' : ' (discovered)'} = ${distinct}, the same on all ${walk.pages.length} pages at per_page=${perPage}`
+        );
       }
       rejected.push(problem);
     }
-    const moving = walk.moved ? ' (the list kept changing while it was walked, also after waiting for it to settle)' : '';
-    return fail(`no consistent total count: ${rejected.join('; ')}${moving}`, walk.pages.slice(0, 3), { perPage: walk.perPage, distinct, candidates: pointers });
+    const moving = walk.moved
+      ? ' (the list kept changing while it was walked, also after waiting for it to settle)'
+      : '';
+    return fail(`no consistent total count: ${rejected.join('; ')}${moving}`, walk.pages.slice(0, 3), {
+      perPage: walk.perPage,
+      distinct,
+      candidates: pointers,
+    });
   },
 };
 
@@ -71,7 +91,12 @@ export function pagesWithPartialEnd(hint: number): number {
  * pages, and the pages it implies hold exactly that many VMs (the last one the rest; the one after it none). A list
  * that changed between the reads is read again once it has settled.
  */
-async function totalAtTheEnd(ctx: CheckContext, pointers: string[], declared: string | undefined, size: number): Promise<CheckOutcome> {
+async function totalAtTheEnd(
+  ctx: CheckContext,
+  pointers: string[],
+  declared: string | undefined,
+  size: number
+): Promise<CheckOutcome> {
   const first = ctx.declarations.firstPage ?? (await ctx.objects.firstPage());
   const read = (page: number) => ctx.call({ method: 'GET', path: '/v1/vms', query: { page, per_page: 100 } });
   const rejected: string[] = [];
@@ -92,16 +117,28 @@ async function totalAtTheEnd(ctx: CheckContext, pointers: string[], declared: st
       const expected = total - (lastPage - first) * 100;
       const totals = [head, last].map((p) => readTotal(p, pointer));
       // Past the end: an empty page, or a refusal of its content (400, 404, 416, 422).
-      const pastEnd = isSuccess(after) ? vmsOf(after).length === 0 : [400, 404, 416, 422].includes(after.response?.status ?? 0);
+      const pastEnd = isSuccess(after)
+        ? vmsOf(after).length === 0
+        : [400, 404, 416, 422].includes(after.response?.status ?? 0);
       const problem =
-        totals[1] !== total ? `${pointer} is ${total} on page ${first} but ${String(totals[1])} on page ${lastPage}`
-        : !isSuccess(last) ? `page ${lastPage}, the last one by ${pointer} = ${total}, answered ${describeExchange(last)}`
-        : onLast !== expected ? `${pointer} = ${total} puts ${expected} VMs on page ${lastPage} at per_page=100, which holds ${onLast}`
-        : !pastEnd ? `${pointer} = ${total} makes page ${lastPage} the last, but page ${lastPage + 1} answered ${describeExchange(after)} with ${vmsOf(after).length} VMs`
-        : undefined;
+        totals[1] !== total
+          ? `${pointer} is ${total} on page ${first} but ${String(totals[1])} on page ${lastPage}`
+          : !isSuccess(last)
+            ? `page ${lastPage}, the last one by ${pointer} = ${total}, answered ${describeExchange(last)}`
+            : onLast !== expected
+              ? `${pointer} = ${total} puts ${expected} VMs on page ${lastPage} at per_page=100, which holds ${onLast}`
+              : !pastEnd
+                ? `${pointer} = ${total} makes page ${lastPage} the last, but page ${lastPage + 1} answered ${describeExchange(after)} with ${vmsOf(after).length} VMs`
+                : undefined;
       if (!problem) {
-        ctx.observe(isHeaderTotal(pointer) ? 'totalHeader' : 'totalField', isHeaderTotal(pointer) ? pointer.slice('header:'.length) : pointer);
-        return pass(`total at ${pointer}${declared ? ' (declared)' : ' (discovered)'} = ${total}: the same on pages ${first} and ${lastPage}, whose ${onLast} VMs complete the count at per_page=100, and page ${lastPage + 1} is past the end (a list of ${size} is not walked whole; --profile certify walks it)`, evidence);
+        ctx.observe(
+          isHeaderTotal(pointer) ? 'totalHeader' : 'totalField',
+          isHeaderTotal(pointer) ? pointer.slice('header:'.length) : pointer
+        );
+        return pass(
+          `total at ${pointer}${declared ? ' (declared)' : ' (discovered)'} = ${total}: the same on pages ${first} and ${lastPage}, whose ${onLast} VMs complete the count at per_page=100, and page ${lastPage + 1} is past the end (a list of ${size} is not walked whole; --profile certify walks it)`,
+          evidence
+        );
       }
       // VMs created or removed between the reads move the end: read again once, after a pause.
       if (attempt === 0 && readTotal(await read(first), pointer) !== total) {

@@ -15,7 +15,7 @@ export const pageWalk: Check = {
   level: 'must',
   // Reads the list and changes nothing: beside the other list readers once the list is at rest.
   onlyReads: true,
-  why: { must: "the seed states page and per_page on every list endpoint" },
+  why: { must: 'the seed states page and per_page on every list endpoint' },
   title: 'page and per_page walk the list with no duplicates and no gaps',
   async run(ctx) {
     const scale = await ctx.objects.listScale();
@@ -23,15 +23,35 @@ export const pageWalk: Check = {
     // The reference walk uses 50, not the maximum: whether 100 itself is served is pagination.per-page-max's question.
     // Certify walks a long list whole, at the largest sizes, within its read budget.
     const reference = await ctx.objects.walk(scale.large ? 100 : REFERENCE_PAGE_SIZE);
-    if (reference.capped) return skip(`the list is too long to walk within the bound (${reference.stoppedBecause})`, 'an organization whose VM list fits in a bounded walk');
-    if (!reference.complete) return fail(`walking at per_page=${reference.perPage} failed: ${reference.stoppedBecause}`, reference.pages.slice(-1));
+    if (reference.capped)
+      return skip(
+        `the list is too long to walk within the bound (${reference.stoppedBecause})`,
+        'an organization whose VM list fits in a bounded walk'
+      );
+    if (!reference.complete)
+      return fail(
+        `walking at per_page=${reference.perPage} failed: ${reference.stoppedBecause}`,
+        reference.pages.slice(-1)
+      );
     const n = reference.items.length;
-    if (n < 2) return skip(`the list holds ${n} VMs; at least 2 are needed to walk more than one page`, '--profile certify (creates VMs for a second page within --max-creates)');
+    if (n < 2)
+      return skip(
+        `the list holds ${n} VMs; at least 2 are needed to walk more than one page`,
+        '--profile certify (creates VMs for a second page within --max-creates)'
+      );
     const walk = await ctx.objects.walk(scale.large ? 97 : Math.max(1, Math.min(23, Math.ceil(n / 4))));
     const perPage = walk.perPage;
-    if (walk.capped) return skip(`the list is too long to walk within the bound (${walk.stoppedBecause})`, 'an organization whose VM list fits in a bounded walk');
-    if (!walk.complete) return fail(`walking at per_page=${perPage} failed: ${walk.stoppedBecause}`, walk.pages.slice(-1));
-    const moving = reference.moved || walk.moved ? ' (the list kept changing while it was walked, also after waiting for it to settle)' : '';
+    if (walk.capped)
+      return skip(
+        `the list is too long to walk within the bound (${walk.stoppedBecause})`,
+        'an organization whose VM list fits in a bounded walk'
+      );
+    if (!walk.complete)
+      return fail(`walking at per_page=${perPage} failed: ${walk.stoppedBecause}`, walk.pages.slice(-1));
+    const moving =
+      reference.moved || walk.moved
+        ? ' (the list kept changing while it was walked, also after waiting for it to settle)'
+        : '';
     const ids = walk.items.map((v) => JSON.stringify(v['id']));
     const seen = new Map<string, number>();
     ids.forEach((id, i) => seen.set(id, seen.has(id) ? seen.get(id)! : i));
@@ -39,11 +59,20 @@ export const pageWalk: Check = {
     if (duplicates.length) {
       const at = ids.indexOf(duplicates[0]!, seen.get(duplicates[0]!)! + 1);
       const page = walk.firstPage + Math.floor(at / perPage);
-      return fail(`${duplicates.length} VMs appear on more than one page at per_page=${perPage} (e.g. id ${duplicates[0]} again on page ${page})${moving}`, walk.pages.slice(Math.max(0, page - walk.firstPage - 1), page - walk.firstPage + 1), { perPage, duplicates: duplicates.slice(0, 10) });
+      return fail(
+        `${duplicates.length} VMs appear on more than one page at per_page=${perPage} (e.g. id ${duplicates[0]} again on page ${page})${moving}`,
+        walk.pages.slice(Math.max(0, page - walk.firstPage - 1), page - walk.firstPage + 1),
+        { perPage, duplicates: duplicates.slice(0, 10) }
+      );
     }
     const got = new Set(ids);
     const missing = reference.items.map((v) => JSON.stringify(v['id'])).filter((id) => !got.has(id));
-    if (missing.length) return fail(`${missing.length} VMs listed at per_page=${reference.perPage} are missing from the walk at per_page=${perPage} (e.g. ${missing[0]})${moving}`, walk.pages.slice(0, 2), { perPage, missing: missing.slice(0, 10) });
+    if (missing.length)
+      return fail(
+        `${missing.length} VMs listed at per_page=${reference.perPage} are missing from the walk at per_page=${perPage} (e.g. ${missing[0]})${moving}`,
+        walk.pages.slice(0, 2),
+        { perPage, missing: missing.slice(0, 10) }
+      );
     // The other way round: what the small pages show and the large ones never do was dropped by the large walk (a last
     // page answered empty, say). Walked once more first, so a VM created in between is not taken for one.
     const inReference = new Set(reference.items.map((v) => JSON.stringify(v['id'])));
@@ -51,10 +80,17 @@ export const pageWalk: Check = {
       const again = await ctx.objects.walk(reference.perPage);
       for (const v of again.items) inReference.add(JSON.stringify(v['id']));
       const extra = ids.filter((id) => !inReference.has(id));
-      if (extra.length) return fail(`${extra.length} VMs listed at per_page=${perPage} never appear in two walks at per_page=${reference.perPage} (e.g. ${extra[0]}): a page was left out`, [...reference.pages.slice(-2), ...walk.pages.slice(-1)], { perPage, extra: extra.slice(0, 10) });
+      if (extra.length)
+        return fail(
+          `${extra.length} VMs listed at per_page=${perPage} never appear in two walks at per_page=${reference.perPage} (e.g. ${extra[0]}): a page was left out`,
+          [...reference.pages.slice(-2), ...walk.pages.slice(-1)],
+          { perPage, extra: extra.slice(0, 10) }
+        );
     }
     ctx.observe('firstPage', walk.firstPage);
-    return pass(`${walk.pages.length} pages at per_page=${perPage} hold each of the ${n} VMs exactly once (first page ${walk.firstPage})`);
+    return pass(
+      `${walk.pages.length} pages at per_page=${perPage} hold each of the ${n} VMs exactly once (first page ${walk.firstPage})`
+    );
   },
 };
 
@@ -69,19 +105,39 @@ async function walkPrefix(ctx: CheckContext, size: number): Promise<CheckOutcome
   for (;;) {
     const reference = await ctx.objects.walkPrefix(REFERENCE_PAGE_SIZE, PREFIX);
     const small = await ctx.objects.walkPrefix(23, PREFIX);
-    for (const w of [reference, small]) if (!w.complete) return fail(`walking the first ${PREFIX} VMs at per_page=${w.perPage} failed: ${w.stoppedBecause}`, w.pages.slice(-1));
+    for (const w of [reference, small])
+      if (!w.complete)
+        return fail(
+          `walking the first ${PREFIX} VMs at per_page=${w.perPage} failed: ${w.stoppedBecause}`,
+          w.pages.slice(-1)
+        );
     const a = ids(reference);
     const b = ids(small);
-    for (const [w, list] of [[reference, a], [small, b]] as const) {
+    for (const [w, list] of [
+      [reference, a],
+      [small, b],
+    ] as const) {
       const dup = list.find((id, i) => list.indexOf(id) !== i);
-      if (dup) return fail(`${dup} appears twice among the first ${PREFIX} VMs at per_page=${w.perPage}`, w.pages.slice(0, 3), { perPage: w.perPage });
+      if (dup)
+        return fail(
+          `${dup} appears twice among the first ${PREFIX} VMs at per_page=${w.perPage}`,
+          w.pages.slice(0, 3),
+          { perPage: w.perPage }
+        );
     }
     const missing = a.filter((id) => !b.includes(id));
     if (missing.length === 0) {
       ctx.observe('firstPage', small.firstPage);
-      return pass(`the first ${a.length} VMs of a list of ${size} are the same at per_page=${REFERENCE_PAGE_SIZE} (${reference.pages.length} pages) and at per_page=23 (${small.pages.length} pages), each exactly once (the whole list is walked by --profile certify)`);
+      return pass(
+        `the first ${a.length} VMs of a list of ${size} are the same at per_page=${REFERENCE_PAGE_SIZE} (${reference.pages.length} pages) and at per_page=23 (${small.pages.length} pages), each exactly once (the whole list is walked by --profile certify)`
+      );
     }
-    if (attempt++ > 0) return fail(`${missing.length} of the first ${a.length} VMs at per_page=${REFERENCE_PAGE_SIZE} are not among the first ${b.length} at per_page=23 (e.g. ${missing[0]}), also when read again`, [...reference.pages.slice(0, 2), ...small.pages.slice(0, 2)], { missing: missing.slice(0, 10) });
+    if (attempt++ > 0)
+      return fail(
+        `${missing.length} of the first ${a.length} VMs at per_page=${REFERENCE_PAGE_SIZE} are not among the first ${b.length} at per_page=23 (e.g. ${missing[0]}), also when read again`,
+        [...reference.pages.slice(0, 2), ...small.pages.slice(0, 2)],
+        { missing: missing.slice(0, 10) }
+      );
     await ctx.sleepTarget(5, 'the head of the list to settle before it is read again');
   }
 }

@@ -10,7 +10,13 @@ import type { S3Capability } from '../../src/engine/run/report.ts';
 import { Unavailable } from '../../src/engine/run/check.ts';
 import type { Dispatcher } from 'undici';
 import { hasProxy, targetDispatcher, targetTls } from '../../src/engine/transport/connection.ts';
-import { absoluteFormProxy, loadProxyAgentClasses, nodeAgents, type NodeAgentSettings, type ProxyAgentClasses } from '../../src/engine/transport/node-agents.ts';
+import {
+  absoluteFormProxy,
+  loadProxyAgentClasses,
+  nodeAgents,
+  type NodeAgentSettings,
+  type ProxyAgentClasses,
+} from '../../src/engine/transport/node-agents.ts';
 
 export type S3Sdk = typeof import('@aws-sdk/client-s3');
 export type S3Presigner = typeof import('@aws-sdk/s3-request-presigner');
@@ -71,7 +77,13 @@ export const NEEDS_S3_URL = 'needs --s3-url (the object storage endpoint and its
  * endpoints do not accept); one attempt per request, each bounded by --request-timeout. It connects through the SDK's
  * own NodeHttpHandler with agents of its own (node-agents.ts: trusted CAs, client certificate, proxy).
  */
-export function makeClient(cfg: S3Config, timeoutMs: number, credentials?: { accessKeyId: string; secretAccessKey: string }, s3: S3Sdk = sdkNow(), transport: NodeAgentSettings = { tls: { rejectUnauthorized: true } }): S3Client {
+export function makeClient(
+  cfg: S3Config,
+  timeoutMs: number,
+  credentials?: { accessKeyId: string; secretAccessKey: string },
+  s3: S3Sdk = sdkNow(),
+  transport: NodeAgentSettings = { tls: { rejectUnauthorized: true } }
+): S3Client {
   // Node 20 is this project's platform; the SDK's advisory about its future Node 22 requirement is noise in reports.
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
   return new s3.S3Client({
@@ -82,7 +94,11 @@ export function makeClient(cfg: S3Config, timeoutMs: number, credentials?: { acc
     maxAttempts: 1,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { requestTimeout: timeoutMs, connectionTimeout: Math.min(timeoutMs, 10_000), ...nodeAgents(transport) },
+    requestHandler: {
+      requestTimeout: timeoutMs,
+      connectionTimeout: Math.min(timeoutMs, 10_000),
+      ...nodeAgents(transport),
+    },
     // Through an http proxy in absolute form the SDK's Expect: 100-continue (bodies of 2 MB and more) cannot pass.
     ...(absoluteFormProxy(cfg.url, transport.proxy) ? { expectContinueHeader: false } : {}),
   });
@@ -93,7 +109,10 @@ export async function s3Session(ctx: CheckContext): Promise<S3Session> {
   const cfg = s3Config(ctx);
   const session = sessions.get(ctx.config);
   if (session) return session;
-  const [s3] = await Promise.all([loadS3Sdk(), hasProxy(proxyOf(ctx.config, cfg)) ? loadProxyAgentClasses().then((c) => (proxyClasses = c)) : undefined]);
+  const [s3] = await Promise.all([
+    loadS3Sdk(),
+    hasProxy(proxyOf(ctx.config, cfg)) ? loadProxyAgentClasses().then((c) => (proxyClasses = c)) : undefined,
+  ]);
   return openSession(ctx, cfg, s3);
 }
 
@@ -117,7 +136,17 @@ function openSession(ctx: CheckContext, cfg: S3Config, s3: S3Sdk): S3Session {
     const proxy = proxyOf(ctx.config, cfg);
     const transport: NodeAgentSettings = { tls, proxy, classes: proxyClasses };
     const dispatcher = targetDispatcher({ timeoutMs, tls, proxy });
-    session = { config: cfg, sdk: s3, runId: ctx.config.runId, timeoutMs, client: makeClient(cfg, timeoutMs, undefined, s3, transport), transport, dispatcher, buckets: new Set(), capabilities: [] };
+    session = {
+      config: cfg,
+      sdk: s3,
+      runId: ctx.config.runId,
+      timeoutMs,
+      client: makeClient(cfg, timeoutMs, undefined, s3, transport),
+      transport,
+      dispatcher,
+      buckets: new Set(),
+      capabilities: [],
+    };
     sessions.set(ctx.config, session);
     live.add({ run: ctx.config, session });
     ctx.registerSecret(cfg.secretKey, 'S3 secret key');
@@ -127,7 +156,11 @@ function openSession(ctx: CheckContext, cfg: S3Config, s3: S3Sdk): S3Session {
 
 /** A valid bucket name carrying the run id: cc-<run id>-<suffix>, lowercase, at most 63 characters. */
 export function bucketName(session: S3Session, suffix: string): string {
-  return `cc-${session.runId}-${suffix}`.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 63).replace(/-+$/, '');
+  return `cc-${session.runId}-${suffix}`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .slice(0, 63)
+    .replace(/-+$/, '');
 }
 
 /** Records an operation in the capability matrix (the latest finding for an operation wins). */
@@ -137,7 +170,8 @@ export function record(ctx: CheckContext, operation: string, supported: boolean 
   const existing = session.capabilities.find((c) => c.operation === operation);
   // A definite answer is not overwritten by a later "unknown".
   if (existing) {
-    if (supported !== 'unknown' || existing.supported === 'unknown') Object.assign(existing, { supported, evidence: `${evidence} (${ctx.checkId})` });
+    if (supported !== 'unknown' || existing.supported === 'unknown')
+      Object.assign(existing, { supported, evidence: `${evidence} (${ctx.checkId})` });
   } else session.capabilities.push({ operation, supported, evidence: `${evidence} (${ctx.checkId})` });
   ctx.observe('s3Capabilities', session.capabilities);
 }
@@ -151,17 +185,26 @@ export interface S3Failure {
 }
 
 export function failureOf(err: unknown): S3Failure {
-  const e = err as { name?: string; message?: string; Code?: string; $metadata?: { httpStatusCode?: number }; $response?: { statusCode?: number } };
+  const e = err as {
+    name?: string;
+    message?: string;
+    Code?: string;
+    $metadata?: { httpStatusCode?: number };
+    $response?: { statusCode?: number };
+  };
   const status = e.$metadata?.httpStatusCode ?? e.$response?.statusCode;
   if (status === undefined) return { transport: true, message: e.message ?? String(err) };
   return { transport: false, status, code: e.Code ?? e.name, message: e.message ?? '' };
 }
 
 // The SDK names an error without a body (a 304, most HEAD errors) "Unknown": the status alone says it.
-export const describeFailure = (f: S3Failure) => (f.transport ? `no answer (${f.message})` : `${f.status} ${f.code && f.code !== 'Unknown' ? f.code : ''}`.trim());
+export const describeFailure = (f: S3Failure) =>
+  f.transport ? `no answer (${f.message})` : `${f.status} ${f.code && f.code !== 'Unknown' ? f.code : ''}`.trim();
 
 /** Not supported: 501 / NotImplemented, or 405 MethodNotAllowed for an operation S3 defines on that resource. */
-export const notImplemented = (f: S3Failure) => !f.transport && (f.status === 501 || f.code === 'NotImplemented' || (f.status === 405 && f.code === 'MethodNotAllowed'));
+export const notImplemented = (f: S3Failure) =>
+  !f.transport &&
+  (f.status === 501 || f.code === 'NotImplemented' || (f.status === 405 && f.code === 'MethodNotAllowed'));
 
 export type Result<T> = { ok: true; value: T; status: number } | { ok: false; failure: S3Failure };
 
@@ -169,13 +212,17 @@ export type Result<T> = { ok: true; value: T; status: number } | { ok: false; fa
 export const answerOf = (r: Result<unknown>): string => (r.ok ? String(r.status) : describeFailure(r.failure));
 
 /** A capability row's evidence: the request sent, what came back and, when it matters, what was checked of it. */
-export const evidence = (request: string, r: Result<unknown>, checked?: string): string => `${request} → ${answerOf(r)}${checked ? `; ${checked}` : ''}`;
+export const evidence = (request: string, r: Result<unknown>, checked?: string): string =>
+  `${request} → ${answerOf(r)}${checked ? `; ${checked}` : ''}`;
 
 /** A check's record of what it sent and what came back: the evidence of its outcome. */
 export class Trace {
   readonly steps: string[] = [];
 
-  async call<T extends { $metadata?: { httpStatusCode?: number } }>(label: string, fn: () => Promise<T>): Promise<Result<T>> {
+  async call<T extends { $metadata?: { httpStatusCode?: number } }>(
+    label: string,
+    fn: () => Promise<T>
+  ): Promise<Result<T>> {
     try {
       const value = await fn();
       const status = value.$metadata?.httpStatusCode ?? 200;
@@ -203,7 +250,9 @@ export async function runBucket(ctx: CheckContext, trace: Trace, suffix: string)
   const { CreateBucketCommand } = session.sdk;
   const bucket = bucketName(session, suffix);
   session.buckets.add(bucket);
-  const r = await trace.call(`CreateBucket ${bucket}`, () => session.client.send(new CreateBucketCommand({ Bucket: bucket })));
+  const r = await trace.call(`CreateBucket ${bucket}`, () =>
+    session.client.send(new CreateBucketCommand({ Bucket: bucket }))
+  );
   if (!r.ok) throw new Unavailable(`could not create bucket ${bucket}: ${describeFailure(r.failure)}`);
   return bucket;
 }
@@ -222,10 +271,19 @@ export async function removeBucket(client: S3Client, bucket: string): Promise<st
 
 async function removeBucketOnce(client: S3Client, bucket: string): Promise<string | undefined> {
   try {
-    const { ListMultipartUploadsCommand, AbortMultipartUploadCommand, ListObjectsV2Command, DeleteObjectCommand, DeleteBucketCommand } = await loadS3Sdk();
+    const {
+      ListMultipartUploadsCommand,
+      AbortMultipartUploadCommand,
+      ListObjectsV2Command,
+      DeleteObjectCommand,
+      DeleteBucketCommand,
+    } = await loadS3Sdk();
     try {
       const uploads = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
-      for (const u of uploads.Uploads ?? []) await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key!, UploadId: u.UploadId! })).catch(() => {});
+      for (const u of uploads.Uploads ?? [])
+        await client
+          .send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key!, UploadId: u.UploadId! }))
+          .catch(() => {});
     } catch {
       // Not supported by every endpoint; objects and the bucket are still removed.
     }
@@ -271,7 +329,8 @@ export async function sweepS3(run: RunConfig): Promise<S3CleanupResult | undefin
   const result: S3CleanupResult = { buckets: [...names].sort(), removed: [], failed: [] };
   for (const bucket of result.buckets) {
     // A check removed it and the listing does not show it: not asked again.
-    const error = removed.has(bucket) && !listedNames.has(bucket) ? undefined : await removeBucket(session.client, bucket);
+    const error =
+      removed.has(bucket) && !listedNames.has(bucket) ? undefined : await removeBucket(session.client, bucket);
     if (error) result.failed.push({ bucket, error });
     else result.removed.push(bucket);
   }
@@ -290,5 +349,6 @@ export const CORE_CLAUSES = ['S3-ENDPOINT', 'S3-STANDARD-CLIENTS'];
 /** Extended checks: operations of the unshown supported subset, reported per operation. */
 export const EXTENDED_CLAUSES = ['S3-STANDARD-CLIENTS', 'U-S3-SUBSET'];
 
-export const md5Hex = async (data: Uint8Array | string) => (await import('node:crypto')).createHash('md5').update(data).digest('hex');
+export const md5Hex = async (data: Uint8Array | string) =>
+  (await import('node:crypto')).createHash('md5').update(data).digest('hex');
 export const unquote = (etag: string | undefined) => (etag ?? '').replace(/^W\//, '').replace(/"/g, '');

@@ -2,7 +2,17 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import type { GetObjectCommandInput } from '@aws-sdk/client-s3';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, answerOf, evidence, notImplemented, removeBucket } from './_session.ts';
+import {
+  EXTENDED_CLAUSES,
+  Trace,
+  s3Session,
+  runBucket,
+  record,
+  answerOf,
+  evidence,
+  notImplemented,
+  removeBucket,
+} from './_session.ts';
 
 /** One conditional GET: the header sent, why that value, and the status S3 answers to it. */
 interface Case {
@@ -25,7 +35,7 @@ export const conditionalGet: Check = {
   group: 's3',
   clauses: EXTENDED_CLAUSES,
   level: 'should',
-  why: { should: "the supported subset of S3 is not shown; conditional GET is common but optional" },
+  why: { should: 'the supported subset of S3 is not shown; conditional GET is common but optional' },
   title: 'Conditional GET honours If-None-Match, If-Match and If-Modified-Since (Last-Modified itself, a past date)',
   async run(ctx) {
     const s = await s3Session(ctx);
@@ -33,9 +43,13 @@ export const conditionalGet: Check = {
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'conditional');
     try {
-      const put = await trace.call('PutObject cond.txt', () => s.client.send(new PutObjectCommand({ Bucket: bucket, Key: 'cond.txt', Body: 'conditional' })));
+      const put = await trace.call('PutObject cond.txt', () =>
+        s.client.send(new PutObjectCommand({ Bucket: bucket, Key: 'cond.txt', Body: 'conditional' }))
+      );
       const storedAt = Date.now();
-      const head = await trace.call('HeadObject cond.txt', () => s.client.send(new HeadObjectCommand({ Bucket: bucket, Key: 'cond.txt' })));
+      const head = await trace.call('HeadObject cond.txt', () =>
+        s.client.send(new HeadObjectCommand({ Bucket: bucket, Key: 'cond.txt' }))
+      );
       if (!put.ok || !head.ok || !head.value.ETag || !head.value.LastModified) {
         const why = `not tried: ${!put.ok ? evidence('PutObject cond.txt', put) : evidence('HeadObject cond.txt', head, 'no ETag or Last-Modified to make the conditions of')}`;
         for (const op of OPS) record(ctx, `GetObject (${op})`, 'unknown', why);
@@ -51,8 +65,20 @@ export const conditionalGet: Check = {
         { op: 'If-None-Match', value: other, is: 'another ETag', input: { IfNoneMatch: other }, expect: 200 },
         { op: 'If-Match', value: etag, is: 'its ETag', input: { IfMatch: etag }, expect: 200 },
         { op: 'If-Match', value: other, is: 'another ETag', input: { IfMatch: other }, expect: 412 },
-        { op: 'If-Modified-Since', value: lastModified.toUTCString(), is: 'its Last-Modified', input: { IfModifiedSince: lastModified }, expect: 304 },
-        { op: 'If-Modified-Since', value: dayBefore.toUTCString(), is: 'a day before its Last-Modified', input: { IfModifiedSince: dayBefore }, expect: 200 },
+        {
+          op: 'If-Modified-Since',
+          value: lastModified.toUTCString(),
+          is: 'its Last-Modified',
+          input: { IfModifiedSince: lastModified },
+          expect: 304,
+        },
+        {
+          op: 'If-Modified-Since',
+          value: dayBefore.toUTCString(),
+          is: 'a day before its Last-Modified',
+          input: { IfModifiedSince: dayBefore },
+          expect: 200,
+        },
       ];
       const byOp = new Map<string, { lines: string[]; problems: string[]; unsupported?: string }>();
       for (const c of cases) {
@@ -70,18 +96,35 @@ export const conditionalGet: Check = {
         const status = r.ok ? r.status : r.failure.status;
         if (!r.ok && notImplemented(r.failure)) found.unsupported ??= answerOf(r);
         else if (status !== c.expect) found.problems.push(`${label} answered ${answerOf(r)}, expected ${c.expect}`);
-        found.lines.push(`GetObject cond.txt ${label} → ${answerOf(r)}${!r.ok && notImplemented(r.failure) ? '' : status === c.expect ? ' (as expected)' : `, expected ${c.expect}`}`);
+        found.lines.push(
+          `GetObject cond.txt ${label} → ${answerOf(r)}${!r.ok && notImplemented(r.failure) ? '' : status === c.expect ? ' (as expected)' : `, expected ${c.expect}`}`
+        );
       }
       // Each row its own evidence: every request of that condition and what it got.
-      for (const [op, found] of byOp) record(ctx, `GetObject (${op})`, found.unsupported ? false : found.problems.length === 0, found.lines.join('; '));
+      for (const [op, found] of byOp)
+        record(
+          ctx,
+          `GetObject (${op})`,
+          found.unsupported ? false : found.problems.length === 0,
+          found.lines.join('; ')
+        );
       const problems = [...byOp.values()].flatMap((f) => f.problems);
       const unsupported = [...byOp].filter(([, f]) => f.unsupported);
       if (unsupported.length === byOp.size) return skip('not supported: conditional GETs answered NotImplemented');
-      if (problems.length) return fail(problems.join('; '), [], trace.details({ etag, lastModified: lastModified.toUTCString() }));
-      const expected: Record<string, string> = { 'If-None-Match': '304/200', 'If-Match': '200/412', 'If-Modified-Since': '304 at Last-Modified, 200 a day before' };
+      if (problems.length)
+        return fail(problems.join('; '), [], trace.details({ etag, lastModified: lastModified.toUTCString() }));
+      const expected: Record<string, string> = {
+        'If-None-Match': '304/200',
+        'If-Match': '200/412',
+        'If-Modified-Since': '304 at Last-Modified, 200 a day before',
+      };
       const honoured = [...byOp].filter(([, f]) => !f.unsupported).map(([op]) => `${op} (${expected[op]})`);
       const lacking = unsupported.map(([op, f]) => `${op} (answered ${f.unsupported})`);
-      return pass(`honoured: ${honoured.join(', ')}${lacking.length ? `; not supported: ${lacking.join(', ')}` : ''}`, [], trace.details());
+      return pass(
+        `honoured: ${honoured.join(', ')}${lacking.length ? `; not supported: ${lacking.join(', ')}` : ''}`,
+        [],
+        trace.details()
+      );
     } finally {
       await removeBucket(s.client, bucket);
     }

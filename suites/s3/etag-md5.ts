@@ -1,6 +1,15 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { CORE_CLAUSES, Trace, s3Session, runBucket, describeFailure, removeBucket, md5Hex, unquote } from './_session.ts';
+import {
+  CORE_CLAUSES,
+  Trace,
+  s3Session,
+  runBucket,
+  describeFailure,
+  removeBucket,
+  md5Hex,
+  unquote,
+} from './_session.ts';
 
 /** The ETag of a single-part upload is the hex MD5 of its bytes, in PUT, HEAD and GET answers. */
 export const etagMd5: Check = {
@@ -8,7 +17,7 @@ export const etagMd5: Check = {
   group: 's3',
   clauses: CORE_CLAUSES,
   level: 'must',
-  why: { must: "standard S3 clients (seed) verify uploads by the ETag of a single-part upload" },
+  why: { must: 'standard S3 clients (seed) verify uploads by the ETag of a single-part upload' },
   title: 'The ETag of a single-part upload is the MD5 of the object',
   async run(ctx) {
     const s = await s3Session(ctx);
@@ -19,21 +28,33 @@ export const etagMd5: Check = {
     const expected = await md5Hex(body);
     const seen: Record<string, string | undefined> = {};
     try {
-      const put = await trace.call('PutObject etag.bin', () => s.client.send(new PutObjectCommand({ Bucket: bucket, Key: 'etag.bin', Body: body })));
+      const put = await trace.call('PutObject etag.bin', () =>
+        s.client.send(new PutObjectCommand({ Bucket: bucket, Key: 'etag.bin', Body: body }))
+      );
       if (!put.ok) return fail(`PutObject failed: ${describeFailure(put.failure)}`, [], trace.details());
       seen['PutObject'] = put.value.ETag;
-      const head = await trace.call('HeadObject etag.bin', () => s.client.send(new HeadObjectCommand({ Bucket: bucket, Key: 'etag.bin' })));
+      const head = await trace.call('HeadObject etag.bin', () =>
+        s.client.send(new HeadObjectCommand({ Bucket: bucket, Key: 'etag.bin' }))
+      );
       if (head.ok) seen['HeadObject'] = head.value.ETag;
-      const get = await trace.call('GetObject etag.bin', () => s.client.send(new GetObjectCommand({ Bucket: bucket, Key: 'etag.bin' })));
+      const get = await trace.call('GetObject etag.bin', () =>
+        s.client.send(new GetObjectCommand({ Bucket: bucket, Key: 'etag.bin' }))
+      );
       if (get.ok) {
         seen['GetObject'] = get.value.ETag;
         await get.value.Body!.transformToByteArray();
       }
       const wrong = Object.entries(seen).filter(([, etag]) => unquote(etag).toLowerCase() !== expected);
       const details = trace.details({ expectedMd5: expected, etags: seen });
-      if (!head.ok) return fail(`HeadObject of the uploaded object failed: ${describeFailure(head.failure)}`, [], details);
+      if (!head.ok)
+        return fail(`HeadObject of the uploaded object failed: ${describeFailure(head.failure)}`, [], details);
       if (!get.ok) return fail(`GetObject of the uploaded object failed: ${describeFailure(get.failure)}`, [], details);
-      if (wrong.length) return fail(`ETag is not the MD5 of the single-part upload (${expected}): ${wrong.map(([op, e]) => `${op} ${e}`).join(', ')}`, [], details);
+      if (wrong.length)
+        return fail(
+          `ETag is not the MD5 of the single-part upload (${expected}): ${wrong.map(([op, e]) => `${op} ${e}`).join(', ')}`,
+          [],
+          details
+        );
       return pass(`PutObject, HeadObject and GetObject answer ETag "${expected}", the MD5 of the bytes`, [], details);
     } finally {
       await removeBucket(s.client, bucket);

@@ -15,4 +15,20 @@ import { largeObject } from './large-object.ts';
 
 /** Core checks (must: standard clients work unchanged), then the extended operations (should, in the capability matrix). */
 largeObject.shares = [S3_LARGE_OBJECT];
-export const s3Checks: Check[] = sharing([S3], [bucketLifecycle, objectRoundtrip, etagMd5, listV2, errorCodes, authErrors, rangeGet, conditionalGet, copyObject, multipart, presigned, largeObject]);
+export const s3Checks: Check[] = sharing(
+  [S3],
+  [
+    bucketLifecycle,
+    objectRoundtrip,
+    etagMd5,
+    listV2,
+    errorCodes,
+    authErrors,
+    rangeGet,
+    conditionalGet,
+    copyObject,
+    multipart,
+    presigned,
+    largeObject,
+  ]
+);

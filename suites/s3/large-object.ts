@@ -3,7 +3,18 @@ import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { waitsLong } from '../../src/engine/config/config.ts';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { EXTENDED_CLAUSES, Trace, s3Session, runBucket, record, describeFailure, evidence, notImplemented, removeBucket, unquote } from './_session.ts';
+import {
+  EXTENDED_CLAUSES,
+  Trace,
+  s3Session,
+  runBucket,
+  record,
+  describeFailure,
+  evidence,
+  notImplemented,
+  removeBucket,
+  unquote,
+} from './_session.ts';
 
 const MiB = 1024 * 1024;
 export const DEFAULT_LARGE_OBJECT_BYTES = 64 * MiB;
@@ -33,7 +44,10 @@ function generated(size: number, seed: string) {
       yield chunk;
     }
   }
-  return { stream: Readable.from(chunks(), { objectMode: false }), digests: () => ({ md5: md5.digest('hex'), sha256: sha.digest('hex') }) };
+  return {
+    stream: Readable.from(chunks(), { objectMode: false }),
+    digests: () => ({ md5: md5.digest('hex'), sha256: sha.digest('hex') }),
+  };
 }
 
 /** A large object (64 MiB; 16 MiB in the quick profile) goes up and comes back as streams; the bytes survive the trip. */
@@ -42,12 +56,13 @@ export const largeObject: Check = {
   group: 's3',
   clauses: EXTENDED_CLAUSES,
   level: 'should',
-  why: { should: "the supported subset and object size limits are not shown" },
+  why: { should: 'the supported subset and object size limits are not shown' },
   title: 'A large object (64 MiB, quick: 16 MiB) streams up and down intact',
   async run(ctx) {
     const s = await s3Session(ctx);
     const { PutObjectCommand, GetObjectCommand } = s.sdk;
-    const size = s.config.largeObjectBytes ?? (waitsLong(ctx.config) ? DEFAULT_LARGE_OBJECT_BYTES : QUICK_LARGE_OBJECT_BYTES);
+    const size =
+      s.config.largeObjectBytes ?? (waitsLong(ctx.config) ? DEFAULT_LARGE_OBJECT_BYTES : QUICK_LARGE_OBJECT_BYTES);
     const trace = new Trace();
     const bucket = await runBucket(ctx, trace, 'large');
     const sizeText = size % MiB === 0 ? `${size / MiB} MiB` : `${size} bytes`;
@@ -58,7 +73,15 @@ export const largeObject: Check = {
       const gen = generated(size, `cc-${s.runId}`);
       const started = Date.now();
       const put = await trace.call(`PutObject large.bin (${sizeText}, streamed)`, () =>
-        s.client.send(new PutObjectCommand({ Bucket: bucket, Key: 'large.bin', Body: gen.stream, ContentLength: size, ContentType: 'application/octet-stream' })),
+        s.client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: 'large.bin',
+            Body: gen.stream,
+            ContentLength: size,
+            ContentType: 'application/octet-stream',
+          })
+        )
       );
       if (!put.ok) {
         const ni = notImplemented(put.failure);
@@ -68,10 +91,21 @@ export const largeObject: Check = {
       }
       const sent = gen.digests();
       const putMs = Date.now() - started;
-      const get = await trace.call('GetObject large.bin (streamed)', () => s.client.send(new GetObjectCommand({ Bucket: bucket, Key: 'large.bin' })));
+      const get = await trace.call('GetObject large.bin (streamed)', () =>
+        s.client.send(new GetObjectCommand({ Bucket: bucket, Key: 'large.bin' }))
+      );
       if (!get.ok) {
-        record(ctx, OP, false, `PutObject large.bin (${sizeText}, streamed) → ${put.status}; ${evidence('GetObject large.bin (streamed)', get)}`);
-        return fail(`GetObject of the ${sizeText} object answered ${describeFailure(get.failure)}`, [], trace.details());
+        record(
+          ctx,
+          OP,
+          false,
+          `PutObject large.bin (${sizeText}, streamed) → ${put.status}; ${evidence('GetObject large.bin (streamed)', get)}`
+        );
+        return fail(
+          `GetObject of the ${sizeText} object answered ${describeFailure(get.failure)}`,
+          [],
+          trace.details()
+        );
       }
       const md5 = createHash('md5');
       const sha = createHash('sha256');
@@ -82,12 +116,26 @@ export const largeObject: Check = {
         sha.update(chunk as Buffer);
       }
       const got = { md5: md5.digest('hex'), sha256: sha.digest('hex') };
-      const details = trace.details({ size, sent, received: { bytes: received, ...got }, putMs, getMs: Date.now() - started - putMs, rssGrowthMiB: Math.round((peakRss - startRss) / MiB) });
+      const details = trace.details({
+        size,
+        sent,
+        received: { bytes: received, ...got },
+        putMs,
+        getMs: Date.now() - started - putMs,
+        rssGrowthMiB: Math.round((peakRss - startRss) / MiB),
+      });
       const problems: string[] = [];
       if (received !== size) problems.push(`GetObject streamed ${received} bytes, ${size} were put`);
-      else if (got.sha256 !== sent.sha256) problems.push('the bytes streamed back differ from the bytes put (SHA-256 mismatch)');
-      if (unquote(put.value.ETag) !== sent.md5) trace.note(`PutObject ETag ${put.value.ETag}, MD5 ${sent.md5} (checked by s3.etag-md5 for small objects)`);
-      record(ctx, OP, problems.length === 0, `PutObject large.bin (${sizeText}, streamed) → ${put.status}; ${evidence('GetObject large.bin (streamed)', get, problems.length ? problems.join('; ') : `${received} bytes, SHA-256 equal to what was put`)}`);
+      else if (got.sha256 !== sent.sha256)
+        problems.push('the bytes streamed back differ from the bytes put (SHA-256 mismatch)');
+      if (unquote(put.value.ETag) !== sent.md5)
+        trace.note(`PutObject ETag ${put.value.ETag}, MD5 ${sent.md5} (checked by s3.etag-md5 for small objects)`);
+      record(
+        ctx,
+        OP,
+        problems.length === 0,
+        `PutObject large.bin (${sizeText}, streamed) → ${put.status}; ${evidence('GetObject large.bin (streamed)', get, problems.length ? problems.join('; ') : `${received} bytes, SHA-256 equal to what was put`)}`
+      );
       if (problems.length) return fail(problems.join('; '), [], details);
       return pass(`${sizeText} streamed up (${putMs} ms) and back, SHA-256 equal`, [], details);
     } finally {

@@ -15,14 +15,16 @@ export const declaredChoices: Check = {
   title: "Observed behaviour matches the overlay's declared choices",
   reviewsLog: true,
   async run(ctx) {
-    if (!ctx.spec.overlayPath) return undeclared('no --overlay given: the target declared no choices', '--overlay FILE');
+    if (!ctx.spec.overlayPath)
+      return undeclared('no --overlay given: the target declared no choices', '--overlay FILE');
     const d = ctx.declarations;
     const o = ctx.observations;
     const compared: string[] = [];
     const drift: string[] = [];
     if (d.perPageOverMax && o.perPageOverMax !== undefined) {
       compared.push('per_page above 100');
-      if (o.perPageOverMax !== d.perPageOverMax) drift.push(`per_page above 100: declared ${d.perPageOverMax}, observed ${o.perPageOverMax}`);
+      if (o.perPageOverMax !== d.perPageOverMax)
+        drift.push(`per_page above 100: declared ${d.perPageOverMax}, observed ${o.perPageOverMax}`);
     }
     const observed = observedCases(o);
     for (const [name, declared] of Object.entries(d.errorCases)) {
@@ -32,10 +34,16 @@ export const declaredChoices: Check = {
       // A case may declare several status/code pairs; every pair observed must be one of them.
       for (const pair of seen) {
         if (declared.some((p) => p.status === pair.status && (p.code === undefined || p.code === pair.code))) continue;
-        drift.push(`${name}: declared ${declared.map((p) => `${p.status} ${p.code ?? ''}`.trim()).join(' or ')}, observed ${pair.status} ${pair.code ?? '(no code)'}`);
+        drift.push(
+          `${name}: declared ${declared.map((p) => `${p.status} ${p.code ?? ''}`.trim()).join(' or ')}, observed ${pair.status} ${pair.code ?? '(no code)'}`
+        );
       }
     }
-    if (compared.length === 0) return undeclared('the overlay declares none of the choices this run observed', 'declare x-per-page-over-max or x-error-cases in --overlay');
+    if (compared.length === 0)
+      return undeclared(
+        'the overlay declares none of the choices this run observed',
+        'declare x-per-page-over-max or x-error-cases in --overlay'
+      );
     if (drift.length) return fail(`the target departs from its overlay: ${drift.join('; ')}`, [], { drift });
     return pass(`${compared.length} declared choices hold (${compared.join(', ')})`);
   },

@@ -21,10 +21,12 @@ function timestamps(ex: Exchange): Found[] {
   const visit = (v: unknown, pointer: string, key: string, depth: number) => {
     if (depth > 6) return;
     // Under a time-named key, any value with a digit is a timestamp of some form; a word ("never") is not one.
-    if (typeof v === 'string' && (LOOKS_LIKE_TIME.test(v) || (TIME_KEY.test(key) && /\d/.test(v)))) out.push({ ex, pointer, value: v });
+    if (typeof v === 'string' && (LOOKS_LIKE_TIME.test(v) || (TIME_KEY.test(key) && /\d/.test(v))))
+      out.push({ ex, pointer, value: v });
     else if (typeof v === 'number' && INSTANT_KEY.test(key)) out.push({ ex, pointer, value: v });
     else if (Array.isArray(v)) v.slice(0, 200).forEach((x, i) => visit(x, `${pointer}/${i}`, key, depth + 1));
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) visit(x, `${pointer}/${k}`, k, depth + 1);
+    else if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) visit(x, `${pointer}/${k}`, k, depth + 1);
   };
   visit(ex.response?.json, '', '', 0);
   return out;
@@ -36,17 +38,23 @@ export const timestampsUtc: Check = {
   group: 'schema',
   clauses: ['TIME-UTC-ISO8601'],
   level: 'must',
-  why: { must: "the seed states that timestamps are UTC, ISO-8601" },
+  why: { must: 'the seed states that timestamps are UTC, ISO-8601' },
   title: 'Timestamps in responses are UTC ISO-8601',
   reviewsLog: true,
   async run(ctx) {
     const found = fromLog(ctx, () => true).flatMap(timestamps);
-    if (found.length === 0) return pass('no timestamps in this run\'s responses, so none breaks the rule');
-    const bad = found.filter((f) => typeof f.value !== 'string' || !ISO_UTC.test(f.value) || Number.isNaN(Date.parse(f.value)));
+    if (found.length === 0) return pass("no timestamps in this run's responses, so none breaks the rule");
+    const bad = found.filter(
+      (f) => typeof f.value !== 'string' || !ISO_UTC.test(f.value) || Number.isNaN(Date.parse(f.value))
+    );
     if (bad.length) {
-      return fail(`${bad.length} of ${found.length} timestamps are not UTC ISO-8601, e.g. ${bad[0]!.pointer} = ${JSON.stringify(bad[0]!.value)} in ${describeExchange(bad[0]!.ex)}`, [...new Set(bad.map((b) => b.ex))], {
-        examples: bad.slice(0, 10).map((b) => `${b.pointer} = ${b.value}`),
-      });
+      return fail(
+        `${bad.length} of ${found.length} timestamps are not UTC ISO-8601, e.g. ${bad[0]!.pointer} = ${JSON.stringify(bad[0]!.value)} in ${describeExchange(bad[0]!.ex)}`,
+        [...new Set(bad.map((b) => b.ex))],
+        {
+          examples: bad.slice(0, 10).map((b) => `${b.pointer} = ${b.value}`),
+        }
+      );
     }
     // The notation, digits aside: fractions and how UTC is written.
     ctx.observe('timestampNotation', [...new Set(found.map((f) => String(f.value).replace(/\d/g, '9')))].sort());

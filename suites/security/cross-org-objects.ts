@@ -17,41 +17,82 @@ export const crossOrgObjects: Check = {
   level: 'must',
   why: {
     must: "the seed says a token names its key's organization and a key has its owner's permissions only: no access, no listing",
-    should: "what a refusal may say is not shown: not naming another organization's objects is security convention (OWASP API1)",
+    should:
+      "what a refusal may say is not shown: not naming another organization's objects is security convention (OWASP API1)",
   },
   title: "Another organization's key cannot reach this organization's VMs, tasks, backups or alarms",
   async run(ctx) {
-    if (!ctx.tokens.has('second')) return skip('needs --api-key-b (a key of a second organization)', '--api-key-b KEY (a key of a second organization)');
+    if (!ctx.tokens.has('second'))
+      return skip(
+        'needs --api-key-b (a key of a second organization)',
+        '--api-key-b KEY (a key of a second organization)'
+      );
     const vm = await ctx.objects.acceptedVm();
     const vmId = await ctx.objects.createdVmId();
     const task = await ctx.objects.vmTask();
     // Every probe is independent of the others: sent side by side, so a distant target costs one round trip for them.
-    const asked: Array<{ what: string; request: CallOptions }> = [{ what: 'its task', request: { as: 'second', method: 'GET', path: `/v1/tasks/${encodeURIComponent(task.id)}` } }];
+    const asked: Array<{ what: string; request: CallOptions }> = [
+      { what: 'its task', request: { as: 'second', method: 'GET', path: `/v1/tasks/${encodeURIComponent(task.id)}` } },
+    ];
     if (!ctx.config.readOnly) {
-      asked.push({ what: 'a backup of its VM', request: { as: 'second', method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: 'cross-organization probe' } } });
+      asked.push({
+        what: 'a backup of its VM',
+        request: {
+          as: 'second',
+          method: 'POST',
+          path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
+          json: { description: 'cross-organization probe' },
+        },
+      });
     }
-    for (const op of [ctx.declarations.deleteVm && { ...ctx.declarations.deleteVm, method: 'GET' }].filter((o) => o !== undefined)) {
+    for (const op of [ctx.declarations.deleteVm && { ...ctx.declarations.deleteVm, method: 'GET' }].filter(
+      (o) => o !== undefined
+    )) {
       // A declared id-addressed VM path: read it (never delete it) with the other organization's key.
-      asked.push({ what: 'its VM record', request: { as: 'second', method: 'GET', path: op.path.replace('{id}', encodeURIComponent(vmId)) } });
+      asked.push({
+        what: 'its VM record',
+        request: { as: 'second', method: 'GET', path: op.path.replace('{id}', encodeURIComponent(vmId)) },
+      });
     }
     // The run's other objects by id, where a read is declared and the run made one (a backup, an alarm): read only.
-    for (const op of documentOperations(ctx).filter((o) => o.method === 'GET' && !o.public && /\{[^}]+\}/.test(o.path) && !/^\/v1\/(vms|tasks)\//.test(o.path))) {
+    for (const op of documentOperations(ctx).filter(
+      (o) => o.method === 'GET' && !o.public && /\{[^}]+\}/.test(o.path) && !/^\/v1\/(vms|tasks)\//.test(o.path)
+    )) {
       const { path } = await requestFor(ctx, op);
-      if (!path.includes(`cc-${ctx.config.runId}-absent-`)) asked.push({ what: `its ${op.path.split('/')[2]!.replace(/s$/, '')} ${decodeURIComponent(path.split('/')[3] ?? '')}`, request: { as: 'second', method: 'GET', path } });
+      if (!path.includes(`cc-${ctx.config.runId}-absent-`))
+        asked.push({
+          what: `its ${op.path.split('/')[2]!.replace(/s$/, '')} ${decodeURIComponent(path.split('/')[3] ?? '')}`,
+          request: { as: 'second', method: 'GET', path },
+        });
     }
     const answers = await ctx.callEach(asked.map((a) => a.request));
     const probes: Array<{ what: string; ex: Exchange }> = asked.map((a, i) => ({ what: a.what, ex: answers[i]! }));
     const reached = probes.filter((p) => isSuccess(p.ex));
     if (reached.length) {
-      for (const r of reached) if (r.ex.request.method === 'POST') ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-b on VM ${vmId}` }, r.ex);
-      return fail(`--api-key-b reached the first organization's ${reached.map((r) => r.what).join(', ')}: ${reached.map((r) => describeExchange(r.ex)).join('; ')}`, reached.map((r) => r.ex));
+      for (const r of reached)
+        if (r.ex.request.method === 'POST')
+          ctx.ledger.record(
+            { kind: 'backup', createdBy: ctx.checkId, note: `made by --api-key-b on VM ${vmId}` },
+            r.ex
+          );
+      return fail(
+        `--api-key-b reached the first organization's ${reached.map((r) => r.what).join(', ')}: ${reached.map((r) => describeExchange(r.ex)).join('; ')}`,
+        reached.map((r) => r.ex)
+      );
     }
     const walk = await ctx.objects.walkAs('second', 100);
     const shown = walk.items.filter((v) => v['id'] === vmId || v['name'] === vm.name);
-    if (shown.length) return fail(`--api-key-b's VM list shows the first organization's VM ${vm.name}`, walk.pages.slice(0, 1));
+    if (shown.length)
+      return fail(`--api-key-b's VM list shows the first organization's VM ${vm.name}`, walk.pages.slice(0, 1));
     observeErrorCase(ctx, 'other-organization-object', probes[0]!.ex);
     const leaking = probes.filter((p) => p.ex.response?.body.includes(vm.name));
-    if (leaking.length) return warn(`a refusal to --api-key-b names the first organization's VM (${vm.name})`, leaking.map((p) => p.ex));
-    return pass(`--api-key-b was refused ${probes.map((p) => `${p.what} (${p.ex.response?.status})`).join(', ')}, and its list of ${walk.items.length} VMs does not show it`);
+    if (leaking.length)
+      return warn(
+        `a refusal to --api-key-b names the first organization's VM (${vm.name})`,
+        leaking.map((p) => p.ex)
+      );
+    return pass(
+      `--api-key-b was refused ${probes.map((p) => `${p.what} (${p.ex.response?.status})`).join(', ')}, and its list of ${walk.items.length} VMs does not show it`
+    );
   },
 };

@@ -30,7 +30,11 @@ async function rolesOfKeys(ctx: CheckContext): Promise<Array<{ key: RoleKey; rol
  * A create valid in every respect but the role, for a key whose role may not call it: an empty body would be refused
  * as invalid first by a target that validates before it authorizes, and the call would decide nothing.
  */
-async function validCreateBody(ctx: CheckContext, op: DocumentOperation, key: RoleKey): Promise<Record<string, unknown> | undefined> {
+async function validCreateBody(
+  ctx: CheckContext,
+  op: DocumentOperation,
+  key: RoleKey
+): Promise<Record<string, unknown> | undefined> {
   try {
     if (op.operationId === 'createVm') {
       const { body } = ctx.objects.vmCreateBody('role');
@@ -38,7 +42,8 @@ async function validCreateBody(ctx: CheckContext, op: DocumentOperation, key: Ro
       return body;
     }
     const alarms = ctx.declarations.alarms;
-    if (alarms && op.method === alarms.create.method && op.path === alarms.create.path && key !== 'second') return alarmBodyFor(alarms.firingBody, await ctx.objects.createdVmId());
+    if (alarms && op.method === alarms.create.method && op.path === alarms.create.path && key !== 'second')
+      return alarmBodyFor(alarms.firingBody, await ctx.objects.createdVmId());
     const hooks = ctx.declarations.webhooks;
     if (hooks && op.method === hooks.register.method && op.path === hooks.register.path) {
       return (await ctx.events.probeRegistration('role-probe')).body;
@@ -56,8 +61,20 @@ async function sendAs(ctx: CheckContext, op: DocumentOperation, key: RoleKey, al
   const body = kind && !allowed ? await validCreateBody(ctx, op, key) : undefined;
   const ex = await ctx.call({ ...request, ...(body ? { json: body } : {}), as: key });
   if (kind && isSuccess(ex)) {
-    const id = kind === 'webhook' && ctx.declarations.webhooks ? readLocation(ex, ctx.declarations.webhooks.register.id) : undefined;
-    ctx.ledger.record({ kind, ...(typeof id === 'string' && id !== '' ? { id } : {}), createdBy: ctx.checkId, note: `made with the ${key} key's role${body ? '' : ' by an empty body'}`, ...(key === 'second' ? { owner: 'second' as const } : {}) }, ex);
+    const id =
+      kind === 'webhook' && ctx.declarations.webhooks
+        ? readLocation(ex, ctx.declarations.webhooks.register.id)
+        : undefined;
+    ctx.ledger.record(
+      {
+        kind,
+        ...(typeof id === 'string' && id !== '' ? { id } : {}),
+        createdBy: ctx.checkId,
+        note: `made with the ${key} key's role${body ? '' : ' by an empty body'}`,
+        ...(key === 'second' ? { owner: 'second' as const } : {}),
+      },
+      ex
+    );
   }
   return ex;
 }
@@ -76,36 +93,73 @@ export const declaredRoles: Check = {
   group: 'security',
   clauses: ['KEY-INHERITS-ROLE'],
   level: 'declared',
-  why: { declared: "the overlay lists the roles that may call each operation (security: [{bearer: [role, …]}]); a key inherits its owner's role, which its token names" },
+  why: {
+    declared:
+      "the overlay lists the roles that may call each operation (security: [{bearer: [role, …]}]); a key inherits its owner's role, which its token names",
+  },
   title: 'Every key is served the operations its role is declared for, and refused those it is not',
   async run(ctx) {
-    const ops = documentOperations(ctx).filter((o) => o.roles && !o.public && !o.revokesKey && !(ctx.config.readOnly && o.method !== 'GET'));
-    if (ops.length === 0) return undeclared('no operation declares the roles that may call it', "an overlay whose operations' security requirements list role names (security: [{bearer: [operator]}])");
+    const ops = documentOperations(ctx).filter(
+      (o) => o.roles && !o.public && !o.revokesKey && !(ctx.config.readOnly && o.method !== 'GET')
+    );
+    if (ops.length === 0)
+      return undeclared(
+        'no operation declares the roles that may call it',
+        "an overlay whose operations' security requirements list role names (security: [{bearer: [operator]}])"
+      );
     const keys = await rolesOfKeys(ctx);
     const findings: Finding[] = [];
     let served = 0;
     let refused = 0;
     const undecided: string[] = [];
     const sent: Array<{ key: RoleKey; role: string; op: DocumentOperation; allowed: boolean; ex: Exchange }> = [];
-    for (const { key, role } of keys) for (const op of ops) {
-      const allowed = op.roles!.includes(role);
-      sent.push({ key, role, op, allowed, ex: await sendAs(ctx, op, key, allowed) });
-    }
-    const onAbsentId = (op: DocumentOperation, key: RoleKey) => /\{/.test(op.path) && (op.method !== 'GET' || key === 'second');
+    for (const { key, role } of keys)
+      for (const op of ops) {
+        const allowed = op.roles!.includes(role);
+        sent.push({ key, role, op, allowed, ex: await sendAs(ctx, op, key, allowed) });
+      }
+    const onAbsentId = (op: DocumentOperation, key: RoleKey) =>
+      /\{/.test(op.path) && (op.method !== 'GET' || key === 'second');
     for (const { key, role, op, allowed, ex } of sent) {
       // An id that exists nowhere may be refused 403 to hide what exists (as S3 does), or as not the caller's: a
       // refusal of a listed role there counts only where another listed role got past it on an id that exists nowhere too.
-      const passedOther = sent.some((s) => s.op === op && s.allowed && onAbsentId(s.op, s.key) && !refusedForRole(s.ex));
-      if (allowed && refusedForRole(ex) && onAbsentId(op, key) && !passedOther) undecided.push(`${op.operationId} as ${key} (${ex.response?.status}, and every listed role was refused on an id that exists nowhere)`);
-      else if (allowed && refusedForRole(ex)) findings.push(finding('declared', `${op.operationId} refused the ${key} key, whose role ${JSON.stringify(role)} the overlay lists for it: ${describeExchange(ex)}`, [ex], { role, declared: op.roles }));
-      else if (!allowed && isSuccess(ex)) findings.push(finding('declared', `${op.operationId} served the ${key} key, whose role ${JSON.stringify(role)} the overlay does not list for it (${op.roles!.join(', ')}): ${describeExchange(ex)}`, [ex], { role, declared: op.roles }));
+      const passedOther = sent.some(
+        (s) => s.op === op && s.allowed && onAbsentId(s.op, s.key) && !refusedForRole(s.ex)
+      );
+      if (allowed && refusedForRole(ex) && onAbsentId(op, key) && !passedOther)
+        undecided.push(
+          `${op.operationId} as ${key} (${ex.response?.status}, and every listed role was refused on an id that exists nowhere)`
+        );
+      else if (allowed && refusedForRole(ex))
+        findings.push(
+          finding(
+            'declared',
+            `${op.operationId} refused the ${key} key, whose role ${JSON.stringify(role)} the overlay lists for it: ${describeExchange(ex)}`,
+            [ex],
+            { role, declared: op.roles }
+          )
+        );
+      else if (!allowed && isSuccess(ex))
+        findings.push(
+          finding(
+            'declared',
+            `${op.operationId} served the ${key} key, whose role ${JSON.stringify(role)} the overlay does not list for it (${op.roles!.join(', ')}): ${describeExchange(ex)}`,
+            [ex],
+            { role, declared: op.roles }
+          )
+        );
       else if (allowed) served++;
       else if (refusedForRole(ex)) refused++;
       // A 404 or 422 for a role that may not call: the target may look the object up, or validate, first.
       else undecided.push(`${op.operationId} as ${key} (${ex.response?.status ?? ex.transportError})`);
     }
-    const notDecided = undecided.length ? `; not decided (another refusal came first, which the seed allows): ${undecided.slice(0, 6).join(', ')}${undecided.length > 6 ? ` and ${undecided.length - 6} more` : ''}` : '';
-    return judge(findings, `${keys.map((k) => `${k.key} key (${k.role})`).join(', ')} over ${ops.length} operations: ${served} calls of a listed role not refused, ${refused} of an unlisted role refused${notDecided}`);
+    const notDecided = undecided.length
+      ? `; not decided (another refusal came first, which the seed allows): ${undecided.slice(0, 6).join(', ')}${undecided.length > 6 ? ` and ${undecided.length - 6} more` : ''}`
+      : '';
+    return judge(
+      findings,
+      `${keys.map((k) => `${k.key} key (${k.role})`).join(', ')} over ${ops.length} operations: ${served} calls of a listed role not refused, ${refused} of an unlisted role refused${notDecided}`
+    );
   },
 };
 

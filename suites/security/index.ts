@@ -8,4 +8,13 @@ import { revokedKey } from './revoked-key.ts';
 import { declaredRoles } from './declared-roles.ts';
 import { crossOrgReference } from './cross-org-reference.ts';
 
-export const securityChecks: Check[] = [readonlyWriteRefused, readonlyStatus, crossOrgObjects, brokenAuth, oversizedBody, revokedKey, declaredRoles, crossOrgReference];
+export const securityChecks: Check[] = [
+  readonlyWriteRefused,
+  readonlyStatus,
+  crossOrgObjects,
+  brokenAuth,
+  oversizedBody,
+  revokedKey,
+  declaredRoles,
+  crossOrgReference,
+];

@@ -15,7 +15,10 @@ const CHUNK_BYTES = 64 * 1024;
 /** A body with `extra` more characters in one string field, produced as it is sent (never a string of 8 MiB). */
 function paddedBody(body: Record<string, unknown>, field: string, extra: number): StreamedBody {
   const marker = 'CC_OVERSIZED_FIELD_ENDS_HERE';
-  const [before, after] = JSON.stringify({ ...body, [field]: String(body[field] ?? '') + marker }).split(marker) as [string, string];
+  const [before, after] = JSON.stringify({ ...body, [field]: String(body[field] ?? '') + marker }).split(marker) as [
+    string,
+    string,
+  ];
   const filler = Buffer.alloc(CHUNK_BYTES, 'x');
   return {
     bytes: Buffer.byteLength(before) + extra + Buffer.byteLength(after),
@@ -23,7 +26,8 @@ function paddedBody(body: Record<string, unknown>, field: string, extra: number)
     preview: before + 'x'.repeat(64),
     async *chunks() {
       yield Buffer.from(before);
-      for (let sent = 0; sent < extra; sent += CHUNK_BYTES) yield filler.subarray(0, Math.min(CHUNK_BYTES, extra - sent));
+      for (let sent = 0; sent < extra; sent += CHUNK_BYTES)
+        yield filler.subarray(0, Math.min(CHUNK_BYTES, extra - sent));
       yield Buffer.from(after);
     },
   };
@@ -43,12 +47,22 @@ function answeredWell(ex: Exchange): boolean {
  * that took the body would register or create something.
  */
 async function otherBodyOperations(ctx: CheckContext): Promise<Array<{ name: string; ex: Exchange }>> {
-  const ops = documentOperations(ctx).filter((o) => o.takesBody && !(o.method === 'POST' && o.path === '/v1/vms') && (o.public || /\{[^}]+\}/.test(o.path)));
+  const ops = documentOperations(ctx).filter(
+    (o) => o.takesBody && !(o.method === 'POST' && o.path === '/v1/vms') && (o.public || /\{[^}]+\}/.test(o.path))
+  );
   const out: Array<{ name: string; ex: Exchange }> = [];
   for (const op of ops) {
     const path = pathWithAbsentIds(ctx, op.path);
-    const [body, field] = op.public ? [{ api_key: `cc-${ctx.config.runId}-no-such-key-` }, 'api_key'] : [{ description: `cc-${ctx.config.runId} oversized ` }, 'description'];
-    const ex = await ctx.call({ method: op.method, path, streamedBody: paddedBody(body, field, OVERSIZED_BYTES), lane: 'generated', ...(op.public ? { as: 'anonymous' as const } : {}) });
+    const [body, field] = op.public
+      ? [{ api_key: `cc-${ctx.config.runId}-no-such-key-` }, 'api_key']
+      : [{ description: `cc-${ctx.config.runId} oversized ` }, 'description'];
+    const ex = await ctx.call({
+      method: op.method,
+      path,
+      streamedBody: paddedBody(body, field, OVERSIZED_BYTES),
+      lane: 'generated',
+      ...(op.public ? { as: 'anonymous' as const } : {}),
+    });
     out.push({ name: `${op.method} ${op.path}`, ex });
   }
   return out;
@@ -66,25 +80,40 @@ export const oversizedBody: Check = {
   shares: [REFUSAL_PROBES],
   clauses: ['VM-CREATE', 'SVC-JSON'],
   level: 'must',
-  why: { must: "the request is well-typed, so the answer is never a 5xx or a hang" },
+  why: { must: 'the request is well-typed, so the answer is never a 5xx or a hang' },
   title: 'An 8 MiB request body gets an answer, not a 5xx or a hang, on every operation that takes one',
   async run(ctx) {
     if (ctx.config.readOnly) return skip('--read-only: the probe is a create request', 'a run without --read-only');
     const { body } = ctx.objects.vmCreateBody('big');
-    const ex = await ctx.call({ method: 'POST', path: '/v1/vms', streamedBody: paddedBody(body, 'name', OVERSIZED_BYTES), lane: 'generated' });
+    const ex = await ctx.call({
+      method: 'POST',
+      path: '/v1/vms',
+      streamedBody: paddedBody(body, 'name', OVERSIZED_BYTES),
+      lane: 'generated',
+    });
     if (isSuccess(ex)) ctx.ledger.record({ kind: 'vm', createdBy: ctx.checkId, note: 'an 8 MiB name was accepted' });
-    if (!answeredWell(ex)) return fail(`an ${OVERSIZED_BYTES / 1024 / 1024} MiB body answered ${describeExchange(ex)}`, [ex]);
+    if (!answeredWell(ex))
+      return fail(`an ${OVERSIZED_BYTES / 1024 / 1024} MiB body answered ${describeExchange(ex)}`, [ex]);
     // Closing the connection on a body it will not read is how nginx, Go and Java servers refuse it: an answer.
     const closed = ex.closedWhileSending;
-    const onCreate = closed ? `refused by closing the connection (${closed.sentBytes} of ${closed.bodyBytes} bytes handed over, ${closed.reason}) in ${ex.durationMs} ms` : `answered ${describeExchange(ex)} in ${ex.durationMs} ms`;
+    const onCreate = closed
+      ? `refused by closing the connection (${closed.sentBytes} of ${closed.bodyBytes} bytes handed over, ${closed.reason}) in ${ex.durationMs} ms`
+      : `answered ${describeExchange(ex)} in ${ex.durationMs} ms`;
     if (!closed) {
       ctx.observe('oversizedBodyStatus', ex.response!.status);
       observeErrorCase(ctx, 'payload-too-large', ex);
     }
-    if (ctx.config.profile === 'quick') return pass(`the create: ${onCreate} (the other operations that take a body are asked in full and certify)`);
+    if (ctx.config.profile === 'quick')
+      return pass(`the create: ${onCreate} (the other operations that take a body are asked in full and certify)`);
     const others = await otherBodyOperations(ctx);
     const wrong = others.filter((o) => !answeredWell(o.ex));
-    if (wrong.length) return fail(`an ${OVERSIZED_BYTES / 1024 / 1024} MiB body answered ${wrong.map((w) => `${w.name} → ${describeExchange(w.ex)}`).join('; ')}`, wrong.map((w) => w.ex));
-    return pass(`the create: ${onCreate}; ${others.map((o) => `${o.name} → ${o.ex.closedWhileSending ? 'connection closed' : o.ex.response!.status}`).join(', ')}`);
+    if (wrong.length)
+      return fail(
+        `an ${OVERSIZED_BYTES / 1024 / 1024} MiB body answered ${wrong.map((w) => `${w.name} → ${describeExchange(w.ex)}`).join('; ')}`,
+        wrong.map((w) => w.ex)
+      );
+    return pass(
+      `the create: ${onCreate}; ${others.map((o) => `${o.name} → ${o.ex.closedWhileSending ? 'connection closed' : o.ex.response!.status}`).join(', ')}`
+    );
   },
 };

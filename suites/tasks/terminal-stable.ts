@@ -20,11 +20,15 @@ export const terminalStable: Check = {
   group: 'tasks',
   clauses: ['TASK-POLL'],
   level: 'must',
-  why: { must: "the seed says a task is polled until completion: completion is final" },
+  why: { must: 'the seed says a task is polled until completion: completion is final' },
   title: 'A task never leaves a terminal state',
   async run(ctx) {
     const outcome = await ctx.objects.vmTaskOutcome();
-    if (!outcome.state.terminal) return skip('the task did not reach a terminal state (see tasks.reaches-terminal)', 'a task that completes within --task-timeout');
+    if (!outcome.state.terminal)
+      return skip(
+        'the task did not reach a terminal state (see tasks.reaches-terminal)',
+        'a task that completes within --task-timeout'
+      );
     const id = (await ctx.objects.vmTask()).id;
     const last = outcome.polls[outcome.polls.length - 1]!;
     const terminalAt = Date.parse(last.startedAt) + last.durationMs;
@@ -33,7 +37,9 @@ export const terminalStable: Check = {
       const ex = await ctx.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(id)}` });
       polls.push(ex);
       const state = readTaskState(ex.response?.json, ctx.declarations.task);
-      return state.value === outcome.state.value ? undefined : `the task was ${outcome.state.field}=${outcome.state.value} and then read ${state.field}=${state.value ?? '(none)'} (${when})`;
+      return state.value === outcome.state.value
+        ? undefined
+        : `the task was ${outcome.state.field}=${outcome.state.value} and then read ${state.field}=${state.value ?? '(none)'} (${when})`;
     };
     for (let i = 0; i < REPOLLS; i++) {
       const wrong = await read(`poll ${i + 1} after completion`);
@@ -45,11 +51,14 @@ export const terminalStable: Check = {
     const allowed = waitsLong(ctx.config) ? LATER_SECONDS : QUICK_LATER_SECONDS * ctx.config.timeScale;
     const readAt = Math.min(LATER_SECONDS, elapsed + allowed);
     // A timer may fire a millisecond early, which a time scale magnifies into seconds: the read waits until it is due.
-    for (let tries = 0; tries < 5 && sinceCompletion() < readAt; tries++) await ctx.sleepTarget(readAt - sinceCompletion() + ctx.config.timeScale / 1000);
+    for (let tries = 0; tries < 5 && sinceCompletion() < readAt; tries++)
+      await ctx.sleepTarget(readAt - sinceCompletion() + ctx.config.timeScale / 1000);
     const later = sinceCompletion();
     const wrong = await read(`${Math.floor(later)} s after it was first read terminal`);
     if (wrong) return fail(wrong, polls.slice(-2));
     const note = later >= LATER_SECONDS ? '' : ` (a read ${LATER_SECONDS} s after completion needs --profile full)`;
-    return pass(`${polls.length} further polls, the last ${Math.floor(later)} s after completion, all read ${outcome.state.field}=${outcome.state.value}${note}`);
+    return pass(
+      `${polls.length} further polls, the last ${Math.floor(later)} s after completion, all read ${outcome.state.field}=${outcome.state.value}${note}`
+    );
   },
 };

@@ -7,7 +7,8 @@ const RESOURCE = /^\/(v\d+\/)?(vms|tasks|backups|auth)(\/|$)/;
 const LINK_HEADERS = ['location', 'content-location', 'operation-location', 'link'];
 const LINK_KEY = /^(href|url|uri|link|links|location|next|prev|previous|self|first|last|.*_(url|uri|href))$/i;
 /** Link relations that point at another version of the API by design (RFC 5829, RFC 9745, RFC 8594): not v1 paths. */
-const OTHER_VERSION_RELS = /\brel\s*=\s*"?[^"]*\b(successor-version|latest-version|predecessor-version|deprecation|sunset)\b/i;
+const OTHER_VERSION_RELS =
+  /\brel\s*=\s*"?[^"]*\b(successor-version|latest-version|predecessor-version|deprecation|sunset)\b/i;
 
 /** API paths the target hands out (headers and path-like strings in bodies), made relative to the target. */
 function handedOut(ex: Exchange, origin: string): string[] {
@@ -30,7 +31,11 @@ function handedOut(ex: Exchange, origin: string): string[] {
   for (const h of LINK_HEADERS) {
     let v = ex.response?.headers[h];
     // A Link to the successor version (announced deprecation) names a later version's path on purpose.
-    if (v && h === 'link') v = v.split(/,(?=\s*<)/).filter((link) => !OTHER_VERSION_RELS.test(link)).join(',');
+    if (v && h === 'link')
+      v = v
+        .split(/,(?=\s*<)/)
+        .filter((link) => !OTHER_VERSION_RELS.test(link))
+        .join(',');
     if (v) consider(v);
   }
   // Only fields that are links by name: other strings may echo what a client sent (an audit entry's path).
@@ -50,16 +55,23 @@ export const handedOutPaths: Check = {
   group: 'versioning',
   clauses: ['VERSION-PATH-PREFIX'],
   level: 'must',
-  why: { must: "the seed says every API path carries the /v1 prefix" },
+  why: { must: 'the seed says every API path carries the /v1 prefix' },
   title: 'API paths the target hands out begin with /v1',
   reviewsLog: true,
   async run(ctx) {
     const origin = new URL(ctx.config.baseUrl).origin;
     const found = fromLog(ctx, () => true).flatMap((ex) => handedOut(ex, origin).map((p) => ({ ex, p })));
     // Nothing handed out, nothing unprefixed: the clause holds for what the target showed (task ids in bodies only, say).
-    if (found.length === 0) return pass('the target handed out no API paths in this run (no Location headers or links), so none lacks the /v1 prefix');
+    if (found.length === 0)
+      return pass(
+        'the target handed out no API paths in this run (no Location headers or links), so none lacks the /v1 prefix'
+      );
     const bad = found.filter((f) => !f.p.startsWith('/v1/'));
-    if (bad.length) return fail(`${bad.length} handed-out paths lack the /v1 prefix, e.g. ${bad[0]!.p} in ${describeExchange(bad[0]!.ex)}`, bad.map((b) => b.ex));
+    if (bad.length)
+      return fail(
+        `${bad.length} handed-out paths lack the /v1 prefix, e.g. ${bad[0]!.p} in ${describeExchange(bad[0]!.ex)}`,
+        bad.map((b) => b.ex)
+      );
     return pass(`all ${found.length} handed-out paths begin with /v1`);
   },
 };

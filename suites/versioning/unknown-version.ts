@@ -10,7 +10,7 @@ export const unknownVersion: Check = {
   shares: [REFUSAL_PROBES],
   clauses: ['VERSION-PATH-PREFIX'],
   level: 'must',
-  why: { must: "the seed says the version is carried in the path prefix" },
+  why: { must: 'the seed says the version is carried in the path prefix' },
   title: 'A path under an unknown version prefix, or without one, answers with an error',
   async run(ctx) {
     const sent = [
@@ -20,7 +20,11 @@ export const unknownVersion: Check = {
       await ctx.call({ method: 'GET', path: '/vms' }),
     ];
     const served = sent.filter(wasAccepted);
-    if (served.length) return fail(`a path under an unknown version prefix, or none, was served: ${served.map(describeExchange).join('; ')}`, served);
+    if (served.length)
+      return fail(
+        `a path under an unknown version prefix, or none, was served: ${served.map(describeExchange).join('; ')}`,
+        served
+      );
     return pass(`unknown and missing version prefixes answered errors (${sent.map(describeExchange).join('; ')})`);
   },
 };

@@ -18,17 +18,34 @@ export interface SentCase extends CreateCase {
 }
 
 /** Sends create-VM variants; one the target accepts goes into the ledger, since it created a VM. */
-export async function sendCreateCases(ctx: CheckContext, cases: CreateCase[], lane = GENERATED_LANE): Promise<SentCase[]> {
+export async function sendCreateCases(
+  ctx: CheckContext,
+  cases: CreateCase[],
+  lane = GENERATED_LANE
+): Promise<SentCase[]> {
   const answers = await ctx.callEach(cases.map((c) => ({ method: 'POST', path: '/v1/vms', json: c.body, lane })));
   return cases.map((c, i) => {
     const ex = answers[i]!;
     if (isSuccess(ex)) {
       const name = (c.body as { name?: unknown })?.name;
-      ctx.ledger.record({ kind: 'vm', name: typeof name === 'string' ? name : undefined, createdBy: ctx.checkId, note: `accepted: ${c.label}` });
+      ctx.ledger.record({
+        kind: 'vm',
+        name: typeof name === 'string' ? name : undefined,
+        createdBy: ctx.checkId,
+        note: `accepted: ${c.label}`,
+      });
     }
     return { ...c, ex };
   });
 }
 
 export const statusClass = (ex: Exchange): '2xx' | '4xx' | '5xx' | 'other' =>
-  !ex.response ? 'other' : ex.response.status >= 500 ? '5xx' : ex.response.status >= 400 ? '4xx' : isSuccess(ex) ? '2xx' : 'other';
+  !ex.response
+    ? 'other'
+    : ex.response.status >= 500
+      ? '5xx'
+      : ex.response.status >= 400
+        ? '4xx'
+        : isSuccess(ex)
+          ? '2xx'
+          : 'other';

@@ -15,20 +15,30 @@ export const createDeclaredValid: Check = {
   group: 'vms',
   clauses: ['U-VM-CREATE-REQUIRED', 'VM-CREATE'],
   level: 'declared',
-  why: { declared: "the schema it draws from is the one the overlay declares" },
+  why: { declared: 'the schema it draws from is the one the overlay declares' },
   title: 'Create bodies valid by the declared schema are accepted',
   async run(ctx) {
     const base = ctx.spec.base.components?.schemas?.['VmCreateRequest'] as SchemaLike;
     const merged = ctx.spec.merged.components?.schemas?.['VmCreateRequest'] as SchemaLike;
-    if (!ctx.spec.overlayPath || JSON.stringify(base) === JSON.stringify(merged)) return undeclared('no overlay declares the create-VM schema', 'declare the VmCreateRequest schema (required, types, ranges) in --overlay');
+    if (!ctx.spec.overlayPath || JSON.stringify(base) === JSON.stringify(merged))
+      return undeclared(
+        'no overlay declares the create-VM schema',
+        'declare the VmCreateRequest schema (required, types, ranges) in --overlay'
+      );
     const { body: fixture } = ctx.objects.vmCreateBody('declared');
     const namePrefix = `${String(fixture['name'])}-`;
     const nameSchema = merged.properties?.['name'];
     // Everything the run creates is named cc-<run id>-...: a declared name schema that cannot carry that is said, not obeyed.
     if (nameSchema && !admitsPrefix(nameSchema, namePrefix)) {
-      return skip(`the declared name schema (${JSON.stringify({ pattern: nameSchema.pattern, maxLength: nameSchema.maxLength })}) admits no name that starts with the run's prefix ${namePrefix}, and the suite names everything it creates so`, 'a declared name pattern and maxLength that admit names starting with cc-<run id>- (lower-case letters, digits and hyphens)');
+      return skip(
+        `the declared name schema (${JSON.stringify({ pattern: nameSchema.pattern, maxLength: nameSchema.maxLength })}) admits no name that starts with the run's prefix ${namePrefix}, and the suite names everything it creates so`,
+        'a declared name pattern and maxLength that admit names starting with cc-<run id>- (lower-case letters, digits and hyphens)'
+      );
     }
-    const arbitrary = arbitraryFromSchema(merged, { supplied: { image: ctx.config.image, subnet_id: ctx.config.subnetId }, namePrefix });
+    const arbitrary = arbitraryFromSchema(merged, {
+      supplied: { image: ctx.config.image, subnet_id: ctx.config.subnetId },
+      namePrefix,
+    });
     const sentFor = new Map<string, Exchange>();
     let refusal: Exchange | undefined;
     const property = fc.asyncProperty(arbitrary, async (body) => {
@@ -48,9 +58,15 @@ export const createDeclaredValid: Check = {
     if (details.failed && details.counterexample) {
       const [body] = details.counterexample;
       const ex = sentFor.get(JSON.stringify(body))!;
-      return fail(`a body valid by the declared schema was refused: ${describeExchange(ex)} (seed ${ctx.config.seed})`, [ex], { body, seed: ctx.config.seed });
+      return fail(
+        `a body valid by the declared schema was refused: ${describeExchange(ex)} (seed ${ctx.config.seed})`,
+        [ex],
+        { body, seed: ctx.config.seed }
+      );
     }
     if (details.failed) return fail(`the generation stopped: ${String(details.errorInstance)}`, []);
-    return pass(`${sentFor.size} generated bodies valid by the declared schema were accepted${refusal ? ` (one refused for a documented reason: ${describeExchange(refusal)})` : ''}`);
+    return pass(
+      `${sentFor.size} generated bodies valid by the declared schema were accepted${refusal ? ` (one refused for a documented reason: ${describeExchange(refusal)})` : ''}`
+    );
   },
 };

@@ -27,8 +27,14 @@ interface Judged {
 export function judgeCase(v: Violations, ex: Exchange): Judged {
   const cls = statusClass(ex);
   const answer = ex.response ? String(ex.response.status) : `no answer (${ex.transportError})`;
-  if (cls === '5xx' || cls === 'other') return { ok: false, level: 'must', problem: `${answer} for a create request${v.typeErrors.length ? ` (${v.typeErrors.join(', ')})` : ''}` };
-  if (v.typeErrors.length && cls === '2xx') return { ok: false, level: 'should', problem: `accepted although ${v.typeErrors.join(', ')}` };
+  if (cls === '5xx' || cls === 'other')
+    return {
+      ok: false,
+      level: 'must',
+      problem: `${answer} for a create request${v.typeErrors.length ? ` (${v.typeErrors.join(', ')})` : ''}`,
+    };
+  if (v.typeErrors.length && cls === '2xx')
+    return { ok: false, level: 'should', problem: `accepted although ${v.typeErrors.join(', ')}` };
   return { ok: true };
 }
 
@@ -42,7 +48,10 @@ export const createFuzz: Check = {
   group: 'vms',
   clauses: ['VM-CREATE-FIELDS', 'VM-CREATE'],
   level: 'must',
-  why: { must: "the seed types the fields: a well-typed request never gets a 5xx, a mistyped one never a 5xx either", should: "refusing a value that cannot be read as the field's type is convention, not seed" },
+  why: {
+    must: 'the seed types the fields: a well-typed request never gets a 5xx, a mistyped one never a 5xx either',
+    should: "refusing a value that cannot be read as the field's type is convention, not seed",
+  },
   title: 'Generated create-VM requests never get a 5xx; values that cannot be read as their type are refused',
   async run(ctx) {
     const { body: base } = ctx.objects.vmCreateBody('fuzz');
@@ -53,14 +62,19 @@ export const createFuzz: Check = {
     const shouldFindings = new Map<string, Finding>();
     let sent = 0;
     const budget = ctx.config.runs + SHRINK_BUDGET;
-    const send = prefetched(fc.sample(arbitrary, { seed: ctx.config.seed, numRuns: ctx.config.runs }), IN_FLIGHT, (body: Record<string, unknown>) => sendCreateCases(ctx, [{ label: 'generated', body }], RANDOM_LANE));
+    const send = prefetched(
+      fc.sample(arbitrary, { seed: ctx.config.seed, numRuns: ctx.config.runs }),
+      IN_FLIGHT,
+      (body: Record<string, unknown>) => sendCreateCases(ctx, [{ label: 'generated', body }], RANDOM_LANE)
+    );
     const property = fc.asyncProperty(arbitrary, async (body) => {
       if (sent >= budget) return true; // out of budget: keep the smallest failure found so far
       sent++;
       const [c] = await send(body);
       sentFor.set(JSON.stringify(body), c!.ex);
       const j = judgeCase(classify(body, fields), c!.ex);
-      if (j.level === 'should' && shouldFindings.size < 3) shouldFindings.set(j.problem!, finding('should', `${j.problem} (seed ${ctx.config.seed})`, [c!.ex], { body }));
+      if (j.level === 'should' && shouldFindings.size < 3)
+        shouldFindings.set(j.problem!, finding('should', `${j.problem} (seed ${ctx.config.seed})`, [c!.ex], { body }));
       return j.ok || j.level !== 'must';
     });
     const details = await fc.check(property, { seed: ctx.config.seed, numRuns: ctx.config.runs });
@@ -70,23 +84,39 @@ export const createFuzz: Check = {
       const ex = sentFor.get(JSON.stringify(body))!;
       const violations = classify(body, fields);
       findings.unshift(
-        finding('must', `${judgeCase(violations, ex).problem}; counterexample after ${details.numShrinks} shrinks (seed ${ctx.config.seed}, path ${details.counterexamplePath})`, [ex], {
-          counterexample: body,
-          violations,
-          seed: ctx.config.seed,
-          path: details.counterexamplePath,
-          requests: sent,
-        }),
+        finding(
+          'must',
+          `${judgeCase(violations, ex).problem}; counterexample after ${details.numShrinks} shrinks (seed ${ctx.config.seed}, path ${details.counterexamplePath})`,
+          [ex],
+          {
+            counterexample: body,
+            violations,
+            seed: ctx.config.seed,
+            path: details.counterexamplePath,
+            requests: sent,
+          }
+        )
       );
     } else if (details.failed) return fail(`the property phase stopped: ${String(details.errorInstance)}`, []);
     const counts = [...sentFor.keys()].reduce(
       (acc, k) => {
         const v = classify(JSON.parse(k), fields);
-        acc[v.typeErrors.length ? 'typeErrors' : v.coercible.length ? 'coercible' : v.conventions.length ? 'conventionOnly' : 'wellTyped']++;
+        acc[
+          v.typeErrors.length
+            ? 'typeErrors'
+            : v.coercible.length
+              ? 'coercible'
+              : v.conventions.length
+                ? 'conventionOnly'
+                : 'wellTyped'
+        ]++;
         return acc;
       },
-      { typeErrors: 0, coercible: 0, conventionOnly: 0, wellTyped: 0 },
+      { typeErrors: 0, coercible: 0, conventionOnly: 0, wellTyped: 0 }
     );
-    return judge(findings, `${details.numRuns} generated requests held (${counts.typeErrors} with a type error, ${counts.coercible} coercible, ${counts.conventionOnly} convention-only, ${counts.wellTyped} valid; seed ${ctx.config.seed})`);
+    return judge(
+      findings,
+      `${details.numRuns} generated requests held (${counts.typeErrors} with a type error, ${counts.coercible} coercible, ${counts.conventionOnly} convention-only, ${counts.wellTyped} valid; seed ${ctx.config.seed})`
+    );
   },
 };

@@ -38,20 +38,33 @@ export const everyCreateTask: Check = {
   reviewsLog: true,
   async run(ctx) {
     // The run VM's task, found once for the run (vms.create-returns-task judges it): no other check's finding is read.
-    const location = ctx.declarations.taskIdOnCreateVm ?? (await ctx.objects.vmTask().catch((err: unknown) => {
-      if (err instanceof Unavailable) return undefined;
-      throw err;
-    }))?.location;
-    if (!location) return skip('the run VM\'s create named no task the run could find (vms.create-returns-task says why), so no other answer can be compared with it', 'a create the target accepts with a task id (vms.create-returns-task)');
+    const location =
+      ctx.declarations.taskIdOnCreateVm ??
+      (
+        await ctx.objects.vmTask().catch((err: unknown) => {
+          if (err instanceof Unavailable) return undefined;
+          throw err;
+        })
+      )?.location;
+    if (!location)
+      return skip(
+        "the run VM's create named no task the run could find (vms.create-returns-task says why), so no other answer can be compared with it",
+        'a create the target accepts with a task id (vms.create-returns-task)'
+      );
     const vm = await ctx.objects.vm();
     const judged = sizesOf(vm.exchange);
     const bySize = new Map<string, Exchange>();
     for (const ex of ctx.log) {
-      if (ex.request.method !== 'POST' || pathOf(ex) !== '/v1/vms' || ex.caller !== 'primary' || !isSuccess(ex)) continue;
+      if (ex.request.method !== 'POST' || pathOf(ex) !== '/v1/vms' || ex.caller !== 'primary' || !isSuccess(ex))
+        continue;
       const sizes = sizesOf(ex);
       if (sizes && sizes !== judged && !bySize.has(sizes)) bySize.set(sizes, ex);
     }
-    if (bySize.size === 0) return skip(`every create the target accepted had the run VM's sizes (${judged ?? 'unknown'}), judged by vms.create-returns-task`, 'creates of other sizes the target accepts (vms.values-read-back and the generated creates send them)');
+    if (bySize.size === 0)
+      return skip(
+        `every create the target accepted had the run VM's sizes (${judged ?? 'unknown'}), judged by vms.create-returns-task`,
+        'creates of other sizes the target accepts (vms.values-read-back and the generated creates send them)'
+      );
     const sizes = [...bySize].slice(0, MAX_SIZES);
     const missing: Array<{ sizes: string; ex: Exchange; why: string }> = [];
     let elsewhere = 0;
@@ -68,8 +81,13 @@ export const everyCreateTask: Check = {
     }
     if (missing.length) {
       const first = missing[0]!;
-      return fail(`${missing.length} of ${sizes.length} sizes accepted without a task: a create of ${first.sizes} (vcpus/memory_gb/system_disk_gb) answered ${describeExchange(first.ex)} with nothing at ${describeLocation(location)} (${first.why})`, missing.map((m) => m.ex));
+      return fail(
+        `${missing.length} of ${sizes.length} sizes accepted without a task: a create of ${first.sizes} (vcpus/memory_gb/system_disk_gb) answered ${describeExchange(first.ex)} with nothing at ${describeLocation(location)} (${first.why})`,
+        missing.map((m) => m.ex)
+      );
     }
-    return pass(`creates of ${sizes.length} other sizes (${sizes.map(([k]) => k).join(', ')}) each named a task${elsewhere ? `, ${elsewhere} of them elsewhere than ${describeLocation(location)}` : ` at ${describeLocation(location)}`}`);
+    return pass(
+      `creates of ${sizes.length} other sizes (${sizes.map(([k]) => k).join(', ')}) each named a task${elsewhere ? `, ${elsewhere} of them elsewhere than ${describeLocation(location)}` : ` at ${describeLocation(location)}`}`
+    );
   },
 };

@@ -20,4 +20,23 @@ import { createSecondOrganization } from './create-second-organization.ts';
 
 // The creates first: they run while the run's VM is being made, and the list checks after them find the list at rest;
 // the generated list queries come after the stateful sequences, beside the pagination checks that only read too.
-export const vmChecks: Check[] = [createReturnsTask, everyCreateTask, createWrongTypes, createConventions, createRobustness, createFuzz, createDeclaredValid, createdListed, valuesReadBack, createSecondOrganization, listShape, tagFilter, tagFilterStrict, tagFilterSemantics, listCoverage, stateful, listFuzz, quotaRefusal];
+export const vmChecks: Check[] = [
+  createReturnsTask,
+  everyCreateTask,
+  createWrongTypes,
+  createConventions,
+  createRobustness,
+  createFuzz,
+  createDeclaredValid,
+  createdListed,
+  valuesReadBack,
+  createSecondOrganization,
+  listShape,
+  tagFilter,
+  tagFilterStrict,
+  tagFilterSemantics,
+  listCoverage,
+  stateful,
+  listFuzz,
+  quotaRefusal,
+];

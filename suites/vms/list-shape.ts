@@ -13,11 +13,18 @@ export const listShape: Check = {
   reviewsLog: true,
   async run(ctx) {
     await ctx.call({ method: 'GET', path: '/v1/vms' });
-    const { checked, bad } = baseSchemaViolations(ctx, (ex) => ex.request.method === 'GET' && pathOf(ex) === '/v1/vms' && isSuccess(ex));
+    const { checked, bad } = baseSchemaViolations(
+      ctx,
+      (ex) => ex.request.method === 'GET' && pathOf(ex) === '/v1/vms' && isSuccess(ex)
+    );
     if (bad.length) {
-      return fail(`${bad.length} of ${checked} list responses break the list shape: ${bad[0]!.errors.slice(0, 3).join('; ')}`, bad.map((b) => b.ex), {
-        violations: bad.slice(0, 5).map((b) => ({ exchange: describeExchange(b.ex), errors: b.errors.slice(0, 5) })),
-      });
+      return fail(
+        `${bad.length} of ${checked} list responses break the list shape: ${bad[0]!.errors.slice(0, 3).join('; ')}`,
+        bad.map((b) => b.ex),
+        {
+          violations: bad.slice(0, 5).map((b) => ({ exchange: describeExchange(b.ex), errors: b.errors.slice(0, 5) })),
+        }
+      );
     }
     return pass(`${checked} list responses carry vms[] with string id and name`);
   },

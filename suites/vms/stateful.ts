@@ -42,7 +42,7 @@ interface Real {
 class InvariantBroken extends Error {
   constructor(
     message: string,
-    readonly exchanges: Exchange[],
+    readonly exchanges: Exchange[]
   ) {
     super(message);
   }
@@ -89,14 +89,27 @@ async function poll(model: Model, real: Real, vm: ModelVm): Promise<void> {
   if (!outcome.state.terminal) {
     // Past the timeout in a state that plainly means "not finished" (or a declared one) it did not complete; a state
     // the suite cannot read as finished or not leaves the sequence undecided (tasks.reaches-terminal says so too).
-    if (outcome.state.declared || NOT_FINISHED.test(outcome.state.value ?? '')) throw new InvariantBroken(`task ${vm.taskId} did not complete (last ${outcome.state.field}=${outcome.state.value ?? '?'})`, [last]);
-    throw new Inconclusive(`task ${vm.taskId} settled on ${outcome.state.field ?? '(no state field)'}=${outcome.state.value ?? '?'}, which the suite cannot tell finished or not`);
+    if (outcome.state.declared || NOT_FINISHED.test(outcome.state.value ?? ''))
+      throw new InvariantBroken(
+        `task ${vm.taskId} did not complete (last ${outcome.state.field}=${outcome.state.value ?? '?'})`,
+        [last]
+      );
+    throw new Inconclusive(
+      `task ${vm.taskId} settled on ${outcome.state.field ?? '(no state field)'}=${outcome.state.value ?? '?'}, which the suite cannot tell finished or not`
+    );
   }
-  const again = await ctx.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(vm.taskId)}`, lane: RANDOM_LANE });
+  const again = await ctx.call({
+    method: 'GET',
+    path: `/v1/tasks/${encodeURIComponent(vm.taskId)}`,
+    lane: RANDOM_LANE,
+  });
   const after = readTaskState(again.response?.json, ctx.declarations.task);
   for (const value of [outcome.state.value, after.value]) {
     if (vm.terminal !== undefined && value !== vm.terminal) {
-      throw new InvariantBroken(`task ${vm.taskId} left its terminal state ${vm.terminal}: now ${value ?? '(none)'}`, [last, again]);
+      throw new InvariantBroken(`task ${vm.taskId} left its terminal state ${vm.terminal}: now ${value ?? '(none)'}`, [
+        last,
+        again,
+      ]);
     }
     vm.terminal ??= value;
   }
@@ -111,53 +124,87 @@ async function walk(model: Model, real: Real, perPage: number, tag?: [string, st
   // which the model knows.
   const scale = await ctx.objects.listScale();
   const runTag = !tag && scale.large ? await ctx.objects.runTag() : undefined;
-  if (!tag && scale.large && !runTag) throw new Inconclusive(`the list holds ${scale.size} VMs, too many to walk whole, and the run could not tag its own VMs to walk them alone`);
-  const query: Record<string, string> = tag ? { tag: `${tag[0]}:${tag[1]}` } : runTag ? { tag: `${runTag.key}:${runTag.value}` } : {};
+  if (!tag && scale.large && !runTag)
+    throw new Inconclusive(
+      `the list holds ${scale.size} VMs, too many to walk whole, and the run could not tag its own VMs to walk them alone`
+    );
+  const query: Record<string, string> = tag
+    ? { tag: `${tag[0]}:${tag[1]}` }
+    : runTag
+      ? { tag: `${runTag.key}:${runTag.value}` }
+      : {};
   const w = await ctx.objects.walk(perPage, query);
   const pages = w.pages;
   if (w.capped) throw new Inconclusive(`the list is longer than a bounded walk covers (${w.stoppedBecause})`);
-  if (!w.complete) throw new InvariantBroken(`walking the list at per_page=${w.perPage} failed: ${w.stoppedBecause}`, pages.slice(-1));
+  if (!w.complete)
+    throw new InvariantBroken(`walking the list at per_page=${w.perPage} failed: ${w.stoppedBecause}`, pages.slice(-1));
   const ids = w.items.map((v) => v['id']);
   const notString = ids.filter((id) => typeof id !== 'string');
-  if (notString.length) throw new InvariantBroken(`ids are not strings: ${JSON.stringify(notString.slice(0, 3))}`, pages.slice(0, 2));
+  if (notString.length)
+    throw new InvariantBroken(`ids are not strings: ${JSON.stringify(notString.slice(0, 3))}`, pages.slice(0, 2));
   const seen = new Set<unknown>();
   for (const id of ids) {
-    if (seen.has(id)) throw new InvariantBroken(`id ${JSON.stringify(id)} appears on two pages at per_page=${perPage}`, pages);
+    if (seen.has(id))
+      throw new InvariantBroken(`id ${JSON.stringify(id)} appears on two pages at per_page=${perPage}`, pages);
     seen.add(id);
   }
-  const relevant = model.vms.filter((v) => v.succeeded && (tag ? v.tag?.[0] === tag[0] && v.tag?.[1] === tag[1] : !runTag || v.runTagged));
+  const relevant = model.vms.filter(
+    (v) => v.succeeded && (tag ? v.tag?.[0] === tag[0] && v.tag?.[1] === tag[1] : !runTag || v.runTagged)
+  );
   for (const vm of relevant) {
     const matches = w.items.filter((v) => v['name'] === vm.name);
-    if (matches.length !== 1) throw new InvariantBroken(`${vm.name}, whose task succeeded, appears ${matches.length} times${tag ? ` under tag=${tag.join(':')}` : runTag ? ` under the run's tag ${runTag.key}:${runTag.value}` : ''}`, pages.slice(-2));
+    if (matches.length !== 1)
+      throw new InvariantBroken(
+        `${vm.name}, whose task succeeded, appears ${matches.length} times${tag ? ` under tag=${tag.join(':')}` : runTag ? ` under the run's tag ${runTag.key}:${runTag.value}` : ''}`,
+        pages.slice(-2)
+      );
     const id = matches[0]!['id'] as string;
-    if (vm.id !== undefined && vm.id !== id) throw new InvariantBroken(`${vm.name} changed id from ${vm.id} to ${id}`, pages.slice(-1));
+    if (vm.id !== undefined && vm.id !== id)
+      throw new InvariantBroken(`${vm.name} changed id from ${vm.id} to ${id}`, pages.slice(-1));
     vm.id = id;
   }
   if (tag) {
-    const stranger = w.items.find((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, val]) => k === tag[0] && val === tag[1]));
-    if (stranger) throw new InvariantBroken(`tag=${tag.join(':')} returned ${JSON.stringify(stranger['id'])}, which lacks the tag`, pages.slice(0, 1));
+    const stranger = w.items.find(
+      (v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, val]) => k === tag[0] && val === tag[1])
+    );
+    if (stranger)
+      throw new InvariantBroken(
+        `tag=${tag.join(':')} returned ${JSON.stringify(stranger['id'])}, which lacks the tag`,
+        pages.slice(0, 1)
+      );
     return;
   }
   const first = pages[0];
   if (!first) return;
   if (model.totalPointer === undefined) {
     const declared = ctx.declarations.totalField;
-    model.totalPointer = declared ? '/' + declared.replace(/\./g, '/') : (totalCandidatesOf(first).find((c) => c.value === seen.size)?.pointer ?? null);
+    model.totalPointer = declared
+      ? '/' + declared.replace(/\./g, '/')
+      : (totalCandidatesOf(first).find((c) => c.value === seen.size)?.pointer ?? null);
   }
   if (model.totalPointer) {
     const total = readTotal(first, model.totalPointer);
-    if (total !== seen.size) throw new InvariantBroken(`total ${model.totalPointer} says ${String(total)} but the walk found ${seen.size} VMs`, pages.slice(0, 1));
+    if (total !== seen.size)
+      throw new InvariantBroken(
+        `total ${model.totalPointer} says ${String(total)} but the walk found ${seen.size} VMs`,
+        pages.slice(0, 1)
+      );
   }
 }
 
 async function backup(real: Real, vm: ModelVm): Promise<void> {
   const { ctx } = real;
-  const ex = await ctx.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vm.id!)}/backups`, json: { description: `stateful ${ctx.config.runId}` }, lane: RANDOM_LANE });
+  const ex = await ctx.call({
+    method: 'POST',
+    path: `/v1/vms/${encodeURIComponent(vm.id!)}/backups`,
+    json: { description: `stateful ${ctx.config.runId}` },
+    lane: RANDOM_LANE,
+  });
   if (!isSuccess(ex)) {
     if (documentedRefusal(ex)) throw new Inconclusive(`backup refused: ${describeExchange(ex)}`);
     // 409: not in a state the target backs up; states and transitions are not shown, so the sequence goes on.
     if (ex.response?.status === 409) {
-      real.trail.push('(backup refused for the VM\'s state: 409)');
+      real.trail.push("(backup refused for the VM's state: 409)");
       vm.backedUp = true;
       return;
     }
@@ -184,11 +231,57 @@ const pick = <T>(xs: T[], i: number): T => xs[i % xs.length]!;
 
 function commandArbitraries(): Array<fc.Arbitrary<Cmd>> {
   return [
-    fc.constantFrom('a', 'b').map((v) => command(`create(tag ${v})`, (m) => m.vms.length < MAX_CREATES, (m, r) => create(m, r, v))),
-    fc.nat().map((i) => command(`poll(${i})`, (m) => m.vms.length > 0, (m, r) => poll(m, r, pick(m.vms, i)))),
-    fc.constantFrom(25, 50, 100).map((n) => command(`walk(per_page ${n})`, () => true, (m, r) => walk(m, r, n))),
-    fc.nat().map((i) => command(`filter(${i})`, (m) => m.vms.some((v) => v.succeeded && v.tag), (m, r) => walk(m, r, 100, pick(m.vms.filter((v) => v.succeeded && v.tag), i).tag))),
-    fc.nat().map((i) => command(`backup(${i})`, (m) => m.vms.some((v) => v.id && !v.backedUp), (m, r) => backup(r, pick(m.vms.filter((v) => v.id && !v.backedUp), i)))),
+    fc.constantFrom('a', 'b').map((v) =>
+      command(
+        `create(tag ${v})`,
+        (m) => m.vms.length < MAX_CREATES,
+        (m, r) => create(m, r, v)
+      )
+    ),
+    fc.nat().map((i) =>
+      command(
+        `poll(${i})`,
+        (m) => m.vms.length > 0,
+        (m, r) => poll(m, r, pick(m.vms, i))
+      )
+    ),
+    fc.constantFrom(25, 50, 100).map((n) =>
+      command(
+        `walk(per_page ${n})`,
+        () => true,
+        (m, r) => walk(m, r, n)
+      )
+    ),
+    fc.nat().map((i) =>
+      command(
+        `filter(${i})`,
+        (m) => m.vms.some((v) => v.succeeded && v.tag),
+        (m, r) =>
+          walk(
+            m,
+            r,
+            100,
+            pick(
+              m.vms.filter((v) => v.succeeded && v.tag),
+              i
+            ).tag
+          )
+      )
+    ),
+    fc.nat().map((i) =>
+      command(
+        `backup(${i})`,
+        (m) => m.vms.some((v) => v.id && !v.backedUp),
+        (m, r) =>
+          backup(
+            r,
+            pick(
+              m.vms.filter((v) => v.id && !v.backedUp),
+              i
+            )
+          )
+      )
+    ),
   ];
 }
 
@@ -202,37 +295,49 @@ export const stateful: Check = {
   group: 'vms',
   clauses: ['TASK-POLL', 'VM-LIST', 'PAGE-PARAMS', 'PAGE-TOTAL', 'TAG-FILTER', 'ID-OPAQUE-STRING'],
   level: 'must',
-  why: { must: "each invariant is a seed statement: listed once, opaque string ids, pages and total, polling to completion" },
+  why: {
+    must: 'each invariant is a seed statement: listed once, opaque string ids, pages and total, polling to completion',
+  },
   title: 'Stateful sequences keep the invariants: listed once, stable string ids, disjoint pages, final tasks',
   async run(ctx) {
     ctx.objects.vmCreateBody('stateful'); // skips the check when no VM can be created
     let broken: InvariantBroken | undefined;
     let inconclusive: Inconclusive | undefined;
     let trail: string[] = [];
-    const property = fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS }), async (cmds) => {
-      const model: Model = { vms: [] };
-      const real: Real = { ctx, trail: [], evidence: [] };
-      trail = real.trail;
-      try {
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
-        if (model.vms.length === 0) await create(model, real, 'a');
-        real.trail.push('audit');
-        for (const vm of model.vms) await poll(model, real, vm);
-        await walk(model, real, 100);
-      } catch (err) {
-        if (err instanceof InvariantBroken) broken = err;
-        else if (err instanceof Inconclusive) inconclusive = err;
-        else throw err;
-        return false;
+    const property = fc.asyncProperty(
+      fc.commands(commandArbitraries(), { maxCommands: MAX_COMMANDS }),
+      async (cmds) => {
+        const model: Model = { vms: [] };
+        const real: Real = { ctx, trail: [], evidence: [] };
+        trail = real.trail;
+        try {
+          await fc.asyncModelRun(() => ({ model, real }), cmds);
+          if (model.vms.length === 0) await create(model, real, 'a');
+          real.trail.push('audit');
+          for (const vm of model.vms) await poll(model, real, vm);
+          await walk(model, real, 100);
+        } catch (err) {
+          if (err instanceof InvariantBroken) broken = err;
+          else if (err instanceof Inconclusive) inconclusive = err;
+          else throw err;
+          return false;
+        }
+        return true;
       }
-      return true;
-    });
+    );
     // One sequence per run; replaying to shrink would repeat its writes, so the sequence is reported as found.
     const details = await fc.check(property, { seed: ctx.config.seed, numRuns: 1, endOnFailure: true });
     if (broken) {
-      return fail(`${broken.message} (sequence: ${trail.join(' → ')}; seed ${ctx.config.seed})`, broken.exchanges, { sequence: trail, seed: ctx.config.seed });
+      return fail(`${broken.message} (sequence: ${trail.join(' → ')}; seed ${ctx.config.seed})`, broken.exchanges, {
+        sequence: trail,
+        seed: ctx.config.seed,
+      });
     }
-    if (inconclusive) return skip(`inconclusive: ${inconclusive.message}`, 'rerun when the organization has quota and rate budget left');
+    if (inconclusive)
+      return skip(
+        `inconclusive: ${inconclusive.message}`,
+        'rerun when the organization has quota and rate budget left'
+      );
     if (details.failed) return fail(`the stateful run stopped: ${String(details.errorInstance)}`, []);
     return pass(`sequence ${trail.join(' → ')} kept every invariant (seed ${ctx.config.seed})`);
   },

@@ -12,7 +12,8 @@ export function tagsOf(vm: Record<string, unknown>): Array<[string, string]> | u
   if (Array.isArray(t)) {
     return t.flatMap((x): Array<[string, string]> => {
       if (typeof x === 'string' && x.includes(':')) return [[x.slice(0, x.indexOf(':')), x.slice(x.indexOf(':') + 1)]];
-      if (x && typeof x === 'object' && typeof (x as { key?: unknown }).key === 'string') return [[(x as { key: string }).key, String((x as { value?: unknown }).value ?? '')]];
+      if (x && typeof x === 'object' && typeof (x as { key?: unknown }).key === 'string')
+        return [[(x as { key: string }).key, String((x as { value?: unknown }).value ?? '')]];
       return [];
     });
   }
@@ -20,7 +21,8 @@ export function tagsOf(vm: Record<string, unknown>): Array<[string, string]> | u
   return undefined;
 }
 
-const carries = (vm: Record<string, unknown>, key: string, value: string) => tagsOf(vm)?.some(([k, v]) => k === key && v === value) ?? false;
+const carries = (vm: Record<string, unknown>, key: string, value: string) =>
+  tagsOf(vm)?.some(([k, v]) => k === key && v === value) ?? false;
 
 /** The tag to filter on and which VMs must come back: those the run tagged (known by name), or those records show. */
 interface Probe {
@@ -30,14 +32,28 @@ interface Probe {
   source: string;
 }
 
-function chooseProbe(ctx: CheckContext, all: ListWalk, createdVm: { tags?: Record<string, string>; accepted: boolean; name: string } | undefined): Probe | undefined {
+function chooseProbe(
+  ctx: CheckContext,
+  all: ListWalk,
+  createdVm: { tags?: Record<string, string>; accepted: boolean; name: string } | undefined
+): Probe | undefined {
   const prep = ctx.certify?.tags;
   // The population's "a" half when certify filled the list, else the one VM it tagged to find the shape.
-  const value = (prep?.byValue['a']?.length ?? 0) > 0 ? 'a' : (prep?.byValue['probe']?.length ?? 0) > 0 ? 'probe' : undefined;
-  if (prep && value) return { tag: [prep.key, value], expectedNames: prep.byValue[value], source: `set by certify (${prep.declared ? `declared ${prep.field}` : `${prep.field} as ${prep.shape}`})` };
+  const value =
+    (prep?.byValue['a']?.length ?? 0) > 0 ? 'a' : (prep?.byValue['probe']?.length ?? 0) > 0 ? 'probe' : undefined;
+  if (prep && value)
+    return {
+      tag: [prep.key, value],
+      expectedNames: prep.byValue[value],
+      source: `set by certify (${prep.declared ? `declared ${prep.field}` : `${prep.field} as ${prep.shape}`})`,
+    };
   if (ctx.declarations.tagsField && createdVm?.accepted && createdVm.tags) {
     const [k, v] = Object.entries(createdVm.tags)[0]!;
-    return { tag: [k, v], expectedNames: all.complete ? undefined : [createdVm.name], source: `declared ${ctx.declarations.tagsField}` };
+    return {
+      tag: [k, v],
+      expectedNames: all.complete ? undefined : [createdVm.name],
+      source: `declared ${ctx.declarations.tagsField}`,
+    };
   }
   const seen = all.items.map(tagsOf).find((t) => t && t.length > 0)?.[0];
   return seen ? { tag: seen, source: 'read from the records' } : undefined;
@@ -53,63 +69,123 @@ export const tagFilter: Check = {
   group: 'vms',
   clauses: ['TAG-FILTER', 'PAGE-TOTAL'],
   level: 'must',
-  why: { must: "the seed states that the tag filter key:value filters the list, and that a list response includes its total count" },
+  why: {
+    must: 'the seed states that the tag filter key:value filters the list, and that a list response includes its total count',
+  },
   title: 'The tag filter returns only and all VMs carrying the tag, with a total that counts them',
   async run(ctx) {
     const absent = `cc-absent-${ctx.config.runId}:none`;
     // The list's length is read beside the tag nobody carries: neither needs the other's answer.
-    const [none, scale] = await Promise.all([ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: absent } }), ctx.objects.listScale()]);
+    const [none, scale] = await Promise.all([
+      ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: absent } }),
+      ctx.objects.listScale(),
+    ]);
     if (!isSuccess(none)) return fail(`a well-formed tag filter was refused: ${describeExchange(none)}`, [none]);
-    if (vmsOf(none).length > 0) return fail(`tag=${absent}, which no VM carries, returned ${vmsOf(none).length} VMs`, [none], { tag: absent, returned: vmsOf(none).length });
+    if (vmsOf(none).length > 0)
+      return fail(`tag=${absent}, which no VM carries, returned ${vmsOf(none).length} VMs`, [none], {
+        tag: absent,
+        returned: vmsOf(none).length,
+      });
     if (!scale.whole) return runTagFilter(ctx, none, scale.size!);
     const all = await ctx.objects.walk(100);
     const vm = await ctx.objects.vm().catch(() => undefined);
     const probe = chooseProbe(ctx, all, vm);
-    const shapeOf = (t: unknown) => (Array.isArray(t) ? (t.some((x) => typeof x === 'string') ? '"key:value" strings' : '{key, value} objects') : 'a map');
+    const shapeOf = (t: unknown) =>
+      Array.isArray(t)
+        ? t.some((x) => typeof x === 'string')
+          ? '"key:value" strings'
+          : '{key, value} objects'
+        : 'a map';
     const tagged = all.items.find((v) => (tagsOf(v)?.length ?? 0) > 0);
     if (tagged) ctx.observe('tagShape', shapeOf(tagged['tags']));
     if (!probe) {
       ctx.observe('tagsVisible', false);
       return skip(
         `tag=${absent} returned no VM (of ${all.items.length}), but no VM carries a tag the run can see or set, so what the filter returns could not be checked`,
-        '--profile certify (sets tags through the create body in the common shapes: a map, "key:value" strings, {key, value} objects) or declare x-tags-field in --overlay',
+        '--profile certify (sets tags through the create body in the common shapes: a map, "key:value" strings, {key, value} objects) or declare x-tags-field in --overlay'
       );
     }
     const [key, value] = probe.tag;
     // A small page size, so the filter is also walked across pages.
     const filtered = await ctx.objects.walk(20, { tag: `${key}:${value}` });
     const evidence: Exchange[] = [none, ...filtered.pages.slice(0, 2)];
-    if (filtered.capped) return skip(`tag=${key}:${value} matches more VMs than a bounded walk covers (${filtered.stoppedBecause})`, 'an organization where a tag matches fewer VMs');
-    if (!filtered.complete) return fail(`walking tag=${key}:${value} failed: ${filtered.stoppedBecause}`, filtered.pages.slice(-1));
+    if (filtered.capped)
+      return skip(
+        `tag=${key}:${value} matches more VMs than a bounded walk covers (${filtered.stoppedBecause})`,
+        'an organization where a tag matches fewer VMs'
+      );
+    if (!filtered.complete)
+      return fail(`walking tag=${key}:${value} failed: ${filtered.stoppedBecause}`, filtered.pages.slice(-1));
     const findings: Finding[] = [];
     const names = filtered.items.map((v) => String(v['name']));
     if (probe.expectedNames) {
       const expected = new Set(probe.expectedNames);
       const extra = filtered.items.filter((v) => !expected.has(String(v['name'])));
       const missing = probe.expectedNames.filter((n) => !names.includes(n));
-      if (extra.length) findings.push(finding('must', `tag=${key}:${value} returned ${extra.length} VMs the run did not tag (e.g. ${JSON.stringify(extra[0]!['name'])})`, evidence));
-      if (missing.length) findings.push(finding('must', `tag=${key}:${value} left out ${missing.length} of the ${expected.size} VMs the run tagged (e.g. ${missing[0]})`, evidence));
+      if (extra.length)
+        findings.push(
+          finding(
+            'must',
+            `tag=${key}:${value} returned ${extra.length} VMs the run did not tag (e.g. ${JSON.stringify(extra[0]!['name'])})`,
+            evidence
+          )
+        );
+      if (missing.length)
+        findings.push(
+          finding(
+            'must',
+            `tag=${key}:${value} left out ${missing.length} of the ${expected.size} VMs the run tagged (e.g. ${missing[0]})`,
+            evidence
+          )
+        );
     } else {
       const wrong = filtered.items.filter((v) => tagsOf(v) !== undefined && !carries(v, key, value));
-      if (wrong.length) findings.push(finding('must', `tag=${key}:${value} returned ${wrong.length} VMs without that tag (e.g. ${JSON.stringify(wrong[0]!['id'])})`, evidence));
+      if (wrong.length)
+        findings.push(
+          finding(
+            'must',
+            `tag=${key}:${value} returned ${wrong.length} VMs without that tag (e.g. ${JSON.stringify(wrong[0]!['id'])})`,
+            evidence
+          )
+        );
       if (all.complete) {
         const expected = new Set(all.items.filter((v) => carries(v, key, value)).map((v) => JSON.stringify(v['id'])));
         const got = new Set(filtered.items.map((v) => JSON.stringify(v['id'])));
         const missing = [...expected].filter((id) => !got.has(id));
-        if (missing.length) findings.push(finding('must', `tag=${key}:${value} left out ${missing.length} VMs that carry it (e.g. ${missing[0]})`, evidence));
+        if (missing.length)
+          findings.push(
+            finding(
+              'must',
+              `tag=${key}:${value} left out ${missing.length} VMs that carry it (e.g. ${missing[0]})`,
+              evidence
+            )
+          );
       }
     }
     // The total under a filter counts what the filter matches (the declared total field, else the one the unfiltered walk shows).
-    const pointer = declaredTotalPointerOf(ctx) ?? (all.pages[0] && totalCandidatesOf(all.pages[0]).find((c) => c.value === all.items.length)?.pointer);
+    const pointer =
+      declaredTotalPointerOf(ctx) ??
+      (all.pages[0] && totalCandidatesOf(all.pages[0]).find((c) => c.value === all.items.length)?.pointer);
     let totalNote = '';
     if (pointer) {
       const distinct = new Set(filtered.items.map((v) => JSON.stringify(v['id']))).size;
       const totals = filtered.pages.filter((p) => vmsOf(p).length > 0).map((p) => readTotal(p, pointer));
       const off = totals.find((t) => t !== distinct);
-      if (off !== undefined) findings.push(finding('must', `under tag=${key}:${value} the total ${pointer} says ${String(off)} but the filter returns ${distinct} VMs`, filtered.pages.slice(0, 1), { totals, distinct }));
+      if (off !== undefined)
+        findings.push(
+          finding(
+            'must',
+            `under tag=${key}:${value} the total ${pointer} says ${String(off)} but the filter returns ${distinct} VMs`,
+            filtered.pages.slice(0, 1),
+            { totals, distinct }
+          )
+        );
       else totalNote = `, total ${pointer} = ${distinct} on every page`;
     }
-    return judge(findings, `tag=${absent} returned no VM; tag=${key}:${value} (${probe.source}) returned exactly the ${filtered.items.length} VMs carrying it over ${filtered.pages.length} pages${totalNote}`);
+    return judge(
+      findings,
+      `tag=${absent} returned no VM; tag=${key}:${value} (${probe.source}) returned exactly the ${filtered.items.length} VMs carrying it over ${filtered.pages.length} pages${totalNote}`
+    );
   },
 };
 
@@ -123,7 +199,7 @@ async function runTagFilter(ctx: CheckContext, none: Exchange, size: number): Pr
   if (!tag) {
     return skip(
       `tag=cc-absent-${ctx.config.runId}:none returned no VM, but the list holds ${size} VMs, too many to walk whole, and the run could not tag its own VMs (a map under "tags" was not set), so what the filter returns could not be checked`,
-      '--profile certify (walks the whole list and finds how tags are set), or declare x-tags-field in --overlay',
+      '--profile certify (walks the whole list and finds how tags are set), or declare x-tags-field in --overlay'
     );
   }
   const vm = await ctx.objects.acceptedVm();
@@ -132,22 +208,53 @@ async function runTagFilter(ctx: CheckContext, none: Exchange, size: number): Pr
   // At least two pages where the run tagged two VMs or more, so the filter is also walked across pages.
   const perPage = Math.max(1, Math.ceil(vmsOf(count).length / 2));
   const filtered = await ctx.objects.walk(perPage, { tag: filter });
-  if (!filtered.complete) return fail(`walking tag=${filter} failed: ${filtered.stoppedBecause}`, filtered.pages.slice(-1));
+  if (!filtered.complete)
+    return fail(`walking tag=${filter} failed: ${filtered.stoppedBecause}`, filtered.pages.slice(-1));
   const evidence: Exchange[] = [none, ...filtered.pages.slice(0, 2)];
   const findings: Finding[] = [];
   const ours = `cc-${ctx.config.runId}-`;
   const strangers = filtered.items.filter((v) => !String(v['name']).startsWith(ours));
-  if (strangers.length) findings.push(finding('must', `tag=${filter}, the run's own tag, returned ${strangers.length} VMs the run did not create (e.g. ${JSON.stringify(strangers[0]!['name'])})`, evidence));
+  if (strangers.length)
+    findings.push(
+      finding(
+        'must',
+        `tag=${filter}, the run's own tag, returned ${strangers.length} VMs the run did not create (e.g. ${JSON.stringify(strangers[0]!['name'])})`,
+        evidence
+      )
+    );
   const untagged = filtered.items.filter((v) => tagsOf(v) !== undefined && !carries(v, tag.key, tag.value));
-  if (untagged.length) findings.push(finding('must', `tag=${filter} returned ${untagged.length} VMs without that tag (e.g. ${JSON.stringify(untagged[0]!['name'])})`, evidence));
-  if (!filtered.items.some((v) => v['name'] === vm.name)) findings.push(finding('must', `tag=${filter} left out ${vm.name}, which the run created with that tag`, evidence));
-  const pointer = declaredTotalPointerOf(ctx) ?? (filtered.pages[0] && totalCandidatesOf(filtered.pages[0]).find((c) => c.value === filtered.items.length)?.pointer);
+  if (untagged.length)
+    findings.push(
+      finding(
+        'must',
+        `tag=${filter} returned ${untagged.length} VMs without that tag (e.g. ${JSON.stringify(untagged[0]!['name'])})`,
+        evidence
+      )
+    );
+  if (!filtered.items.some((v) => v['name'] === vm.name))
+    findings.push(finding('must', `tag=${filter} left out ${vm.name}, which the run created with that tag`, evidence));
+  const pointer =
+    declaredTotalPointerOf(ctx) ??
+    (filtered.pages[0] && totalCandidatesOf(filtered.pages[0]).find((c) => c.value === filtered.items.length)?.pointer);
   let totalNote = '';
   if (pointer) {
     const distinct = new Set(filtered.items.map((v) => JSON.stringify(v['id']))).size;
-    const off = filtered.pages.filter((p) => vmsOf(p).length > 0).map((p) => readTotal(p, pointer)).find((t) => t !== distinct);
-    if (off !== undefined) findings.push(finding('must', `under tag=${filter} the total ${pointer} says ${String(off)} but the filter returns ${distinct} VMs`, filtered.pages.slice(0, 1)));
+    const off = filtered.pages
+      .filter((p) => vmsOf(p).length > 0)
+      .map((p) => readTotal(p, pointer))
+      .find((t) => t !== distinct);
+    if (off !== undefined)
+      findings.push(
+        finding(
+          'must',
+          `under tag=${filter} the total ${pointer} says ${String(off)} but the filter returns ${distinct} VMs`,
+          filtered.pages.slice(0, 1)
+        )
+      );
     else totalNote = `, total ${pointer} = ${distinct} on every page`;
   }
-  return judge(findings, `tag=cc-absent-${ctx.config.runId}:none returned no VM; tag=${filter} (the run's own tag, ${tag.how}) returned exactly VMs the run created, ${vm.name} among them, ${filtered.items.length} over ${filtered.pages.length} pages${totalNote} (a list of ${size} is not walked whole; --profile certify walks it)`);
+  return judge(
+    findings,
+    `tag=cc-absent-${ctx.config.runId}:none returned no VM; tag=${filter} (the run's own tag, ${tag.how}) returned exactly VMs the run created, ${vm.name} among them, ${filtered.items.length} over ${filtered.pages.length} pages${totalNote} (a list of ${size} is not walked whole; --profile certify walks it)`
+  );
 }

@@ -13,16 +13,34 @@ export const backupEvent: Check = {
   title: 'A backup-job event is delivered after a backup',
   async run(ctx) {
     const s = await ctx.events.events();
-    if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)', 'a webhook registration the target accepts (see webhooks.registration)');
+    if (!isSuccess(s.main.exchange))
+      return skip(
+        'registration failed (see webhooks.registration)',
+        'a webhook registration the target accepts (see webhooks.registration)'
+      );
     const names = new Set(s.decl.events.filter((e) => e.family === 'backup-job').map((e) => e.name));
-    if (names.size === 0) return undeclared('the overlay declares no backup-job event', 'declare a backup-job event under webhooks in --overlay');
+    if (names.size === 0)
+      return undeclared(
+        'the overlay declares no backup-job event',
+        'declare a backup-job event under webhooks in --overlay'
+      );
     const backup = await ctx.events.eventBackup();
-    const got = await s.receiver.waitFor((d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? ''), ctx.events.deliveryTimeoutMs());
+    const got = await s.receiver.waitFor(
+      (d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? ''),
+      ctx.events.deliveryTimeoutMs()
+    );
     if (!got) {
-      const seen = s.receiver.deliveries.filter((d) => d.path === s.main.path).map((d) => eventTypeOf(d, s.decl) ?? '?');
-      return fail(`no ${[...names].join('/')} event reached ${s.main.url} within ${Math.round(ctx.events.deliveryTimeoutMs() / 1000)} s of the backup (seen there: ${seen.join(', ') || 'nothing'})`, [backup.exchange]);
+      const seen = s.receiver.deliveries
+        .filter((d) => d.path === s.main.path)
+        .map((d) => eventTypeOf(d, s.decl) ?? '?');
+      return fail(
+        `no ${[...names].join('/')} event reached ${s.main.url} within ${Math.round(ctx.events.deliveryTimeoutMs() / 1000)} s of the backup (seen there: ${seen.join(', ') || 'nothing'})`,
+        [backup.exchange]
+      );
     }
     ctx.observe('backupEventDelaySeconds', ((got.receivedAt - backup.startedAt) / 1000) * ctx.config.timeScale);
-    return pass(`${eventTypeOf(got, s.decl)} arrived ${Math.round(((got.receivedAt - backup.startedAt) / 1000) * ctx.config.timeScale)} target-seconds after the backup started`);
+    return pass(
+      `${eventTypeOf(got, s.decl)} arrived ${Math.round(((got.receivedAt - backup.startedAt) / 1000) * ctx.config.timeScale)} target-seconds after the backup started`
+    );
   },
 };

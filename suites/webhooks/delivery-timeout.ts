@@ -21,40 +21,98 @@ export const deliveryTimeout: Check = {
   group: 'webhooks',
   clauses: ['U-WEBHOOK-REGISTRATION'],
   level: 'declared',
-  why: { declared: 'how long a delivery may take is not shown; the overlay declares it (timeout-seconds in x-webhook-retry)' },
+  why: {
+    declared: 'how long a delivery may take is not shown; the overlay declares it (timeout-seconds in x-webhook-retry)',
+  },
   title: 'A delivery answered after the declared timeout counts as failed and is attempted again',
   async run(ctx) {
     const s = await ctx.events.events();
     const retry = s.decl.retry;
-    if (!retry?.timeoutSeconds) return undeclared('the overlay declares no delivery timeout (timeout-seconds in x-webhook-retry)', 'timeout-seconds in x-webhook-retry, in --overlay');
-    if (!isSuccess(s.main.exchange)) return skip('registration failed (see webhooks.registration)', 'a webhook registration the target accepts (see webhooks.registration)');
+    if (!retry?.timeoutSeconds)
+      return undeclared(
+        'the overlay declares no delivery timeout (timeout-seconds in x-webhook-retry)',
+        'timeout-seconds in x-webhook-retry, in --overlay'
+      );
+    if (!isSuccess(s.main.exchange))
+      return skip(
+        'registration failed (see webhooks.registration)',
+        'a webhook registration the target accepts (see webhooks.registration)'
+      );
     const retryMs = (retry.delays[0]! * 1000) / ctx.config.timeScale;
-    if (!waitsLong(ctx.config) && retryMs > QUICK_RETRY_WAIT_SECONDS * 1000) return skip(`the first declared retry comes ${retry.delays[0]} s after a failure, longer than the quick profile waits (${QUICK_RETRY_WAIT_SECONDS} s)`, '--profile full (waits for every declared retry)');
+    if (!waitsLong(ctx.config) && retryMs > QUICK_RETRY_WAIT_SECONDS * 1000)
+      return skip(
+        `the first declared retry comes ${retry.delays[0]} s after a failure, longer than the quick profile waits (${QUICK_RETRY_WAIT_SECONDS} s)`,
+        '--profile full (waits for every declared retry)'
+      );
     const holdMs = Math.max(retry.timeoutSeconds * 1000 + HOLD_MARGIN_MS, retry.timeoutSeconds * 1200);
     const slow = await ctx.events.registerSlow('slow', ctx.checkId);
-    if (!slow) return skip('the overlay subscribes to no backup-job event, which the check provokes', 'a backup-job event declared (x-event-family: backup-job)');
-    if (!isSuccess(slow.exchange)) return skip('the registration of the late-answering endpoint was refused (see webhooks.registration)', 'a webhook registration the target accepts');
-    const backup = await startOwnBackup(ctx, { description: 'delivery timeout', note: 'one of its events answered late', what: 'the backup' });
+    if (!slow)
+      return skip(
+        'the overlay subscribes to no backup-job event, which the check provokes',
+        'a backup-job event declared (x-event-family: backup-job)'
+      );
+    if (!isSuccess(slow.exchange))
+      return skip(
+        'the registration of the late-answering endpoint was refused (see webhooks.registration)',
+        'a webhook registration the target accepts'
+      );
+    const backup = await startOwnBackup(ctx, {
+      description: 'delivery timeout',
+      note: 'one of its events answered late',
+      what: 'the backup',
+    });
     if (!('id' in backup)) return skip(backup.why, backup.howToVerify);
     // One event of the check's own backup is held, the first to arrive once its id is known; nothing else is.
     const backupId = backup.id;
     slow.holdFirst(holdMs, (raw) => raw.toString('utf8').includes(backupId));
     const held = (d: { path: string; heldMs?: number }) => d.path === slow.path && d.heldMs !== undefined;
-    const first = await s.receiver.waitFor(held, ctx.events.deliveryTimeoutMs(), 'an event of the check\'s backup', ctx.checkId);
-    if (!first) return skip(`no event of backup ${backup.id} reached the late-answering endpoint after its start was answered (see webhooks.backup-event)`, 'backup-job events that arrive (see webhooks.backup-event)');
+    const first = await s.receiver.waitFor(
+      held,
+      ctx.events.deliveryTimeoutMs(),
+      "an event of the check's backup",
+      ctx.checkId
+    );
+    if (!first)
+      return skip(
+        `no event of backup ${backup.id} reached the late-answering endpoint after its start was answered (see webhooks.backup-event)`,
+        'backup-job events that arrive (see webhooks.backup-event)'
+      );
     const idHeader = retry.eventIdHeader;
     const key = eventKeyOf(first, idHeader);
-    if (key === undefined) return skip(idHeader ? `deliveries carry no ${idHeader} header (declared event-id-header), so attempts of one event cannot be told apart` : 'deliveries carry no id (webhook-id, X-Event-Id or a body id), so attempts of one event cannot be told apart', 'deliveries that carry an event id');
+    if (key === undefined)
+      return skip(
+        idHeader
+          ? `deliveries carry no ${idHeader} header (declared event-id-header), so attempts of one event cannot be told apart`
+          : 'deliveries carry no id (webhook-id, X-Event-Id or a body id), so attempts of one event cannot be told apart',
+        'deliveries that carry an event id'
+      );
     // Attempts of the event: its id, or the very same body (tying attempts by the id is webhooks.retry's to judge).
-    const attempts = () => s.receiver.deliveries.filter((d) => d.path === slow.path && (eventKeyOf(d, idHeader) === key || d.raw.equals(first.raw)));
+    const attempts = () =>
+      s.receiver.deliveries.filter(
+        (d) => d.path === slow.path && (eventKeyOf(d, idHeader) === key || d.raw.equals(first.raw))
+      );
     const waitMs = holdMs + retryMs + ctx.events.deliveryTimeoutMs();
-    await s.receiver.waitFor(() => attempts().length >= 2, waitMs, 'the event attempted again after its late answer', ctx.checkId);
+    await s.receiver.waitFor(
+      () => attempts().length >= 2,
+      waitMs,
+      'the event attempted again after its late answer',
+      ctx.checkId
+    );
     const [a, b] = attempts();
     if (!b) {
-      return fail(`the receiver answered the first attempt of event ${key} after ${holdMs / 1000} s, past the declared timeout of ${retry.timeoutSeconds} s, and no further attempt came within ${Math.round(waitMs / 1000)} s: the late answer was taken as a delivery (or the target retries nothing; see webhooks.retry)`, [slow.exchange, backup.started], {
-        attempts: attempts().map((d) => ({ receivedAt: new Date(d.receivedAt).toISOString(), heldMs: d.heldMs ?? 0 })),
-      });
+      return fail(
+        `the receiver answered the first attempt of event ${key} after ${holdMs / 1000} s, past the declared timeout of ${retry.timeoutSeconds} s, and no further attempt came within ${Math.round(waitMs / 1000)} s: the late answer was taken as a delivery (or the target retries nothing; see webhooks.retry)`,
+        [slow.exchange, backup.started],
+        {
+          attempts: attempts().map((d) => ({
+            receivedAt: new Date(d.receivedAt).toISOString(),
+            heldMs: d.heldMs ?? 0,
+          })),
+        }
+      );
     }
-    return pass(`the first attempt of event ${key}, answered after ${holdMs / 1000} s (declared timeout ${retry.timeoutSeconds} s), was attempted again ${((b.receivedAt - a!.receivedAt) / 1000).toFixed(1)} s after it arrived`);
+    return pass(
+      `the first attempt of event ${key}, answered after ${holdMs / 1000} s (declared timeout ${retry.timeoutSeconds} s), was attempted again ${((b.receivedAt - a!.receivedAt) / 1000).toFixed(1)} s after it arrived`
+    );
   },
 };

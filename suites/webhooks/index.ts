@@ -12,4 +12,19 @@ import { declaredEmitters } from './declared-emitters.ts';
 import { deliveryTimeout } from './delivery-timeout.ts';
 import { noRedelivery } from './no-redelivery.ts';
 
-export const webhookChecks: Check[] = sharing([EVENTS], [registration, backupEvent, subscription, jsonBody, signature, retry, deliveryTimeout, testEvent, unregistered, declaredEmitters, noRedelivery]);
+export const webhookChecks: Check[] = sharing(
+  [EVENTS],
+  [
+    registration,
+    backupEvent,
+    subscription,
+    jsonBody,
+    signature,
+    retry,
+    deliveryTimeout,
+    testEvent,
+    unregistered,
+    declaredEmitters,
+    noRedelivery,
+  ]
+);

@@ -9,19 +9,33 @@ export const jsonBody: Check = {
   group: 'webhooks',
   clauses: ['EVENTS-WEBHOOK-JSON'],
   level: 'must',
-  why: { must: "the seed says events are delivered as JSON posts" },
+  why: { must: 'the seed says events are delivered as JSON posts' },
   title: 'Every webhook delivery is a JSON post',
   async run(ctx) {
     const s = await ctx.events.events();
     await ctx.events.eventBackup().catch(() => undefined);
     await s.receiver.waitFor(() => true, ctx.events.deliveryTimeoutMs());
     const all = s.receiver.deliveries;
-    if (all.length === 0) return skip('no delivery arrived, so there is nothing to judge (see webhooks.backup-event)', 'declare webhook registration and events in --overlay so deliveries arrive');
+    if (all.length === 0)
+      return skip(
+        'no delivery arrived, so there is nothing to judge (see webhooks.backup-event)',
+        'declare webhook registration and events in --overlay so deliveries arrive'
+      );
     const bad = all.filter((d) => !JSON_TYPE.test(d.headers['content-type'] ?? '') || d.json === undefined);
     if (bad.length) {
-      return fail(`${bad.length} of ${all.length} deliveries are not JSON: content type ${JSON.stringify(bad[0]!.headers['content-type'] ?? null)}, body ${JSON.stringify(bad[0]!.raw.toString('utf8').slice(0, 80))}`, [], {
-        deliveries: bad.slice(0, 5).map((d) => ({ path: d.path, contentType: d.headers['content-type'], body: d.raw.toString('utf8').slice(0, 200) })),
-      });
+      return fail(
+        `${bad.length} of ${all.length} deliveries are not JSON: content type ${JSON.stringify(bad[0]!.headers['content-type'] ?? null)}, body ${JSON.stringify(bad[0]!.raw.toString('utf8').slice(0, 80))}`,
+        [],
+        {
+          deliveries: bad
+            .slice(0, 5)
+            .map((d) => ({
+              path: d.path,
+              contentType: d.headers['content-type'],
+              body: d.raw.toString('utf8').slice(0, 200),
+            })),
+        }
+      );
     }
     return pass(`all ${all.length} deliveries are JSON`);
   },

@@ -22,23 +22,44 @@ export const noRedelivery: Check = {
   async run(ctx) {
     const s = await ctx.events.events();
     const schedule = s.decl.retry;
-    if (!schedule) return undeclared('the overlay declares no retry schedule (x-webhook-retry)', 'declare x-webhook-retry in --overlay');
+    if (!schedule)
+      return undeclared(
+        'the overlay declares no retry schedule (x-webhook-retry)',
+        'declare x-webhook-retry in --overlay'
+      );
     const acknowledged = s.receiver.deliveries.filter((d) => d.answered >= 200 && d.answered < 300 && !d.heldMs);
-    if (acknowledged.length === 0) return skip('the receiver acknowledged no delivery in this run, so none could come again', 'deliveries that arrive (see webhooks.subscription)');
+    if (acknowledged.length === 0)
+      return skip(
+        'the receiver acknowledged no delivery in this run, so none could come again',
+        'deliveries that arrive (see webhooks.subscription)'
+      );
     // A redelivery comes a first retry delay after the acknowledgement; the time since the last one already counts.
     const lastAck = Math.max(...acknowledged.map((d) => d.receivedAt));
     const dueMs = lastAck + (schedule.delays[0]! * 1000) / ctx.config.timeScale + REDELIVERY_SLACK_MS - Date.now();
-    if (dueMs > 0) await ctx.sleepTarget((dueMs * ctx.config.timeScale) / 1000, 'a redelivery of an acknowledged event, if one comes');
+    if (dueMs > 0)
+      await ctx.sleepTarget(
+        (dueMs * ctx.config.timeScale) / 1000,
+        'a redelivery of an acknowledged event, if one comes'
+      );
     const again = redeliveredAfterAck(s.receiver.deliveries, schedule.eventIdHeader);
     if (again.length) {
-      return fail(`an event the receiver acknowledged was delivered again ${again.length} time${again.length === 1 ? '' : 's'} (e.g. event ${again[0]!.key} at ${again[0]!.path}, after a ${again[0]!.ackedWith}); declared retries follow failures only`, [], { redeliveries: again.slice(0, 5) });
+      return fail(
+        `an event the receiver acknowledged was delivered again ${again.length} time${again.length === 1 ? '' : 's'} (e.g. event ${again[0]!.key} at ${again[0]!.path}, after a ${again[0]!.ackedWith}); declared retries follow failures only`,
+        [],
+        { redeliveries: again.slice(0, 5) }
+      );
     }
-    return pass(`none of the ${acknowledged.length} acknowledged deliveries came again, ${schedule.delays[0]} s (the first declared retry delay) after the last of them`);
+    return pass(
+      `none of the ${acknowledged.length} acknowledged deliveries came again, ${schedule.delays[0]} s (the first declared retry delay) after the last of them`
+    );
   },
 };
 
 /** Deliveries of an event that came after the same endpoint had acknowledged it (2xx), per endpoint and event id. */
-export function redeliveredAfterAck(deliveries: readonly Delivery[], idHeader?: string): Array<{ path: string; key: string; ackedWith: number }> {
+export function redeliveredAfterAck(
+  deliveries: readonly Delivery[],
+  idHeader?: string
+): Array<{ path: string; key: string; ackedWith: number }> {
   const acked = new Map<string, number>();
   const again: Array<{ path: string; key: string; ackedWith: number }> = [];
   for (const d of [...deliveries].sort((a, b) => a.receivedAt - b.receivedAt)) {

@@ -12,7 +12,8 @@ export const registration: Check = {
   title: 'A webhook endpoint can be registered as the overlay declares',
   async run(ctx) {
     const s = await ctx.events.events();
-    if (!isSuccess(s.main.exchange)) return fail(`registering ${s.main.url} was refused: ${describeExchange(s.main.exchange)}`, [s.main.exchange]);
+    if (!isSuccess(s.main.exchange))
+      return fail(`registering ${s.main.url} was refused: ${describeExchange(s.main.exchange)}`, [s.main.exchange]);
     return pass(`registered for ${s.decl.events.map((e) => e.name).join(', ')}: ${describeExchange(s.main.exchange)}`);
   },
 };

@@ -25,36 +25,73 @@ export const retry: Check = {
   async run(ctx) {
     const s = await ctx.events.events();
     const schedule = s.decl.retry;
-    if (!schedule) return undeclared('the overlay declares no retry schedule (x-webhook-retry)', 'declare x-webhook-retry in --overlay');
-    if (!s.family || !isSuccess(s.family.exchange)) return skip('the backup-job endpoint could not be registered', 'a webhook registration the target accepts (see webhooks.subscription)');
+    if (!schedule)
+      return undeclared(
+        'the overlay declares no retry schedule (x-webhook-retry)',
+        'declare x-webhook-retry in --overlay'
+      );
+    if (!s.family || !isSuccess(s.family.exchange))
+      return skip(
+        'the backup-job endpoint could not be registered',
+        'a webhook registration the target accepts (see webhooks.subscription)'
+      );
     await ctx.events.eventBackup().catch(() => undefined);
     const first = await s.receiver.waitFor((d) => d.path === s.family!.path, ctx.events.deliveryTimeoutMs());
-    if (!first) return skip('no delivery reached the backup-job endpoint at all (see webhooks.subscription)', 'deliveries that arrive (see webhooks.subscription)');
+    if (!first)
+      return skip(
+        'no delivery reached the backup-job endpoint at all (see webhooks.subscription)',
+        'deliveries that arrive (see webhooks.subscription)'
+      );
     const idHeader = schedule.eventIdHeader;
     const key = eventKeyOf(first, idHeader);
-    if (key === undefined) return skip(idHeader ? `deliveries carry no ${idHeader} header (declared event-id-header), so attempts of one event cannot be told apart` : 'deliveries carry no id (webhook-id, X-Event-Id or a body id), so attempts of one event cannot be told apart', 'deliveries that carry an event id');
+    if (key === undefined)
+      return skip(
+        idHeader
+          ? `deliveries carry no ${idHeader} header (declared event-id-header), so attempts of one event cannot be told apart`
+          : 'deliveries carry no id (webhook-id, X-Event-Id or a body id), so attempts of one event cannot be told apart',
+        'deliveries that carry an event id'
+      );
     const scale = ctx.config.timeScale;
     // The retries awaited: all of them, or in the quick profile those that come within its wait.
     const budgetMs = waitsLong(ctx.config) ? Infinity : QUICK_RETRY_WAIT_SECONDS * 1000;
     let n = 0;
-    for (let realMs = 0; n < schedule.delays.length && (realMs += (schedule.delays[n]! * 1000) / scale) <= budgetMs; ) n++;
-    if (n === 0) return skip(`the first declared retry comes ${schedule.delays[0]} s after a failure, longer than the quick profile waits (${QUICK_RETRY_WAIT_SECONDS} s)`, '--profile full (waits for every declared retry)');
-    const attemptsOf = () => s.receiver.deliveries.filter((d) => d.path === s.family!.path && eventKeyOf(d, idHeader) === key);
+    for (let realMs = 0; n < schedule.delays.length && (realMs += (schedule.delays[n]! * 1000) / scale) <= budgetMs;)
+      n++;
+    if (n === 0)
+      return skip(
+        `the first declared retry comes ${schedule.delays[0]} s after a failure, longer than the quick profile waits (${QUICK_RETRY_WAIT_SECONDS} s)`,
+        '--profile full (waits for every declared retry)'
+      );
+    const attemptsOf = () =>
+      s.receiver.deliveries.filter((d) => d.path === s.family!.path && eventKeyOf(d, idHeader) === key);
     await s.receiver.waitFor(() => attemptsOf().length > n, ctx.events.deliveryTimeoutMs());
     const attempts = attemptsOf();
     const declared = `${schedule.delays.length} retries after ${schedule.delays.join(', ')} s`;
     if (attempts.length <= n) {
-      return fail(`declared ${declared}: the receiver answered 503 to ${attempts.length} attempt${attempts.length === 1 ? '' : 's'} and no further attempt came within ${Math.round(ctx.events.deliveryTimeoutMs() / 1000)} s`, [], {
-        attempts: attempts.map((a) => ({ answered: a.answered, receivedAt: new Date(a.receivedAt).toISOString() })),
-      });
+      return fail(
+        `declared ${declared}: the receiver answered 503 to ${attempts.length} attempt${attempts.length === 1 ? '' : 's'} and no further attempt came within ${Math.round(ctx.events.deliveryTimeoutMs() / 1000)} s`,
+        [],
+        {
+          attempts: attempts.map((a) => ({ answered: a.answered, receivedAt: new Date(a.receivedAt).toISOString() })),
+        }
+      );
     }
-    const gaps = schedule.delays.slice(0, n).map((delay, i) => ({ delay, gap: ((attempts[i + 1]!.receivedAt - attempts[i]!.receivedAt) / 1000) * scale, timed: (delay * 1000) / scale >= MIN_TIMED_MS }));
+    const gaps = schedule.delays
+      .slice(0, n)
+      .map((delay, i) => ({
+        delay,
+        gap: ((attempts[i + 1]!.receivedAt - attempts[i]!.receivedAt) / 1000) * scale,
+        timed: (delay * 1000) / scale >= MIN_TIMED_MS,
+      }));
     const slack = (TIMING_SLACK_MS / 1000) * scale;
     const early = gaps.filter((g) => g.timed && g.gap < g.delay * 0.95 - slack);
     const shown = gaps.map((g) => `${Math.round(g.gap)} s (declared ${g.delay})`).join(', ');
-    if (early.length) return fail(`declared ${declared}, but retries came after ${shown}: ${early.length} came early`, [], { gaps });
+    if (early.length)
+      return fail(`declared ${declared}, but retries came after ${shown}: ${early.length} came early`, [], { gaps });
     const untimed = gaps.filter((g) => !g.timed).length;
     const unawaited = schedule.delays.length - n;
-    return pass(`${unawaited ? `the first ${n} of the ${schedule.delays.length}` : `each of the ${n}`} declared retries came, after ${shown}${untimed ? `; ${untimed} delays are too short to time at time scale ${scale}` : ''}${unawaited ? `; the last ${unawaited} not awaited in the quick profile (--profile full waits for them)` : ''}`);
+    return pass(
+      `${unawaited ? `the first ${n} of the ${schedule.delays.length}` : `each of the ${n}`} declared retries came, after ${shown}${untimed ? `; ${untimed} delays are too short to time at time scale ${scale}` : ''}${unawaited ? `; the last ${unawaited} not awaited in the quick profile (--profile full waits for them)` : ''}`
+    );
   },
 };

@@ -18,7 +18,8 @@ const IN_FLIGHT_MS = 15_000;
 export function idsIn(json: unknown, depth = 0): string[] {
   if (!json || typeof json !== 'object' || depth > 1) return [];
   return Object.entries(json as Record<string, unknown>).flatMap(([k, v]) =>
-    typeof v === 'string' ? (/(^|_)id$|[a-z]Id$/.test(k) && v.length >= 4 ? [v] : []) : idsIn(v, depth + 1));
+    typeof v === 'string' ? (/(^|_)id$|[a-z]Id$/.test(k) && v.length >= 4 ? [v] : []) : idsIn(v, depth + 1)
+  );
 }
 
 /**
@@ -26,7 +27,12 @@ export function idsIn(json: unknown, depth = 0): string[] {
  * were on their way: an event raised while the registration stood may still arrive from a busy target or machine; one
  * about what was made after the deletion (madeAfter: its ids), or one arriving long after it, was not on its way.
  */
-export function strayDeliveries<D extends { path: string; receivedAt: number; raw: Buffer }>(deliveries: readonly D[], live: ReadonlySet<string>, deleted: { path: string; deletedAt: number } | undefined, madeAfter: readonly string[]): D[] {
+export function strayDeliveries<D extends { path: string; receivedAt: number; raw: Buffer }>(
+  deliveries: readonly D[],
+  live: ReadonlySet<string>,
+  deleted: { path: string; deletedAt: number } | undefined,
+  madeAfter: readonly string[]
+): D[] {
   return deliveries.filter((d) => {
     if (live.has(d.path)) return false;
     if (!deleted || d.path !== deleted.path) return true;
@@ -46,18 +52,39 @@ export const unregistered: Check = {
   title: 'Deleted or never-registered endpoints receive nothing',
   async run(ctx) {
     const s = await ctx.events.events();
-    if (s.deleted && !isSuccess(s.deleted.deletion)) return fail(`deleting the registration ${s.deleted.id} with the declared operation was refused: ${describeExchange(s.deleted.deletion)}`, [s.deleted.exchange, s.deleted.deletion]);
+    if (s.deleted && !isSuccess(s.deleted.deletion))
+      return fail(
+        `deleting the registration ${s.deleted.id} with the declared operation was refused: ${describeExchange(s.deleted.deletion)}`,
+        [s.deleted.exchange, s.deleted.deletion]
+      );
     const backup = await ctx.events.eventBackup().catch(() => undefined);
     await s.receiver.waitFor((d) => d.path === s.main.path, ctx.events.deliveryTimeoutMs());
     // Endpoints other checks registered on the receiver (the read-only probe's) were registered too, if briefly.
-    const others = ctx.ledger.entries.filter((e) => e.kind === 'webhook' && e.name && e.createdBy !== 'webhooks').map((e) => pathOf(e.name!)).filter((p) => p !== undefined && p !== s.deleted?.path);
+    const others = ctx.ledger.entries
+      .filter((e) => e.kind === 'webhook' && e.name && e.createdBy !== 'webhooks')
+      .map((e) => pathOf(e.name!))
+      .filter((p) => p !== undefined && p !== s.deleted?.path);
     const live = new Set([s.main.path, s.family?.path, s.undeletable?.path, ...others].filter((p) => p !== undefined));
     // Ids the target made after the deletion (the event backup's): no event about them can have been under way before it.
     const madeAfter = backup ? idsIn(backup.exchange.response?.json) : [];
     const stray = strayDeliveries(s.receiver.deliveries, live, s.deleted, madeAfter);
-    if (stray.length) return fail(`${stray.length} deliveries reached endpoints that were deleted or never registered (e.g. ${stray[0]!.path})`, s.deleted ? [s.deleted.deletion] : []);
-    if (s.undeletable) return skip(`${s.undeletable.reason}, so it was not deleted; only never-registered endpoints were watched, and they received nothing`, "declare where the registration's id is: a link from its response to the delete operation ($response.body#/…)");
-    if (!s.deleted) return undeclared('the overlay declares no delete operation; only never-registered endpoints were watched, and they received nothing', 'declare the webhook delete operation (x-cleanup-for: the registration operationId) in --overlay');
-    return pass(`the deleted endpoint and every unregistered path received nothing (${s.receiver.deliveries.length} deliveries in all)`);
+    if (stray.length)
+      return fail(
+        `${stray.length} deliveries reached endpoints that were deleted or never registered (e.g. ${stray[0]!.path})`,
+        s.deleted ? [s.deleted.deletion] : []
+      );
+    if (s.undeletable)
+      return skip(
+        `${s.undeletable.reason}, so it was not deleted; only never-registered endpoints were watched, and they received nothing`,
+        "declare where the registration's id is: a link from its response to the delete operation ($response.body#/…)"
+      );
+    if (!s.deleted)
+      return undeclared(
+        'the overlay declares no delete operation; only never-registered endpoints were watched, and they received nothing',
+        'declare the webhook delete operation (x-cleanup-for: the registration operationId) in --overlay'
+      );
+    return pass(
+      `the deleted endpoint and every unregistered path received nothing (${s.receiver.deliveries.length} deliveries in all)`
+    );
   },
 };

@@ -20,17 +20,31 @@ export function misplacedFiles(group: ReadonlyArray<{ file: string; text: string
     const checks = (text.match(/^export const \w+: Check = \{/gm) ?? []).length;
     const helper = name.startsWith('_');
     if (helper && checks > 0) found.push({ file, why: `a helper (named _…) defines ${checks} check(s)` });
-    if (!helper && checks !== 1) found.push({ file, why: checks === 0 ? 'defines no check: a helper is named _…' : `defines ${checks} checks: one per file` });
-    if (!helper && checks === 1 && !index?.text.includes(`'./${name}'`)) found.push({ file, why: "its check is not registered in the group's index.ts" });
+    if (!helper && checks !== 1)
+      found.push({
+        file,
+        why: checks === 0 ? 'defines no check: a helper is named _…' : `defines ${checks} checks: one per file`,
+      });
+    if (!helper && checks === 1 && !index?.text.includes(`'./${name}'`))
+      found.push({ file, why: "its check is not registered in the group's index.ts" });
   }
   return found;
 }
 
-const groups = [...new Set(sourcesUnder('suites').filter((f) => f.split('/').length === 3).map((f) => f.split('/')[1]!))];
+const groups = [
+  ...new Set(
+    sourcesUnder('suites')
+      .filter((f) => f.split('/').length === 3)
+      .map((f) => f.split('/')[1]!)
+  ),
+];
 
 describe('suites/: one check per file, helpers marked apart', () => {
   it.each(groups)('suites/%s/', (group) => {
-    const files = sourcesUnder(`suites/${group}`).map((file) => ({ file, text: readFileSync(path.join(ROOT, file), 'utf8') }));
+    const files = sourcesUnder(`suites/${group}`).map((file) => ({
+      file,
+      text: readFileSync(path.join(ROOT, file), 'utf8'),
+    }));
     expect(misplacedFiles(files)).toEqual([]);
   });
 
@@ -44,6 +58,11 @@ describe('suites/: one check per file, helpers marked apart', () => {
       { file: 'suites/g/_marked.ts', text: check('m') },
       { file: 'suites/g/lost.ts', text: check('l') },
     ]);
-    expect(found.map((f) => f.file)).toEqual(['suites/g/b.ts', 'suites/g/helper.ts', 'suites/g/_marked.ts', 'suites/g/lost.ts']);
+    expect(found.map((f) => f.file)).toEqual([
+      'suites/g/b.ts',
+      'suites/g/helper.ts',
+      'suites/g/_marked.ts',
+      'suites/g/lost.ts',
+    ]);
   });
 });

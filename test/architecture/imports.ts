@@ -74,7 +74,10 @@ export function circles(graph: ImportGraph): string[][] {
  * Imports that go upwards: `orderOf` places a file in an ordered list of layers (undefined: outside them, unjudged);
  * a file may import its own layer and those before it.
  */
-export function upwardImports(graph: ImportGraph, orderOf: (file: string) => number | undefined): Array<{ from: string; to: string }> {
+export function upwardImports(
+  graph: ImportGraph,
+  orderOf: (file: string) => number | undefined
+): Array<{ from: string; to: string }> {
   const out: Array<{ from: string; to: string }> = [];
   for (const [from, deps] of graph) {
     const a = orderOf(from);

@@ -10,17 +10,44 @@ const LAYERS = ['src/spec', 'src/engine', 'suites', 'src/report', 'src/cli'] as 
 
 /** The engine's rooms, lowest first, with what each holds (docs/layout.md shows this table). */
 export const ROOMS: ReadonlyArray<{ room: string; holds: string }> = [
-  { room: 'documented-limits', holds: "the seed's limits and their arithmetic (windows, Retry-After, limit verdicts), in ES2015 the k6 scripts load too" },
+  {
+    room: 'documented-limits',
+    holds:
+      "the seed's limits and their arithmetic (windows, Retry-After, limit verdicts), in ES2015 the k6 scripts load too",
+  },
   { room: 'config', holds: 'what the run was told: profile, keys, time scale and bounds (RunConfig)' },
-  { room: 'transport', holds: 'sending, pacing and recording requests: the HTTP client, how it connects (TLS, proxies), exchange records, redaction, Retry-After, announced waits' },
-  { room: 'outcome', holds: "what a check concludes: levels, statuses, findings, evidence, Unavailable, and the typed observations of the target's choices" },
-  { room: 'identity', holds: "keys and tokens: issuance, renewal, lanes, the authenticated call, and why a first token could not be had" },
+  {
+    room: 'transport',
+    holds:
+      'sending, pacing and recording requests: the HTTP client, how it connects (TLS, proxies), exchange records, redaction, Retry-After, announced waits',
+  },
+  {
+    room: 'outcome',
+    holds:
+      "what a check concludes: levels, statuses, findings, evidence, Unavailable, and the typed observations of the target's choices",
+  },
+  {
+    room: 'identity',
+    holds: 'keys and tokens: issuance, renewal, lanes, the authenticated call, and why a first token could not be had',
+  },
   { room: 'schema', holds: 'ajv validators of every documented response' },
   { room: 'generate', holds: 'fast-check arbitraries for requests, derived from the document' },
-  { room: 'target', holds: "what the run learns about and creates on the target: discovery, the run's own objects (`run-objects.ts`), certify's preparation, the ledger, cleanup" },
+  {
+    room: 'target',
+    holds:
+      "what the run learns about and creates on the target: discovery, the run's own objects (`run-objects.ts`), certify's preparation, the ledger, cleanup",
+  },
   { room: 'events', holds: 'webhooks and alarms: the receiver, registrations, deliveries and their signatures' },
-  { room: 'limits', holds: 'the rate-limit probes in two stages (issuance before the checks; reads and writes after them, their inputs taken from the run), bursts, cross-budget observation, traces for the report' },
-  { room: 'run', holds: 'a run from start to report: the check definition and context, scheduling, the runner, coverage, the report model' },
+  {
+    room: 'limits',
+    holds:
+      'the rate-limit probes in two stages (issuance before the checks; reads and writes after them, their inputs taken from the run), bursts, cross-budget observation, traces for the report',
+  },
+  {
+    room: 'run',
+    holds:
+      'a run from start to report: the check definition and context, scheduling, the runner, coverage, the report model',
+  },
 ];
 
 const layerOf = (file: string): number | undefined => {
@@ -50,7 +77,9 @@ describe('the layers and rooms hold', () => {
   it('every engine source sits in a listed room, and every room exists', () => {
     const engine = files.filter((f) => f.startsWith('src/engine/'));
     expect(engine.filter((f) => roomOf(f) === undefined)).toEqual([]);
-    expect(ROOMS.filter((r) => !engine.some((f) => f.startsWith(`src/engine/${r.room}/`))).map((r) => r.room)).toEqual([]);
+    expect(ROOMS.filter((r) => !engine.some((f) => f.startsWith(`src/engine/${r.room}/`))).map((r) => r.room)).toEqual(
+      []
+    );
   });
 
   it('no room imports a later one', () => {
@@ -60,42 +89,73 @@ describe('the layers and rooms hold', () => {
   it('documented-limits imports nothing (k6 loads it), and load/ imports nothing else from src/', () => {
     const shared = files.filter((f) => f.startsWith('src/engine/documented-limits/'));
     expect(shared.every((f) => f.endsWith('.js'))).toBe(true);
-    expect(shared.flatMap((f) => graph.get(f)!.filter((d) => !d.startsWith('src/engine/documented-limits/')))).toEqual([]);
+    expect(shared.flatMap((f) => graph.get(f)!.filter((d) => !d.startsWith('src/engine/documented-limits/')))).toEqual(
+      []
+    );
     const load = importGraph(sourcesUnder('load'));
-    const intoSrc = [...load].flatMap(([from, deps]) => deps.filter((d) => !d.startsWith('load/') && !d.startsWith('src/engine/documented-limits/')).map((to) => ({ from, to })));
+    const intoSrc = [...load].flatMap(([from, deps]) =>
+      deps
+        .filter((d) => !d.startsWith('load/') && !d.startsWith('src/engine/documented-limits/'))
+        .map((to) => ({ from, to }))
+    );
     expect(describeEdges(intoSrc)).toEqual([]);
   });
 
   it('the reference target shares no code with the suite (only the OpenAPI document)', () => {
     const fixtures = importGraph(sourcesUnder('fixtures'));
-    const shared = [...fixtures].flatMap(([from, deps]) => deps.filter((d) => !d.startsWith('fixtures/') && !d.startsWith('bin/')).map((to) => ({ from, to })));
+    const shared = [...fixtures].flatMap(([from, deps]) =>
+      deps.filter((d) => !d.startsWith('fixtures/') && !d.startsWith('bin/')).map((to) => ({ from, to }))
+    );
     expect(describeEdges(shared)).toEqual([]);
   });
 
   it('each zoo member shares nothing with the suite, the reference or another member; only scripts/zoo starts them', () => {
     const zoo = importGraph(sourcesUnder('fixtures/zoo'));
-    const outside = [...zoo].flatMap(([from, deps]) => deps.filter((d) => d.split('/').slice(0, 3).join('/') !== from.split('/').slice(0, 3).join('/')).map((to) => ({ from, to })));
+    const outside = [...zoo].flatMap(([from, deps]) =>
+      deps
+        .filter((d) => d.split('/').slice(0, 3).join('/') !== from.split('/').slice(0, 3).join('/'))
+        .map((to) => ({ from, to }))
+    );
     expect(describeEdges(outside)).toEqual([]);
-    const intoZoo = [...importGraph(sourcesUnder('src', 'suites', 'test', 'scripts', 'fixtures/reference', 'fixtures/s3'))].flatMap(([from, deps]) => deps.filter((d) => d.startsWith('fixtures/zoo/')).map((to) => ({ from, to })));
+    const intoZoo = [
+      ...importGraph(sourcesUnder('src', 'suites', 'test', 'scripts', 'fixtures/reference', 'fixtures/s3')),
+    ].flatMap(([from, deps]) => deps.filter((d) => d.startsWith('fixtures/zoo/')).map((to) => ({ from, to })));
     expect(describeEdges(intoZoo)).toEqual([]);
   });
 
   it('src/ reaches the embedded targets through src/cli/embedded.ts alone, and only through their entry points', () => {
     const DOOR = 'src/cli/embedded.ts';
-    const ENTRY_POINTS = ['fixtures/reference/server.ts', 'fixtures/reference/process.ts', 'fixtures/reference/tls.ts', 'fixtures/s3/server.ts'];
-    const intoFixtures = [...graph].flatMap(([from, deps]) => deps.filter((d) => d.startsWith('fixtures/')).map((to) => ({ from, to })));
+    const ENTRY_POINTS = [
+      'fixtures/reference/server.ts',
+      'fixtures/reference/process.ts',
+      'fixtures/reference/tls.ts',
+      'fixtures/s3/server.ts',
+    ];
+    const intoFixtures = [...graph].flatMap(([from, deps]) =>
+      deps.filter((d) => d.startsWith('fixtures/')).map((to) => ({ from, to }))
+    );
     expect(describeEdges(intoFixtures.filter((e) => e.from !== DOOR || !ENTRY_POINTS.includes(e.to)))).toEqual([]);
     expect(intoFixtures.length).toBeGreaterThan(0);
   });
 
   it('scripts/ imports nothing from test/ (the runs the gates and the tests share are in scripts/gates/)', () => {
     const scripts = importGraph(sourcesUnder('scripts'));
-    const intoTest = [...scripts].flatMap(([from, deps]) => deps.filter((d) => d.startsWith('test/')).map((to) => ({ from, to })));
+    const intoTest = [...scripts].flatMap(([from, deps]) =>
+      deps.filter((d) => d.startsWith('test/')).map((to) => ({ from, to }))
+    );
     expect(describeEdges(intoTest)).toEqual([]);
   });
 
-  it(`the engine is ${importLevels(graph, files.filter((f) => f.startsWith('src/engine/')))} import levels deep (at most 12)`, () => {
-    expect(importLevels(graph, files.filter((f) => f.startsWith('src/engine/')))).toBeLessThanOrEqual(12);
+  it(`the engine is ${importLevels(
+    graph,
+    files.filter((f) => f.startsWith('src/engine/'))
+  )} import levels deep (at most 12)`, () => {
+    expect(
+      importLevels(
+        graph,
+        files.filter((f) => f.startsWith('src/engine/'))
+      )
+    ).toBeLessThanOrEqual(12);
   });
 });
 
@@ -110,15 +170,18 @@ describe('docs/layout.md', () => {
       expect(files.length).toBeLessThanOrEqual(6);
       for (const [, file, named] of steps) {
         const source = readFileSync(path.join(ROOT, file!), 'utf8');
-        for (const fn of [...named!.matchAll(/`(\w+)`/g)].map((m) => m[1]!)) expect(source, `${file} ${fn}`).toMatch(new RegExp(`\\b${fn}\\b`));
+        for (const fn of [...named!.matchAll(/`(\w+)`/g)].map((m) => m[1]!))
+          expect(source, `${file} ${fn}`).toMatch(new RegExp(`\\b${fn}\\b`));
       }
     }
   });
 
-
   it('lists the rooms in order, one line each, as this test does', () => {
     const doc = readFileSync(path.join(ROOT, 'docs/layout.md'), 'utf8');
-    const rows = [...doc.matchAll(/^\| `src\/engine\/([^/`]+)\/` \| (.+?) \|$/gm)].map((m) => ({ room: m[1], holds: m[2] }));
+    const rows = [...doc.matchAll(/^\| `src\/engine\/([^/`]+)\/` \| (.+?) \|$/gm)].map((m) => ({
+      room: m[1],
+      holds: m[2],
+    }));
     expect(rows).toEqual(ROOMS);
   });
 });
@@ -134,8 +197,14 @@ describe('the rules can fail', () => {
   });
 
   it('an import from a lower layer or room into a higher one is found', () => {
-    const sample = g({ 'src/engine/transport/http.ts': ['src/engine/run/runner.ts'], 'src/engine/run/runner.ts': ['src/engine/transport/http.ts'], 'src/spec/load.ts': ['suites/index.ts'] });
-    expect(describeEdges(upwardImports(sample, roomOf))).toEqual(['src/engine/transport/http.ts → src/engine/run/runner.ts']);
+    const sample = g({
+      'src/engine/transport/http.ts': ['src/engine/run/runner.ts'],
+      'src/engine/run/runner.ts': ['src/engine/transport/http.ts'],
+      'src/spec/load.ts': ['suites/index.ts'],
+    });
+    expect(describeEdges(upwardImports(sample, roomOf))).toEqual([
+      'src/engine/transport/http.ts → src/engine/run/runner.ts',
+    ]);
     expect(describeEdges(upwardImports(sample, layerOf))).toEqual(['src/spec/load.ts → suites/index.ts']);
   });
 });
@@ -143,9 +212,22 @@ describe('the rules can fail', () => {
 describe('comments and docs state intent, not history', () => {
   it('no issue or design numbers in src/, suites/, spec/, docs/, the README, the tests, the scripts or our own targets (they resolve nowhere in the repository)', () => {
     const text = (f: string) => readFileSync(path.join(ROOT, f), 'utf8');
-    const ours = sourcesUnder('fixtures', 'test', 'scripts').filter((f) => !f.startsWith('fixtures/zoo/') && f !== 'test/architecture/layering.test.ts');
-    const files = [...sourcesUnder('src', 'suites'), ...ours, ...['spec', 'docs'].flatMap((d) => readdirSync(path.join(ROOT, d), { recursive: true, encoding: 'utf8' }).map((f) => `${d}/${f}`).filter((f) => /\.(md|ya?ml)$/.test(f))), 'README.md'];
-    const found = files.flatMap((f) => [...text(f).matchAll(/\b(?:issues?|designs?) #?\d+/gi)].map((m) => `${f}: ${m[0]}`));
+    const ours = sourcesUnder('fixtures', 'test', 'scripts').filter(
+      (f) => !f.startsWith('fixtures/zoo/') && f !== 'test/architecture/layering.test.ts'
+    );
+    const files = [
+      ...sourcesUnder('src', 'suites'),
+      ...ours,
+      ...['spec', 'docs'].flatMap((d) =>
+        readdirSync(path.join(ROOT, d), { recursive: true, encoding: 'utf8' })
+          .map((f) => `${d}/${f}`)
+          .filter((f) => /\.(md|ya?ml)$/.test(f))
+      ),
+      'README.md',
+    ];
+    const found = files.flatMap((f) =>
+      [...text(f).matchAll(/\b(?:issues?|designs?) #?\d+/gi)].map((m) => `${f}: ${m[0]}`)
+    );
     expect(found).toEqual([]);
   });
 });
@@ -155,7 +237,9 @@ describe('the documented limits go by one set of names', () => {
   const HOME = 'src/engine/documented-limits/limits.js';
 
   it('LIMITS and RequestClass are declared once, in documented-limits/limits.js', () => {
-    const declared = files.filter((f) => /export (const LIMITS\b|type RequestClass\b)|@typedef \{[^}]*\} RequestClass\b/.test(text(f)));
+    const declared = files.filter((f) =>
+      /export (const LIMITS\b|type RequestClass\b)|@typedef \{[^}]*\} RequestClass\b/.test(text(f))
+    );
     expect(declared).toEqual([HOME]);
   });
 
@@ -182,7 +266,9 @@ function limitLiterals(source: string): string[] {
 
 describe('doc comments sit on what they describe', () => {
   it('no doc comment in src/ or suites/ is followed by another comment instead of code (JSDoc typedefs stand alone)', () => {
-    const orphans = sourcesUnder('src', 'suites').flatMap((f) => orphanedDocComments(readFileSync(path.join(ROOT, f), 'utf8')).map((line) => `${f}:${line}`));
+    const orphans = sourcesUnder('src', 'suites').flatMap((f) =>
+      orphanedDocComments(readFileSync(path.join(ROOT, f), 'utf8')).map((line) => `${f}:${line}`)
+    );
     expect(orphans).toEqual([]);
   });
 
@@ -205,7 +291,8 @@ function orphanedDocComments(source: string): number[] {
     let next = end + 1;
     while (next < lines.length && lines[next]!.trim() === '') next++;
     const following = lines[next]?.trim() ?? '';
-    if (!/@typedef|@callback/.test(block) && (following.startsWith('/**') || following.startsWith('//'))) found.push(i + 1);
+    if (!/@typedef|@callback/.test(block) && (following.startsWith('/**') || following.startsWith('//')))
+      found.push(i + 1);
     i = end;
   }
   return found;
@@ -221,7 +308,7 @@ describe('checks do not depend on the order they run in', () => {
   });
 
   it('a read of a key the same file does not observe is found', () => {
-    expect(foreignObservationReads("const t = ctx.observations.taskIdLocation;")).toEqual(['taskIdLocation']);
+    expect(foreignObservationReads('const t = ctx.observations.taskIdLocation;')).toEqual(['taskIdLocation']);
     expect(foreignObservationReads("ctx.observe('seen', 1); const s = ctx.observations.seen;")).toEqual([]);
   });
 });

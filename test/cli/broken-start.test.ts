@@ -21,7 +21,15 @@ interface BrokenStart {
   /** The one line on stderr: what the target did. */
   message: RegExp;
   /** What the report's evidence shows of the first exchange. */
-  evidence: (ex: { response?: { status: number; headers: Record<string, string> }; transportError?: string; incompleteResponse?: { status: number }; curl: string }, details: Record<string, unknown>) => void;
+  evidence: (
+    ex: {
+      response?: { status: number; headers: Record<string, string> };
+      transportError?: string;
+      incompleteResponse?: { status: number };
+      curl: string;
+    },
+    details: Record<string, unknown>
+  ) => void;
 }
 
 const OVER_CAP = Buffer.alloc(8 * MiB + 1024, 0x61);
@@ -29,7 +37,8 @@ const OVER_CAP = Buffer.alloc(8 * MiB + 1024, 0x61);
 const CASES: BrokenStart[] = [
   {
     name: '201 with truncated JSON',
-    behaviour: (_req, res) => res.writeHead(201, { 'content-type': 'application/json' }).end('{"token":"abc","expires_in":36'),
+    behaviour: (_req, res) =>
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"token":"abc","expires_in":36'),
     kind: 'not-json',
     message: /^the target answered POST \/v1\/auth\/tokens with 201 \(application\/json\) but the body is not JSON: .+/,
     evidence: (ex, d) => {
@@ -42,7 +51,8 @@ const CASES: BrokenStart[] = [
     behaviour: (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(OVER_CAP),
     args: ['--max-body-bytes', '8MiB'],
     kind: 'body-over-cap',
-    message: /^the target answered POST \/v1\/auth\/tokens with 200 \(application\/json\) and a body over the 8 MiB cap/,
+    message:
+      /^the target answered POST \/v1\/auth\/tokens with 200 \(application\/json\) and a body over the 8 MiB cap/,
     evidence: (ex, d) => {
       expect(ex.response?.status).toBe(200);
       expect(d['capBytes']).toBe(8 * MiB);
@@ -52,7 +62,8 @@ const CASES: BrokenStart[] = [
     name: '307 to another origin',
     behaviour: (req, res) => res.writeHead(307, { location: `http://127.0.0.2:9${req.url}` }).end(),
     kind: 'redirect',
-    message: /^the target redirected POST \/v1\/auth\/tokens \(307\) to http:\/\/127\.0\.0\.2:9\/v1\/auth\/tokens \(another origin\); redirects are not followed/,
+    message:
+      /^the target redirected POST \/v1\/auth\/tokens \(307\) to http:\/\/127\.0\.0\.2:9\/v1\/auth\/tokens \(another origin\); redirects are not followed/,
     evidence: (ex, d) => {
       expect(ex.response?.status).toBe(307);
       expect(d['otherOrigin']).toBe(true);
@@ -60,9 +71,13 @@ const CASES: BrokenStart[] = [
   },
   {
     name: '500 with an HTML page',
-    behaviour: (_req, res) => res.writeHead(500, { 'content-type': 'text/html; charset=utf-8' }).end('<html><head><title>Internal Server Error</title></head><body>oops</body></html>'),
+    behaviour: (_req, res) =>
+      res
+        .writeHead(500, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<html><head><title>Internal Server Error</title></head><body>oops</body></html>'),
     kind: 'server-error',
-    message: /^the target failed on POST \/v1\/auth\/tokens: 500 with text\/html; charset=utf-8 \(\d+ bytes, page title "Internal Server Error"\)/,
+    message:
+      /^the target failed on POST \/v1\/auth\/tokens: 500 with text\/html; charset=utf-8 \(\d+ bytes, page title "Internal Server Error"\)/,
     evidence: (ex, d) => {
       expect(ex.response?.status).toBe(500);
       expect(d['contentType']).toBe('text/html; charset=utf-8');
@@ -78,7 +93,8 @@ const CASES: BrokenStart[] = [
     },
     args: ['--request-timeout', '1'],
     kind: 'incomplete',
-    message: /^the target answered POST \/v1\/auth\/tokens with 200 \(application\/json\) after \d+ ms, but the body did not complete within --request-timeout 1 s: \d+ bytes arrived/,
+    message:
+      /^the target answered POST \/v1\/auth\/tokens with 200 \(application\/json\) after \d+ ms, but the body did not complete within --request-timeout 1 s: \d+ bytes arrived/,
     evidence: (ex) => {
       expect(ex.response).toBeUndefined();
       expect(ex.transportError).toBe('timed out');
@@ -87,9 +103,13 @@ const CASES: BrokenStart[] = [
   },
   {
     name: '401 with an error object',
-    behaviour: (_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'invalid_api_key', message: 'unknown key' } })),
+    behaviour: (_req, res) =>
+      res
+        .writeHead(401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 'invalid_api_key', message: 'unknown key' } })),
     kind: 'refused',
-    message: /^the target refused to issue a token for --api-key \(401 invalid_api_key: "unknown key"\); check --api-key and --base-url$/,
+    message:
+      /^the target refused to issue a token for --api-key \(401 invalid_api_key: "unknown key"\); check --api-key and --base-url$/,
     evidence: (ex, d) => {
       expect(ex.response?.status).toBe(401);
       expect(d['errorCode']).toBe('invalid_api_key');
@@ -102,16 +122,20 @@ async function serve(behaviour: Behaviour): Promise<{ url: string; close(): Prom
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd: mkdtempSync(path.join(tmpdir(), 'cc-cwd-')) });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: mkdtempSync(path.join(tmpdir(), 'cc-cwd-')),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d) => (stdout += d));
@@ -130,7 +154,22 @@ describe.concurrent('a target that breaks at the start', () => {
         const target = await serve(c.behaviour);
         const dir = mkdtempSync(path.join(tmpdir(), 'cc-broken-'));
         try {
-          const r = await runCli(['run', '--quiet', '--base-url', target.url, '--api-key', KEY, ...(only ? ['--only', only] : []), ...(c.args ?? []), '--report', `json:${dir}/r.json`, '--report', `junit:${dir}/j.xml`, '--report', `html:${dir}/r.html`]);
+          const r = await runCli([
+            'run',
+            '--quiet',
+            '--base-url',
+            target.url,
+            '--api-key',
+            KEY,
+            ...(only ? ['--only', only] : []),
+            ...(c.args ?? []),
+            '--report',
+            `json:${dir}/r.json`,
+            '--report',
+            `junit:${dir}/j.xml`,
+            '--report',
+            `html:${dir}/r.html`,
+          ]);
           expect(r.code, r.stderr).toBe(2);
           console.log(`${c.name}${only ? ` (--only ${only})` : ''}: ${r.stderr.trim()}`);
           const lines = r.stderr.trim().split('\n');
@@ -153,7 +192,11 @@ describe.concurrent('a target that breaks at the start', () => {
           c.evidence(ex, report.startupFailure.evidence.details);
           expect(readFileSync(`${dir}/r.json`, 'utf8')).not.toContain(KEY);
           // A CI gate reading JUnit sees an error, not zero tests; the HTML report says why nothing ran.
-          expect(readFileSync(`${dir}/j.xml`, 'utf8')).toMatch(new RegExp(`<testsuites name="cloud-conformance" tests="1" failures="0" errors="1">[\\s\\S]*<error message="[^"]+" type="${c.kind}">`));
+          expect(readFileSync(`${dir}/j.xml`, 'utf8')).toMatch(
+            new RegExp(
+              `<testsuites name="cloud-conformance" tests="1" failures="0" errors="1">[\\s\\S]*<error message="[^"]+" type="${c.kind}">`
+            )
+          );
           const html = readFileSync(`${dir}/r.html`, 'utf8');
           expect(html).toContain('id="startup-failure"');
           expect(html).not.toContain(KEY);
@@ -166,7 +209,16 @@ describe.concurrent('a target that breaks at the start', () => {
 
   it('an unreachable target is still "target unreachable", with a report', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cc-broken-'));
-    const r = await runCli(['run', '--quiet', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY, '--report', `json:${dir}/r.json`]);
+    const r = await runCli([
+      'run',
+      '--quiet',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--api-key',
+      KEY,
+      '--report',
+      `json:${dir}/r.json`,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(/^cloud-conformance: target unreachable at http:\/\/127\.0\.0\.1:9: ECONNREFUSED/);
     expect(existsSync(`${dir}/r.json`)).toBe(true);

@@ -15,7 +15,14 @@ const GITLAB = path.resolve('ci-templates/gitlab-ci.yml');
 
 /** The settings a template must take from secrets (GitHub) or masked CI/CD variables (GitLab). */
 const REQUIRED = ['CONFORMANCE_BASE_URL', 'CONFORMANCE_API_KEY'];
-const SECRET = ['CONFORMANCE_BASE_URL', 'CONFORMANCE_API_KEY', 'CONFORMANCE_API_KEY_B', 'CONFORMANCE_API_KEY_READONLY', 'CONFORMANCE_S3_ACCESS_KEY', 'CONFORMANCE_S3_SECRET_KEY'];
+const SECRET = [
+  'CONFORMANCE_BASE_URL',
+  'CONFORMANCE_API_KEY',
+  'CONFORMANCE_API_KEY_B',
+  'CONFORMANCE_API_KEY_READONLY',
+  'CONFORMANCE_S3_ACCESS_KEY',
+  'CONFORMANCE_S3_SECRET_KEY',
+];
 
 interface Template {
   name: string;
@@ -38,10 +45,21 @@ function reportsOf(script: string): Array<{ format: string; path: string }> {
   return [...script.matchAll(/--report\s+(json|junit|html):(\S+)/g)].map((m) => ({ format: m[1]!, path: m[2]! }));
 }
 
-type Step = { id?: string; name?: string; uses?: string; run?: string; shell?: string; if?: string; with?: Record<string, unknown>; env?: Record<string, string> };
+type Step = {
+  id?: string;
+  name?: string;
+  uses?: string;
+  run?: string;
+  shell?: string;
+  if?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, string>;
+};
 
 function github(): Template & { doc: Record<string, unknown>; steps: Step[] } {
-  const doc = parseYaml(readFileSync(GITHUB, 'utf8')) as { jobs: Record<string, { env: Record<string, string>; steps: Step[] }> };
+  const doc = parseYaml(readFileSync(GITHUB, 'utf8')) as {
+    jobs: Record<string, { env: Record<string, string>; steps: Step[] }>;
+  };
   const job = doc.jobs['conformance']!;
   const run = job.steps.find((s) => s.id === 'conformance')!;
   const upload = job.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
@@ -53,13 +71,24 @@ function github(): Template & { doc: Record<string, unknown>; steps: Step[] } {
     script: run.run!,
     diffScript: diff.run!,
     diffEnv: (diff as { env?: Record<string, string> }).env ?? {},
-    artifacts: String(upload.with!['path']).split('\n').map((l) => l.trim()).filter(Boolean),
+    artifacts: String(upload.with!['path'])
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean),
     env: job.env,
   };
 }
 
 function gitlab(): Template & { job: Record<string, unknown> } {
-  const doc = parseYaml(readFileSync(GITLAB, 'utf8')) as Record<string, { script: string[]; before_script?: string[]; variables?: Record<string, string>; artifacts: { when: string; paths: string[]; reports: { junit: string } } }>;
+  const doc = parseYaml(readFileSync(GITLAB, 'utf8')) as Record<
+    string,
+    {
+      script: string[];
+      before_script?: string[];
+      variables?: Record<string, string>;
+      artifacts: { when: string; paths: string[]; reports: { junit: string } };
+    }
+  >;
   const job = doc['conformance']!;
   return {
     name: 'gitlab-ci',
@@ -73,20 +102,37 @@ function gitlab(): Template & { job: Record<string, unknown> } {
 
 /** What the CI hands the job: the reference target's settings under the names the templates read; unset ones empty. */
 function ciEnvironment(t: Template, s: Partial<ReferenceSettings>, args: string): Record<string, string> {
-  const given = { CONFORMANCE_BASE_URL: s.baseUrl, CONFORMANCE_API_KEY: s.apiKey, CONFORMANCE_API_KEY_B: s.apiKeyB, CONFORMANCE_API_KEY_READONLY: s.apiKeyReadonly, CONFORMANCE_IMAGE: s.image, CONFORMANCE_SUBNET_ID: s.subnetId };
+  const given = {
+    CONFORMANCE_BASE_URL: s.baseUrl,
+    CONFORMANCE_API_KEY: s.apiKey,
+    CONFORMANCE_API_KEY_B: s.apiKeyB,
+    CONFORMANCE_API_KEY_READONLY: s.apiKeyReadonly,
+    CONFORMANCE_IMAGE: s.image,
+    CONFORMANCE_SUBNET_ID: s.subnetId,
+  };
   const values = Object.fromEntries(Object.entries(given).filter((e): e is [string, string] => e[1] !== undefined));
   // Every variable the job declares is set, as CI sets it: to the secret's value, or empty when it has none
   // (GitHub); a GitLab job variable keeps its default unless the project overrides it.
-  const declared = Object.fromEntries(Object.entries(t.env).map(([k, v]) => [k, /^\$\{\{.*\}\}$/.test(v) ? '' : String(v)]));
+  const declared = Object.fromEntries(
+    Object.entries(t.env).map(([k, v]) => [k, /^\$\{\{.*\}\}$/.test(v) ? '' : String(v)])
+  );
   return { PATH: process.env['PATH']!, HOME: tmpdir(), ...declared, ...values, CONFORMANCE_ARGS: args };
 }
 
 /** Runs the template's shell as the CI would (bash, -e, pipefail) in a fresh checkout directory, the tool run offline. */
-function runScript(t: Template, env: Record<string, string>, opts: { cwd?: string; script?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string; cwd: string }> {
+function runScript(
+  t: Template,
+  env: Record<string, string>,
+  opts: { cwd?: string; script?: string } = {}
+): Promise<{ code: number | null; stdout: string; stderr: string; cwd: string }> {
   const cwd = opts.cwd ?? mkdtempSync(path.join(tmpdir(), `cc-${t.name}-`));
   const script = (opts.script ?? t.script).replace(/\bnpx cloud-conformance\b/g, `node ${JSON.stringify(BIN)}`);
   return new Promise((resolve) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d) => (stdout += d));
@@ -108,11 +154,23 @@ describe('the GitHub Actions template', () => {
     // Secrets must never reach code from forks.
     expect(Object.keys(on)).not.toContain('pull_request_target');
     expect(t.doc['permissions']).toEqual({ contents: 'read', actions: 'read' });
-    expect(t.steps.map((s) => s.uses?.split('@')[0] ?? s.id ?? s.run?.trim().split(/\s/)[0])).toEqual(['actions/checkout', 'actions/setup-node', 'npm', 'conformance', 'diff', 'actions/upload-artifact']);
+    expect(t.steps.map((s) => s.uses?.split('@')[0] ?? s.id ?? s.run?.trim().split(/\s/)[0])).toEqual([
+      'actions/checkout',
+      'actions/setup-node',
+      'npm',
+      'conformance',
+      'diff',
+      'actions/upload-artifact',
+    ]);
     expect(t.steps.find((s) => s.id === 'diff')!.if).toBe('always()');
     // Node 20 and the current LTS, one job each.
-    expect(t.steps.find((s) => s.uses?.startsWith('actions/setup-node'))!.with!['node-version']).toBe('${{ matrix.node }}');
-    expect((t.doc['jobs'] as Record<string, { strategy: { matrix: { node: number[] } } }>)['conformance']!.strategy.matrix.node).toEqual([20, 24]);
+    expect(t.steps.find((s) => s.uses?.startsWith('actions/setup-node'))!.with!['node-version']).toBe(
+      '${{ matrix.node }}'
+    );
+    expect(
+      (t.doc['jobs'] as Record<string, { strategy: { matrix: { node: number[] } } }>)['conformance']!.strategy.matrix
+        .node
+    ).toEqual([20, 24]);
     expect(t.steps.find((s) => s.id === 'conformance')!.shell).toBe('bash');
     const upload = t.steps.at(-1)!;
     expect(upload.if).toBe('always()');
@@ -121,7 +179,15 @@ describe('the GitHub Actions template', () => {
 
   it('reads the keys and the base URL from secrets, the rest from variables', () => {
     for (const name of SECRET) expect(t.env[name], name).toBe(`\${{ secrets.${name} }}`);
-    for (const name of ['CONFORMANCE_IMAGE', 'CONFORMANCE_SUBNET_ID', 'CONFORMANCE_OVERLAY', 'CONFORMANCE_PROFILE', 'CONFORMANCE_ARGS', 'CONFORMANCE_EXPECT']) expect(t.env[name], name).toBe(`\${{ vars.${name} }}`);
+    for (const name of [
+      'CONFORMANCE_IMAGE',
+      'CONFORMANCE_SUBNET_ID',
+      'CONFORMANCE_OVERLAY',
+      'CONFORMANCE_PROFILE',
+      'CONFORMANCE_ARGS',
+      'CONFORMANCE_EXPECT',
+    ])
+      expect(t.env[name], name).toBe(`\${{ vars.${name} }}`);
     expect(t.script).toContain('--base-url "$CONFORMANCE_BASE_URL"');
   });
 
@@ -139,7 +205,11 @@ describe('the GitLab CI template', () => {
     // Node 20 and the current LTS; merge request pipelines, the default branch and schedules.
     expect(t.job['image']).toBe('node:${NODE_VERSION}');
     expect(t.job['parallel']).toEqual({ matrix: [{ NODE_VERSION: ['20', '24'] }] });
-    expect((t.job['rules'] as Array<{ if: string }>).map((r) => r.if)).toEqual(['$CI_PIPELINE_SOURCE == "merge_request_event"', '$CI_PIPELINE_SOURCE == "schedule" || $CI_PIPELINE_SOURCE == "web"', '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH']);
+    expect((t.job['rules'] as Array<{ if: string }>).map((r) => r.if)).toEqual([
+      '$CI_PIPELINE_SOURCE == "merge_request_event"',
+      '$CI_PIPELINE_SOURCE == "schedule" || $CI_PIPELINE_SOURCE == "web"',
+      '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH',
+    ]);
     expect((t.job['before_script'] as string[]).join('\n')).toMatch(/^npm ci\b/);
     const artifacts = t.job['artifacts'] as { when: string };
     expect(artifacts.when).toBe('always');
@@ -168,13 +238,19 @@ describe.concurrent('each template runs against the reference target', () => {
       try {
         const r = await runScript(t, ciEnvironment(t, target.settings, FAST));
         expect(r.code, r.stderr).toBe(0);
-        for (const artifact of t.artifacts.filter((a) => a !== DIFF_MD)) expect(existsSync(path.join(r.cwd, artifact)), artifact).toBe(true);
+        for (const artifact of t.artifacts.filter((a) => a !== DIFF_MD))
+          expect(existsSync(path.join(r.cwd, artifact)), artifact).toBe(true);
         const json = reportsOf(t.script).find((x) => x.format === 'json')!.path;
         const report = JSON.parse(readFileSync(path.join(r.cwd, json), 'utf8'));
         expect(report.verdict).toBe('conformant');
         expect(report.target.baseUrl).toBe(target.settings.baseUrl);
-        expect(new Set(report.checks.map((c: { group: string }) => c.group))).toEqual(new Set(['versioning', 'pagination']));
-        const junit = readFileSync(path.join(r.cwd, reportsOf(t.script).find((x) => x.format === 'junit')!.path), 'utf8');
+        expect(new Set(report.checks.map((c: { group: string }) => c.group))).toEqual(
+          new Set(['versioning', 'pagination'])
+        );
+        const junit = readFileSync(
+          path.join(r.cwd, reportsOf(t.script).find((x) => x.format === 'junit')!.path),
+          'utf8'
+        );
         expect(junit).toMatch(/<testsuites name="cloud-conformance" tests="\d+" failures="0"/);
         // The progress lines are the CI log; no key appears in it.
         expect(r.stdout).toMatch(/verdict: conformant/);
@@ -189,8 +265,12 @@ describe.concurrent('each template runs against the reference target', () => {
       try {
         const r = await runScript(t, ciEnvironment(t, target.settings, FAST));
         expect(r.code, r.stderr).toBe(1);
-        for (const artifact of t.artifacts.filter((a) => a !== DIFF_MD)) expect(existsSync(path.join(r.cwd, artifact)), artifact).toBe(true);
-        const junit = readFileSync(path.join(r.cwd, reportsOf(t.script).find((x) => x.format === 'junit')!.path), 'utf8');
+        for (const artifact of t.artifacts.filter((a) => a !== DIFF_MD))
+          expect(existsSync(path.join(r.cwd, artifact)), artifact).toBe(true);
+        const junit = readFileSync(
+          path.join(r.cwd, reportsOf(t.script).find((x) => x.format === 'junit')!.path),
+          'utf8'
+        );
         expect(junit).toMatch(/name="versioning.unknown-version [^"]*"[^>]*><failure/);
       } finally {
         await target.close();
@@ -212,102 +292,151 @@ describe.concurrent('each template runs against the reference target', () => {
 
 // Adopting the gate: the expectations file in the checkout lets a known failure pass the job, and the job
 // compares its report with the default branch's last one, published where the CI system shows it.
-describe.concurrent('each template gates on expectations and publishes the diff against the last default-branch run', () => {
-  const KNOWN = '- check: versioning.unknown-version\n  reason: the router serves any version prefix\n  reference: https://tracker.example/API-7\n';
+describe.concurrent(
+  'each template gates on expectations and publishes the diff against the last default-branch run',
+  () => {
+    const KNOWN =
+      '- check: versioning.unknown-version\n  reason: the router serves any version prefix\n  reference: https://tracker.example/API-7\n';
 
-  /** The default branch's last report: a clean run of the same selection, as an earlier job left it. */
-  async function lastMainReport(t: Template): Promise<string> {
-    const clean = await startReference({ port: 0, timeScale: TEST_TIME_SCALE });
-    try {
-      const r = await runScript(t, ciEnvironment(t, clean.settings, FAST));
-      expect(r.code, r.stderr).toBe(0);
-      return path.join(r.cwd, reportsOf(t.script).find((x) => x.format === 'json')!.path);
-    } finally {
-      await clean.close();
+    /** The default branch's last report: a clean run of the same selection, as an earlier job left it. */
+    async function lastMainReport(t: Template): Promise<string> {
+      const clean = await startReference({ port: 0, timeScale: TEST_TIME_SCALE });
+      try {
+        const r = await runScript(t, ciEnvironment(t, clean.settings, FAST));
+        expect(r.code, r.stderr).toBe(0);
+        return path.join(r.cwd, reportsOf(t.script).find((x) => x.format === 'json')!.path);
+      } finally {
+        await clean.close();
+      }
     }
-  }
 
-  it('github-actions: a listed failure passes the job; the diff goes to the step summary and the artifact', async () => {
-    const t = github();
-    const previous = await lastMainReport(t);
-    // gh as the runner has it, answering from the earlier job: the run list, then the artifact download.
-    const stubs = mkdtempSync(path.join(tmpdir(), 'cc-gh-'));
-    const calls = path.join(stubs, 'calls.log');
-    writeFileSync(path.join(stubs, 'gh'), `#!/bin/bash\necho "$*" >> ${JSON.stringify(calls)}\nif [ "$1 $2" = "run list" ]; then echo 4242; exit 0; fi\nif [ "$1 $2" = "run download" ]; then while [ $# -gt 0 ]; do if [ "$1" = "--dir" ]; then mkdir -p "$2"; cp ${JSON.stringify(previous)} "$2/report.json"; fi; shift; done; exit 0; fi\nexit 1\n`);
-    chmodSync(path.join(stubs, 'gh'), 0o755);
-    const faulty = await startReference({ port: 0, timeScale: TEST_TIME_SCALE, faults: ['any-version-served'] });
-    try {
-      const cwd = mkdtempSync(path.join(tmpdir(), 'cc-github-expect-'));
-      writeFileSync(path.join(cwd, 'conformance-expectations.yaml'), KNOWN);
-      const env = ciEnvironment(t, faulty.settings, FAST);
-      const run = await runScript(t, env, { cwd });
-      expect(run.code, run.stderr + run.stdout).toBe(0);
-      const report = JSON.parse(readFileSync(path.join(cwd, 'conformance-reports/report.json'), 'utf8'));
-      expect(report.verdict).toBe('nonconformant');
-      expect(report.expectations.expected).toEqual(['versioning.unknown-version']);
-      const summary = path.join(cwd, 'step-summary.md');
-      const stepEnv = { ...env, PATH: `${stubs}:${env['PATH']}`, GITHUB_STEP_SUMMARY: summary, GH_TOKEN: 'ghs_stub', WORKFLOW: 'conformance', DEFAULT_BRANCH: 'main', NODE_VERSION: '24' };
-      expect(Object.keys(t.diffEnv!).sort()).toEqual(['DEFAULT_BRANCH', 'GH_TOKEN', 'NODE_VERSION', 'WORKFLOW']);
-      // On a schedule the event has no repository: the default branch falls back to the ref the workflow runs on.
-      expect(t.diffEnv!['DEFAULT_BRANCH']).toBe('${{ github.event.repository.default_branch || github.ref_name }}');
-      const diff = await runScript(t, stepEnv, { cwd, script: t.diffScript });
-      expect(diff.code, diff.stderr).toBe(0);
-      expect(readFileSync(calls, 'utf8')).toMatch(/^run list --workflow conformance --branch main --status completed .*\nrun download 4242 --name conformance-reports-node24 --dir previous-run\n$/);
-      expect(readFileSync(summary, 'utf8')).toContain('| `versioning.unknown-version` | passed | failed |');
-      expect(readFileSync(path.join(cwd, DIFF_MD), 'utf8')).toContain('### Conformance: ❌ regression');
-      expect(diff.stdout).toContain('checks newly failing (1):\n  versioning.unknown-version  passed → failed');
-      // No earlier run (the first on the branch): said, and the step passes.
-      writeFileSync(path.join(stubs, 'gh'), '#!/bin/bash\nexit 1\n');
-      const first = await runScript(t, stepEnv, { cwd: mkdtempSync(path.join(tmpdir(), 'cc-github-first-')), script: `mkdir -p conformance-reports && cp ${JSON.stringify(path.join(cwd, 'conformance-reports/report.json'))} conformance-reports/\n${t.diffScript}` });
-      expect(first.code, first.stderr).toBe(0);
-      expect(first.stdout).toContain('No earlier conformance report on main to compare with.');
-    } finally {
-      await faulty.close();
-    }
-  });
-
-  it('gitlab-ci: a listed failure passes the job; the diff is kept, logged, and posted to the merge request', async () => {
-    const t = gitlab();
-    const previous = readFileSync(await lastMainReport(t));
-    // GitLab's API as the job reaches it: the default branch's artifact by job name, and merge request notes.
-    const seen: Array<{ method: string; url: string; token?: string; body: string }> = [];
-    const api = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        seen.push({ method: req.method!, url: req.url!, token: (req.headers['job-token'] ?? req.headers['private-token']) as string | undefined, body });
-        if (req.method === 'GET' && req.url === '/api/v4/projects/42/jobs/artifacts/main/raw/conformance-reports/report.json?job=conformance') res.end(previous);
-        else if (req.method === 'POST' && req.url === '/api/v4/projects/42/merge_requests/7/notes') res.writeHead(201).end('{}');
-        else res.writeHead(404).end();
-      });
+    it('github-actions: a listed failure passes the job; the diff goes to the step summary and the artifact', async () => {
+      const t = github();
+      const previous = await lastMainReport(t);
+      // gh as the runner has it, answering from the earlier job: the run list, then the artifact download.
+      const stubs = mkdtempSync(path.join(tmpdir(), 'cc-gh-'));
+      const calls = path.join(stubs, 'calls.log');
+      writeFileSync(
+        path.join(stubs, 'gh'),
+        `#!/bin/bash\necho "$*" >> ${JSON.stringify(calls)}\nif [ "$1 $2" = "run list" ]; then echo 4242; exit 0; fi\nif [ "$1 $2" = "run download" ]; then while [ $# -gt 0 ]; do if [ "$1" = "--dir" ]; then mkdir -p "$2"; cp ${JSON.stringify(previous)} "$2/report.json"; fi; shift; done; exit 0; fi\nexit 1\n`
+      );
+      chmodSync(path.join(stubs, 'gh'), 0o755);
+      const faulty = await startReference({ port: 0, timeScale: TEST_TIME_SCALE, faults: ['any-version-served'] });
+      try {
+        const cwd = mkdtempSync(path.join(tmpdir(), 'cc-github-expect-'));
+        writeFileSync(path.join(cwd, 'conformance-expectations.yaml'), KNOWN);
+        const env = ciEnvironment(t, faulty.settings, FAST);
+        const run = await runScript(t, env, { cwd });
+        expect(run.code, run.stderr + run.stdout).toBe(0);
+        const report = JSON.parse(readFileSync(path.join(cwd, 'conformance-reports/report.json'), 'utf8'));
+        expect(report.verdict).toBe('nonconformant');
+        expect(report.expectations.expected).toEqual(['versioning.unknown-version']);
+        const summary = path.join(cwd, 'step-summary.md');
+        const stepEnv = {
+          ...env,
+          PATH: `${stubs}:${env['PATH']}`,
+          GITHUB_STEP_SUMMARY: summary,
+          GH_TOKEN: 'ghs_stub',
+          WORKFLOW: 'conformance',
+          DEFAULT_BRANCH: 'main',
+          NODE_VERSION: '24',
+        };
+        expect(Object.keys(t.diffEnv!).sort()).toEqual(['DEFAULT_BRANCH', 'GH_TOKEN', 'NODE_VERSION', 'WORKFLOW']);
+        // On a schedule the event has no repository: the default branch falls back to the ref the workflow runs on.
+        expect(t.diffEnv!['DEFAULT_BRANCH']).toBe('${{ github.event.repository.default_branch || github.ref_name }}');
+        const diff = await runScript(t, stepEnv, { cwd, script: t.diffScript });
+        expect(diff.code, diff.stderr).toBe(0);
+        expect(readFileSync(calls, 'utf8')).toMatch(
+          /^run list --workflow conformance --branch main --status completed .*\nrun download 4242 --name conformance-reports-node24 --dir previous-run\n$/
+        );
+        expect(readFileSync(summary, 'utf8')).toContain('| `versioning.unknown-version` | passed | failed |');
+        expect(readFileSync(path.join(cwd, DIFF_MD), 'utf8')).toContain('### Conformance: ❌ regression');
+        expect(diff.stdout).toContain('checks newly failing (1):\n  versioning.unknown-version  passed → failed');
+        // No earlier run (the first on the branch): said, and the step passes.
+        writeFileSync(path.join(stubs, 'gh'), '#!/bin/bash\nexit 1\n');
+        const first = await runScript(t, stepEnv, {
+          cwd: mkdtempSync(path.join(tmpdir(), 'cc-github-first-')),
+          script: `mkdir -p conformance-reports && cp ${JSON.stringify(path.join(cwd, 'conformance-reports/report.json'))} conformance-reports/\n${t.diffScript}`,
+        });
+        expect(first.code, first.stderr).toBe(0);
+        expect(first.stdout).toContain('No earlier conformance report on main to compare with.');
+      } finally {
+        await faulty.close();
+      }
     });
-    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-    const faulty = await startReference({ port: 0, timeScale: TEST_TIME_SCALE, faults: ['any-version-served'] });
-    try {
-      const cwd = mkdtempSync(path.join(tmpdir(), 'cc-gitlab-expect-'));
-      writeFileSync(path.join(cwd, 'conformance-expectations.yaml'), KNOWN);
-      const gitlabEnv = { CI_API_V4_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}/api/v4`, CI_PROJECT_ID: '42', CI_DEFAULT_BRANCH: 'main', CI_JOB_NAME: 'conformance', CI_JOB_TOKEN: 'job-token-stub', CI_MERGE_REQUEST_IID: '7', CONFORMANCE_GITLAB_TOKEN: 'glpat-stub' };
-      const r = await runScript(t, { ...ciEnvironment(t, faulty.settings, FAST), ...gitlabEnv }, { cwd });
-      expect(r.code, r.stderr + r.stdout).toBe(0);
-      expect(JSON.parse(readFileSync(path.join(cwd, 'conformance-reports/report.json'), 'utf8')).verdict).toBe('nonconformant');
-      expect(readFileSync(path.join(cwd, DIFF_MD), 'utf8')).toContain('| `versioning.unknown-version` | passed | failed |');
-      expect(r.stdout).toContain('checks newly failing (1):\n  versioning.unknown-version  passed → failed');
-      expect(seen.map((s) => `${s.method} ${s.url} ${s.token}`)).toEqual([
-        'GET /api/v4/projects/42/jobs/artifacts/main/raw/conformance-reports/report.json?job=conformance job-token-stub',
-        'POST /api/v4/projects/42/merge_requests/7/notes glpat-stub',
-      ]);
-      expect(JSON.parse(seen[1]!.body).body).toContain('### Conformance: ❌ regression');
-      // A failure the file does not list still fails the job, after the diff.
-      writeFileSync(path.join(cwd, 'conformance-expectations.yaml'), '- check: pagination.walk\n  reason: another one\n');
-      const unlisted = await runScript(t, { ...ciEnvironment(t, faulty.settings, FAST), ...gitlabEnv, CI_MERGE_REQUEST_IID: '' }, { cwd });
-      expect(unlisted.code).toBe(1);
-      expect(unlisted.stdout).toContain('checks newly failing (1)');
-    } finally {
-      await faulty.close();
-      api.close();
-    }
-  });
-});
+
+    it('gitlab-ci: a listed failure passes the job; the diff is kept, logged, and posted to the merge request', async () => {
+      const t = gitlab();
+      const previous = readFileSync(await lastMainReport(t));
+      // GitLab's API as the job reaches it: the default branch's artifact by job name, and merge request notes.
+      const seen: Array<{ method: string; url: string; token?: string; body: string }> = [];
+      const api = createServer((req, res) => {
+        let body = '';
+        req.on('data', (d) => (body += d));
+        req.on('end', () => {
+          seen.push({
+            method: req.method!,
+            url: req.url!,
+            token: (req.headers['job-token'] ?? req.headers['private-token']) as string | undefined,
+            body,
+          });
+          if (
+            req.method === 'GET' &&
+            req.url === '/api/v4/projects/42/jobs/artifacts/main/raw/conformance-reports/report.json?job=conformance'
+          )
+            res.end(previous);
+          else if (req.method === 'POST' && req.url === '/api/v4/projects/42/merge_requests/7/notes')
+            res.writeHead(201).end('{}');
+          else res.writeHead(404).end();
+        });
+      });
+      await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+      const faulty = await startReference({ port: 0, timeScale: TEST_TIME_SCALE, faults: ['any-version-served'] });
+      try {
+        const cwd = mkdtempSync(path.join(tmpdir(), 'cc-gitlab-expect-'));
+        writeFileSync(path.join(cwd, 'conformance-expectations.yaml'), KNOWN);
+        const gitlabEnv = {
+          CI_API_V4_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}/api/v4`,
+          CI_PROJECT_ID: '42',
+          CI_DEFAULT_BRANCH: 'main',
+          CI_JOB_NAME: 'conformance',
+          CI_JOB_TOKEN: 'job-token-stub',
+          CI_MERGE_REQUEST_IID: '7',
+          CONFORMANCE_GITLAB_TOKEN: 'glpat-stub',
+        };
+        const r = await runScript(t, { ...ciEnvironment(t, faulty.settings, FAST), ...gitlabEnv }, { cwd });
+        expect(r.code, r.stderr + r.stdout).toBe(0);
+        expect(JSON.parse(readFileSync(path.join(cwd, 'conformance-reports/report.json'), 'utf8')).verdict).toBe(
+          'nonconformant'
+        );
+        expect(readFileSync(path.join(cwd, DIFF_MD), 'utf8')).toContain(
+          '| `versioning.unknown-version` | passed | failed |'
+        );
+        expect(r.stdout).toContain('checks newly failing (1):\n  versioning.unknown-version  passed → failed');
+        expect(seen.map((s) => `${s.method} ${s.url} ${s.token}`)).toEqual([
+          'GET /api/v4/projects/42/jobs/artifacts/main/raw/conformance-reports/report.json?job=conformance job-token-stub',
+          'POST /api/v4/projects/42/merge_requests/7/notes glpat-stub',
+        ]);
+        expect(JSON.parse(seen[1]!.body).body).toContain('### Conformance: ❌ regression');
+        // A failure the file does not list still fails the job, after the diff.
+        writeFileSync(
+          path.join(cwd, 'conformance-expectations.yaml'),
+          '- check: pagination.walk\n  reason: another one\n'
+        );
+        const unlisted = await runScript(
+          t,
+          { ...ciEnvironment(t, faulty.settings, FAST), ...gitlabEnv, CI_MERGE_REQUEST_IID: '' },
+          { cwd }
+        );
+        expect(unlisted.code).toBe(1);
+        expect(unlisted.stdout).toContain('checks newly failing (1)');
+      } finally {
+        await faulty.close();
+        api.close();
+      }
+    });
+  }
+);
 
 describe('the install path the templates name without a registry entry', () => {
   it('a tarball made with npm pack holds a CLI that runs the suite against the embedded reference', async () => {
@@ -329,7 +458,21 @@ describe('the install path the templates name without a registry entry', () => {
     symlinkSync(path.resolve('node_modules'), path.join(pkg, 'node_modules'), 'dir');
     const report = path.join(dir, 'out.json');
     try {
-      const ran = await run(process.execPath, [path.join(pkg, 'bin/cloud-conformance.js'), 'run', '--profile', 'quick', '--only', 'versioning', '--quiet', '--report', `json:${report}`], dir);
+      const ran = await run(
+        process.execPath,
+        [
+          path.join(pkg, 'bin/cloud-conformance.js'),
+          'run',
+          '--profile',
+          'quick',
+          '--only',
+          'versioning',
+          '--quiet',
+          '--report',
+          `json:${report}`,
+        ],
+        dir
+      );
       expect(ran.code, ran.out).toBe(0);
       expect(JSON.parse(readFileSync(report, 'utf8')).verdict).toBe('conformant');
     } finally {

@@ -7,7 +7,12 @@ import { createInterface } from 'node:readline';
 
 const BIN = path.resolve('bin/cloud-conformance.js');
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, cwd: mkdtempSync(path.join(tmpdir(), 'cc-cwd-')), timeout: 120_000 });
+  spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    cwd: mkdtempSync(path.join(tmpdir(), 'cc-cwd-')),
+    timeout: 120_000,
+  });
 
 describe('cloud-conformance run (CLI contract)', () => {
   it('exits 0 with a conformant JSON report against the embedded default', () => {
@@ -15,12 +20,21 @@ describe('cloud-conformance run (CLI contract)', () => {
     const r = cli(['run', '--profile', 'quick', '--time-scale', '60', '--report', `json:${out}`]);
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(readFileSync(out, 'utf8'));
-    expect(Object.keys(report)).toEqual(expect.arrayContaining(['tool', 'target', 'profile', 'startedAt', 'finishedAt', 'verdict', 'summary', 'checks']));
+    expect(Object.keys(report)).toEqual(
+      expect.arrayContaining(['tool', 'target', 'profile', 'startedAt', 'finishedAt', 'verdict', 'summary', 'checks'])
+    );
     expect(report.tool).toEqual({ name: 'cloud-api-conformance', version: expect.any(String) });
     expect(report.verdict).toBe('conformant');
     expect(Object.keys(report.summary).sort()).toEqual(['failed', 'passed', 'skipped', 'warnings']);
     for (const c of report.checks) {
-      expect(c).toEqual(expect.objectContaining({ id: expect.any(String), group: expect.any(String), clauses: expect.any(Array), message: expect.any(String) }));
+      expect(c).toEqual(
+        expect.objectContaining({
+          id: expect.any(String),
+          group: expect.any(String),
+          clauses: expect.any(Array),
+          message: expect.any(String),
+        })
+      );
       expect(['must', 'should', 'declared']).toContain(c.level);
       expect(['passed', 'failed', 'skipped', 'warning', 'error']).toContain(c.status);
     }
@@ -31,20 +45,43 @@ describe('cloud-conformance run (CLI contract)', () => {
     const started = cli(['run', '--quiet', '--only', 'errors', '--time-scale', '60', '--report', `json:${out}`]);
     const lines = started.stdout.trim().split('\n');
     expect(started.status, started.stderr).toBe(0);
-    expect(lines).toEqual([expect.stringMatching(/^verdict: conformant  \(\d+ passed, 0 failed, 0 warnings, \d+ skipped\)$/), `report: json written to ${out}`]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^verdict: conformant  \(\d+ passed, 0 failed, 0 warnings, \d+ skipped\)$/),
+      `report: json written to ${out}`,
+    ]);
   });
 
   it('exits 1 when the target is nonconformant, and writes junit and html', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cc-'));
-    const ref = spawn(process.execPath, [BIN, 'reference', '--fault', 'tag-filter-ignored', '--time-scale', '60'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const ref = spawn(process.execPath, [BIN, 'reference', '--fault', 'tag-filter-ignored', '--time-scale', '60'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     return new Promise<void>((resolve, reject) => {
       createInterface({ input: ref.stdout! }).once('line', (line) => {
         try {
           const s = JSON.parse(line);
-          const r = cli(['run', '--base-url', s.baseUrl, '--api-key', s.apiKey, '--image', s.image, '--subnet-id', s.subnetId, '--time-scale', '60', '--report', `junit:${dir}/j.xml`, '--report', `html:${dir}/r.html`]);
+          const r = cli([
+            'run',
+            '--base-url',
+            s.baseUrl,
+            '--api-key',
+            s.apiKey,
+            '--image',
+            s.image,
+            '--subnet-id',
+            s.subnetId,
+            '--time-scale',
+            '60',
+            '--report',
+            `junit:${dir}/j.xml`,
+            '--report',
+            `html:${dir}/r.html`,
+          ]);
           expect(r.status, r.stderr).toBe(1);
           const junit = readFileSync(`${dir}/j.xml`, 'utf8');
-          expect(junit).toMatch(/<testcase classname="cloud-conformance.vms" name="vms.tag-filter \[MUST\] \(TAG-FILTER, PAGE-TOTAL\)"[^>]*><failure/);
+          expect(junit).toMatch(
+            /<testcase classname="cloud-conformance.vms" name="vms.tag-filter \[MUST\] \(TAG-FILTER, PAGE-TOTAL\)"[^>]*><failure/
+          );
           expect(readFileSync(`${dir}/r.html`, 'utf8')).toContain('nonconformant');
           resolve();
         } catch (err) {
@@ -110,8 +147,14 @@ describe('cloud-conformance reference', () => {
     const ref = spawn(process.execPath, [BIN, 'reference', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const line = await new Promise<string>((resolve) => createInterface({ input: ref.stdout! }).once('line', resolve));
     const s = JSON.parse(line);
-    expect(Object.keys(s)).toEqual(expect.arrayContaining(['baseUrl', 'apiKey', 'apiKeyB', 'apiKeyReadonly', 'image', 'subnetId']));
-    const res = await fetch(`${s.baseUrl}/v1/auth/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: s.apiKey }) });
+    expect(Object.keys(s)).toEqual(
+      expect.arrayContaining(['baseUrl', 'apiKey', 'apiKeyB', 'apiKeyReadonly', 'image', 'subnetId'])
+    );
+    const res = await fetch(`${s.baseUrl}/v1/auth/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: s.apiKey }),
+    });
     expect(res.status).toBe(200);
     const code = await new Promise<number | null>((resolve) => {
       ref.once('exit', resolve);
@@ -121,16 +164,31 @@ describe('cloud-conformance reference', () => {
   });
 
   it('prints a ready run line (keys in the environment) that runs the suite against it, and how to stop it', async () => {
-    const ref = spawn(process.execPath, [BIN, 'reference', '--port', '0', '--time-scale', '60'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const ref = spawn(process.execPath, [BIN, 'reference', '--port', '0', '--time-scale', '60'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     ref.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     await new Promise<string>((resolve) => createInterface({ input: ref.stdout! }).once('line', resolve));
     while (!stderr.includes('serving until')) await new Promise((r) => setTimeout(r, 50));
-    const exportLine = stderr.split('\n').find((l) => l.trim().startsWith('export '))!.trim();
-    const runLine = stderr.split('\n').find((l) => l.trim().startsWith('npx cloud-conformance run'))!.trim();
+    const exportLine = stderr
+      .split('\n')
+      .find((l) => l.trim().startsWith('export '))!
+      .trim();
+    const runLine = stderr
+      .split('\n')
+      .find((l) => l.trim().startsWith('npx cloud-conformance run'))!
+      .trim();
     expect(runLine).not.toMatch(/ck_/);
     const out = path.join(mkdtempSync(path.join(tmpdir(), 'cc-')), 'r.json');
-    const child = spawn('bash', ['-c', `${exportLine} && ${runLine.replace(/^npx cloud-conformance/, `${process.execPath} ${BIN}`)} --only auth --time-scale 60 --report json:${out}`], { stdio: 'ignore' });
+    const child = spawn(
+      'bash',
+      [
+        '-c',
+        `${exportLine} && ${runLine.replace(/^npx cloud-conformance/, `${process.execPath} ${BIN}`)} --only auth --time-scale 60 --report json:${out}`,
+      ],
+      { stdio: 'ignore' }
+    );
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(0);
     expect(JSON.parse(readFileSync(out, 'utf8')).verdict).toBe('conformant');
@@ -139,14 +197,26 @@ describe('cloud-conformance reference', () => {
 
   it('stops when the command that started it is killed (npx, a shell job)', async () => {
     // A launcher in between, as npx is: killed outright, the reference must not outlive it.
-    const launcher = spawn(process.execPath, ['-e', `require('node:child_process').spawn(process.execPath, [${JSON.stringify(BIN)}, 'reference', '--port', '0'], { stdio: 'inherit' }); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'ignore'] });
-    const s = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: launcher.stdout! }).once('line', resolve)));
+    const launcher = spawn(
+      process.execPath,
+      [
+        '-e',
+        `require('node:child_process').spawn(process.execPath, [${JSON.stringify(BIN)}, 'reference', '--port', '0'], { stdio: 'inherit' }); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] }
+    );
+    const s = JSON.parse(
+      await new Promise<string>((resolve) => createInterface({ input: launcher.stdout! }).once('line', resolve))
+    );
     expect((await fetch(`${s.baseUrl}/v1/vms`)).status).toBe(401);
     launcher.kill('SIGKILL');
     let gone = false;
     for (let i = 0; i < 40 && !gone; i++) {
       await new Promise((r) => setTimeout(r, 250));
-      gone = await fetch(`${s.baseUrl}/v1/vms`).then(() => false, () => true);
+      gone = await fetch(`${s.baseUrl}/v1/vms`).then(
+        () => false,
+        () => true
+      );
     }
     expect(gone).toBe(true);
   });
@@ -164,14 +234,18 @@ describe('cloud-conformance overlay check (CLI contract)', () => {
     writeFileSync(file, text);
     return file;
   };
-  const BAD = 'overlay: 1.0.0\ninfo: {title: t, version: "1"}\nactions:\n  - target: $.info\n    update:\n      x-error-cases: { gone: { status: 410 } }\n  - target: $.paths["/v1/nope"]\n    update: { x-cleanup-for: createVm }\n';
+  const BAD =
+    'overlay: 1.0.0\ninfo: {title: t, version: "1"}\nactions:\n  - target: $.info\n    update:\n      x-error-cases: { gone: { status: 410 } }\n  - target: $.paths["/v1/nope"]\n    update: { x-cleanup-for: createVm }\n';
 
-  it.each(['spec/overlays/reference.yaml', 'spec/overlays/reference-alt.yaml'])('exits 0 with a one-line summary for %s', (f) => {
-    const r = cli(['overlay', 'check', path.resolve(f)]);
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout.trim().split('\n')).toHaveLength(1);
-    expect(r.stdout).toMatch(/: valid \(\d+ actions, \d+ terms of the vocabulary: /);
-  });
+  it.each(['spec/overlays/reference.yaml', 'spec/overlays/reference-alt.yaml'])(
+    'exits 0 with a one-line summary for %s',
+    (f) => {
+      const r = cli(['overlay', 'check', path.resolve(f)]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout.trim().split('\n')).toHaveLength(1);
+      expect(r.stdout).toMatch(/: valid \(\d+ actions, \d+ terms of the vocabulary: /);
+    }
+  );
 
   it('exits 2 with one line per problem, each naming the file, the action, its target and the term', () => {
     const file = overlayFile(BAD);
@@ -188,7 +262,9 @@ describe('cloud-conformance overlay check (CLI contract)', () => {
     const r = cli(['run', '--overlay', overlayFile(BAD), '--only', 'versioning']);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^cloud-conformance: overlay .*: action #1 \(target \$\.info\): \$\.info\['x-error-cases'\]: unknown error case "gone" .*\(and 1 more problems; see cloud-conformance overlay check .*\)\n$/);
+    expect(r.stderr).toMatch(
+      /^cloud-conformance: overlay .*: action #1 \(target \$\.info\): \$\.info\['x-error-cases'\]: unknown error case "gone" .*\(and 1 more problems; see cloud-conformance overlay check .*\)\n$/
+    );
   });
 
   it('exits 2 with its usage when the file is missing', () => {

@@ -10,14 +10,22 @@ import { runAgainstReference } from '../helpers.ts';
 const BIN = path.resolve('bin/cloud-conformance.js');
 const dir = mkdtempSync(path.join(tmpdir(), 'cc-diff-'));
 const file = (name: string) => path.join(dir, name);
-const diff = (...args: string[]) => spawnSync(process.execPath, [BIN, 'diff', ...args], { encoding: 'utf8', timeout: 120_000 });
+const diff = (...args: string[]) =>
+  spawnSync(process.execPath, [BIN, 'diff', ...args], { encoding: 'utf8', timeout: 120_000 });
 
 beforeAll(async () => {
   const clean = await runAgainstReference({ only: ['errors'] });
   const faulty = await runAgainstReference({ only: ['errors'], faults: ['malformed-json-500'] });
   writeFileSync(file('clean.json'), JSON.stringify(clean));
   writeFileSync(file('faulty.json'), JSON.stringify(faulty));
-  writeFileSync(file('newer-suite.json'), JSON.stringify({ ...clean, tool: { ...clean.tool, version: '9.9.9' }, digests: { ...clean.digests, clauses: 'other' } }));
+  writeFileSync(
+    file('newer-suite.json'),
+    JSON.stringify({
+      ...clean,
+      tool: { ...clean.tool, version: '9.9.9' },
+      digests: { ...clean.digests, clauses: 'other' },
+    })
+  );
   writeFileSync(file('not-a-report.json'), JSON.stringify({ hello: 'world' }));
 }, 120_000);
 
@@ -31,7 +39,8 @@ describe('cloud-conformance diff', () => {
     expect(r.stdout).toContain('clauses newly failing (1):\n  SVC-JSON  not verified → failed');
     // The headline counts the sections below it, by their names.
     const headline = r.stdout.split('\n')[0]!;
-    for (const [, name, n] of r.stdout.matchAll(/^([a-z ,]+?) \((\d+)\):$/gm)) expect(headline).toContain(`${n} ${name}`);
+    for (const [, name, n] of r.stdout.matchAll(/^([a-z ,]+?) \((\d+)\):$/gm))
+      expect(headline).toContain(`${n} ${name}`);
   });
 
   it('exits 0 on a fix, and says what now passes', () => {
@@ -55,7 +64,9 @@ describe('cloud-conformance diff', () => {
   it('compares runs of different suite or document versions by id, and says that they differ', () => {
     const r = diff(file('clean.json'), file('newer-suite.json'));
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/the runs differ \(compared by check and clause id\): suite \S+ → 9\.9\.9; clause list \(spec\/clauses\.yaml\) differs/);
+    expect(r.stdout).toMatch(
+      /the runs differ \(compared by check and clause id\): suite \S+ → 9\.9\.9; clause list \(spec\/clauses\.yaml\) differs/
+    );
   });
 
   it.each([
@@ -64,7 +75,9 @@ describe('cloud-conformance diff', () => {
     [['NOT', 'NOT'], /is not a cloud-conformance JSON report/],
     [['CLEAN', 'CLEAN', '--format', 'xml'], /--format must be terminal, json or markdown/],
   ])('refuses bad input %j with exit 2 and one line', (args, message) => {
-    const r = diff(...args.map((a) => (a === 'NOT' ? file('not-a-report.json') : a === 'CLEAN' ? file('clean.json') : a)));
+    const r = diff(
+      ...args.map((a) => (a === 'NOT' ? file('not-a-report.json') : a === 'CLEAN' ? file('clean.json') : a))
+    );
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);

@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => faulty.close());
 
 describe('--expect', () => {
-  it('writes the run\'s failures with --write-expect, and with that file exits 0 while the verdict stays nonconformant', async () => {
+  it("writes the run's failures with --write-expect, and with that file exits 0 while the verdict stays nonconformant", async () => {
     const first = await run(...againstFaulty(), '--write-expect', file('expect.yaml'));
     expect(first.status, first.stderr).toBe(1);
     const written = readFileSync(file('expect.yaml'), 'utf8');
@@ -37,13 +37,19 @@ describe('--expect', () => {
   }, 120_000);
 
   it('exits 1 for a failure the file does not list', async () => {
-    writeFileSync(file('other.yaml'), '- check: errors.error-object\n  reason: known\n  reference: https://tracker.example/1\n');
+    writeFileSync(
+      file('other.yaml'),
+      '- check: errors.error-object\n  reason: known\n  reference: https://tracker.example/1\n'
+    );
     const r = await run(...againstFaulty(), '--expect', file('other.yaml'));
     expect(r.status).toBe(1);
   }, 120_000);
 
   it('reports an expected failure that now passes, and --strict-expect makes it exit 1', async () => {
-    writeFileSync(file('fixed.yaml'), '- check: errors.malformed-json\n  clause: SVC-JSON\n  reason: crashes on bad JSON\n');
+    writeFileSync(
+      file('fixed.yaml'),
+      '- check: errors.malformed-json\n  clause: SVC-JSON\n  reason: crashes on bad JSON\n'
+    );
     const lenient = await run('--expect', file('fixed.yaml'));
     expect(lenient.status).toBe(0);
     const strict = await run('--expect', file('fixed.yaml'), '--strict-expect');
@@ -53,7 +59,10 @@ describe('--expect', () => {
 
   it.each([
     ['- check: no.such-check\n', /--expect .*:1: unknown check id no\.such-check/],
-    ['- check: errors.error-object\n- check: errors.json-responses\n  clause: NOPE\n', /--expect .*:2: unknown clause id NOPE/],
+    [
+      '- check: errors.error-object\n- check: errors.json-responses\n  clause: NOPE\n',
+      /--expect .*:2: unknown clause id NOPE/,
+    ],
     ['- check: errors.error-object\n  ticket: x\n', /--expect .*:1: unknown field ticket/],
     ['check: [unclosed\n', /--expect .*:2: not YAML \(Flow sequence/],
   ])('refuses a bad file %j before sending anything: exit 2, the line named', async (text, message) => {
@@ -65,8 +74,18 @@ describe('--expect', () => {
   });
 
   it('with --only, --strict-expect calls entries of checks that did not run "not run", never fixed', async () => {
-    writeFileSync(file('split.yaml'), '- check: errors.malformed-json\n  reason: known\n- check: auth.token-shape\n  reason: another group\'s\n');
-    const r = await run(...againstFaulty(), '--expect', file('split.yaml'), '--strict-expect', '--report', `json:${file('split.json')}`);
+    writeFileSync(
+      file('split.yaml'),
+      "- check: errors.malformed-json\n  reason: known\n- check: auth.token-shape\n  reason: another group's\n"
+    );
+    const r = await run(
+      ...againstFaulty(),
+      '--expect',
+      file('split.yaml'),
+      '--strict-expect',
+      '--report',
+      `json:${file('split.json')}`
+    );
     expect(r.status, r.stderr + r.stdout).toBe(0);
     const report = JSON.parse(readFileSync(file('split.json'), 'utf8'));
     expect(report.expectations).toMatchObject({ fixed: [], notRun: ['auth.token-shape'] });

@@ -6,18 +6,29 @@ import { UsageError } from '../../src/spec/errors.ts';
 const parse = (...args: string[]) => resolveRunOptions(args, {}, '/nonexistent-cwd');
 
 describe('--max-body-bytes', () => {
-  it('defaults to 64 MiB, enough for a real deployment\'s audit export', () => {
+  it("defaults to 64 MiB, enough for a real deployment's audit export", () => {
     expect(parse().maxBodyBytes).toBe(DEFAULT_MAX_BODY_BYTES);
     expect(DEFAULT_MAX_BODY_BYTES).toBe(64 * 1024 * 1024);
   });
 
-  const sizes: Array<[string, number]> = [['1048576', 1048576], ['8MiB', 8 * 1024 * 1024], ['8 MiB', 8 * 1024 * 1024], ['2GiB', 2 * 1024 ** 3], ['500kB', 500_000], ['1.5MB', 1_500_000], ['64kib', 65536]];
-  for (const [raw, bytes] of sizes) it(`${raw} is ${bytes} bytes`, () => expect(parse('--max-body-bytes', raw).maxBodyBytes).toBe(bytes));
+  const sizes: Array<[string, number]> = [
+    ['1048576', 1048576],
+    ['8MiB', 8 * 1024 * 1024],
+    ['8 MiB', 8 * 1024 * 1024],
+    ['2GiB', 2 * 1024 ** 3],
+    ['500kB', 500_000],
+    ['1.5MB', 1_500_000],
+    ['64kib', 65536],
+  ];
+  for (const [raw, bytes] of sizes)
+    it(`${raw} is ${bytes} bytes`, () => expect(parse('--max-body-bytes', raw).maxBodyBytes).toBe(bytes));
 
   for (const raw of ['', 'big', '-5MiB', '10', '8 parsecs', '1e9']) {
     it(`${JSON.stringify(raw)} is refused with a one-line usage error`, () => {
       expect(() => parse(`--max-body-bytes=${raw}`)).toThrow(UsageError);
-      expect(() => parse(`--max-body-bytes=${raw}`)).toThrow(/^--max-body-bytes must be a size of at least 1024 bytes \(e\.g\. 64MiB\), got /);
+      expect(() => parse(`--max-body-bytes=${raw}`)).toThrow(
+        /^--max-body-bytes must be a size of at least 1024 bytes \(e\.g\. 64MiB\), got /
+      );
     });
   }
 });
@@ -34,7 +45,11 @@ describe('a mistyped flag', () => {
 describe('CONFORMANCE_PROFILE', () => {
   it('is read like every other setting (the flag wins), and an unknown value is refused, never a quick run', () => {
     expect(resolveRunOptions([], { CONFORMANCE_PROFILE: 'full' }, '/nonexistent').profile).toBe('full');
-    expect(resolveRunOptions(['--profile', 'quick'], { CONFORMANCE_PROFILE: 'full' }, '/nonexistent').profile).toBe('quick');
-    expect(() => resolveRunOptions([], { CONFORMANCE_PROFILE: 'fast' }, '/nonexistent')).toThrow(/CONFORMANCE_PROFILE must be quick, full or certify, got "fast"/);
+    expect(resolveRunOptions(['--profile', 'quick'], { CONFORMANCE_PROFILE: 'full' }, '/nonexistent').profile).toBe(
+      'quick'
+    );
+    expect(() => resolveRunOptions([], { CONFORMANCE_PROFILE: 'fast' }, '/nonexistent')).toThrow(
+      /CONFORMANCE_PROFILE must be quick, full or certify, got "fast"/
+    );
   });
 });

@@ -13,18 +13,30 @@ const TOOL = { name: 'cloud-api-conformance', version: 'test' };
 
 describe('the committed plans', () => {
   const wanted: PlanSelection[] = (['quick', 'full', 'certify'] as const).flatMap((profile) =>
-    (['reference', 'none'] as const).flatMap((overlay) => [{ profile, overlay }, ...(profile === 'quick' ? groups.map((only) => ({ profile, overlay, only })) : [])]),
+    (['reference', 'none'] as const).flatMap((overlay) => [
+      { profile, overlay },
+      ...(profile === 'quick' ? groups.map((only) => ({ profile, overlay, only })) : []),
+    ])
   );
 
-  it.each(wanted.map((s) => ({ ...s, name: `${s.profile}, overlay ${s.overlay}, ${s.only ?? 'every group'}` })))('answer $name with the checks it runs today', (selection) => {
-    const plan = committedPlan({ profile: selection.profile, overlay: selection.overlay, ...(selection.only ? { only: selection.only } : {}) }, file);
-    expect('measure' in plan ? `stale: ${plan.measure}; run npm run plan` : 'current').toBe('current');
-  });
+  it.each(wanted.map((s) => ({ ...s, name: `${s.profile}, overlay ${s.overlay}, ${s.only ?? 'every group'}` })))(
+    'answer $name with the checks it runs today',
+    (selection) => {
+      const plan = committedPlan(
+        { profile: selection.profile, overlay: selection.overlay, ...(selection.only ? { only: selection.only } : {}) },
+        file
+      );
+      expect('measure' in plan ? `stale: ${plan.measure}; run npm run plan` : 'current').toBe('current');
+    }
+  );
 
   it('count what they send: writes within requests, and the endpoints add up to the requests', () => {
     for (const plan of file.plans) {
       expect(plan.writes, `${plan.profile} ${plan.overlay} ${plan.only}`).toBeLessThanOrEqual(plan.requests);
-      expect(Object.values(plan.byEndpoint).reduce((a, b) => a + b, 0), `${plan.profile} ${plan.overlay} ${plan.only}`).toBe(plan.requests);
+      expect(
+        Object.values(plan.byEndpoint).reduce((a, b) => a + b, 0),
+        `${plan.profile} ${plan.overlay} ${plan.only}`
+      ).toBe(plan.requests);
     }
   });
 
@@ -32,8 +44,17 @@ describe('the committed plans', () => {
     const selection = { profile: 'quick' as const, overlay: 'reference' as const };
     const current = committedPlan(selection, file);
     expect('measure' in current).toBe(false);
-    const older = { ...file, plans: file.plans.map((p) => (p.profile === 'quick' && p.overlay === 'reference' && !p.only ? { ...p, checks: [...p.checks.filter((id) => id !== 'auth.token-shape'), 'auth.retired-check'] } : p)) };
-    expect(committedPlan(selection, older)).toEqual({ measure: 'the committed plan predates auth.token-shape (added), auth.retired-check (removed)' });
+    const older = {
+      ...file,
+      plans: file.plans.map((p) =>
+        p.profile === 'quick' && p.overlay === 'reference' && !p.only
+          ? { ...p, checks: [...p.checks.filter((id) => id !== 'auth.token-shape'), 'auth.retired-check'] }
+          : p
+      ),
+    };
+    expect(committedPlan(selection, older)).toEqual({
+      measure: 'the committed plan predates auth.token-shape (added), auth.retired-check (removed)',
+    });
     expect(checksOf(selection)).toContain('auth.token-shape');
   });
 });
@@ -51,7 +72,11 @@ describe('a dry run', () => {
 
   it('of a named target without an overlay, one group, prints the plan measured without an overlay', async () => {
     const lines: string[] = [];
-    await dryRunCommand(runOptions({ dryRun: true, baseUrl: 'http://127.0.0.1:9', apiKey: 'k'.repeat(24), only: ['webhooks'] }), TOOL, (l) => lines.push(l));
+    await dryRunCommand(
+      runOptions({ dryRun: true, baseUrl: 'http://127.0.0.1:9', apiKey: 'k'.repeat(24), only: ['webhooks'] }),
+      TOOL,
+      (l) => lines.push(l)
+    );
     const plan = file.plans.find((p) => p.profile === 'quick' && p.overlay === 'none' && p.only === 'webhooks')!;
     expect(lines[0]).toBe('dry run: nothing was sent to http://127.0.0.1:9.');
     expect(lines).toContain(`  requests: ${plan.requests}, of which ${plan.writes} writes or token exchanges`);

@@ -33,7 +33,15 @@ export interface ReferenceChild {
 }
 
 /** Variables of the machine that would change how a test's run connects: left out, so only what a test sets counts. */
-const CONNECTION_VARIABLES = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy', 'NODE_EXTRA_CA_CERTS'];
+const CONNECTION_VARIABLES = [
+  'HTTP_PROXY',
+  'http_proxy',
+  'HTTPS_PROXY',
+  'https_proxy',
+  'NO_PROXY',
+  'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
+];
 
 /** This process's environment without the connection variables, with `env` on top. */
 export function environment(env: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -43,7 +51,10 @@ export function environment(env: Record<string, string> = {}): NodeJS.ProcessEnv
 }
 
 export async function startReferenceChild(args: string[]): Promise<ReferenceChild> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'reference', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: environment() });
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'reference', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: environment(),
+  });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const line = await new Promise<string>((resolve, reject) => {
@@ -89,7 +100,11 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
   const dir = mkdtempSync(path.join(tmpdir(), 'cc-cli-'));
   const json = path.join(dir, 'report.json');
   const html = path.join(dir, 'report.html');
-  const child = spawn(process.execPath, [BIN, 'run', ...args, '--report', `json:${json}`, '--report', `html:${html}`], { cwd: dir, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'run', ...args, '--report', `json:${json}`, '--report', `html:${html}`], {
+    cwd: dir,
+    env: environment(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -100,7 +115,13 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
       clearTimeout(timer);
       const read = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : '');
       const report = read(json);
-      resolve({ status, stdout, stderr, report: report ? JSON.parse(report) : undefined, written: report + read(html) });
+      resolve({
+        status,
+        stdout,
+        stderr,
+        report: report ? JSON.parse(report) : undefined,
+        written: report + read(html),
+      });
     });
   });
 }

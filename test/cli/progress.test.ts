@@ -19,11 +19,16 @@ function recorder(isTTY: boolean): Terminal & { text: string } {
 function manual() {
   let now = 1_000_000;
   let fn: (() => void) | undefined;
-  return { now: () => now, every: (f: () => void) => ((fn = f), () => (fn = undefined)), advance: (ms: number) => ((now += ms), fn?.()) };
+  return {
+    now: () => now,
+    every: (f: () => void) => ((fn = f), () => (fn = undefined)),
+    advance: (ms: number) => ((now += ms), fn?.()),
+  };
 }
 
 const check = { id: 'auth.token-expiry' } as Check;
-const report = (status: CheckReport['status']) => ({ id: 'auth.token-expiry', level: 'must', status, message: 'done' }) as CheckReport;
+const report = (status: CheckReport['status']) =>
+  ({ id: 'auth.token-expiry', level: 'must', status, message: 'done' }) as CheckReport;
 
 describe('progress', () => {
   it('colour follows NO_COLOR and FORCE_COLOR, else the terminal', () => {
@@ -45,13 +50,24 @@ describe('progress', () => {
     const term = recorder(true);
     const view = new ProgressView(term, { colour: false, now: c.now, every: c.every, total: 9 });
     view.onCheckStart(check);
-    const w: Wait = { what: 'the token lifetime to pass', by: 'auth.token-expiry', startedAt: c.now(), endsAt: c.now() + 3_602_000, upTo: false };
+    const w: Wait = {
+      what: 'the token lifetime to pass',
+      by: 'auth.token-expiry',
+      startedAt: c.now(),
+      endsAt: c.now() + 3_602_000,
+      upTo: false,
+    };
     view.onWaitStart(w);
     c.advance(1000);
     c.advance(60_000);
-    const frames = term.text.split('\r').map(plain).filter((f) => f.includes('left'));
+    const frames = term.text
+      .split('\r')
+      .map(plain)
+      .filter((f) => f.includes('left'));
     expect(frames[0]).toContain('[1/9] auth.token-expiry');
-    expect(frames.some((f) => f.includes('1:00:01 left, 0:01 elapsed: waiting for the token lifetime to pass'))).toBe(true);
+    expect(frames.some((f) => f.includes('1:00:01 left, 0:01 elapsed: waiting for the token lifetime to pass'))).toBe(
+      true
+    );
     expect(frames.some((f) => f.includes('59:01 left, 1:01 elapsed'))).toBe(true);
     view.onWaitEnd(w);
     view.onCheckEnd(report('passed'));
@@ -66,7 +82,13 @@ describe('progress', () => {
     const term = recorder(false);
     const view = new ProgressView(term, { colour: false, now: c.now, every: c.every });
     view.onCheckStart(check);
-    const w: Wait = { what: 'the token lifetime to pass', by: 'auth.token-expiry', startedAt: c.now(), endsAt: c.now() + 3_602_000, upTo: false };
+    const w: Wait = {
+      what: 'the token lifetime to pass',
+      by: 'auth.token-expiry',
+      startedAt: c.now(),
+      endsAt: c.now() + 3_602_000,
+      upTo: false,
+    };
     view.onWaitStart(w);
     for (let i = 0; i < 150; i++) c.advance(1000);
     view.onWaitEnd(w);
@@ -83,13 +105,22 @@ describe('progress', () => {
 
   // A real run under a pseudo-terminal (util-linux script): the token-expiry wait of the full profile at time scale 600
   // lasts 6 real seconds and counts down on the status line.
-  it.skipIf(!existsSync('/usr/bin/script'))('shows a countdown during the token-expiry wait when run in a terminal', () => {
-    const r = spawnSync('/usr/bin/script', ['-qfec', `${process.execPath} ${BIN} run --profile full --only auth --time-scale 600 --seed 1`, '/dev/null'], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, TERM: 'xterm', NO_COLOR: '' } });
-    const frames = plain(r.stdout).split('\r').filter((f) => /auth\.token-expiry .* left, .* elapsed: waiting for the token lifetime/.test(f));
-    const left = frames.map((f) => /(\d+):(\d\d) left/.exec(f)!).map((m) => Number(m[1]) * 60 + Number(m[2]));
-    expect(left.length).toBeGreaterThanOrEqual(3);
-    expect(left[0]).toBeGreaterThanOrEqual(4);
-    expect(left[left.length - 1]).toBeLessThan(left[0]!);
-    expect(plain(r.stdout)).toMatch(/verdict: conformant/);
-  });
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    'shows a countdown during the token-expiry wait when run in a terminal',
+    () => {
+      const r = spawnSync(
+        '/usr/bin/script',
+        ['-qfec', `${process.execPath} ${BIN} run --profile full --only auth --time-scale 600 --seed 1`, '/dev/null'],
+        { encoding: 'utf8', timeout: 120_000, env: { ...process.env, TERM: 'xterm', NO_COLOR: '' } }
+      );
+      const frames = plain(r.stdout)
+        .split('\r')
+        .filter((f) => /auth\.token-expiry .* left, .* elapsed: waiting for the token lifetime/.test(f));
+      const left = frames.map((f) => /(\d+):(\d\d) left/.exec(f)!).map((m) => Number(m[1]) * 60 + Number(m[2]));
+      expect(left.length).toBeGreaterThanOrEqual(3);
+      expect(left[0]).toBeGreaterThanOrEqual(4);
+      expect(left[left.length - 1]).toBeLessThan(left[0]!);
+      expect(plain(r.stdout)).toMatch(/verdict: conformant/);
+    }
+  );
 });

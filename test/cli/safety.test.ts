@@ -21,7 +21,21 @@ describe('production safety', () => {
     const port = (server.address() as AddressInfo).port;
     try {
       const out = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-        const child = spawn(process.execPath, [BIN, 'run', '--dry-run', '--base-url', `http://127.0.0.1:${port}`, '--api-key', 'k'.repeat(24), '--only', 'auth,vms'], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(
+          process.execPath,
+          [
+            BIN,
+            'run',
+            '--dry-run',
+            '--base-url',
+            `http://127.0.0.1:${port}`,
+            '--api-key',
+            'k'.repeat(24),
+            '--only',
+            'auth,vms',
+          ],
+          { stdio: ['ignore', 'pipe', 'inherit'] }
+        );
         let stdout = '';
         child.stdout!.on('data', (d) => (stdout += d));
         child.on('exit', (code) => resolve({ code, stdout }));
@@ -42,9 +56,18 @@ describe('production safety', () => {
       const plan = await cli(['run', '--dry-run', '--only', 'auth,vms,webhooks']);
       const planned = /requests: (\d+), of which (\d+) writes/.exec(plan.stdout);
       expect(planned, plan.stdout).not.toBeNull();
-      const ran = await cli(['run', '--only', 'auth,vms,webhooks', '--quiet', '--report', `json:${path.join(dir, 'r.json')}`]);
+      const ran = await cli([
+        'run',
+        '--only',
+        'auth,vms,webhooks',
+        '--quiet',
+        '--report',
+        `json:${path.join(dir, 'r.json')}`,
+      ]);
       expect(ran.status, ran.stderr).toBe(0);
-      const traffic = (JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8')) as { traffic: { requests: number; writes: number } }).traffic;
+      const traffic = (
+        JSON.parse(readFileSync(path.join(dir, 'r.json'), 'utf8')) as { traffic: { requests: number; writes: number } }
+      ).traffic;
       expect(Math.abs(Number(planned![1]) - traffic.requests) / traffic.requests).toBeLessThan(0.05);
       expect(Math.abs(Number(planned![2]) - traffic.writes) / traffic.writes).toBeLessThan(0.05);
       // The webhooks group runs under the reference's overlay, in the plan as in the run.
@@ -55,11 +78,19 @@ describe('production safety', () => {
   }, 120_000);
 
   it('--read-only makes no write but token exchanges, and skips what needs writes with the reason', async () => {
-    const report = await runAgainstReference({ readOnly: true, only: ['auth', 'vms', 'tasks', 'pagination', 'errors', 'backups', 'security'] });
-    const writes = Object.entries(report.traffic.byEndpoint ?? {}).filter(([k]) => !k.startsWith('GET ') && !k.startsWith('HEAD ') && k !== 'POST /v1/auth/tokens');
+    const report = await runAgainstReference({
+      readOnly: true,
+      only: ['auth', 'vms', 'tasks', 'pagination', 'errors', 'backups', 'security'],
+    });
+    const writes = Object.entries(report.traffic.byEndpoint ?? {}).filter(
+      ([k]) => !k.startsWith('GET ') && !k.startsWith('HEAD ') && k !== 'POST /v1/auth/tokens'
+    );
     expect(writes).toEqual([]);
     expect(report.ledger).toEqual([]);
-    expect(report.checks.find((c) => c.id === 'vms.create-returns-task')).toMatchObject({ status: 'skipped', message: expect.stringMatching(/--read-only/) });
+    expect(report.checks.find((c) => c.id === 'vms.create-returns-task')).toMatchObject({
+      status: 'skipped',
+      message: expect.stringMatching(/--read-only/),
+    });
     expect(report.safety).toEqual({ readOnly: true, insecure: false });
     expect(report.verdict).toBe('conformant');
   });

@@ -15,7 +15,8 @@ const file = (name: string) => path.join(dir, name);
 let faulty: ReferenceTarget;
 
 // Spaces collapsed: the status column's width depends on the statuses present.
-const verify = (...args: string[]) => cli(['verify', ...args]).then((r) => ({ ...r, stdout: r.stdout.replace(/ +/g, ' ') }));
+const verify = (...args: string[]) =>
+  cli(['verify', ...args]).then((r) => ({ ...r, stdout: r.stdout.replace(/ +/g, ' ') }));
 const read = (name: string) => JSON.parse(readFileSync(file(name), 'utf8')) as RunReport;
 /** A copy of the faulty run's report, edited as someone might edit it by hand. */
 function edited(name: string, edit: (r: RunReport) => void): string {
@@ -39,9 +40,42 @@ beforeAll(async () => {
   const s = faulty.settings;
   const target = ['--base-url', s.baseUrl, '--api-key', s.apiKey, '--image', s.image, '--subnet-id', s.subnetId];
   const runs = await Promise.all([
-    cli(['run', '--only', 'errors', '--quiet', '--time-scale', '60', '--sign', file('certifier.pem'), '--report', `json:${file('clean.json')}`]),
-    cli(['run', '--only', 'errors', '--quiet', '--time-scale', '60', ...target, '--sign', file('certifier.pem'), '--report', `json:${file('faulty.json')}`]),
-    cli(['run', '--only', 'errors', '--quiet', '--time-scale', '60', ...target, '--report', `json:${file('unsigned.json')}`]),
+    cli([
+      'run',
+      '--only',
+      'errors',
+      '--quiet',
+      '--time-scale',
+      '60',
+      '--sign',
+      file('certifier.pem'),
+      '--report',
+      `json:${file('clean.json')}`,
+    ]),
+    cli([
+      'run',
+      '--only',
+      'errors',
+      '--quiet',
+      '--time-scale',
+      '60',
+      ...target,
+      '--sign',
+      file('certifier.pem'),
+      '--report',
+      `json:${file('faulty.json')}`,
+    ]),
+    cli([
+      'run',
+      '--only',
+      'errors',
+      '--quiet',
+      '--time-scale',
+      '60',
+      ...target,
+      '--report',
+      `json:${file('unsigned.json')}`,
+    ]),
   ]);
   expect(runs.map((r) => r.status)).toEqual([0, 1, 1]);
 }, 180_000);
@@ -53,7 +87,9 @@ describe('cloud-conformance verify', () => {
       const r = await verify(file(name), '--public-key', file('certifier.pub.pem'));
       expect(r.status, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toMatch(/ok signature: Ed25519 by key sha256:[0-9a-f]{64} verifies over the recorded digests/);
-      expect(r.stdout).toMatch(/ok verdict (conformant|nonconformant) follows from the check statuses and the coverage/);
+      expect(r.stdout).toMatch(
+        /ok verdict (conformant|nonconformant) follows from the check statuses and the coverage/
+      );
       expect(r.stdout).toContain('cannot be checked offline:\n - that the target answered what the');
       expect(r.stdout).toMatch(/\nverified: the report is as the run wrote it/);
     }
@@ -62,21 +98,29 @@ describe('cloud-conformance verify', () => {
   });
 
   it('refuses a report whose status was flipped, naming the digest, the summary and the verdict', async () => {
-    const r = await verify(edited('flipped.json', (rep) => (failedCheck(rep).status = 'passed')), '--public-key', file('certifier.pub.pem'));
+    const r = await verify(
+      edited('flipped.json', (rep) => (failedCheck(rep).status = 'passed')),
+      '--public-key',
+      file('certifier.pub.pem')
+    );
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('FAILED checks: the digest differs');
     expect(r.stdout).toMatch(/FAILED summary: the report says \d+ passed, 1 failed/);
-    expect(r.stdout).toContain('FAILED verdict: the report says nonconformant, the check statuses and coverage give conformant');
+    expect(r.stdout).toContain(
+      'FAILED verdict: the report says nonconformant, the check statuses and coverage give conformant'
+    );
     expect(r.stdout).toMatch(/\nNOT VERIFIED: \d+ of \d+ verifications failed/);
   });
 
-  it('refuses a report with an exchange removed from a failure\'s evidence, naming where', async () => {
+  it("refuses a report with an exchange removed from a failure's evidence, naming where", async () => {
     let last = 0;
-    const r = await verify(edited('removed.json', (rep) => {
-      const exchanges = failedCheck(rep).evidence!.exchanges;
-      last = exchanges.length;
-      exchanges.splice(-1, 1);
-    }));
+    const r = await verify(
+      edited('removed.json', (rep) => {
+        const exchanges = failedCheck(rep).evidence!.exchanges;
+        last = exchanges.length;
+        exchanges.splice(-1, 1);
+      })
+    );
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(`FAILED exchanges: 1 removed (errors.malformed-json evidence #${last})\n`);
   });
@@ -115,11 +159,16 @@ describe('cloud-conformance verify', () => {
     expect(bare.stdout).toContain('FAILED no integrity block');
     const clean = read('clean.json');
     const open = clean.coverage!.notVerified[0]!;
-    clean.coverage = { verified: [...clean.coverage!.verified, open.clause], notVerified: clean.coverage!.notVerified.filter((n) => n.clause !== open.clause) };
+    clean.coverage = {
+      verified: [...clean.coverage!.verified, open.clause],
+      notVerified: clean.coverage!.notVerified.filter((n) => n.clause !== open.clause),
+    };
     writeFileSync(file('claimed.json'), JSON.stringify(clean));
     const claimed = await verify(file('claimed.json'));
     expect(claimed.status).toBe(1);
-    expect(claimed.stdout).toContain(`FAILED coverage: recomputed from the statuses, ${open.clause} would not be verified`);
+    expect(claimed.stdout).toContain(
+      `FAILED coverage: recomputed from the statuses, ${open.clause} would not be verified`
+    );
   });
 
   it('writes JSON, and meets bad input with one line and exit 2', async () => {

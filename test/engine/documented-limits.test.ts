@@ -19,7 +19,12 @@ describe('Retry-After, read once', () => {
   const cases: Array<[string, Record<string, string>, number, number]> = [
     // [what, headers, time scale, target-seconds]
     ['delta-seconds', { 'retry-after': '30' }, 10, 30],
-    ['an HTTP date against the Date header (the target\'s clock)', { 'retry-after': new Date(40_000).toUTCString(), date: new Date(10_000).toUTCString() }, 10, 30],
+    [
+      "an HTTP date against the Date header (the target's clock)",
+      { 'retry-after': new Date(40_000).toUTCString(), date: new Date(10_000).toUTCString() },
+      10,
+      30,
+    ],
   ];
   for (const [what, headers, scale, seconds] of cases) {
     it(`${what}: the engine waits ${seconds} target-seconds, the k6 scripts ${seconds / scale} real seconds`, () => {
@@ -28,8 +33,11 @@ describe('Retry-After, read once', () => {
     });
   }
 
-  it('an HTTP date without a Date header is measured on this machine\'s clock: real seconds, scaled to target-seconds', () => {
-    expect(readRetryAfter(new Date(10_000).toUTCString(), undefined, 10, 4_000)).toEqual({ seconds: 60, form: 'HTTP date' });
+  it("an HTTP date without a Date header is measured on this machine's clock: real seconds, scaled to target-seconds", () => {
+    expect(readRetryAfter(new Date(10_000).toUTCString(), undefined, 10, 4_000)).toEqual({
+      seconds: 60,
+      form: 'HTTP date',
+    });
     expect(retryAfterRealSeconds(new Date(10_000).toUTCString(), 10, 4_000)).toBe(6);
   });
 
@@ -53,19 +61,33 @@ describe('one count, one verdict, for bursts and for windows', () => {
     it(`${what}: ${core} (a k6 window: ${window}; one engine burst: ${bursts})`, () => {
       expect(countVerdict(10, c)).toBe(core);
       expect(judgeWindow(10, c).verdict).toBe(window);
-      expect(judgeBursts(10, 60_000, { accepted: c.accepted, rejected: c.refused, others: 0, spanMs: 100 }).kind).toBe(bursts);
+      expect(judgeBursts(10, 60_000, { accepted: c.accepted, rejected: c.refused, others: 0, spanMs: 100 }).kind).toBe(
+        bursts
+      );
     });
   }
 
   it('a burst served whole is settled by a second one on fresh budget', () => {
     const whole = { accepted: 11, rejected: 0, others: 0, spanMs: 100 };
-    expect(judgeBursts(10, 60_000, whole, { accepted: 10, rejected: 1, others: 0, spanMs: 100 })).toEqual({ kind: 'exact', note: 'the first burst straddled a window boundary' });
-    expect(judgeBursts(10, 60_000, whole, { accepted: 22, rejected: 0, others: 0, spanMs: 100 })).toEqual({ kind: 'looser', accepted: 'unlimited' });
-    expect(judgeBursts(10, 60_000, whole, { accepted: 15, rejected: 1, others: 0, spanMs: 100 })).toEqual({ kind: 'looser', accepted: 15 });
+    expect(judgeBursts(10, 60_000, whole, { accepted: 10, rejected: 1, others: 0, spanMs: 100 })).toEqual({
+      kind: 'exact',
+      note: 'the first burst straddled a window boundary',
+    });
+    expect(judgeBursts(10, 60_000, whole, { accepted: 22, rejected: 0, others: 0, spanMs: 100 })).toEqual({
+      kind: 'looser',
+      accepted: 'unlimited',
+    });
+    expect(judgeBursts(10, 60_000, whole, { accepted: 15, rejected: 1, others: 0, spanMs: 100 })).toEqual({
+      kind: 'looser',
+      accepted: 15,
+    });
   });
 
   it('a burst slower than half a window, or with answers neither served nor limited, proves nothing', () => {
     expect(judgeBursts(10, 1000, { accepted: 10, rejected: 1, others: 0, spanMs: 500 }).kind).toBe('inconclusive');
-    expect(judgeBursts(10, 60_000, { accepted: 9, rejected: 1, others: 1, otherExample: '503', spanMs: 5 })).toEqual({ kind: 'inconclusive', reason: '1 answers were neither served nor limited (e.g. 503)' });
+    expect(judgeBursts(10, 60_000, { accepted: 9, rejected: 1, others: 1, otherExample: '503', spanMs: 5 })).toEqual({
+      kind: 'inconclusive',
+      reason: '1 answers were neither served nor limited (e.g. 503)',
+    });
   });
 });

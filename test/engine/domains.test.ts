@@ -9,8 +9,18 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { CheckReport } from '../../src/engine/run/report.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 
-const list = { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { vms: { type: 'array' } } } } } } };
-const one = { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } } } };
+const list = {
+  '200': {
+    description: 'ok',
+    content: { 'application/json': { schema: { type: 'object', properties: { vms: { type: 'array' } } } } },
+  },
+};
+const one = {
+  '200': {
+    description: 'ok',
+    content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } },
+  },
+};
 const doc = {
   openapi: '3.1.0',
   info: { title: 't', version: '1' },
@@ -18,28 +28,83 @@ const doc = {
     '/v1/auth/tokens': { post: { operationId: 'issueToken', security: [], responses: one } },
     '/v1/vms': { get: { operationId: 'listVms', responses: list }, post: { operationId: 'createVm', responses: one } },
     '/v1/vms/{id}': { get: { operationId: 'getVm', responses: one } },
-    '/v1/webhooks': { get: { operationId: 'listWebhooks', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { webhooks: { type: 'array' } } } } } } } } },
+    '/v1/webhooks': {
+      get: {
+        operationId: 'listWebhooks',
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': { schema: { type: 'object', properties: { webhooks: { type: 'array' } } } },
+            },
+          },
+        },
+      },
+    },
   },
 } as unknown as OpenAPIV3_1.Document;
 
 const operationOf = (method: string, pathname: string) =>
-  pathname === '/v1/vms' ? (method === 'GET' ? 'listVms' : 'createVm') : pathname.startsWith('/v1/vms/') ? 'getVm' : pathname === '/v1/webhooks' ? 'listWebhooks' : pathname === '/v1/auth/tokens' ? 'issueToken' : undefined;
+  pathname === '/v1/vms'
+    ? method === 'GET'
+      ? 'listVms'
+      : 'createVm'
+    : pathname.startsWith('/v1/vms/')
+      ? 'getVm'
+      : pathname === '/v1/webhooks'
+        ? 'listWebhooks'
+        : pathname === '/v1/auth/tokens'
+          ? 'issueToken'
+          : undefined;
 
 let seq = 0;
 function ex(method: string, path: string, status: number, sentBy: string, subject?: string): Exchange {
-  return { seq: ++seq, sentBy, subject, request: { method, url: `http://127.0.0.1:1${path}`, headers: {} }, response: { status, headers: {}, body: '' }, startedAt: '', durationMs: 1 } as unknown as Exchange;
+  return {
+    seq: ++seq,
+    sentBy,
+    subject,
+    request: { method, url: `http://127.0.0.1:1${path}`, headers: {} },
+    response: { status, headers: {}, body: '' },
+    startedAt: '',
+    durationMs: 1,
+  } as unknown as Exchange;
 }
-const check = (id: string, clauses: string[], extra: Partial<Check> = {}) => ({ id, group: id.split('.')[0], clauses, level: 'must', why: {}, title: id, run: async () => ({ status: 'passed', message: '' }), ...extra }) as unknown as Check;
+const check = (id: string, clauses: string[], extra: Partial<Check> = {}) =>
+  ({
+    id,
+    group: id.split('.')[0],
+    clauses,
+    level: 'must',
+    why: {},
+    title: id,
+    run: async () => ({ status: 'passed', message: '' }),
+    ...extra,
+  }) as unknown as Check;
 const passed = (id: string) => ({ id, status: 'passed' }) as CheckReport;
 
 describe('clause domains', () => {
   const clauses: Clause[] = [
     { id: 'PAGE-PARAMS', section: '5', text: 'lists', domain: { operations: ['lists'] } },
-    { id: 'VM-LIST', section: '5', text: 'list', domain: { operations: ['listVms'], subjects: ['primary', 'second', 'readonly'] } },
+    {
+      id: 'VM-LIST',
+      section: '5',
+      text: 'list',
+      domain: { operations: ['listVms'], subjects: ['primary', 'second', 'readonly'] },
+    },
     { id: 'TASK-ID-RESTORE', section: '5', text: 'restore', domain: { operations: ['restoreBackup'] } },
-    { id: 'BACKUP-CREATE', section: '5', text: 'backup', domain: { operations: ['getVm'], objects: ['exists', 'absent', 'other-organization'] } },
+    {
+      id: 'BACKUP-CREATE',
+      section: '5',
+      text: 'backup',
+      domain: { operations: ['getVm'], objects: ['exists', 'absent', 'other-organization'] },
+    },
   ];
-  const checks = [check('pagination.walk', ['PAGE-PARAMS']), check('vms.list', ['VM-LIST']), check('backups.restore', ['TASK-ID-RESTORE']), check('vms.get', ['BACKUP-CREATE'])];
+  const checks = [
+    check('pagination.walk', ['PAGE-PARAMS']),
+    check('vms.list', ['VM-LIST']),
+    check('backups.restore', ['TASK-ID-RESTORE']),
+    check('vms.get', ['BACKUP-CREATE']),
+  ];
   const created = ex('POST', '/v1/vms', 202, 'setup', 'primary');
   const log = [
     created,
@@ -50,30 +115,55 @@ describe('clause domains', () => {
     ex('GET', '/v1/vms/vm-1', 404, 'vms.get', 'second'),
     ex('GET', '/v1/vms/nope', 404, 'vms.get', 'primary'),
   ];
-  const inputs = (keys: string[]) => ({ merged: doc, operationOf, keysHeld: new Set(keys), ledger: [{ kind: 'vm' as const, id: 'vm-1', createdBy: 'setup', createdIn: created.seq, cleanup: 'deleted' as const }] });
-  const run = (keys: string[], judged = new Map<string, Judged>()) => computeDomains(clauses, checks, checks.map((c) => passed(c.id)), log, judged, inputs(keys));
+  const inputs = (keys: string[]) => ({
+    merged: doc,
+    operationOf,
+    keysHeld: new Set(keys),
+    ledger: [
+      { kind: 'vm' as const, id: 'vm-1', createdBy: 'setup', createdIn: created.seq, cleanup: 'deleted' as const },
+    ],
+  });
+  const run = (keys: string[], judged = new Map<string, Judged>()) =>
+    computeDomains(
+      clauses,
+      checks,
+      checks.map((c) => passed(c.id)),
+      log,
+      judged,
+      inputs(keys)
+    );
 
   it('resolves operation sets against the document: lists are the GETs answering an array of items', () => {
     const d = run(['primary']).find((x) => x.clause === 'PAGE-PARAMS')!;
     expect(d.domain.operations).toEqual(['listVms', 'listWebhooks']);
     expect(d.exercised.operations).toEqual(['listVms']);
-    expect(d.missing).toEqual([expect.objectContaining({ dimension: 'operations', point: 'listWebhooks', possible: true })]);
+    expect(d.missing).toEqual([
+      expect.objectContaining({ dimension: 'operations', point: 'listWebhooks', possible: true }),
+    ]);
   });
 
   it('says a subject is out of reach when the run holds no such key, and within reach when it does', () => {
     const without = run(['primary', 'second']).find((x) => x.clause === 'VM-LIST')!;
     expect(without.exercised.subjects).toEqual(['primary', 'second']);
-    expect(without.missing).toEqual([expect.objectContaining({ point: 'readonly', possible: false, howToVerify: 'give --api-key-readonly' })]);
+    expect(without.missing).toEqual([
+      expect.objectContaining({ point: 'readonly', possible: false, howToVerify: 'give --api-key-readonly' }),
+    ]);
     const held = run(['primary', 'second', 'readonly']).find((x) => x.clause === 'VM-LIST')!;
     expect(held.missing).toEqual([expect.objectContaining({ point: 'readonly', possible: true })]);
   });
 
   it('says an operation the document lacks is out of reach (declare it)', () => {
     const d = run(['primary']).find((x) => x.clause === 'TASK-ID-RESTORE')!;
-    expect(d.missing).toEqual([expect.objectContaining({ point: 'restoreBackup', possible: false, howToVerify: 'declare restoreBackup in the overlay' })]);
+    expect(d.missing).toEqual([
+      expect.objectContaining({
+        point: 'restoreBackup',
+        possible: false,
+        howToVerify: 'declare restoreBackup in the overlay',
+      }),
+    ]);
   });
 
-  it('tells object conditions apart: the caller\'s own object, an absent one, another organization\'s', () => {
+  it("tells object conditions apart: the caller's own object, an absent one, another organization's", () => {
     const d = run(['primary', 'second']).find((x) => x.clause === 'BACKUP-CREATE')!;
     expect(d.exercised.objects).toEqual(['exists', 'absent', 'other-organization']);
     expect(d.missing).toEqual([]);
@@ -81,7 +171,10 @@ describe('clause domains', () => {
 
   it('counts what a check was handed (fixtures, the log) as judged, not only what it sent', async () => {
     const judged = new Map([['pagination.walk', newJudged()]]);
-    const fixtures = recordingObjects({ webhooks: async () => ({ exchange: ex('GET', '/v1/webhooks', 200, 'setup', 'primary') }) }, judged.get('pagination.walk')!);
+    const fixtures = recordingObjects(
+      { webhooks: async () => ({ exchange: ex('GET', '/v1/webhooks', 200, 'setup', 'primary') }) },
+      judged.get('pagination.walk')!
+    );
     log.push((await fixtures.webhooks()).exchange);
     const d = run(['primary'], judged).find((x) => x.clause === 'PAGE-PARAMS')!;
     expect(d.exercised.operations).toEqual(['listVms', 'listWebhooks']);
@@ -91,19 +184,36 @@ describe('clause domains', () => {
     expect([...seen.seqs]).toEqual(picked.map((e) => e.seq));
   });
 
-  it('calls a verified clause partly verified only when what is left was within this run\'s reach', () => {
+  it("calls a verified clause partly verified only when what is left was within this run's reach", () => {
     const domains = run(['primary', 'second']);
-    expect(partlyVerified(['PAGE-PARAMS', 'VM-LIST', 'TASK-ID-RESTORE', 'BACKUP-CREATE'], domains)).toEqual(['PAGE-PARAMS']);
+    expect(partlyVerified(['PAGE-PARAMS', 'VM-LIST', 'TASK-ID-RESTORE', 'BACKUP-CREATE'], domains)).toEqual([
+      'PAGE-PARAMS',
+    ]);
     // A clause not verified is not "partly verified": it is not verified.
     expect(partlyVerified(['VM-LIST'], domains)).toEqual([]);
   });
 });
 
 describe('value classes in a domain', () => {
-  const clause: Clause = { id: 'VM-CREATE-FIELDS', section: '2', text: 'fields', domain: { operations: ['createVm'], values: ['name:mixed-case', 'name:beyond-ascii', 'vcpus:large'] } };
+  const clause: Clause = {
+    id: 'VM-CREATE-FIELDS',
+    section: '2',
+    text: 'fields',
+    domain: { operations: ['createVm'], values: ['name:mixed-case', 'name:beyond-ascii', 'vcpus:large'] },
+  };
   const creates = check('vms.values', ['VM-CREATE-FIELDS']);
-  const sent = (body: unknown, status = 202, sentBy = 'vms.values') => ({ ...ex('POST', '/v1/vms', status, sentBy, 'primary'), request: { method: 'POST', url: 'http://127.0.0.1:1/v1/vms', headers: {}, body: JSON.stringify(body) } }) as Exchange;
-  const domainOf = (log: Exchange[]) => computeDomains([clause], [creates], [passed('vms.values')], log, new Map(), { merged: doc, operationOf, keysHeld: new Set(['primary']), ledger: [] })[0]!;
+  const sent = (body: unknown, status = 202, sentBy = 'vms.values') =>
+    ({
+      ...ex('POST', '/v1/vms', status, sentBy, 'primary'),
+      request: { method: 'POST', url: 'http://127.0.0.1:1/v1/vms', headers: {}, body: JSON.stringify(body) },
+    }) as Exchange;
+  const domainOf = (log: Exchange[]) =>
+    computeDomains([clause], [creates], [passed('vms.values')], log, new Map(), {
+      merged: doc,
+      operationOf,
+      keysHeld: new Set(['primary']),
+      ledger: [],
+    })[0]!;
 
   it('counts a class exercised when a judging check sent a body whose field holds it, whatever the answer', () => {
     const d = domainOf([sent({ name: 'Read.Back-Zürich', vcpus: 1 }), sent({ name: 'plain', vcpus: 32 }, 400)]);
@@ -114,7 +224,11 @@ describe('value classes in a domain', () => {
   it('leaves a class not sent, or sent by a check that does not judge the clause, as missing within reach', () => {
     const d = domainOf([sent({ name: 'plain', vcpus: 1 }), sent({ name: 'Other', vcpus: 64 }, 202, 'vms.elsewhere')]);
     expect(d.exercised.values).toEqual([]);
-    expect(d.missing.map((m) => [m.dimension, m.point, m.possible])).toEqual([['values', 'name:mixed-case', true], ['values', 'name:beyond-ascii', true], ['values', 'vcpus:large', true]]);
+    expect(d.missing.map((m) => [m.dimension, m.point, m.possible])).toEqual([
+      ['values', 'name:mixed-case', true],
+      ['values', 'name:beyond-ascii', true],
+      ['values', 'vcpus:large', true],
+    ]);
     expect(partlyVerified(['VM-CREATE-FIELDS'], [d])).toEqual(['VM-CREATE-FIELDS']);
   });
 });

@@ -11,11 +11,36 @@ const doc = {
     '/v1/things': {
       post: {
         security: [],
-        requestBody: { content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, size: { type: 'integer', minimum: 1 }, tags: { type: 'array' } } } } } },
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['name'],
+                properties: {
+                  name: { type: 'string' },
+                  size: { type: 'integer', minimum: 1 },
+                  tags: { type: 'array' },
+                },
+              },
+            },
+          },
+        },
         responses: {},
       },
-      get: { parameters: [{ name: 'page', in: 'query', schema: { type: 'integer' } }, { name: 'q', in: 'query', schema: { type: 'string' } }], responses: {} },
-      delete: { requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { x: { type: 'string' } } } } } }, responses: {} },
+      get: {
+        parameters: [
+          { name: 'page', in: 'query', schema: { type: 'integer' } },
+          { name: 'q', in: 'query', schema: { type: 'string' } },
+        ],
+        responses: {},
+      },
+      delete: {
+        requestBody: {
+          content: { 'application/json': { schema: { type: 'object', properties: { x: { type: 'string' } } } } },
+        },
+        responses: {},
+      },
     },
     '/v1/things/{id}': { get: { responses: {} } },
   },
@@ -23,20 +48,46 @@ const doc = {
 
 describe('inputOperations', () => {
   it('finds every GET, POST, PUT, PATCH with a JSON object body or query parameters, never a DELETE', () => {
-    expect(inputOperations(doc).map((o) => `${o.method} ${o.path} public=${o.public}`)).toEqual(['GET /v1/things public=false', 'POST /v1/things public=true']);
+    expect(inputOperations(doc).map((o) => `${o.method} ${o.path} public=${o.public}`)).toEqual([
+      'GET /v1/things public=false',
+      'POST /v1/things public=true',
+    ]);
   });
   it('takes an object body that names no property (a restore), with only the bodies that are not an object', () => {
     const more = structuredClone(doc) as unknown as { paths: Record<string, unknown> };
-    more.paths['/v1/things/{id}/restore'] = { post: { requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } }, responses: {} } };
-    const restore = inputOperations(more as unknown as OpenAPIV3_1.Document).find((o) => o.path === '/v1/things/{id}/restore')!;
-    expect(invalidCases(restore, 1, 8).map((c) => [c.what, c.unambiguous])).toEqual([['a JSON array as the body', true], ['a JSON string as the body', true]]);
+    more.paths['/v1/things/{id}/restore'] = {
+      post: {
+        requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } },
+        responses: {},
+      },
+    };
+    const restore = inputOperations(more as unknown as OpenAPIV3_1.Document).find(
+      (o) => o.path === '/v1/things/{id}/restore'
+    )!;
+    expect(invalidCases(restore, 1, 8).map((c) => [c.what, c.unambiguous])).toEqual([
+      ['a JSON array as the body', true],
+      ['a JSON string as the body', true],
+    ]);
   });
   it('covers an operation added to the document with no new code', () => {
     const more = structuredClone(doc) as unknown as { paths: Record<string, unknown> };
-    more.paths['/v1/other/{id}/act'] = { post: { requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { reason: { type: 'string' } } } } } }, responses: {} } };
-    const added = inputOperations(more as unknown as OpenAPIV3_1.Document).find((o) => o.path === '/v1/other/{id}/act')!;
+    more.paths['/v1/other/{id}/act'] = {
+      post: {
+        requestBody: {
+          content: { 'application/json': { schema: { type: 'object', properties: { reason: { type: 'string' } } } } },
+        },
+        responses: {},
+      },
+    };
+    const added = inputOperations(more as unknown as OpenAPIV3_1.Document).find(
+      (o) => o.path === '/v1/other/{id}/act'
+    )!;
     expect(added.pathParams).toEqual(['id']);
-    expect(invalidCases(added, 1, 8).map((c) => c.what)).toEqual(['a JSON array as the body', 'a JSON string as the body', 'reason as {"not":"a scalar"}']);
+    expect(invalidCases(added, 1, 8).map((c) => c.what)).toEqual([
+      'a JSON array as the body',
+      'a JSON string as the body',
+      'reason as {"not":"a scalar"}',
+    ]);
   });
 });
 

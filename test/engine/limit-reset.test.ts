@@ -32,7 +32,7 @@ function slidingLog(limit: number) {
     }) as Exchange;
   const send = async (): Promise<Exchange> => {
     while (log.length && log[0]! <= now - 60_000) log.shift();
-    if (log.length < limit) return log.push(now), answer(200);
+    if (log.length < limit) return (log.push(now), answer(200));
     return answer(429, Math.ceil((log[0]! + 60_000 - now) / 1000));
   };
   // Sleeps advance the virtual clock (time scale 1: a target second is a real one).
@@ -44,7 +44,10 @@ function slidingLog(limit: number) {
   return { send, waits, advance: (ms: number) => (now += ms) };
 }
 
-const cls = { accepted: (ex: Exchange) => ex.response?.status === 200, rejected: (ex: Exchange) => ex.response?.status === 429 };
+const cls = {
+  accepted: (ex: Exchange) => ex.response?.status === 200,
+  rejected: (ex: Exchange) => ex.response?.status === 429,
+};
 const config = { timeScale: 1 } as RunConfig;
 
 /** Ten requests 3 s apart spend the budget; the eleventh is refused with Retry-After 30; the witness comes 31 s later. */
@@ -75,7 +78,13 @@ describe('the rejection a reset is watched from', () => {
     const { target, firstRejection, witness } = await spentThenWitness(10);
     expect(cls.accepted(witness)).toBe(true);
     // Watched from the first rejection, the request sent once its Retry-After has passed is refused: the run's own doing.
-    const stale = await observeReset({ config, waits: target.waits }, 'reads', firstRejection, target.send, cls.accepted);
+    const stale = await observeReset(
+      { config, waits: target.waits },
+      'reads',
+      firstRejection,
+      target.send,
+      cls.accepted
+    );
     expect(stale.afterWindow).toBeDefined();
     const cross = { witness, witnessRefused: false } as CrossObservation;
     const from = await rejectionToWaitFrom({ limit: 10, firstRejection, cross }, target.send, cls);

@@ -22,14 +22,31 @@ describe('an id in a header value', () => {
 });
 
 /** A fake audit search over n entries (e-1 oldest ... e-n newest), paged in the given order. */
-function auditContext(n: number, order: 'newest-first' | 'oldest-first', declaredOrder?: 'oldest-first'): { ctx: CheckContext; pagesRead: number[] } {
-  const all = Array.from({ length: n }, (_, i) => ({ id: `e-${i + 1}`, path: `/p/${i + 1}`, time: new Date(1_700_000_000_000 + i * 1000).toISOString() }));
+function auditContext(
+  n: number,
+  order: 'newest-first' | 'oldest-first',
+  declaredOrder?: 'oldest-first'
+): { ctx: CheckContext; pagesRead: number[] } {
+  const all = Array.from({ length: n }, (_, i) => ({
+    id: `e-${i + 1}`,
+    path: `/p/${i + 1}`,
+    time: new Date(1_700_000_000_000 + i * 1000).toISOString(),
+  }));
   const served = order === 'newest-first' ? [...all].reverse() : all;
   const pagesRead: number[] = [];
   const audit: AuditDeclaration = {
     search: { method: 'GET', path: '/v1/audit' },
     entriesPointer: '/entries',
-    fields: { id: '/id', actor: '/actor', sourceIp: '/source_ip', result: '/result', path: '/path', status: '/status', method: '/method', time: '/time' },
+    fields: {
+      id: '/id',
+      actor: '/actor',
+      sourceIp: '/source_ip',
+      result: '/result',
+      path: '/path',
+      status: '/status',
+      method: '/method',
+      time: '/time',
+    },
     filters: {},
     resultValues: { success: 'success', failure: 'failure' },
     ...(declaredOrder ? { order: declaredOrder } : {}),
@@ -42,7 +59,14 @@ function auditContext(n: number, order: 'newest-first' | 'oldest-first', declare
       pagesRead.push(page);
       const entries = served.slice((page - 1) * perPage, page * perPage);
       const json = { entries, total: n };
-      return { seq: 0, sentBy: 't', request: { method: 'GET', url: 'http://x/v1/audit', headers: {} }, response: { status: 200, headers: {}, body: JSON.stringify(json), json }, startedAt: '', durationMs: 0 };
+      return {
+        seq: 0,
+        sentBy: 't',
+        request: { method: 'GET', url: 'http://x/v1/audit', headers: {} },
+        response: { status: 200, headers: {}, body: JSON.stringify(json), json },
+        startedAt: '',
+        durationMs: 0,
+      };
     },
   } as unknown as CheckContext;
   return { ctx, pagesRead };

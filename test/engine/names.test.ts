@@ -14,7 +14,13 @@ describe('generated names under a declared name schema', () => {
   ]) {
     it(`keep the prefix with ${JSON.stringify(schema)}`, () => {
       expect(admitsPrefix(schema, PREFIX)).toBe(true);
-      const names = fc.sample(arbitraryFromSchema({ type: 'object', required: ['name'], properties: { name: schema } }, { namePrefix: PREFIX }), { numRuns: 50, seed: 7 }) as Array<{ name: string }>;
+      const names = fc.sample(
+        arbitraryFromSchema(
+          { type: 'object', required: ['name'], properties: { name: schema } },
+          { namePrefix: PREFIX }
+        ),
+        { numRuns: 50, seed: 7 }
+      ) as Array<{ name: string }>;
       for (const { name } of names) {
         expect(name.startsWith(PREFIX), name).toBe(true);
         if (schema.pattern) expect(new RegExp(schema.pattern).test(name), name).toBe(true);

@@ -3,7 +3,14 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { runScheduled, sharesOf, API_TARGET } from '../../src/engine/run/schedule.ts';
 
 const check = (id: string, shares?: string[], onlyReads = false): Check => ({
-  id, group: 'g', clauses: [], level: 'must', why: {}, title: id, ...(shares ? { shares } : {}), ...(onlyReads ? { onlyReads: true as const } : {}),
+  id,
+  group: 'g',
+  clauses: [],
+  level: 'must',
+  why: {},
+  title: id,
+  ...(shares ? { shares } : {}),
+  ...(onlyReads ? { onlyReads: true as const } : {}),
   run: async () => ({ status: 'passed', message: id }),
 });
 
@@ -12,16 +19,32 @@ function harness(checks: Check[], sequential = false) {
   const events: string[] = [];
   const release = new Map<string, () => void>();
   const started = new Set<string>();
-  const done = runScheduled(checks, (c) => {
-    events.push(`start ${c.id}`);
-    started.add(c.id);
-    return new Promise<string>((resolve) => release.set(c.id, () => {
-      events.push(`end ${c.id}`);
-      resolve(c.id);
-    }));
-  }, sequential);
+  const done = runScheduled(
+    checks,
+    (c) => {
+      events.push(`start ${c.id}`);
+      started.add(c.id);
+      return new Promise<string>((resolve) =>
+        release.set(c.id, () => {
+          events.push(`end ${c.id}`);
+          resolve(c.id);
+        })
+      );
+    },
+    sequential
+  );
   const tick = () => new Promise((r) => setTimeout(r, 0));
-  return { events, started, done, end: async (id: string) => { release.get(id)!(); await tick(); await tick(); }, tick };
+  return {
+    events,
+    started,
+    done,
+    end: async (id: string) => {
+      release.get(id)!();
+      await tick();
+      await tick();
+    },
+    tick,
+  };
 }
 
 describe('scheduling checks (checks that share no budget and no state run concurrently)', () => {
@@ -31,7 +54,13 @@ describe('scheduling checks (checks that share no budget and no state run concur
   });
 
   it('starts checks that share nothing side by side, and keeps the order of checks that share something', async () => {
-    const h = harness([check('api-1'), check('s3-1', ['s3']), check('api-2'), check('events-1', ['events']), check('s3-2', ['s3'])]);
+    const h = harness([
+      check('api-1'),
+      check('s3-1', ['s3']),
+      check('api-2'),
+      check('events-1', ['events']),
+      check('s3-2', ['s3']),
+    ]);
     await h.tick();
     expect([...h.started]).toEqual(['api-1', 's3-1', 'events-1']);
     await h.end('s3-1');
@@ -44,7 +73,12 @@ describe('scheduling checks (checks that share no budget and no state run concur
   });
 
   it('a check that shares with several waits for each of them (the audit trail after the API, backups and events)', async () => {
-    const h = harness([check('api-1'), check('events-1', ['events']), check('audit', ['api', 'events']), check('s3-1', ['s3'])]);
+    const h = harness([
+      check('api-1'),
+      check('events-1', ['events']),
+      check('audit', ['api', 'events']),
+      check('s3-1', ['s3']),
+    ]);
     await h.tick();
     expect(h.started.has('s3-1')).toBe(true);
     await h.end('api-1');

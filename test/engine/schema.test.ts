@@ -9,7 +9,12 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 // A run compiles every response schema before sending anything: a broken one is a usage error naming its operation,
 // and the shipped documents (taken on trust by src/spec/load.ts, which does not validate them again) always compile.
 describe('response schemas compile', () => {
-  const shipped = [undefined, ...readdirSync(SHIPPED_OVERLAYS_DIR).filter((f) => f.endsWith('.yaml')).map((f) => path.join(SHIPPED_OVERLAYS_DIR, f))];
+  const shipped = [
+    undefined,
+    ...readdirSync(SHIPPED_OVERLAYS_DIR)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => path.join(SHIPPED_OVERLAYS_DIR, f)),
+  ];
 
   it.each(shipped)('every response schema of the shipped document compiles (overlay %s)', async (overlay) => {
     const spec = await loadSpec(overlay);
@@ -24,7 +29,9 @@ describe('response schemas compile', () => {
     const spec = await loadSpec();
     const merged = structuredClone(spec.merged);
     const get = merged.paths!['/v1/vms']!.get!;
-    (get.responses!['2XX'] as { content: Record<string, { schema: unknown }> }).content['application/json']!.schema = { type: 'no-such-type' };
+    (get.responses!['2XX'] as { content: Record<string, { schema: unknown }> }).content['application/json']!.schema = {
+      type: 'no-such-type',
+    };
     const asserter = new SchemaAsserter({ ...spec, merged, shipped: false, overlayPath: 'mine.yaml' });
     expect(() => asserter.compileAll()).toThrow(UsageError);
     expect(() => asserter.compileAll()).toThrow(/GET \/v1\/vms response 2XX/);
@@ -34,9 +41,19 @@ describe('response schemas compile', () => {
 // The shipped documents' validators are kept as a module in the derived cache (src/engine/schema/schema.ts): the kept ones
 // must judge every response exactly as freshly compiled ones do, message for message.
 describe('validators from the derived cache', () => {
-  const shipped = [undefined, ...readdirSync(SHIPPED_OVERLAYS_DIR).filter((f) => f.endsWith('.yaml')).map((f) => path.join(SHIPPED_OVERLAYS_DIR, f))];
+  const shipped = [
+    undefined,
+    ...readdirSync(SHIPPED_OVERLAYS_DIR)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => path.join(SHIPPED_OVERLAYS_DIR, f)),
+  ];
   const bodies: unknown[] = [
-    {}, [], null, 'text', 0, true,
+    {},
+    [],
+    null,
+    'text',
+    0,
+    true,
     { id: 'vm-1', name: 'a', status: 'running', created_at: '2026-01-01T00:00:00Z' },
     { id: 1, created_at: 'yesterday', tags: 'x' },
     { items: [], total: 0, page: 1, per_page: 50 },
@@ -64,8 +81,15 @@ describe('validators from the derived cache', () => {
           const status = key === 'default' ? 599 : Number(key.replace(/XX$/, '00'));
           for (const json of bodies) {
             const ex = {
-              seq: 1, sentBy: 'test', startedAt: '', durationMs: 0,
-              request: { method: method.toUpperCase(), url: `http://127.0.0.1${p.replace(/\{[^}]+\}/g, 'x1')}`, headers: {} },
+              seq: 1,
+              sentBy: 'test',
+              startedAt: '',
+              durationMs: 0,
+              request: {
+                method: method.toUpperCase(),
+                url: `http://127.0.0.1${p.replace(/\{[^}]+\}/g, 'x1')}`,
+                headers: {},
+              },
               response: { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(json), json },
             } as unknown as Exchange;
             const verdict = kept.assert(ex);

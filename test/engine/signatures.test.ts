@@ -8,26 +8,61 @@ import { signatureHeaders } from '../../fixtures/reference/event-variants.ts';
 const require = createRequire(import.meta.url);
 const { Webhook } = require('standardwebhooks') as typeof import('standardwebhooks');
 
-const lower = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+const lower = (h: Record<string, string>) =>
+  Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
 const body = Buffer.from('{"id":"evt-1","type":"backup.job.completed","data":{"backup_id":"bk-1"}}');
 
-const HMAC: SignatureDeclaration = { scheme: 'hmac', header: 'X-Signature', algorithm: 'hmac-sha256', encoding: 'hex', format: 'sha256={signature}', payload: '{body}', secretFormat: 'text' };
-const STRIPE_LIKE: SignatureDeclaration = { ...HMAC, format: 't={timestamp},v1={signature}', payload: '{timestamp}.{body}', toleranceSeconds: 300 };
-const STANDARD: SignatureDeclaration = { scheme: 'standard-webhooks', header: 'webhook-signature', algorithm: 'hmac-sha256', encoding: 'base64', format: '{signature}', payload: '{id}.{timestamp}.{body}', timestampHeader: 'webhook-timestamp', idHeader: 'webhook-id', toleranceSeconds: 300, secretFormat: 'whsec' };
+const HMAC: SignatureDeclaration = {
+  scheme: 'hmac',
+  header: 'X-Signature',
+  algorithm: 'hmac-sha256',
+  encoding: 'hex',
+  format: 'sha256={signature}',
+  payload: '{body}',
+  secretFormat: 'text',
+};
+const STRIPE_LIKE: SignatureDeclaration = {
+  ...HMAC,
+  format: 't={timestamp},v1={signature}',
+  payload: '{timestamp}.{body}',
+  toleranceSeconds: 300,
+};
+const STANDARD: SignatureDeclaration = {
+  scheme: 'standard-webhooks',
+  header: 'webhook-signature',
+  algorithm: 'hmac-sha256',
+  encoding: 'base64',
+  format: '{signature}',
+  payload: '{id}.{timestamp}.{body}',
+  timestampHeader: 'webhook-timestamp',
+  idHeader: 'webhook-id',
+  toleranceSeconds: 300,
+  secretFormat: 'whsec',
+};
 
 describe('signature header templates', () => {
   it.each([
     ['t=1700000000,v1=abc', 't={timestamp},v1={signature}', { timestamp: '1700000000', signatures: ['abc'] }],
-    ['t=1700000000,v1=abc,v1=def', 't={timestamp},v1={signature}', { timestamp: '1700000000', signatures: ['abc', 'def'] }],
+    [
+      't=1700000000,v1=abc,v1=def',
+      't={timestamp},v1={signature}',
+      { timestamp: '1700000000', signatures: ['abc', 'def'] },
+    ],
     ['sha256=abc', 'sha256={signature}', { signatures: ['abc'] }],
     ['sha256=abc sha256=def', 'sha256={signature}', { signatures: ['abc', 'def'] }],
-    ['id=e1;ts=5;sig=a+b/c=', 'id={id};ts={timestamp};sig={signature}', { id: 'e1', timestamp: '5', signatures: ['a+b/c='] }],
+    [
+      'id=e1;ts=5;sig=a+b/c=',
+      'id={id};ts={timestamp};sig={signature}',
+      { id: 'e1', timestamp: '5', signatures: ['a+b/c='] },
+    ],
   ])('%s read with %s', (value, format, expected) => {
     expect(parseSignatureHeader(value, format)).toEqual(expected);
   });
 
   it('put the raw body, timestamp and id where the payload template says', () => {
-    expect(signedPayload('{id}.{timestamp}.{body}', body, { id: 'm1', timestamp: '5' }).toString()).toBe(`m1.5.${body.toString()}`);
+    expect(signedPayload('{id}.{timestamp}.{body}', body, { id: 'm1', timestamp: '5' }).toString()).toBe(
+      `m1.5.${body.toString()}`
+    );
   });
 });
 
@@ -40,10 +75,18 @@ describe('declared schemes verify what the reference signs, and refuse what it s
   });
 
   it('a timestamped HMAC (t=<unix>,v1=<hex> over "<t>.<body>")', () => {
-    const h = lower(signatureHeaders('timestamped', { secret: 's3cret', body: body.toString(), eventId: 'evt-1', now }));
+    const h = lower(
+      signatureHeaders('timestamped', { secret: 's3cret', body: body.toString(), eventId: 'evt-1', now })
+    );
     const v = verifySignature({ headers: h, raw: body }, STRIPE_LIKE, 's3cret');
     expect(v).toEqual({ valid: true, timestamp: Math.floor(now / 1000) });
-    const unsigned = lower(signatureHeaders('timestamped', { secret: 's3cret', body: body.toString(), eventId: 'evt-1', now }, { timestampUnsigned: true }));
+    const unsigned = lower(
+      signatureHeaders(
+        'timestamped',
+        { secret: 's3cret', body: body.toString(), eventId: 'evt-1', now },
+        { timestampUnsigned: true }
+      )
+    );
     expect(verifySignature({ headers: unsigned, raw: body }, STRIPE_LIKE, 's3cret').valid).toBe(false);
   });
 
@@ -60,7 +103,10 @@ describe('declared schemes verify what the reference signs, and refuse what it s
     const h = signatureHeaders('standard-webhooks', { secret, body: body.toString(), eventId: 'msg_1', now });
     // The library judges freshness against this machine's clock: now is now.
     expect(new Webhook(secret).verify(body.toString(), h)).toEqual(JSON.parse(body.toString()));
-    expect(verifySignature({ headers: lower(h), raw: body }, STANDARD, secret)).toEqual({ valid: true, timestamp: Math.floor(now / 1000) });
+    expect(verifySignature({ headers: lower(h), raw: body }, STANDARD, secret)).toEqual({
+      valid: true,
+      timestamp: Math.floor(now / 1000),
+    });
     const wrong = newSecret(STANDARD);
     expect(verifySignature({ headers: lower(h), raw: body }, STANDARD, wrong).valid).toBe(false);
     expect(() => new Webhook(wrong).verify(body.toString(), h)).toThrow();
@@ -72,7 +118,14 @@ describe('declared schemes verify what the reference signs, and refuse what it s
     const ts = new Date(1_614_265_330_000);
     const signature = wh.sign('msg_p5jXN8AQM9LWM0D4loKWxJek', ts, '{"test": 2432232314}');
     expect(signature).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
-    const headers = { 'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek', 'webhook-timestamp': '1614265330', 'webhook-signature': `v1,${'A'.repeat(43)}= ${signature}` };
-    expect(verifySignature({ headers, raw: Buffer.from('{"test": 2432232314}') }, STANDARD, secret)).toEqual({ valid: true, timestamp: 1614265330 });
+    const headers = {
+      'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      'webhook-timestamp': '1614265330',
+      'webhook-signature': `v1,${'A'.repeat(43)}= ${signature}`,
+    };
+    expect(verifySignature({ headers, raw: Buffer.from('{"test": 2432232314}') }, STANDARD, secret)).toEqual({
+      valid: true,
+      timestamp: 1614265330,
+    });
   });
 });

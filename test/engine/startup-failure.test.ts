@@ -1,10 +1,18 @@
 import { describe, it, expect } from 'vitest';
-import { describeStartupFailure, StartupFailure, type StartupFailureKind } from '../../src/engine/identity/startup-failure.ts';
+import {
+  describeStartupFailure,
+  StartupFailure,
+  type StartupFailureKind,
+} from '../../src/engine/identity/startup-failure.ts';
 import type { Exchange, IncompleteResponse, RecordedResponse } from '../../src/engine/transport/exchange.ts';
 
 const LIMITS = { baseUrl: 'https://api.example.test', requestTimeoutSeconds: 3, maxBodyBytes: 8 * 1024 * 1024 };
 
-function exchange(outcome: { response?: Partial<RecordedResponse> & { status: number }; transportError?: string; incompleteResponse?: IncompleteResponse }): Exchange {
+function exchange(outcome: {
+  response?: Partial<RecordedResponse> & { status: number };
+  transportError?: string;
+  incompleteResponse?: IncompleteResponse;
+}): Exchange {
   const response = outcome.response && { headers: {}, body: '', ...outcome.response };
   if (response && response.json === undefined) {
     try {
@@ -16,7 +24,12 @@ function exchange(outcome: { response?: Partial<RecordedResponse> & { status: nu
   return {
     seq: 1,
     sentBy: 'limits.token-limit',
-    request: { method: 'POST', url: 'https://api.example.test/v1/auth/tokens', headers: { 'content-type': 'application/json' }, body: '{"api_key":"[REDACTED api key --api-key]"}' },
+    request: {
+      method: 'POST',
+      url: 'https://api.example.test/v1/auth/tokens',
+      headers: { 'content-type': 'application/json' },
+      body: '{"api_key":"[REDACTED api key --api-key]"}',
+    },
     response,
     transportError: outcome.transportError,
     incompleteResponse: outcome.incompleteResponse,
@@ -29,27 +42,141 @@ const json = { 'content-type': 'application/json' };
 
 /** What the target did with the first token request → the kind of failure and the message that names it. */
 const CASES: Array<[string, Exchange, StartupFailureKind, RegExp]> = [
-  ['connection refused', exchange({ transportError: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9' }), 'unreachable', /^target unreachable at https:\/\/api\.example\.test: ECONNREFUSED/],
-  ['no answer at all within the deadline', exchange({ transportError: 'timed out' }), 'unreachable', /^target unreachable at https:\/\/api\.example\.test: no answer within --request-timeout 3 s$/],
-  ['headers, then a body past the deadline', exchange({ transportError: 'timed out', incompleteResponse: { status: 200, headers: json, receivedBytes: 12, headersAfterMs: 4 } }), 'incomplete', /^the target answered POST \/v1\/auth\/tokens with 200 \(application\/json\) after 4 ms, but the body did not complete within --request-timeout 3 s: 12 bytes arrived$/],
-  ['headers, then a reset mid-body', exchange({ transportError: 'UND_ERR_SOCKET: other side closed', incompleteResponse: { status: 200, headers: json, receivedBytes: 3, headersAfterMs: 2 } }), 'incomplete', /but the body broke off \(UND_ERR_SOCKET: other side closed\): 3 bytes arrived$/],
-  ['a body over the cap', exchange({ response: { status: 200, headers: json, body: 'a'.repeat(100), truncated: true } }), 'body-over-cap', /with 200 \(application\/json\) and a body over the 8 MiB cap/],
-  ['307 to another origin', exchange({ response: { status: 307, headers: { location: 'https://elsewhere.test/v1/auth/tokens' } } }), 'redirect', /redirected POST \/v1\/auth\/tokens \(307\) to https:\/\/elsewhere\.test\/v1\/auth\/tokens \(another origin\); redirects are not followed/],
-  ['301 within the origin', exchange({ response: { status: 301, headers: { location: '/api/v1/auth/tokens' } } }), 'redirect', /\(301\) to https:\/\/api\.example\.test\/api\/v1\/auth\/tokens; redirects are not followed/],
+  [
+    'connection refused',
+    exchange({ transportError: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9' }),
+    'unreachable',
+    /^target unreachable at https:\/\/api\.example\.test: ECONNREFUSED/,
+  ],
+  [
+    'no answer at all within the deadline',
+    exchange({ transportError: 'timed out' }),
+    'unreachable',
+    /^target unreachable at https:\/\/api\.example\.test: no answer within --request-timeout 3 s$/,
+  ],
+  [
+    'headers, then a body past the deadline',
+    exchange({
+      transportError: 'timed out',
+      incompleteResponse: { status: 200, headers: json, receivedBytes: 12, headersAfterMs: 4 },
+    }),
+    'incomplete',
+    /^the target answered POST \/v1\/auth\/tokens with 200 \(application\/json\) after 4 ms, but the body did not complete within --request-timeout 3 s: 12 bytes arrived$/,
+  ],
+  [
+    'headers, then a reset mid-body',
+    exchange({
+      transportError: 'UND_ERR_SOCKET: other side closed',
+      incompleteResponse: { status: 200, headers: json, receivedBytes: 3, headersAfterMs: 2 },
+    }),
+    'incomplete',
+    /but the body broke off \(UND_ERR_SOCKET: other side closed\): 3 bytes arrived$/,
+  ],
+  [
+    'a body over the cap',
+    exchange({ response: { status: 200, headers: json, body: 'a'.repeat(100), truncated: true } }),
+    'body-over-cap',
+    /with 200 \(application\/json\) and a body over the 8 MiB cap/,
+  ],
+  [
+    '307 to another origin',
+    exchange({ response: { status: 307, headers: { location: 'https://elsewhere.test/v1/auth/tokens' } } }),
+    'redirect',
+    /redirected POST \/v1\/auth\/tokens \(307\) to https:\/\/elsewhere\.test\/v1\/auth\/tokens \(another origin\); redirects are not followed/,
+  ],
+  [
+    '301 within the origin',
+    exchange({ response: { status: 301, headers: { location: '/api/v1/auth/tokens' } } }),
+    'redirect',
+    /\(301\) to https:\/\/api\.example\.test\/api\/v1\/auth\/tokens; redirects are not followed/,
+  ],
   ['302 without Location', exchange({ response: { status: 302 } }), 'redirect', /\(302\) with no Location header/],
-  ['500 HTML page', exchange({ response: { status: 500, headers: { 'content-type': 'text/html' }, body: '<html><title>Oops</title></html>' } }), 'server-error', /^the target failed on POST \/v1\/auth\/tokens: 500 with text\/html \(32 bytes, page title "Oops"\)$/],
-  ['503 error object', exchange({ response: { status: 503, headers: json, body: '{"error":{"code":"maintenance","message":"back soon"}}' } }), 'server-error', /503 with application\/json \(\d+ bytes, error code maintenance \("back soon"\)\)$/],
-  ['502 without content type', exchange({ response: { status: 502 } }), 'server-error', /502 with no content type \(0 bytes\)$/],
-  ['401 with an error code', exchange({ response: { status: 401, headers: json, body: '{"error":{"code":"invalid_api_key","message":"unknown key"}}' } }), 'refused', /^the target refused to issue a token for --api-key \(401 invalid_api_key: "unknown key"\); check --api-key and --base-url$/],
-  ['403 without an error object', exchange({ response: { status: 403, body: 'Forbidden' } }), 'refused', /\(403, no error code\); check --api-key and --base-url$/],
-  ['404: not the API host', exchange({ response: { status: 404, body: 'Not Found' } }), 'rejected', /^the target answered POST \/v1\/auth\/tokens with 404: is --base-url the API host \(paths begin with \/v1\)\?$/],
-  ['429: issuances spent', exchange({ response: { status: 429, headers: json, body: '{"error":{"code":"rate_limited","message":"slow down"}}' } }), 'rejected', /with 429 rate_limited: the key's token issuances are spent for now/],
-  ['400 with a code', exchange({ response: { status: 400, headers: json, body: '{"error":{"code":"invalid_request","message":"?"}}' } }), 'rejected', /with 400 invalid_request$/],
-  ['201 with truncated JSON', exchange({ response: { status: 201, headers: json, body: '{"token":"ab' } }), 'not-json', /^the target answered POST \/v1\/auth\/tokens with 201 \(application\/json\) but the body is not JSON: Unterminated string in JSON at position 12/],
-  ['200 with an empty body', exchange({ response: { status: 200 } }), 'not-json', /with 200 \(no content type\) but the body is not JSON: Unexpected end of JSON input$/],
-  ['200 JSON without a token', exchange({ response: { status: 200, headers: json, body: '{"access_token":"x","expires_in":3600}' } }), 'no-token', /with 200 and JSON without a string field token \(fields: access_token, expires_in\)$/],
-  ['200 JSON array', exchange({ response: { status: 200, headers: json, body: '[]' } }), 'no-token', /\(a JSON array\)$/],
-  ['100-class status', exchange({ response: { status: 199 } }), 'unexpected', /with 199, which is neither a token nor an error$/],
+  [
+    '500 HTML page',
+    exchange({
+      response: { status: 500, headers: { 'content-type': 'text/html' }, body: '<html><title>Oops</title></html>' },
+    }),
+    'server-error',
+    /^the target failed on POST \/v1\/auth\/tokens: 500 with text\/html \(32 bytes, page title "Oops"\)$/,
+  ],
+  [
+    '503 error object',
+    exchange({
+      response: { status: 503, headers: json, body: '{"error":{"code":"maintenance","message":"back soon"}}' },
+    }),
+    'server-error',
+    /503 with application\/json \(\d+ bytes, error code maintenance \("back soon"\)\)$/,
+  ],
+  [
+    '502 without content type',
+    exchange({ response: { status: 502 } }),
+    'server-error',
+    /502 with no content type \(0 bytes\)$/,
+  ],
+  [
+    '401 with an error code',
+    exchange({
+      response: { status: 401, headers: json, body: '{"error":{"code":"invalid_api_key","message":"unknown key"}}' },
+    }),
+    'refused',
+    /^the target refused to issue a token for --api-key \(401 invalid_api_key: "unknown key"\); check --api-key and --base-url$/,
+  ],
+  [
+    '403 without an error object',
+    exchange({ response: { status: 403, body: 'Forbidden' } }),
+    'refused',
+    /\(403, no error code\); check --api-key and --base-url$/,
+  ],
+  [
+    '404: not the API host',
+    exchange({ response: { status: 404, body: 'Not Found' } }),
+    'rejected',
+    /^the target answered POST \/v1\/auth\/tokens with 404: is --base-url the API host \(paths begin with \/v1\)\?$/,
+  ],
+  [
+    '429: issuances spent',
+    exchange({
+      response: { status: 429, headers: json, body: '{"error":{"code":"rate_limited","message":"slow down"}}' },
+    }),
+    'rejected',
+    /with 429 rate_limited: the key's token issuances are spent for now/,
+  ],
+  [
+    '400 with a code',
+    exchange({ response: { status: 400, headers: json, body: '{"error":{"code":"invalid_request","message":"?"}}' } }),
+    'rejected',
+    /with 400 invalid_request$/,
+  ],
+  [
+    '201 with truncated JSON',
+    exchange({ response: { status: 201, headers: json, body: '{"token":"ab' } }),
+    'not-json',
+    /^the target answered POST \/v1\/auth\/tokens with 201 \(application\/json\) but the body is not JSON: Unterminated string in JSON at position 12/,
+  ],
+  [
+    '200 with an empty body',
+    exchange({ response: { status: 200 } }),
+    'not-json',
+    /with 200 \(no content type\) but the body is not JSON: Unexpected end of JSON input$/,
+  ],
+  [
+    '200 JSON without a token',
+    exchange({ response: { status: 200, headers: json, body: '{"access_token":"x","expires_in":3600}' } }),
+    'no-token',
+    /with 200 and JSON without a string field token \(fields: access_token, expires_in\)$/,
+  ],
+  [
+    '200 JSON array',
+    exchange({ response: { status: 200, headers: json, body: '[]' } }),
+    'no-token',
+    /\(a JSON array\)$/,
+  ],
+  [
+    '100-class status',
+    exchange({ response: { status: 199 } }),
+    'unexpected',
+    /with 199, which is neither a token nor an error$/,
+  ],
 ];
 
 describe('describeStartupFailure names what the target did', () => {
@@ -78,7 +205,14 @@ describe('describeStartupFailure names what the target did', () => {
     expect(failure.report.kind).toBe('not-json');
     const [shown] = failure.report.evidence.exchanges;
     expect(shown!.response?.status).toBe(201);
-    expect(shown!.curl).toBe(`curl -sS -i -X POST 'https://api.example.test/v1/auth/tokens' -H 'content-type: application/json' --data-raw '{"api_key":"[REDACTED api key --api-key]"}'`);
-    expect(failure.report.evidence.details).toEqual({ status: 201, contentType: 'application/json', parseError: expect.stringMatching(/JSON/), bodyBytes: 12 });
+    expect(shown!.curl).toBe(
+      `curl -sS -i -X POST 'https://api.example.test/v1/auth/tokens' -H 'content-type: application/json' --data-raw '{"api_key":"[REDACTED api key --api-key]"}'`
+    );
+    expect(failure.report.evidence.details).toEqual({
+      status: 201,
+      contentType: 'application/json',
+      parseError: expect.stringMatching(/JSON/),
+      bodyBytes: 12,
+    });
   });
 });

@@ -4,10 +4,20 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 
 /** A create answer as the run records it. */
 function answer(json: unknown, headers: Record<string, string> = {}): Exchange {
-  return { seq: 0, sentBy: 't', request: { method: 'POST', url: 'http://x/v1/vms', headers: {} }, response: { status: 202, headers, body: JSON.stringify(json), json }, startedAt: '', durationMs: 0 } as Exchange;
+  return {
+    seq: 0,
+    sentBy: 't',
+    request: { method: 'POST', url: 'http://x/v1/vms', headers: {} },
+    response: { status: 202, headers, body: JSON.stringify(json), json },
+    startedAt: '',
+    durationMs: 0,
+  } as Exchange;
 }
 
-const firstValues = (ex: Exchange, n = 1) => taskIdCandidates(ex).slice(0, n).map((c) => c.value);
+const firstValues = (ex: Exchange, n = 1) =>
+  taskIdCandidates(ex)
+    .slice(0, n)
+    .map((c) => c.value);
 
 // A task id given as a resource name (operations/<id>, tasks/<id>, a URL) names its task by its last segment.
 describe('a task named by a resource name or URL', () => {
@@ -35,7 +45,10 @@ describe('a task named by a resource name or URL', () => {
   });
 
   it('tries the name of a long-running operation first ({"operation": {"name": "operations/<id>"}, "vm": {...}})', () => {
-    const ex = answer({ operation: { name: 'operations/op-1', done: false }, vm: { id: 'vm-1', name: 'cc-x', image: 'ubuntu' } });
+    const ex = answer({
+      operation: { name: 'operations/op-1', done: false },
+      vm: { id: 'vm-1', name: 'cc-x', image: 'ubuntu' },
+    });
     expect(taskIdCandidates(ex)[0]).toEqual({ location: { in: 'body', pointer: '/operation/name' }, value: 'op-1' });
   });
 
@@ -45,13 +58,20 @@ describe('a task named by a resource name or URL', () => {
   });
 
   it('finds an operation URL under a name that says nothing (selfLink), and never a VM named the same way (targetLink)', () => {
-    const ex = answer({ kind: 'operation', status: 'PENDING', targetLink: 'http://h/v1/vms/vm-1', selfLink: 'http://h/v1/operations/op-1' });
+    const ex = answer({
+      kind: 'operation',
+      status: 'PENDING',
+      targetLink: 'http://h/v1/vms/vm-1',
+      selfLink: 'http://h/v1/operations/op-1',
+    });
     expect(firstValues(ex)).toEqual(['op-1']);
     expect(taskIdCandidates(ex).map((c) => c.value)).not.toContain('vm-1');
   });
 
   it('reads a header holding an operation URL (Operation-Location: https://h/v1/operations/<id>)', () => {
-    expect(firstValues(answer({ vm_id: 'vm-1' }, { 'operation-location': 'https://h/v1/operations/op-1' }))).toEqual(['op-1']);
+    expect(firstValues(answer({ vm_id: 'vm-1' }, { 'operation-location': 'https://h/v1/operations/op-1' }))).toEqual([
+      'op-1',
+    ]);
   });
 
   it('keeps the forms it knew: a task_id field, a Location path, a HAL link', () => {

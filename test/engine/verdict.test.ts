@@ -7,9 +7,16 @@ import { toReport } from '../../src/engine/run/runner.ts';
 import type { ClauseList } from '../../src/spec/clauses.ts';
 
 const check = (id: string, clauses: string[], level: Check['level'] = 'must'): Check => ({
-  id, group: id.split('.')[0]!, clauses, level, why: { [level]: 'test' }, title: id, run: async () => pass('ok'),
+  id,
+  group: id.split('.')[0]!,
+  clauses,
+  level,
+  why: { [level]: 'test' },
+  title: id,
+  run: async () => pass('ok'),
 });
-const report = (c: Check, outcome: CheckOutcome | { status: 'error'; message: string }): CheckReport => toReport(c, outcome, 1, 1);
+const report = (c: Check, outcome: CheckOutcome | { status: 'error'; message: string }): CheckReport =>
+  toReport(c, outcome, 1, 1);
 
 const clauses: ClauseList = {
   seed: 'seed',
@@ -52,19 +59,47 @@ describe('coverage: what the run proved', () => {
   const all = [a1, a2, b, bShould, q, ux];
 
   it('verifies a clause only when every must check citing it decided', () => {
-    const cov = computeCoverage(clauses, all, [report(a1, pass('ok')), report(a2, skip('list too short', '--profile certify')), report(b, fail('no', [])), report(bShould, skip('n/a')), report(q, pass('ok'))], { overlay: false });
+    const cov = computeCoverage(
+      clauses,
+      all,
+      [
+        report(a1, pass('ok')),
+        report(a2, skip('list too short', '--profile certify')),
+        report(b, fail('no', [])),
+        report(bShould, skip('n/a')),
+        report(q, pass('ok')),
+      ],
+      { overlay: false }
+    );
     expect(cov.verified.sort()).toEqual(['B', 'Q']);
-    expect(cov.notVerified).toEqual([{ clause: 'A', check: 'g.a2', reason: 'list too short', howToVerify: '--profile certify', blocking: true }]);
+    expect(cov.notVerified).toEqual([
+      { clause: 'A', check: 'g.a2', reason: 'list too short', howToVerify: '--profile certify', blocking: true },
+    ]);
     expect(isIncomplete(cov)).toBe(true);
   });
 
   it('names the group that was not selected, and the error that stopped a check', () => {
-    const cov = computeCoverage(clauses, all, [report(a1, { status: 'error', message: 'token refused (429)' }), report(q, pass('ok'))], { overlay: false, only: ['g'] });
+    const cov = computeCoverage(
+      clauses,
+      all,
+      [report(a1, { status: 'error', message: 'token refused (429)' }), report(q, pass('ok'))],
+      { overlay: false, only: ['g'] }
+    );
     expect(cov.notVerified.find((n) => n.check === 'g.a1')!.reason).toMatch(/could not run: token refused/);
   });
 
   it('lists a conditional clause it could not show without making the run incomplete', () => {
-    const cov = computeCoverage(clauses, all, [report(a1, pass('ok')), report(a2, pass('ok')), report(b, pass('ok')), report(q, skip('the quota was not reached within --max-creates 150'))], { overlay: false });
+    const cov = computeCoverage(
+      clauses,
+      all,
+      [
+        report(a1, pass('ok')),
+        report(a2, pass('ok')),
+        report(b, pass('ok')),
+        report(q, skip('the quota was not reached within --max-creates 150')),
+      ],
+      { overlay: false }
+    );
     expect(cov.notVerified).toEqual([expect.objectContaining({ clause: 'Q', blocking: false })]);
     expect(isIncomplete(cov)).toBe(false);
   });
@@ -72,10 +107,16 @@ describe('coverage: what the run proved', () => {
   it('holds a MUST clause by its must checks; one no must check can observe, by the declared checks that observe it through the overlay', () => {
     const declaredA = check('g.declared-a', ['A'], 'declared');
     const onlyDeclared = check('g.only-declared', ['B'], 'declared');
-    const reports = [report(a1, pass('ok')), report(declaredA, skip('no overlay declares it', '--overlay FILE')), report(onlyDeclared, skip('no overlay declares it', '--overlay FILE'))];
+    const reports = [
+      report(a1, pass('ok')),
+      report(declaredA, skip('no overlay declares it', '--overlay FILE')),
+      report(onlyDeclared, skip('no overlay declares it', '--overlay FILE')),
+    ];
     const cov = computeCoverage(clauses, [a1, declaredA, onlyDeclared], reports, { overlay: false });
     expect(cov.verified).toContain('A');
-    expect(cov.notVerified).toEqual([expect.objectContaining({ clause: 'B', check: 'g.only-declared', howToVerify: '--overlay FILE' })]);
+    expect(cov.notVerified).toEqual([
+      expect.objectContaining({ clause: 'B', check: 'g.only-declared', howToVerify: '--overlay FILE' }),
+    ]);
   });
 
   it('does not hold an unshown item to a design the overlay does not declare (undeclared), but keeps a MUST clause open', () => {
@@ -88,19 +129,27 @@ describe('coverage: what the run proved', () => {
   it('holds declared unshown items only when an overlay is given', () => {
     const reports = [report(ux, skip('no overlay', '--overlay FILE'))];
     expect(computeCoverage(clauses, [ux], reports, { overlay: false }).notVerified).toEqual([]);
-    expect(computeCoverage(clauses, [ux], reports, { overlay: true }).notVerified.map((n) => n.clause)).toEqual(['U-X']);
+    expect(computeCoverage(clauses, [ux], reports, { overlay: true }).notVerified.map((n) => n.clause)).toEqual([
+      'U-X',
+    ]);
   });
 });
 
 describe('the verdict and its exit code', () => {
   const c = check('g.c', ['A']);
   it('is nonconformant (exit 1) whenever a must assertion failed, even beside a check that could not run', () => {
-    const v = verdictOf([report(c, fail('no', [])), report(check('g.d', ['B']), { status: 'error', message: 'boom' })], { incompleteCoverage: true, requireComplete: true });
+    const v = verdictOf(
+      [report(c, fail('no', [])), report(check('g.d', ['B']), { status: 'error', message: 'boom' })],
+      { incompleteCoverage: true, requireComplete: true }
+    );
     expect(v).toBe('nonconformant');
     expect(EXIT_CODES[v]).toBe(1);
   });
   it('is incomplete (exit 3) when a check could not run and nothing failed', () => {
-    const v = verdictOf([report(c, pass('ok')), report(check('g.d', ['B']), { status: 'error', message: 'boom' })], { incompleteCoverage: false, requireComplete: false });
+    const v = verdictOf([report(c, pass('ok')), report(check('g.d', ['B']), { status: 'error', message: 'boom' })], {
+      incompleteCoverage: false,
+      requireComplete: false,
+    });
     expect(v).toBe('incomplete');
     expect(EXIT_CODES[v]).toBe(3);
   });
@@ -116,7 +165,11 @@ describe('the verdict and its exit code', () => {
     expect(isIncomplete({ ...whole, partlyVerified: [] })).toBe(false);
     const partly = { ...whole, partlyVerified: ['A'] };
     expect(isIncomplete(partly)).toBe(true);
-    expect(verdictOf([report(c, pass('ok'))], { incompleteCoverage: isIncomplete(partly), requireComplete: true })).toBe('incomplete');
-    expect(verdictOf([report(c, pass('ok'))], { incompleteCoverage: isIncomplete(partly), requireComplete: false })).toBe('conformant');
+    expect(
+      verdictOf([report(c, pass('ok'))], { incompleteCoverage: isIncomplete(partly), requireComplete: true })
+    ).toBe('incomplete');
+    expect(
+      verdictOf([report(c, pass('ok'))], { incompleteCoverage: isIncomplete(partly), requireComplete: false })
+    ).toBe('conformant');
   });
 });

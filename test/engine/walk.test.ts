@@ -10,7 +10,14 @@ import { Ledger } from '../../src/engine/target/ledger.ts';
 const config = { runId: 'test', timeScale: 100_000, taskTimeoutSeconds: 1 } as RunConfig;
 
 function answer(status: number, json: unknown, headers: Record<string, string> = {}): Exchange {
-  return { seq: 0, sentBy: 'test', request: { method: 'GET', url: 'http://t/v1/vms', headers: {} }, response: { status, headers, body: JSON.stringify(json), json }, startedAt: '', durationMs: 0 };
+  return {
+    seq: 0,
+    sentBy: 'test',
+    request: { method: 'GET', url: 'http://t/v1/vms', headers: {} },
+    response: { status, headers, body: JSON.stringify(json), json },
+    startedAt: '',
+    durationMs: 0,
+  };
 }
 
 /**
@@ -24,10 +31,14 @@ function target(size: () => number, opts: { pastEnd?: number; total?: (n: number
     calls.push(q);
     const n = size();
     const start = (q.page - 1) * q.per_page;
-    if (opts.pastEnd && q.page > 1 && start >= n) return answer(opts.pastEnd, { error: { code: 'not_found', message: 'no such page' } });
+    if (opts.pastEnd && q.page > 1 && start >= n)
+      return answer(opts.pastEnd, { error: { code: 'not_found', message: 'no such page' } });
     // Newest first: a VM that appears shifts every page by one.
     const ids = Array.from({ length: n }, (_, i) => `vm-${n - i}`);
-    return answer(200, { vms: ids.slice(start, start + q.per_page).map((id) => ({ id, name: id })), total: opts.total ? opts.total(n) : n });
+    return answer(200, {
+      vms: ids.slice(start, start + q.per_page).map((id) => ({ id, name: id })),
+      total: opts.total ? opts.total(n) : n,
+    });
   };
   return { calls, objects: new RunObjects(call, config, { firstPage: 1 } as never, new Ledger()) };
 }
@@ -38,7 +49,11 @@ describe('walking the VM list', () => {
   it('takes a refused page after a full last page as the end when the total says every VM was seen', async () => {
     const { objects } = target(() => 200, { pastEnd: 404 });
     const w = await objects.walk(100);
-    expect([w.complete, w.items.length, w.stoppedBecause]).toEqual([true, 200, expect.stringMatching(/past the last page/)]);
+    expect([w.complete, w.items.length, w.stoppedBecause]).toEqual([
+      true,
+      200,
+      expect.stringMatching(/past the last page/),
+    ]);
   });
 
   it('keeps a refused page a failure when the total says there are more', async () => {
@@ -59,7 +74,7 @@ describe('walking the VM list', () => {
     expect([r.complete, r.moved]).toEqual([true, true]);
   });
 
-  it('stops at the page bound, capped (not the target\'s fault), and fits later page sizes to what it learned', async () => {
+  it("stops at the page bound, capped (not the target's fault), and fits later page sizes to what it learned", async () => {
     const { objects, calls } = target(() => 3000);
     const capped = await objects.walk(10);
     expect([capped.complete, capped.capped, capped.pages.length]).toEqual([false, true, MAX_WALK_PAGES]);

@@ -31,7 +31,15 @@ function simulated(kind: 'fixed' | 'sliding' | 'bucket', limit: number, windowMs
   const log: number[] = [];
   let tokens = limit;
   let last = 0;
-  const answer = (status: number) => ({ seq: 0, sentBy: 't', startedAt: '', durationMs: 0, request: { method: 'GET', url: 'http://t/v1/vms', headers: {} }, response: { status, headers: {}, body: '' } }) as unknown as Exchange;
+  const answer = (status: number) =>
+    ({
+      seq: 0,
+      sentBy: 't',
+      startedAt: '',
+      durationMs: 0,
+      request: { method: 'GET', url: 'http://t/v1/vms', headers: {} },
+      response: { status, headers: {}, body: '' },
+    }) as unknown as Exchange;
   const send = async (): Promise<Exchange> => {
     if (kind === 'fixed') {
       if (now >= start + windowMs) [start, count] = [now, 0];

@@ -41,14 +41,26 @@ function budget(kind: Kind, limit: number, phase: number) {
     const startedAt = new Date(base + now).toISOString();
     const [served, waitMs] = decide();
     now += 5;
-    const headers: Record<string, string> = served ? {} : { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) };
-    return { seq: 0, sentBy: 't', startedAt, durationMs: 5, request: { method: 'POST', url: 'http://t/v1/auth/tokens', headers: {} }, response: { status: served ? 200 : 429, headers, body: '' } } as Exchange;
+    const headers: Record<string, string> = served
+      ? {}
+      : { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) };
+    return {
+      seq: 0,
+      sentBy: 't',
+      startedAt,
+      durationMs: 5,
+      request: { method: 'POST', url: 'http://t/v1/auth/tokens', headers: {} },
+      response: { status: served ? 200 : 429, headers, body: '' },
+    } as Exchange;
   };
   const sleep = async (ms: number) => void (now += Math.max(0, ms));
   return { send, sleep };
 }
 
-const cls = { accepted: (ex: Exchange) => ex.response?.status === 200, rejected: (ex: Exchange) => ex.response?.status === 429 };
+const cls = {
+  accepted: (ex: Exchange) => ex.response?.status === 200,
+  rejected: (ex: Exchange) => ex.response?.status === 429,
+};
 
 /** The probe's burst, then its reset observed the way the probes do (Retry-After + 1 s), then the window's length. */
 async function observe(kind: Kind, phase = 0) {
@@ -61,7 +73,17 @@ async function observe(kind: Kind, phase = 0) {
     await b.sleep(60_000);
     back = await b.send();
   }
-  return observeWindowLength({ what: 'token issuances', limit: 10, timeScale: 1, first, servedSince: [back], send: b.send, cls, concurrency: 1, sleep: b.sleep });
+  return observeWindowLength({
+    what: 'token issuances',
+    limit: 10,
+    timeScale: 1,
+    first,
+    servedSince: [back],
+    send: b.send,
+    cls,
+    concurrency: 1,
+    sleep: b.sleep,
+  });
 }
 
 describe('limits.window-length: a spent budget stays spent as long as a minute holds it', () => {

@@ -28,7 +28,8 @@ describe('load/README.md', () => {
   });
 
   it('creates the report directory before every run (k6 does not create it)', () => {
-    for (const b of blocks.filter((x) => x.text.includes('k6 run') && !x.text.includes('kind: TestRun'))) expect(b.text).toMatch(/mkdir -p k6-out/);
+    for (const b of blocks.filter((x) => x.text.includes('k6 run') && !x.text.includes('kind: TestRun')))
+      expect(b.text).toMatch(/mkdir -p k6-out/);
   });
 
   it('k6 processes run side by side on one host each have their own --address (k6 serves its API on localhost:6565 by default) and report directory', () => {
@@ -37,13 +38,18 @@ describe('load/README.md', () => {
     for (const b of sideBySide) {
       const runs = b.text.split('\n').filter((l) => /\bk6 run\b/.test(l));
       const addresses = runs.map((l) => /--address (\S+)/.exec(l)?.[1]);
-      expect(addresses.every((a) => a !== undefined && !/:6565$/.test(a)), runs.join('\n')).toBe(true);
+      expect(
+        addresses.every((a) => a !== undefined && !/:6565$/.test(a)),
+        runs.join('\n')
+      ).toBe(true);
       expect(new Set(addresses).size).toBe(runs.length);
       const outDirs = runs.map((l) => /CONFORMANCE_OUT_DIR=(\S+)/.exec(l)?.[1]);
       expect(new Set(outDirs).size).toBe(runs.length);
       for (const dir of outDirs) expect(b.text).toMatch(new RegExp(`mkdir -p .*${dir}`));
       // One process per segment of the sequence, and CONFORMANCE_SEGMENTS says how many.
-      const segments = runs.map((l) => parseSegment(/--execution-segment (\S+)/.exec(l)?.[1], /--execution-segment-sequence (\S+)/.exec(l)?.[1]));
+      const segments = runs.map((l) =>
+        parseSegment(/--execution-segment (\S+)/.exec(l)?.[1], /--execution-segment-sequence (\S+)/.exec(l)?.[1])
+      );
       expect(segments.map((x) => x.index)).toEqual(runs.map((_, i) => i));
       expect(segments.every((x) => x.count === runs.length)).toBe(true);
       expect(b.text).toContain(`CONFORMANCE_SEGMENTS=${runs.length}`);

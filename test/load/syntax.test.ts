@@ -22,7 +22,15 @@ function scripts(dir: string): string[] {
 }
 
 /** Members that goja in k6 v0.38 does not have (checked against its vendored sources). */
-const ABSENT_IN_K6_0_38 = new Set(['fromEntries', 'replaceAll', 'at', 'hasOwn', 'findLast', 'findLastIndex', 'structuredClone']);
+const ABSENT_IN_K6_0_38 = new Set([
+  'fromEntries',
+  'replaceAll',
+  'at',
+  'hasOwn',
+  'findLast',
+  'findLastIndex',
+  'structuredClone',
+]);
 
 interface Node {
   type: string;
@@ -57,11 +65,15 @@ function problems(name: string, source: string): string[] {
   for (const n of walk(ast)) {
     if (n.type === 'MemberExpression' && !n['computed']) {
       const prop = n['property'] as { name?: string };
-      if (prop.name && ABSENT_IN_K6_0_38.has(prop.name)) out.push(`${name}:${lineOf(source, n.start)}: .${prop.name} is not in k6 v0.38`);
+      if (prop.name && ABSENT_IN_K6_0_38.has(prop.name))
+        out.push(`${name}:${lineOf(source, n.start)}: .${prop.name} is not in k6 v0.38`);
     }
-    if (n.type === 'Identifier' && n['name'] === 'structuredClone') out.push(`${name}:${lineOf(source, n.start)}: structuredClone is not in k6 v0.38`);
+    if (n.type === 'Identifier' && n['name'] === 'structuredClone')
+      out.push(`${name}:${lineOf(source, n.start)}: structuredClone is not in k6 v0.38`);
     if (n.type === 'Literal' && n['regex'] && /[uy]/.test((n['regex'] as { flags: string }).flags)) {
-      out.push(`${name}:${lineOf(source, n.start)}: regular expression flags u and y are not needed; keep to plain ES5 regular expressions`);
+      out.push(
+        `${name}:${lineOf(source, n.start)}: regular expression flags u and y are not needed; keep to plain ES5 regular expressions`
+      );
     }
   }
   return out;
@@ -71,7 +83,20 @@ describe(`k6 scripts load on k6 v${MIN_K6_VERSION} and later`, () => {
   const files = [...scripts(loadDir), ...scripts(sharedDir)];
 
   it('finds the scripts and their modules', () => {
-    expect(files.map((f) => relative(loadDir, f)).sort()).toEqual(expect.arrayContaining(['pagination.js', 'rate-limits.js', 'lib/verdicts.js', 'lib/report.js', 'lib/flow.js', 'lib/k6common.js', '../src/engine/documented-limits/limits.js', '../src/engine/documented-limits/windows.js', '../src/engine/documented-limits/retry-after.js', '../src/engine/documented-limits/verdicts.js']));
+    expect(files.map((f) => relative(loadDir, f)).sort()).toEqual(
+      expect.arrayContaining([
+        'pagination.js',
+        'rate-limits.js',
+        'lib/verdicts.js',
+        'lib/report.js',
+        'lib/flow.js',
+        'lib/k6common.js',
+        '../src/engine/documented-limits/limits.js',
+        '../src/engine/documented-limits/windows.js',
+        '../src/engine/documented-limits/retry-after.js',
+        '../src/engine/documented-limits/verdicts.js',
+      ])
+    );
   });
 
   for (const file of files) {

@@ -40,7 +40,14 @@ import {
   type ProbeName,
   type WalkPage,
 } from '../../load/lib/verdicts.js';
-import { buildSummary, escapeXml, redact, renderJUnit, summaryOutputs, thresholdResults } from '../../load/lib/report.js';
+import {
+  buildSummary,
+  escapeXml,
+  redact,
+  renderJUnit,
+  summaryOutputs,
+  thresholdResults,
+} from '../../load/lib/report.js';
 import { FixedWindowLimiter } from '../../fixtures/reference/limits.ts';
 import type { VirtualClock } from '../../fixtures/reference/clock.ts';
 
@@ -106,20 +113,48 @@ describe('judgeProbe', () => {
   }
 
   it('limitCheck maps verdicts to check statuses with the clause', () => {
-    expect(limitCheck('reads', judgeProbe(300, [{ sent: 330, accepted: 300, refused: 30 }]))).toMatchObject({ id: 'limits.reads', clauses: ['LIMIT-READ-300'], status: 'passed', verdict: 'pass' });
-    expect(limitCheck('writes', judgeProbe(60, [looser]))).toMatchObject({ clauses: ['LIMIT-WRITE-60'], status: 'failed', verdict: 'looser' });
-    expect(limitCheck('tokens', judgeProbe(10, [{ sent: 11, accepted: 9, refused: 2 }]))).toMatchObject({ clauses: ['LIMIT-TOKEN-10'], status: 'failed', verdict: 'stricter' });
-    expect(limitCheck('tokens', judgeProbe(10, [{ sent: 5, accepted: 5, refused: 0 }]))).toMatchObject({ status: 'skipped', verdict: 'inconclusive' });
+    expect(limitCheck('reads', judgeProbe(300, [{ sent: 330, accepted: 300, refused: 30 }]))).toMatchObject({
+      id: 'limits.reads',
+      clauses: ['LIMIT-READ-300'],
+      status: 'passed',
+      verdict: 'pass',
+    });
+    expect(limitCheck('writes', judgeProbe(60, [looser]))).toMatchObject({
+      clauses: ['LIMIT-WRITE-60'],
+      status: 'failed',
+      verdict: 'looser',
+    });
+    expect(limitCheck('tokens', judgeProbe(10, [{ sent: 11, accepted: 9, refused: 2 }]))).toMatchObject({
+      clauses: ['LIMIT-TOKEN-10'],
+      status: 'failed',
+      verdict: 'stricter',
+    });
+    expect(limitCheck('tokens', judgeProbe(10, [{ sent: 5, accepted: 5, refused: 0 }]))).toMatchObject({
+      status: 'skipped',
+      verdict: 'inconclusive',
+    });
   });
 });
 
 describe('classifyStatus', () => {
   const cases: Array<[ProbeName, number, string]> = [
-    ['reads', 200, 'accepted'], ['reads', 429, 'refused'], ['reads', 400, 'refused'], ['reads', 503, 'refused'], ['reads', 0, 'unanswered'],
-    ['writes', 400, 'accepted'], ['writes', 422, 'accepted'], ['writes', 202, 'accepted'], ['writes', 429, 'refused'], ['writes', 401, 'refused'], ['writes', 0, 'unanswered'],
-    ['tokens', 200, 'accepted'], ['tokens', 429, 'refused'], ['tokens', 400, 'refused'],
+    ['reads', 200, 'accepted'],
+    ['reads', 429, 'refused'],
+    ['reads', 400, 'refused'],
+    ['reads', 503, 'refused'],
+    ['reads', 0, 'unanswered'],
+    ['writes', 400, 'accepted'],
+    ['writes', 422, 'accepted'],
+    ['writes', 202, 'accepted'],
+    ['writes', 429, 'refused'],
+    ['writes', 401, 'refused'],
+    ['writes', 0, 'unanswered'],
+    ['tokens', 200, 'accepted'],
+    ['tokens', 429, 'refused'],
+    ['tokens', 400, 'refused'],
   ];
-  for (const [probe, status, outcome] of cases) it(`${probe} ${status} → ${outcome}`, () => expect(classifyStatus(probe, status)).toBe(outcome));
+  for (const [probe, status, outcome] of cases)
+    it(`${probe} ${status} → ${outcome}`, () => expect(classifyStatus(probe, status)).toBe(outcome));
 });
 
 // ---------------------------------------------------------------- window arithmetic
@@ -135,7 +170,14 @@ describe('window arithmetic under a time scale', () => {
   });
 
   it('plans push each limit about 10% over its rate, with an equal idle guard', () => {
-    expect(probePlan(300, 10)).toMatchObject({ limit: 300, over: 30, guard: 30, lead: 10, slotsPerWindow: 360, windowMs: 6000 });
+    expect(probePlan(300, 10)).toMatchObject({
+      limit: 300,
+      over: 30,
+      guard: 30,
+      lead: 10,
+      slotsPerWindow: 360,
+      windowMs: 6000,
+    });
     expect(probePlan(60, 1)).toMatchObject({ over: 6, guard: 6, lead: 2, slotsPerWindow: 72, windowMs: 60_000 });
     expect(probePlan(10, 10)).toMatchObject({ over: 2, guard: 2, lead: 1, slotsPerWindow: 14 });
     expect(probePlan(300, 7).windowMs).toBe(8571);
@@ -154,12 +196,16 @@ describe('window arithmetic under a time scale', () => {
   it('the first window sends from its first slot; later ones keep lead slots idle on the boundary', () => {
     const plan = probePlan(10, 10); // lead 1, limit 10, over 2, tail 1
     const roles = (w: number) => Array.from({ length: plan.slotsPerWindow }, (_, p) => slotRole(plan, w, p));
-    const pattern = (w: number) => roles(w).map((r) => (!r.send ? '.' : r.limited ? 'x' : 'o')).join('');
+    const pattern = (w: number) =>
+      roles(w)
+        .map((r) => (!r.send ? '.' : r.limited ? 'x' : 'o'))
+        .join('');
     expect(pattern(0)).toBe('ooooooooooxx..');
     expect(pattern(1)).toBe('.ooooooooooxx.');
     expect(pattern(2)).toBe(pattern(1));
     const reads = probePlan(300, 10);
-    const sent = (w: number) => Array.from({ length: reads.slotsPerWindow }, (_, p) => slotRole(reads, w, p)).filter((r) => r.send).length;
+    const sent = (w: number) =>
+      Array.from({ length: reads.slotsPerWindow }, (_, p) => slotRole(reads, w, p)).filter((r) => r.send).length;
     expect([sent(0), sent(1)]).toEqual([330, 330]);
   });
 
@@ -176,9 +222,14 @@ describe('window arithmetic under a time scale', () => {
     expect(tokenScenarioWindows(3, 2)).toBe(8);
     const owners = Array.from({ length: 8 }, (_, w) => [0, 1, 2].map((s) => tokenTurnWindow(w, s, 2)));
     expect(owners).toEqual([
-      [0, -1, -1], [1, -1, -1], [-1, -1, -1],
-      [-1, 0, -1], [-1, 1, -1], [-1, -1, -1],
-      [-1, -1, 0], [-1, -1, 1],
+      [0, -1, -1],
+      [1, -1, -1],
+      [-1, -1, -1],
+      [-1, 0, -1],
+      [-1, 1, -1],
+      [-1, -1, -1],
+      [-1, -1, 0],
+      [-1, -1, 1],
     ]);
   });
 });
@@ -202,7 +253,11 @@ function simulate(limit: number, targetLimit: number, opts: SimOptions = {}): Wi
   const windows = opts.windows ?? 2;
   const plan = probePlan(limit, scale);
   let now = 0;
-  const clock = { scale, now: () => Math.floor(now * scale), nowSeconds: () => Math.floor((now * scale) / 1000) } as unknown as VirtualClock;
+  const clock = {
+    scale,
+    now: () => Math.floor(now * scale),
+    nowSeconds: () => Math.floor((now * scale) / 1000),
+  } as unknown as VirtualClock;
   const limiter = new FixedWindowLimiter(clock, targetLimit);
   const counts: WindowCounts[] = Array.from({ length: windows }, () => ({ sent: 0, accepted: 0, refused: 0 }));
   const requests: Array<{ at: number; window: number }> = [];
@@ -278,8 +333,18 @@ describe('scope: two tokens of one key at once', () => {
   const cases: Array<[string, WindowCounts[], WindowCounts[], string]> = [
     ['each token gets its own 300', [own, own], [own, own], 'pass'],
     ['the key shares one budget', [half, half], [half, half], 'shared'],
-    ['shared unevenly', [{ sent: 330, accepted: 200, refused: 130 }, own], [{ sent: 330, accepted: 100, refused: 230 }, own], 'shared'],
-    ['per token, but 301 each (the read probe reports looser)', [{ sent: 330, accepted: 301, refused: 29 }], [{ sent: 330, accepted: 301, refused: 29 }], 'inconclusive'],
+    [
+      'shared unevenly',
+      [{ sent: 330, accepted: 200, refused: 130 }, own],
+      [{ sent: 330, accepted: 100, refused: 230 }, own],
+      'shared',
+    ],
+    [
+      'per token, but 301 each (the read probe reports looser)',
+      [{ sent: 330, accepted: 301, refused: 29 }],
+      [{ sent: 330, accepted: 301, refused: 29 }],
+      'inconclusive',
+    ],
     ['one token not filled', [{ sent: 200, accepted: 150, refused: 50 }], [half], 'inconclusive'],
     ['nothing measured', [], [], 'inconclusive'],
   ];
@@ -288,7 +353,12 @@ describe('scope: two tokens of one key at once', () => {
   }
   it('a shared budget fails the check with the counts, per window', () => {
     const c = scopeCheck(judgeScope(L, [half], [half]));
-    expect(c).toMatchObject({ id: 'limits.token-scope', clauses: ['LIMIT-READ-300'], status: 'failed', verdict: 'shared' });
+    expect(c).toMatchObject({
+      id: 'limits.token-scope',
+      clauses: ['LIMIT-READ-300'],
+      status: 'failed',
+      verdict: 'shared',
+    });
     expect(c.message).toMatch(/150 \+ 150 = 300 reads accepted together/);
     expect(scopeCheck(judgeScope(L, [own], [own])).status).toBe('passed');
     expect(scopeCheck(judgeScope(L, [], [])).status).toBe('skipped');
@@ -321,7 +391,9 @@ describe('execution segments', () => {
 
 describe('thresholds and summary metrics', () => {
   it('submetric names are built one way for options and summary', () => {
-    expect(submetricName('http_reqs', { scenario: 'reads_over', window: 0 })).toBe('http_reqs{scenario:reads_over,window:0}');
+    expect(submetricName('http_reqs', { scenario: 'reads_over', window: 0 })).toBe(
+      'http_reqs{scenario:reads_over,window:0}'
+    );
     expect(submetricName('http_reqs', {})).toBe('http_reqs');
   });
   it('thresholds: pushed over, exactly the limit, refusals seen, per window', () => {
@@ -404,7 +476,13 @@ describe('page walk', () => {
     expect(j.total.status).toBe('skipped');
   });
   it('numeric ids are compared by value', () => {
-    const a = analyzeWalk([{ page: 1, status: 200, ids: [1, 2] }, { page: 2, status: 200, ids: [2] }], 2);
+    const a = analyzeWalk(
+      [
+        { page: 1, status: 200, ids: [1, 2] },
+        { page: 2, status: 200, ids: [2] },
+      ],
+      2
+    );
     expect(a.duplicates).toEqual([{ id: '2', pages: [1, 2] }]);
   });
 });
@@ -412,15 +490,39 @@ describe('page walk', () => {
 describe('total-field discovery', () => {
   const bodies = (make: (p: number) => Record<string, unknown>) => [1, 2, 3].map(make);
   it('finds total at the top level', () => {
-    expect(discoverTotalField(bodies(() => ({ vms: [], total: 250, page: 1 })), 250)).toMatchObject({ field: 'total', declared: false });
+    expect(
+      discoverTotalField(
+        bodies(() => ({ vms: [], total: 250, page: 1 })),
+        250
+      )
+    ).toMatchObject({ field: 'total', declared: false });
   });
   it('finds count one level down, and names containing total', () => {
-    expect(discoverTotalField(bodies(() => ({ vms: [], meta: { count: 250 } })), 250).field).toBe('meta.count');
-    expect(discoverTotalField(bodies(() => ({ vms: [], total_count: 250 })), 250).field).toBe('total_count');
+    expect(
+      discoverTotalField(
+        bodies(() => ({ vms: [], meta: { count: 250 } })),
+        250
+      ).field
+    ).toBe('meta.count');
+    expect(
+      discoverTotalField(
+        bodies(() => ({ vms: [], total_count: 250 })),
+        250
+      ).field
+    ).toBe('total_count');
   });
   it('prefers exact names, but takes the one that equals the walked count', () => {
-    expect(totalCandidatePaths({ total_items: 3, total: 4, meta: { count: 5 } })).toEqual(['total', 'meta.count', 'total_items']);
-    expect(discoverTotalField(bodies(() => ({ total: 100, total_items: 250 })), 250).field).toBe('total_items');
+    expect(totalCandidatePaths({ total_items: 3, total: 4, meta: { count: 5 } })).toEqual([
+      'total',
+      'meta.count',
+      'total_items',
+    ]);
+    expect(
+      discoverTotalField(
+        bodies(() => ({ total: 100, total_items: 250 })),
+        250
+      ).field
+    ).toBe('total_items');
   });
   it('rejects a total that changes across pages (items on this page)', () => {
     const d = discoverTotalField([{ total: 100 }, { total: 100 }, { total: 50 }], 250);
@@ -428,25 +530,69 @@ describe('total-field discovery', () => {
     expect(d.message).toMatch(/total changes across pages/);
   });
   it('rejects a total that differs from the walked count, and non-integers', () => {
-    expect(discoverTotalField(bodies(() => ({ total: 249 })), 250).message).toMatch(/total is 249 but the walk found 250/);
-    expect(discoverTotalField(bodies(() => ({ total: 250.5 })), 250).field).toBeUndefined();
-    expect(discoverTotalField(bodies(() => ({ total: '250' })), 250).message).toMatch(/no integer field/);
+    expect(
+      discoverTotalField(
+        bodies(() => ({ total: 249 })),
+        250
+      ).message
+    ).toMatch(/total is 249 but the walk found 250/);
+    expect(
+      discoverTotalField(
+        bodies(() => ({ total: 250.5 })),
+        250
+      ).field
+    ).toBeUndefined();
+    expect(
+      discoverTotalField(
+        bodies(() => ({ total: '250' })),
+        250
+      ).message
+    ).toMatch(/no integer field/);
   });
   it('no candidate at all', () => {
-    expect(discoverTotalField(bodies(() => ({ vms: [], page: 1 })), 0).message).toMatch(/no integer field named total or count/);
+    expect(
+      discoverTotalField(
+        bodies(() => ({ vms: [], page: 1 })),
+        0
+      ).message
+    ).toMatch(/no integer field named total or count/);
   });
   it('a declared field (CONFORMANCE_TOTAL_FIELD) is the only one considered', () => {
-    expect(discoverTotalField(bodies(() => ({ total: 250, meta: { n: 250 } })), 250, 'meta.n')).toMatchObject({ field: 'meta.n', declared: true });
-    expect(discoverTotalField(bodies(() => ({ total: 250 })), 250, 'meta.n').field).toBeUndefined();
+    expect(
+      discoverTotalField(
+        bodies(() => ({ total: 250, meta: { n: 250 } })),
+        250,
+        'meta.n'
+      )
+    ).toMatchObject({ field: 'meta.n', declared: true });
+    expect(
+      discoverTotalField(
+        bodies(() => ({ total: 250 })),
+        250,
+        'meta.n'
+      ).field
+    ).toBeUndefined();
   });
 });
 
 describe('per_page at and above the maximum', () => {
   const long = { atLeast: 130, complete: true };
   const cases: Array<[number, number, number | undefined, string]> = [
-    [100, 200, 100, 'passed'], [100, 200, 42, 'passed'], [100, 400, undefined, 'failed'], [100, 200, 101, 'failed'], [100, 200, undefined, 'failed'],
-    [101, 200, 100, 'passed'], [101, 201, 100, 'passed'], [101, 400, undefined, 'passed'], [101, 422, undefined, 'passed'], [101, 200, 101, 'failed'], [101, 500, undefined, 'failed'],
-    [1000, 200, 1000, 'failed'], [1000, 400, undefined, 'passed'], [1000, 0, undefined, 'failed'], [1000, 429, undefined, 'failed'],
+    [100, 200, 100, 'passed'],
+    [100, 200, 42, 'passed'],
+    [100, 400, undefined, 'failed'],
+    [100, 200, 101, 'failed'],
+    [100, 200, undefined, 'failed'],
+    [101, 200, 100, 'passed'],
+    [101, 201, 100, 'passed'],
+    [101, 400, undefined, 'passed'],
+    [101, 422, undefined, 'passed'],
+    [101, 200, 101, 'failed'],
+    [101, 500, undefined, 'failed'],
+    [1000, 200, 1000, 'failed'],
+    [1000, 400, undefined, 'passed'],
+    [1000, 0, undefined, 'failed'],
+    [1000, 429, undefined, 'failed'],
   ];
   for (const [perPage, status, items, expected] of cases) {
     it(`per_page=${perPage}, ${status}, ${items ?? 'no'} items, on a list of 130 → ${expected}`, () => {
@@ -459,9 +605,17 @@ describe('per_page at and above the maximum', () => {
 
   // On a list of 100 items or fewer, at most 100 items cannot be told from honouring per_page=101.
   const short: Array<[string, { atLeast: number; complete: boolean } | undefined, RegExp]> = [
-    ['a list of 3', { atLeast: 3, complete: true }, /the list holds only 3 items; it needs more than 100: create 98 more VMs/],
+    [
+      'a list of 3',
+      { atLeast: 3, complete: true },
+      /the list holds only 3 items; it needs more than 100: create 98 more VMs/,
+    ],
     ['a list of exactly 100', { atLeast: 100, complete: true }, /holds only 100 items.*create 1 more VMs/],
-    ['a walk that stopped at 100', { atLeast: 100, complete: false }, /the walk stopped before showing that the list holds more than 100 items \(100 seen\)/],
+    [
+      'a walk that stopped at 100',
+      { atLeast: 100, complete: false },
+      /the walk stopped before showing that the list holds more than 100 items \(100 seen\)/,
+    ],
     ['an unknown list', undefined, /the walk stopped before showing/],
   ];
   for (const [name, list, message] of short) {
@@ -491,7 +645,9 @@ describe('a list that fits on one page', () => {
   it('the walk and the total are inconclusive, never passed, and say what the list needs', () => {
     const j = judgeWalk(one(3), 100, complete);
     expect(j.walk.status).toBe('skipped');
-    expect(j.walk.message).toMatch(/page boundaries were never crossed: the list holds only 3 items; it needs more than 100/);
+    expect(j.walk.message).toMatch(
+      /page boundaries were never crossed: the list holds only 3 items; it needs more than 100/
+    );
     expect(j.total.status).toBe('skipped');
     expect(j.total.message).toMatch(/total field total \(discovered\) = 3, but on one page/);
     expect(j.list).toEqual({ atLeast: 3, complete: true });
@@ -502,7 +658,9 @@ describe('a list that fits on one page', () => {
     expect(j.total.status).toBe('skipped');
   });
   it('what fails on a short list still fails', () => {
-    expect(judgeWalk([{ page: 1, status: 200, ids: ['a', 'a'], body: { total: 2 } }], 100, complete).walk.status).toBe('failed');
+    expect(judgeWalk([{ page: 1, status: 200, ids: ['a', 'a'], body: { total: 2 } }], 100, complete).walk.status).toBe(
+      'failed'
+    );
     expect(judgeWalk(one(3, 7), 100, complete).total.status).toBe('failed');
     expect(judgeWalk(one(3, 7), 100, complete).walk.message).toMatch(/found 3 distinct items but the list reports 7/);
   });
@@ -517,7 +675,13 @@ describe('k6 check names carry results to handleSummary', () => {
     const results: CheckResult[] = [
       judgePerPage(100, 200, 100),
       judgePerPage(101, 200, 101),
-      { id: 'pagination.walk', clauses: ['PAGE-PARAMS'], level: 'must', status: 'skipped', message: 'the walk did not reach the last page: page 2: 500' },
+      {
+        id: 'pagination.walk',
+        clauses: ['PAGE-PARAMS'],
+        level: 'must',
+        status: 'skipped',
+        message: 'the walk did not reach the last page: page 2: 500',
+      },
     ];
     const group = {
       name: '',
@@ -539,18 +703,59 @@ describe('k6 check names carry results to handleSummary', () => {
 
 describe('a stopped test: its cause travels to handleSummary as the name of a failed check', () => {
   it('check names never hold "::", which k6 refuses (it would throw where the scripts report)', () => {
-    expect(k6CheckName('dial tcp [::1]:8080: connect: connection refused')).toBe('dial tcp [: :1]:8080: connect: connection refused');
-    expect(abortCheckName('token issuance for reads failed with status none (no response) (dial tcp [::1]:1)')).not.toContain('::');
-    expect(checkName({ id: 'pagination.walk', clauses: [], level: 'must', status: 'failed', message: 'id a::b twice' })).toBe('pagination.walk: id a: :b twice');
+    expect(k6CheckName('dial tcp [::1]:8080: connect: connection refused')).toBe(
+      'dial tcp [: :1]:8080: connect: connection refused'
+    );
+    expect(
+      abortCheckName('token issuance for reads failed with status none (no response) (dial tcp [::1]:1)')
+    ).not.toContain('::');
+    expect(
+      checkName({ id: 'pagination.walk', clauses: [], level: 'must', status: 'failed', message: 'id a::b twice' })
+    ).toBe('pagination.walk: id a: :b twice');
   });
 
   const aborted = { name: abortCheckName('token issuance for reads failed with status 401'), passes: 0, fails: 1 };
-  const vuAborted = { name: abortCheckName('setup data were made for execution segment 0:1 but this instance runs 0:1/2'), passes: 0, fails: 1 };
-  const cases: Array<[string, { name: string; checks: typeof aborted[]; groups: Array<{ name: string; checks: typeof aborted[] }> }, boolean, ReturnType<typeof runErrorFromK6>]> = [
-    ['setup() aborted with a cause', { name: '', checks: [], groups: [{ name: 'setup', checks: [aborted] }] }, false, { where: 'setup', message: 'token issuance for reads failed with status 401' }],
-    ['setup() did not complete and left no cause', { name: '', checks: [], groups: [{ name: 'setup', checks: [] }] }, false, { where: 'setup', message: SETUP_INCOMPLETE }],
-    ['a VU stopped the test after setup()', { name: '', checks: [vuAborted], groups: [{ name: 'setup', checks: [] }] }, true, { where: 'run', message: 'setup data were made for execution segment 0:1 but this instance runs 0:1/2' }],
-    ['the test ran to its end', { name: '', checks: [{ name: 'pagination.walk: fine', passes: 1, fails: 0 }], groups: [{ name: 'setup', checks: [] }] }, true, undefined],
+  const vuAborted = {
+    name: abortCheckName('setup data were made for execution segment 0:1 but this instance runs 0:1/2'),
+    passes: 0,
+    fails: 1,
+  };
+  const cases: Array<
+    [
+      string,
+      { name: string; checks: (typeof aborted)[]; groups: Array<{ name: string; checks: (typeof aborted)[] }> },
+      boolean,
+      ReturnType<typeof runErrorFromK6>,
+    ]
+  > = [
+    [
+      'setup() aborted with a cause',
+      { name: '', checks: [], groups: [{ name: 'setup', checks: [aborted] }] },
+      false,
+      { where: 'setup', message: 'token issuance for reads failed with status 401' },
+    ],
+    [
+      'setup() did not complete and left no cause',
+      { name: '', checks: [], groups: [{ name: 'setup', checks: [] }] },
+      false,
+      { where: 'setup', message: SETUP_INCOMPLETE },
+    ],
+    [
+      'a VU stopped the test after setup()',
+      { name: '', checks: [vuAborted], groups: [{ name: 'setup', checks: [] }] },
+      true,
+      { where: 'run', message: 'setup data were made for execution segment 0:1 but this instance runs 0:1/2' },
+    ],
+    [
+      'the test ran to its end',
+      {
+        name: '',
+        checks: [{ name: 'pagination.walk: fine', passes: 1, fails: 0 }],
+        groups: [{ name: 'setup', checks: [] }],
+      },
+      true,
+      undefined,
+    ],
   ];
   for (const [name, group, setupCompleted, expected] of cases) {
     it(`${name}: ${expected ? `${expected.where}, ${expected.message.slice(0, 40)}…` : 'no error'}`, () => {
@@ -559,7 +764,11 @@ describe('a stopped test: its cause travels to handleSummary as the name of a fa
   }
 
   it('abort checks are no check results', () => {
-    expect(checkResultsFromK6({ name: '', checks: [vuAborted, { name: 'pagination.walk: fine', passes: 1, fails: 0 }] }).map((c) => c.id)).toEqual(['pagination.walk']);
+    expect(
+      checkResultsFromK6({ name: '', checks: [vuAborted, { name: 'pagination.walk: fine', passes: 1, fails: 0 }] }).map(
+        (c) => c.id
+      )
+    ).toEqual(['pagination.walk']);
   });
 });
 
@@ -567,9 +776,22 @@ describe('traffic figures from the summary data', () => {
   it('per scenario and for the run: requests, 429s and their share, p50/p90/p95/p99/max of http_req_duration', () => {
     const reads = trafficMetricNames('reads_over');
     const all = trafficMetricNames();
-    expect(reads).toEqual({ requests: 'http_reqs{scenario:reads_over}', status429: 'http_reqs{scenario:reads_over,status:429}', duration: 'http_req_duration{scenario:reads_over}' });
+    expect(reads).toEqual({
+      requests: 'http_reqs{scenario:reads_over}',
+      status429: 'http_reqs{scenario:reads_over,status:429}',
+      duration: 'http_req_duration{scenario:reads_over}',
+    });
     expect(all).toEqual({ requests: 'http_reqs', status429: 'http_reqs{status:429}', duration: 'http_req_duration' });
-    const trend = { 'p(50)': 2.0811, 'p(90)': 5.24, 'p(95)': 7.26, 'p(99)': 16.9, max: 40.6127, avg: 3, min: 1, med: 2.0811 };
+    const trend = {
+      'p(50)': 2.0811,
+      'p(90)': 5.24,
+      'p(95)': 7.26,
+      'p(99)': 16.9,
+      max: 40.6127,
+      avg: 3,
+      min: 1,
+      med: 2.0811,
+    };
     const metrics = {
       [reads.requests]: { values: { count: 660 } },
       [reads.status429]: { values: { count: 60 } },
@@ -578,10 +800,25 @@ describe('traffic figures from the summary data', () => {
       [all.duration]: { values: trend },
     };
     expect(trafficFromMetrics(metrics, ['reads_over', 'writes_over'])).toEqual({
-      all: { requests: 700, status429: 0, share429: 0, latencyMs: { p50: 2.081, p90: 5.24, p95: 7.26, p99: 16.9, max: 40.613 } },
+      all: {
+        requests: 700,
+        status429: 0,
+        share429: 0,
+        latencyMs: { p50: 2.081, p90: 5.24, p95: 7.26, p99: 16.9, max: 40.613 },
+      },
       scenarios: {
-        reads_over: { requests: 660, status429: 60, share429: 60 / 660, latencyMs: { p50: 2.081, p90: 5.24, p95: 7.26, p99: 16.9, max: 40.613 } },
-        writes_over: { requests: 0, status429: 0, share429: null, latencyMs: { p50: null, p90: null, p95: null, p99: null, max: null } },
+        reads_over: {
+          requests: 660,
+          status429: 60,
+          share429: 60 / 660,
+          latencyMs: { p50: 2.081, p90: 5.24, p95: 7.26, p99: 16.9, max: 40.613 },
+        },
+        writes_over: {
+          requests: 0,
+          status429: 0,
+          share429: null,
+          latencyMs: { p50: null, p90: null, p95: null, p99: null, max: null },
+        },
       },
     });
   });
@@ -597,7 +834,9 @@ function parseXml(xml: string): Array<{ name: string; attrs: Record<string, stri
   const NAME = '[A-Za-z_][A-Za-z0-9_.:-]*';
   const checkText = (t: string) => {
     if (/[<]/.test(t)) throw new Error(`raw < in text: ${t.slice(0, 40)}`);
-    for (const m of t.matchAll(/&([^;]*);?/g)) if (!/^(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+)$/.test(m[1]!) || !m[0].endsWith(';')) throw new Error(`bad entity ${m[0]}`);
+    for (const m of t.matchAll(/&([^;]*);?/g))
+      if (!/^(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+)$/.test(m[1]!) || !m[0].endsWith(';'))
+        throw new Error(`bad entity ${m[0]}`);
   };
   let rest = xml.replace(/^<\?xml[^?]*\?>/, '');
   while (rest.length) {
@@ -639,16 +878,44 @@ describe('reports', () => {
     limitCheck('reads', judgeProbe(300, [{ sent: 330, accepted: 300, refused: 30 }])),
     limitCheck('writes', judgeProbe(60, [{ sent: 66, accepted: 66, refused: 0 }])),
     limitCheck('tokens', judgeProbe(10, [{ sent: 4, accepted: 4, refused: 0 }])),
-    { id: 'pagination.walk', clauses: ['PAGE-PARAMS'], level: 'must', status: 'failed', message: 'ids <a> & "b" \'c\' \u0001 appear twice ]]>' },
+    {
+      id: 'pagination.walk',
+      clauses: ['PAGE-PARAMS'],
+      level: 'must',
+      status: 'failed',
+      message: 'ids <a> & "b" \'c\' \u0001 appear twice ]]>',
+    },
   ];
-  const summary = buildSummary({ script: 'rate-limits.js', baseUrl: 'http://127.0.0.1:1234', timeScale: 10, segment: '0:1', checks, thresholds: [], durationMs: 12_345 });
+  const summary = buildSummary({
+    script: 'rate-limits.js',
+    baseUrl: 'http://127.0.0.1:1234',
+    timeScale: 10,
+    segment: '0:1',
+    checks,
+    thresholds: [],
+    durationMs: 12_345,
+  });
 
   it('verdict: nonconformant on a failed must check, inconclusive when only skips, conformant otherwise', () => {
     expect(summary.verdict).toBe('nonconformant');
     expect(summary.summary).toEqual({ passed: 1, failed: 2, skipped: 1 });
-    expect(buildSummary({ script: 'x', baseUrl: 'u', timeScale: 1, segment: '0:1', checks: [checks[0]!, checks[2]!], thresholds: [] }).verdict).toBe('inconclusive');
-    expect(buildSummary({ script: 'x', baseUrl: 'u', timeScale: 1, segment: '0:1', checks: [checks[0]!], thresholds: [] }).verdict).toBe('conformant');
-    expect(buildSummary({ script: 'x', baseUrl: 'u', timeScale: 1, segment: '0:1', checks: [], thresholds: [] }).verdict).toBe('inconclusive');
+    expect(
+      buildSummary({
+        script: 'x',
+        baseUrl: 'u',
+        timeScale: 1,
+        segment: '0:1',
+        checks: [checks[0]!, checks[2]!],
+        thresholds: [],
+      }).verdict
+    ).toBe('inconclusive');
+    expect(
+      buildSummary({ script: 'x', baseUrl: 'u', timeScale: 1, segment: '0:1', checks: [checks[0]!], thresholds: [] })
+        .verdict
+    ).toBe('conformant');
+    expect(
+      buildSummary({ script: 'x', baseUrl: 'u', timeScale: 1, segment: '0:1', checks: [], thresholds: [] }).verdict
+    ).toBe('inconclusive');
   });
 
   it('JUnit XML is well-formed with one testcase per check', () => {
@@ -672,14 +939,27 @@ describe('reports', () => {
 
   it('a stopped test: verdict error whatever the checks say, and JUnit counts it as an error test case named with its cause', () => {
     const error = { where: 'setup' as const, message: 'token issuance for reads failed with status <401> & "more"' };
-    const stopped = buildSummary({ script: 'rate-limits.js', baseUrl: 'http://h', timeScale: 1, segment: 'unknown', checks: [checks[0]!], thresholds: [], error });
+    const stopped = buildSummary({
+      script: 'rate-limits.js',
+      baseUrl: 'http://h',
+      timeScale: 1,
+      segment: 'unknown',
+      checks: [checks[0]!],
+      thresholds: [],
+      error,
+    });
     expect(stopped).toMatchObject({ verdict: 'error', error });
     expect(summary.error).toBeNull();
     const els = parseXml(renderJUnit(stopped));
     expect(els.find((e) => e.name === 'testsuite')!.attrs).toMatchObject({ tests: '2', failures: '0', errors: '1' });
     const cases = els.filter((e) => e.name === 'testcase');
-    expect(cases.map((c) => c.attrs['name'])).toEqual([`setup() aborted: token issuance for reads failed with status &lt;401&gt; &amp; &quot;more&quot;`, 'limits.reads [must] LIMIT-READ-300']);
-    expect(els.filter((e) => e.name === 'error').map((e) => [e.parent, e.attrs['type']])).toEqual([['testcase', 'aborted']]);
+    expect(cases.map((c) => c.attrs['name'])).toEqual([
+      `setup() aborted: token issuance for reads failed with status &lt;401&gt; &amp; &quot;more&quot;`,
+      'limits.reads [must] LIMIT-READ-300',
+    ]);
+    expect(els.filter((e) => e.name === 'error').map((e) => [e.parent, e.attrs['type']])).toEqual([
+      ['testcase', 'aborted'],
+    ]);
   });
 
   it('escapeXml covers markup characters and characters XML cannot carry', () => {
@@ -691,8 +971,14 @@ describe('reports', () => {
     const secret = 'key&<secret>-123';
     const token = 'eyJhbGciOi.payload.sig';
     const leaky = buildSummary({
-      script: 'pagination.js', baseUrl: 'http://h', timeScale: 1, segment: '0:1', thresholds: [],
-      checks: [{ id: 'pagination.walk', clauses: [], level: 'must', status: 'failed', message: `bad ${secret} and ${token}` }],
+      script: 'pagination.js',
+      baseUrl: 'http://h',
+      timeScale: 1,
+      segment: '0:1',
+      thresholds: [],
+      checks: [
+        { id: 'pagination.walk', clauses: [], level: 'must', status: 'failed', message: `bad ${secret} and ${token}` },
+      ],
       details: { [token]: secret },
     });
     const out = summaryOutputs(leaky, [secret, token, undefined, '']);
@@ -716,23 +1002,50 @@ describe('reports', () => {
 describe('readConfig', () => {
   it('reads the CLI variables with defaults', () => {
     expect(readConfig({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:8080/', CONFORMANCE_API_KEY: 'k' })).toEqual({
-      baseUrl: 'http://127.0.0.1:8080', apiKey: 'k', apiKeyB: undefined, timeScale: 1, windows: 2, segments: 1, totalField: undefined, maxPages: 200,
-      outDir: 'k6-out', summaryJson: undefined, junit: undefined,
+      baseUrl: 'http://127.0.0.1:8080',
+      apiKey: 'k',
+      apiKeyB: undefined,
+      timeScale: 1,
+      windows: 2,
+      segments: 1,
+      totalField: undefined,
+      maxPages: 200,
+      outDir: 'k6-out',
+      summaryJson: undefined,
+      junit: undefined,
     });
-    expect(readConfig({ CONFORMANCE_BASE_URL: 'https://api.example.com', CONFORMANCE_API_KEY: 'k', CONFORMANCE_API_KEY_B: 'b', CONFORMANCE_TIME_SCALE: '10', CONFORMANCE_SEGMENTS: '3', CONFORMANCE_TOTAL_FIELD: 'meta.total' }))
-      .toMatchObject({ apiKeyB: 'b', timeScale: 10, segments: 3, totalField: 'meta.total' });
+    expect(
+      readConfig({
+        CONFORMANCE_BASE_URL: 'https://api.example.com',
+        CONFORMANCE_API_KEY: 'k',
+        CONFORMANCE_API_KEY_B: 'b',
+        CONFORMANCE_TIME_SCALE: '10',
+        CONFORMANCE_SEGMENTS: '3',
+        CONFORMANCE_TOTAL_FIELD: 'meta.total',
+      })
+    ).toMatchObject({ apiKeyB: 'b', timeScale: 10, segments: 3, totalField: 'meta.total' });
   });
   it('reports go to CONFORMANCE_OUT_DIR (k6-out by default); explicit paths win', () => {
     const base = { CONFORMANCE_BASE_URL: 'http://h', CONFORMANCE_API_KEY: 'k' };
     expect(reportPaths(readConfig(base))).toEqual({ json: 'k6-out/summary.json', junit: 'k6-out/junit.xml' });
-    expect(reportPaths(readConfig({ ...base, CONFORMANCE_OUT_DIR: '/tmp/out/' }))).toEqual({ json: '/tmp/out/summary.json', junit: '/tmp/out/junit.xml' });
-    expect(reportPaths(readConfig({ ...base, CONFORMANCE_JUNIT: 'reports/k6.xml' }))).toEqual({ json: 'k6-out/summary.json', junit: 'reports/k6.xml' });
+    expect(reportPaths(readConfig({ ...base, CONFORMANCE_OUT_DIR: '/tmp/out/' }))).toEqual({
+      json: '/tmp/out/summary.json',
+      junit: '/tmp/out/junit.xml',
+    });
+    expect(reportPaths(readConfig({ ...base, CONFORMANCE_JUNIT: 'reports/k6.xml' }))).toEqual({
+      json: 'k6-out/summary.json',
+      junit: 'reports/k6.xml',
+    });
   });
   it('refuses bad settings without echoing secrets', () => {
     expect(() => readConfig({ CONFORMANCE_API_KEY: 'sekrit' })).toThrow(/CONFORMANCE_BASE_URL/);
     expect(() => readConfig({ CONFORMANCE_BASE_URL: 'http://h' })).toThrow(/CONFORMANCE_API_KEY must be set/);
-    expect(() => readConfig({ CONFORMANCE_BASE_URL: 'http://h', CONFORMANCE_API_KEY: 'sekrit', CONFORMANCE_TIME_SCALE: '0' })).toThrow(/TIME_SCALE/);
-    expect(() => readConfig({ CONFORMANCE_BASE_URL: 'http://h', CONFORMANCE_API_KEY: 'sekrit', CONFORMANCE_SEGMENTS: '1.5' })).toThrow(/whole number/);
+    expect(() =>
+      readConfig({ CONFORMANCE_BASE_URL: 'http://h', CONFORMANCE_API_KEY: 'sekrit', CONFORMANCE_TIME_SCALE: '0' })
+    ).toThrow(/TIME_SCALE/);
+    expect(() =>
+      readConfig({ CONFORMANCE_BASE_URL: 'http://h', CONFORMANCE_API_KEY: 'sekrit', CONFORMANCE_SEGMENTS: '1.5' })
+    ).toThrow(/whole number/);
     try {
       readConfig({ CONFORMANCE_BASE_URL: 'ftp://h', CONFORMANCE_API_KEY: 'sekrit' });
     } catch (e) {
@@ -774,12 +1087,21 @@ describe('issuanceOutcome: any 2xx with a token is an issued token (the seed sho
 });
 
 describe('k6 version: the scripts look for the APIs they call', () => {
-  const all = { 'http.expectedStatuses': true, 'http.setResponseCallback': true, 'exec.test.abort': true, 'exec.test.options': true };
+  const all = {
+    'http.expectedStatuses': true,
+    'http.setResponseCallback': true,
+    'exec.test.abort': true,
+    'exec.test.options': true,
+  };
   it('a k6 with every API passes', () => expect(k6FeatureProblem(all)).toBeUndefined());
   it('k6 v0.37 (no exec.test.options) is told the minimum in one line', () => {
-    expect(k6FeatureProblem({ ...all, 'exec.test.options': false })).toBe('these scripts need k6 v0.38.0 or later; this k6 lacks exec.test.options (k6 v0.38.0)');
+    expect(k6FeatureProblem({ ...all, 'exec.test.options': false })).toBe(
+      'these scripts need k6 v0.38.0 or later; this k6 lacks exec.test.options (k6 v0.38.0)'
+    );
   });
   it('older ones list what is missing', () => {
-    expect(k6FeatureProblem({})).toMatch(/lacks http\.expectedStatuses \(k6 v0\.31\.0\), http\.setResponseCallback .*, exec\.test\.abort \(k6 v0\.37\.0\), exec\.test\.options/);
+    expect(k6FeatureProblem({})).toMatch(
+      /lacks http\.expectedStatuses \(k6 v0\.31\.0\), http\.setResponseCallback .*, exec\.test\.abort \(k6 v0\.37\.0\), exec\.test\.options/
+    );
   });
 });

@@ -1,6 +1,11 @@
 // The reference target as its own tests drive it: targets started per test file and closed after it, and plain
 // fetch calls with the body parsed when it is JSON.
-import { startReference, type ReferenceOptions, type ReferenceSettings, type ReferenceTarget } from '../../fixtures/reference/server.ts';
+import {
+  startReference,
+  type ReferenceOptions,
+  type ReferenceSettings,
+  type ReferenceTarget,
+} from '../../fixtures/reference/server.ts';
 
 const started: ReferenceTarget[] = [];
 
@@ -26,7 +31,7 @@ export async function call(
   s: ReferenceSettings,
   method: string,
   path: string,
-  opts: { token?: string; json?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  opts: { token?: string; json?: unknown; raw?: string; headers?: Record<string, string> } = {}
 ): Promise<Res> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;

@@ -5,8 +5,24 @@ import { referenceArgs, startReferenceProcess } from '../../fixtures/reference/p
 // faults and variants, stop when asked, and turn a bad start into its own one-line error.
 describe('the reference target in a process of its own (fixtures/reference/process.ts)', () => {
   it('passes the time scale, faults and variants as the reference command takes them', () => {
-    expect(referenceArgs({ timeScale: 60, faults: ['a', 'b'], variants: ['v'], s3Faults: ['s'], s3Variants: ['w'] })).toEqual([
-      'reference', '--port', '0', '--time-scale', '60', '--fault', 'a', '--fault', 'b', '--variant', 'v', '--s3-fault', 's', '--s3-variant', 'w',
+    expect(
+      referenceArgs({ timeScale: 60, faults: ['a', 'b'], variants: ['v'], s3Faults: ['s'], s3Variants: ['w'] })
+    ).toEqual([
+      'reference',
+      '--port',
+      '0',
+      '--time-scale',
+      '60',
+      '--fault',
+      'a',
+      '--fault',
+      'b',
+      '--variant',
+      'v',
+      '--s3-fault',
+      's',
+      '--s3-variant',
+      'w',
     ]);
   });
 
@@ -17,7 +33,11 @@ describe('the reference target in a process of its own (fixtures/reference/proce
       const { baseUrl, apiKey, s3Url } = target.settings;
       expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(s3Url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const token = await fetch(`${baseUrl}/v1/auth/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: apiKey }) });
+      const token = await fetch(`${baseUrl}/v1/auth/tokens`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: apiKey }),
+      });
       expect(token.status).toBe(200);
       expect(((await token.json()) as { expires_in: number }).expires_in).toBe(3600);
       await target.close();
@@ -28,7 +48,7 @@ describe('the reference target in a process of its own (fixtures/reference/proce
     }
   }, 90_000);
 
-  it('rejects with the reference command\'s own message when it cannot start', async () => {
+  it("rejects with the reference command's own message when it cannot start", async () => {
     await expect(startReferenceProcess({ faults: ['no-such-fault'] })).rejects.toThrow(/no-such-fault/);
   }, 90_000);
 });

@@ -10,7 +10,9 @@ import { FAULTS, HOSTILE_FAULTS } from '../../fixtures/reference/faults.ts';
 import { VARIANTS, ALT_VARIANTS } from '../../fixtures/reference/variants.ts';
 import { createRequire } from 'node:module';
 
-const { Webhook: StandardWebhook } = createRequire(import.meta.url)('standardwebhooks') as typeof import('standardwebhooks');
+const { Webhook: StandardWebhook } = createRequire(import.meta.url)(
+  'standardwebhooks'
+) as typeof import('standardwebhooks');
 
 afterAll(closeStarted);
 
@@ -90,7 +92,9 @@ async function attemptsWhenHeld(s: ReferenceSettings, holdMs: number, countAtMs:
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const t = await tokenFor(s);
-    const w = await register(s, t, `http://127.0.0.1:${(server.address() as AddressInfo).port}/held`, ['backup.completed']);
+    const w = await register(s, t, `http://127.0.0.1:${(server.address() as AddressInfo).port}/held`, [
+      'backup.completed',
+    ]);
     expect((await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t })).status).toBe(202);
     await sleep(countAtMs);
     return posts;
@@ -118,20 +122,34 @@ async function firstVm(s: ReferenceSettings, t: string): Promise<string> {
 }
 
 async function register(s: ReferenceSettings, t: string, url: string, events: string[], secret?: string): Promise<Res> {
-  const r = await call(s, 'POST', '/v1/webhooks', { token: t, json: secret === undefined ? { url, events } : { url, events, secret } });
+  const r = await call(s, 'POST', '/v1/webhooks', {
+    token: t,
+    json: secret === undefined ? { url, events } : { url, events, secret },
+  });
   expect(r.status).toBe(201);
   return r;
 }
 
 async function alarm(s: ReferenceSettings, t: string, threshold = 40): Promise<Res> {
   const vm = await firstVm(s, t);
-  const r = await call(s, 'POST', '/v1/alarms', { token: t, json: { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold } });
+  const r = await call(s, 'POST', '/v1/alarms', {
+    token: t,
+    json: { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold },
+  });
   expect(r.status).toBe(201);
   return r;
 }
 
 function vmBody(s: ReferenceSettings, extra: Record<string, unknown> = {}) {
-  return { name: 'test-vm', vcpus: 2, memory_gb: 4, image: s.image, system_disk_gb: 20, subnet_id: s.subnetId, ...extra };
+  return {
+    name: 'test-vm',
+    vcpus: 2,
+    memory_gb: 4,
+    image: s.image,
+    system_disk_gb: 20,
+    subnet_id: s.subnetId,
+    ...extra,
+  };
 }
 
 function tamper(token: string): string {
@@ -142,7 +160,9 @@ function tamper(token: string): string {
 
 describe('options', () => {
   it('rejects unknown faults and bad time scales', async () => {
-    await expect(startReference({ faults: ['nope'] })).rejects.toThrow('unknown fault "nope"; see cloud-conformance reference --list-faults');
+    await expect(startReference({ faults: ['nope'] })).rejects.toThrow(
+      'unknown fault "nope"; see cloud-conformance reference --list-faults'
+    );
     await expect(startReference({ timeScale: 0 })).rejects.toThrow(/timeScale/);
     await expect(startReference({ timeScale: Number.NaN })).rejects.toThrow(/timeScale/);
   });
@@ -191,7 +211,10 @@ describe('token exchange', () => {
     const unknown = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: 'ck_' + '0'.repeat(32) } });
     expect(unknown.status).toBe(401);
     expect(unknown.body.error.code).toBe('invalid_api_key');
-    const media = await call(s, 'POST', '/v1/auth/tokens', { raw: JSON.stringify({ api_key: s.apiKey }), headers: { 'content-type': 'text/plain' } });
+    const media = await call(s, 'POST', '/v1/auth/tokens', {
+      raw: JSON.stringify({ api_key: s.apiKey }),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(media.status).toBe(415);
   });
 });
@@ -254,7 +277,12 @@ describe('virtual machines and tasks', () => {
       expect(['queued', 'running']).toContain(task.status);
       await sleep(5);
     }
-    expect(task).toMatchObject({ id: c.body.task_id, status: 'succeeded', operation: 'create_vm', resource_id: c.body.vm_id });
+    expect(task).toMatchObject({
+      id: c.body.task_id,
+      status: 'succeeded',
+      operation: 'create_vm',
+      resource_id: c.body.vm_id,
+    });
     expect(task.created_at).toMatch(/Z$/);
     expect((await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).body.status).toBe('running');
 
@@ -353,7 +381,9 @@ describe('backups', () => {
     const b = await call(s, 'POST', `/v1/vms/${vm.id}/backups`, { token: t, json: { description: 'nightly' } });
     expect(b.status).toBe(202);
     expect(b.body.backup_id).toMatch(/^bk-/);
-    expect((await call(s, 'POST', `/v1/vms/${vm.id}/backups`, { token: t, json: { description: 7 } })).status).toBe(400);
+    expect((await call(s, 'POST', `/v1/vms/${vm.id}/backups`, { token: t, json: { description: 7 } })).status).toBe(
+      400
+    );
     expect((await call(s, 'POST', '/v1/vms/vm-missing/backups', { token: t, json: {} })).status).toBe(404);
     await sleep(40);
     const rec = await call(s, 'GET', `/v1/backups/${b.body.backup_id}`, { token: t });
@@ -361,7 +391,10 @@ describe('backups', () => {
     const r = await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: t, json: {} });
     expect(r.status).toBe(202);
     await sleep(40);
-    expect((await call(s, 'GET', `/v1/tasks/${r.body.task_id}`, { token: t })).body).toMatchObject({ status: 'succeeded', operation: 'restore_backup' });
+    expect((await call(s, 'GET', `/v1/tasks/${r.body.task_id}`, { token: t })).body).toMatchObject({
+      status: 'succeeded',
+      operation: 'restore_backup',
+    });
   });
 });
 
@@ -369,10 +402,18 @@ describe('webhooks', () => {
   it('registers, lists and deletes webhooks, never echoing the secret', async () => {
     const s = await start();
     const t = await tokenFor(s);
-    const c = await call(s, 'POST', '/v1/webhooks', { token: t, json: { url: 'https://example.test/hook', events: ['backup.completed', 'alarm.triggered'], secret: 's3cret' } });
+    const c = await call(s, 'POST', '/v1/webhooks', {
+      token: t,
+      json: { url: 'https://example.test/hook', events: ['backup.completed', 'alarm.triggered'], secret: 's3cret' },
+    });
     expect(c.status).toBe(201);
     expect(c.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(c.body).toEqual({ id: expect.stringMatching(/^wh-/), url: 'https://example.test/hook', events: ['backup.completed', 'alarm.triggered'], created_at: expect.stringMatching(/Z$/) });
+    expect(c.body).toEqual({
+      id: expect.stringMatching(/^wh-/),
+      url: 'https://example.test/hook',
+      events: ['backup.completed', 'alarm.triggered'],
+      created_at: expect.stringMatching(/Z$/),
+    });
     expect(c.text).not.toContain('s3cret');
     const l = await call(s, 'GET', '/v1/webhooks', { token: t });
     expect(l.body).toMatchObject({ webhooks: [c.body], total: 1 });
@@ -381,7 +422,14 @@ describe('webhooks', () => {
     expect((await call(s, 'GET', '/v1/webhooks', { token: tb })).body.total).toBe(0);
     expect((await call(s, 'DELETE', `/v1/webhooks/${c.body.id}`, { token: tb })).status).toBe(404);
     const viewer = await tokenFor(s, s.apiKeyReadonly);
-    expect((await call(s, 'POST', '/v1/webhooks', { token: viewer, json: { url: 'http://x.test/', events: ['backup.failed'] } })).status).toBe(403);
+    expect(
+      (
+        await call(s, 'POST', '/v1/webhooks', {
+          token: viewer,
+          json: { url: 'http://x.test/', events: ['backup.failed'] },
+        })
+      ).status
+    ).toBe(403);
     expect((await call(s, 'DELETE', `/v1/webhooks/${c.body.id}`, { token: viewer })).status).toBe(403);
     const d = await call(s, 'DELETE', `/v1/webhooks/${c.body.id}`, { token: t });
     expect(d.status).toBe(200);
@@ -440,7 +488,11 @@ describe('webhooks', () => {
         organization: decodeJwt(t).org,
         data: { backup_id: b.body.backup_id, vm_id: vm, task_id: b.body.task_id, status: 'succeeded' },
       });
-      expect(signed.headers).toMatchObject({ 'x-event-id': ev.id, 'x-event-type': 'backup.completed', 'x-delivery-attempt': '1' });
+      expect(signed.headers).toMatchObject({
+        'x-event-id': ev.id,
+        'x-event-type': 'backup.completed',
+        'x-delivery-attempt': '1',
+      });
       expect(signed.headers['x-signature']).toBe(sign('top-secret', signed.body));
       expect(unsigned.body).toBe(signed.body);
       expect(unsigned.headers['x-signature']).toBeUndefined();
@@ -459,13 +511,14 @@ describe('webhooks', () => {
         await alarm(s, t);
         expect(await until(() => rcv.posts.filter((p) => p.path === '/never').length >= 3)).toBe(true);
         await sleep(200);
-        const attempts = (path: string) => rcv.posts.filter((p) => p.path === path).map((p) => p.headers['x-delivery-attempt']);
+        const attempts = (path: string) =>
+          rcv.posts.filter((p) => p.path === path).map((p) => p.headers['x-delivery-attempt']);
         expect(attempts('/once')).toEqual(['1', '2']);
         expect(attempts('/never')).toEqual(['1', '2', '3']);
         expect(new Set(rcv.posts.map((p) => p.body)).size).toBe(1);
         expect(new Set(rcv.posts.map((p) => p.headers['x-event-id'])).size).toBe(1);
       },
-      (p) => (p.path === '/never' || (p.path === '/once' && p.headers['x-delivery-attempt'] === '1') ? 500 : 200),
+      (p) => (p.path === '/never' || (p.path === '/once' && p.headers['x-delivery-attempt'] === '1') ? 500 : 200)
     );
   });
 
@@ -506,10 +559,20 @@ describe('metric alarms', () => {
       await sleep(150);
       expect(rcv.posts).toHaveLength(1);
       const ev = JSON.parse(rcv.posts[0]!.body);
-      expect(ev).toMatchObject({ type: 'alarm.triggered', organization: decodeJwt(t).org, data: { alarm_id: hot.body.id, vm_id: vm, metric: 'cpu_utilization', value: 50, threshold: 40 } });
+      expect(ev).toMatchObject({
+        type: 'alarm.triggered',
+        organization: decodeJwt(t).org,
+        data: { alarm_id: hot.body.id, vm_id: vm, metric: 'cpu_utilization', value: 50, threshold: 40 },
+      });
       expect(rcv.posts[0]!.headers['x-signature']).toBe(sign('k', rcv.posts[0]!.body));
-      expect((await call(s, 'GET', `/v1/alarms/${hot.body.id}`, { token: t })).body).toMatchObject({ id: hot.body.id, state: 'alarm' });
-      expect((await call(s, 'GET', `/v1/alarms/${cold.body.id}`, { token: t })).body).toMatchObject({ id: cold.body.id, state: 'ok' });
+      expect((await call(s, 'GET', `/v1/alarms/${hot.body.id}`, { token: t })).body).toMatchObject({
+        id: hot.body.id,
+        state: 'alarm',
+      });
+      expect((await call(s, 'GET', `/v1/alarms/${cold.body.id}`, { token: t })).body).toMatchObject({
+        id: cold.body.id,
+        state: 'ok',
+      });
     });
   });
 
@@ -527,7 +590,13 @@ describe('metric alarms', () => {
     const t = await tokenFor(s);
     const vm = await firstVm(s, t);
     const ok = { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold: 1 };
-    for (const json of [{}, { ...ok, metric: 'memory' }, { ...ok, comparison: 'eq' }, { ...ok, threshold: '1' }, { ...ok, vm_id: 3 }]) {
+    for (const json of [
+      {},
+      { ...ok, metric: 'memory' },
+      { ...ok, comparison: 'eq' },
+      { ...ok, threshold: '1' },
+      { ...ok, vm_id: 3 },
+    ]) {
       const r = await call(s, 'POST', '/v1/alarms', { token: t, json });
       expect(r.status, JSON.stringify(json)).toBe(400);
       expect(r.body.error.code).toBe('invalid_request');
@@ -540,7 +609,9 @@ describe('metric alarms', () => {
     const tb = await tokenFor(s, s.apiKeyB);
     expect((await call(s, 'GET', `/v1/alarms/${a.body.id}`, { token: tb })).status).toBe(404);
     expect((await call(s, 'POST', '/v1/alarms', { token: tb, json: ok })).status).toBe(404);
-    expect((await call(s, 'POST', '/v1/alarms', { token: await tokenFor(s, s.apiKeyReadonly), json: ok })).status).toBe(403);
+    expect((await call(s, 'POST', '/v1/alarms', { token: await tokenFor(s, s.apiKeyReadonly), json: ok })).status).toBe(
+      403
+    );
     expect((await call(s, 'GET', '/v1/alarms/al-nope', { token: t })).status).toBe(404);
   });
 });
@@ -611,7 +682,12 @@ describe('audit trail', () => {
     await send('PATCH', '/v1/vms', { token: t }, 405);
     await send('POST', '/v1/vms', { token: t, raw: '{}', headers: { 'content-type': 'text/plain' } }, 415);
     await send('POST', '/v1/vms', { token: t, raw: JSON.stringify({ x: 'x'.repeat(1024 * 1024) }) }, 413);
-    await send('POST', '/v1/auth/tokens', { json: { api_key: s.apiKey }, headers: { 'content-type': 'text/plain' } }, 415);
+    await send(
+      'POST',
+      '/v1/auth/tokens',
+      { json: { api_key: s.apiKey }, headers: { 'content-type': 'text/plain' } },
+      415
+    );
     // Not logged: no or bad credentials, an unknown API key.
     expect((await call(s, 'GET', '/v1/vms')).status).toBe(401);
     expect((await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status).toBe(401);
@@ -629,7 +705,12 @@ describe('audit trail', () => {
     // Newest first: reverse to compare with the order sent (the burst's writes last, in some order).
     const seen = entries.map((e) => [e.method, e.path, e.status]).reverse();
     expect(seen.slice(0, expected.length)).toEqual(expected);
-    expect(seen.slice(expected.length).map((e) => e[2]).sort()).toEqual([...Array(60).fill(400), 429]);
+    expect(
+      seen
+        .slice(expected.length)
+        .map((e) => e[2])
+        .sort()
+    ).toEqual([...Array(60).fill(400), 429]);
     for (const e of entries) {
       expect(e).toEqual({
         id: expect.stringMatching(/^au-/),
@@ -690,12 +771,25 @@ describe('audit trail', () => {
     expect(all).toHaveLength(6);
     expect(all.map((e) => e.time)).toEqual([...all.map((e) => e.time)].sort().reverse());
     // None of these filters matches the GET /v1/audit requests the test itself makes.
-    const q = async (query: string) => (await auditEntries(s, t, query)).map((e) => `${e.method} ${e.path} ${e.status}`);
-    expect(await q('result=failure')).toEqual(['GET /v1/tasks/task-nope 404', 'POST /v1/vms 403', 'GET /v1/vms/vm-nope 404']);
+    const q = async (query: string) =>
+      (await auditEntries(s, t, query)).map((e) => `${e.method} ${e.path} ${e.status}`);
+    expect(await q('result=failure')).toEqual([
+      'GET /v1/tasks/task-nope 404',
+      'POST /v1/vms 403',
+      'GET /v1/vms/vm-nope 404',
+    ]);
     expect(await q('result=success&path_prefix=/v1/vms')).toEqual(['GET /v1/vms 200']);
-    expect(await q('method=POST')).toEqual(['POST /v1/vms 403', 'POST /v1/auth/tokens 200', 'POST /v1/auth/tokens 200']);
+    expect(await q('method=POST')).toEqual([
+      'POST /v1/vms 403',
+      'POST /v1/auth/tokens 200',
+      'POST /v1/auth/tokens 200',
+    ]);
     expect(await q(`actor=${decodeJwt(viewer).sub}`)).toEqual(['POST /v1/vms 403', 'POST /v1/auth/tokens 200']);
-    expect((await auditEntries(s, t, 'path_prefix=/v1/vms')).map((e) => e.path)).toEqual(['/v1/vms', '/v1/vms/vm-nope', '/v1/vms']);
+    expect((await auditEntries(s, t, 'path_prefix=/v1/vms')).map((e) => e.path)).toEqual([
+      '/v1/vms',
+      '/v1/vms/vm-nope',
+      '/v1/vms',
+    ]);
     expect((await q(`from=${before}&to=${after}`)).length).toBe(4);
     expect(await q(`to=${before}`)).toEqual(['POST /v1/auth/tokens 200', 'POST /v1/auth/tokens 200']);
     const p1 = await call(s, 'GET', '/v1/audit?per_page=2&page=1&path_prefix=/v1/vms', { token: t });
@@ -703,7 +797,15 @@ describe('audit trail', () => {
     expect(p1.body.entries).toHaveLength(2);
     const p2 = await call(s, 'GET', '/v1/audit?per_page=2&page=2&path_prefix=/v1/vms', { token: t });
     expect(p2.body.entries.map((e: any) => e.path)).toEqual(['/v1/vms']);
-    for (const bad of ['per_page=101', 'per_page=0', 'page=0', 'result=ok', 'from=yesterday', 'to=2026-01-01', `from=${after}&to=${before}`]) {
+    for (const bad of [
+      'per_page=101',
+      'per_page=0',
+      'page=0',
+      'result=ok',
+      'from=yesterday',
+      'to=2026-01-01',
+      `from=${after}&to=${before}`,
+    ]) {
       const r = await call(s, 'GET', `/v1/audit?${bad}`, { token: t });
       expect(r.status, bad).toBe(400);
       expect(r.body.error.code).toBe('invalid_request');
@@ -729,7 +831,17 @@ describe('audit trail', () => {
     expect(rows).toHaveLength(2);
     const [entry] = await auditEntries(s, t, 'path_prefix=/v1/n');
     expect(entry.path).toBe('/v1/nothing,%22quoted%22');
-    expect(rows[1]).toEqual([entry.id, entry.time, entry.actor, entry.organization, entry.source_ip, 'GET', entry.path, '404', 'failure']);
+    expect(rows[1]).toEqual([
+      entry.id,
+      entry.time,
+      entry.actor,
+      entry.organization,
+      entry.source_ip,
+      'GET',
+      entry.path,
+      '404',
+      'failure',
+    ]);
     expect(c.text).toContain('"/v1/nothing,%22quoted%22"');
     const csvAll = parseCsv((await call(s, 'GET', '/v1/audit/export?format=csv', { token: t })).text).slice(1);
     const jsonAll = (await call(s, 'GET', '/v1/audit/export?format=json', { token: t })).body;
@@ -754,10 +866,17 @@ describe('protocol errors', () => {
     const m = await call(s, 'PATCH', '/v1/vms', { token: t });
     expect(m.status).toBe(405);
     expect(m.headers.get('allow')).toContain('POST');
-    const big = await call(s, 'POST', '/v1/vms', { token: t, raw: JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) }) });
+    const big = await call(s, 'POST', '/v1/vms', {
+      token: t,
+      raw: JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) }),
+    });
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe('payload_too_large');
-    const media = await call(s, 'POST', '/v1/vms', { token: t, raw: JSON.stringify(vmBody(s)), headers: { 'content-type': 'text/plain' } });
+    const media = await call(s, 'POST', '/v1/vms', {
+      token: t,
+      raw: JSON.stringify(vmBody(s)),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(media.status).toBe(415);
     const junk = await call(s, 'POST', '/v1/vms', { token: t, raw: '{nope' });
     expect(junk.status).toBe(400);
@@ -776,11 +895,14 @@ describe('rate limits', () => {
     const ra = Number(w.headers.get('retry-after'));
     expect(ra).toBeGreaterThanOrEqual(1);
     expect(ra).toBeLessThanOrEqual(60);
-    const reads = await Promise.all(Array.from({ length: 301 }, () => call(s, 'GET', '/v1/vms?per_page=1', { token: t })));
+    const reads = await Promise.all(
+      Array.from({ length: 301 }, () => call(s, 'GET', '/v1/vms?per_page=1', { token: t }))
+    );
     expect(reads.filter((r) => r.status === 200)).toHaveLength(300);
     expect(reads.filter((r) => r.status === 429)).toHaveLength(1);
     // Issuance is per key: tokenFor above used one of key A's ten.
-    for (let i = 0; i < 9; i++) expect((await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } })).status).toBe(200);
+    for (let i = 0; i < 9; i++)
+      expect((await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } })).status).toBe(200);
     const iss = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } });
     expect(iss.status).toBe(429);
     expect(Number(iss.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -793,7 +915,9 @@ describe('rate limits', () => {
   it('resets the window on the virtual clock', async () => {
     const s = await start({ timeScale: 120 }); // 60 virtual seconds = 500 ms
     const t = await tokenFor(s);
-    const burst = await Promise.all(Array.from({ length: 61 }, () => call(s, 'POST', '/v1/vms', { token: t, json: {} })));
+    const burst = await Promise.all(
+      Array.from({ length: 61 }, () => call(s, 'POST', '/v1/vms', { token: t, json: {} }))
+    );
     const limited = burst.find((r) => r.status === 429);
     expect(limited).toBeDefined();
     const ra = Number(limited!.headers.get('retry-after'));
@@ -804,7 +928,10 @@ describe('rate limits', () => {
 });
 
 /** A webhook registered with a secret to a fresh receiver, then its test event: the delivery's headers and body. */
-async function testDelivery(s: ReferenceSettings, secret: string): Promise<{ headers: IncomingHttpHeaders; body: string; date: number } | undefined> {
+async function testDelivery(
+  s: ReferenceSettings,
+  secret: string
+): Promise<{ headers: IncomingHttpHeaders; body: string; date: number } | undefined> {
   return withReceiver(async (r) => {
     const t = await tokenFor(s);
     const w = await register(s, t, r.url + '/h', ['backup.completed'], secret);
@@ -857,14 +984,17 @@ function issue13FaultCases(): FaultCase[] {
       variants: ['retry-exponential'],
       timeScale: 2000,
       probe: async (s) =>
-        withReceiver(async (r) => {
-          const t = await tokenFor(s);
-          const w = await register(s, t, r.url + '/h', ['backup.completed']);
-          await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
-          await until(() => r.posts.length >= 5, 1500);
-          await sleep(100);
-          return r.posts.length;
-        }, () => 503),
+        withReceiver(
+          async (r) => {
+            const t = await tokenFor(s);
+            const w = await register(s, t, r.url + '/h', ['backup.completed']);
+            await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
+            await until(() => r.posts.length >= 5, 1500);
+            await sleep(100);
+            return r.posts.length;
+          },
+          () => 503
+        ),
       clean: 5,
       faulty: 2,
     },
@@ -873,13 +1003,16 @@ function issue13FaultCases(): FaultCase[] {
       variants: ['delivery-id-per-attempt'],
       timeScale: 100,
       probe: async (s) =>
-        withReceiver(async (r) => {
-          const t = await tokenFor(s);
-          const w = await register(s, t, r.url + '/h', ['backup.completed']);
-          await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
-          await until(() => r.posts.length >= 2, 1500);
-          return r.posts[0]!.headers['x-hook-event'] === r.posts[1]!.headers['x-hook-event'];
-        }, (_p, n) => (n === 1 ? 503 : 204)),
+        withReceiver(
+          async (r) => {
+            const t = await tokenFor(s);
+            const w = await register(s, t, r.url + '/h', ['backup.completed']);
+            await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
+            await until(() => r.posts.length >= 2, 1500);
+            return r.posts[0]!.headers['x-hook-event'] === r.posts[1]!.headers['x-hook-event'];
+          },
+          (_p, n) => (n === 1 ? 503 : 204)
+        ),
       clean: true,
       faulty: false,
     },
@@ -891,8 +1024,15 @@ function issue13FaultCases(): FaultCase[] {
         withReceiver(async (r) => {
           const t = await tokenFor(s);
           await register(s, t, r.url + '/h', ['backup.completed', 'backup.failed']);
-          const backup = (await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: { description: 'x' } })).body.backup_id;
-          for (let i = 0; i < 300 && (await call(s, 'GET', `/v1/backups/${backup}`, { token: t })).body.status !== 'available'; i++) await sleep(10);
+          const backup = (
+            await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: { description: 'x' } })
+          ).body.backup_id;
+          for (
+            let i = 0;
+            i < 300 && (await call(s, 'GET', `/v1/backups/${backup}`, { token: t })).body.status !== 'available';
+            i++
+          )
+            await sleep(10);
           await call(s, 'POST', `/v1/backups/${backup}/restore`, { token: t, json: {} });
           await until(() => r.posts.length >= 2, 1000);
           return r.posts.length;
@@ -940,7 +1080,13 @@ function issue13FaultCases(): FaultCase[] {
         const t = await tokenFor(s);
         for (let i = 0; i < 3; i++) await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
         const r = await call(s, 'GET', '/v1/audit/export?format=jsonl&path_prefix=/v1/vms', { token: t });
-        return [r.headers.get('content-type'), r.text.split('\n').filter(Boolean).map((l) => JSON.parse(l).path)];
+        return [
+          r.headers.get('content-type'),
+          r.text
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l).path),
+        ];
       },
       clean: ['application/x-ndjson; charset=utf-8', ['/v1/vms', '/v1/vms', '/v1/vms']],
       faulty: ['application/x-ndjson; charset=utf-8', ['/v1/vms', '/v1/vms']],
@@ -1012,7 +1158,10 @@ function issue13FaultCases(): FaultCase[] {
     {
       name: 'payload-too-large-400',
       probe: async (s) => {
-        const r = await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: JSON.stringify(vmBody(s, { name: 'x'.repeat(2 * 1024 * 1024) })) });
+        const r = await call(s, 'POST', '/v1/vms', {
+          token: await tokenFor(s),
+          raw: JSON.stringify(vmBody(s, { name: 'x'.repeat(2 * 1024 * 1024) })),
+        });
         return [r.status, r.body.error.code];
       },
       clean: [413, 'payload_too_large'],
@@ -1098,7 +1247,12 @@ const tokenLimitProbe = async (s: ReferenceSettings) => {
 const requestScopeProbe = async (s: ReferenceSettings) => {
   const [t1, t2, tb] = [await tokenFor(s), await tokenFor(s), await tokenFor(s, s.apiKeyB)];
   await Promise.all([burst(60, () => write(s, t1)), burst(300, () => read(s, t1))]);
-  return [(await write(s, t2)).status, (await write(s, tb)).status, (await read(s, t2)).status, (await read(s, tb)).status];
+  return [
+    (await write(s, t2)).status,
+    (await write(s, tb)).status,
+    (await read(s, t2)).status,
+    (await read(s, tb)).status,
+  ];
 };
 
 /** Shape of an issuance 429 and of a write 429: [status, content type, error code or whole body, has Retry-After]. */
@@ -1107,12 +1261,19 @@ const rejectionProbe = async (s: ReferenceSettings) => {
   const [iss, ws] = await Promise.all([burst(10, () => issue(s)), burst(61, () => write(s, t))]);
   return [iss, ws].map((rs) => {
     const r = rs.find((x) => x.status === 429)!;
-    return [r.status, r.headers.get('content-type'), r.body.error ? r.body.error.code : r.body, r.headers.has('retry-after')];
+    return [
+      r.status,
+      r.headers.get('content-type'),
+      r.body.error ? r.body.error.code : r.body,
+      r.headers.has('retry-after'),
+    ];
   });
 };
 
 function nameStatuses(s: ReferenceSettings, t: string, names: string[]): Promise<number[]> {
-  return Promise.all(names.map(async (name) => (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name }) })).status));
+  return Promise.all(
+    names.map(async (name) => (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name }) })).status)
+  );
 }
 
 /** [signed, signature verifies with the registered secret, webhook without secret signed]. */
@@ -1125,7 +1286,11 @@ function signatureProbe(s: ReferenceSettings): Promise<unknown> {
     await until(() => rcv.posts.length >= 2);
     const withSecret = rcv.posts.find((p) => p.path === '/secret')!;
     const plain = rcv.posts.find((p) => p.path === '/plain')!;
-    return [withSecret.headers['x-signature'] !== undefined, withSecret.headers['x-signature'] === sign('shh', withSecret.body), plain.headers['x-signature'] !== undefined];
+    return [
+      withSecret.headers['x-signature'] !== undefined,
+      withSecret.headers['x-signature'] === sign('shh', withSecret.body),
+      plain.headers['x-signature'] !== undefined,
+    ];
   });
 }
 
@@ -1150,7 +1315,10 @@ const faultCases: FaultCase[] = [
     name: 'malformed-token-accepted',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', '/v1/vms', { token: 'garbage' })).status, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status];
+      return [
+        (await call(s, 'GET', '/v1/vms', { token: 'garbage' })).status,
+        (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [200, 401],
@@ -1159,7 +1327,10 @@ const faultCases: FaultCase[] = [
     name: 'signature-unchecked',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status, (await call(s, 'GET', '/v1/vms', { token: 'garbage' })).status];
+      return [
+        (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status,
+        (await call(s, 'GET', '/v1/vms', { token: 'garbage' })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [200, 401],
@@ -1191,7 +1362,10 @@ const faultCases: FaultCase[] = [
       const t = await tokenFor(s);
       const vm = await firstVm(s, t);
       await sleep(150);
-      return [(await call(s, 'GET', '/v1/vms', { token: t })).status, (await call(s, 'GET', `/v1/vms/${vm}`, { token: t })).status];
+      return [
+        (await call(s, 'GET', '/v1/vms', { token: t })).status,
+        (await call(s, 'GET', `/v1/vms/${vm}`, { token: t })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [401, 403],
@@ -1212,14 +1386,19 @@ const faultCases: FaultCase[] = [
     probe: async (s) => {
       const a = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } });
       const b = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyB } });
-      return [a.body.organization === b.body.organization, (await call(s, 'GET', '/v1/vms', { token: b.body.token })).body.total];
+      return [
+        a.body.organization === b.body.organization,
+        (await call(s, 'GET', '/v1/vms', { token: b.body.token })).body.total,
+      ];
     },
     clean: [false, 3],
     faulty: [true, 3],
   },
   {
     name: 'foreign-subnet-accepted',
-    probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: vmBody(s, { subnet_id: s.subnetIdB }) })).status,
+    probe: async (s) =>
+      (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: vmBody(s, { subnet_id: s.subnetIdB }) }))
+        .status,
     clean: 400,
     faulty: 202,
   },
@@ -1253,7 +1432,13 @@ const faultCases: FaultCase[] = [
         const r = await call(s, 'GET', `/v1/vms?${query}`, { token: t });
         return r.status === 200 ? r.body.vms.length : r.status;
       };
-      return [await q('per_page=abc'), await q('per_page=1.5'), await q('page=abc&per_page=3'), await q('per_page=2'), await q('per_page=101')];
+      return [
+        await q('per_page=abc'),
+        await q('per_page=1.5'),
+        await q('page=abc&per_page=3'),
+        await q('per_page=2'),
+        await q('per_page=101'),
+      ];
     },
     clean: [400, 400, 400, 2, 400],
     faulty: [20, 20, 3, 2, 400],
@@ -1264,7 +1449,10 @@ const faultCases: FaultCase[] = [
       const a = await tokenFor(s);
       const created = await createVm(s, a);
       const b = await tokenFor(s, s.apiKeyB);
-      const r = await call(s, 'POST', `/v1/vms/${created.body.vm_id}/backups`, { token: b, json: { description: 'x' } });
+      const r = await call(s, 'POST', `/v1/vms/${created.body.vm_id}/backups`, {
+        token: b,
+        json: { description: 'x' },
+      });
       return [r.status, r.text.includes('test-vm')];
     },
     clean: [404, false],
@@ -1284,13 +1472,27 @@ const faultCases: FaultCase[] = [
   },
   {
     name: 'oversized-token-body-500',
-    probe: async (s) => [(await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: 'x'.repeat(2 * 1024 * 1024) } })).status, (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) } })).status],
+    probe: async (s) => [
+      (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: 'x'.repeat(2 * 1024 * 1024) } })).status,
+      (
+        await call(s, 'POST', '/v1/vms', {
+          token: await tokenFor(s),
+          json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) },
+        })
+      ).status,
+    ],
     clean: [413, 413],
     faulty: [500, 413],
   },
   {
     name: 'oversized-body-500',
-    probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) } })).status,
+    probe: async (s) =>
+      (
+        await call(s, 'POST', '/v1/vms', {
+          token: await tokenFor(s),
+          json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) },
+        })
+      ).status,
     clean: 413,
     faulty: 500,
   },
@@ -1299,7 +1501,13 @@ const faultCases: FaultCase[] = [
     // A 2 MiB body, and whether an answer came within 2 s (the stalled server neither reads on nor answers).
     probe: async (s) => {
       const t = await tokenFor(s);
-      const answered = call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) } }).then((r) => r.status, () => 'no answer');
+      const answered = call(s, 'POST', '/v1/vms', {
+        token: t,
+        json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) },
+      }).then(
+        (r) => r.status,
+        () => 'no answer'
+      );
       return Promise.race([answered, new Promise((r) => setTimeout(() => r('no answer within 2 s'), 2000))]);
     },
     clean: 413,
@@ -1307,25 +1515,63 @@ const faultCases: FaultCase[] = [
   },
   {
     name: 'webhook-registration-refused',
-    probe: async (s) => (await call(s, 'POST', '/v1/webhooks', { token: await tokenFor(s), json: { url: 'http://127.0.0.1:9/hook', events: ['backup.completed'] } })).status,
+    probe: async (s) =>
+      (
+        await call(s, 'POST', '/v1/webhooks', {
+          token: await tokenFor(s),
+          json: { url: 'http://127.0.0.1:9/hook', events: ['backup.completed'] },
+        })
+      ).status,
     clean: 201,
     faulty: 500,
   },
   {
     name: 'trailing-json-accepted',
-    probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: `${JSON.stringify(vmBody(s))} {"name": "second"}` })).status,
+    probe: async (s) =>
+      (
+        await call(s, 'POST', '/v1/vms', {
+          token: await tokenFor(s),
+          raw: `${JSON.stringify(vmBody(s))} {"name": "second"}`,
+        })
+      ).status,
     clean: 400,
     faulty: 202,
   },
   {
     name: 'token-any-media-type',
-    probe: async (s) => [(await call(s, 'POST', '/v1/auth/tokens', { raw: JSON.stringify({ api_key: s.apiKeyReadonly }), headers: { 'content-type': 'text/plain' } })).status, (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: JSON.stringify(vmBody(s)), headers: { 'content-type': 'text/plain' } })).status],
+    probe: async (s) => [
+      (
+        await call(s, 'POST', '/v1/auth/tokens', {
+          raw: JSON.stringify({ api_key: s.apiKeyReadonly }),
+          headers: { 'content-type': 'text/plain' },
+        })
+      ).status,
+      (
+        await call(s, 'POST', '/v1/vms', {
+          token: await tokenFor(s),
+          raw: JSON.stringify(vmBody(s)),
+          headers: { 'content-type': 'text/plain' },
+        })
+      ).status,
+    ],
     clean: [415, 415],
     faulty: [200, 415],
   },
   {
     name: 'token-trailing-json-accepted',
-    probe: async (s) => [(await call(s, 'POST', '/v1/auth/tokens', { raw: `${JSON.stringify({ api_key: s.apiKeyReadonly })} {"api_key": "x"}` })).status, (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: `${JSON.stringify(vmBody(s))} {"name": "second"}` })).status],
+    probe: async (s) => [
+      (
+        await call(s, 'POST', '/v1/auth/tokens', {
+          raw: `${JSON.stringify({ api_key: s.apiKeyReadonly })} {"api_key": "x"}`,
+        })
+      ).status,
+      (
+        await call(s, 'POST', '/v1/vms', {
+          token: await tokenFor(s),
+          raw: `${JSON.stringify(vmBody(s))} {"name": "second"}`,
+        })
+      ).status,
+    ],
     clean: [400, 400],
     faulty: [200, 400],
   },
@@ -1335,7 +1581,17 @@ const faultCases: FaultCase[] = [
       const t = await tokenFor(s);
       const vm = (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) })).body.vm_id;
       const raw = JSON.stringify({ description: 'framing' });
-      return [(await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, raw, headers: { 'content-type': 'text/plain' } })).status, (await call(s, 'POST', '/v1/vms', { token: t, raw: JSON.stringify(vmBody(s)), headers: { 'content-type': 'text/plain' } })).status];
+      return [
+        (await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, raw, headers: { 'content-type': 'text/plain' } }))
+          .status,
+        (
+          await call(s, 'POST', '/v1/vms', {
+            token: t,
+            raw: JSON.stringify(vmBody(s)),
+            headers: { 'content-type': 'text/plain' },
+          })
+        ).status,
+      ];
     },
     clean: [415, 415],
     faulty: [202, 415],
@@ -1345,26 +1601,42 @@ const faultCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const vm = (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) })).body.vm_id;
-      return [(await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, raw: `${JSON.stringify({ description: 'framing' })} {"description": "x"}` })).status, (await call(s, 'POST', '/v1/vms', { token: t, raw: `${JSON.stringify(vmBody(s))} {"name": "second"}` })).status];
+      return [
+        (
+          await call(s, 'POST', `/v1/vms/${vm}/backups`, {
+            token: t,
+            raw: `${JSON.stringify({ description: 'framing' })} {"description": "x"}`,
+          })
+        ).status,
+        (await call(s, 'POST', '/v1/vms', { token: t, raw: `${JSON.stringify(vmBody(s))} {"name": "second"}` })).status,
+      ];
     },
     clean: [400, 400],
     faulty: [202, 400],
   },
   {
     name: 'unknown-image-accepted',
-    probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: vmBody(s, { image: 'no-such-image' }) })).status,
+    probe: async (s) =>
+      (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: vmBody(s, { image: 'no-such-image' }) }))
+        .status,
     clean: 400,
     faulty: 202,
   },
   {
     name: 'unauthenticated-write-403',
-    probe: async (s) => [(await call(s, 'GET', '/v1/vms')).status, (await call(s, 'POST', '/v1/vms', { json: vmBody(s) })).status],
+    probe: async (s) => [
+      (await call(s, 'GET', '/v1/vms')).status,
+      (await call(s, 'POST', '/v1/vms', { json: vmBody(s) })).status,
+    ],
     clean: [401, 401],
     faulty: [401, 403],
   },
   {
     name: 'unauthenticated-delete-403',
-    probe: async (s) => [(await call(s, 'POST', '/v1/vms', { json: vmBody(s) })).status, (await call(s, 'DELETE', '/v1/vms/vm-absent')).status],
+    probe: async (s) => [
+      (await call(s, 'POST', '/v1/vms', { json: vmBody(s) })).status,
+      (await call(s, 'DELETE', '/v1/vms/vm-absent')).status,
+    ],
     clean: [401, 401],
     faulty: [401, 403],
   },
@@ -1388,14 +1660,18 @@ const faultCases: FaultCase[] = [
     name: 'page-size-off-51-99',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', '/v1/vms?per_page=60', { token: t })).body.vms.length, (await call(s, 'GET', '/v1/vms?per_page=50', { token: t })).body.vms.length];
+      return [
+        (await call(s, 'GET', '/v1/vms?per_page=60', { token: t })).body.vms.length,
+        (await call(s, 'GET', '/v1/vms?per_page=50', { token: t })).body.vms.length,
+      ];
     },
     clean: [60, 50],
     faulty: [61, 50],
   },
   {
     name: 'vcpus-over-1-refused',
-    probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: { ...vmBody(s), vcpus: 2 } })).status,
+    probe: async (s) =>
+      (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: { ...vmBody(s), vcpus: 2 } })).status,
     clean: 202,
     faulty: 400,
   },
@@ -1439,13 +1715,17 @@ const faultCases: FaultCase[] = [
   },
   {
     name: 'vm-record-404-flat',
-    probe: async (s) => Object.keys((await call(s, 'GET', '/v1/vms/vm-absent-anywhere', { token: await tokenFor(s) })).body),
+    probe: async (s) =>
+      Object.keys((await call(s, 'GET', '/v1/vms/vm-absent-anywhere', { token: await tokenFor(s) })).body),
     clean: ['error'],
     faulty: ['code', 'message'],
   },
   {
     name: 'token-malformed-json-500',
-    probe: async (s) => [(await call(s, 'POST', '/v1/auth/tokens', { raw: '{"api_key": ' })).status, (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: '{"name": ' })).status],
+    probe: async (s) => [
+      (await call(s, 'POST', '/v1/auth/tokens', { raw: '{"api_key": ' })).status,
+      (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: '{"name": ' })).status,
+    ],
     clean: [400, 400],
     faulty: [500, 400],
   },
@@ -1487,9 +1767,16 @@ const faultCases: FaultCase[] = [
       await call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), name } });
       const lengths: number[] = [];
       for (let page = 1; page <= 50 && lengths.length === 0; page++) {
-        const vms = (await call(s, 'GET', `/v1/vms?per_page=100&page=${page}`, { token: t })).body.vms as Array<{ name: string }>;
+        const vms = (await call(s, 'GET', `/v1/vms?per_page=100&page=${page}`, { token: t })).body.vms as Array<{
+          name: string;
+        }>;
         if (vms.length === 0) break;
-        lengths.push(...vms.map((v) => v.name).filter((n) => n.startsWith('a-name-of-forty')).map((n) => n.length));
+        lengths.push(
+          ...vms
+            .map((v) => v.name)
+            .filter((n) => n.startsWith('a-name-of-forty'))
+            .map((n) => n.length)
+        );
       }
       return lengths;
     },
@@ -1532,7 +1819,10 @@ const faultCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const c = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
-      const b = await call(s, 'POST', `/v1/vms/${c.body.vm_id}/backups`, { token: t, json: { description: 'which vm?' } });
+      const b = await call(s, 'POST', `/v1/vms/${c.body.vm_id}/backups`, {
+        token: t,
+        json: { description: 'which vm?' },
+      });
       return (await call(s, 'GET', `/v1/backups/${b.body.backup_id}`, { token: t })).body.vm_id === c.body.vm_id;
     },
     clean: true,
@@ -1579,7 +1869,10 @@ const faultCases: FaultCase[] = [
       const b = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
       await sleep(40);
       const malformed = '{"at": ';
-      return [(await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: t, raw: malformed })).status, (await call(s, 'POST', '/v1/backups/cc-absent/restore', { token: t, raw: malformed })).status];
+      return [
+        (await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: t, raw: malformed })).status,
+        (await call(s, 'POST', '/v1/backups/cc-absent/restore', { token: t, raw: malformed })).status,
+      ];
     },
     clean: [400, 400],
     faulty: [500, 404],
@@ -1682,7 +1975,11 @@ const faultCases: FaultCase[] = [
       const statuses: unknown[] = [];
       for (let i = 0; i < 3; i++) {
         const r = await createVm(s, t);
-        statuses.push(r.status === 202 ? 202 : `${r.status} ${r.body.error.code} ${r.headers.get('retry-after') ?? 'no Retry-After'}`);
+        statuses.push(
+          r.status === 202
+            ? 202
+            : `${r.status} ${r.body.error.code} ${r.headers.get('retry-after') ?? 'no Retry-After'}`
+        );
       }
       return statuses;
     },
@@ -1700,7 +1997,8 @@ const faultCases: FaultCase[] = [
   },
   {
     name: 'token-answer-cacheable',
-    probe: async (s) => (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } })).headers.get('cache-control'),
+    probe: async (s) =>
+      (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } })).headers.get('cache-control'),
     clean: 'no-store',
     faulty: 'private, max-age=300',
   },
@@ -1708,7 +2006,10 @@ const faultCases: FaultCase[] = [
     name: 'method-not-allowed-no-allow-beside-tasks',
     probe: async (s) => {
       const t = await tokenFor(s);
-      const [task, vm] = [await call(s, 'PUT', '/v1/tasks/nope', { token: t, json: {} }), await call(s, 'PATCH', '/v1/vms', { token: t, json: {} })];
+      const [task, vm] = [
+        await call(s, 'PUT', '/v1/tasks/nope', { token: t, json: {} }),
+        await call(s, 'PATCH', '/v1/vms', { token: t, json: {} }),
+      ];
       return [task.status, task.headers.get('allow'), vm.status, vm.headers.get('allow')];
     },
     clean: [405, 'GET, HEAD', 405, 'GET, POST, HEAD'],
@@ -1799,7 +2100,8 @@ const faultCases: FaultCase[] = [
     name: 'warm-pool-sizes-no-task',
     probe: async (s) => {
       const t = await tokenFor(s);
-      const sized = (vcpus: number, memory_gb: number) => call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), vcpus, memory_gb } });
+      const sized = (vcpus: number, memory_gb: number) =>
+        call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), vcpus, memory_gb } });
       const [small, pooled] = [await sized(1, 1), await sized(2, 4)];
       return [small.status, typeof small.body.task_id, pooled.status, typeof pooled.body.task_id];
     },
@@ -1810,7 +2112,10 @@ const faultCases: FaultCase[] = [
     name: 'per-page-cap-skipped-with-filter',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', '/v1/vms?per_page=101', { token: t })).status, (await call(s, 'GET', '/v1/vms?per_page=101&tag=env:prod', { token: t })).status];
+      return [
+        (await call(s, 'GET', '/v1/vms?per_page=101', { token: t })).status,
+        (await call(s, 'GET', '/v1/vms?per_page=101&tag=env:prod', { token: t })).status,
+      ];
     },
     clean: [400, 400],
     faulty: [400, 200],
@@ -1824,7 +2129,9 @@ const faultCases: FaultCase[] = [
   {
     name: 'tag-filter-total-unfiltered',
     probe: async (s) => {
-      const r = await call(s, 'GET', `/v1/vms?per_page=5&tag=${encodeURIComponent('env:prod')}`, { token: await tokenFor(s) });
+      const r = await call(s, 'GET', `/v1/vms?per_page=5&tag=${encodeURIComponent('env:prod')}`, {
+        token: await tokenFor(s),
+      });
       return [r.body.vms.length, r.body.total];
     },
     clean: [5, 44],
@@ -1869,7 +2176,10 @@ const faultCases: FaultCase[] = [
     name: 'any-version-served',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', '/v999/vms', { token: t })).status, (await call(s, 'GET', '/v2/vms', { token: t })).status];
+      return [
+        (await call(s, 'GET', '/v999/vms', { token: t })).status,
+        (await call(s, 'GET', '/v2/vms', { token: t })).status,
+      ];
     },
     clean: [404, 404],
     faulty: [200, 200],
@@ -1916,8 +2226,13 @@ const faultCases: FaultCase[] = [
     name: 'fraction-vcpus-accepted',
     probe: async (s) => {
       const t = await tokenFor(s);
-      const statuses = await Promise.all([1.5, '2', null].map(async (vcpus) => call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus }) })));
-      const created = statuses[0].status === 202 ? (await call(s, 'GET', `/v1/vms/${statuses[0].body.vm_id}`, { token: t })).body.vcpus : undefined;
+      const statuses = await Promise.all(
+        [1.5, '2', null].map(async (vcpus) => call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus }) }))
+      );
+      const created =
+        statuses[0].status === 202
+          ? (await call(s, 'GET', `/v1/vms/${statuses[0].body.vm_id}`, { token: t })).body.vcpus
+          : undefined;
       return [...statuses.map((r) => r.status), created];
     },
     clean: [400, 400, 400, undefined],
@@ -1927,8 +2242,13 @@ const faultCases: FaultCase[] = [
     name: 'negative-vcpus-accepted',
     probe: async (s) => {
       const t = await tokenFor(s);
-      const statuses = await Promise.all([0, -3, 65].map(async (vcpus) => call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus }) })));
-      const created = statuses[1].status === 202 ? (await call(s, 'GET', `/v1/vms/${statuses[1].body.vm_id}`, { token: t })).body.vcpus : undefined;
+      const statuses = await Promise.all(
+        [0, -3, 65].map(async (vcpus) => call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus }) }))
+      );
+      const created =
+        statuses[1].status === 202
+          ? (await call(s, 'GET', `/v1/vms/${statuses[1].body.vm_id}`, { token: t })).body.vcpus
+          : undefined;
       return [...statuses.map((r) => r.status), created];
     },
     clean: [400, 400, 400, undefined],
@@ -1936,13 +2256,26 @@ const faultCases: FaultCase[] = [
   },
   {
     name: 'long-name-500',
-    probe: async (s) => nameStatuses(s, await tokenFor(s), ['x'.repeat(64), 'x'.repeat(200), 'x'.repeat(201), 'é'.repeat(150), '\u{1F600}'.repeat(150)]),
+    probe: async (s) =>
+      nameStatuses(s, await tokenFor(s), [
+        'x'.repeat(64),
+        'x'.repeat(200),
+        'x'.repeat(201),
+        'é'.repeat(150),
+        '\u{1F600}'.repeat(150),
+      ]),
     clean: [400, 400, 400, 400, 400],
     faulty: [400, 400, 500, 400, 400],
   },
   {
     name: 'unicode-name-500',
-    probe: async (s) => nameStatuses(s, await tokenFor(s), ['vm-\u{1F600}', 'vm-\u{10348}x', 'vm-é中\uFFFD', 'vm-' + '\u{1F600}'.repeat(40)]),
+    probe: async (s) =>
+      nameStatuses(s, await tokenFor(s), [
+        'vm-\u{1F600}',
+        'vm-\u{10348}x',
+        'vm-é中\uFFFD',
+        'vm-' + '\u{1F600}'.repeat(40),
+      ]),
     clean: [202, 202, 202, 400],
     faulty: [500, 500, 202, 500],
   },
@@ -1956,8 +2289,16 @@ const faultCases: FaultCase[] = [
       const api = l.filter((v: any) => v.name === 'test-vm');
       const numericEven = api.filter((v: any) => typeof v.id === 'number').every((v: any) => v.id % 2 === 0);
       const ids = api.map((v: any) => (typeof v.id === 'number' ? `vm-${v.id}` : v.id)).sort();
-      const single = await Promise.all(created.map(async (id) => typeof (await call(s, 'GET', `/v1/vms/${id}`, { token: t })).body.id));
-      return [seeded, api.map((v: any) => typeof v.id).sort(), numericEven, ids.join() === [...created].sort().join(), single];
+      const single = await Promise.all(
+        created.map(async (id) => typeof (await call(s, 'GET', `/v1/vms/${id}`, { token: t })).body.id)
+      );
+      return [
+        seeded,
+        api.map((v: any) => typeof v.id).sort(),
+        numericEven,
+        ids.join() === [...created].sort().join(),
+        single,
+      ];
     },
     clean: [['string'], ['string', 'string'], true, true, ['string', 'string']],
     faulty: [['string'], ['number', 'string'], true, true, ['string', 'string']],
@@ -1966,12 +2307,19 @@ const faultCases: FaultCase[] = [
     name: 'tag-filter-space-ignored',
     probe: async (s) => {
       const t = await tokenFor(s);
-      expect((await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { tags: { env: 'blue green' } }) })).status).toBe(202);
+      expect(
+        (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { tags: { env: 'blue green' } }) })).status
+      ).toBe(202);
       const q = async (query: string) => {
         const r = await call(s, 'GET', `/v1/vms?${query}`, { token: t });
         return r.status === 200 ? r.body.total : r.status;
       };
-      return [await q('tag=env:blue%20green'), await q('tag=env:blue+green'), await q('tag=env:prod'), await q('tag=env%20prod')];
+      return [
+        await q('tag=env:blue%20green'),
+        await q('tag=env:blue+green'),
+        await q('tag=env:prod'),
+        await q('tag=env%20prod'),
+      ];
     },
     clean: [1, 1, 44, 400],
     faulty: [131, 131, 44, 400],
@@ -1984,7 +2332,8 @@ const faultCases: FaultCase[] = [
       const r = await createVm(s, t);
       await sleep(100);
       const seen: string[] = [];
-      for (let i = 0; i < 5; i++) seen.push((await call(s, 'GET', `/v1/tasks/${r.body.task_id}`, { token: t })).body.status);
+      for (let i = 0; i < 5; i++)
+        seen.push((await call(s, 'GET', `/v1/tasks/${r.body.task_id}`, { token: t })).body.status);
       return seen;
     },
     clean: ['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded'],
@@ -1999,13 +2348,28 @@ const faultCases: FaultCase[] = [
   { name: 'token-limit-missing', probe: tokenLimitProbe, clean: [10, 2], faulty: [12, 0] },
   { name: 'token-limit-9', probe: tokenLimitProbe, clean: [10, 2], faulty: [9, 3] },
   { name: 'token-limit-11', probe: tokenLimitProbe, clean: [10, 2], faulty: [11, 1] },
-  { name: 'limits-shared-across-tokens', probe: requestScopeProbe, clean: [400, 400, 200, 200], faulty: [429, 400, 429, 200] },
-  { name: 'request-limits-by-address', probe: requestScopeProbe, clean: [400, 400, 200, 200], faulty: [429, 429, 429, 429] },
+  {
+    name: 'limits-shared-across-tokens',
+    probe: requestScopeProbe,
+    clean: [400, 400, 200, 200],
+    faulty: [429, 400, 429, 200],
+  },
+  {
+    name: 'request-limits-by-address',
+    probe: requestScopeProbe,
+    clean: [400, 400, 200, 200],
+    faulty: [429, 429, 429, 429],
+  },
   {
     name: 'token-limit-by-address',
     probe: async (s) => {
       const rs = await burst(10, () => issue(s));
-      return [count(rs, 200), (await issue(s, s.apiKeyB)).status, (await issue(s, s.apiKeyReadonly)).status, (await issue(s)).status];
+      return [
+        count(rs, 200),
+        (await issue(s, s.apiKeyB)).status,
+        (await issue(s, s.apiKeyReadonly)).status,
+        (await issue(s)).status,
+      ];
     },
     clean: [10, 200, 200, 429],
     faulty: [10, 429, 429, 429],
@@ -2043,10 +2407,15 @@ const faultCases: FaultCase[] = [
       await sleep(3_300);
       const after = [await issue(s), await write(s, t)];
       const retryAfter = (r: Res) => (r.status === 429 ? Number(r.headers.get('retry-after')) : null);
-      return [count(iss, 429), count(ws, 429), ...after.map((r) => r.status), ...after.map((r) => {
-        const ra = retryAfter(r);
-        return ra === null ? null : ra >= 1 && ra <= 60;
-      })];
+      return [
+        count(iss, 429),
+        count(ws, 429),
+        ...after.map((r) => r.status),
+        ...after.map((r) => {
+          const ra = retryAfter(r);
+          return ra === null ? null : ra >= 1 && ra <= 60;
+        }),
+      ];
     },
     clean: [1, 1, 200, 400, null, null],
     faulty: [1, 1, 429, 429, true, true],
@@ -2054,10 +2423,23 @@ const faultCases: FaultCase[] = [
   // A VM tagged kk=a:b is found by kk:a:b only where the key ends at the first colon.
   { name: 'tag-key-split-at-last-colon', probe: colonTagFound, clean: 1, faulty: 0 },
   // Held 7 s, past the 5 s timeout: retried by the clean target, taken as delivered by the fault.
-  { name: 'delivery-timeout-ignored', timeScale: 100, probe: (s) => attemptsWhenHeld(s, 7_000, 6_500), clean: 2, faulty: 1 },
+  {
+    name: 'delivery-timeout-ignored',
+    timeScale: 100,
+    probe: (s) => attemptsWhenHeld(s, 7_000, 6_500),
+    clean: 2,
+    faulty: 1,
+  },
   // The declared accounting, each fault the other choice's behaviour.
   { name: 'limit-window-sliding', timeScale: 10, probe: windowHalves, clean: [30, 60], faulty: [30, 30] },
-  { name: 'limit-window-fixed', timeScale: 10, variants: ['limit-sliding-window'], probe: windowHalves, clean: [30, 30], faulty: [30, 60] },
+  {
+    name: 'limit-window-fixed',
+    timeScale: 10,
+    variants: ['limit-sliding-window'],
+    probe: windowHalves,
+    clean: [30, 30],
+    faulty: [30, 60],
+  },
   // A minute's window still holds the spent budget 12 s later; a 10 s window has passed.
   { name: 'issuance-window-10s', timeScale: 60, probe: issuedAfter12s, clean: 429, faulty: 200 },
   {
@@ -2095,7 +2477,12 @@ const faultCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const r101 = await call(s, 'GET', '/v1/vms?per_page=101', { token: t });
-      return [r101.status, r101.body.vms?.length, (await call(s, 'GET', '/v1/vms?per_page=102', { token: t })).status, (await call(s, 'GET', '/v1/vms?per_page=100', { token: t })).status];
+      return [
+        r101.status,
+        r101.body.vms?.length,
+        (await call(s, 'GET', '/v1/vms?per_page=102', { token: t })).status,
+        (await call(s, 'GET', '/v1/vms?per_page=100', { token: t })).status,
+      ];
     },
     clean: [400, undefined, 400, 200],
     faulty: [200, 101, 400, 200],
@@ -2158,7 +2545,13 @@ const faultCases: FaultCase[] = [
           type = null;
         }
         const form = /^type=alarm\.triggered&id=(evt-[0-9a-f]+)$/.exec(p.body);
-        return [p.headers['content-type'], type, form?.[1] === p.headers['x-event-id'], p.headers['x-event-type'], p.headers['x-signature'] === sign('k', p.body)];
+        return [
+          p.headers['content-type'],
+          type,
+          form?.[1] === p.headers['x-event-id'],
+          p.headers['x-event-type'],
+          p.headers['x-signature'] === sign('k', p.body),
+        ];
       }),
     clean: ['application/json', 'alarm.triggered', false, 'alarm.triggered', true],
     faulty: ['text/plain', null, true, 'alarm.triggered', true],
@@ -2176,7 +2569,7 @@ const faultCases: FaultCase[] = [
           await sleep(100);
           return rcv.posts.map((p) => p.headers['x-delivery-attempt']);
         },
-        (_p, n) => (n === 1 ? 503 : 204),
+        (_p, n) => (n === 1 ? 503 : 204)
       ),
     clean: ['1', '2'],
     faulty: ['1'],
@@ -2261,7 +2654,9 @@ const faultCases: FaultCase[] = [
       await call(s, 'GET', '/v1/vms/vm-nope', { token: t });
       const failures = (await auditEntries(s, t, 'result=failure')).map((e) => e.status);
       const posts = (await auditEntries(s, t, 'method=POST')).map((e) => e.status);
-      const exported = (await call(s, 'GET', '/v1/audit/export?result=failure', { token: t })).body.map((e: any) => e.status);
+      const exported = (await call(s, 'GET', '/v1/audit/export?result=failure', { token: t })).body.map(
+        (e: any) => e.status
+      );
       return [failures, posts, exported];
     },
     clean: [[404], [200], [404]],
@@ -2297,9 +2692,19 @@ const faultCases: FaultCase[] = [
       const t = await tokenFor(s);
       for (let i = 0; i < 3; i++) await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
       const search = (await auditEntries(s, t, 'path_prefix=/v1/vms')).map((e) => e.id);
-      const json = (await call(s, 'GET', '/v1/audit/export?format=json&path_prefix=/v1/vms', { token: t })).body.map((e: any) => e.id);
-      const csv = parseCsv((await call(s, 'GET', '/v1/audit/export?format=csv&path_prefix=/v1/vms', { token: t })).text).slice(1).map((r) => r[0]);
-      return [search.length, json.join() === search.join(), csv.join() === search.join(), json.join() === search.slice(1).join(), csv.join() === search.slice(1).join()];
+      const json = (await call(s, 'GET', '/v1/audit/export?format=json&path_prefix=/v1/vms', { token: t })).body.map(
+        (e: any) => e.id
+      );
+      const csv = parseCsv((await call(s, 'GET', '/v1/audit/export?format=csv&path_prefix=/v1/vms', { token: t })).text)
+        .slice(1)
+        .map((r) => r[0]);
+      return [
+        search.length,
+        json.join() === search.join(),
+        csv.join() === search.join(),
+        json.join() === search.slice(1).join(),
+        csv.join() === search.slice(1).join(),
+      ];
     },
     clean: [3, true, true, false, false],
     faulty: [3, false, false, true, true],
@@ -2309,7 +2714,8 @@ const faultCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const raw = JSON.stringify({ url: 'https://example.test/framing', events: ['backup.completed'] });
-      return (await call(s, 'POST', '/v1/webhooks', { token: t, raw, headers: { 'content-type': 'text/plain' } })).status;
+      return (await call(s, 'POST', '/v1/webhooks', { token: t, raw, headers: { 'content-type': 'text/plain' } }))
+        .status;
     },
     clean: 415,
     faulty: 201,
@@ -2321,7 +2727,9 @@ const faultCases: FaultCase[] = [
       const t = await tokenFor(s);
       const b = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
       await sleep(40);
-      return (await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: t, raw: '{} {"second": "value"}' })).status;
+      return (
+        await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: t, raw: '{} {"second": "value"}' })
+      ).status;
     },
     clean: 400,
     faulty: 202,
@@ -2365,7 +2773,8 @@ const faultCases: FaultCase[] = [
 ];
 
 const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-const taskOf = async (s: ReferenceSettings, t: string, id: string) => (await call(s, 'GET', `/v1/tasks/${id}`, { token: t })).body;
+const taskOf = async (s: ReferenceSettings, t: string, id: string) =>
+  (await call(s, 'GET', `/v1/tasks/${id}`, { token: t })).body;
 
 /** The faults of the fault model (spec/clauses.yaml faults:). */
 const faultModelCases: FaultCase[] = [
@@ -2373,7 +2782,10 @@ const faultModelCases: FaultCase[] = [
     name: 'task-read-without-auth',
     probe: async (s) => {
       const created = await createVm(s, await tokenFor(s));
-      return [(await call(s, 'GET', `/v1/tasks/${created.body.task_id}`)).status, (await call(s, 'GET', '/v1/tasks/task-absent')).status];
+      return [
+        (await call(s, 'GET', `/v1/tasks/${created.body.task_id}`)).status,
+        (await call(s, 'GET', '/v1/tasks/task-absent')).status,
+      ];
     },
     clean: [401, 401],
     faulty: [200, 401],
@@ -2382,7 +2794,10 @@ const faultModelCases: FaultCase[] = [
     name: 'backup-start-without-auth',
     probe: async (s) => {
       const vm = await firstVm(s, await tokenFor(s));
-      return [(await call(s, 'POST', `/v1/vms/${vm}/backups`, { json: { description: 'x' } })).status, (await call(s, 'POST', '/v1/vms/vm-missing/backups', { json: { description: 'x' } })).status];
+      return [
+        (await call(s, 'POST', `/v1/vms/${vm}/backups`, { json: { description: 'x' } })).status,
+        (await call(s, 'POST', '/v1/vms/vm-missing/backups', { json: { description: 'x' } })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [202, 401],
@@ -2391,7 +2806,11 @@ const faultModelCases: FaultCase[] = [
     name: 'token-in-query-accepted',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', `/v1/vms?access_token=${t}`)).status, (await call(s, 'GET', `/v1/vms?token=${t}`)).status, (await call(s, 'GET', '/v1/vms?access_token=garbage')).status];
+      return [
+        (await call(s, 'GET', `/v1/vms?access_token=${t}`)).status,
+        (await call(s, 'GET', `/v1/vms?token=${t}`)).status,
+        (await call(s, 'GET', '/v1/vms?access_token=garbage')).status,
+      ];
     },
     clean: [401, 401, 401],
     faulty: [200, 200, 401],
@@ -2401,7 +2820,10 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const created = await createVm(s, t);
-      return [(await call(s, 'GET', `/v1/tasks/${created.body.task_id}`, { token: tamper(t) })).status, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status];
+      return [
+        (await call(s, 'GET', `/v1/tasks/${created.body.task_id}`, { token: tamper(t) })).status,
+        (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [200, 401],
@@ -2416,7 +2838,10 @@ const faultModelCases: FaultCase[] = [
     name: 'tampered-token-accepted-on-webhooks',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', '/v1/webhooks', { token: tamper(t) })).status, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status];
+      return [
+        (await call(s, 'GET', '/v1/webhooks', { token: tamper(t) })).status,
+        (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [200, 401],
@@ -2425,9 +2850,13 @@ const faultModelCases: FaultCase[] = [
     name: 'readonly-can-delete-backup',
     probe: async (s) => {
       const t = await tokenFor(s);
-      const started = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: { description: 'b' } });
+      const started = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, {
+        token: t,
+        json: { description: 'b' },
+      });
       const reader = await tokenFor(s, s.apiKeyReadonly);
-      return (await call(s, 'DELETE', `/v1/backups/${started.body.backup_id ?? started.body.id}`, { token: reader })).status;
+      return (await call(s, 'DELETE', `/v1/backups/${started.body.backup_id ?? started.body.id}`, { token: reader }))
+        .status;
     },
     clean: 403,
     faulty: 200,
@@ -2462,8 +2891,13 @@ const faultModelCases: FaultCase[] = [
     name: 'create-in-default-org',
     probe: async (s) => {
       const t = await tokenFor(s, s.apiKeyB);
-      const r = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name: 'org-b-vm', subnet_id: s.subnetIdB }) });
-      const listed = (await call(s, 'GET', '/v1/vms?per_page=100', { token: t })).body.vms.some((v: { name: string }) => v.name === 'org-b-vm');
+      const r = await call(s, 'POST', '/v1/vms', {
+        token: t,
+        json: vmBody(s, { name: 'org-b-vm', subnet_id: s.subnetIdB }),
+      });
+      const listed = (await call(s, 'GET', '/v1/vms?per_page=100', { token: t })).body.vms.some(
+        (v: { name: string }) => v.name === 'org-b-vm'
+      );
       return [r.status, listed];
     },
     clean: [202, true],
@@ -2496,7 +2930,9 @@ const faultModelCases: FaultCase[] = [
     name: 'audit-method-filter-ignored',
     probe: async (s) => {
       const t = await tokenFor(s);
-      const methods = (await call(s, 'GET', '/v1/audit?method=DELETE&per_page=100', { token: t })).body.entries.map((e: { method: string }) => e.method);
+      const methods = (await call(s, 'GET', '/v1/audit?method=DELETE&per_page=100', { token: t })).body.entries.map(
+        (e: { method: string }) => e.method
+      );
       return methods.every((m: string) => m === 'DELETE');
     },
     clean: true,
@@ -2505,7 +2941,8 @@ const faultModelCases: FaultCase[] = [
   {
     name: 'tag-filter-case-sensitive',
     variants: ['tag-filter-case-insensitive'],
-    probe: async (s) => (await call(s, 'GET', '/v1/vms?tag=env:PROD&per_page=1', { token: await tokenFor(s) })).body.total > 0,
+    probe: async (s) =>
+      (await call(s, 'GET', '/v1/vms?tag=env:PROD&per_page=1', { token: await tokenFor(s) })).body.total > 0,
     clean: true,
     faulty: false,
   },
@@ -2525,7 +2962,9 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } });
-      const paths = (await call(s, 'GET', '/v1/audit?per_page=100', { token: t })).body.entries.map((e: { path: string }) => e.path);
+      const paths = (await call(s, 'GET', '/v1/audit?per_page=100', { token: t })).body.entries.map(
+        (e: { path: string }) => e.path
+      );
       return paths.includes('/v1/auth/tokens');
     },
     clean: true,
@@ -2537,7 +2976,9 @@ const faultModelCases: FaultCase[] = [
       const t = await tokenFor(s);
       await call(s, 'GET', '/v1/alarms/al-absent', { token: t });
       await call(s, 'GET', '/v1/tasks/task-absent', { token: t });
-      const paths = (await call(s, 'GET', '/v1/audit?per_page=100', { token: t })).body.entries.map((e: { path: string }) => e.path);
+      const paths = (await call(s, 'GET', '/v1/audit?per_page=100', { token: t })).body.entries.map(
+        (e: { path: string }) => e.path
+      );
       return [paths.includes('/v1/alarms/al-absent'), paths.includes('/v1/tasks/task-absent')];
     },
     clean: [true, true],
@@ -2547,7 +2988,10 @@ const faultModelCases: FaultCase[] = [
     name: 'tampered-token-accepted-on-deletes',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'DELETE', '/v1/vms/vm-that-exists-nowhere', { token: tamper(t) })).status, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status];
+      return [
+        (await call(s, 'DELETE', '/v1/vms/vm-that-exists-nowhere', { token: tamper(t) })).status,
+        (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [404, 401],
@@ -2557,7 +3001,15 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const vm = await firstVm(s, t);
-      return [(await call(s, 'POST', '/v1/alarms', { token: tamper(t), json: { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold: 99 } })).status, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status];
+      return [
+        (
+          await call(s, 'POST', '/v1/alarms', {
+            token: tamper(t),
+            json: { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold: 99 },
+          })
+        ).status,
+        (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [201, 401],
@@ -2569,7 +3021,10 @@ const faultModelCases: FaultCase[] = [
       const task = (await createVm(s, await tokenFor(s))).body.task_id as string;
       await call(s, 'GET', '/v1/vms', { token: t });
       await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
-      return [(await call(s, 'GET', `/v1/tasks/${task}`, { token: t })).status, (await call(s, 'GET', '/v1/vms', { token: t })).status];
+      return [
+        (await call(s, 'GET', `/v1/tasks/${task}`, { token: t })).status,
+        (await call(s, 'GET', '/v1/vms', { token: t })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [200, 401],
@@ -2581,7 +3036,10 @@ const faultModelCases: FaultCase[] = [
       const t = await tokenFor(s);
       const task = (await createVm(s, t)).body.task_id as string;
       await sleep(150);
-      return [(await call(s, 'GET', `/v1/tasks/${task}`, { token: t })).status, (await call(s, 'GET', '/v1/vms', { token: t })).status];
+      return [
+        (await call(s, 'GET', `/v1/tasks/${task}`, { token: t })).status,
+        (await call(s, 'GET', '/v1/vms', { token: t })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [200, 401],
@@ -2593,7 +3051,10 @@ const faultModelCases: FaultCase[] = [
       const t = await tokenFor(s);
       await createVm(s, t);
       await sleep(150);
-      return [(await call(s, 'DELETE', '/v1/backups/cc-absent', { token: t })).status, (await call(s, 'GET', '/v1/vms', { token: t })).status];
+      return [
+        (await call(s, 'DELETE', '/v1/backups/cc-absent', { token: t })).status,
+        (await call(s, 'GET', '/v1/vms', { token: t })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [404, 401],
@@ -2611,7 +3072,8 @@ const faultModelCases: FaultCase[] = [
     name: 'readonly-can-delete-alarm',
     probe: async (s) => {
       const made = await alarm(s, await tokenFor(s), 99);
-      return (await call(s, 'DELETE', `/v1/alarms/${made.body.id}`, { token: await tokenFor(s, s.apiKeyReadonly) })).status;
+      return (await call(s, 'DELETE', `/v1/alarms/${made.body.id}`, { token: await tokenFor(s, s.apiKeyReadonly) }))
+        .status;
     },
     clean: 403,
     faulty: 200,
@@ -2620,7 +3082,12 @@ const faultModelCases: FaultCase[] = [
     name: 'readonly-can-create-alarm',
     probe: async (s) => {
       const vm = await firstVm(s, await tokenFor(s));
-      return (await call(s, 'POST', '/v1/alarms', { token: await tokenFor(s, s.apiKeyReadonly), json: { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold: 99 } })).status;
+      return (
+        await call(s, 'POST', '/v1/alarms', {
+          token: await tokenFor(s, s.apiKeyReadonly),
+          json: { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold: 99 },
+        })
+      ).status;
     },
     clean: 403,
     faulty: 201,
@@ -2630,14 +3097,21 @@ const faultModelCases: FaultCase[] = [
     variants: ['audit-operator-only'],
     probe: async (s) => {
       const viewer = await tokenFor(s, s.apiKeyReadonly);
-      return [(await call(s, 'GET', '/v1/audit', { token: viewer })).status, (await call(s, 'GET', '/v1/audit/export', { token: viewer })).status, (await call(s, 'GET', '/v1/audit', { token: await tokenFor(s) })).status];
+      return [
+        (await call(s, 'GET', '/v1/audit', { token: viewer })).status,
+        (await call(s, 'GET', '/v1/audit/export', { token: viewer })).status,
+        (await call(s, 'GET', '/v1/audit', { token: await tokenFor(s) })).status,
+      ];
     },
     clean: [403, 403, 200],
     faulty: [200, 200, 200],
   },
   {
     name: 'webhook-reads-refused-to-viewer',
-    probe: async (s) => [(await call(s, 'GET', '/v1/webhooks', { token: await tokenFor(s, s.apiKeyReadonly) })).status, (await call(s, 'GET', '/v1/webhooks', { token: await tokenFor(s) })).status],
+    probe: async (s) => [
+      (await call(s, 'GET', '/v1/webhooks', { token: await tokenFor(s, s.apiKeyReadonly) })).status,
+      (await call(s, 'GET', '/v1/webhooks', { token: await tokenFor(s) })).status,
+    ],
     clean: [200, 200],
     faulty: [403, 200],
   },
@@ -2652,7 +3126,10 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const none = `${b64url({ alg: 'none', typ: 'JWT' })}.${t.split('.')[1]}.`;
-      return [(await call(s, 'GET', '/v1/vms', { token: none })).status, (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status];
+      return [
+        (await call(s, 'GET', '/v1/vms', { token: none })).status,
+        (await call(s, 'GET', '/v1/vms', { token: tamper(t) })).status,
+      ];
     },
     clean: [401, 401],
     faulty: [200, 401],
@@ -2661,7 +3138,11 @@ const faultModelCases: FaultCase[] = [
     name: 'organization-per-key',
     probe: async (s) => {
       const [a, r, b] = [await issue(s), await issue(s, s.apiKeyReadonly), await issue(s, s.apiKeyB)];
-      return [a.body.organization === r.body.organization, a.body.organization === b.body.organization, (await call(s, 'GET', '/v1/vms', { token: r.body.token })).body.total];
+      return [
+        a.body.organization === r.body.organization,
+        a.body.organization === b.body.organization,
+        (await call(s, 'GET', '/v1/vms', { token: r.body.token })).body.total,
+      ];
     },
     clean: [true, false, 130],
     faulty: [false, false, 130],
@@ -2670,7 +3151,11 @@ const faultModelCases: FaultCase[] = [
     name: 'readonly-can-backup',
     probe: async (s) => {
       const ro = await tokenFor(s, s.apiKeyReadonly);
-      return [(await call(s, 'POST', `/v1/vms/${await firstVm(s, ro)}/backups`, { token: ro, json: { description: 'x' } })).status, (await createVm(s, ro)).status];
+      return [
+        (await call(s, 'POST', `/v1/vms/${await firstVm(s, ro)}/backups`, { token: ro, json: { description: 'x' } }))
+          .status,
+        (await createVm(s, ro)).status,
+      ];
     },
     clean: [403, 403],
     faulty: [202, 403],
@@ -2683,7 +3168,10 @@ const faultModelCases: FaultCase[] = [
       const b = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
       await sleep(40);
       const ro = await tokenFor(s, s.apiKeyReadonly);
-      return [(await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: ro, json: {} })).status, (await call(s, 'POST', `/v1/vms/${await firstVm(s, ro)}/backups`, { token: ro, json: {} })).status];
+      return [
+        (await call(s, 'POST', `/v1/backups/${b.body.backup_id}/restore`, { token: ro, json: {} })).status,
+        (await call(s, 'POST', `/v1/vms/${await firstVm(s, ro)}/backups`, { token: ro, json: {} })).status,
+      ];
     },
     clean: [403, 403],
     faulty: [202, 403],
@@ -2692,7 +3180,15 @@ const faultModelCases: FaultCase[] = [
     name: 'readonly-can-register-webhook',
     probe: async (s) => {
       const ro = await tokenFor(s, s.apiKeyReadonly);
-      return [(await call(s, 'POST', '/v1/webhooks', { token: ro, json: { url: 'http://127.0.0.1:9/hook', events: ['backup.completed'] } })).status, (await createVm(s, ro)).status];
+      return [
+        (
+          await call(s, 'POST', '/v1/webhooks', {
+            token: ro,
+            json: { url: 'http://127.0.0.1:9/hook', events: ['backup.completed'] },
+          })
+        ).status,
+        (await createVm(s, ro)).status,
+      ];
     },
     clean: [403, 403],
     faulty: [201, 403],
@@ -2702,7 +3198,10 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const vm = await firstVm(s, await tokenFor(s));
       const b = await tokenFor(s, s.apiKeyB);
-      return [(await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: b, json: { description: 'x' } })).status, (await call(s, 'POST', '/v1/vms/vm-missing/backups', { token: b, json: { description: 'x' } })).status];
+      return [
+        (await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: b, json: { description: 'x' } })).status,
+        (await call(s, 'POST', '/v1/vms/vm-missing/backups', { token: b, json: { description: 'x' } })).status,
+      ];
     },
     clean: [404, 404],
     faulty: [202, 404],
@@ -2711,7 +3210,11 @@ const faultModelCases: FaultCase[] = [
     name: 'odd-backup-id-500',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', `/v1/backups/${encodeURIComponent("bk' OR '1'='1")}`, { token: t })).status, (await call(s, 'GET', '/v1/backups/bk-absent', { token: t })).status, (await call(s, 'GET', `/v1/tasks/${encodeURIComponent("t' OR '1'='1")}`, { token: t })).status];
+      return [
+        (await call(s, 'GET', `/v1/backups/${encodeURIComponent("bk' OR '1'='1")}`, { token: t })).status,
+        (await call(s, 'GET', '/v1/backups/bk-absent', { token: t })).status,
+        (await call(s, 'GET', `/v1/tasks/${encodeURIComponent("t' OR '1'='1")}`, { token: t })).status,
+      ];
     },
     clean: [404, 404, 404],
     faulty: [500, 404, 404],
@@ -2721,7 +3224,10 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const vm = await firstVm(s, await tokenFor(s));
       const r = await tokenFor(s, s.apiKeyReadonly);
-      return [(await call(s, 'POST', '/v1/vms', { token: r, json: vmBody(s) })).status, (await call(s, 'DELETE', `/v1/vms/${vm}`, { token: r })).status];
+      return [
+        (await call(s, 'POST', '/v1/vms', { token: r, json: vmBody(s) })).status,
+        (await call(s, 'DELETE', `/v1/vms/${vm}`, { token: r })).status,
+      ];
     },
     clean: [403, 403],
     faulty: [403, 404],
@@ -2731,9 +3237,13 @@ const faultModelCases: FaultCase[] = [
     timeScale: 100,
     probe: async (s) => {
       const t = await tokenFor(s);
-      const backup = (await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} })).body.backup_id;
+      const backup = (await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} })).body
+        .backup_id;
       const b = await tokenFor(s, s.apiKeyB);
-      return [(await call(s, 'GET', `/v1/backups/${backup}`, { token: t })).status, (await call(s, 'GET', `/v1/backups/${backup}`, { token: b })).status];
+      return [
+        (await call(s, 'GET', `/v1/backups/${backup}`, { token: t })).status,
+        (await call(s, 'GET', `/v1/backups/${backup}`, { token: b })).status,
+      ];
     },
     clean: [200, 404],
     faulty: [200, 200],
@@ -2743,14 +3253,20 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const vm = await firstVm(s, await tokenFor(s));
       const b = await tokenFor(s, s.apiKeyB);
-      return [(await call(s, 'GET', `/v1/vms/${vm}`, { token: b })).status, (await call(s, 'GET', '/v1/vms/vm-missing', { token: b })).status];
+      return [
+        (await call(s, 'GET', `/v1/vms/${vm}`, { token: b })).status,
+        (await call(s, 'GET', '/v1/vms/vm-missing', { token: b })).status,
+      ];
     },
     clean: [404, 404],
     faulty: [200, 404],
   },
   {
     name: 'vm-list-all-orgs',
-    probe: async (s) => [(await call(s, 'GET', '/v1/vms', { token: await tokenFor(s, s.apiKeyB) })).body.total, (await call(s, 'GET', '/v1/vms', { token: await tokenFor(s) })).body.total],
+    probe: async (s) => [
+      (await call(s, 'GET', '/v1/vms', { token: await tokenFor(s, s.apiKeyB) })).body.total,
+      (await call(s, 'GET', '/v1/vms', { token: await tokenFor(s) })).body.total,
+    ],
     clean: [3, 130],
     faulty: [133, 133],
   },
@@ -2758,7 +3274,10 @@ const faultModelCases: FaultCase[] = [
     name: 'tag-filter-cross-org',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', '/v1/vms?tag=env:prod&per_page=100', { token: t })).body.total, (await call(s, 'GET', '/v1/vms', { token: t })).body.total];
+      return [
+        (await call(s, 'GET', '/v1/vms?tag=env:prod&per_page=100', { token: t })).body.total,
+        (await call(s, 'GET', '/v1/vms', { token: t })).body.total,
+      ];
     },
     clean: [44, 130],
     faulty: [45, 130],
@@ -2767,7 +3286,11 @@ const faultModelCases: FaultCase[] = [
     name: 'api-key-prefix-match',
     probe: async (s) => {
       const k = s.apiKey;
-      return [(await issue(s, k.slice(0, -1) + (k.endsWith('a') ? 'b' : 'a'))).status, (await issue(s, k.slice(0, 10))).status, (await issue(s, k)).status];
+      return [
+        (await issue(s, k.slice(0, -1) + (k.endsWith('a') ? 'b' : 'a'))).status,
+        (await issue(s, k.slice(0, 10))).status,
+        (await issue(s, k)).status,
+      ];
     },
     clean: [401, 401, 200],
     faulty: [200, 401, 200],
@@ -2782,7 +3305,10 @@ const faultModelCases: FaultCase[] = [
     name: 'tag-filter-prefix-match',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', '/v1/vms?tag=env:pro', { token: t })).body.total, (await call(s, 'GET', '/v1/vms?tag=env:prod', { token: t })).body.total];
+      return [
+        (await call(s, 'GET', '/v1/vms?tag=env:pro', { token: t })).body.total,
+        (await call(s, 'GET', '/v1/vms?tag=env:prod', { token: t })).body.total,
+      ];
     },
     clean: [0, 44],
     faulty: [44, 44],
@@ -2791,7 +3317,10 @@ const faultModelCases: FaultCase[] = [
     name: 'tag-filter-value-any-key',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', '/v1/vms?tag=other:prod', { token: t })).body.total, (await call(s, 'GET', '/v1/vms?tag=env:prod', { token: t })).body.total];
+      return [
+        (await call(s, 'GET', '/v1/vms?tag=other:prod', { token: t })).body.total,
+        (await call(s, 'GET', '/v1/vms?tag=env:prod', { token: t })).body.total,
+      ];
     },
     clean: [0, 44],
     faulty: [44, 44],
@@ -2800,7 +3329,10 @@ const faultModelCases: FaultCase[] = [
     name: 'tag-filter-key-any-value',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', '/v1/vms?tag=env:other', { token: t })).body.total, (await call(s, 'GET', '/v1/vms?tag=env:prod', { token: t })).body.total];
+      return [
+        (await call(s, 'GET', '/v1/vms?tag=env:other', { token: t })).body.total,
+        (await call(s, 'GET', '/v1/vms?tag=env:prod', { token: t })).body.total,
+      ];
     },
     clean: [0, 44],
     faulty: [130, 130],
@@ -2824,8 +3356,14 @@ const faultModelCases: FaultCase[] = [
     name: 'list-name-null-some',
     probe: async (s) => {
       const t = await tokenFor(s);
-      const vms = (await call(s, 'GET', '/v1/vms?per_page=100', { token: t })).body.vms as Array<{ id: string; name: unknown }>;
-      return [vms.filter((v) => v.name === null).length, (await call(s, 'GET', `/v1/vms/${vms[6]!.id}`, { token: t })).body.name];
+      const vms = (await call(s, 'GET', '/v1/vms?per_page=100', { token: t })).body.vms as Array<{
+        id: string;
+        name: unknown;
+      }>;
+      return [
+        vms.filter((v) => v.name === null).length,
+        (await call(s, 'GET', `/v1/vms/${vms[6]!.id}`, { token: t })).body.name,
+      ];
     },
     clean: [0, 'seed-vm-007'],
     faulty: [15, 'seed-vm-007'],
@@ -2835,7 +3373,10 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const vm = await firstVm(s, t);
-      return [(await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x' } })).status, (await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x', name: 'n' } })).status];
+      return [
+        (await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x' } })).status,
+        (await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x', name: 'n' } })).status,
+      ];
     },
     clean: [202, 202],
     faulty: [400, 202],
@@ -2845,7 +3386,10 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const created = await createVm(s, t);
-      return [typeof (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].created_at, typeof (await taskOf(s, t, created.body.task_id)).created_at];
+      return [
+        typeof (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].created_at,
+        typeof (await taskOf(s, t, created.body.task_id)).created_at,
+      ];
     },
     clean: ['string', 'string'],
     faulty: ['number', 'string'],
@@ -2863,7 +3407,11 @@ const faultModelCases: FaultCase[] = [
     name: 'unversioned-path-served',
     probe: async (s) => {
       const t = await tokenFor(s);
-      return [(await call(s, 'GET', '/vms', { token: t })).status, (await call(s, 'GET', '/v2/vms', { token: t })).status, (await call(s, 'GET', '/v1/vms', { token: t })).status];
+      return [
+        (await call(s, 'GET', '/vms', { token: t })).status,
+        (await call(s, 'GET', '/v2/vms', { token: t })).status,
+        (await call(s, 'GET', '/v1/vms', { token: t })).status,
+      ];
     },
     clean: [404, 404, 200],
     faulty: [200, 404, 200],
@@ -2873,7 +3421,11 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const created = await createVm(s, t);
-      return [created.status, created.body.task_id === created.body.vm_id, (await call(s, 'GET', `/v1/tasks/${created.body.task_id}`, { token: t })).status];
+      return [
+        created.status,
+        created.body.task_id === created.body.vm_id,
+        (await call(s, 'GET', `/v1/tasks/${created.body.task_id}`, { token: t })).status,
+      ];
     },
     clean: [202, false, 200],
     faulty: [202, true, 404],
@@ -2892,7 +3444,12 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const r = await call(s, 'PUT', '/v1/tasks/task-absent', { token: t, json: {} });
-      return [r.status, r.body.error?.code, r.headers.get('allow'), (await call(s, 'GET', '/v1/tasks/task-absent', { token: t })).body.error.code];
+      return [
+        r.status,
+        r.body.error?.code,
+        r.headers.get('allow'),
+        (await call(s, 'GET', '/v1/tasks/task-absent', { token: t })).body.error.code,
+      ];
     },
     clean: [405, 'method_not_allowed', 'GET, HEAD', 'not_found'],
     faulty: [405, undefined, 'GET, HEAD', 'not_found'],
@@ -2900,7 +3457,10 @@ const faultModelCases: FaultCase[] = [
   {
     name: 'payload-too-large-unwrapped',
     probe: async (s) => {
-      const r = await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) } });
+      const r = await call(s, 'POST', '/v1/vms', {
+        token: await tokenFor(s),
+        json: { ...vmBody(s), name: 'x'.repeat(2 * 1024 * 1024) },
+      });
       return [r.status, r.body.error?.code];
     },
     clean: [413, 'payload_too_large'],
@@ -2909,7 +3469,11 @@ const faultModelCases: FaultCase[] = [
   {
     name: 'unsupported-media-unwrapped',
     probe: async (s) => {
-      const r = await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), raw: JSON.stringify(vmBody(s)), headers: { 'content-type': 'text/plain' } });
+      const r = await call(s, 'POST', '/v1/vms', {
+        token: await tokenFor(s),
+        raw: JSON.stringify(vmBody(s)),
+        headers: { 'content-type': 'text/plain' },
+      });
       return [r.status, r.body.error?.code];
     },
     clean: [415, 'unsupported_media_type'],
@@ -2919,7 +3483,11 @@ const faultModelCases: FaultCase[] = [
     name: 'auth-error-oauth-style',
     probe: async (s) => {
       const r = await call(s, 'GET', '/v1/vms');
-      return [r.status, typeof r.body.error, typeof (await call(s, 'GET', '/v1/tasks/task-absent', { token: await tokenFor(s) })).body.error];
+      return [
+        r.status,
+        typeof r.body.error,
+        typeof (await call(s, 'GET', '/v1/tasks/task-absent', { token: await tokenFor(s) })).body.error,
+      ];
     },
     clean: [401, 'object', 'object'],
     faulty: [401, 'string', 'object'],
@@ -2929,7 +3497,11 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const task = await taskOf(s, t, (await createVm(s, t)).body.task_id);
-      return [task.created_at.endsWith('Z'), task.updated_at.endsWith('Z'), (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].created_at.endsWith('Z')];
+      return [
+        task.created_at.endsWith('Z'),
+        task.updated_at.endsWith('Z'),
+        (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].created_at.endsWith('Z'),
+      ];
     },
     clean: [true, true, true],
     faulty: [false, false, true],
@@ -2938,7 +3510,8 @@ const faultModelCases: FaultCase[] = [
     name: 'last-page-dropped',
     probe: async (s) => {
       const t = await tokenFor(s);
-      const page = async (n: number, per = 50) => (await call(s, 'GET', `/v1/vms?page=${n}&per_page=${per}`, { token: t })).body.vms.length;
+      const page = async (n: number, per = 50) =>
+        (await call(s, 'GET', `/v1/vms?page=${n}&per_page=${per}`, { token: t })).body.vms.length;
       return [await page(1), await page(2), await page(3), await page(1, 100), await page(2, 100)];
     },
     clean: [50, 50, 30, 100, 30],
@@ -2960,7 +3533,11 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s, s.apiKeyRevocable);
       const revoked = await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
-      return [revoked.status, (await call(s, 'GET', '/v1/vms', { token: t })).status, (await issue(s, s.apiKeyRevocable)).status];
+      return [
+        revoked.status,
+        (await call(s, 'GET', '/v1/vms', { token: t })).status,
+        (await issue(s, s.apiKeyRevocable)).status,
+      ];
     },
     clean: [200, 401, 401],
     faulty: [200, 200, 200],
@@ -2970,7 +3547,11 @@ const faultModelCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s, s.apiKeyRevocable);
       const revoked = await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
-      return [revoked.status, (await call(s, 'GET', '/v1/vms', { token: t })).status, (await issue(s, s.apiKeyRevocable)).status];
+      return [
+        revoked.status,
+        (await call(s, 'GET', '/v1/vms', { token: t })).status,
+        (await issue(s, s.apiKeyRevocable)).status,
+      ];
     },
     clean: [200, 401, 401],
     faulty: [200, 200, 401],
@@ -2983,7 +3564,8 @@ const faultModelCases: FaultCase[] = [
       await sleep(30); // the token's second ends before the revocation
       const revoked = await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
       const again = await issue(s, s.apiKeyRevocable);
-      const works = again.status === 200 ? (await call(s, 'GET', '/v1/vms', { token: again.body.token })).status : undefined;
+      const works =
+        again.status === 200 ? (await call(s, 'GET', '/v1/vms', { token: again.body.token })).status : undefined;
       return [revoked.status, (await call(s, 'GET', '/v1/vms', { token: t })).status, again.status, works];
     },
     clean: [200, 401, 401, undefined],
@@ -3066,12 +3648,16 @@ describe('faults', () => {
     expect([...faultCases, ...faultModelCases].map((c) => c.name).sort()).toEqual(FAULTS.map((f) => f.name).sort());
   });
 
-  it.each([...faultCases, ...faultModelCases])('$name changes only the described behaviour', async (c) => {
-    const clean = await start({ timeScale: c.timeScale, variants: c.variants });
-    const faulty = await start({ timeScale: c.timeScale, variants: c.variants, faults: [c.name] });
-    expect(await c.probe(clean)).toEqual(c.clean);
-    expect(await c.probe(faulty)).toEqual(c.faulty);
-  }, 30_000);
+  it.each([...faultCases, ...faultModelCases])(
+    '$name changes only the described behaviour',
+    async (c) => {
+      const clean = await start({ timeScale: c.timeScale, variants: c.variants });
+      const faulty = await start({ timeScale: c.timeScale, variants: c.variants, faults: [c.name] });
+      expect(await c.probe(clean)).toEqual(c.clean);
+      expect(await c.probe(faulty)).toEqual(c.faulty);
+    },
+    30_000
+  );
 });
 
 // Each variant of the second overlay makes one unshown choice differently from the default; the probe
@@ -3103,7 +3689,9 @@ const variantCases: VariantCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } });
-      const paths = (await call(s, 'GET', '/v1/audit?per_page=100', { token: t })).body.entries.map((e: { path: string }) => e.path);
+      const paths = (await call(s, 'GET', '/v1/audit?per_page=100', { token: t })).body.entries.map(
+        (e: { path: string }) => e.path
+      );
       return paths.includes('/v1/auth/tokens');
     },
     byDefault: true,
@@ -3112,7 +3700,10 @@ const variantCases: VariantCase[] = [
   {
     name: 'webhook-id-nested',
     probe: async (s) => {
-      const r = await call(s, 'POST', '/v1/webhooks', { token: await tokenFor(s), json: { url: 'http://127.0.0.1:9/h', events: ['backup.completed'] } });
+      const r = await call(s, 'POST', '/v1/webhooks', {
+        token: await tokenFor(s),
+        json: { url: 'http://127.0.0.1:9/h', events: ['backup.completed'] },
+      });
       return [r.status, typeof r.body.id, typeof r.body.webhook?.id];
     },
     byDefault: [201, 'string', 'undefined'],
@@ -3146,14 +3737,17 @@ const variantCases: VariantCase[] = [
     name: 'retry-exponential',
     timeScale: 2000,
     probe: async (s) =>
-      withReceiver(async (r) => {
-        const t = await tokenFor(s);
-        const w = await register(s, t, r.url + '/h', ['backup.completed']);
-        await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
-        await until(() => r.posts.length >= 5, 1500);
-        await sleep(100);
-        return r.posts.map((p) => p.headers['x-delivery-attempt']);
-      }, () => 503),
+      withReceiver(
+        async (r) => {
+          const t = await tokenFor(s);
+          const w = await register(s, t, r.url + '/h', ['backup.completed']);
+          await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
+          await until(() => r.posts.length >= 5, 1500);
+          await sleep(100);
+          return r.posts.map((p) => p.headers['x-delivery-attempt']);
+        },
+        () => 503
+      ),
     byDefault: ['1', '2', '3'],
     variant: ['1', '2', '3', '4', '5'],
   },
@@ -3161,8 +3755,14 @@ const variantCases: VariantCase[] = [
     name: 'event-names-dotted',
     probe: async (s) => {
       const t = await tokenFor(s);
-      const ok = async (events: string[]) => (await call(s, 'POST', '/v1/webhooks', { token: t, json: { url: 'http://127.0.0.1:9/h', events } })).status;
-      return [await ok(['backup.completed']), await ok(['backup.job.completed']), await ok(['backup.job.*']), await ok(['*'])];
+      const ok = async (events: string[]) =>
+        (await call(s, 'POST', '/v1/webhooks', { token: t, json: { url: 'http://127.0.0.1:9/h', events } })).status;
+      return [
+        await ok(['backup.completed']),
+        await ok(['backup.job.completed']),
+        await ok(['backup.job.*']),
+        await ok(['*']),
+      ];
     },
     byDefault: [201, 400, 400, 400],
     variant: [400, 201, 201, 201],
@@ -3172,7 +3772,10 @@ const variantCases: VariantCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s, s.apiKeyRevocable);
       const id = (await call(s, 'GET', '/v1/api-keys/current', { token: t })).body.id;
-      return [(await call(s, 'DELETE', '/v1/api-keys/not-a-key', { token: t })).status, (await call(s, 'DELETE', `/v1/api-keys/${id}`, { token: t })).status];
+      return [
+        (await call(s, 'DELETE', '/v1/api-keys/not-a-key', { token: t })).status,
+        (await call(s, 'DELETE', `/v1/api-keys/${id}`, { token: t })).status,
+      ];
     },
     byDefault: [404, 404],
     variant: [404, 200],
@@ -3203,7 +3806,8 @@ const variantCases: VariantCase[] = [
     name: 'audit-export-jsonl',
     probe: async (s) => {
       const t = await tokenFor(s);
-      const q = async (f: string) => (await call(s, 'GET', `/v1/audit/export?format=${f}`, { token: t })).headers.get('content-type') ?? 'none';
+      const q = async (f: string) =>
+        (await call(s, 'GET', `/v1/audit/export?format=${f}`, { token: t })).headers.get('content-type') ?? 'none';
       return [await q('json'), await q('jsonl'), await q('csv')];
     },
     byDefault: ['application/json; charset=utf-8', 'application/json; charset=utf-8', 'text/csv; charset=utf-8'],
@@ -3242,11 +3846,18 @@ const variantCases: VariantCase[] = [
   { name: 'limit-sliding-window', timeScale: 10, probe: windowHalves, byDefault: [30, 60], variant: [30, 30] },
   { name: 'tag-filter-key-last-colon', probe: colonTagFound, byDefault: 1, variant: 0 },
   // Held 3.5 s: within the default 5 s timeout, past the variant's 2 s.
-  { name: 'delivery-timeout-2s', timeScale: 100, probe: (s) => attemptsWhenHeld(s, 3_500, 3_000), byDefault: 1, variant: 2 },
+  {
+    name: 'delivery-timeout-2s',
+    timeScale: 100,
+    probe: (s) => attemptsWhenHeld(s, 3_500, 3_000),
+    byDefault: 1,
+    variant: 2,
+  },
   {
     name: 'retry-after-real-seconds',
     timeScale: 20,
-    probe: async (s) => Number((await burst(11, () => issue(s))).find((r) => r.status === 429)!.headers.get('retry-after')) > 10,
+    probe: async (s) =>
+      Number((await burst(11, () => issue(s))).find((r) => r.status === 429)!.headers.get('retry-after')) > 10,
     byDefault: true,
     variant: false,
   },
@@ -3255,25 +3866,43 @@ const variantCases: VariantCase[] = [
 describe('variants of the second overlay', () => {
   it('cover every variant named in ALT_VARIANTS, each once, on its own dimension', () => {
     expect(variantCases.map((c) => c.name).sort()).toEqual([...ALT_VARIANTS].sort());
-    expect(new Set(VARIANTS.filter((v) => ALT_VARIANTS.includes(v.name)).map((v) => v.dimension)).size).toBe(ALT_VARIANTS.length);
+    expect(new Set(VARIANTS.filter((v) => ALT_VARIANTS.includes(v.name)).map((v) => v.dimension)).size).toBe(
+      ALT_VARIANTS.length
+    );
   });
 
-  it.each(variantCases)('$name changes only the described choice', async (c) => {
-    const byDefault = await start({ timeScale: c.timeScale, variants: c.beside ?? [] });
-    const variant = await start({ timeScale: c.timeScale, variants: [...(c.beside ?? []), c.name] });
-    expect(await c.probe(byDefault)).toEqual(c.byDefault);
-    expect(await c.probe(variant)).toEqual(c.variant);
-  }, 30_000);
+  it.each(variantCases)(
+    '$name changes only the described choice',
+    async (c) => {
+      const byDefault = await start({ timeScale: c.timeScale, variants: c.beside ?? [] });
+      const variant = await start({ timeScale: c.timeScale, variants: [...(c.beside ?? []), c.name] });
+      expect(await c.probe(byDefault)).toEqual(c.byDefault);
+      expect(await c.probe(variant)).toEqual(c.variant);
+    },
+    30_000
+  );
 
   it('signature-standard-webhooks: deliveries verify with the Standard Webhooks library; other secrets are refused', async () => {
     const s = await start({ variants: ['signature-standard-webhooks'] });
     const t = await tokenFor(s);
-    expect((await call(s, 'POST', '/v1/webhooks', { token: t, json: { url: 'http://127.0.0.1:9/h', events: ['backup.completed'], secret: 'plain' } })).status).toBe(400);
+    expect(
+      (
+        await call(s, 'POST', '/v1/webhooks', {
+          token: t,
+          json: { url: 'http://127.0.0.1:9/h', events: ['backup.completed'], secret: 'plain' },
+        })
+      ).status
+    ).toBe(400);
     const secret = 'whsec_' + Buffer.from('a standard webhooks secret, 32 b').toString('base64');
     const d = (await testDelivery(s, secret))!;
     const headers = Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, String(v)]));
     // At time scale 1 the target's clock is this machine's, which the library judges freshness against.
     expect(new StandardWebhook(secret).verify(d.body, headers)).toMatchObject({ type: 'webhook.test' });
-    expect(() => new StandardWebhook('whsec_' + Buffer.from('another secret of thirty-two b..').toString('base64')).verify(d.body, headers)).toThrow();
+    expect(() =>
+      new StandardWebhook('whsec_' + Buffer.from('another secret of thirty-two b..').toString('base64')).verify(
+        d.body,
+        headers
+      )
+    ).toThrow();
   });
 });

@@ -23,8 +23,17 @@ async function token(s: ReferenceSettings, key = s.apiKey): Promise<string> {
   return (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: key } })).body.token as string;
 }
 
-const vmBody = (s: ReferenceSettings, extra: Record<string, unknown> = {}) => ({ name: 'variant-vm', vcpus: 2, memory_gb: 4, image: s.image, system_disk_gb: 50, subnet_id: s.subnetId, ...extra });
-const createStatus = async (s: ReferenceSettings, extra: Record<string, unknown> = {}) => (await call(s, 'POST', '/v1/vms', { token: await token(s), json: vmBody(s, extra) })).status;
+const vmBody = (s: ReferenceSettings, extra: Record<string, unknown> = {}) => ({
+  name: 'variant-vm',
+  vcpus: 2,
+  memory_gb: 4,
+  image: s.image,
+  system_disk_gb: 50,
+  subnet_id: s.subnetId,
+  ...extra,
+});
+const createStatus = async (s: ReferenceSettings, extra: Record<string, unknown> = {}) =>
+  (await call(s, 'POST', '/v1/vms', { token: await token(s), json: vmBody(s, extra) })).status;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Creates a VM and polls its task (found wherever the variant puts it) until its state stops changing; the last record. */
@@ -54,9 +63,14 @@ async function oversizedUpload(s: ReferenceSettings): Promise<[number | undefine
     socket.on('error', () => {});
     socket.on('close', () => {
       const status = /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1];
-      resolve([status === undefined ? undefined : Number(status), sent < total ? 'closed while sending' : 'answered after the whole body']);
+      resolve([
+        status === undefined ? undefined : Number(status),
+        sent < total ? 'closed while sending' : 'answered after the whole body',
+      ]);
     });
-    socket.write(`POST /v1/vms HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${t}\r\ncontent-type: application/json\r\ncontent-length: ${total}\r\nconnection: close\r\n\r\n`);
+    socket.write(
+      `POST /v1/vms HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${t}\r\ncontent-type: application/json\r\ncontent-length: ${total}\r\nconnection: close\r\n\r\n`
+    );
     const chunk = Buffer.alloc(64 * 1024, 'x');
     const pump = () => {
       while (sent < total && !socket.destroyed) {
@@ -83,10 +97,22 @@ async function backupJobEvents(s: ReferenceSettings): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const t = await token(s);
-    await call(s, 'POST', '/v1/webhooks', { token: t, json: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ['backup.completed', 'backup.failed'] } });
+    await call(s, 'POST', '/v1/webhooks', {
+      token: t,
+      json: {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+        events: ['backup.completed', 'backup.failed'],
+      },
+    });
     const vm = (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].id;
-    const backup = (await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x' } })).body.backup_id;
-    for (let i = 0; i < 300 && (await call(s, 'GET', `/v1/backups/${backup}`, { token: t })).body.status !== 'available'; i++) await sleep(10);
+    const backup = (await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x' } })).body
+      .backup_id;
+    for (
+      let i = 0;
+      i < 300 && (await call(s, 'GET', `/v1/backups/${backup}`, { token: t })).body.status !== 'available';
+      i++
+    )
+      await sleep(10);
     await call(s, 'POST', `/v1/backups/${backup}/restore`, { token: t, json: {} });
     await sleep(400);
     return posts.filter((type) => type.startsWith('backup.')).length;
@@ -100,14 +126,20 @@ async function backupJobEvents(s: ReferenceSettings): Promise<number> {
 async function attemptIds(s: ReferenceSettings): Promise<[boolean, boolean | null]> {
   const seen: Array<{ event: string | undefined; hook: string | undefined }> = [];
   const server = createServer((req, res) => {
-    seen.push({ event: req.headers['x-event-id'] as string | undefined, hook: req.headers['x-hook-event'] as string | undefined });
+    seen.push({
+      event: req.headers['x-event-id'] as string | undefined,
+      hook: req.headers['x-hook-event'] as string | undefined,
+    });
     req.resume();
     req.on('end', () => res.writeHead(seen.length === 1 ? 503 : 204).end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const t = await token(s);
-    const w = await call(s, 'POST', '/v1/webhooks', { token: t, json: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ['backup.completed'] } });
+    const w = await call(s, 'POST', '/v1/webhooks', {
+      token: t,
+      json: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ['backup.completed'] },
+    });
     await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
     for (let i = 0; i < 500 && seen.length < 2; i++) await sleep(10);
     const [a, b] = [seen[0]!, seen[1]!];
@@ -132,7 +164,10 @@ async function testEventKeys(s: ReferenceSettings): Promise<string[]> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const t = await token(s);
-    const w = await call(s, 'POST', '/v1/webhooks', { token: t, json: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ['backup.completed'] } });
+    const w = await call(s, 'POST', '/v1/webhooks', {
+      token: t,
+      json: { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, events: ['backup.completed'] },
+    });
     await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
     for (let i = 0; i < 300 && bodies.length === 0; i++) await sleep(10);
     return Object.keys(JSON.parse(bodies[0]!) as object).sort();
@@ -153,7 +188,8 @@ interface VariantCase {
 }
 
 const keysOf = (o: unknown) => Object.keys((o as object) ?? {}).sort();
-const taskHeaders = (r: Res) => ['location', 'operation-location', 'x-task-id'].filter((h) => r.headers.get(h) !== null);
+const taskHeaders = (r: Res) =>
+  ['location', 'operation-location', 'x-task-id'].filter((h) => r.headers.get(h) !== null);
 const createShape = async (s: ReferenceSettings) => {
   const r = await call(s, 'POST', '/v1/vms', { token: await token(s), json: vmBody(s) });
   return [keysOf(r.body), taskHeaders(r)];
@@ -165,30 +201,112 @@ const tooManyIssuances = async (s: ReferenceSettings) => {
 };
 
 const cases: VariantCase[] = [
-  { name: 'token-201', probe: async (s) => (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } })).status, clean: 200, variant: 201 },
+  {
+    name: 'token-201',
+    probe: async (s) => (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } })).status,
+    clean: 200,
+    variant: 201,
+  },
   {
     name: 'token-opaque',
     probe: async (s) => {
       const t = await token(s);
       const altered = t.slice(0, 20) + (t[20] === 'A' ? 'B' : 'A') + t.slice(21);
-      return [t.split('.').length, (await call(s, 'GET', '/v1/vms', { token: t })).status, (await call(s, 'GET', '/v1/vms', { token: altered })).status];
+      return [
+        t.split('.').length,
+        (await call(s, 'GET', '/v1/vms', { token: t })).status,
+        (await call(s, 'GET', '/v1/vms', { token: altered })).status,
+      ];
     },
     clean: [3, 200, 401],
     variant: [1, 200, 401],
   },
-  { name: 'token-extra-fields', probe: async (s) => keysOf((await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } })).body), clean: ['expires_in', 'organization', 'role', 'token'], variant: ['expires_in', 'issued_at', 'organization', 'refresh_token', 'role', 'scope', 'token', 'token_type'] },
-  { name: 'roles-custom', probe: async (s) => [(await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } })).body.role, (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyReadonly } })).body.role], clean: ['operator', 'viewer'], variant: ['administrator', 'auditor'] },
-  { name: 'roles-upper', probe: async (s) => (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyReadonly } })).body.role, clean: 'viewer', variant: 'VIEWER' },
+  {
+    name: 'token-extra-fields',
+    probe: async (s) => keysOf((await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } })).body),
+    clean: ['expires_in', 'organization', 'role', 'token'],
+    variant: ['expires_in', 'issued_at', 'organization', 'refresh_token', 'role', 'scope', 'token', 'token_type'],
+  },
+  {
+    name: 'roles-custom',
+    probe: async (s) => [
+      (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } })).body.role,
+      (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyReadonly } })).body.role,
+    ],
+    clean: ['operator', 'viewer'],
+    variant: ['administrator', 'auditor'],
+  },
+  {
+    name: 'roles-upper',
+    probe: async (s) => (await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyReadonly } })).body.role,
+    clean: 'viewer',
+    variant: 'VIEWER',
+  },
   { name: 'create-201', probe: (s) => createStatus(s), clean: 202, variant: 201 },
   { name: 'create-200', probe: (s) => createStatus(s), clean: 202, variant: 200 },
-  { name: 'task-id-operation-location', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['created_at', 'id', 'image', 'memory_gb', 'name', 'organization', 'status', 'subnet_id', 'system_disk_gb', 'tags', 'vcpus'], ['operation-location']] },
-  { name: 'task-id-custom-header', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['vm_id'], ['x-task-id']] },
-  { name: 'task-id-nested', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['meta', 'vm'], []] },
-  { name: 'task-id-action', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['action_id', 'vm_id'], []] },
-  { name: 'task-id-task-object', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['created_at', 'id', 'operation', 'resource_id', 'status', 'updated_at'], []] },
-  { name: 'task-id-hal-link', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['_links', 'id', 'name'], []] },
-  { name: 'task-id-operation-name', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['operation', 'vm'], []] },
-  { name: 'task-id-task-name', probe: createShape, clean: [['task_id', 'vm_id'], ['location']], variant: [['task', 'vm'], []] },
+  {
+    name: 'task-id-operation-location',
+    probe: createShape,
+    clean: [['task_id', 'vm_id'], ['location']],
+    variant: [
+      [
+        'created_at',
+        'id',
+        'image',
+        'memory_gb',
+        'name',
+        'organization',
+        'status',
+        'subnet_id',
+        'system_disk_gb',
+        'tags',
+        'vcpus',
+      ],
+      ['operation-location'],
+    ],
+  },
+  {
+    name: 'task-id-custom-header',
+    probe: createShape,
+    clean: [['task_id', 'vm_id'], ['location']],
+    variant: [['vm_id'], ['x-task-id']],
+  },
+  {
+    name: 'task-id-nested',
+    probe: createShape,
+    clean: [['task_id', 'vm_id'], ['location']],
+    variant: [['meta', 'vm'], []],
+  },
+  {
+    name: 'task-id-action',
+    probe: createShape,
+    clean: [['task_id', 'vm_id'], ['location']],
+    variant: [['action_id', 'vm_id'], []],
+  },
+  {
+    name: 'task-id-task-object',
+    probe: createShape,
+    clean: [['task_id', 'vm_id'], ['location']],
+    variant: [['created_at', 'id', 'operation', 'resource_id', 'status', 'updated_at'], []],
+  },
+  {
+    name: 'task-id-hal-link',
+    probe: createShape,
+    clean: [['task_id', 'vm_id'], ['location']],
+    variant: [['_links', 'id', 'name'], []],
+  },
+  {
+    name: 'task-id-operation-name',
+    probe: createShape,
+    clean: [['task_id', 'vm_id'], ['location']],
+    variant: [['operation', 'vm'], []],
+  },
+  {
+    name: 'task-id-task-name',
+    probe: createShape,
+    clean: [['task_id', 'vm_id'], ['location']],
+    variant: [['task', 'vm'], []],
+  },
   {
     // The operation's URL is served too: its last segment is the task GET /v1/tasks/{id} polls.
     name: 'task-id-operation-url',
@@ -197,62 +315,222 @@ const cases: VariantCase[] = [
       const r = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
       const link = new URL(String(r.body.selfLink ?? 'http://x/none'));
       const id = link.pathname.split('/').pop()!;
-      return [keysOf(r.body), taskHeaders(r), link.pathname.startsWith('/v1/operations/') && (await call(s, 'GET', link.pathname, { token: t })).status, (await call(s, 'GET', `/v1/tasks/${id}`, { token: t })).status];
+      return [
+        keysOf(r.body),
+        taskHeaders(r),
+        link.pathname.startsWith('/v1/operations/') && (await call(s, 'GET', link.pathname, { token: t })).status,
+        (await call(s, 'GET', `/v1/tasks/${id}`, { token: t })).status,
+      ];
     },
     clean: [['task_id', 'vm_id'], ['location'], false, 404],
     variant: [['kind', 'selfLink', 'status', 'targetLink'], [], 200, 200],
   },
-  { name: 'task-states-upper', probe: async (s) => (await finishedTask(s))['status'], clean: 'succeeded', variant: 'DONE', with: { timeScale: 1000 } },
-  { name: 'task-states-progressive', probe: async (s) => (await finishedTask(s))['status'], clean: 'succeeded', variant: 'completed', with: { timeScale: 1000 } },
-  { name: 'task-states-unrecognised', probe: async (s) => (await finishedTask(s))['status'], clean: 'succeeded', variant: 'ready', with: { timeScale: 1000 } },
-  { name: 'task-record-alt', probe: async (s) => keysOf(await finishedTask(s)), clean: ['created_at', 'id', 'operation', 'resource_id', 'status', 'updated_at'], variant: ['created_at', 'error', 'finished_at', 'kind', 'progress', 'started_at', 'state', 'target', 'task_id'], with: { timeScale: 1000 } },
-  { name: 'task-record-phase', probe: async (s) => { const t = await finishedTask(s); return [t['phase'], t['progress'], 'status' in t]; }, clean: [undefined, undefined, true], variant: ['Succeeded', 100, false], with: { timeScale: 1000 } },
-  { name: 'task-record-lro', probe: async (s) => keysOf(await finishedTask(s)), clean: ['created_at', 'id', 'operation', 'resource_id', 'status', 'updated_at'], variant: ['done', 'id', 'metadata', 'name', 'response'], with: { timeScale: 1000 } },
+  {
+    name: 'task-states-upper',
+    probe: async (s) => (await finishedTask(s))['status'],
+    clean: 'succeeded',
+    variant: 'DONE',
+    with: { timeScale: 1000 },
+  },
+  {
+    name: 'task-states-progressive',
+    probe: async (s) => (await finishedTask(s))['status'],
+    clean: 'succeeded',
+    variant: 'completed',
+    with: { timeScale: 1000 },
+  },
+  {
+    name: 'task-states-unrecognised',
+    probe: async (s) => (await finishedTask(s))['status'],
+    clean: 'succeeded',
+    variant: 'ready',
+    with: { timeScale: 1000 },
+  },
+  {
+    name: 'task-record-alt',
+    probe: async (s) => keysOf(await finishedTask(s)),
+    clean: ['created_at', 'id', 'operation', 'resource_id', 'status', 'updated_at'],
+    variant: ['created_at', 'error', 'finished_at', 'kind', 'progress', 'started_at', 'state', 'target', 'task_id'],
+    with: { timeScale: 1000 },
+  },
+  {
+    name: 'task-record-phase',
+    probe: async (s) => {
+      const t = await finishedTask(s);
+      return [t['phase'], t['progress'], 'status' in t];
+    },
+    clean: [undefined, undefined, true],
+    variant: ['Succeeded', 100, false],
+    with: { timeScale: 1000 },
+  },
+  {
+    name: 'task-record-lro',
+    probe: async (s) => keysOf(await finishedTask(s)),
+    clean: ['created_at', 'id', 'operation', 'resource_id', 'status', 'updated_at'],
+    variant: ['done', 'id', 'metadata', 'name', 'response'],
+    with: { timeScale: 1000 },
+  },
   {
     // Both targets have slow tasks, so "not yet finished" lasts 90 virtual seconds.
     name: 'vm-listed-when-ready',
     probe: async (s) => {
       const t = await token(s);
       await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name: 'just-created' }) });
-      return (await call(s, 'GET', '/v1/vms?per_page=100&page=2', { token: t })).body.vms.filter((v: { name: string }) => v.name === 'just-created').length;
+      return (await call(s, 'GET', '/v1/vms?per_page=100&page=2', { token: t })).body.vms.filter(
+        (v: { name: string }) => v.name === 'just-created'
+      ).length;
     },
     clean: 1,
     variant: 0,
     with: { variants: ['tasks-slow'] },
   },
-  { name: 'create-name-only-required', probe: async (s) => (await call(s, 'POST', '/v1/vms', { token: await token(s), json: { name: 'only-a-name' } })).status, clean: 400, variant: 202 },
-  { name: 'create-null-as-absent', probe: async (s) => [await createStatus(s, { system_disk_gb: null }), await createStatus(s, { vcpus: null })], clean: [400, 400], variant: [202, 400] },
-  { name: 'create-coerce-numeric-strings', probe: async (s) => [await createStatus(s, { vcpus: '2' }), await createStatus(s, { memory_gb: ' +4 ' }), await createStatus(s, { vcpus: '2.5' })], clean: [400, 400, 400], variant: [202, 202, 400] },
-  { name: 'create-unknown-fields-refused', probe: async (s) => [await createStatus(s, { flavor: 'small' }), await createStatus(s)], clean: [202, 202], variant: [400, 202] },
-  { name: 'create-ranges-narrow', probe: async (s) => [await createStatus(s, { vcpus: 32 }), await createStatus(s, { name: 'n'.repeat(50) })], clean: [202, 202], variant: [400, 400] },
+  {
+    name: 'create-name-only-required',
+    probe: async (s) =>
+      (await call(s, 'POST', '/v1/vms', { token: await token(s), json: { name: 'only-a-name' } })).status,
+    clean: 400,
+    variant: 202,
+  },
+  {
+    name: 'create-null-as-absent',
+    probe: async (s) => [await createStatus(s, { system_disk_gb: null }), await createStatus(s, { vcpus: null })],
+    clean: [400, 400],
+    variant: [202, 400],
+  },
+  {
+    name: 'create-coerce-numeric-strings',
+    probe: async (s) => [
+      await createStatus(s, { vcpus: '2' }),
+      await createStatus(s, { memory_gb: ' +4 ' }),
+      await createStatus(s, { vcpus: '2.5' }),
+    ],
+    clean: [400, 400, 400],
+    variant: [202, 202, 400],
+  },
+  {
+    name: 'create-unknown-fields-refused',
+    probe: async (s) => [await createStatus(s, { flavor: 'small' }), await createStatus(s)],
+    clean: [202, 202],
+    variant: [400, 202],
+  },
+  {
+    name: 'create-ranges-narrow',
+    probe: async (s) => [await createStatus(s, { vcpus: 32 }), await createStatus(s, { name: 'n'.repeat(50) })],
+    clean: [202, 202],
+    variant: [400, 400],
+  },
   {
     name: 'create-sizes-rounded-up',
     probe: async (s) => {
       const t = await token(s);
-      const c = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus: 3, memory_gb: 5, system_disk_gb: 30 }) });
+      const c = await call(s, 'POST', '/v1/vms', {
+        token: t,
+        json: vmBody(s, { vcpus: 3, memory_gb: 5, system_disk_gb: 30 }),
+      });
       const vm = (await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).body;
       return [vm.vcpus, vm.memory_gb, vm.system_disk_gb];
     },
     clean: [3, 5, 30],
     variant: [4, 8, 50],
   },
-  { name: 'create-ranges-wide', probe: async (s) => [await createStatus(s, { vcpus: 100 }), await createStatus(s, { system_disk_gb: 5 })], clean: [400, 400], variant: [202, 202] },
-  { name: 'create-ranges-high-minimum', probe: async (s) => [await createStatus(s, { vcpus: 1, memory_gb: 1, system_disk_gb: 20 }), await createStatus(s)], clean: [202, 202], variant: [400, 202] },
-  { name: 'pages-zero-based', probe: async (s) => [(await listed(s, '?page=0&per_page=1')).status, (await listed(s, '?page=1&per_page=1')).body.vms[0].name], clean: [400, 'seed-vm-001'], variant: [200, 'seed-vm-002'] },
-  { name: 'page-past-end-404', probe: async (s) => [(await listed(s, '?page=3&per_page=100')).status, (await listed(s, '?page=2&per_page=100')).status, (await listed(s, '?tag=none:none')).status], clean: [200, 200, 200], variant: [404, 200, 200] },
+  {
+    name: 'create-ranges-wide',
+    probe: async (s) => [await createStatus(s, { vcpus: 100 }), await createStatus(s, { system_disk_gb: 5 })],
+    clean: [400, 400],
+    variant: [202, 202],
+  },
+  {
+    name: 'create-ranges-high-minimum',
+    probe: async (s) => [await createStatus(s, { vcpus: 1, memory_gb: 1, system_disk_gb: 20 }), await createStatus(s)],
+    clean: [202, 202],
+    variant: [400, 202],
+  },
+  {
+    name: 'pages-zero-based',
+    probe: async (s) => [
+      (await listed(s, '?page=0&per_page=1')).status,
+      (await listed(s, '?page=1&per_page=1')).body.vms[0].name,
+    ],
+    clean: [400, 'seed-vm-001'],
+    variant: [200, 'seed-vm-002'],
+  },
+  {
+    name: 'page-past-end-404',
+    probe: async (s) => [
+      (await listed(s, '?page=3&per_page=100')).status,
+      (await listed(s, '?page=2&per_page=100')).status,
+      (await listed(s, '?tag=none:none')).status,
+    ],
+    clean: [200, 200, 200],
+    variant: [404, 200, 200],
+  },
   { name: 'per-page-default-10', probe: async (s) => (await listed(s)).body.vms.length, clean: 20, variant: 10 },
-  { name: 'list-newest-first', probe: async (s) => (await listed(s, '?per_page=1')).body.vms[0].name, clean: 'seed-vm-001', variant: 'seed-vm-130' },
-  { name: 'per-page-over-max-clamp', probe: async (s) => { const r = await listed(s, '?per_page=101'); return [r.status, r.body.vms?.length]; }, clean: [400, undefined], variant: [200, 100] },
-  { name: 'per-page-over-max-422', probe: async (s) => (await listed(s, '?per_page=101')).status, clean: 400, variant: 422 },
-  { name: 'total-nested-meta', probe: async (s) => { const r = await listed(s); return [keysOf(r.body), r.body.meta?.total_items]; }, clean: [['page', 'per_page', 'total', 'vms'], undefined], variant: [['meta', 'vms'], 130] },
-  { name: 'total-deep', probe: async (s) => { const r = await listed(s); return [keysOf(r.body), r.body.meta?.pagination?.total]; }, clean: [['page', 'per_page', 'total', 'vms'], undefined], variant: [['meta', 'vms'], 130] },
-  { name: 'total-count-name', probe: async (s) => { const r = await listed(s, '?per_page=5'); return [r.body.total_count, r.body.count]; }, clean: [undefined, undefined], variant: [130, 5] },
-  { name: 'total-in-header', probe: async (s) => { const r = await listed(s); return [r.body.total, r.headers.get('x-total-count')]; }, clean: [130, null], variant: [undefined, '130'] },
+  {
+    name: 'list-newest-first',
+    probe: async (s) => (await listed(s, '?per_page=1')).body.vms[0].name,
+    clean: 'seed-vm-001',
+    variant: 'seed-vm-130',
+  },
+  {
+    name: 'per-page-over-max-clamp',
+    probe: async (s) => {
+      const r = await listed(s, '?per_page=101');
+      return [r.status, r.body.vms?.length];
+    },
+    clean: [400, undefined],
+    variant: [200, 100],
+  },
+  {
+    name: 'per-page-over-max-422',
+    probe: async (s) => (await listed(s, '?per_page=101')).status,
+    clean: 400,
+    variant: 422,
+  },
+  {
+    name: 'total-nested-meta',
+    probe: async (s) => {
+      const r = await listed(s);
+      return [keysOf(r.body), r.body.meta?.total_items];
+    },
+    clean: [['page', 'per_page', 'total', 'vms'], undefined],
+    variant: [['meta', 'vms'], 130],
+  },
+  {
+    name: 'total-deep',
+    probe: async (s) => {
+      const r = await listed(s);
+      return [keysOf(r.body), r.body.meta?.pagination?.total];
+    },
+    clean: [['page', 'per_page', 'total', 'vms'], undefined],
+    variant: [['meta', 'vms'], 130],
+  },
+  {
+    name: 'total-count-name',
+    probe: async (s) => {
+      const r = await listed(s, '?per_page=5');
+      return [r.body.total_count, r.body.count];
+    },
+    clean: [undefined, undefined],
+    variant: [130, 5],
+  },
+  {
+    name: 'total-in-header',
+    probe: async (s) => {
+      const r = await listed(s);
+      return [r.body.total, r.headers.get('x-total-count')];
+    },
+    clean: [130, null],
+    variant: [undefined, '130'],
+  },
   {
     name: 'population-large',
     probe: async (s) => {
       const r = await listed(s, '?per_page=100');
-      return [r.body.total, r.body.vms.filter((v: { tags: object }) => Object.keys(v.tags).length > 0).length, r.body.vms[49].name];
+      return [
+        r.body.total,
+        r.body.vms.filter((v: { tags: object }) => Object.keys(v.tags).length > 0).length,
+        r.body.vms[49].name,
+      ];
     },
     clean: [130, 100, 'seed-vm-050'],
     variant: [2500, 33, '2024-03-23 13:45 import 50'],
@@ -274,8 +552,11 @@ const cases: VariantCase[] = [
     // Failures a search finds, then failures the export holds right after it.
     probe: async (s: ReferenceSettings) => {
       const t = await token(s);
-      const searched = (await call(s, 'GET', '/v1/audit?result=failure&per_page=100', { token: t })).body.entries.length;
-      const exported = JSON.parse((await call(s, 'GET', '/v1/audit/export?result=failure&format=json', { token: t })).text).length;
+      const searched = (await call(s, 'GET', '/v1/audit?result=failure&per_page=100', { token: t })).body.entries
+        .length;
+      const exported = JSON.parse(
+        (await call(s, 'GET', '/v1/audit/export?result=failure&format=json', { token: t })).text
+      ).length;
       return exported - searched;
     },
     clean: 0,
@@ -293,36 +574,149 @@ const cases: VariantCase[] = [
     clean: [130, 20, 3, 3],
     variant: [8, 0, 3, 0],
   },
-  { name: 'tags-as-strings', probe: async (s) => [(await listed(s, '?per_page=1')).body.vms[0].tags, await createStatus(s, { tags: ['env:blue'] })], clean: [{ env: 'prod', team: 'alpha' }, 400], variant: [['env:prod', 'team:alpha'], 202] },
-  { name: 'tags-as-pairs', probe: async (s) => [(await listed(s, '?per_page=1')).body.vms[0].tags, await createStatus(s, { tags: [{ key: 'env', value: 'blue' }] })], clean: [{ env: 'prod', team: 'alpha' }, 400], variant: [[{ key: 'env', value: 'prod' }, { key: 'team', value: 'alpha' }], 202] },
-  { name: 'tags-as-labels', probe: async (s) => { const v = (await listed(s, '?per_page=1')).body.vms[0]; return [v.tags, v.labels]; }, clean: [{ env: 'prod', team: 'alpha' }, undefined], variant: [undefined, { env: 'prod', team: 'alpha' }] },
-  { name: 'vm-record-minimal', probe: async (s) => keysOf((await listed(s, '?per_page=1')).body.vms[0]), clean: ['created_at', 'id', 'image', 'memory_gb', 'name', 'organization', 'status', 'subnet_id', 'system_disk_gb', 'tags', 'vcpus'], variant: ['id', 'name'] },
-  { name: 'vm-record-extra', probe: async (s) => { const v = (await listed(s, '?per_page=1')).body.vms[0]; return [v.vcpuCount, v.links?.self === `/v1/vms/${v.id}`]; }, clean: [undefined, false], variant: [1, true] },
+  {
+    name: 'tags-as-strings',
+    probe: async (s) => [
+      (await listed(s, '?per_page=1')).body.vms[0].tags,
+      await createStatus(s, { tags: ['env:blue'] }),
+    ],
+    clean: [{ env: 'prod', team: 'alpha' }, 400],
+    variant: [['env:prod', 'team:alpha'], 202],
+  },
+  {
+    name: 'tags-as-pairs',
+    probe: async (s) => [
+      (await listed(s, '?per_page=1')).body.vms[0].tags,
+      await createStatus(s, { tags: [{ key: 'env', value: 'blue' }] }),
+    ],
+    clean: [{ env: 'prod', team: 'alpha' }, 400],
+    variant: [
+      [
+        { key: 'env', value: 'prod' },
+        { key: 'team', value: 'alpha' },
+      ],
+      202,
+    ],
+  },
+  {
+    name: 'tags-as-labels',
+    probe: async (s) => {
+      const v = (await listed(s, '?per_page=1')).body.vms[0];
+      return [v.tags, v.labels];
+    },
+    clean: [{ env: 'prod', team: 'alpha' }, undefined],
+    variant: [undefined, { env: 'prod', team: 'alpha' }],
+  },
+  {
+    name: 'vm-record-minimal',
+    probe: async (s) => keysOf((await listed(s, '?per_page=1')).body.vms[0]),
+    clean: [
+      'created_at',
+      'id',
+      'image',
+      'memory_gb',
+      'name',
+      'organization',
+      'status',
+      'subnet_id',
+      'system_disk_gb',
+      'tags',
+      'vcpus',
+    ],
+    variant: ['id', 'name'],
+  },
+  {
+    name: 'vm-record-extra',
+    probe: async (s) => {
+      const v = (await listed(s, '?per_page=1')).body.vms[0];
+      return [v.vcpuCount, v.links?.self === `/v1/vms/${v.id}`];
+    },
+    clean: [undefined, false],
+    variant: [1, true],
+  },
   {
     name: 'cross-org-403',
     probe: async (s) => {
       const created = await call(s, 'POST', '/v1/vms', { token: await token(s), json: vmBody(s) });
-      return [(await call(s, 'GET', `/v1/tasks/${created.body.task_id}`, { token: await token(s, s.apiKeyB) })).status, (await call(s, 'GET', '/v1/tasks/absent', { token: await token(s, s.apiKeyB) })).status];
+      return [
+        (await call(s, 'GET', `/v1/tasks/${created.body.task_id}`, { token: await token(s, s.apiKeyB) })).status,
+        (await call(s, 'GET', '/v1/tasks/absent', { token: await token(s, s.apiKeyB) })).status,
+      ];
     },
     clean: [404, 404],
     variant: [403, 404],
   },
-  { name: 'error-codes-other', probe: async (s) => [(await call(s, 'GET', '/v1/tasks/absent', { token: await token(s) })).body.error.code, (await call(s, 'GET', '/v1/vms')).body.error.code], clean: ['not_found', 'unauthenticated'], variant: ['NOT_FOUND', 'UNAUTHORIZED'] },
-  { name: 'error-extra-members', probe: async (s) => { const b = (await call(s, 'GET', '/v1/tasks/absent', { token: await token(s) })).body; return [keysOf(b), keysOf(b.error)]; }, clean: [['error'], ['code', 'message']], variant: [['error', 'request_id'], ['code', 'details', 'message', 'request_id', 'status']] },
+  {
+    name: 'error-codes-other',
+    probe: async (s) => [
+      (await call(s, 'GET', '/v1/tasks/absent', { token: await token(s) })).body.error.code,
+      (await call(s, 'GET', '/v1/vms')).body.error.code,
+    ],
+    clean: ['not_found', 'unauthenticated'],
+    variant: ['NOT_FOUND', 'UNAUTHORIZED'],
+  },
+  {
+    name: 'error-extra-members',
+    probe: async (s) => {
+      const b = (await call(s, 'GET', '/v1/tasks/absent', { token: await token(s) })).body;
+      return [keysOf(b), keysOf(b.error)];
+    },
+    clean: [['error'], ['code', 'message']],
+    variant: [
+      ['error', 'request_id'],
+      ['code', 'details', 'message', 'request_id', 'status'],
+    ],
+  },
   // limit-refused-not-counted, limit-sliding-window and retry-after-real-seconds are the second overlay's now:
   // test/reference/reference.test.ts probes them with its other variants.
-  { name: 'retry-after-http-date', probe: async (s) => { const r = await tooManyIssuances(s); return [/^\d+$/.test(r.headers.get('retry-after') ?? ''), r.headers.get('date') === null]; }, clean: [true, false], variant: [false, false] },
-  { name: 'ratelimit-headers', probe: async (s) => { const r = await listed(s); return [r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining')]; }, clean: [null, null], variant: ['300', '299'] },
-  { name: 'vm-quota-409', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 409] },
-  { name: 'vm-quota-422', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 422] },
-  { name: 'vm-quota-429', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 429] },
+  {
+    name: 'retry-after-http-date',
+    probe: async (s) => {
+      const r = await tooManyIssuances(s);
+      return [/^\d+$/.test(r.headers.get('retry-after') ?? ''), r.headers.get('date') === null];
+    },
+    clean: [true, false],
+    variant: [false, false],
+  },
+  {
+    name: 'ratelimit-headers',
+    probe: async (s) => {
+      const r = await listed(s);
+      return [r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining')];
+    },
+    clean: [null, null],
+    variant: ['300', '299'],
+  },
+  {
+    name: 'vm-quota-409',
+    probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)],
+    clean: [202, 202, 202],
+    variant: [202, 202, 409],
+  },
+  {
+    name: 'vm-quota-422',
+    probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)],
+    clean: [202, 202, 202],
+    variant: [202, 202, 422],
+  },
+  {
+    name: 'vm-quota-429',
+    probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)],
+    clean: [202, 202, 202],
+    variant: [202, 202, 429],
+  },
   {
     name: 'revoke-by-token-claim',
     probe: async (s) => {
-      const t = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyRevocable } }).then((r) => r.body.token as string);
+      const t = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyRevocable } }).then(
+        (r) => r.body.token as string
+      );
       // The key's id is only in its token (the JWT's sub); /v1/api-keys/current is not offered.
       const id = JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString('utf8')).sub;
-      return [(await call(s, 'GET', '/v1/api-keys/current', { token: t })).status, (await call(s, 'DELETE', `/v1/api-keys/${id}`, { token: t })).status];
+      return [
+        (await call(s, 'GET', '/v1/api-keys/current', { token: t })).status,
+        (await call(s, 'DELETE', `/v1/api-keys/${id}`, { token: t })).status,
+      ];
     },
     clean: [200, 404],
     variant: [405, 200],
@@ -330,7 +724,9 @@ const cases: VariantCase[] = [
   {
     name: 'revoked-key-own-code',
     probe: async (s) => {
-      const t = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyRevocable } }).then((r) => r.body.token as string);
+      const t = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKeyRevocable } }).then(
+        (r) => r.body.token as string
+      );
       await call(s, 'DELETE', '/v1/api-keys/current', { token: t });
       const r = await call(s, 'GET', '/v1/vms', { token: t });
       return [r.status, r.body.error.code];
@@ -342,14 +738,22 @@ const cases: VariantCase[] = [
     name: 'audit-window-since-until',
     probe: async (s) => {
       const t = await token(s);
-      return [(await call(s, 'GET', '/v1/audit?since=2000-01-01T00:00:00Z&until=2000-01-02T00:00:00Z', { token: t })).body.total === 0, (await call(s, 'GET', '/v1/audit?from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z', { token: t })).body.total === 0];
+      return [
+        (await call(s, 'GET', '/v1/audit?since=2000-01-01T00:00:00Z&until=2000-01-02T00:00:00Z', { token: t })).body
+          .total === 0,
+        (await call(s, 'GET', '/v1/audit?from=2000-01-01T00:00:00Z&to=2000-01-02T00:00:00Z', { token: t })).body
+          .total === 0,
+      ];
     },
     clean: [false, true],
     variant: [true, false],
   },
   {
     name: 'tag-filter-case-insensitive',
-    probe: async (s) => [(await call(s, 'GET', '/v1/vms?tag=env:PROD&per_page=1', { token: await token(s) })).body.total > 0, (await call(s, 'GET', '/v1/vms?tag=env:prod&per_page=1', { token: await token(s) })).body.total > 0],
+    probe: async (s) => [
+      (await call(s, 'GET', '/v1/vms?tag=env:PROD&per_page=1', { token: await token(s) })).body.total > 0,
+      (await call(s, 'GET', '/v1/vms?tag=env:prod&per_page=1', { token: await token(s) })).body.total > 0,
+    ],
     clean: [false, true],
     variant: [true, true],
   },
@@ -368,7 +772,11 @@ const cases: VariantCase[] = [
     name: 'audit-operator-only',
     probe: async (s) => {
       const viewer = await token(s, s.apiKeyReadonly);
-      return [(await call(s, 'GET', '/v1/audit', { token: viewer })).status, (await call(s, 'GET', '/v1/audit/export', { token: viewer })).status, (await call(s, 'GET', '/v1/audit', { token: await token(s) })).status];
+      return [
+        (await call(s, 'GET', '/v1/audit', { token: viewer })).status,
+        (await call(s, 'GET', '/v1/audit/export', { token: viewer })).status,
+        (await call(s, 'GET', '/v1/audit', { token: await token(s) })).status,
+      ];
     },
     clean: [200, 200, 200],
     variant: [403, 403, 200],
@@ -376,7 +784,10 @@ const cases: VariantCase[] = [
   {
     name: 'foreign-subnet-404',
     probe: async (s) => {
-      const r = await call(s, 'POST', '/v1/vms', { token: await token(s), json: vmBody(s, { subnet_id: s.subnetIdB }) });
+      const r = await call(s, 'POST', '/v1/vms', {
+        token: await token(s),
+        json: vmBody(s, { subnet_id: s.subnetIdB }),
+      });
       return [r.status, r.body.error.code];
     },
     clean: [400, 'invalid_request'],
@@ -415,7 +826,11 @@ const cases: VariantCase[] = [
   {
     name: 'media-type-400',
     probe: async (s) => {
-      const r = await call(s, 'POST', '/v1/vms', { token: await token(s), raw: '{"name": "x"}', headers: { 'content-type': 'text/plain' } });
+      const r = await call(s, 'POST', '/v1/vms', {
+        token: await token(s),
+        raw: '{"name": "x"}',
+        headers: { 'content-type': 'text/plain' },
+      });
       return [r.status, r.body.error.code];
     },
     clean: [415, 'unsupported_media_type'],
@@ -427,7 +842,8 @@ const cases: VariantCase[] = [
       const t = await token(s);
       const total = (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.total;
       const statuses: number[] = [];
-      for (let i = 0; i < 16; i++) statuses.push((await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) })).status);
+      for (let i = 0; i < 16; i++)
+        statuses.push((await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) })).status);
       return [total, statuses[14], statuses[15]];
     },
     clean: [130, 202, 202],
@@ -438,26 +854,71 @@ const cases: VariantCase[] = [
     probe: async (s) => {
       const t = await token(s);
       const statuses: number[] = [];
-      for (let i = 0; i < 41; i++) statuses.push((await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) })).status);
+      for (let i = 0; i < 41; i++)
+        statuses.push((await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) })).status);
       return [statuses[39], statuses[40]];
     },
     clean: [202, 202],
     variant: [202, 409],
   },
-  { name: 'vm-quota-low', probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)], clean: [202, 202, 202], variant: [202, 202, 403] },
-  { name: 'bearer-challenge-realm', probe: async (s) => (await call(s, 'GET', '/v1/vms')).headers.get('www-authenticate'), clean: 'Bearer', variant: 'bearer realm="cloud-platform"' },
-  { name: 'token-cache-pragma', probe: async (s) => { const r = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } }); return [r.headers.get('cache-control'), r.headers.get('pragma')]; }, clean: ['no-store', null], variant: ['No-Store, no-cache, must-revalidate', 'no-cache'] },
-  { name: 'allow-compact', probe: async (s) => (await call(s, 'PUT', '/v1/tasks/nope', { token: await token(s), json: {} })).headers.get('allow'), clean: 'GET, HEAD', variant: 'GET,HEAD' },
-  { name: 'json-no-charset', probe: async (s) => (await listed(s)).headers.get('content-type'), clean: 'application/json; charset=utf-8', variant: 'application/json' },
-  { name: 'timestamps-no-fraction', probe: async (s) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test((await listed(s, '?per_page=1')).body.vms[0].created_at), clean: false, variant: true },
-  { name: 'timestamps-offset-zero', probe: async (s) => /\.\d{6}\+00:00$/.test((await listed(s, '?per_page=1')).body.vms[0].created_at), clean: false, variant: true },
+  {
+    name: 'vm-quota-low',
+    probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)],
+    clean: [202, 202, 202],
+    variant: [202, 202, 403],
+  },
+  {
+    name: 'bearer-challenge-realm',
+    probe: async (s) => (await call(s, 'GET', '/v1/vms')).headers.get('www-authenticate'),
+    clean: 'Bearer',
+    variant: 'bearer realm="cloud-platform"',
+  },
+  {
+    name: 'token-cache-pragma',
+    probe: async (s) => {
+      const r = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } });
+      return [r.headers.get('cache-control'), r.headers.get('pragma')];
+    },
+    clean: ['no-store', null],
+    variant: ['No-Store, no-cache, must-revalidate', 'no-cache'],
+  },
+  {
+    name: 'allow-compact',
+    probe: async (s) =>
+      (await call(s, 'PUT', '/v1/tasks/nope', { token: await token(s), json: {} })).headers.get('allow'),
+    clean: 'GET, HEAD',
+    variant: 'GET,HEAD',
+  },
+  {
+    name: 'json-no-charset',
+    probe: async (s) => (await listed(s)).headers.get('content-type'),
+    clean: 'application/json; charset=utf-8',
+    variant: 'application/json',
+  },
+  {
+    name: 'timestamps-no-fraction',
+    probe: async (s) =>
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test((await listed(s, '?per_page=1')).body.vms[0].created_at),
+    clean: false,
+    variant: true,
+  },
+  {
+    name: 'timestamps-offset-zero',
+    probe: async (s) => /\.\d{6}\+00:00$/.test((await listed(s, '?per_page=1')).body.vms[0].created_at),
+    clean: false,
+    variant: true,
+  },
   {
     name: 'backup-record-201',
     probe: async (s) => {
       const t = await token(s);
       const vm = (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].id;
       const r = await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x' } });
-      return [r.status, keysOf(r.body), keysOf((await call(s, 'GET', `/v1/backups/${r.body.backup_id ?? r.body.backup.id}`, { token: t })).body)];
+      return [
+        r.status,
+        keysOf(r.body),
+        keysOf((await call(s, 'GET', `/v1/backups/${r.body.backup_id ?? r.body.backup.id}`, { token: t })).body),
+      ];
     },
     clean: [202, ['backup_id', 'task_id'], ['created_at', 'description', 'id', 'status', 'vm_id']],
     variant: [201, ['backup', 'operation'], ['createdAt', 'description', 'id', 'sizeGb', 'state', 'vmId']],
@@ -467,7 +928,8 @@ const cases: VariantCase[] = [
     probe: async (s) => {
       const t = await token(s);
       const created = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
-      return (await call(s, 'POST', `/v1/vms/${created.body.vm_id}/backups`, { token: t, json: { description: 'x' } })).status;
+      return (await call(s, 'POST', `/v1/vms/${created.body.vm_id}/backups`, { token: t, json: { description: 'x' } }))
+        .status;
     },
     clean: 202,
     variant: 409,
@@ -487,20 +949,37 @@ const cases: VariantCase[] = [
     probe: async (s) => {
       const t = await token(s);
       const vm = (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].id;
-      return [(await call(s, 'POST', `/v1/vms/${vm}/restore`, { token: t, json: {} })).body.error.message, (await call(s, 'POST', '/v1/backups/bk-x/restore', { token: t, json: {} })).body.error.message];
+      return [
+        (await call(s, 'POST', `/v1/vms/${vm}/restore`, { token: t, json: {} })).body.error.message,
+        (await call(s, 'POST', '/v1/backups/bk-x/restore', { token: t, json: {} })).body.error.message,
+      ];
     },
     clean: [expect.stringMatching(/no such path/), 'backup bk-x not found'],
     variant: ['backup_id is required and must be a string', expect.stringMatching(/no such path/)],
   },
   { name: 'events-on-restore', probe: backupJobEvents, clean: 1, variant: 2, with: { timeScale: 100 } },
-  { name: 'delivery-id-per-attempt', probe: attemptIds, clean: [true, null], variant: [false, true], with: { timeScale: 100 } },
-  { name: 'event-payload-flat', probe: testEventKeys, clean: ['created_at', 'data', 'id', 'organization', 'type'], variant: ['created_at', 'id', 'message', 'organization', 'type', 'webhook_id'] },
+  {
+    name: 'delivery-id-per-attempt',
+    probe: attemptIds,
+    clean: [true, null],
+    variant: [false, true],
+    with: { timeScale: 100 },
+  },
+  {
+    name: 'event-payload-flat',
+    probe: testEventKeys,
+    clean: ['created_at', 'data', 'id', 'organization', 'type'],
+    variant: ['created_at', 'id', 'message', 'organization', 'type', 'webhook_id'],
+  },
   {
     name: 'other-ops-actions',
     probe: async (s) => {
       const t = await token(s);
       const vm = (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].id;
-      return [(await call(s, 'POST', `/v1/vms/${vm}/actions`, { token: t, json: { type: 'reboot' } })).status, (await call(s, 'GET', '/v1/networks', { token: t })).status];
+      return [
+        (await call(s, 'POST', `/v1/vms/${vm}/actions`, { token: t, json: { type: 'reboot' } })).status,
+        (await call(s, 'GET', '/v1/networks', { token: t })).status,
+      ];
     },
     clean: [404, 404],
     variant: [202, 200],
@@ -510,7 +989,11 @@ const cases: VariantCase[] = [
     probe: async (s) => {
       const t = await token(s);
       const v1 = await call(s, 'GET', '/v1/vms', { token: t });
-      return [(await call(s, 'GET', '/v2/vms', { token: t })).status, v1.headers.get('link'), v1.headers.get('deprecation') !== null];
+      return [
+        (await call(s, 'GET', '/v2/vms', { token: t })).status,
+        v1.headers.get('link'),
+        v1.headers.get('deprecation') !== null,
+      ];
     },
     clean: [404, null, false],
     variant: [200, '</v2/vms>; rel="successor-version"', true],
@@ -547,7 +1030,11 @@ describe('the variant catalogue', () => {
   });
 
   it('has a probe for every variant (over HTTP, or on a clock the test holds where only time tells)', () => {
-    expect([...cases.map((c) => c.name), ...ON_A_HELD_CLOCK].sort()).toEqual(VARIANTS.filter((v) => !PROBED_ELSEWHERE.has(v.name)).map((v) => v.name).sort());
+    expect([...cases.map((c) => c.name), ...ON_A_HELD_CLOCK].sort()).toEqual(
+      VARIANTS.filter((v) => !PROBED_ELSEWHERE.has(v.name))
+        .map((v) => v.name)
+        .sort()
+    );
   });
 
   it('makes seeded combinations of 5 to 9 variants, at most one per dimension, the same every time', () => {
@@ -558,11 +1045,16 @@ describe('the variant catalogue', () => {
       expect(c.length).toBeLessThanOrEqual(9);
       expect(() => parseVariants(c)).not.toThrow();
     }
-    expect(runsFor(['retry-after-http-date']).map((r) => r.config)).toEqual(['all but limits', 'limits, scale 1', 'limits, full, scale 10']);
+    expect(runsFor(['retry-after-http-date']).map((r) => r.config)).toEqual([
+      'all but limits',
+      'limits, scale 1',
+      'limits, full, scale 10',
+    ]);
   });
 
   it('runs each S3 variant (npm run variants) with the s3 group, beside a clean run of the same configuration', () => {
-    for (const v of S3_VARIANTS) expect(s3RunsFor(v.name)).toEqual([{ config: 's3', run: { s3Variants: [v.name], only: ['s3'] } }]);
+    for (const v of S3_VARIANTS)
+      expect(s3RunsFor(v.name)).toEqual([{ config: 's3', run: { s3Variants: [v.name], only: ['s3'] } }]);
     expect(CLEAN_RUNS.find((r) => r.config === 's3')?.run).toEqual({ only: ['s3'] });
   });
 });
@@ -591,7 +1083,15 @@ describe('variant behaviour on a clock the test holds', () => {
     const { clock, set } = held();
     const v = new VariantBehaviour(new Set(['task-extra-states']), clock);
     const store = new Store(clock, v.taskTiming());
-    const task = store.createVm('org', { name: 'x', vcpus: 1, memory_gb: 1, image: 'i', system_disk_gb: 10, subnet_id: 's', tags: {} }).task;
+    const task = store.createVm('org', {
+      name: 'x',
+      vcpus: 1,
+      memory_gb: 1,
+      image: 'i',
+      system_disk_gb: 10,
+      subnet_id: 's',
+      tags: {},
+    }).task;
     const states = [100, 600, 1000, 1400, 1600].map((t) => {
       set(t);
       store.advance();
@@ -603,7 +1103,15 @@ describe('variant behaviour on a clock the test holds', () => {
   it('tasks-slow: a task runs for 90 virtual seconds', () => {
     const { clock, set } = held();
     const store = new Store(clock, new VariantBehaviour(new Set(['tasks-slow']), clock).taskTiming());
-    const task = store.createVm('org', { name: 'x', vcpus: 1, memory_gb: 1, image: 'i', system_disk_gb: 10, subnet_id: 's', tags: {} }).task;
+    const task = store.createVm('org', {
+      name: 'x',
+      vcpus: 1,
+      memory_gb: 1,
+      image: 'i',
+      system_disk_gb: 10,
+      subnet_id: 's',
+      tags: {},
+    }).task;
     const states = [5_000, 20_000, 89_000, 90_000].map((t) => {
       set(t);
       store.advance();
@@ -643,7 +1151,17 @@ describe('variant behaviour on a clock the test holds', () => {
 
 describe('the suite, zero-config, on variants that move the list under it', () => {
   it('stays conformant when VMs appear newest first only once their slow tasks end', async () => {
-    const report = await runAgainstReference({ variants: ['list-newest-first', 'vm-listed-when-ready', 'tasks-slow', 'total-deep', 'pages-zero-based', 'task-id-action'], only: ALL_BUT_LIMITS });
+    const report = await runAgainstReference({
+      variants: [
+        'list-newest-first',
+        'vm-listed-when-ready',
+        'tasks-slow',
+        'total-deep',
+        'pages-zero-based',
+        'task-id-action',
+      ],
+      only: ALL_BUT_LIMITS,
+    });
     expect(notPassing(report)).toEqual([]);
     expect(report.verdict).toBe('conformant');
     expect(report.observations['firstPage']).toBe(0);
@@ -651,7 +1169,17 @@ describe('the suite, zero-config, on variants that move the list under it', () =
   });
 
   it('stays conformant on a large population, a low quota and refusals of the smallest VM', async () => {
-    const report = await runAgainstReference({ variants: ['population-large', 'vm-quota-low', 'create-ranges-high-minimum', 'token-opaque', 'error-codes-other', 'validation-422'], only: ALL_BUT_LIMITS });
+    const report = await runAgainstReference({
+      variants: [
+        'population-large',
+        'vm-quota-low',
+        'create-ranges-high-minimum',
+        'token-opaque',
+        'error-codes-other',
+        'validation-422',
+      ],
+      only: ALL_BUT_LIMITS,
+    });
     expect(notPassing(report)).toEqual([]);
     expect(report.verdict).toBe('conformant');
     expect(report.observations['createSizes']).toMatchObject({ vcpus: 2, memory_gb: 4, refusedFirst: 1 });

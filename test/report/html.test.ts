@@ -11,12 +11,24 @@ import { allChecks } from '../../suites/index.ts';
 import { runAgainstReference } from '../helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 // In CI (.ci/run sets CONFORMANCE_REQUIRE_BROWSER=1 after installing chromium) a missing browser is a failure, not a skip.
 const REQUIRED = process.env['CONFORMANCE_REQUIRE_BROWSER'] === '1';
 
-if (!HAVE_CHROMIUM) console.warn(`test/report/html.test.ts: ${CHROMIUM} not found, the browser checks of the HTML report are skipped (apt-get install chromium to run them)`);
+if (!HAVE_CHROMIUM)
+  console.warn(
+    `test/report/html.test.ts: ${CHROMIUM} not found, the browser checks of the HTML report are skipped (apt-get install chromium to run them)`
+  );
 
 describe('the HTML report, rendered from a real run', () => {
   it('has Chromium where it is required', () => {
@@ -39,7 +51,12 @@ describe('the HTML report, rendered from a real run', () => {
       dir = mkdtempSync(path.join(tmpdir(), 'cc-html-'));
       const file = path.join(dir, 'report.html');
       writeFileSync(file, html);
-      context = await chromium.launchPersistentContext(path.join(dir, 'profile'), { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } });
+      context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ARGS,
+        viewport: { width: 1280, height: 900 },
+      });
       page = context.pages()[0] ?? (await context.newPage());
       page.on('requestfailed', (r) => failedRequests.push(`${r.url()}: ${r.failure()?.errorText}`));
       page.on('request', (r) => requested.push(r.url()));
@@ -60,13 +77,17 @@ describe('the HTML report, rendered from a real run', () => {
     });
 
     it('has one row per clause of spec/clauses.yaml in the coverage matrix', async () => {
-      const ids = await page.locator('table.matrix tr[data-kind="clause"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-clause')));
+      const ids = await page
+        .locator('table.matrix tr[data-kind="clause"]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-clause')));
       expect(ids).toEqual(loadClausesSync().clauses.map((c) => c.id));
       const tokenTtl = page.locator('tr[data-clause="AUTH-TOKEN-TTL"] td:last-child .badge').first();
       expect(await tokenTtl.innerText()).toBe('failed');
       // Each clause says whether the run verified it; the banner under the verdict lists what it did not.
       for (const id of ['AUTH-TOKEN-TTL', 'PAGE-MAX-100', 'LIMIT-WRITE-60']) {
-        expect(await page.locator(`tr[data-clause="${id}"]`).getAttribute('data-verified'), id).toBe(report.coverage!.verified.includes(id) ? 'yes' : 'no');
+        expect(await page.locator(`tr[data-clause="${id}"]`).getAttribute('data-verified'), id).toBe(
+          report.coverage!.verified.includes(id) ? 'yes' : 'no'
+        );
       }
       const open = [...new Set(report.coverage!.notVerified.map((n) => n.clause))];
       expect(open.length).toBeGreaterThan(0);
@@ -79,7 +100,9 @@ describe('the HTML report, rendered from a real run', () => {
       const charts = page.locator('figure.probe svg');
       expect(await charts.count()).toBe(report.limitProbes!.length);
       const reads = page.locator('figure.probe[data-probe="reads"]');
-      expect(await reads.locator('circle.pt').count()).toBe(report.limitProbes!.find((p) => p.what === 'reads')!.points.length);
+      expect(await reads.locator('circle.pt').count()).toBe(
+        report.limitProbes!.find((p) => p.what === 'reads')!.points.length
+      );
       expect(await reads.locator('circle.pt.accepted').count()).toBeGreaterThanOrEqual(300);
       expect(await reads.locator('circle.pt.rejected').count()).toBeGreaterThanOrEqual(1);
       const box = await reads.locator('svg').boundingBox();
@@ -108,8 +131,12 @@ describe('the HTML report, rendered from a real run', () => {
       const first = await page.locator('article.finding').first().boundingBox();
       expect(first!.y).toBeLessThan(900 - 100);
       const counts = clauseCounts(report.coverage!);
-      expect(await page.locator('nav.toc').innerText()).toContain(`Clauses: ${counts.verified} of ${counts.total} verified`);
-      expect(await page.locator('#not-verified strong').innerText()).toContain(`${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)`);
+      expect(await page.locator('nav.toc').innerText()).toContain(
+        `Clauses: ${counts.verified} of ${counts.total} verified`
+      );
+      expect(await page.locator('#not-verified strong').innerText()).toContain(
+        `${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)`
+      );
       // The groups this run did not select: one line each, not a row per clause and check.
       const unselected = await page.locator('#not-verified li', { hasText: 'not selected' }).count();
       expect(unselected).toBeLessThanOrEqual(new Set(allChecks.map((c) => c.group)).size);
@@ -136,8 +163,28 @@ describe('the HTML report, from a hand-made report', () => {
       finishedAt: '2026-01-01T00:00:01.000Z',
       verdict: 'nonconformant',
       summary: { passed: 0, failed: 1, skipped: 0, warnings: 0 },
-      checks: [{ id: 'auth.token-shape', group: 'auth', clauses: ['AUTH-TOKEN-TTL'], level: 'must', status: 'failed', message: hostile, title: hostile, durationMs: 1, requestsAtEnd: 1,
-        evidence: { exchanges: [{ request: { method: 'GET', url: `http://x/${hostile}`, headers: { 'x-h': hostile } }, response: { status: 500, headers: {}, body: hostile }, curl: `curl ${hostile}` }] } }],
+      checks: [
+        {
+          id: 'auth.token-shape',
+          group: 'auth',
+          clauses: ['AUTH-TOKEN-TTL'],
+          level: 'must',
+          status: 'failed',
+          message: hostile,
+          title: hostile,
+          durationMs: 1,
+          requestsAtEnd: 1,
+          evidence: {
+            exchanges: [
+              {
+                request: { method: 'GET', url: `http://x/${hostile}`, headers: { 'x-h': hostile } },
+                response: { status: 500, headers: {}, body: hostile },
+                curl: `curl ${hostile}`,
+              },
+            ],
+          },
+        },
+      ],
       seed: 1,
       timeScale: 1,
       observations: { [hostile]: hostile },
@@ -146,7 +193,19 @@ describe('the HTML report, from a hand-made report', () => {
       safety: { readOnly: false, insecure: false },
       reproduce: hostile,
       s3Capabilities: [{ operation: hostile, supported: false, evidence: hostile }],
-      limitProbes: [{ what: hostile, limit: 2, verdict: 'exact', detail: hostile, points: [{ tMs: 0, outcome: 'accepted' }, { tMs: 1, outcome: 'accepted' }, { tMs: 2, outcome: 'rejected' }] }],
+      limitProbes: [
+        {
+          what: hostile,
+          limit: 2,
+          verdict: 'exact',
+          detail: hostile,
+          points: [
+            { tMs: 0, outcome: 'accepted' },
+            { tMs: 1, outcome: 'accepted' },
+            { tMs: 2, outcome: 'rejected' },
+          ],
+        },
+      ],
     } as RunReport;
     const html = renderHtml(report);
     expect(html).not.toContain('<script');

@@ -58,7 +58,10 @@ function parseXml(xml: string): XmlElement {
   return root.children[0]!;
 }
 
-const all = (el: XmlElement, name: string): XmlElement[] => [...(el.name === name ? [el] : []), ...el.children.flatMap((c) => all(c, name))];
+const all = (el: XmlElement, name: string): XmlElement[] => [
+  ...(el.name === name ? [el] : []),
+  ...el.children.flatMap((c) => all(c, name)),
+];
 
 describe('the JUnit report', () => {
   let report: RunReport;
@@ -82,16 +85,19 @@ describe('the JUnit report', () => {
       for (const clause of c.clauses) expect(name).toContain(clause);
       expect(cases[i]!.attrs['classname']).toBe(`cloud-conformance.${c.group}`);
     }
-    for (const suite of all(doc, 'testsuite')) expect(Number(suite.attrs['tests'])).toBe(suite.children.filter((c) => c.name === 'testcase').length);
+    for (const suite of all(doc, 'testsuite'))
+      expect(Number(suite.attrs['tests'])).toBe(suite.children.filter((c) => c.name === 'testcase').length);
   });
 
-  it("gives each suite the domains of the clauses its checks hold: what was exercised, what was left", () => {
+  it('gives each suite the domains of the clauses its checks hold: what was exercised, what was left', () => {
     const auth = all(doc, 'testsuite').find((s) => s.attrs['name'] === 'auth')!;
     const out = auth.children.filter((c) => c.name === 'system-out');
     expect(out.length).toBe(1);
     expect(out[0]!.text).toMatch(/^domain of AUTH-BEARER-REQUIRED: operations \d+\/\d+/m);
     const bearer = report.coverage!.domains!.find((d) => d.clause === 'AUTH-BEARER-REQUIRED')!;
-    expect(out[0]!.text).toContain(`domain of AUTH-BEARER-REQUIRED: operations ${bearer.exercised.operations!.length}/${bearer.domain.operations!.length}`);
+    expect(out[0]!.text).toContain(
+      `domain of AUTH-BEARER-REQUIRED: operations ${bearer.exercised.operations!.length}/${bearer.domain.operations!.length}`
+    );
   });
 
   it('gives each failed check a failure carrying its message and evidence, and counts them', () => {
@@ -116,17 +122,26 @@ describe('the JUnit report', () => {
   });
 
   it('writes a failure the expectations file lists as skipped, with "expected:", its reason and the finding, and does not count it', () => {
-    const checks = report.checks.map((c) => (c.id === 'auth.token-shape' ? { ...c, expected: { reason: 'known: TTL config', reference: 'https://tracker.example/7' } } : c));
+    const checks = report.checks.map((c) =>
+      c.id === 'auth.token-shape'
+        ? { ...c, expected: { reason: 'known: TTL config', reference: 'https://tracker.example/7' } }
+        : c
+    );
     const el = parseXml(renderJunit({ ...report, checks }));
     const tokenShape = all(el, 'testcase').find((t) => t.attrs['name']!.startsWith('auth.token-shape '))!;
     expect(tokenShape.children.map((c) => c.name)).toEqual(['skipped']);
-    expect(tokenShape.children[0]!.attrs['message']).toMatch(/^expected: known: TTL config \(https:\/\/tracker\.example\/7\): FAILED /);
+    expect(tokenShape.children[0]!.attrs['message']).toMatch(
+      /^expected: known: TTL config \(https:\/\/tracker\.example\/7\): FAILED /
+    );
     expect(Number(el.attrs['failures'])).toBe(report.checks.filter((c) => c.status === 'failed').length - 1);
   });
 
   it('escapes what it takes from the report', () => {
     const hostile = `a<b>&"'\u0001]]>`;
-    const r = { ...report, checks: [{ ...report.checks[0]!, id: hostile, status: 'failed' as const, message: hostile, clauses: [hostile] }] };
+    const r = {
+      ...report,
+      checks: [{ ...report.checks[0]!, id: hostile, status: 'failed' as const, message: hostile, clauses: [hostile] }],
+    };
     const el = parseXml(renderJunit(r));
     const tc = all(el, 'testcase')[0]!;
     expect(tc.attrs['name']).toContain('a<b>&"\']]>');

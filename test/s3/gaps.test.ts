@@ -14,9 +14,21 @@ const GAPS: Array<[string, string, string, Record<string, string>, string]> = [
   ['If-Unmodified-Since', 'GET', '/b/k', { 'if-unmodified-since': 'Thu, 01 Jan 2026 00:00:00 GMT' }, HEADER_GAP],
   ['If-None-Match list', 'GET', '/b/k', { 'if-none-match': '"a", "b"' }, HEADER_GAP],
   ['If-None-Match weak tag', 'GET', '/b/k', { 'if-none-match': 'W/"a"' }, HEADER_GAP],
-  ['If-None-Match with If-Modified-Since', 'GET', '/b/k', { 'if-none-match': '"a"', 'if-modified-since': 'Thu, 01 Jan 2026 00:00:00 GMT' }, HEADER_GAP],
+  [
+    'If-None-Match with If-Modified-Since',
+    'GET',
+    '/b/k',
+    { 'if-none-match': '"a"', 'if-modified-since': 'Thu, 01 Jan 2026 00:00:00 GMT' },
+    HEADER_GAP,
+  ],
   ['conditional PUT (If-None-Match: *)', 'PUT', '/b/k', { 'if-none-match': '*' }, HEADER_GAP],
-  ['copy precondition', 'PUT', '/b/k', { 'x-amz-copy-source': 'b/src', 'x-amz-copy-source-if-match': '"a"' }, HEADER_GAP],
+  [
+    'copy precondition',
+    'PUT',
+    '/b/k',
+    { 'x-amz-copy-source': 'b/src', 'x-amz-copy-source-if-match': '"a"' },
+    HEADER_GAP,
+  ],
   ['ListParts', 'GET', '/b/k?uploadId=u1', {}, PARAMETER_GAP],
   ['AbortMultipartUpload', 'DELETE', '/b/k?uploadId=u1', {}, PARAMETER_GAP],
 ];

@@ -11,7 +11,15 @@ import type { RunReport } from '../../src/engine/run/report.ts';
 import { s3Checks } from '../../suites/s3/index.ts';
 import { makeClient } from '../../suites/s3/_session.ts';
 import { DEFAULT_LARGE_OBJECT_BYTES, QUICK_LARGE_OBJECT_BYTES } from '../../suites/s3/large-object.ts';
-import { CreateBucketCommand, PutObjectCommand, GetObjectCommand, HeadObjectCommand, ListPartsCommand, DeleteObjectCommand, DeleteBucketCommand } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  PutObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListPartsCommand,
+  DeleteObjectCommand,
+  DeleteBucketCommand,
+} from '@aws-sdk/client-s3';
 import { notPassing, TEST_TIME_SCALE } from '../helpers.ts';
 
 const TOOL = { name: 'cloud-api-conformance', version: 'test' };
@@ -35,14 +43,24 @@ const LARGE_OBJECT_BYTES: Record<string, number> = { 's3-large-object-corrupted'
 const SMALL_LARGE_OBJECT_BYTES = 2 * 1024 * 1024;
 
 const capability = (report: RunReport, op: string) => report.s3Capabilities?.find((c) => c.operation === op)?.supported;
-const evidenceOf = (report: RunReport, op: string) => report.s3Capabilities?.find((c) => c.operation === op)?.evidence ?? '';
+const evidenceOf = (report: RunReport, op: string) =>
+  report.s3Capabilities?.find((c) => c.operation === op)?.evidence ?? '';
 
 /** What a fault's capability row says: the request that showed it, and what it got. */
 const FAULT_EVIDENCE: Record<string, [string, RegExp]> = {
   's3-conditional-ignored': ['GetObject (If-Modified-Since)', /\(its Last-Modified\) → 200, expected 304/],
-  's3-ims-subsecond': ['GetObject (If-Modified-Since)', /If-Modified-Since: [^;]+ GMT \(its Last-Modified\) → 200, expected 304; GetObject cond\.txt If-Modified-Since: [^;]+ \(a day before its Last-Modified\) → 200 \(as expected\)/],
-  's3-signature-unchecked': ['Presigned GET', /the same GET URL with one signature digit altered → 200 \(ACCEPTED: signatures are not checked\)/],
-  's3-presigned-refused': ['Presigned PUT', /^PUT presigned\.txt → 403; the same PUT URL with one signature digit altered → 403 \(refused\)/],
+  's3-ims-subsecond': [
+    'GetObject (If-Modified-Since)',
+    /If-Modified-Since: [^;]+ GMT \(its Last-Modified\) → 200, expected 304; GetObject cond\.txt If-Modified-Since: [^;]+ \(a day before its Last-Modified\) → 200 \(as expected\)/,
+  ],
+  's3-signature-unchecked': [
+    'Presigned GET',
+    /the same GET URL with one signature digit altered → 200 \(ACCEPTED: signatures are not checked\)/,
+  ],
+  's3-presigned-refused': [
+    'Presigned PUT',
+    /^PUT presigned\.txt → 403; the same PUT URL with one signature digit altered → 403 \(refused\)/,
+  ],
 };
 
 /** The matrix entry each should-level fault turns from supported to not. */
@@ -76,31 +94,58 @@ describe('the s3 group on the embedded default (s3rver)', () => {
   it('reports the capability matrix as observed on s3rver', () => {
     const matrix = Object.fromEntries((clean.s3Capabilities ?? []).map((c) => [c.operation, c.supported]));
     expect(matrix).toEqual({
-      CreateBucket: true, HeadBucket: true, ListBuckets: true, DeleteBucket: true,
-      PutObject: true, GetObject: true, HeadObject: true, DeleteObject: true, ListObjectsV2: true,
-      'GetObject (Range bytes=first-last)': true, 'GetObject (Range suffix bytes=-n)': false,
-      'GetObject (If-None-Match)': true, 'GetObject (If-Match)': false, 'GetObject (If-Modified-Since)': true,
+      CreateBucket: true,
+      HeadBucket: true,
+      ListBuckets: true,
+      DeleteBucket: true,
+      PutObject: true,
+      GetObject: true,
+      HeadObject: true,
+      DeleteObject: true,
+      ListObjectsV2: true,
+      'GetObject (Range bytes=first-last)': true,
+      'GetObject (Range suffix bytes=-n)': false,
+      'GetObject (If-None-Match)': true,
+      'GetObject (If-Match)': false,
+      'GetObject (If-Modified-Since)': true,
       CopyObject: true,
-      CreateMultipartUpload: true, UploadPart: true, ListParts: false, CompleteMultipartUpload: true, AbortMultipartUpload: false,
-      'Presigned PUT': true, 'Presigned GET': true,
+      CreateMultipartUpload: true,
+      UploadPart: true,
+      ListParts: false,
+      CompleteMultipartUpload: true,
+      AbortMultipartUpload: false,
+      'Presigned PUT': true,
+      'Presigned GET': true,
       'Large object (streamed PUT and GET)': true,
     });
     // Each row its own evidence: the request it rests on and the status that came back, in no other row's words.
     for (const c of clean.s3Capabilities ?? []) expect(c.evidence, c.operation).toMatch(/\S → (\d{3}|no answer)/);
     const texts = (clean.s3Capabilities ?? []).map((c) => c.evidence);
     expect(texts.filter((t, i) => texts.indexOf(t) !== i)).toEqual([]);
-    expect(evidenceOf(clean, 'GetObject (If-None-Match)')).toMatch(/^GetObject cond\.txt If-None-Match: "[0-9a-f]{32}" \(its ETag\) → 304 \(as expected\); GetObject cond\.txt If-None-Match: "0{32}" \(another ETag\) → 200 \(as expected\) \(s3\.conditional-get\)$/);
+    expect(evidenceOf(clean, 'GetObject (If-None-Match)')).toMatch(
+      /^GetObject cond\.txt If-None-Match: "[0-9a-f]{32}" \(its ETag\) → 304 \(as expected\); GetObject cond\.txt If-None-Match: "0{32}" \(another ETag\) → 200 \(as expected\) \(s3\.conditional-get\)$/
+    );
     // If-Modified-Since is judged with dates S3 honours: Last-Modified itself and a past date, never a future one.
-    expect(evidenceOf(clean, 'GetObject (If-Modified-Since)')).toMatch(/^GetObject cond\.txt If-Modified-Since: \w{3}, \d\d \w{3} \d{4} [\d:]{8} GMT \(its Last-Modified\) → 304 \(as expected\); GetObject cond\.txt If-Modified-Since: [^;]+ GMT \(a day before its Last-Modified\) → 200 \(as expected\) \(s3\.conditional-get\)$/);
-    expect(evidenceOf(clean, 'Presigned PUT')).toMatch(/^PUT presigned\.txt → 200; the same PUT URL with one signature digit altered → 403 \(refused\)/);
-    expect(evidenceOf(clean, 'Presigned GET')).toMatch(/^GET presigned\.txt → 200, the body put; the same GET URL with one signature digit altered → 403 \(refused\)/);
+    expect(evidenceOf(clean, 'GetObject (If-Modified-Since)')).toMatch(
+      /^GetObject cond\.txt If-Modified-Since: \w{3}, \d\d \w{3} \d{4} [\d:]{8} GMT \(its Last-Modified\) → 304 \(as expected\); GetObject cond\.txt If-Modified-Since: [^;]+ GMT \(a day before its Last-Modified\) → 200 \(as expected\) \(s3\.conditional-get\)$/
+    );
+    expect(evidenceOf(clean, 'Presigned PUT')).toMatch(
+      /^PUT presigned\.txt → 200; the same PUT URL with one signature digit altered → 403 \(refused\)/
+    );
+    expect(evidenceOf(clean, 'Presigned GET')).toMatch(
+      /^GET presigned\.txt → 200, the body put; the same GET URL with one signature digit altered → 403 \(refused\)/
+    );
     for (const op of ['GetObject (Range suffix bytes=-n)', 'GetObject (If-Match)', 'ListParts', 'AbortMultipartUpload'])
       expect(clean.s3Capabilities!.find((c) => c.operation === op)!.evidence, op).toMatch(/501 NotImplemented/);
     expect(clean.observations['s3Capabilities']).toBeUndefined();
   });
 
-  it('streams the quick profile\'s 16 MiB object, and the full profile\'s 64 MiB, without holding it in memory', async () => {
-    const sizeOf = (report: RunReport) => report.checks.find((c) => c.id === 's3.large-object')!.evidence!.details as { size: number; rssGrowthMiB: number };
+  it("streams the quick profile's 16 MiB object, and the full profile's 64 MiB, without holding it in memory", async () => {
+    const sizeOf = (report: RunReport) =>
+      report.checks.find((c) => c.id === 's3.large-object')!.evidence!.details as {
+        size: number;
+        rssGrowthMiB: number;
+      };
     expect(sizeOf(clean).size).toBe(QUICK_LARGE_OBJECT_BYTES);
     const full = sizeOf((await runCommand(options({ profile: 'full' }), TOOL, () => {})).report);
     expect(full.size).toBe(DEFAULT_LARGE_OBJECT_BYTES);
@@ -151,14 +196,37 @@ describe('the embedded endpoint answers what s3rver lacks as an S3 endpoint that
   it('501 NotImplemented with an S3 error document (Code, Message, Resource, RequestId) and x-amz-request-id', async () => {
     const s3 = await startEmbeddedS3();
     const settings = s3.settings;
-    const client = makeClient({ url: settings.s3Url, accessKey: settings.s3AccessKey, secretKey: settings.s3SecretKey, region: settings.s3Region, forcePathStyle: true }, 5000);
+    const client = makeClient(
+      {
+        url: settings.s3Url,
+        accessKey: settings.s3AccessKey,
+        secretKey: settings.s3SecretKey,
+        region: settings.s3Region,
+        forcePathStyle: true,
+      },
+      5000
+    );
     try {
       await client.send(new CreateBucketCommand({ Bucket: 'cc-gaps' }));
       await client.send(new PutObjectCommand({ Bucket: 'cc-gaps', Key: 'k.txt', Body: 'hello world' }));
-      const refusal = (sent: Promise<unknown>) => sent.then(() => undefined, (err: unknown) => err as { name: string; message: string; Resource?: string; RequestId?: string; $metadata: { httpStatusCode?: number; requestId?: string } });
+      const refusal = (sent: Promise<unknown>) =>
+        sent.then(
+          () => undefined,
+          (err: unknown) =>
+            err as {
+              name: string;
+              message: string;
+              Resource?: string;
+              RequestId?: string;
+              $metadata: { httpStatusCode?: number; requestId?: string };
+            }
+        );
       for (const sent of [
         () => client.send(new GetObjectCommand({ Bucket: 'cc-gaps', Key: 'k.txt', Range: 'bytes=-5' })),
-        () => client.send(new GetObjectCommand({ Bucket: 'cc-gaps', Key: 'k.txt', IfMatch: '"00000000000000000000000000000000"' })),
+        () =>
+          client.send(
+            new GetObjectCommand({ Bucket: 'cc-gaps', Key: 'k.txt', IfMatch: '"00000000000000000000000000000000"' })
+          ),
         () => client.send(new ListPartsCommand({ Bucket: 'cc-gaps', Key: 'k.txt', UploadId: 'u1' })),
       ]) {
         const err = await refusal(sent());
@@ -170,7 +238,10 @@ describe('the embedded endpoint answers what s3rver lacks as an S3 endpoint that
         expect(err?.$metadata.requestId).toBe(err?.RequestId);
       }
       // HEAD carries no body, as on S3: the status says it.
-      expect((await refusal(client.send(new HeadObjectCommand({ Bucket: 'cc-gaps', Key: 'k.txt', IfMatch: '"0"' }))))?.$metadata.httpStatusCode).toBe(501);
+      expect(
+        (await refusal(client.send(new HeadObjectCommand({ Bucket: 'cc-gaps', Key: 'k.txt', IfMatch: '"0"' }))))
+          ?.$metadata.httpStatusCode
+      ).toBe(501);
       await client.send(new DeleteObjectCommand({ Bucket: 'cc-gaps', Key: 'k.txt' }));
       await client.send(new DeleteBucketCommand({ Bucket: 'cc-gaps' }));
     } finally {
@@ -200,9 +271,16 @@ describe('targets and settings', () => {
       const s = target.settings;
       const lines: string[] = [];
       const { report } = await runCommand(
-        options({ baseUrl: s.baseUrl, apiKey: s.apiKey, s3Url: s3.settings.s3Url, s3AccessKey: s3.settings.s3AccessKey, s3SecretKey: s3.settings.s3SecretKey, quiet: false }),
+        options({
+          baseUrl: s.baseUrl,
+          apiKey: s.apiKey,
+          s3Url: s3.settings.s3Url,
+          s3AccessKey: s3.settings.s3AccessKey,
+          s3SecretKey: s3.settings.s3SecretKey,
+          quiet: false,
+        }),
         TOOL,
-        (l) => lines.push(l),
+        (l) => lines.push(l)
       );
       expect(report.checks.find((c) => c.id === 's3.auth-errors')?.status).toBe('failed');
       expect(report.reproduce).toContain('--s3-secret-key "$CONFORMANCE_S3_SECRET_KEY"');
@@ -215,18 +293,28 @@ describe('targets and settings', () => {
   });
 
   it('refuses --s3-url without credentials', async () => {
-    await expect(runCommand(options({ s3Url: 'http://127.0.0.1:9' }), TOOL, () => {})).rejects.toThrow(/--s3-access-key and --s3-secret-key/);
+    await expect(runCommand(options({ s3Url: 'http://127.0.0.1:9' }), TOOL, () => {})).rejects.toThrow(
+      /--s3-access-key and --s3-secret-key/
+    );
   });
 
   it('`reference` adds s3Url, s3AccessKey and s3SecretKey to its JSON line, and the endpoint verifies signatures', async () => {
     const bin = path.resolve('bin/cloud-conformance.js');
     const ref = spawn(process.execPath, [bin, 'reference', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
-      const line = await new Promise<string>((resolve) => createInterface({ input: ref.stdout! }).once('line', resolve));
+      const line = await new Promise<string>((resolve) =>
+        createInterface({ input: ref.stdout! }).once('line', resolve)
+      );
       const s = JSON.parse(line);
       expect(Object.keys(s)).toEqual(expect.arrayContaining(['baseUrl', 's3Url', 's3AccessKey', 's3SecretKey']));
       // An unsigned request is anonymous: s3rver lists nothing for it but answers; a forged SigV4 header is refused.
-      const forged = await fetch(`${s.s3Url}/`, { headers: { authorization: `AWS4-HMAC-SHA256 Credential=${s.s3AccessKey}/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${'0'.repeat(64)}`, 'x-amz-date': '20260101T000000Z', 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' } });
+      const forged = await fetch(`${s.s3Url}/`, {
+        headers: {
+          authorization: `AWS4-HMAC-SHA256 Credential=${s.s3AccessKey}/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${'0'.repeat(64)}`,
+          'x-amz-date': '20260101T000000Z',
+          'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+        },
+      });
       expect(forged.status).toBe(403);
       expect(await forged.text()).toContain('<Code>SignatureDoesNotMatch</Code>');
     } finally {

@@ -6,7 +6,8 @@ import { DERIVED_CACHE_DIR, readDerived, writeDerived } from '../../src/spec/cac
 import { REFERENCE_OVERLAY } from '../helpers.ts';
 
 const shippedOverlays = readdirSync(SHIPPED_OVERLAYS_DIR).filter((f) => f.endsWith('.yaml'));
-const entriesOf = (overlay: string) => readdirSync(DERIVED_CACHE_DIR).filter((f) => f.startsWith(`spec-${overlay}-`) && !f.endsWith('.tmp'));
+const entriesOf = (overlay: string) =>
+  readdirSync(DERIVED_CACHE_DIR).filter((f) => f.startsWith(`spec-${overlay}-`) && !f.endsWith('.tmp'));
 
 describe('the derived cache of the shipped documents (src/spec/load.ts, src/spec/cache.ts)', () => {
   it('gives the base alone as derived afresh, with merged the same object as base', async () => {
@@ -33,7 +34,16 @@ describe('the derived cache of the shipped documents (src/spec/load.ts, src/spec
   it('keeps the sharing of a resolved $ref', async () => {
     const fresh = await deriveSpec(REFERENCE_OVERLAY);
     const cached = await loadSpec(REFERENCE_OVERLAY);
-    const schemas = (doc: typeof fresh.merged) => Object.values(doc.paths ?? {}).flatMap((item) => Object.values(item as Record<string, { responses?: Record<string, { content?: Record<string, { schema?: object }> }> }>).flatMap((op) => Object.values(op?.responses ?? {}).map((r) => r.content?.['application/json']?.schema).filter((s): s is object => !!s)));
+    const schemas = (doc: typeof fresh.merged) =>
+      Object.values(doc.paths ?? {}).flatMap((item) =>
+        Object.values(
+          item as Record<string, { responses?: Record<string, { content?: Record<string, { schema?: object }> }> }>
+        ).flatMap((op) =>
+          Object.values(op?.responses ?? {})
+            .map((r) => r.content?.['application/json']?.schema)
+            .filter((s): s is object => !!s)
+        )
+      );
     expect(new Set(schemas(cached.merged)).size).toBe(new Set(schemas(fresh.merged)).size);
     expect(new Set(schemas(cached.merged)).size).toBeLessThan(schemas(cached.merged).length);
   });

@@ -6,7 +6,6 @@ import { S3_FAULTS } from '../../fixtures/s3/faults.ts';
 import { allChecks } from '../../suites/index.ts';
 import { VALUE_CLASSES } from '../../src/spec/value-classes.ts';
 
-
 // The fault model (spec/clauses.yaml faults:) is the specification of what the catalogue must realize: every MUST
 // clause names the ways it can break, each way is a reference fault, and the check it names is one that kills it.
 const catalogue = new Map<string, FaultDef>([...FAULTS, ...S3_FAULTS].map((f) => [f.name, f]));
@@ -28,7 +27,9 @@ describe('the fault model', () => {
 
   it('gives no fault model to a clause that cannot be checked', async () => {
     const { clauses } = await loadClauses();
-    expect(clauses.filter((c) => (c.checkable === false || c.deferred) && c.faults?.length).map((c) => c.id)).toEqual([]);
+    expect(clauses.filter((c) => (c.checkable === false || c.deferred) && c.faults?.length).map((c) => c.id)).toEqual(
+      []
+    );
   });
 
   it('names, in every entry, a dimension, a fault of the catalogue, a check that kills it and a one-line way it breaks', async () => {
@@ -36,16 +37,23 @@ describe('the fault model', () => {
       for (const e of m.faults) {
         const where = `${m.id} → ${e.fault}`;
         expect(FAULT_DIMENSIONS, where).toContain(e.dimension);
-        expect(catalogue.has(e.fault), `${where}: not in fixtures/reference/faults.ts or fixtures/s3/faults.ts`).toBe(true);
+        expect(catalogue.has(e.fault), `${where}: not in fixtures/reference/faults.ts or fixtures/s3/faults.ts`).toBe(
+          true
+        );
         const f = catalogue.get(e.fault)!;
-        expect([f.check, ...(f.alsoCaughtBy ?? [])], `${where}: the catalogue says ${f.check} catches it`).toContain(e.check);
+        expect([f.check, ...(f.alsoCaughtBy ?? [])], `${where}: the catalogue says ${f.check} catches it`).toContain(
+          e.check
+        );
         expect(checkIds, where).toContain(e.check);
         expect(e.breaks, where).toMatch(/\S{3,}/);
         expect(e.breaks.includes('\n'), `${where}: breaks is one line`).toBe(false);
       }
       // One fault is one way of breaking a clause: listed once per clause.
       const names = m.faults.map((e) => e.fault);
-      expect(names.filter((n, i) => names.indexOf(n) !== i), m.id).toEqual([]);
+      expect(
+        names.filter((n, i) => names.indexOf(n) !== i),
+        m.id
+      ).toEqual([]);
     }
   });
 
@@ -58,7 +66,10 @@ describe('the fault model', () => {
   it('keeps MUST faults off the items the seed leaves unshown (they carry declared and should faults only)', async () => {
     for (const m of (await models()).filter((x) => !x.must)) {
       const must = m.faults.filter((e) => catalogue.get(e.fault)!.level === 'must');
-      expect(must.map((e) => e.fault), m.id).toEqual([]);
+      expect(
+        must.map((e) => e.fault),
+        m.id
+      ).toEqual([]);
     }
   });
 
@@ -74,24 +85,37 @@ describe('clause domains', () => {
   const SUBJECTS = ['primary', 'second', 'readonly', 'revocable'];
   const OBJECTS = ['exists', 'absent', 'other-organization'];
   // Operation ids of the derived document and of the shipped overlays (declared operations).
-  const documents = ['spec/openapi.yaml', 'spec/overlays/reference.yaml', 'spec/overlays/reference-alt.yaml', 'spec/overlays/reference-claims.yaml', 'spec/overlays/reference-quota.yaml'].map((f) => readFileSync(f, 'utf8')).join('\n');
+  const documents = [
+    'spec/openapi.yaml',
+    'spec/overlays/reference.yaml',
+    'spec/overlays/reference-alt.yaml',
+    'spec/overlays/reference-claims.yaml',
+    'spec/overlays/reference-quota.yaml',
+  ]
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
   const operationIds = new Set([...documents.matchAll(/operationId: (\w+)/g)].map((m) => m[1]!));
 
   it('names only known operation sets or operation ids, roles and object conditions', async () => {
     for (const c of (await loadClauses()).clauses.filter((x) => x.domain)) {
-      for (const o of c.domain!.operations ?? []) expect(SETS.includes(o) || operationIds.has(o), `${c.id}: operation ${o}`).toBe(true);
+      for (const o of c.domain!.operations ?? [])
+        expect(SETS.includes(o) || operationIds.has(o), `${c.id}: operation ${o}`).toBe(true);
       for (const s of c.domain!.subjects ?? []) expect(SUBJECTS, `${c.id}: subject ${s}`).toContain(s);
       for (const o of c.domain!.objects ?? []) expect(OBJECTS, `${c.id}: object ${o}`).toContain(o);
       // A value class is one the vocabulary knows, of an operation the same domain names.
       for (const v of c.domain!.values ?? []) {
         expect(Object.keys(VALUE_CLASSES), `${c.id}: value class ${v}`).toContain(v);
-        expect(c.domain!.operations ?? [], `${c.id}: ${v} is of ${VALUE_CLASSES[v]!.operation}`).toContain(VALUE_CLASSES[v]!.operation);
+        expect(c.domain!.operations ?? [], `${c.id}: ${v} is of ${VALUE_CLASSES[v]!.operation}`).toContain(
+          VALUE_CLASSES[v]!.operation
+        );
       }
     }
   });
 
   it('gives a domain to every checkable MUST clause of the HTTP API (S3 and webhook deliveries range over their own matrices)', async () => {
-    const apiClauses = (await loadClauses()).clauses.filter((c) => c.checkable !== false && !c.deferred && !/^(S3-|EVENTS-)/.test(c.id));
+    const apiClauses = (await loadClauses()).clauses.filter(
+      (c) => c.checkable !== false && !c.deferred && !/^(S3-|EVENTS-)/.test(c.id)
+    );
     expect(apiClauses.filter((c) => !c.domain).map((c) => c.id)).toEqual([]);
   });
 });

@@ -20,12 +20,19 @@ describe('the derived OpenAPI document', () => {
   });
 
   // A run takes these on trust (src/spec/load.ts), as it takes the base.
-  it.each(readdirSync(SHIPPED_OVERLAYS_DIR).filter((f) => f.endsWith('.yaml')))('stays a valid OpenAPI 3.1 document under the shipped overlay %s', async (file) => {
-    const overlayPath = path.join(SHIPPED_OVERLAYS_DIR, file);
-    const { data } = await applyOverlay(parse(await readFile(BASE_SPEC_PATH, 'utf8')), parse(await readFile(overlayPath, 'utf8')), overlayPath);
-    const api = await SwaggerParser.validate(data as never);
-    expect((api as { openapi: string }).openapi).toBe('3.1.0');
-  });
+  it.each(readdirSync(SHIPPED_OVERLAYS_DIR).filter((f) => f.endsWith('.yaml')))(
+    'stays a valid OpenAPI 3.1 document under the shipped overlay %s',
+    async (file) => {
+      const overlayPath = path.join(SHIPPED_OVERLAYS_DIR, file);
+      const { data } = await applyOverlay(
+        parse(await readFile(BASE_SPEC_PATH, 'utf8')),
+        parse(await readFile(overlayPath, 'utf8')),
+        overlayPath
+      );
+      const api = await SwaggerParser.validate(data as never);
+      expect((api as { openapi: string }).openapi).toBe('3.1.0');
+    }
+  );
 
   it('has every path under /v1 (VERSION-PATH-PREFIX)', async () => {
     const { base } = await loadSpec();
@@ -81,14 +88,17 @@ describe('the clause list', () => {
       }
       // The check's level is the highest it asserts at.
       const rank = { should: 0, declared: 1, must: 2 } as const;
-      expect(Math.max(...Object.keys(check.why).map((l) => rank[l as keyof typeof rank])), check.id).toBe(rank[check.level]);
+      expect(Math.max(...Object.keys(check.why).map((l) => rank[l as keyof typeof rank])), check.id).toBe(
+        rank[check.level]
+      );
     }
   });
 
   it('is cited only by ids that exist', async () => {
     const { clauses, unshown } = await loadClauses();
     const known = new Set([...clauses, ...unshown].map((c) => c.id));
-    for (const check of allChecks) for (const id of check.clauses) expect(known, `${check.id} cites ${id}`).toContain(id);
+    for (const check of allChecks)
+      for (const id of check.clauses) expect(known, `${check.id} cites ${id}`).toContain(id);
   });
 });
 
@@ -111,9 +121,13 @@ describe('overlays', () => {
   }
 
   it('refuses an overlay action that targets nothing, naming the file and the action', async () => {
-    const file = await overlayFile('overlay: 1.0.0\ninfo: {title: t, version: "1"}\nactions:\n  - target: $.paths["/v1/nope"]\n    update: {x-a: 1}\n');
+    const file = await overlayFile(
+      'overlay: 1.0.0\ninfo: {title: t, version: "1"}\nactions:\n  - target: $.paths["/v1/nope"]\n    update: {x-a: 1}\n'
+    );
     await expect(loadSpec(file)).rejects.toThrow(UsageError);
-    await expect(loadSpec(file)).rejects.toThrow(/overlay .*overlay\.yaml: action #1 \(target \$\.paths\["\/v1\/nope"\]\): the target matches nothing/);
+    await expect(loadSpec(file)).rejects.toThrow(
+      /overlay .*overlay\.yaml: action #1 \(target \$\.paths\["\/v1\/nope"\]\): the target matches nothing/
+    );
   });
 
   it('refuses a document that is not an Overlay 1.0 document', async () => {

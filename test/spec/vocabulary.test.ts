@@ -10,10 +10,18 @@ import { readDeclarations } from '../../src/spec/declarations.ts';
 import { allChecks } from '../../suites/index.ts';
 import { loadClauses } from '../../src/spec/clauses.ts';
 
-const OVERLAYS = ['spec/overlays/reference.yaml', 'spec/overlays/reference-alt.yaml', 'spec/overlays/reference-claims.yaml', 'spec/overlays/reference-quota.yaml'];
+const OVERLAYS = [
+  'spec/overlays/reference.yaml',
+  'spec/overlays/reference-alt.yaml',
+  'spec/overlays/reference-claims.yaml',
+  'spec/overlays/reference-quota.yaml',
+];
 const read = (f: string) => readFileSync(f, 'utf8');
 const termsIn = (text: string) => new Set([...text.matchAll(/'(x-[a-z][a-z-]*)'/g)].map((m) => m[1]!));
-const listTs = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listTs(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+const listTs = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? listTs(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []
+  );
 
 /** Where the suite reads overlay terms (src/spec) and writes them (the emitted overlay). */
 const CODE = [...listTs('src/spec').filter((f) => !/vocabulary/.test(f)), 'src/report/overlay.ts'];
@@ -48,7 +56,8 @@ describe('spec/README.md and the vocabulary (src/spec/vocabulary.ts)', () => {
       else {
         expect(code.has(t.name), `${t.name} is read or written by src/spec or src/report/overlay.ts`).toBe(true);
         // x-generated-by is written by --emit-overlay; x-audit-sort is the alternative to x-audit-order (tested below).
-        if (!['x-generated-by', 'x-audit-sort'].includes(t.name)) expect(inOverlays.has(t.name), `${t.name} is exercised by an overlay of spec/overlays`).toBe(true);
+        if (!['x-generated-by', 'x-audit-sort'].includes(t.name))
+          expect(inOverlays.has(t.name), `${t.name} is exercised by an overlay of spec/overlays`).toBe(true);
       }
     }
   });
@@ -66,7 +75,9 @@ describe('spec/README.md and the vocabulary (src/spec/vocabulary.ts)', () => {
   });
 
   it('lists every error case the suite observes, and the suite observes under no other name', () => {
-    const observed = new Set(listTs('suites').flatMap((f) => [...read(f).matchAll(/observeErrorCase\(ctx, '([a-z-]+)'/g)].map((m) => m[1]!)));
+    const observed = new Set(
+      listTs('suites').flatMap((f) => [...read(f).matchAll(/observeErrorCase\(ctx, '([a-z-]+)'/g)].map((m) => m[1]!))
+    );
     expect(observed.size).toBeGreaterThan(5);
     for (const name of observed) expect(Object.keys(ERROR_CASES), name).toContain(name);
   });
@@ -80,24 +91,53 @@ describe('the two reference overlays', () => {
     expect(ref!.webhooks!.register.id).toEqual({ in: 'body', pointer: '/id' });
     expect(alt!.webhooks!.register.id).toEqual({ in: 'body', pointer: '/webhook/id' });
     expect(ref!.webhooks!.signature).toMatchObject({ scheme: 'hmac', format: 'sha256={signature}', payload: '{body}' });
-    expect(alt!.webhooks!.signature).toMatchObject({ scheme: 'hmac', format: 't={timestamp},v1={signature}', payload: '{timestamp}.{body}', toleranceSeconds: 300 });
+    expect(alt!.webhooks!.signature).toMatchObject({
+      scheme: 'hmac',
+      format: 't={timestamp},v1={signature}',
+      payload: '{timestamp}.{body}',
+      toleranceSeconds: 300,
+    });
     expect(ref!.webhooks!.retry).toEqual({ delays: [1, 1] });
     expect(alt!.webhooks!.retry).toEqual({ delays: [10, 30, 90, 270], timeoutSeconds: 2 });
-    expect(alt!.webhooks!.subscriptions).toMatchObject({ all: ['*'], 'backup-job': ['backup.job.*'], test: ['webhook.test'] });
+    expect(alt!.webhooks!.subscriptions).toMatchObject({
+      all: ['*'],
+      'backup-job': ['backup.job.*'],
+      test: ['webhook.test'],
+    });
     expect(alt!.webhooks!.testEvent).toMatchObject({ method: 'POST', path: '/v1/webhooks/{id}/test' });
     expect(ref!.revokeKey).toMatchObject({ mode: 'current', path: '/v1/api-keys/current' });
-    expect(alt!.revokeKey).toMatchObject({ mode: 'by-id', path: '/v1/api-keys/{id}', lookup: { from: { path: '/v1/api-keys/current' }, id: { in: 'body', pointer: '/id' } } });
-    expect(ref!.audit).toMatchObject({ order: 'newest-first', fields: { actor: '/actor' }, export: { formats: { json: 'application/json' } } });
-    expect(alt!.audit).toMatchObject({ order: 'oldest-first', fields: { actor: '/actor/api_key_id' }, totalPointer: '/total', export: { formats: { jsonl: 'application/x-ndjson' } } });
+    expect(alt!.revokeKey).toMatchObject({
+      mode: 'by-id',
+      path: '/v1/api-keys/{id}',
+      lookup: { from: { path: '/v1/api-keys/current' }, id: { in: 'body', pointer: '/id' } },
+    });
+    expect(ref!.audit).toMatchObject({
+      order: 'newest-first',
+      fields: { actor: '/actor' },
+      export: { formats: { json: 'application/json' } },
+    });
+    expect(alt!.audit).toMatchObject({
+      order: 'oldest-first',
+      fields: { actor: '/actor/api_key_id' },
+      totalPointer: '/total',
+      export: { formats: { jsonl: 'application/x-ndjson' } },
+    });
     expect(ref!.errorCases['invalid-request']).toEqual([{ status: 400, code: 'invalid_request' }]);
-    expect(alt!.errorCases['invalid-request']).toEqual([{ status: 400, code: 'invalid_json' }, { status: 422, code: 'validation_error' }]);
+    expect(alt!.errorCases['invalid-request']).toEqual([
+      { status: 400, code: 'invalid_json' },
+      { status: 422, code: 'validation_error' },
+    ]);
     for (const d of [ref!, alt!]) expect(Object.keys(d.cleanup).sort()).toEqual(['alarm', 'backup', 'vm', 'webhook']);
     expect(alt!.cleanup.backup!.id).toEqual({ in: 'body', pointer: '/backup_id' });
     expect(alt!.cleanup.vm!.id).toEqual({ in: 'body', pointer: '/vm_id' });
   });
 
-  it('declare the other choices: the claims overlay the reference\'s, the alt overlay the other', async () => {
-    const [claims, alt] = await Promise.all(['spec/overlays/reference-claims.yaml', 'spec/overlays/reference-alt.yaml'].map(async (f) => readDeclarations(await loadSpec(f))));
+  it("declare the other choices: the claims overlay the reference's, the alt overlay the other", async () => {
+    const [claims, alt] = await Promise.all(
+      ['spec/overlays/reference-claims.yaml', 'spec/overlays/reference-alt.yaml'].map(async (f) =>
+        readDeclarations(await loadSpec(f))
+      )
+    );
     expect(claims!.rateLimitAccounting).toEqual({ refused: 'counted', retryAfterClock: 'target', window: 'fixed' });
     expect(alt!.rateLimitAccounting).toEqual({ refused: 'free', retryAfterClock: 'wall', window: 'sliding' });
     // Beside it: where a tag filter's key ends, and the delivery timeout.
@@ -114,8 +154,32 @@ describe('the two reference overlays', () => {
       overlay: '1.0.0',
       info: { title: 't', version: '1' },
       actions: [
-        { target: '$.paths', update: { '/v1/hooks': { post: { operationId: 'reg', 'x-webhook-registration': {}, 'x-webhook-retry': { attempts: 3, 'after-seconds': 5 }, responses: { '201': { description: 'ok' } } } } } },
-        { target: '$.paths', update: { '/v1/log': { get: { operationId: 'log', 'x-audit': 'search', 'x-audit-sort': { param: 'order', 'newest-first': 'desc' }, responses: { '200': { description: 'ok' } } } } } },
+        {
+          target: '$.paths',
+          update: {
+            '/v1/hooks': {
+              post: {
+                operationId: 'reg',
+                'x-webhook-registration': {},
+                'x-webhook-retry': { attempts: 3, 'after-seconds': 5 },
+                responses: { '201': { description: 'ok' } },
+              },
+            },
+          },
+        },
+        {
+          target: '$.paths',
+          update: {
+            '/v1/log': {
+              get: {
+                operationId: 'log',
+                'x-audit': 'search',
+                'x-audit-sort': { param: 'order', 'newest-first': 'desc' },
+                responses: { '200': { description: 'ok' } },
+              },
+            },
+          },
+        },
       ],
     };
     const checked = await checkOverlay(base, overlay);

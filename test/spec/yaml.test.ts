@@ -8,20 +8,29 @@ import { parseShippedYaml } from '../../src/spec/yaml.ts';
 import { DERIVED_CACHE_DIR as YAML_CACHE_DIR } from '../../src/spec/cache.ts';
 
 const shipped = [
-  ...readdirSync(SPEC_DIR).filter((f) => f.endsWith('.yaml')).map((f) => path.join(SPEC_DIR, f)),
-  ...readdirSync(SHIPPED_OVERLAYS_DIR).filter((f) => f.endsWith('.yaml')).map((f) => path.join(SHIPPED_OVERLAYS_DIR, f)),
+  ...readdirSync(SPEC_DIR)
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => path.join(SPEC_DIR, f)),
+  ...readdirSync(SHIPPED_OVERLAYS_DIR)
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => path.join(SHIPPED_OVERLAYS_DIR, f)),
 ];
 
 describe('the parse cache of the shipped YAML documents (src/spec/yaml.ts, src/spec/cache.ts)', () => {
   it('covers the base document, the clause list and every shipped overlay', () => {
-    expect(shipped.map((f) => path.relative(SPEC_DIR, f))).toEqual(expect.arrayContaining(['openapi.yaml', 'clauses.yaml', path.join('overlays', 'reference.yaml')]));
+    expect(shipped.map((f) => path.relative(SPEC_DIR, f))).toEqual(
+      expect.arrayContaining(['openapi.yaml', 'clauses.yaml', path.join('overlays', 'reference.yaml')])
+    );
   });
 
   // The cache holds JSON: a value JSON cannot carry (a date, an infinity, an undefined) would change meaning on the way.
-  it.each(shipped.map((f) => [path.relative(SPEC_DIR, f), f]))('keeps %s unchanged through the JSON round trip', (_name, file) => {
-    const parsed: unknown = parse(readFileSync(file, 'utf8'));
-    expect(JSON.parse(JSON.stringify(parsed))).toStrictEqual(parsed);
-  });
+  it.each(shipped.map((f) => [path.relative(SPEC_DIR, f), f]))(
+    'keeps %s unchanged through the JSON round trip',
+    (_name, file) => {
+      const parsed: unknown = parse(readFileSync(file, 'utf8'));
+      expect(JSON.parse(JSON.stringify(parsed))).toStrictEqual(parsed);
+    }
+  );
 
   it('answers the parse of the text it is given, from the cache on the second call, and afresh for an edited text', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'cc-yaml-'));
@@ -36,7 +45,8 @@ describe('the parse cache of the shipped YAML documents (src/spec/yaml.ts, src/s
       // The entry for the old text is gone.
       expect(entries()).toHaveLength(1);
     } finally {
-      for (const f of readdirSync(YAML_CACHE_DIR).filter((f) => f.includes('doc.yaml-'))) rmSync(path.join(YAML_CACHE_DIR, f));
+      for (const f of readdirSync(YAML_CACHE_DIR).filter((f) => f.includes('doc.yaml-')))
+        rmSync(path.join(YAML_CACHE_DIR, f));
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -50,7 +60,8 @@ describe('the parse cache of the shipped YAML documents (src/spec/yaml.ts, src/s
       writeFileSync(path.join(YAML_CACHE_DIR, entry!), '{not json');
       expect(parseShippedYaml(file, 'b: [1, 2]\n')).toEqual({ b: [1, 2] });
     } finally {
-      for (const f of readdirSync(YAML_CACHE_DIR).filter((f) => f.includes('broken.yaml-'))) rmSync(path.join(YAML_CACHE_DIR, f));
+      for (const f of readdirSync(YAML_CACHE_DIR).filter((f) => f.includes('broken.yaml-')))
+        rmSync(path.join(YAML_CACHE_DIR, f));
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -9,16 +9,31 @@ import type { RunReport } from '../../src/engine/run/report.ts';
 // variants whose events, lists or tasks other tracks could disturb, and faults of each track.
 const TARGETS: Array<{ name: string; run: ReferenceRun }> = [
   { name: 'the clean reference', run: {} },
-  { name: 'variant events-on-restore (a restore raises events while webhooks are watched)', run: { variants: ['events-on-restore'] } },
-  { name: 'variant vm-listed-when-ready (the list moves while tasks end)', run: { variants: ['vm-listed-when-ready'] } },
+  {
+    name: 'variant events-on-restore (a restore raises events while webhooks are watched)',
+    run: { variants: ['events-on-restore'] },
+  },
+  {
+    name: 'variant vm-listed-when-ready (the list moves while tasks end)',
+    run: { variants: ['vm-listed-when-ready'] },
+  },
   { name: 'variant backup-needs-running-vm', run: { variants: ['backup-needs-running-vm'] } },
   { name: 'fault page-boundary-duplicate (api track)', run: { faults: ['page-boundary-duplicate'] } },
-  { name: 'fault total-per-page (the list readers side by side: pagination and the generated list queries)', run: { faults: ['total-per-page'] } },
-  { name: 'fault tag-filter-cross-org (the strict tag filter asks its four questions side by side)', run: { faults: ['tag-filter-cross-org'] } },
+  {
+    name: 'fault total-per-page (the list readers side by side: pagination and the generated list queries)',
+    run: { faults: ['total-per-page'] },
+  },
+  {
+    name: 'fault tag-filter-cross-org (the strict tag filter asks its four questions side by side)',
+    run: { faults: ['tag-filter-cross-org'] },
+  },
   { name: 'fault restore-without-task-id (backups track)', run: { faults: ['restore-without-task-id'] } },
   { name: 'fault webhook-not-retried (events track)', run: { faults: ['webhook-not-retried'] } },
   { name: 'fault alarm-never-fires (alarms track, beside the events track)', run: { faults: ['alarm-never-fires'] } },
-  { name: 'fault webhook-wildcard-ignored under the second overlay (events and alarms tracks both)', run: { faults: ['webhook-wildcard-ignored'], variants: [...ALT_VARIANTS], overlay: ALT_OVERLAY } },
+  {
+    name: 'fault webhook-wildcard-ignored under the second overlay (events and alarms tracks both)',
+    run: { faults: ['webhook-wildcard-ignored'], variants: [...ALT_VARIANTS], overlay: ALT_OVERLAY },
+  },
   { name: 'fault audit-missing-failures (after the tracks)', run: { faults: ['audit-missing-failures'] } },
 ];
 

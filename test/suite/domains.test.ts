@@ -54,10 +54,14 @@ describe('clause domains on the reference', () => {
 
   it('shows the domain in the terminal and in the HTML clause matrix', () => {
     const lines = summaryLines(report);
-    expect(lines).toContain(`partly verified: ${report.coverage!.partlyVerified!.length} of the verified clauses were exercised on part of their domain (spec/clauses.yaml); not exercised:`);
+    expect(lines).toContain(
+      `partly verified: ${report.coverage!.partlyVerified!.length} of the verified clauses were exercised on part of their domain (spec/clauses.yaml); not exercised:`
+    );
     expect(lines.find((l) => l.startsWith('  VM-LIST'))).toMatch(/subjects readonly$/);
     const html = renderHtml(report);
-    expect(html).toMatch(/id="c-VM-LIST"[^]*?<b>subjects<\/b> 2\/3: <span class="dm-done">primary<\/span> <span class="dm-done">second<\/span> · not exercised: <span class="dm-open"[^>]*>readonly<\/span>/);
+    expect(html).toMatch(
+      /id="c-VM-LIST"[^]*?<b>subjects<\/b> 2\/3: <span class="dm-done">primary<\/span> <span class="dm-done">second<\/span> · not exercised: <span class="dm-open"[^>]*>readonly<\/span>/
+    );
     expect(html).toMatch(/id="c-VM-LIST"[^]*?partly verified/);
   });
 });

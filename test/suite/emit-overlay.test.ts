@@ -12,7 +12,12 @@ import { runAgainstReference, type ReferenceRun } from '../helpers.ts';
 const GROUPS = ['auth', 'vms', 'tasks', 'pagination', 'errors', 'security', 'schema'];
 
 /** Emits the run's overlay to a file and checks it against the vocabulary, as overlay check would. */
-async function emitted(report: RunReport): Promise<{ file: string; overlay: { overlay: string; actions: Array<{ target: string; update: Record<string, unknown> }> } }> {
+async function emitted(
+  report: RunReport
+): Promise<{
+  file: string;
+  overlay: { overlay: string; actions: Array<{ target: string; update: Record<string, unknown> }> };
+}> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cc-emit-'));
   const file = path.join(dir, 'observed.yaml');
   writeFileSync(file, renderOverlay(report));
@@ -22,7 +27,14 @@ async function emitted(report: RunReport): Promise<{ file: string; overlay: { ov
 }
 
 /** Runs, emits, feeds the overlay back: the verdict and every check below declared level are unchanged. */
-async function roundTrip(run: ReferenceRun): Promise<{ first: RunReport; second: RunReport; file: string; overlay: Awaited<ReturnType<typeof emitted>>['overlay'] }> {
+async function roundTrip(
+  run: ReferenceRun
+): Promise<{
+  first: RunReport;
+  second: RunReport;
+  file: string;
+  overlay: Awaited<ReturnType<typeof emitted>>['overlay'];
+}> {
   const first = await runAgainstReference(run);
   const { file, overlay } = await emitted(first);
   const second = await runAgainstReference({ ...run, overlay: file });
@@ -37,7 +49,14 @@ describe('--emit-overlay', () => {
     const { first, second, file, overlay } = await roundTrip({ only: GROUPS });
     expect(first.verdict).toBe('conformant');
     expect(overlay.overlay).toBe('1.0.0');
-    expect(overlay.actions.map((a) => a.target)).toEqual(expect.arrayContaining(["$.paths['/v1/vms'].post.responses['2XX']", '$.components.parameters.per_page', '$.components.parameters.page', '$.info']));
+    expect(overlay.actions.map((a) => a.target)).toEqual(
+      expect.arrayContaining([
+        "$.paths['/v1/vms'].post.responses['2XX']",
+        '$.components.parameters.per_page',
+        '$.components.parameters.page',
+        '$.info',
+      ])
+    );
     const declared = readDeclarations(await loadSpec(file));
     expect(declared.taskIdOnCreateVm).toEqual({ in: 'body', pointer: '/task_id' });
     expect(declared.totalField).toBe('total');
@@ -50,28 +69,49 @@ describe('--emit-overlay', () => {
   it('writes a valid overlay when the run observed nothing (Overlay 1.0 needs an action: it records the run)', async () => {
     const { overlay, second } = await roundTrip({ only: ['versioning'] });
     expect(overlay.actions).toHaveLength(1);
-    expect(overlay.actions[0]).toMatchObject({ target: '$.info', update: { 'x-generated-by': expect.stringContaining('cloud-api-conformance') } });
+    expect(overlay.actions[0]).toMatchObject({
+      target: '$.info',
+      update: { 'x-generated-by': expect.stringContaining('cloud-api-conformance') },
+    });
     expect(second.verdict).toBe('conformant');
   });
 
   it('round-trips a variant: a task id found only in a Location path is emitted as $response.header and read back as a path', async () => {
-    const { first, second, file } = await roundTrip({ only: ['vms', 'tasks', 'backups'], variants: ['task-location-only', 'validation-422'] });
+    const { first, second, file } = await roundTrip({
+      only: ['vms', 'tasks', 'backups'],
+      variants: ['task-location-only', 'validation-422'],
+    });
     expect(first.verdict).toBe('conformant');
     const declared = readDeclarations(await loadSpec(file));
     expect(declared.taskIdOnCreateVm).toEqual({ in: 'header', name: 'location', template: '/v1/tasks/{id}' });
-    expect(second.checks.find((c) => c.id === 'vms.create-returns-task')?.message).toMatch(/header location.*\(declared\)/);
+    expect(second.checks.find((c) => c.id === 'vms.create-returns-task')?.message).toMatch(
+      /header location.*\(declared\)/
+    );
   });
 
   it('round-trips a task named by a resource name: emitted as the field that holds operations/<id>, read back as the task it names', async () => {
-    const { first, second, file } = await roundTrip({ only: ['vms', 'tasks'], variants: ['task-id-operation-name', 'task-record-lro'] });
+    const { first, second, file } = await roundTrip({
+      only: ['vms', 'tasks'],
+      variants: ['task-id-operation-name', 'task-record-lro'],
+    });
     expect(first.verdict).toBe('conformant');
     expect(readDeclarations(await loadSpec(file)).taskIdOnCreateVm).toEqual({ in: 'body', pointer: '/operation/name' });
-    expect(second.checks.find((c) => c.id === 'vms.create-returns-task')?.message).toMatch(/body \/operation\/name \(declared\)/);
+    expect(second.checks.find((c) => c.id === 'vms.create-returns-task')?.message).toMatch(
+      /body \/operation\/name \(declared\)/
+    );
   });
 
   it('emits every status/code pair seen for a case as a list', async () => {
     const { overlay } = await roundTrip({ only: ['auth', 'errors'], variants: ['validation-422'] });
-    const cases = overlay.actions.find((a) => a.update['x-error-cases'])!.update['x-error-cases'] as Record<string, unknown>;
-    expect(cases['invalid-request']).toEqual(expect.arrayContaining([{ status: 422, code: 'validation_error' }, { status: 400, code: 'invalid_json' }]));
+    const cases = overlay.actions.find((a) => a.update['x-error-cases'])!.update['x-error-cases'] as Record<
+      string,
+      unknown
+    >;
+    expect(cases['invalid-request']).toEqual(
+      expect.arrayContaining([
+        { status: 422, code: 'validation_error' },
+        { status: 400, code: 'invalid_json' },
+      ])
+    );
   });
 });

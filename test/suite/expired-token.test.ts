@@ -9,13 +9,25 @@ async function expiredTokenRun(faults: string[]) {
   const target = await startReference({ port: 0, timeScale: 3600, faults });
   try {
     const s = target.settings;
-    const res = await fetch(`${s.baseUrl}/v1/auth/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: s.apiKey }) });
+    const res = await fetch(`${s.baseUrl}/v1/auth/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: s.apiKey }),
+    });
     const { token } = (await res.json()) as { token: string };
     await sleep(1500);
     const { report } = await runCommand(
-      runOptions({ baseUrl: s.baseUrl, apiKey: s.apiKey, image: s.image, subnetId: s.subnetId, timeScale: 3600, only: ['auth'], expiredToken: token }),
+      runOptions({
+        baseUrl: s.baseUrl,
+        apiKey: s.apiKey,
+        image: s.image,
+        subnetId: s.subnetId,
+        timeScale: 3600,
+        only: ['auth'],
+        expiredToken: token,
+      }),
       { name: 'cloud-api-conformance', version: 'test' },
-      () => {},
+      () => {}
     );
     return report.checks.find((c) => c.id === 'auth.token-expiry')!;
   } finally {
@@ -25,7 +37,10 @@ async function expiredTokenRun(faults: string[]) {
 
 describe('--expired-token', () => {
   it('judges expiry at once: refused by the clean reference (AUTH-TOKEN-EXPIRY)', async () => {
-    expect(await expiredTokenRun([])).toMatchObject({ status: 'passed', message: expect.stringMatching(/--expired-token was refused/) });
+    expect(await expiredTokenRun([])).toMatchObject({
+      status: 'passed',
+      message: expect.stringMatching(/--expired-token was refused/),
+    });
   });
 
   it('fails the expiry check when the target accepts expired tokens', async () => {

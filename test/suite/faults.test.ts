@@ -21,19 +21,42 @@ describe('the clean reference target', () => {
   });
 
   it('is conformant under the variants of the second overlay, held to it: every declared check passed', async () => {
-    const report = await runAgainstReference({ overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS], only: ALL_BUT_LIMITS });
+    const report = await runAgainstReference({
+      overlay: ALT_OVERLAY,
+      variants: [...ALT_VARIANTS],
+      only: ALL_BUT_LIMITS,
+    });
     expect(notPassing(report)).toEqual([]);
     // Designs this overlay leaves out (declared in the third overlay) stand aside as undeclared.
-    expect(report.checks.filter((c) => c.level === 'declared' && c.status !== 'passed' && !c.undeclared).map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual([]);
+    expect(
+      report.checks
+        .filter((c) => c.level === 'declared' && c.status !== 'passed' && !c.undeclared)
+        .map((c) => `${c.id}: ${c.status} ${c.message}`)
+    ).toEqual([]);
     expect(report.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')).toEqual([]);
   });
 
   it('is conformant under the variants of the third overlay, held to it: every declared check it declares for passed', async () => {
-    const report = await runAgainstReference({ overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS], only: ALL_BUT_LIMITS });
+    const report = await runAgainstReference({
+      overlay: CLAIMS_OVERLAY,
+      variants: [...CLAIMS_VARIANTS],
+      only: ALL_BUT_LIMITS,
+    });
     expect(notPassing(report)).toEqual([]);
-    expect(report.checks.filter((c) => c.level === 'declared' && c.status !== 'passed' && !c.undeclared).map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual([]);
+    expect(
+      report.checks
+        .filter((c) => c.level === 'declared' && c.status !== 'passed' && !c.undeclared)
+        .map((c) => `${c.id}: ${c.status} ${c.message}`)
+    ).toEqual([]);
     // The choices the third overlay declares, each judged.
-    for (const id of ['security.declared-roles', 'security.cross-org-reference', 'webhooks.declared-emitters', 'vms.tag-filter-semantics', 'webhooks.delivery-timeout']) expect(report.checks.find((c) => c.id === id)?.status, id).toBe('passed');
+    for (const id of [
+      'security.declared-roles',
+      'security.cross-org-reference',
+      'webhooks.declared-emitters',
+      'vms.tag-filter-semantics',
+      'webhooks.delivery-timeout',
+    ])
+      expect(report.checks.find((c) => c.id === id)?.status, id).toBe('passed');
     expect(report.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')).toEqual([]);
   });
 
@@ -41,18 +64,37 @@ describe('the clean reference target', () => {
     const report = await runAgainstReference({ only: ['limits'], timeScale: 1 });
     expect(notPassing(report)).toEqual([]);
     expect(report.checks.filter((c) => c.status === 'passed').map((c) => c.id)).toEqual(
-      expect.arrayContaining(['limits.token-limit', 'limits.read-limit', 'limits.write-limit', 'limits.token-scope', 'limits.key-scope', 'limits.rejection-error-object', 'limits.retry-after']),
+      expect.arrayContaining([
+        'limits.token-limit',
+        'limits.read-limit',
+        'limits.write-limit',
+        'limits.token-scope',
+        'limits.key-scope',
+        'limits.rejection-error-object',
+        'limits.retry-after',
+      ])
     );
   });
 
   it.each([
     { overlay: CLAIMS_OVERLAY, variants: CLAIMS_VARIANTS, kind: 'fixed' },
     { overlay: ALT_OVERLAY, variants: ALT_VARIANTS, kind: 'sliding' },
-  ])('holds the window kind $kind its overlay declares, told from a budget spent in two halves', async ({ overlay, variants, kind }) => {
-    const report = await runAgainstReference({ only: ['limits'], timeScale: 10, profile: 'full', overlay, variants: [...variants] });
-    expect(notPassing(report)).toEqual([]);
-    expect(report.checks.find((c) => c.id === 'limits.window-resets')?.message).toContain(`counts ${kind} windows, as declared`);
-  });
+  ])(
+    'holds the window kind $kind its overlay declares, told from a budget spent in two halves',
+    async ({ overlay, variants, kind }) => {
+      const report = await runAgainstReference({
+        only: ['limits'],
+        timeScale: 10,
+        profile: 'full',
+        overlay,
+        variants: [...variants],
+      });
+      expect(notPassing(report)).toEqual([]);
+      expect(report.checks.find((c) => c.id === 'limits.window-resets')?.message).toContain(
+        `counts ${kind} windows, as declared`
+      );
+    }
+  );
 
   it('passes every limit probe in the full profile, window reset included', async () => {
     const report = await runAgainstReference({ only: ['limits'], timeScale: 10, profile: 'full' });
@@ -64,15 +106,22 @@ describe('the clean reference target', () => {
 describe('a tag filter that crosses organizations', () => {
   it("is caught with no tag on either organization's records: the run sets its own tag on a VM of each", async () => {
     const run = { only: ['vms'], overlay: REFERENCE_OVERLAY, variants: ['short-untagged-list'] };
-    const [clean, faulty] = await Promise.all([runAgainstReference(run), runAgainstReference({ ...run, faults: ['tag-filter-cross-org'] })]);
+    const [clean, faulty] = await Promise.all([
+      runAgainstReference(run),
+      runAgainstReference({ ...run, faults: ['tag-filter-cross-org'] }),
+    ]);
     const strict = (r: typeof clean) => r.checks.find((c) => c.id === 'vms.tag-filter-strict')!;
     expect(strict(clean).status, strict(clean).message).toBe('passed');
     expect(strict(clean).message).toMatch(/no tag visible on the second organization's records/);
-    expect(strict(clean).message).toMatch(/set on cc-\S+ and on cc-\S+-org-b-tagged of the second organization, returned each organization its own/);
+    expect(strict(clean).message).toMatch(
+      /set on cc-\S+ and on cc-\S+-org-b-tagged of the second organization, returned each organization its own/
+    );
     expect(strict(faulty).status).toBe('failed');
     expect(strict(faulty).message).toMatch(/returned cc-\S+-org-b-tagged, the second organization's VM/);
     // Made with the second organization's key, deleted with it.
-    expect(clean.ledger.filter((e) => e.createdBy === 'vms.tag-filter-strict').map((e) => e.cleanup)).toEqual(['deleted']);
+    expect(clean.ledger.filter((e) => e.createdBy === 'vms.tag-filter-strict').map((e) => e.cleanup)).toEqual([
+      'deleted',
+    ]);
   });
 });
 
@@ -103,6 +152,11 @@ describe('the catalogue', () => {
     }
     // Hostile faults (test/suite/hostile.test.ts) prove the transport-level checks.
     const covered = new Set([...FAULTS, ...HOSTILE_FAULTS].flatMap((f) => [f.check, ...(f.alsoCaughtBy ?? [])]));
-    expect(allChecks.filter((c) => c.group !== 's3').map((c) => c.id).filter((id) => !covered.has(id))).toEqual([]);
+    expect(
+      allChecks
+        .filter((c) => c.group !== 's3')
+        .map((c) => c.id)
+        .filter((id) => !covered.has(id))
+    ).toEqual([]);
   });
 });

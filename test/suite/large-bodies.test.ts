@@ -11,14 +11,21 @@ const exportCheck = async (run: ReferenceRun) => {
   return report.checks.find((c) => c.id === 'audit.export')!;
 };
 /** The bytes of each format's export, as the check's message gives them ("json: the same 330 entries (140213 bytes)"). */
-const sizes = (message: string) => Object.fromEntries([...message.matchAll(/(\w+): the same \d+ entries \((\d+) bytes\)/g)].map((m) => [m[1], Number(m[2])]));
+const sizes = (message: string) =>
+  Object.fromEntries(
+    [...message.matchAll(/(\w+): the same \d+ entries \((\d+) bytes\)/g)].map((m) => [m[1], Number(m[2])])
+  );
 
 const MiB = 1024 * 1024;
 
 describe('audit exports larger than the recorded copy are judged whole', () => {
   const overlays: Array<[string, ReferenceRun, string[]]> = [
     ['JSON and CSV (reference.yaml)', { overlay: REFERENCE_OVERLAY }, ['json', 'csv']],
-    ['JSON Lines and CSV (reference-alt.yaml)', { overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] }, ['jsonl', 'csv']],
+    [
+      'JSON Lines and CSV (reference-alt.yaml)',
+      { overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS] },
+      ['jsonl', 'csv'],
+    ],
   ];
   for (const [what, run, formats] of overlays) {
     it(`${what}: over 64 KiB, conformant`, async () => {
@@ -36,7 +43,11 @@ describe('audit exports larger than the recorded copy are judged whole', () => {
     });
 
     it(`${what}: over 10 MiB and cut halfway by the target, nonconformant`, async () => {
-      const c = await exportCheck({ ...run, variants: [...(run.variants ?? []), 'audit-history-large'], faults: ['audit-export-truncated'] });
+      const c = await exportCheck({
+        ...run,
+        variants: [...(run.variants ?? []), 'audit-history-large'],
+        faults: ['audit-export-truncated'],
+      });
       expect(c.status, c.message).toBe('failed');
     });
   }
@@ -49,7 +60,11 @@ describe('audit exports read while another client fails calls', () => {
   });
 
   it('an export that drops its oldest entry still fails beside that neighbour', async () => {
-    const c = await exportCheck({ overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS, 'audit-busy-neighbour'], faults: ['audit-jsonl-missing-entry'] });
+    const c = await exportCheck({
+      overlay: ALT_OVERLAY,
+      variants: [...ALT_VARIANTS, 'audit-busy-neighbour'],
+      faults: ['audit-jsonl-missing-entry'],
+    });
     expect(c.status, c.message).toBe('failed');
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runAgainstReference } from '../helpers.ts';
 
 describe('security.readonly-status with --only security', () => {
-  it('judges the read-only key\'s refused write, not an observation not made yet', async () => {
+  it("judges the read-only key's refused write, not an observation not made yet", async () => {
     const report = await runAgainstReference({ only: ['security'] });
     const check = report.checks.find((c) => c.id === 'security.readonly-status')!;
     expect(check.status, check.message).toBe('passed');

@@ -8,22 +8,59 @@ import { roomRefusal } from '../../suites/vms/quota-refusal.ts';
 
 const RUN = 'r1';
 let seq = 0;
-function create(name: string, status: number, opts: { sentBy?: string; caller?: string; type?: string; size?: number } = {}): Exchange {
+function create(
+  name: string,
+  status: number,
+  opts: { sentBy?: string; caller?: string; type?: string; size?: number } = {}
+): Exchange {
   return {
-    seq: seq++, sentBy: opts.sentBy ?? 'setup', caller: opts.caller ?? 'primary', startedAt: '', durationMs: 1,
-    request: { method: 'POST', url: 'http://t/v1/vms', headers: { 'content-type': opts.type ?? 'application/json' }, body: JSON.stringify({ name, vcpus: opts.size ?? 1, image: 'i' }) },
+    seq: seq++,
+    sentBy: opts.sentBy ?? 'setup',
+    caller: opts.caller ?? 'primary',
+    startedAt: '',
+    durationMs: 1,
+    request: {
+      method: 'POST',
+      url: 'http://t/v1/vms',
+      headers: { 'content-type': opts.type ?? 'application/json' },
+      body: JSON.stringify({ name, vcpus: opts.size ?? 1, image: 'i' }),
+    },
     response: { status, headers: {}, body: '' },
   };
 }
 
 describe('which refusals of the run ask whether a quota was reached', () => {
   it.each([
-    ['a standard create refused 403 after the same shape was accepted', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 403)], true],
-    ['the same refused 422 (a quota may be answered 422)', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 422)], true],
-    ['a refusal of a shape never accepted (validation)', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 400, { size: 2 })], false],
-    ['a read-only key refused', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 403, { caller: 'readonly' })], false],
-    ['another check varying the body on purpose', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 400, { sentBy: 'vms.create-robustness' })], false],
-    ['a body in another media type', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 403, { type: 'text/plain' })], false],
+    [
+      'a standard create refused 403 after the same shape was accepted',
+      [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 403)],
+      true,
+    ],
+    [
+      'the same refused 422 (a quota may be answered 422)',
+      [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 422)],
+      true,
+    ],
+    [
+      'a refusal of a shape never accepted (validation)',
+      [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 400, { size: 2 })],
+      false,
+    ],
+    [
+      'a read-only key refused',
+      [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 403, { caller: 'readonly' })],
+      false,
+    ],
+    [
+      'another check varying the body on purpose',
+      [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 400, { sentBy: 'vms.create-robustness' })],
+      false,
+    ],
+    [
+      'a body in another media type',
+      [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 403, { type: 'text/plain' })],
+      false,
+    ],
     ['a rate-limit refusal', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 429)], false],
     ["another run's VM", [create('cc-other-vm1', 202), create('cc-other-x', 403)], false],
   ])('%s', (_, log, asks) => expect(roomRefusal(log, RUN, 'vms.quota-refusal') !== undefined).toBe(asks));
@@ -66,15 +103,29 @@ describe('vms.quota-refusal against the reference', () => {
   }, 120_000);
 
   it('fails a quota answered 429 resource_exhausted (fault quota-429-resource-exhausted): the refusal outlasted a window, and a delete lifted it', async () => {
-    const r = await runAgainstReference({ only: ['vms'], faults: ['quota-429-resource-exhausted'], profile: 'full', timeScale: 60 });
+    const r = await runAgainstReference({
+      only: ['vms'],
+      faults: ['quota-429-resource-exhausted'],
+      profile: 'full',
+      timeScale: 60,
+    });
     const c = r.checks.find((x) => x.id === 'vms.quota-refusal')!;
     expect(c.status).toBe('failed');
     expect(c.message).toContain('"resource_exhausted", not quota_exceeded');
-    expect(c.evidence?.exchanges?.map((e) => `${e.request.method} ${e.response?.status}`)).toEqual(['POST 429', 'DELETE 202', 'POST 202']);
+    expect(c.evidence?.exchanges?.map((e) => `${e.request.method} ${e.response?.status}`)).toEqual([
+      'POST 429',
+      'DELETE 202',
+      'POST 202',
+    ]);
   }, 120_000);
 
   it('does not judge a refusal no delete lifts (variant capacity-refusal, reached by certify) as a quota', async () => {
-    const r = await runAgainstReference({ only: ['vms'], variants: ['capacity-refusal'], profile: 'certify', maxCreates: 120 });
+    const r = await runAgainstReference({
+      only: ['vms'],
+      variants: ['capacity-refusal'],
+      profile: 'certify',
+      maxCreates: 120,
+    });
     const c = r.checks.find((x) => x.id === 'vms.quota-refusal')!;
     expect(c.status, c.message).toBe('skipped');
     expect(c.message).toContain('not a quota');
@@ -92,11 +143,23 @@ describe('vms.quota-refusal against the reference', () => {
 describe('certify under a quota near at hand (variant small-org-quota: 45 VMs, quota 60)', () => {
   it("makes the run's own VM first, gives population VMs back to the checks, and starves no check", async () => {
     const groups = [...new Set(allChecks.map((c) => c.group))].filter((g) => g !== 'limits');
-    const r = await runAgainstReference({ profile: 'certify', overlay: REFERENCE_OVERLAY, timeScale: 60, only: groups, variants: ['small-org-quota'] });
+    const r = await runAgainstReference({
+      profile: 'certify',
+      overlay: REFERENCE_OVERLAY,
+      timeScale: 60,
+      only: groups,
+      variants: ['small-org-quota'],
+    });
     const plan = r.observations?.['certifyPlan'] as { deleted: number; note: string } | undefined;
     expect(plan?.deleted, plan?.note).toBeGreaterThan(0);
-    expect(r.checks.filter((c) => c.status !== 'passed' && !c.undeclared).map((c) => `${c.id}: ${c.message}`)).toEqual([]);
+    expect(r.checks.filter((c) => c.status !== 'passed' && !c.undeclared).map((c) => `${c.id}: ${c.message}`)).toEqual(
+      []
+    );
     expect(statusOf(r, 'vms.quota-refusal')).toBe('passed');
-    expect(r.coverage?.notVerified.filter((n) => n.blocking && !n.reason.startsWith('group limits was not selected')).map((n) => `${n.clause} ${n.check}: ${n.reason}`)).toEqual([]);
+    expect(
+      r.coverage?.notVerified
+        .filter((n) => n.blocking && !n.reason.startsWith('group limits was not selected'))
+        .map((n) => `${n.clause} ${n.check}: ${n.reason}`)
+    ).toEqual([]);
   }, 300_000);
 });

@@ -10,22 +10,40 @@ import { TEST_TIME_SCALE } from '../helpers.ts';
 describe('secrets', () => {
   it('never appear in terminal output or any report, even in failure evidence and curl lines', async () => {
     // Faults that put tokens and keys into evidence: a failed auth check quotes the requests it sent.
-    const target = await startReference({ port: 0, timeScale: TEST_TIME_SCALE, faults: ['signature-unchecked', 'wrong-api-key-accepted'] });
+    const target = await startReference({
+      port: 0,
+      timeScale: TEST_TIME_SCALE,
+      faults: ['signature-unchecked', 'wrong-api-key-accepted'],
+    });
     const dir = mkdtempSync(path.join(tmpdir(), 'cc-secrets-'));
     const lines: string[] = [];
     try {
       const s = target.settings;
       const { report } = await runCommand(
         runOptions({
-          baseUrl: s.baseUrl, apiKey: s.apiKey, apiKeyB: s.apiKeyB, apiKeyReadonly: s.apiKeyReadonly, image: s.image, subnetId: s.subnetId,
-          timeScale: TEST_TIME_SCALE, seed: 7, quiet: false,
-          reports: [{ format: 'json', path: `${dir}/r.json` }, { format: 'junit', path: `${dir}/r.xml` }, { format: 'html', path: `${dir}/r.html` }],
+          baseUrl: s.baseUrl,
+          apiKey: s.apiKey,
+          apiKeyB: s.apiKeyB,
+          apiKeyReadonly: s.apiKeyReadonly,
+          image: s.image,
+          subnetId: s.subnetId,
+          timeScale: TEST_TIME_SCALE,
+          seed: 7,
+          quiet: false,
+          reports: [
+            { format: 'json', path: `${dir}/r.json` },
+            { format: 'junit', path: `${dir}/r.xml` },
+            { format: 'html', path: `${dir}/r.html` },
+          ],
         }),
         { name: 'cloud-api-conformance', version: 'test' },
-        (line) => lines.push(line),
+        (line) => lines.push(line)
       );
       expect(report.verdict).toBe('nonconformant');
-      const outputs = [lines.join('\n'), ...['r.json', 'r.xml', 'r.html'].map((f) => readFileSync(`${dir}/${f}`, 'utf8'))];
+      const outputs = [
+        lines.join('\n'),
+        ...['r.json', 'r.xml', 'r.html'].map((f) => readFileSync(`${dir}/${f}`, 'utf8')),
+      ];
       for (const text of outputs) {
         for (const key of [s.apiKey, s.apiKeyB, s.apiKeyReadonly]) expect(text).not.toContain(key);
         // Tokens are JWTs here: header and payload segments start with eyJ.

@@ -16,12 +16,32 @@ describe('a key shared with the run just before', () => {
     const outcomes: string[] = [];
     for (let i = 0; i < 3; i++) {
       // Another client of the same key, just before the second and third runs: three exchanges in their window.
-      for (let n = 0; n < (i === 0 ? 0 : 3); n++) await fetch(`${s.baseUrl}/v1/auth/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: s.apiKey }) });
-      const opts = runOptions({ profile: 'quick', timeScale: 60, seed: i + 1, baseUrl: s.baseUrl, apiKey: s.apiKey, apiKeyB: s.apiKeyB, apiKeyReadonly: s.apiKeyReadonly, image: s.image, subnetId: s.subnetId });
+      for (let n = 0; n < (i === 0 ? 0 : 3); n++)
+        await fetch(`${s.baseUrl}/v1/auth/tokens`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: s.apiKey }),
+        });
+      const opts = runOptions({
+        profile: 'quick',
+        timeScale: 60,
+        seed: i + 1,
+        baseUrl: s.baseUrl,
+        apiKey: s.apiKey,
+        apiKeyB: s.apiKeyB,
+        apiKeyReadonly: s.apiKeyReadonly,
+        image: s.image,
+        subnetId: s.subnetId,
+      });
       const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, {});
       const token = report.checks.find((c) => c.id === 'limits.token-limit')!;
       outcomes.push(`${report.verdict}: token-limit ${token.status} (${token.message})`);
-      expect(report.checks.filter((c) => c.status === 'failed' || c.status === 'warning').map((c) => `${c.id}: ${c.message}`), `run ${i + 1}`).toEqual([]);
+      expect(
+        report.checks
+          .filter((c) => c.status === 'failed' || c.status === 'warning')
+          .map((c) => `${c.id}: ${c.message}`),
+        `run ${i + 1}`
+      ).toEqual([]);
     }
     console.log(outcomes.join('\n'));
   }, 300_000);

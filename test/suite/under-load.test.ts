@@ -18,14 +18,23 @@ afterAll(() => {
 describe('webhooks.signature on a machine whose cores are busy', () => {
   for (const round of [1, 2, 3]) {
     it(`passes on the clean reference (round ${round})`, async () => {
-      const report = await runAgainstReference({ overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS], only: ALL_BUT_LIMITS });
+      const report = await runAgainstReference({
+        overlay: ALT_OVERLAY,
+        variants: [...ALT_VARIANTS],
+        only: ALL_BUT_LIMITS,
+      });
       const check = report.checks.find((c) => c.id === 'webhooks.signature')!;
       expect(check.status, check.message).toBe('passed');
     });
   }
 
   it('still fails a target whose timestamps are an hour stale', async () => {
-    const report = await runAgainstReference({ overlay: ALT_OVERLAY, variants: [...ALT_VARIANTS], only: ALL_BUT_LIMITS, faults: ['signature-timestamp-stale'] });
+    const report = await runAgainstReference({
+      overlay: ALT_OVERLAY,
+      variants: [...ALT_VARIANTS],
+      only: ALL_BUT_LIMITS,
+      faults: ['signature-timestamp-stale'],
+    });
     expect(statusOf(report, 'webhooks.signature')).toBe('failed');
   });
 });

@@ -8,8 +8,19 @@ import { backupIdOf } from '../../suites/backups/_own-backup.ts';
 import { className, shownOtherwise } from '../../suites/vms/values-read-back.ts';
 import { longDescription, namedVm } from '../../suites/backups/values-read-back.ts';
 
-const ex = { seq: 0, sentBy: 't', startedAt: '', durationMs: 0, request: { method: 'GET', url: 'http://t/v1/vms', headers: {} } } as Exchange;
-const reading = (sent: string | number, shown: unknown, of = 'vm'): Reading => ({ of, sent, shown, view: { source: 'its element in GET /v1/vms', record: {}, ex } });
+const ex = {
+  seq: 0,
+  sentBy: 't',
+  startedAt: '',
+  durationMs: 0,
+  request: { method: 'GET', url: 'http://t/v1/vms', headers: {} },
+} as Exchange;
+const reading = (sent: string | number, shown: unknown, of = 'vm'): Reading => ({
+  of,
+  sent,
+  shown,
+  view: { source: 'its element in GET /v1/vms', record: {}, ex },
+});
 
 describe('compare: one value sent, one shown', () => {
   it.each([
@@ -34,10 +45,17 @@ describe('judgeField: every reading of one field', () => {
     ['a sent size dropped to the default', 'integer', [reading(1, 1, 'a'), reading(4, 1, 'b')], 'failed'],
     ['a string replaced', 'string', [reading('x', '', 'a')], 'failed'],
     ["the target's own sizes, larger requests larger", 'integer', [reading(3, 4, 'a'), reading(5, 8, 'b')], 'rounded'],
-    ['two requests shown as one larger size: rounded, or ignored behind it', 'integer', [reading(1, 2, 'a'), reading(2, 2, 'b')], 'ambiguous'],
+    [
+      'two requests shown as one larger size: rounded, or ignored behind it',
+      'integer',
+      [reading(1, 2, 'a'), reading(2, 2, 'b')],
+      'ambiguous',
+    ],
     ['a larger request shown smaller', 'integer', [reading(2, 8, 'a'), reading(4, 4, 'b')], 'failed'],
     ['shown nowhere', 'integer', [reading(1, undefined)], 'not-shown'],
-  ] as const)('%s: %s', (_, type, readings, status) => expect(judgeField('f', type, [...readings]).status).toBe(status));
+  ] as const)('%s: %s', (_, type, readings, status) =>
+    expect(judgeField('f', type, [...readings]).status).toBe(status)
+  );
 });
 
 describe("a backup's id in its start answer", () => {
@@ -49,7 +67,7 @@ describe("a backup's id in its start answer", () => {
   ])('%j: %s', (json, id) => expect(backupIdOf(json)).toBe(id));
 });
 
-describe('shownOtherwise: the run\'s name listed under another spelling', () => {
+describe("shownOtherwise: the run's name listed under another spelling", () => {
   const sent = className('cc-r1-values', 'beyond-ascii');
   const listed = (...names: string[]) => names.map((name) => ({ name }));
   it.each([
@@ -57,7 +75,11 @@ describe('shownOtherwise: the run\'s name listed under another spelling', () => 
     ['in NFD (canonically the same letters)', sent.normalize('NFD'), undefined],
     ['lower-cased', sent.toLowerCase(), sent.toLowerCase()],
     ['cut to 32 characters', sent.slice(0, 32), sent.slice(0, 32)],
-    ['its UTF-8 read as Latin-1', Buffer.from(sent, 'utf8').toString('latin1'), Buffer.from(sent, 'utf8').toString('latin1')],
+    [
+      'its UTF-8 read as Latin-1',
+      Buffer.from(sent, 'utf8').toString('latin1'),
+      Buffer.from(sent, 'utf8').toString('latin1'),
+    ],
     ['its letters beyond ASCII dropped', sent.replace(/[^\x00-\x7f]/g, ''), sent.replace(/[^\x00-\x7f]/g, '')],
     ['its letters beyond ASCII as "?"', sent.replace(/[^\x00-\x7f]/g, '?'), sent.replace(/[^\x00-\x7f]/g, '?')],
     ['another VM entirely', 'cc-r1-vm1', undefined],

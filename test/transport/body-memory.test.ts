@@ -22,13 +22,17 @@ const server = http.createServer((req, res) => {
   };
   pump();
 });
-const listening = new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+const listening = new Promise<string>((resolve) =>
+  server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+);
 afterAll(() => new Promise((r) => server.close(r)));
 
 describe('the body cap bounds memory', () => {
   it('eight endless bodies at once: each cut at the cap, kept buffers under one cap and a small share each', async () => {
     const client = new HttpClient(await listening, { timeoutSeconds: 30, maxBodyBytes: CAP }, new Redactor());
-    const result = await Promise.all(Array.from({ length: 8 }, () => client.send({ method: 'GET', path: '/endless', sentBy: 'test' })));
+    const result = await Promise.all(
+      Array.from({ length: 8 }, () => client.send({ method: 'GET', path: '/endless', sentBy: 'test' }))
+    );
     await client.close();
     expect(result.map((ex) => ex.response?.truncated)).toEqual(Array(8).fill(true));
     expect(result.map((ex) => ex.response?.bodyBytes)).toEqual(Array(8).fill(CAP));
@@ -39,9 +43,15 @@ describe('the body cap bounds memory', () => {
 
   it('bodies under the cap that arrive together are all parsed whole, none timed out while waiting its turn', async () => {
     const client = new HttpClient(await listening, { timeoutSeconds: 2, maxBodyBytes: CAP }, new Redactor());
-    const result = await Promise.all(Array.from({ length: 6 }, () => client.send({ method: 'GET', path: '/', query: { bytes: 12 * 1024 * 1024 }, sentBy: 'test' })));
+    const result = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        client.send({ method: 'GET', path: '/', query: { bytes: 12 * 1024 * 1024 }, sentBy: 'test' })
+      )
+    );
     await client.close();
     expect(result.map((ex) => ex.transportError)).toEqual(Array(6).fill(undefined));
-    expect(result.map((ex) => (ex.response?.json as string | undefined)?.length)).toEqual(Array(6).fill(12 * 1024 * 1024 - 2));
+    expect(result.map((ex) => (ex.response?.json as string | undefined)?.length)).toEqual(
+      Array(6).fill(12 * 1024 * 1024 - 2)
+    );
   });
 });

@@ -59,6 +59,12 @@ describe('CsvReader', () => {
   it('keeps a last row without a line end, and an empty field at the end of a row', () => {
     const r = new CsvReader((row) => row);
     feed(r, 'a,b\n1,\n2,x', 1);
-    expect(r.result()).toEqual({ header: ['a', 'b'], rows: [['1', ''], ['2', 'x']] });
+    expect(r.result()).toEqual({
+      header: ['a', 'b'],
+      rows: [
+        ['1', ''],
+        ['2', 'x'],
+      ],
+    });
   });
 });

@@ -4,7 +4,15 @@ import { rootCertificates, connect, createServer, type Server as TlsServer } fro
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
-import { connectionSecrets, proxyFor, requestTlsOf, targetTls, trustedCas, withoutCredentials, type TlsOptions } from '../../src/engine/transport/connection.ts';
+import {
+  connectionSecrets,
+  proxyFor,
+  requestTlsOf,
+  targetTls,
+  trustedCas,
+  withoutCredentials,
+  type TlsOptions,
+} from '../../src/engine/transport/connection.ts';
 import { makeTlsMaterial, type TlsMaterial } from '../../fixtures/reference/tls.ts';
 import { Redactor } from '../../src/engine/transport/redact.ts';
 
@@ -15,24 +23,44 @@ const HTTPS_PROXY = 'http://proxy-for-https.test:3129';
  * Which of its three inner agents undici's EnvHttpProxyAgent hands a request to: the agents are replaced by recorders
  * (found by their symbols' descriptions), so nothing is sent anywhere.
  */
-function undiciChoice(origin: string, settings: { httpProxy?: string; httpsProxy?: string; noProxy?: string }): string | undefined {
-  const agent = new EnvHttpProxyAgent({ httpProxy: settings.httpProxy ?? '', httpsProxy: settings.httpsProxy ?? '', noProxy: settings.noProxy ?? '' });
+function undiciChoice(
+  origin: string,
+  settings: { httpProxy?: string; httpsProxy?: string; noProxy?: string }
+): string | undefined {
+  const agent = new EnvHttpProxyAgent({
+    httpProxy: settings.httpProxy ?? '',
+    httpsProxy: settings.httpsProxy ?? '',
+    noProxy: settings.noProxy ?? '',
+  });
   const inner = agent as unknown as Record<symbol, Dispatcher>;
   let chosen: string | undefined;
   const byDescription = new Map(Object.getOwnPropertySymbols(agent).map((s) => [s.description, s]));
-  const proxies: Record<string, string | undefined> = { 'no proxy agent': undefined, 'http proxy agent': settings.httpProxy || undefined, 'https proxy agent': settings.httpsProxy || settings.httpProxy || undefined };
+  const proxies: Record<string, string | undefined> = {
+    'no proxy agent': undefined,
+    'http proxy agent': settings.httpProxy || undefined,
+    'https proxy agent': settings.httpsProxy || settings.httpProxy || undefined,
+  };
   // Recorders are set from the most general down, so an agent shared by two symbols reports the narrowest name.
   for (const description of ['https proxy agent', 'http proxy agent', 'no proxy agent']) {
     const symbol = byDescription.get(description);
-    if (!symbol) throw new Error(`undici's EnvHttpProxyAgent has no ${description} any more: this test needs a new way to observe it`);
+    if (!symbol)
+      throw new Error(
+        `undici's EnvHttpProxyAgent has no ${description} any more: this test needs a new way to observe it`
+      );
     const proxy = proxies[description];
     Object.defineProperty(inner[symbol], 'dispatch', { value: () => ((chosen = proxy), true), configurable: true });
   }
-  agent.dispatch({ origin, path: '/', method: 'GET' }, { onError() {}, onConnect() {}, onHeaders: () => true, onData: () => true, onComplete() {} } as unknown as Dispatcher.DispatchHandler);
+  agent.dispatch({ origin, path: '/', method: 'GET' }, {
+    onError() {},
+    onConnect() {},
+    onHeaders: () => true,
+    onData: () => true,
+    onComplete() {},
+  } as unknown as Dispatcher.DispatchHandler);
   return chosen;
 }
 
-describe('proxyFor decides as undici\'s EnvHttpProxyAgent', () => {
+describe("proxyFor decides as undici's EnvHttpProxyAgent", () => {
   const cases: Array<[string, { httpProxy?: string; httpsProxy?: string; noProxy?: string }]> = [
     ['http://api.example.com', { httpProxy: HTTP_PROXY, httpsProxy: HTTPS_PROXY }],
     ['https://api.example.com', { httpProxy: HTTP_PROXY, httpsProxy: HTTPS_PROXY }],
@@ -86,7 +114,9 @@ describe('proxy credentials never show', () => {
     expect(withoutCredentials('http://alice:s3cret@proxy.corp:3128')).toBe('http://[REDACTED]@proxy.corp:3128');
     expect(withoutCredentials('https://alice@proxy.corp')).toBe('https://[REDACTED]@proxy.corp');
     expect(withoutCredentials('http://proxy.corp:3128')).toBe('http://proxy.corp:3128');
-    expect(withoutCredentials('http://proxy.corp:3128/path@not-userinfo')).toBe('http://proxy.corp:3128/path@not-userinfo');
+    expect(withoutCredentials('http://proxy.corp:3128/path@not-userinfo')).toBe(
+      'http://proxy.corp:3128/path@not-userinfo'
+    );
   });
 
   it('the password, its percent-encoded form and the Basic credential are registered as secrets', () => {
@@ -100,7 +130,11 @@ describe('proxy credentials never show', () => {
   });
 
   it('the client key passphrase is a secret too', () => {
-    expect(connectionSecrets({ clientCert: { certFile: 'c', keyFile: 'k', cert: '', key: '', passphrase: 'open-sesame-42' } })).toEqual([{ value: 'open-sesame-42', label: 'client key passphrase' }]);
+    expect(
+      connectionSecrets({
+        clientCert: { certFile: 'c', keyFile: 'k', cert: '', key: '', passphrase: 'open-sesame-42' },
+      })
+    ).toEqual([{ value: 'open-sesame-42', label: 'client key passphrase' }]);
   });
 });
 
@@ -134,7 +168,9 @@ describe('trust', () => {
   it("with --ca-file's CA the target's certificate verifies; without it, or with another CA only, it does not", async () => {
     expect(await verifies(targetTls({ ca: { file: 'ca.pem', pem: [material.caPem] } }, false))).toBe('verified');
     expect(await verifies(targetTls(undefined, false))).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
-    expect(await verifies(targetTls({ ca: { file: 'other.pem', pem: [stranger.caPem] } }, false))).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+    expect(await verifies(targetTls({ ca: { file: 'other.pem', pem: [stranger.caPem] } }, false))).toBe(
+      'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
+    );
   });
 
   it("--ca-file adds to Node's CAs instead of replacing them: the context is made from every root certificate Node ships, then the file's", () => {
@@ -144,7 +180,7 @@ describe('trust', () => {
     expect(trustedCas({})).toBeUndefined();
   });
 
-  it('--insecure verifies nothing; without settings Node\'s own store applies (with NODE_EXTRA_CA_CERTS)', async () => {
+  it("--insecure verifies nothing; without settings Node's own store applies (with NODE_EXTRA_CA_CERTS)", async () => {
     expect(targetTls(undefined, false)).toEqual({ rejectUnauthorized: true });
     expect(await verifies(targetTls(undefined, true))).toBe('verified');
   });

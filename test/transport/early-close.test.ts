@@ -34,7 +34,10 @@ function earlyCloser(mode: Mode, readFirst: number): Server {
       }
       if (seen < readFirst || socket.readableFlowing === false) return;
       if (mode === 'stall') return void socket.pause();
-      if (mode.startsWith('answer')) socket.write(`HTTP/1.1 413 Payload Too Large\r\ncontent-type: application/json\r\ncontent-length: ${ANSWER.length}\r\nconnection: close\r\n\r\n${ANSWER}`);
+      if (mode.startsWith('answer'))
+        socket.write(
+          `HTTP/1.1 413 Payload Too Large\r\ncontent-type: application/json\r\ncontent-length: ${ANSWER.length}\r\nconnection: close\r\n\r\n${ANSWER}`
+        );
       if (mode.endsWith('reset')) socket.resetAndDestroy();
       else socket.end();
       socket.pause();
@@ -49,7 +52,8 @@ function body(bytes: number): StreamedBody {
     contentType: 'application/json',
     preview: '{"name":"xxxx',
     async *chunks() {
-      for (let sent = 0; sent < bytes; sent += filler.length) yield filler.subarray(0, Math.min(filler.length, bytes - sent));
+      for (let sent = 0; sent < bytes; sent += filler.length)
+        yield filler.subarray(0, Math.min(filler.length, bytes - sent));
     },
   };
 }
@@ -70,7 +74,8 @@ function client(baseUrl: string, timeoutSeconds = 15): HttpClient {
   return new HttpClient(baseUrl, { timeoutSeconds, maxBodyBytes: 1024 * 1024 }, new Redactor());
 }
 
-const send = (c: HttpClient) => c.send({ method: 'POST', path: '/v1/vms', streamedBody: body(8 * 1024 * 1024), sentBy: 'test' });
+const send = (c: HttpClient) =>
+  c.send({ method: 'POST', path: '/v1/vms', streamedBody: body(8 * 1024 * 1024), sentBy: 'test' });
 
 /** A refusal either way: the 413 arrived, or the connection closed with no answer the client could read. */
 function refused(ex: Exchange): boolean {
@@ -97,7 +102,8 @@ describe('an oversized body refused by closing the connection', () => {
     it(`${mode}: a refusal on each of 24 requests, 8 at a time`, async () => {
       const c = client(urls[mode]!);
       const exchanges: Exchange[] = [];
-      for (let round = 0; round < 3; round++) exchanges.push(...(await Promise.all(Array.from({ length: 8 }, () => send(c)))));
+      for (let round = 0; round < 3; round++)
+        exchanges.push(...(await Promise.all(Array.from({ length: 8 }, () => send(c)))));
       await c.close();
       expect(exchanges.filter((ex) => !refused(ex)).map((ex) => ex.transportError ?? ex.response?.status)).toEqual([]);
     });
@@ -107,7 +113,10 @@ describe('an oversized body refused by closing the connection', () => {
     const c = client(await listen('reset-unanswered'));
     const ex = await send(c);
     await c.close();
-    expect(ex.closedWhileSending).toMatchObject({ bodyBytes: 8 * 1024 * 1024, reason: expect.stringMatching(/ECONNRESET|EPIPE|closed/) });
+    expect(ex.closedWhileSending).toMatchObject({
+      bodyBytes: 8 * 1024 * 1024,
+      reason: expect.stringMatching(/ECONNRESET|EPIPE|closed/),
+    });
     expect(ex.closedWhileSending!.sentBytes).toBeLessThanOrEqual(8 * 1024 * 1024);
   });
 

@@ -9,7 +9,15 @@ import { listMembers, parseCatalogue, parseSettings, readCatalogue } from '../..
 import { caught, judgeClean, nearestClause, type ClauseRef } from '../../scripts/zoo/verdicts.ts';
 import type { SuiteRun } from '../../scripts/zoo/suite-run.ts';
 
-const settings = { baseUrl: 'http://127.0.0.1:8080', apiKey: 'k1', apiKeyB: 'k2', apiKeyReadonly: 'k3', image: 'ubuntu', subnetId: 's1', subnetIdB: 's2' };
+const settings = {
+  baseUrl: 'http://127.0.0.1:8080',
+  apiKey: 'k1',
+  apiKeyB: 'k2',
+  apiKeyReadonly: 'k3',
+  image: 'ubuntu',
+  subnetId: 's1',
+  subnetIdB: 's2',
+};
 const run = (checks: Array<[string, string]>, verdict = 'conformant'): SuiteRun => ({
   exitCode: 0,
   verdict,
@@ -21,9 +29,13 @@ const run = (checks: Array<[string, string]>, verdict = 'conformant'): SuiteRun 
 describe('the member contract', () => {
   it('reads the settings line, and names what a line that breaks it lacks', () => {
     expect(parseSettings('m', JSON.stringify({ ...settings, extra: 1 }))).toEqual(settings);
-    expect(() => parseSettings('m', JSON.stringify({ ...settings, subnetIdB: '' }))).toThrow(/m: its settings line lacks subnetIdB/);
+    expect(() => parseSettings('m', JSON.stringify({ ...settings, subnetIdB: '' }))).toThrow(
+      /m: its settings line lacks subnetIdB/
+    );
     expect(() => parseSettings('m', 'listening on 8080')).toThrow(/not JSON/);
-    expect(() => parseSettings('m', JSON.stringify({ ...settings, baseUrl: 'http://10.0.0.1:80' }))).toThrow(/not on this machine's loopback/);
+    expect(() => parseSettings('m', JSON.stringify({ ...settings, baseUrl: 'http://10.0.0.1:80' }))).toThrow(
+      /not on this machine's loopback/
+    );
   });
 
   it('reads a catalogue of JSON Lines, each with a name, a level and the clause it breaks', () => {
@@ -42,18 +54,36 @@ describe('the member contract', () => {
       expect(faults.filter((f) => f.level === 'MUST').length, m).toBeGreaterThanOrEqual(24);
       expect(new Set(faults.map((f) => f.name)).size, m).toBe(faults.length);
       // A MUST fault breaks something the seed states: its author quoted a sentence of it.
-      const unquoted = faults.filter((f) => f.level === 'MUST' && !seed.includes(f.clause.replace(/\s+/g, ' ').replace(/^"|"$/g, '').slice(0, 40)));
-      expect(unquoted.map((f) => f.name), m).toEqual([]);
+      const unquoted = faults.filter(
+        (f) => f.level === 'MUST' && !seed.includes(f.clause.replace(/\s+/g, ' ').replace(/^"|"$/g, '').slice(0, 40))
+      );
+      expect(
+        unquoted.map((f) => f.name),
+        m
+      ).toEqual([]);
     }
   }, 600_000);
 });
 
 describe('what a zoo run means', () => {
   it('a clean member with a failure, a warning or an error is a false verdict; skips with a reason are not', () => {
-    expect(judgeClean(run([['a', 'passed'], ['b', 'skipped']]), 'quick')).toMatchObject({ clean: true, problems: [] });
+    expect(
+      judgeClean(
+        run([
+          ['a', 'passed'],
+          ['b', 'skipped'],
+        ]),
+        'quick'
+      )
+    ).toMatchObject({ clean: true, problems: [] });
     expect(judgeClean(run([['a', 'warning']]), 'full').problems).toEqual(['warning a: a warning']);
-    expect(judgeClean(run([['a', 'failed']], 'nonconformant'), 'quick').problems).toEqual(['failed a: a failed', 'verdict nonconformant']);
-    expect(judgeClean({ ...run([], 'error'), error: 'target unreachable' }, 'certify').problems).toEqual(['the run could not start: target unreachable']);
+    expect(judgeClean(run([['a', 'failed']], 'nonconformant'), 'quick').problems).toEqual([
+      'failed a: a failed',
+      'verdict nonconformant',
+    ]);
+    expect(judgeClean({ ...run([], 'error'), error: 'target unreachable' }, 'certify').problems).toEqual([
+      'the run could not start: target unreachable',
+    ]);
     expect(judgeClean(run([], 'incomplete'), 'certify').clean).toBe(true);
   });
 
@@ -66,7 +96,12 @@ describe('what a zoo run means', () => {
 
   it('points a miss at the clause of spec/clauses.yaml nearest the sentence its author quoted', () => {
     const clauses = (YAML.parse(readFileSync('spec/clauses.yaml', 'utf8')) as { clauses: ClauseRef[] }).clauses;
-    expect(nearestClause('Every error response carries a JSON object of the form error with code and message (see part 2).', clauses)?.id).toMatch(/^ERROR/);
+    expect(
+      nearestClause(
+        'Every error response carries a JSON object of the form error with code and message (see part 2).',
+        clauses
+      )?.id
+    ).toMatch(/^ERROR/);
     expect(nearestClause('Token issuance | 10 per minute per API key', clauses)?.id).toBe('LIMIT-TOKEN-10');
     expect(nearestClause('zzz qqq', clauses)).toBeUndefined();
   });

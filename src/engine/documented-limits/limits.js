@@ -4,9 +4,24 @@
 
 /** Requests accepted per 60-second window, with the clause that states each and whom it is counted for. */
 export const LIMITS = Object.freeze({
-  reads: Object.freeze({ limit: 300, scope: 'token', clause: 'LIMIT-READ-300', title: 'Read requests: 300 per minute per token' }),
-  writes: Object.freeze({ limit: 60, scope: 'token', clause: 'LIMIT-WRITE-60', title: 'Write requests: 60 per minute per token' }),
-  tokens: Object.freeze({ limit: 10, scope: 'API key', clause: 'LIMIT-TOKEN-10', title: 'Token issuance: 10 per minute per API key' }),
+  reads: Object.freeze({
+    limit: 300,
+    scope: 'token',
+    clause: 'LIMIT-READ-300',
+    title: 'Read requests: 300 per minute per token',
+  }),
+  writes: Object.freeze({
+    limit: 60,
+    scope: 'token',
+    clause: 'LIMIT-WRITE-60',
+    title: 'Write requests: 60 per minute per token',
+  }),
+  tokens: Object.freeze({
+    limit: 10,
+    scope: 'API key',
+    clause: 'LIMIT-TOKEN-10',
+    title: 'Token issuance: 10 per minute per API key',
+  }),
 });
 
 /**

@@ -57,16 +57,44 @@ const sentIn = (b) => b.accepted + b.rejected + b.others;
  * @returns {LimitVerdict}
  */
 export function judgeBursts(limit, windowMs, first, second) {
-  if (first.others) return { kind: 'inconclusive', reason: `${first.others} answers were neither served nor limited (e.g. ${first.otherExample})` };
-  if (tooSlowForWindow(first.spanMs, windowMs)) return { kind: 'inconclusive', reason: `the burst took ${first.spanMs} ms, more than half a window (${Math.round(windowMs)} ms)` };
+  if (first.others)
+    return {
+      kind: 'inconclusive',
+      reason: `${first.others} answers were neither served nor limited (e.g. ${first.otherExample})`,
+    };
+  if (tooSlowForWindow(first.spanMs, windowMs))
+    return {
+      kind: 'inconclusive',
+      reason: `the burst took ${first.spanMs} ms, more than half a window (${Math.round(windowMs)} ms)`,
+    };
   const shown = countVerdict(limit, { sent: sentIn(first), accepted: first.accepted, refused: first.rejected });
-  if (shown === 'not-filled') return { kind: 'inconclusive', reason: `only ${sentIn(first)} requests were sent, no more than the limit of ${limit}` };
+  if (shown === 'not-filled')
+    return {
+      kind: 'inconclusive',
+      reason: `only ${sentIn(first)} requests were sent, no more than the limit of ${limit}`,
+    };
   if (shown === 'stricter') return { kind: 'stricter', accepted: first.accepted };
   if (shown === 'exact' && first.rejected > 0) return { kind: 'exact' };
-  if (!second) return { kind: 'inconclusive', reason: `all ${first.accepted} requests were served; the burst may have straddled a window boundary` };
-  if (second.others) return { kind: 'inconclusive', reason: `${second.others} answers of the second burst were neither served nor limited` };
-  if (tooSlowForWindow(second.spanMs, windowMs) || first.spanMs + second.spanMs >= windowMs) return { kind: 'inconclusive', reason: `the two bursts took ${first.spanMs + second.spanMs} ms together, too long to rule out a window boundary` };
-  return judgeSecondBurst(limit, second, `the second burst was served ${second.accepted} times after the first was served ${first.accepted} times`);
+  if (!second)
+    return {
+      kind: 'inconclusive',
+      reason: `all ${first.accepted} requests were served; the burst may have straddled a window boundary`,
+    };
+  if (second.others)
+    return {
+      kind: 'inconclusive',
+      reason: `${second.others} answers of the second burst were neither served nor limited`,
+    };
+  if (tooSlowForWindow(second.spanMs, windowMs) || first.spanMs + second.spanMs >= windowMs)
+    return {
+      kind: 'inconclusive',
+      reason: `the two bursts took ${first.spanMs + second.spanMs} ms together, too long to rule out a window boundary`,
+    };
+  return judgeSecondBurst(
+    limit,
+    second,
+    `the second burst was served ${second.accepted} times after the first was served ${first.accepted} times`
+  );
 }
 
 /**
@@ -78,7 +106,8 @@ export function judgeBursts(limit, windowMs, first, second) {
  * @returns {LimitVerdict}
  */
 function judgeSecondBurst(limit, burst, fewerReason) {
-  if (burst.accepted === limit && burst.rejected > 0) return { kind: 'exact', note: 'the first burst straddled a window boundary' };
+  if (burst.accepted === limit && burst.rejected > 0)
+    return { kind: 'exact', note: 'the first burst straddled a window boundary' };
   if (burst.accepted < limit) return { kind: 'inconclusive', reason: fewerReason };
   return { kind: 'looser', accepted: burst.rejected ? burst.accepted : 'unlimited' };
 }
@@ -92,7 +121,11 @@ function judgeSecondBurst(limit, burst, fewerReason) {
  * @returns {LimitVerdict}
  */
 export function judgeFreshWindow(limit, windowMs, burst) {
-  if (tooSlowForWindow(burst.spanMs, windowMs)) return { kind: 'inconclusive', reason: `the burst in a fresh window took ${burst.spanMs} ms, more than half a window (${Math.round(windowMs)} ms)` };
+  if (tooSlowForWindow(burst.spanMs, windowMs))
+    return {
+      kind: 'inconclusive',
+      reason: `the burst in a fresh window took ${burst.spanMs} ms, more than half a window (${Math.round(windowMs)} ms)`,
+    };
   return judgeSecondBurst(limit, burst, `a fresh window served only ${burst.accepted}`);
 }
 
@@ -109,7 +142,9 @@ export function describeVerdict(limit, what, v) {
     case 'stricter':
       return `only ${v.accepted} ${what} served before refusals; the documented limit is ${limit}`;
     case 'looser':
-      return v.accepted === 'unlimited' ? `no limit: ${what} were never refused` : `${v.accepted} ${what} served; the documented limit is ${limit}`;
+      return v.accepted === 'unlimited'
+        ? `no limit: ${what} were never refused`
+        : `${v.accepted} ${what} served; the documented limit is ${limit}`;
     default:
       return `inconclusive: ${v.reason}`;
   }
@@ -158,18 +193,35 @@ export function judgeWindow(limit, counts, index) {
   const refused = nonNegative(counts.refused);
   const unanswered = Math.max(0, sent - accepted - refused);
   /** @param {WindowVerdictName} verdict @param {string} reason @returns {WindowVerdict} */
-  const result = (verdict, reason) => ({ window: w, sent, accepted, refused, unanswered, verdict, reason: `window ${w}: ${reason}` });
+  const result = (verdict, reason) => ({
+    window: w,
+    sent,
+    accepted,
+    refused,
+    unanswered,
+    verdict,
+    reason: `window ${w}: ${reason}`,
+  });
   switch (countVerdict(limit, { sent, accepted, refused })) {
     case 'not-filled':
-      return result('inconclusive', `not filled, ${sent} requests sent, at most the limit of ${limit}: the window proves nothing (lower CONFORMANCE_TIME_SCALE, or give k6 more VUs)`);
+      return result(
+        'inconclusive',
+        `not filled, ${sent} requests sent, at most the limit of ${limit}: the window proves nothing (lower CONFORMANCE_TIME_SCALE, or give k6 more VUs)`
+      );
     case 'looser':
       return result('looser', `${accepted} requests accepted, more than the limit of ${limit} (${sent} sent)`);
     case 'exact':
       return result('pass', `exactly ${limit} of ${sent} requests accepted`);
     case 'stricter':
-      return result('stricter', `only ${accepted} requests accepted before refusals began (${refused} refused of ${sent} sent); the limit is ${limit}`);
+      return result(
+        'stricter',
+        `only ${accepted} requests accepted before refusals began (${refused} refused of ${sent} sent); the limit is ${limit}`
+      );
     default:
-      return result('inconclusive', `${accepted} accepted and ${unanswered} unanswered of ${sent} sent; the unanswered requests hide whether the limit is ${limit}`);
+      return result(
+        'inconclusive',
+        `${accepted} accepted and ${unanswered} unanswered of ${sent} sent; the unanswered requests hide whether the limit is ${limit}`
+      );
   }
 }
 
@@ -227,10 +279,25 @@ export function judgeProbe(limit, windows) {
       windows: judged,
     };
   }
-  if (looser.length) return { verdict: 'looser', message: `limit ${limit} not enforced: ${looser.map((w) => w.reason).join('; ')}`, windows: judged };
-  if (stricter.length) return { verdict: 'stricter', message: `limit stricter than ${limit}: ${stricter.map((w) => w.reason).join('; ')}`, windows: judged };
-  if (inconclusive.length) return { verdict: 'inconclusive', message: inconclusive.map((w) => w.reason).join('; '), windows: judged };
-  return { verdict: 'pass', message: `exactly ${limit} accepted in each of ${judged.length} windows (accepted/sent: ${summary})`, windows: judged };
+  if (looser.length)
+    return {
+      verdict: 'looser',
+      message: `limit ${limit} not enforced: ${looser.map((w) => w.reason).join('; ')}`,
+      windows: judged,
+    };
+  if (stricter.length)
+    return {
+      verdict: 'stricter',
+      message: `limit stricter than ${limit}: ${stricter.map((w) => w.reason).join('; ')}`,
+      windows: judged,
+    };
+  if (inconclusive.length)
+    return { verdict: 'inconclusive', message: inconclusive.map((w) => w.reason).join('; '), windows: judged };
+  return {
+    verdict: 'pass',
+    message: `exactly ${limit} accepted in each of ${judged.length} windows (accepted/sent: ${summary})`,
+    windows: judged,
+  };
 }
 
 /**
@@ -264,16 +331,29 @@ export function judgeScope(limit, a, b) {
   for (let i = 0; i < n; i++) {
     const x = ja[i];
     const y = jb[i];
-    const bothFilled = x.sent > limit && y.sent > limit && (i === 0 || (ja[i - 1].sent > limit && jb[i - 1].sent > limit));
+    const bothFilled =
+      x.sent > limit && y.sent > limit && (i === 0 || (ja[i - 1].sent > limit && jb[i - 1].sent > limit));
     if (bothFilled && x.accepted + y.accepted <= limit && x.refused + y.refused > 0) {
-      shared.push(`window ${i}: the two tokens got ${x.accepted} + ${y.accepted} = ${x.accepted + y.accepted} reads accepted together (${x.sent} + ${y.sent} sent), no more than one token's limit of ${limit}`);
+      shared.push(
+        `window ${i}: the two tokens got ${x.accepted} + ${y.accepted} = ${x.accepted + y.accepted} reads accepted together (${x.sent} + ${y.sent} sent), no more than one token's limit of ${limit}`
+      );
     } else if (x.verdict !== 'pass' || y.verdict !== 'pass') {
       unclear.push(`token 1 ${x.reason}; token 2 ${y.reason}`);
     }
   }
   if (shared.length) {
-    return { verdict: 'shared', message: `the read budget is not per token: it is shared by the tokens of one API key (or by their address); ${shared.join('; ')}`, a: ja, b: jb };
+    return {
+      verdict: 'shared',
+      message: `the read budget is not per token: it is shared by the tokens of one API key (or by their address); ${shared.join('; ')}`,
+      a: ja,
+      b: jb,
+    };
   }
   if (unclear.length) return { verdict: 'inconclusive', message: unclear.join('; '), a: ja, b: jb };
-  return { verdict: 'pass', message: `each of two tokens of one API key had its own budget: exactly ${limit} reads accepted per token in each of ${n} windows`, a: ja, b: jb };
+  return {
+    verdict: 'pass',
+    message: `each of two tokens of one API key had its own budget: exactly ${limit} reads accepted per token in each of ${n} windows`,
+    a: ja,
+    b: jb,
+  };
 }

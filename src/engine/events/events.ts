@@ -97,7 +97,7 @@ export class RunEvents {
     private readonly declarations: Declarations,
     private readonly ledger: Ledger,
     private readonly objects: RunObjects,
-    private readonly waits?: Waits,
+    private readonly waits?: Waits
   ) {}
 
   /**
@@ -117,9 +117,17 @@ export class RunEvents {
    */
   async probeRegistration(name: string): Promise<{ url: string; body: Record<string, unknown> }> {
     const decl = this.declarations.webhooks;
-    if (!decl) throw new Unavailable('the overlay declares no webhook registration (x-webhook-registration)', 'declare the webhook registration (x-webhook-registration) in --overlay', true);
+    if (!decl)
+      throw new Unavailable(
+        'the overlay declares no webhook registration (x-webhook-registration)',
+        'declare the webhook registration (x-webhook-registration) in --overlay',
+        true
+      );
     const url = `${new URL((await this.events()).main.url).origin}/cc-${this.config.runId}/${name}`;
-    return { url, body: { [decl.register.urlField]: url, [decl.register.eventsField]: decl.events.slice(0, 1).map((e) => e.name) } };
+    return {
+      url,
+      body: { [decl.register.urlField]: url, [decl.register.eventsField]: decl.events.slice(0, 1).map((e) => e.name) },
+    };
   }
 
   /**
@@ -127,16 +135,26 @@ export class RunEvents {
    * receiver answer the first delivery there whose body `select` picks only after holdMs (a declared delivery timeout
    * should end it). Undefined without that family.
    */
-  async registerSlow(name: string, createdBy: string): Promise<(Registration & { holdFirst: (holdMs: number, select: (raw: Buffer) => boolean) => void }) | undefined> {
+  async registerSlow(
+    name: string,
+    createdBy: string
+  ): Promise<(Registration & { holdFirst: (holdMs: number, select: (raw: Buffer) => boolean) => void }) | undefined> {
     const s = await this.events();
     const family = s.decl.subscriptions['backup-job'];
     if (!family?.length || !this.base) return undefined;
     const registration = await this.register(s.decl, this.base, name, family, createdBy);
-    const holdFirst = (holdMs: number, select: (raw: Buffer) => boolean) => s.receiver.answerLate(registration.path, holdMs, (d) => eventKeyOf(d, s.decl.retry?.eventIdHeader), select);
+    const holdFirst = (holdMs: number, select: (raw: Buffer) => boolean) =>
+      s.receiver.answerLate(registration.path, holdMs, (d) => eventKeyOf(d, s.decl.retry?.eventIdHeader), select);
     return { ...registration, holdFirst };
   }
 
-  private async register(decl: WebhookDeclaration, base: string, name: string, events: string[], createdBy = 'webhooks'): Promise<Registration> {
+  private async register(
+    decl: WebhookDeclaration,
+    base: string,
+    name: string,
+    events: string[],
+    createdBy = 'webhooks'
+  ): Promise<Registration> {
     const path = `/cc-${this.config.runId}/${name}`;
     const url = base + path;
     const secret = decl.register.secretField ? newSecret(decl.signature) : undefined;
@@ -152,7 +170,12 @@ export class RunEvents {
   readonly events = (): Promise<EventSession> =>
     (this.session ??= (async () => {
       const decl = this.declarations.webhooks;
-      if (!decl) throw new Unavailable('the overlay declares no webhook registration (x-webhook-registration); see spec/README.md', 'declare the webhook registration (x-webhook-registration) in --overlay', true);
+      if (!decl)
+        throw new Unavailable(
+          'the overlay declares no webhook registration (x-webhook-registration); see spec/README.md',
+          'declare the webhook registration (x-webhook-registration) in --overlay',
+          true
+        );
       this.receiver = new WebhookReceiver(this.waits);
       const [host, port] = splitListen(this.config.webhookListen);
       const bound = await this.receiver.start(host, port);
@@ -162,7 +185,10 @@ export class RunEvents {
       let family: Registration | undefined;
       const backupFamily = decl.subscriptions['backup-job'];
       if (backupFamily?.length) {
-        if (decl.retry) this.receiver.failAttempts(`/cc-${this.config.runId}/family`, decl.retry.delays.length, (d) => eventKeyOf(d, decl.retry?.eventIdHeader));
+        if (decl.retry)
+          this.receiver.failAttempts(`/cc-${this.config.runId}/family`, decl.retry.delays.length, (d) =>
+            eventKeyOf(d, decl.retry?.eventIdHeader)
+          );
         family = await this.register(decl, base, 'family', backupFamily);
       }
       let deleted: EventSession['deleted'];
@@ -170,12 +196,16 @@ export class RunEvents {
       if (decl.remove) {
         const reg = await this.register(decl, base, 'deleted', decl.subscriptions['all'] ?? []);
         if (reg.id) {
-          const deletion = await this.call({ method: decl.remove.method, path: decl.remove.path.replace('{id}', encodeURIComponent(reg.id)) });
+          const deletion = await this.call({
+            method: decl.remove.method,
+            path: decl.remove.path.replace('{id}', encodeURIComponent(reg.id)),
+          });
           deleted = { ...reg, deletion, deletedAt: Date.now() };
           const entry = this.ledger.entries.find((e) => e.kind === 'webhook' && e.id === reg.id);
           if (entry && isSuccess(deletion)) entry.cleanup = 'deleted';
         } else if (isSuccess(reg.exchange)) {
-          const at = decl.register.id.in === 'body' ? `body ${decl.register.id.pointer}` : `header ${decl.register.id.name}`;
+          const at =
+            decl.register.id.in === 'body' ? `body ${decl.register.id.pointer}` : `header ${decl.register.id.name}`;
           undeletable = { ...reg, reason: `the registration answered no id at ${at}` };
         }
       }
@@ -188,8 +218,16 @@ export class RunEvents {
       await this.events();
       const vmId = await this.objects.createdVmId();
       const startedAt = Date.now();
-      const exchange = await this.call({ method: 'POST', path: `/v1/vms/${encodeURIComponent(vmId)}/backups`, json: { description: `cloud-conformance events ${this.config.runId}` } });
-      if (!isSuccess(exchange)) throw new Unavailable(`the backup that should raise an event was refused (${statusText(exchange)})`, 'a backup the target starts (see backups.start)');
+      const exchange = await this.call({
+        method: 'POST',
+        path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
+        json: { description: `cloud-conformance events ${this.config.runId}` },
+      });
+      if (!isSuccess(exchange))
+        throw new Unavailable(
+          `the backup that should raise an event was refused (${statusText(exchange)})`,
+          'a backup the target starts (see backups.start)'
+        );
       this.ledger.record({ kind: 'backup', createdBy: 'webhooks', note: `of VM ${vmId}` }, exchange);
       let outcome: TaskOutcome | undefined;
       try {
@@ -205,13 +243,19 @@ export class RunEvents {
   readonly firedAlarm = () =>
     (this.alarm ??= (async () => {
       const decl = this.declarations.alarms;
-      if (!decl) throw new Unavailable('the overlay declares no way to make a metric alarm fire (x-alarm-firing-example); see spec/README.md', 'declare x-alarm-firing-example in --overlay', true);
+      if (!decl)
+        throw new Unavailable(
+          'the overlay declares no way to make a metric alarm fire (x-alarm-firing-example); see spec/README.md',
+          'declare x-alarm-firing-example in --overlay',
+          true
+        );
       await this.events();
       const vmId = await this.objects.createdVmId();
       const body = JSON.parse(JSON.stringify(decl.firingBody).split('{vm_id}').join(vmId)) as Record<string, unknown>;
       const startedAt = Date.now();
       const exchange = await this.call({ method: decl.create.method, path: decl.create.path, json: body });
-      if (isSuccess(exchange)) this.ledger.record({ kind: 'alarm', createdBy: 'alarms', note: `on VM ${vmId}` }, exchange);
+      if (isSuccess(exchange))
+        this.ledger.record({ kind: 'alarm', createdBy: 'alarms', note: `on VM ${vmId}` }, exchange);
       return { exchange, startedAt };
     })());
 
@@ -220,10 +264,22 @@ export class RunEvents {
     (this.test ??= (async () => {
       const s = await this.events();
       const op = s.decl.testEvent;
-      if (!op) throw new Unavailable('the overlay declares no operation that sends a test event (x-sends-test-event)', 'declare the test-event operation (x-sends-test-event) in --overlay', true);
-      if (!s.main.id) throw new Unavailable(`the registration's id is not where the overlay says (${s.decl.register.id.in === 'body' ? s.decl.register.id.pointer : s.decl.register.id.name})`, "declare a link from the registration's response to the operations on its id");
+      if (!op)
+        throw new Unavailable(
+          'the overlay declares no operation that sends a test event (x-sends-test-event)',
+          'declare the test-event operation (x-sends-test-event) in --overlay',
+          true
+        );
+      if (!s.main.id)
+        throw new Unavailable(
+          `the registration's id is not where the overlay says (${s.decl.register.id.in === 'body' ? s.decl.register.id.pointer : s.decl.register.id.name})`,
+          "declare a link from the registration's response to the operations on its id"
+        );
       const startedAt = Date.now();
-      const exchange = await this.call({ method: op.method, path: op.path.replace('{id}', encodeURIComponent(s.main.id)) });
+      const exchange = await this.call({
+        method: op.method,
+        path: op.path.replace('{id}', encodeURIComponent(s.main.id)),
+      });
       return { exchange, startedAt };
     })());
 

@@ -25,7 +25,9 @@ export interface SignatureVerdict {
 
 /** A fresh secret in the form the scheme wants: whsec_<base64> for Standard Webhooks, else 32 hex characters. */
 export function newSecret(sig: Pick<SignatureDeclaration, 'secretFormat'> | undefined): string {
-  return sig?.secretFormat === 'whsec' ? `whsec_${randomBytes(24).toString('base64')}` : randomBytes(16).toString('hex');
+  return sig?.secretFormat === 'whsec'
+    ? `whsec_${randomBytes(24).toString('base64')}`
+    : randomBytes(16).toString('hex');
 }
 
 /** The HMAC key of a secret: whsec_<base64> decodes to its bytes, anything else is its UTF-8 text. */
@@ -42,9 +44,17 @@ function separatorOf(format: string): string | undefined {
 }
 
 /** Reads a header laid out by a format template; a signature item may repeat (several keys during a rotation). */
-export function parseSignatureHeader(value: string, format: string): { signatures: string[]; timestamp?: string; id?: string } {
+export function parseSignatureHeader(
+  value: string,
+  format: string
+): { signatures: string[]; timestamp?: string; id?: string } {
   const sep = separatorOf(format);
-  const items = sep ? format.split(sep).map((s) => s.trim()).filter(Boolean) : [format];
+  const items = sep
+    ? format
+        .split(sep)
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [format];
   // A one-item format may still carry several signatures, space- or comma-separated (a key rotation).
   const pieces = (sep ? value.split(sep) : value.split(/[ ,]+/)).map((s) => s.trim()).filter(Boolean);
   const matchers = items.map((item) => {
@@ -78,12 +88,15 @@ export function parseSignatureHeader(value: string, format: string): { signature
 /** The bytes a signed-payload template stands for: {body} is the raw body, exactly as delivered. */
 export function signedPayload(template: string, raw: Buffer, values: { timestamp?: string; id?: string }): Buffer {
   return Buffer.concat(
-    template.split(/(\{[a-z]+\})/).filter((p) => p !== '').map((part) => {
-      if (part === '{body}') return raw;
-      if (part === '{timestamp}') return Buffer.from(values.timestamp ?? '', 'utf8');
-      if (part === '{id}') return Buffer.from(values.id ?? '', 'utf8');
-      return Buffer.from(part, 'utf8');
-    }),
+    template
+      .split(/(\{[a-z]+\})/)
+      .filter((p) => p !== '')
+      .map((part) => {
+        if (part === '{body}') return raw;
+        if (part === '{timestamp}') return Buffer.from(values.timestamp ?? '', 'utf8');
+        if (part === '{id}') return Buffer.from(values.id ?? '', 'utf8');
+        return Buffer.from(part, 'utf8');
+      })
   );
 }
 
@@ -105,15 +118,26 @@ export function verifySignature(d: SignedDelivery, sig: SignatureDeclaration, se
   if (value === undefined || value === '') return { valid: false, reason: `no ${sig.header} header` };
   if (sig.scheme === 'standard-webhooks') return verifyStandard(d, sig, secret, value);
   const parsed = parseSignatureHeader(value, sig.format);
-  if (parsed.signatures.length === 0) return { valid: false, reason: `${sig.header} does not have the declared form ${sig.format}` };
-  const timestamp = parsed.timestamp ?? (sig.timestampHeader ? d.headers[sig.timestampHeader.toLowerCase()] : undefined);
+  if (parsed.signatures.length === 0)
+    return { valid: false, reason: `${sig.header} does not have the declared form ${sig.format}` };
+  const timestamp =
+    parsed.timestamp ?? (sig.timestampHeader ? d.headers[sig.timestampHeader.toLowerCase()] : undefined);
   const id = parsed.id ?? (sig.idHeader ? d.headers[sig.idHeader.toLowerCase()] : undefined);
-  if (sig.payload.includes('{timestamp}') && timestamp === undefined) return { valid: false, reason: 'the delivery carries no timestamp for the signed payload' };
-  if (sig.payload.includes('{id}') && id === undefined) return { valid: false, reason: 'the delivery carries no id for the signed payload' };
-  const expected = createHmac(ALGORITHMS[sig.algorithm], secretKey(secret, sig.secretFormat)).update(signedPayload(sig.payload, d.raw, { timestamp, id })).digest(sig.encoding);
+  if (sig.payload.includes('{timestamp}') && timestamp === undefined)
+    return { valid: false, reason: 'the delivery carries no timestamp for the signed payload' };
+  if (sig.payload.includes('{id}') && id === undefined)
+    return { valid: false, reason: 'the delivery carries no id for the signed payload' };
+  const expected = createHmac(ALGORITHMS[sig.algorithm], secretKey(secret, sig.secretFormat))
+    .update(signedPayload(sig.payload, d.raw, { timestamp, id }))
+    .digest(sig.encoding);
   const ts = toSeconds(timestamp);
-  if (parsed.signatures.some((s) => sameText(s, expected))) return { valid: true, ...(ts !== undefined ? { timestamp: ts } : {}) };
-  return { valid: false, reason: `none of the ${parsed.signatures.length} signatures is the ${sig.algorithm} of ${sig.payload}`, ...(ts !== undefined ? { timestamp: ts } : {}) };
+  if (parsed.signatures.some((s) => sameText(s, expected)))
+    return { valid: true, ...(ts !== undefined ? { timestamp: ts } : {}) };
+  return {
+    valid: false,
+    reason: `none of the ${parsed.signatures.length} signatures is the ${sig.algorithm} of ${sig.payload}`,
+    ...(ts !== undefined ? { timestamp: ts } : {}),
+  };
 }
 
 /** Standard Webhooks 1.0: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">, space-separated during rotation. */
@@ -121,17 +145,26 @@ function verifyStandard(d: SignedDelivery, sig: SignatureDeclaration, secret: st
   const id = d.headers[(sig.idHeader ?? 'webhook-id').toLowerCase()];
   const timestamp = toSeconds(d.headers[(sig.timestampHeader ?? 'webhook-timestamp').toLowerCase()]);
   if (!id) return { valid: false, reason: `no ${sig.idHeader ?? 'webhook-id'} header` };
-  if (timestamp === undefined) return { valid: false, reason: `no Unix-seconds ${sig.timestampHeader ?? 'webhook-timestamp'} header` };
+  if (timestamp === undefined)
+    return { valid: false, reason: `no Unix-seconds ${sig.timestampHeader ?? 'webhook-timestamp'} header` };
   let expected: string;
   try {
     // The library signs; its verify() also judges freshness against this machine's clock, which a scaled run cannot use.
     expected = new StandardWebhook(secret).sign(id, new Date(timestamp * 1000), d.raw);
   } catch (err) {
-    return { valid: false, reason: `the registered secret is not a Standard Webhooks secret: ${(err as Error).message}`, timestamp };
+    return {
+      valid: false,
+      reason: `the registered secret is not a Standard Webhooks secret: ${(err as Error).message}`,
+      timestamp,
+    };
   }
   const passed = value.split(' ').filter(Boolean);
   if (passed.some((s) => sameText(s, expected))) return { valid: true, timestamp };
-  return { valid: false, reason: `none of the ${passed.length} signatures is v1,<HMAC-SHA256 of id.timestamp.body>`, timestamp };
+  return {
+    valid: false,
+    reason: `none of the ${passed.length} signatures is v1,<HMAC-SHA256 of id.timestamp.body>`,
+    timestamp,
+  };
 }
 
 /** Target-seconds between a signed timestamp and the target's clock when the delivery arrived. */

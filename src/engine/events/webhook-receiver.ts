@@ -26,8 +26,23 @@ const MAX_BODY = 1024 * 1024;
 export class WebhookReceiver {
   readonly deliveries: Delivery[] = [];
   private readonly failFirst = new Map<string, number>();
-  private readonly failPerEvent = new Map<string, { attempts: number; keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined; seen: Map<string, number> }>();
-  private readonly late = new Map<string, { holdMs: number; keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined; select: (raw: Buffer) => boolean; held?: string }>();
+  private readonly failPerEvent = new Map<
+    string,
+    {
+      attempts: number;
+      keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined;
+      seen: Map<string, number>;
+    }
+  >();
+  private readonly late = new Map<
+    string,
+    {
+      holdMs: number;
+      keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined;
+      select: (raw: Buffer) => boolean;
+      held?: string;
+    }
+  >();
   private readonly held = new Set<NodeJS.Timeout>();
   private server?: http.Server;
   private waiters: Array<() => void> = [];
@@ -53,13 +68,15 @@ export class WebhookReceiver {
           json = undefined;
         }
         const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        for (const [k, v] of Object.entries(req.headers))
+          if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
         const remaining = this.failFirst.get(path) ?? 0;
         if (remaining > 0) this.failFirst.set(path, remaining - 1);
         const perEvent = this.failPerEvent.get(path);
         const key = perEvent?.keyOf({ headers, json });
         const failedBefore = key !== undefined ? (perEvent!.seen.get(key) ?? 0) : 0;
-        const failThis = remaining > 0 || (perEvent !== undefined && key !== undefined && failedBefore < perEvent.attempts);
+        const failThis =
+          remaining > 0 || (perEvent !== undefined && key !== undefined && failedBefore < perEvent.attempts);
         if (failThis && key !== undefined) perEvent!.seen.set(key, failedBefore + 1);
         const answered = failThis ? 503 : size > MAX_BODY ? 413 : 204;
         // answerLate: the first attempt of each event on the path is answered only after holdMs.
@@ -69,7 +86,15 @@ export class WebhookReceiver {
         const lateKey = late?.keyOf({ headers, json });
         const hold = late && lateKey !== undefined && late.held === undefined && late.select(raw) ? late.holdMs : 0;
         if (hold) late!.held = lateKey!;
-        this.deliveries.push({ path, headers, raw, json, receivedAt: Date.now(), answered, ...(hold ? { heldMs: hold } : {}) });
+        this.deliveries.push({
+          path,
+          headers,
+          raw,
+          json,
+          receivedAt: Date.now(),
+          answered,
+          ...(hold ? { heldMs: hold } : {}),
+        });
         if (hold) {
           const timer = setTimeout(() => {
             this.held.delete(timer);
@@ -96,7 +121,11 @@ export class WebhookReceiver {
   }
 
   /** Makes the receiver answer 503 to the first n attempts of each event on a path (events told apart by keyOf). */
-  failAttempts(path: string, attempts: number, keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined): void {
+  failAttempts(
+    path: string,
+    attempts: number,
+    keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined
+  ): void {
     this.failPerEvent.set(path, { attempts, keyOf, seen: new Map() });
   }
 
@@ -104,12 +133,22 @@ export class WebhookReceiver {
    * Makes the receiver hold its answer to one delivery on a path for holdMs real ms (to see a declared delivery
    * timeout end it): the first whose body `select` picks; every other delivery, its retries included, is answered at once.
    */
-  answerLate(path: string, holdMs: number, keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined, select: (raw: Buffer) => boolean): void {
+  answerLate(
+    path: string,
+    holdMs: number,
+    keyOf: (d: Pick<Delivery, 'headers' | 'json'>) => string | undefined,
+    select: (raw: Buffer) => boolean
+  ): void {
     this.late.set(path, { holdMs, keyOf, select });
   }
 
   /** Waits until a delivery satisfies the predicate, or the deadline (real ms) passes. */
-  async waitFor(pred: (d: Delivery) => boolean, timeoutMs: number, what = 'a webhook delivery', by = 'webhooks'): Promise<Delivery | undefined> {
+  async waitFor(
+    pred: (d: Delivery) => boolean,
+    timeoutMs: number,
+    what = 'a webhook delivery',
+    by = 'webhooks'
+  ): Promise<Delivery | undefined> {
     if (this.deliveries.some(pred)) return this.deliveries.find(pred);
     const work = this.poll(pred, Date.now() + timeoutMs);
     return this.waits ? this.waits.upTo(work, timeoutMs, what, by, 'delivery') : work;

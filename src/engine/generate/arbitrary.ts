@@ -35,7 +35,8 @@ const KEY = fc.stringMatching(/^[a-z][a-z0-9-]{0,9}$/);
 /** Whether a string satisfies a string schema's pattern and lengths (in code points, as JSON Schema counts). */
 function withinSchema(schema: SchemaLike): (s: string) => boolean {
   const re = schema.pattern ? new RegExp(schema.pattern, 'u') : undefined;
-  return (s) => (!re || re.test(s)) && [...s].length >= (schema.minLength ?? 0) && [...s].length <= (schema.maxLength ?? 200);
+  return (s) =>
+    (!re || re.test(s)) && [...s].length >= (schema.minLength ?? 0) && [...s].length <= (schema.maxLength ?? 200);
 }
 
 /**
@@ -64,7 +65,12 @@ export function arbitraryFromSchema(schema: SchemaLike, opts: ArbitraryOptions =
     }
     case 'number': {
       const min = schema.minimum ?? 0;
-      return fc.double({ min, max: Math.min(schema.maximum ?? min + span, min + span), noNaN: true, noDefaultInfinity: true });
+      return fc.double({
+        min,
+        max: Math.min(schema.maximum ?? min + span, min + span),
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     }
     case 'boolean':
       return fc.boolean();
@@ -73,16 +79,27 @@ export function arbitraryFromSchema(schema: SchemaLike, opts: ArbitraryOptions =
       if (schema.pattern) {
         const fits = withinSchema(schema);
         // A name keeps the run's prefix: the tail is drawn from the pattern, kept where prefix + tail still fits it.
-        return fc.stringMatching(new RegExp(schema.pattern)).map((s) => prefix + s).filter(fits);
+        return fc
+          .stringMatching(new RegExp(schema.pattern))
+          .map((s) => prefix + s)
+          .filter(fits);
       }
       const minLength = Math.max(0, (schema.minLength ?? 0) - prefix.length);
       const maxLength = Math.max(minLength, Math.min((schema.maxLength ?? 40) - prefix.length, 40));
-      return fc.string({ unit: 'grapheme', minLength, maxLength }).filter((s) => [...(prefix + s)].length <= (schema.maxLength ?? Infinity)).map((s) => prefix + s);
+      return fc
+        .string({ unit: 'grapheme', minLength, maxLength })
+        .filter((s) => [...(prefix + s)].length <= (schema.maxLength ?? Infinity))
+        .map((s) => prefix + s);
     }
     case 'array':
-      return fc.array(arbitraryFromSchema(schema.items ?? {}, opts), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) });
+      return fc.array(arbitraryFromSchema(schema.items ?? {}, opts), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 3, 3),
+      });
     case 'object': {
-      const props = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, arbitraryFromSchema(s, opts, k)]));
+      const props = Object.fromEntries(
+        Object.entries(schema.properties ?? {}).map(([k, s]) => [k, arbitraryFromSchema(s, opts, k)])
+      );
       const base = fc.record(props, { requiredKeys: (schema.required ?? []).filter((k) => k in props) });
       const extra = schema.additionalProperties;
       if (extra && typeof extra === 'object' && Object.keys(props).length === 0) {

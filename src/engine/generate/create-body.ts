@@ -38,16 +38,28 @@ const isOfType = (value: unknown, type: FieldType): boolean =>
   type === 'integer' ? typeof value === 'number' && Number.isInteger(value) : typeof value === 'string';
 
 /** A value a lenient server reads as the field's type: null as "absent", a decimal numeral for an integer. */
-export const isCoercible = (value: unknown, type: FieldType): boolean => value === null || (type === 'integer' && typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim()) && value.trim() !== '');
+export const isCoercible = (value: unknown, type: FieldType): boolean =>
+  value === null ||
+  (type === 'integer' && typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim()) && value.trim() !== '');
 
-const describeValue = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v === 'number' && !Number.isInteger(v) ? 'a fraction' : `a ${typeof v}`);
+const describeValue = (v: unknown): string =>
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'an array'
+      : typeof v === 'object'
+        ? 'an object'
+        : typeof v === 'number' && !Number.isInteger(v)
+          ? 'a fraction'
+          : `a ${typeof v}`;
 
 /**
  * Classifies a request body by what it violates. It is applied to the final case, after any shrinking,
  * so a case is judged by what it is, never by what the generator meant it to be.
  */
 export function classify(body: unknown, fields: FieldSpec[]): Violations {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { typeErrors: ['the body is not a JSON object'], coercible: [], conventions: [] };
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return { typeErrors: ['the body is not a JSON object'], coercible: [], conventions: [] };
   const b = body as Record<string, unknown>;
   const v: Violations = { typeErrors: [], coercible: [], conventions: [] };
   for (const f of fields) {
@@ -63,8 +75,21 @@ export function classify(body: unknown, fields: FieldSpec[]): Violations {
 
 const wrongTyped = (type: FieldType): fc.Arbitrary<unknown> =>
   type === 'integer'
-    ? fc.oneof(fc.string({ maxLength: 4 }), fc.double({ noInteger: true, noNaN: true, noDefaultInfinity: true }), fc.constant(null), fc.boolean(), fc.constant([]), fc.constant({}))
-    : fc.oneof(fc.integer(), fc.constant(null), fc.boolean(), fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }), fc.constant({}));
+    ? fc.oneof(
+        fc.string({ maxLength: 4 }),
+        fc.double({ noInteger: true, noNaN: true, noDefaultInfinity: true }),
+        fc.constant(null),
+        fc.boolean(),
+        fc.constant([]),
+        fc.constant({})
+      )
+    : fc.oneof(
+        fc.integer(),
+        fc.constant(null),
+        fc.boolean(),
+        fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }),
+        fc.constant({})
+      );
 
 /**
  * Values for one field: mostly well-typed and conservative (so a valid case asks for a small VM), sometimes
@@ -76,25 +101,39 @@ export function fieldArbitrary(field: FieldSpec, namePrefix: string): fc.Arbitra
       { arbitrary: fc.integer({ min: 1, max: 2 }), weight: 4 },
       { arbitrary: fc.integer({ min: -3, max: 0 }), weight: 1 },
       { arbitrary: fc.constantFrom(2 ** 31, 2 ** 53), weight: 1 },
-      { arbitrary: wrongTyped('integer'), weight: 2 },
+      { arbitrary: wrongTyped('integer'), weight: 2 }
     );
   }
   if (field.supplied !== undefined) {
-    return fc.oneof({ arbitrary: fc.constant(field.supplied), weight: 6 }, { arbitrary: fc.string({ maxLength: 12 }), weight: 1 }, { arbitrary: wrongTyped('string'), weight: 2 });
+    return fc.oneof(
+      { arbitrary: fc.constant(field.supplied), weight: 6 },
+      { arbitrary: fc.string({ maxLength: 12 }), weight: 1 },
+      { arbitrary: wrongTyped('string'), weight: 2 }
+    );
   }
   return fc.oneof(
     { arbitrary: fc.string({ unit: 'grapheme', maxLength: 24 }).map((s) => namePrefix + s), weight: 4 },
     { arbitrary: fc.constantFrom('', namePrefix + 'x'.repeat(300)), weight: 1 },
-    { arbitrary: wrongTyped('string'), weight: 2 },
+    { arbitrary: wrongTyped('string'), weight: 2 }
   );
 }
 
 const KEEP = Symbol('keep');
 
 /** A create body: the valid base with some fields replaced (shrinking moves replacements back to the base). */
-export function createBodyArbitrary(fields: FieldSpec[], base: Record<string, unknown>, namePrefix: string): fc.Arbitrary<Record<string, unknown>> {
+export function createBodyArbitrary(
+  fields: FieldSpec[],
+  base: Record<string, unknown>,
+  namePrefix: string
+): fc.Arbitrary<Record<string, unknown>> {
   const overrides = Object.fromEntries(
-    fields.map((f) => [f.name, fc.oneof({ arbitrary: fc.constant<typeof KEEP>(KEEP), weight: 3 }, { arbitrary: fieldArbitrary(f, namePrefix), weight: 2 })]),
+    fields.map((f) => [
+      f.name,
+      fc.oneof(
+        { arbitrary: fc.constant<typeof KEEP>(KEEP), weight: 3 },
+        { arbitrary: fieldArbitrary(f, namePrefix), weight: 2 }
+      ),
+    ])
   ) as Record<string, fc.Arbitrary<unknown>>;
   return fc.record(overrides).map((o) => {
     const body: Record<string, unknown> = { ...base };

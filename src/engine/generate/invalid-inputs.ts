@@ -30,7 +30,8 @@ export interface InvalidCase {
 }
 
 const METHODS = ['get', 'post', 'put', 'patch'] as const;
-const typeOf = (s: SchemaLike | undefined): string | undefined => (Array.isArray(s?.type) ? s!.type.find((t) => t !== 'null') : s?.type);
+const typeOf = (s: SchemaLike | undefined): string | undefined =>
+  Array.isArray(s?.type) ? s!.type.find((t) => t !== 'null') : s?.type;
 
 /** Every GET, POST, PUT and PATCH of the document with a JSON object body schema or query parameters (DELETE is never sent). */
 export function inputOperations(doc: OpenAPIV3_1.Document): InputOperation[] {
@@ -39,9 +40,15 @@ export function inputOperations(doc: OpenAPIV3_1.Document): InputOperation[] {
     for (const method of METHODS) {
       const op = (item as Record<string, unknown> | undefined)?.[method] as OpenAPIV3_1.OperationObject | undefined;
       if (!op) continue;
-      const params = [...((item as OpenAPIV3_1.PathItemObject).parameters ?? []), ...(op.parameters ?? [])] as OpenAPIV3_1.ParameterObject[];
-      const query = params.filter((p) => p.in === 'query' && p.schema).map((p) => ({ name: p.name, schema: p.schema as SchemaLike }));
-      const body = (op.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content?.['application/json']?.schema as SchemaLike | undefined;
+      const params = [
+        ...((item as OpenAPIV3_1.PathItemObject).parameters ?? []),
+        ...(op.parameters ?? []),
+      ] as OpenAPIV3_1.ParameterObject[];
+      const query = params
+        .filter((p) => p.in === 'query' && p.schema)
+        .map((p) => ({ name: p.name, schema: p.schema as SchemaLike }));
+      const body = (op.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content?.['application/json']
+        ?.schema as SchemaLike | undefined;
       // An object body with no properties named (a restore's) still refuses a body that is not an object (G11).
       const objectBody = body && typeOf(body) === 'object' ? body : undefined;
       if (!objectBody && query.length === 0) continue;
@@ -93,7 +100,12 @@ function plainValue(schema: SchemaLike): unknown {
  * The cases for one operation: a body that is not an object, each property with a foreign value, each required property
  * missing, each query parameter with a value of another type; a seeded sample of `max` of them, mostly unambiguous.
  */
-export function invalidCases(op: InputOperation, seed: number, max: number, supplied: Record<string, unknown> = {}): InvalidCase[] {
+export function invalidCases(
+  op: InputOperation,
+  seed: number,
+  max: number,
+  supplied: Record<string, unknown> = {}
+): InvalidCase[] {
   const cases: InvalidCase[] = [];
   if (op.body) {
     const props = Object.entries(op.body.properties ?? {});
@@ -101,7 +113,12 @@ export function invalidCases(op: InputOperation, seed: number, max: number, supp
     const base = Object.fromEntries(props.map(([k, s]) => [k, k in supplied ? supplied[k] : plainValue(s)]));
     cases.push({ what: 'a JSON array as the body', body: [], unambiguous: true });
     cases.push({ what: 'a JSON string as the body', body: 'not an object', unambiguous: true });
-    for (const [k, s] of props) cases.push({ what: `${k} as ${JSON.stringify(foreignValue(s))}`, body: { ...base, [k]: foreignValue(s) }, unambiguous: true });
+    for (const [k, s] of props)
+      cases.push({
+        what: `${k} as ${JSON.stringify(foreignValue(s))}`,
+        body: { ...base, [k]: foreignValue(s) },
+        unambiguous: true,
+      });
     for (const k of op.body.required ?? []) {
       const { [k]: _, ...rest } = base;
       cases.push({ what: `${k} missing`, body: rest, unambiguous: false });
@@ -109,13 +126,23 @@ export function invalidCases(op: InputOperation, seed: number, max: number, supp
   }
   for (const q of op.query) {
     const t = typeOf(q.schema);
-    const bad = t === 'integer' || t === 'number' ? 'not-a-number' : t === 'boolean' ? 'not-a-boolean' : q.schema.enum?.length ? 'cc-not-in-enum' : undefined;
+    const bad =
+      t === 'integer' || t === 'number'
+        ? 'not-a-number'
+        : t === 'boolean'
+          ? 'not-a-boolean'
+          : q.schema.enum?.length
+            ? 'cc-not-in-enum'
+            : undefined;
     if (bad) cases.push({ what: `query ${q.name}=${bad}`, query: { [q.name]: bad }, unambiguous: false });
   }
   if (cases.length <= max) return cases;
   // A seeded choice, so repeated runs under one seed send the same requests; a third of the room for the cases that
   // are judged on their answers only, the rest for the unambiguous ones.
-  const shuffled = fc.sample(fc.shuffledSubarray(cases, { minLength: cases.length, maxLength: cases.length }), { seed, numRuns: 1 })[0]!;
+  const shuffled = fc.sample(fc.shuffledSubarray(cases, { minLength: cases.length, maxLength: cases.length }), {
+    seed,
+    numRuns: 1,
+  })[0]!;
   const sure = shuffled.filter((c) => c.unambiguous);
   const rest = shuffled.filter((c) => !c.unambiguous);
   const taken = sure.slice(0, max - Math.min(rest.length, Math.floor(max / 3)));

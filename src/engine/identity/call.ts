@@ -42,10 +42,22 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
   const { http, tokens, pacer, timeScale, readOnly } = deps;
   const { as = 'primary', bearer, retryOn429 = true, lane = 'main', ...send } = opts;
   // Exchanging a key for a token changes nothing on the target, so --read-only allows it.
-  if (readOnly && classOfMethod(send.method) === 'writes' && send.path !== '/v1/auth/tokens') throw new Unavailable(`--read-only: this check needs a write (${send.method} ${send.path})`, 'a run without --read-only');
+  if (readOnly && classOfMethod(send.method) === 'writes' && send.path !== '/v1/auth/tokens')
+    throw new Unavailable(
+      `--read-only: this check needs a write (${send.method} ${send.path})`,
+      'a run without --read-only'
+    );
   // The create budget: once the run has created --max-creates VMs, nothing more is sent that could create one.
-  if (deps.maxCreates !== undefined && send.method === 'POST' && send.path === '/v1/vms' && deps.createdVms() >= deps.maxCreates) {
-    throw new Unavailable(`the create budget is spent (--max-creates ${deps.maxCreates})`, `a larger --max-creates (this run created ${deps.createdVms()} VMs)`);
+  if (
+    deps.maxCreates !== undefined &&
+    send.method === 'POST' &&
+    send.path === '/v1/vms' &&
+    deps.createdVms() >= deps.maxCreates
+  ) {
+    throw new Unavailable(
+      `the create budget is spent (--max-creates ${deps.maxCreates})`,
+      `a larger --max-creates (this run created ${deps.createdVms()} VMs)`
+    );
   }
   let renewed = false;
   for (let attempt = 0; ; attempt++) {
@@ -54,7 +66,10 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     // The limits are per token: a lane whose budget is spent borrows another token of the same key that has room,
     // so the run's requests spread over the tokens it holds instead of waiting for one window to pass.
     const cls = classOfMethod(send.method);
-    const cached = own !== undefined && as !== 'anonymous' && !pacer.hasRoom(own, cls) ? (tokens.heldTokens(as).find((t) => pacer.hasRoom(t, cls)) ?? own) : own;
+    const cached =
+      own !== undefined && as !== 'anonymous' && !pacer.hasRoom(own, cls)
+        ? (tokens.heldTokens(as).find((t) => pacer.hasRoom(t, cls)) ?? own)
+        : own;
     if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer}`;
     else if (cached !== undefined) headers['authorization'] = `Bearer ${cached}`;
     // Only the suite's own tokens are paced; explicit bearer values belong to checks that judge them.
@@ -72,7 +87,8 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     }
     if (!retryOn429 || ex.response?.status !== 429 || attempt >= MAX_429_RETRIES) return ex;
     const waitMs = retryWaitMs(retryAfterSeconds(ex, timeScale), attempt, timeScale, MAX_RETRY_WAIT_SECONDS);
-    if (deps.waits) await deps.waits.sleep(waitMs, `the Retry-After of a 429 (${send.method} ${send.path})`, sentBy, 'retry-after');
+    if (deps.waits)
+      await deps.waits.sleep(waitMs, `the Retry-After of a 429 (${send.method} ${send.path})`, sentBy, 'retry-after');
     else await sleep(waitMs);
   }
 }

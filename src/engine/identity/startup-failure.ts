@@ -36,7 +36,8 @@ export interface StartupLimits {
 }
 
 /** OpenSSL's codes for a certificate chain that does not lead to a trusted CA. */
-const UNTRUSTED = /\b(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_UNTRUSTED)\b/;
+const UNTRUSTED =
+  /\b(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_UNTRUSTED)\b/;
 
 /** What to do about a connection that failed for TLS or proxy reasons; empty for any other failure. */
 function connectionHint(transportError: string, limits: StartupLimits): string {
@@ -46,11 +47,15 @@ function connectionHint(transportError: string, limits: StartupLimits): string {
       ? `; the target's certificate is not signed by a CA the run trusts (${limits.connection.ca.file ? `--ca-file ${limits.connection.ca.file} or ` : ''}Node's own)`
       : "; the target's certificate is not signed by a CA Node trusts: pass the CA that signed it with --ca-file FILE (or NODE_EXTRA_CA_CERTS=FILE)";
   }
-  if (/ERR_TLS_CERT_ALTNAME_INVALID/.test(transportError)) return `; the certificate is for another host name than ${new URL(limits.baseUrl).hostname}`;
+  if (/ERR_TLS_CERT_ALTNAME_INVALID/.test(transportError))
+    return `; the certificate is for another host name than ${new URL(limits.baseUrl).hostname}`;
   if (/CERTIFICATE_REQUIRED/.test(transportError)) {
-    return clientCert ? `; the target refused the client certificate --client-cert ${clientCert.certFile}` : '; the target requires a client certificate (mutual TLS): pass --client-cert FILE --client-key FILE';
+    return clientCert
+      ? `; the target refused the client certificate --client-cert ${clientCert.certFile}`
+      : '; the target requires a client certificate (mutual TLS): pass --client-cert FILE --client-key FILE';
   }
-  if (/(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|HANDSHAKE_FAILURE)/.test(transportError) && clientCert) return `; the target refused the client certificate --client-cert ${clientCert.certFile}`;
+  if (/(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|HANDSHAKE_FAILURE)/.test(transportError) && clientCert)
+    return `; the target refused the client certificate --client-cert ${clientCert.certFile}`;
   if (/right after the handshake/.test(transportError)) {
     return clientCert
       ? `; a target that requires mutual TLS does so when it does not accept the client certificate --client-cert ${clientCert.certFile} (is it signed by the CA the target trusts?)`
@@ -60,7 +65,9 @@ function connectionHint(transportError: string, limits: StartupLimits): string {
     // Credentials given and refused are another matter than none given.
     const proxy = proxyFor(limits.baseUrl, limits.connection?.proxy);
     const given = !!proxy && /^[a-z]+:\/\/[^/@]+@/i.test(proxy);
-    return given ? '; the proxy refused the credentials in its URL: check the user and password (percent-encode special characters)' : '; the proxy asks for credentials: give them in its URL (http://user:password@host:port)';
+    return given
+      ? '; the proxy refused the credentials in its URL: check the user and password (percent-encode special characters)'
+      : '; the proxy asks for credentials: give them in its URL (http://user:password@host:port)';
   }
   return '';
 }
@@ -104,7 +111,8 @@ function pageHint(ex: Exchange): string {
   const title = /<title[^>]*>([^<]{1,120})<\/title>/i.exec(body)?.[1]?.trim();
   if (title) return `, page title ${JSON.stringify(title)}`;
   const code = errorCode(ex.response?.json);
-  if (code) return `, error code ${code}${errorMessage(ex.response?.json) ? ` (${JSON.stringify(errorMessage(ex.response?.json)!.slice(0, 120))})` : ''}`;
+  if (code)
+    return `, error code ${code}${errorMessage(ex.response?.json) ? ` (${JSON.stringify(errorMessage(ex.response?.json)!.slice(0, 120))})` : ''}`;
   return '';
 }
 
@@ -133,16 +141,32 @@ export function describeStartupFailure(ex: Exchange, flag: string, limits: Start
   }
   if (status >= 400) return refusedAnswer(ex, asked, flag, status);
   if (status >= 200 && status < 300) return answerWithoutToken(ex, asked, status);
-  return { kind: 'unexpected', message: `the target answered ${asked} with ${status}, which is neither a token nor an error`, details: { status } };
+  return {
+    kind: 'unexpected',
+    message: `the target answered ${asked} with ${status}, which is neither a token nor an error`,
+    details: { status },
+  };
 }
 
 /** The status line and headers came, the body did not complete. */
-function incompleteAnswer(ex: Exchange, asked: string, timeout: string, partial: NonNullable<Exchange['incompleteResponse']>): StartupFailureDescription {
-  const how = ex.transportError === 'timed out' ? `did not complete within ${timeout}` : `broke off (${ex.transportError})`;
+function incompleteAnswer(
+  ex: Exchange,
+  asked: string,
+  timeout: string,
+  partial: NonNullable<Exchange['incompleteResponse']>
+): StartupFailureDescription {
+  const how =
+    ex.transportError === 'timed out' ? `did not complete within ${timeout}` : `broke off (${ex.transportError})`;
   return {
     kind: 'incomplete',
     message: `the target answered ${asked} with ${partial.status} (${contentType(ex)}) after ${partial.headersAfterMs} ms, but the body ${how}: ${partial.receivedBytes} bytes arrived`,
-    details: { status: partial.status, contentType: header(ex, 'content-type'), headersAfterMs: partial.headersAfterMs, receivedBytes: partial.receivedBytes, transportError: ex.transportError },
+    details: {
+      status: partial.status,
+      contentType: header(ex, 'content-type'),
+      headersAfterMs: partial.headersAfterMs,
+      receivedBytes: partial.receivedBytes,
+      transportError: ex.transportError,
+    },
   };
 }
 
@@ -151,7 +175,11 @@ function noAnswer(ex: Exchange, timeout: string, limits: StartupLimits): Startup
   const why = ex.transportError === 'timed out' ? `no answer within ${timeout}` : (ex.transportError ?? 'no answer');
   const proxy = limits.embedded ? undefined : proxyFor(limits.baseUrl, limits.connection?.proxy);
   const where = proxy ? `${limits.baseUrl} through proxy ${withoutCredentials(proxy)}` : limits.baseUrl;
-  return { kind: 'unreachable', message: `target unreachable at ${where}: ${why}${connectionHint(why, limits)}`, details: { transportError: ex.transportError, ...(proxy ? { proxy: withoutCredentials(proxy) } : {}) } };
+  return {
+    kind: 'unreachable',
+    message: `target unreachable at ${where}: ${why}${connectionHint(why, limits)}`,
+    details: { transportError: ex.transportError, ...(proxy ? { proxy: withoutCredentials(proxy) } : {}) },
+  };
 }
 
 /** A redirect is not followed, so the API key goes nowhere else. */
@@ -177,7 +205,11 @@ function refusedAnswer(ex: Exchange, asked: string, flag: string, status: number
   if (status === 401 || status === 403) {
     const message = errorMessage(ex.response?.json);
     const said = code ? ` ${code}${message ? `: ${JSON.stringify(message.slice(0, 120))}` : ''}` : ', no error code';
-    return { kind: 'refused', message: `the target refused to issue a token for ${flag} (${status}${said}); check ${flag} and --base-url`, details: { status, errorCode: code } };
+    return {
+      kind: 'refused',
+      message: `the target refused to issue a token for ${flag} (${status}${said}); check ${flag} and --base-url`,
+      details: { status, errorCode: code },
+    };
   }
   const hint =
     status === 404 || status === 405
@@ -185,7 +217,11 @@ function refusedAnswer(ex: Exchange, asked: string, flag: string, status: number
       : status === 429
         ? `: the key's token issuances are spent for now (limit 10 per minute); wait a minute and rerun`
         : '';
-  return { kind: 'rejected', message: `the target answered ${asked} with ${status}${code ? ` ${code}` : ''}${hint}`, details: { status, errorCode: code } };
+  return {
+    kind: 'rejected',
+    message: `the target answered ${asked} with ${status}${code ? ` ${code}` : ''}${hint}`,
+    details: { status, errorCode: code },
+  };
 }
 
 /** A 2xx without a token: a body that is not JSON, or JSON without a string field token. */
@@ -197,7 +233,12 @@ function answerWithoutToken(ex: Exchange, asked: string, status: number): Startu
     return {
       kind: 'not-json',
       message: `the target answered ${asked} with ${status} (${contentType(ex)}) but the body is not JSON: ${notJson}`,
-      details: { status, contentType: header(ex, 'content-type'), parseError: notJson, bodyBytes: Buffer.byteLength(body) },
+      details: {
+        status,
+        contentType: header(ex, 'content-type'),
+        parseError: notJson,
+        bodyBytes: Buffer.byteLength(body),
+      },
     };
   }
   const fields = json && typeof json === 'object' && !Array.isArray(json) ? Object.keys(json) : undefined;
@@ -215,7 +256,7 @@ export class StartupFailure extends Error {
   constructor(
     readonly exchange: Exchange,
     readonly flag: string,
-    limits: StartupLimits,
+    limits: StartupLimits
   ) {
     const d = describeStartupFailure(exchange, flag, limits);
     super(d.message);

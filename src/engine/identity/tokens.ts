@@ -8,12 +8,11 @@ import { retryAfterSeconds, retryWaitMs } from '../transport/retry-after.ts';
 import { KEY_FLAGS, type KeyName } from '../config/config.ts';
 import { TOKEN_LIFETIME_SECONDS } from '../documented-limits/limits.js';
 
-
 /** The token exchange gave no token for a key the user supplied (refused, or a broken answer: see startup-failure.ts). */
 export class CredentialError extends Error {
   constructor(
     readonly key: KeyName,
-    readonly exchange: Exchange,
+    readonly exchange: Exchange
   ) {
     super(`the target issued no token for ${KEY_FLAGS[key]} (${statusText(exchange)})`);
   }
@@ -45,7 +44,7 @@ export class TokenManager {
     private readonly keys: Partial<Record<KeyName, string>>,
     private readonly timeScale: number,
     private readonly redactor: Redactor,
-    private readonly waits?: Waits,
+    private readonly waits?: Waits
   ) {
     for (const [name, key] of Object.entries(keys)) redactor.add(key, `api key ${KEY_FLAGS[name as KeyName]}`);
   }
@@ -81,7 +80,10 @@ export class TokenManager {
   }
 
   /** Tokens issued up front (by the issuance probe) and not yet handed out, per key. */
-  private readonly spares = new Map<KeyName, Array<{ token: string; body: Record<string, unknown>; exchange: Exchange; adoptedAt: number }>>();
+  private readonly spares = new Map<
+    KeyName,
+    Array<{ token: string; body: Record<string, unknown>; exchange: Exchange; adoptedAt: number }>
+  >();
 
   /** Takes a token issued elsewhere (the issuance probe) into a lane, or into the spares when no lane is named. */
   adopt(key: KeyName, token: string, body: Record<string, unknown>, exchange: Exchange, lane?: string): void {
@@ -101,7 +103,8 @@ export class TokenManager {
 
   private lifetimeOf(body: Record<string, unknown>): number {
     // Never trust a longer lifetime than the documented one: a wrong expires_in must not break the rest of the run.
-    const stated = typeof body['expires_in'] === 'number' && body['expires_in'] > 0 ? body['expires_in'] : TOKEN_LIFETIME_SECONDS;
+    const stated =
+      typeof body['expires_in'] === 'number' && body['expires_in'] > 0 ? body['expires_in'] : TOKEN_LIFETIME_SECONDS;
     return Math.min(stated, TOKEN_LIFETIME_SECONDS);
   }
 
@@ -109,9 +112,13 @@ export class TokenManager {
    * A token for the key that no lane holds: a spare from the issuance probe if one is left, else a new one.
    * A 429 (the issuance budget is spent) is waited out as Retry-After says, not blamed on the caller.
    */
-  async issue(key: KeyName, sentBy: string): Promise<{ token: string; body: Record<string, unknown>; exchange: Exchange }> {
+  async issue(
+    key: KeyName,
+    sentBy: string
+  ): Promise<{ token: string; body: Record<string, unknown>; exchange: Exchange }> {
     // A spare is handed out only while at least half its lifetime is left (a long wait may have outlived it).
-    const fresh = (s: { body: Record<string, unknown>; adoptedAt: number }) => Date.now() - s.adoptedAt < (this.lifetimeOf(s.body) * 1000 * 0.5) / this.timeScale;
+    const fresh = (s: { body: Record<string, unknown>; adoptedAt: number }) =>
+      Date.now() - s.adoptedAt < (this.lifetimeOf(s.body) * 1000 * 0.5) / this.timeScale;
     const spares = (this.spares.get(key) ?? []).filter(fresh);
     const spare = spares.shift();
     this.spares.set(key, spares);
@@ -122,12 +129,19 @@ export class TokenManager {
     let ex = await this.exchange(secret, sentBy);
     for (let attempt = 0; ex.response?.status === 429 && attempt < 3; attempt++) {
       const waitMs = retryWaitMs(retryAfterSeconds(ex, this.timeScale), attempt, this.timeScale, 65);
-      if (this.waits) await this.waits.sleep(waitMs, `the Retry-After of a refused token issuance (${KEY_FLAGS[key]})`, sentBy, 'retry-after');
+      if (this.waits)
+        await this.waits.sleep(
+          waitMs,
+          `the Retry-After of a refused token issuance (${KEY_FLAGS[key]})`,
+          sentBy,
+          'retry-after'
+        );
       else await sleep(waitMs);
       ex = await this.exchange(secret, sentBy);
     }
     const body = ex.response?.json as Record<string, unknown> | undefined;
-    if (!ex.response || ex.response.status >= 300 || !body || typeof body['token'] !== 'string') throw new CredentialError(key, ex);
+    if (!ex.response || ex.response.status >= 300 || !body || typeof body['token'] !== 'string')
+      throw new CredentialError(key, ex);
     return { token: body['token'] as string, body, exchange: ex };
   }
 
@@ -162,13 +176,16 @@ export class TokenManager {
 
   /** Drops the cached token (after the target refused it) from whichever lane holds it, so the next call issues a new one. */
   forget(key: KeyName, token: string): void {
-    for (const [slot, held] of this.held) if (slot.startsWith(`${key}:`) && held.token === token) this.held.delete(slot);
+    for (const [slot, held] of this.held)
+      if (slot.startsWith(`${key}:`) && held.token === token) this.held.delete(slot);
   }
 
   /** Each lane holding a token of the key that is not due for renewal, with that token. */
   private liveSlots(key: KeyName): Array<{ lane: string; token: string }> {
     const now = Date.now();
-    return [...this.held].filter(([slot, h]) => slot.startsWith(`${key}:`) && now < h.renewAt).map(([slot, h]) => ({ lane: slot.slice(key.length + 1), token: h.token }));
+    return [...this.held]
+      .filter(([slot, h]) => slot.startsWith(`${key}:`) && now < h.renewAt)
+      .map(([slot, h]) => ({ lane: slot.slice(key.length + 1), token: h.token }));
   }
 
   /** The tokens the run holds for a key, every lane's, while they are not due for renewal. */

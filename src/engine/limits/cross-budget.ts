@@ -8,7 +8,6 @@ import { isSuccess } from '../transport/exchange.ts';
 import { burst, burstConcurrency, type Burst } from './probes.ts';
 import { LIMITS, TOKEN_LIFETIME_SECONDS, type RequestClass } from '../documented-limits/limits.js';
 
-
 export interface CrossObservation {
   /** The class whose budget the probe spent on the token. */
   spent: RequestClass;
@@ -46,19 +45,33 @@ const send = (http: HttpClient, what: RequestClass, token: string, sentBy: strin
  * token, stopping at its first refusal, and then one more of the spent class. Nothing is sent that would write under
  * --read-only.
  */
-export async function observeCrossCharge(d: { config: RunConfig; http: HttpClient }, spent: RequestClass, token: string, rejection: Exchange, roundTripMs = 0): Promise<CrossObservation | CrossSkipped> {
+export async function observeCrossCharge(
+  d: { config: RunConfig; http: HttpClient },
+  spent: RequestClass,
+  token: string,
+  rejection: Exchange,
+  roundTripMs = 0
+): Promise<CrossObservation | CrossSkipped> {
   const other: RequestClass = spent === 'reads' ? 'writes' : 'reads';
   if (d.config.readOnly) return { skipped: '--read-only: a write would be sent' };
   const limited = rejection.response?.status;
   // A 401 is the token, not a limit; and a token that lives a few real seconds (a high --time-scale) may expire midway.
   if (limited === 401) return { skipped: `the ${spent} were refused with 401, which is no rate limit` };
   const lifetime = TOKEN_LIFETIME_SECONDS / d.config.timeScale;
-  if (lifetime < MIN_REAL_LIFETIME_SECONDS) return { skipped: `a token lives ${lifetime.toFixed(1)} real seconds at --time-scale ${d.config.timeScale}, too short to send ${PLANNED[other]} ${other} on it after the probe` };
+  if (lifetime < MIN_REAL_LIFETIME_SECONDS)
+    return {
+      skipped: `a token lives ${lifetime.toFixed(1)} real seconds at --time-scale ${d.config.timeScale}, too short to send ${PLANNED[other]} ${other} on it after the probe`,
+    };
   const sentBy = 'limits.budgets-separate';
   // Refused by a limit: the status the spent class was refused with. Served: a read answered 2xx, a write anything else complete.
   const rejected = (ex: Exchange) => ex.response !== undefined && ex.response.status === limited;
-  const served = (ex: Exchange) => !rejected(ex) && ex.response !== undefined && (other === 'reads' ? isSuccess(ex) : ex.response.status < 500);
-  const b = await burst({ max: PLANNED[other], concurrency: burstConcurrency(PLANNED[other], roundTripMs), stopAtFirstRejection: true }, () => send(d.http, other, token, sentBy), { accepted: served, rejected });
+  const served = (ex: Exchange) =>
+    !rejected(ex) && ex.response !== undefined && (other === 'reads' ? isSuccess(ex) : ex.response.status < 500);
+  const b = await burst(
+    { max: PLANNED[other], concurrency: burstConcurrency(PLANNED[other], roundTripMs), stopAtFirstRejection: true },
+    () => send(d.http, other, token, sentBy),
+    { accepted: served, rejected }
+  );
   const witness = await send(d.http, spent, token, sentBy);
   return { spent, sent: other, planned: PLANNED[other], burst: b, witness, witnessRefused: rejected(witness) };
 }

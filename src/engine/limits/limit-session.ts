@@ -7,7 +7,15 @@ import type { KeyName } from '../config/config.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
 import { kindCreatedAt, type Ledger } from '../target/ledger.ts';
-import { burst, burstConcurrency, judgeFresh, judgeLimit, type Burst, type Classifier, type LimitVerdict } from './probes.ts';
+import {
+  burst,
+  burstConcurrency,
+  judgeFresh,
+  judgeLimit,
+  type Burst,
+  type Classifier,
+  type LimitVerdict,
+} from './probes.ts';
 import { mayMeanRealSeconds, parseRetryAfter } from '../transport/retry-after.ts';
 import { LIMITS, WINDOW_SECONDS } from '../documented-limits/limits.js';
 import { realMomentAfter, unmeasurableWindow, windowOverAfter, windowRealMs } from '../documented-limits/windows.js';
@@ -102,24 +110,45 @@ const is4xx = (ex: Exchange) => !!ex.response && ex.response.status >= 400 && ex
 const firstRejection = (bursts: Burst[]) => bursts.flatMap((b) => b.rejections)[0];
 
 /** Waits out Retry-After and then, if still refused, the rest of a window; records both answers. */
-export async function observeReset(d: Pick<Deps, 'config' | 'waits'>, what: string, rejection: Exchange, retry: () => Promise<Exchange>, accepted: (ex: Exchange) => boolean): Promise<ResetObservation> {
+export async function observeReset(
+  d: Pick<Deps, 'config' | 'waits'>,
+  what: string,
+  rejection: Exchange,
+  retry: () => Promise<Exchange>,
+  accepted: (ex: Exchange) => boolean
+): Promise<ResetObservation> {
   const { config } = d;
   const waits = d.waits ?? new Waits();
   const rejectedAt = Date.parse(rejection.startedAt) + rejection.durationMs;
   const retryAfter = parseRetryAfter(rejection, config.timeScale);
   const obs: ResetObservation = { rejection, retryAfter };
   if (retryAfter !== undefined && retryAfter <= WINDOW_SECONDS) {
-    await waits.sleep(realMomentAfter(rejectedAt, retryAfter + 1, config.timeScale) - Date.now(), `the Retry-After of the ${what} rejection (${retryAfter} s)`, 'limits', 'limit-window');
+    await waits.sleep(
+      realMomentAfter(rejectedAt, retryAfter + 1, config.timeScale) - Date.now(),
+      `the Retry-After of the ${what} rejection (${retryAfter} s)`,
+      'limits',
+      'limit-window'
+    );
     obs.afterRetryAfter = await retry();
     if (accepted(obs.afterRetryAfter)) return obs;
     // Read as real seconds (a scaled target may mean them).
     if (mayMeanRealSeconds(retryAfter, config.timeScale)) {
-      await waits.sleep(realMomentAfter(rejectedAt, retryAfter + 1, 1) - Date.now(), `the Retry-After of the ${what} rejection, read as real seconds`, 'limits', 'limit-window');
+      await waits.sleep(
+        realMomentAfter(rejectedAt, retryAfter + 1, 1) - Date.now(),
+        `the Retry-After of the ${what} rejection, read as real seconds`,
+        'limits',
+        'limit-window'
+      );
       obs.afterRetryAfterReal = await retry();
       if (accepted(obs.afterRetryAfterReal)) return obs;
     }
   }
-  await waits.sleep(windowOverAfter(rejectedAt, config.timeScale) - Date.now(), `the ${what} window to pass (a minute of target time)`, 'limits', 'limit-window');
+  await waits.sleep(
+    windowOverAfter(rejectedAt, config.timeScale) - Date.now(),
+    `the ${what} window to pass (a minute of target time)`,
+    'limits',
+    'limit-window'
+  );
   obs.afterWindow = await retry();
   return obs;
 }
@@ -139,18 +168,39 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   const cls = issuanceClassifier;
   const send = issueWithPrimary(d);
   const adopt = (b: Burst, lanes: string[]) => {
-    for (const ex of b.exchanges.filter(cls.accepted)) d.tokens.adopt('primary', (ex.response!.json as { token: string }).token, ex.response!.json as Record<string, unknown>, ex, lanes.shift());
+    for (const ex of b.exchanges.filter(cls.accepted))
+      d.tokens.adopt(
+        'primary',
+        (ex.response!.json as { token: string }).token,
+        ex.response!.json as Record<string, unknown>,
+        ex,
+        lanes.shift()
+      );
   };
   // The whole first burst in flight at once: the run's preflight costs a distant target one round trip, not three.
-  let first = await burst({ max: LIMITS.tokens.limit + 1, concurrency: LIMITS.tokens.limit + 1, stopAtFirstRejection: false }, send, cls);
+  let first = await burst(
+    { max: LIMITS.tokens.limit + 1, concurrency: LIMITS.tokens.limit + 1, stopAtFirstRejection: false },
+    send,
+    cls
+  );
   // No token at all, but refused as over a limit: the key is shared (a run just before, another pipeline) and its window
   // is spent. A window later the run can start, and owns that window.
   if (first.accepted === 0 && first.rejections.length > 0 && !tooShort(d.config)) {
-    await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'the key\'s issuance window, spent before the run began, to pass', 'limits', 'limit-window');
+    await (d.waits ?? new Waits()).sleep(
+      windowMs(d.config) + 50,
+      "the key's issuance window, spent before the run began, to pass",
+      'limits',
+      'limit-window'
+    );
     first = await burst({ max: LIMITS.tokens.limit + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
   }
   // No token at all: the run cannot start; the first request sent says what the target did.
-  if (first.accepted === 0) throw new StartupFailure(first.exchanges.reduce((a, b) => (b.seq < a.seq ? b : a)), '--api-key', d.config);
+  if (first.accepted === 0)
+    throw new StartupFailure(
+      first.exchanges.reduce((a, b) => (b.seq < a.seq ? b : a)),
+      '--api-key',
+      d.config
+    );
   // Three lanes hold a token each, and every call borrows whichever has room (call.ts): the checks' writes and the
   // cleanup's deletes spread over three budgets of 54 a minute. The other tokens stay spares for the probes, which
   // take tokens of their own (five in quick; token-expiry and the window probes one or two more in full).
@@ -158,16 +208,30 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   const bursts: Burst[] = [first];
   const unmeasurable = tooShort(d.config);
   // The burst still was the preflight and filled the pool; it just proves nothing about a window this short.
-  if (unmeasurable) return { limit: LIMITS.tokens.limit, what: 'token issuances', verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts };
+  if (unmeasurable)
+    return {
+      limit: LIMITS.tokens.limit,
+      what: 'token issuances',
+      verdict: { kind: 'inconclusive', reason: unmeasurable },
+      bursts,
+    };
   let verdict = judgeLimit(LIMITS.tokens.limit, windowMs(d.config), first);
   let note: string | undefined;
   let resetFrom: Burst[] = bursts;
   // Fewer than the limit served: the key's window may hold issuances the run did not send (keys are shared), so the
   // run owns no window yet. Full and certify wait one out and judge a burst there; quick does not judge at all.
   if (verdict.kind === 'stricter' && !waitsLong(d.config)) {
-    verdict = { kind: 'inconclusive', reason: `only ${first.accepted} token issuances were served before a refusal, in a window the run cannot own: the key may have been exchanged just before by another client (or a run before this one)` };
+    verdict = {
+      kind: 'inconclusive',
+      reason: `only ${first.accepted} token issuances were served before a refusal, in a window the run cannot own: the key may have been exchanged just before by another client (or a run before this one)`,
+    };
   } else if (verdict.kind === 'stricter') {
-    await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'a fresh issuance window the run owns (a minute of target time)', 'limits', 'limit-window');
+    await (d.waits ?? new Waits()).sleep(
+      windowMs(d.config) + 50,
+      'a fresh issuance window the run owns (a minute of target time)',
+      'limits',
+      'limit-window'
+    );
     const owned = await burst({ max: LIMITS.tokens.limit + 1, concurrency: 4, stopAtFirstRejection: true }, send, cls);
     adopt(owned, []);
     bursts.push(owned);
@@ -175,23 +239,49 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
     resetFrom = [owned];
     verdict = judgeFresh(LIMITS.tokens.limit, windowMs(d.config), owned);
     // Fewer again, in a window the run waited out for itself: the target's own limit is stricter.
-    if (verdict.kind === 'inconclusive' && owned.accepted < LIMITS.tokens.limit && owned.rejections.length > 0 && owned.spanMs < windowMs(d.config) / 2) verdict = { kind: 'stricter', accepted: owned.accepted };
+    if (
+      verdict.kind === 'inconclusive' &&
+      owned.accepted < LIMITS.tokens.limit &&
+      owned.rejections.length > 0 &&
+      owned.spanMs < windowMs(d.config) / 2
+    )
+      verdict = { kind: 'stricter', accepted: owned.accepted };
     note = `judged on a burst a whole window after the first, which met a refusal after ${first.accepted} (the key's window may have held other clients' issuances)`;
   }
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
     // One key, one budget: only a fresh window can tell a straddled boundary from a looser limit.
-    await (d.waits ?? new Waits()).sleep(windowMs(d.config) + 50, 'a fresh issuance window (a minute of target time)', 'limits', 'limit-window');
-    const second = await burst({ max: 2 * LIMITS.tokens.limit + 2, concurrency: 4, stopAtFirstRejection: true }, send, cls);
+    await (d.waits ?? new Waits()).sleep(
+      windowMs(d.config) + 50,
+      'a fresh issuance window (a minute of target time)',
+      'limits',
+      'limit-window'
+    );
+    const second = await burst(
+      { max: 2 * LIMITS.tokens.limit + 2, concurrency: 4, stopAtFirstRejection: true },
+      send,
+      cls
+    );
     adopt(second, []);
     bursts.push(second);
     verdict = judgeFresh(LIMITS.tokens.limit, windowMs(d.config), second);
     note = 'judged on a burst sent a whole window after the first';
   }
-  const probe: LimitProbe = { limit: LIMITS.tokens.limit, what: 'token issuances', verdict, bursts, firstRejection: firstRejection(resetFrom) ?? firstRejection(bursts), note };
+  const probe: LimitProbe = {
+    limit: LIMITS.tokens.limit,
+    what: 'token issuances',
+    verdict,
+    bursts,
+    firstRejection: firstRejection(resetFrom) ?? firstRejection(bursts),
+    note,
+  };
   // The other keys' issuances, side by side: each asks its own key's budget.
   const [scope, scopeReadonly] = await Promise.all([
-    probe.firstRejection && d.tokens.has('second') ? d.tokens.exchange(d.config.keys.second!, 'limits.key-scope') : undefined,
-    probe.firstRejection && d.tokens.has('readonly') ? d.tokens.exchange(d.config.keys.readonly!, 'limits.key-scope') : undefined,
+    probe.firstRejection && d.tokens.has('second')
+      ? d.tokens.exchange(d.config.keys.second!, 'limits.key-scope')
+      : undefined,
+    probe.firstRejection && d.tokens.has('readonly')
+      ? d.tokens.exchange(d.config.keys.readonly!, 'limits.key-scope')
+      : undefined,
   ]);
   if (scope) probe.scope = scope;
   if (scopeReadonly) probe.scopeReadonly = scopeReadonly;
@@ -235,7 +325,8 @@ class Turns {
 /** Reads or writes on dedicated tokens: exactly limit+1 on one, then (if all were served) until refusal on another. */
 async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string, turns: Turns): Promise<LimitProbe> {
   const unmeasurable = tooShort(d.config);
-  if (unmeasurable) return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts: [] };
+  if (unmeasurable)
+    return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts: [] };
   const token = async () => (await d.tokens.issue(spec.key ?? 'primary', spec.sentBy)).token;
   let t1: string;
   try {
@@ -244,7 +335,15 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
     // A probe of the domain whose token is refused (an issuance budget per address or organization, or one that never
     // comes back) is not judged; it never takes the main probes' verdicts down with it.
     if (!spec.judgeOnly) throw err;
-    return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: `no token for the ${spec.key ?? 'primary'} key: ${err instanceof Error ? err.message : String(err)}` }, bursts: [] };
+    return {
+      limit: spec.limit,
+      what: spec.what,
+      verdict: {
+        kind: 'inconclusive',
+        reason: `no token for the ${spec.key ?? 'primary'} key: ${err instanceof Error ? err.message : String(err)}`,
+      },
+      bursts: [],
+    };
   }
   const firstAnswer = await spec.send(t1);
   const served = spec.baseline ?? ((ex: Exchange) => isSuccess(ex));
@@ -253,44 +352,84 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
   const limited = (ex: Exchange) => is4xx(ex) && ex.response!.status !== 401;
   const codeOf = (ex: Exchange) => (ex.response?.json as { error?: { code?: unknown } } | undefined)?.error?.code;
   const like = spec.rejectedLike;
-  const asRefusal = (ex: Exchange) => !!like && ex.response?.status === like.response?.status && codeOf(ex) === codeOf(like);
+  const asRefusal = (ex: Exchange) =>
+    !!like && ex.response?.status === like.response?.status && codeOf(ex) === codeOf(like);
   const cls: Classifier = like
-    ? { accepted: (ex) => !!ex.response && ex.response.status < 500 && ex.response.status !== 401 && !asRefusal(ex), rejected: asRefusal }
+    ? {
+        accepted: (ex) => !!ex.response && ex.response.status < 500 && ex.response.status !== 401 && !asRefusal(ex),
+        rejected: asRefusal,
+      }
     : spec.baseline
-      ? { accepted: (ex) => ex.response?.status === baselineStatus, rejected: (ex) => limited(ex) && ex.response!.status !== baselineStatus }
+      ? {
+          accepted: (ex) => ex.response?.status === baselineStatus,
+          rejected: (ex) => limited(ex) && ex.response!.status !== baselineStatus,
+        }
       : { accepted: isSuccess, rejected: limited };
   if (!served(firstAnswer)) {
-    return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: `the first ${spec.what.replace(/s$/, '')} answered ${statusText(firstAnswer)}` }, bursts: [] };
+    return {
+      limit: spec.limit,
+      what: spec.what,
+      verdict: {
+        kind: 'inconclusive',
+        reason: `the first ${spec.what.replace(/s$/, '')} answered ${statusText(firstAnswer)}`,
+      },
+      bursts: [],
+    };
   }
   // The bursts take turns with the other probe's; the waits for a window's reset below overlap freely.
   const { bursts, verdict, held, inFlight } = await turns.run(async () => {
     // As many in flight as the round trip needs for the burst to take about half a second (8 on a near target).
     const inFlight = burstConcurrency(spec.limit, firstAnswer.durationMs, CONCURRENCY);
-    let first = await burst({ max: spec.limit, concurrency: inFlight, stopAtFirstRejection: false }, () => spec.send(t1), cls);
+    let first = await burst(
+      { max: spec.limit, concurrency: inFlight, stopAtFirstRejection: false },
+      () => spec.send(t1),
+      cls
+    );
     first = { ...first, exchanges: [firstAnswer, ...first.exchanges], accepted: first.accepted + 1 };
     let held = t1;
     // Too slow to fill half a window: again, on a fresh token, four times as wide; certify, which must be conclusive,
     // tries up to SLOW_BURST_RETRIES_CERTIFY times (a loaded machine slows some bursts, not all).
-    for (let retries = d.config.profile === 'certify' ? SLOW_BURST_RETRIES_CERTIFY : 1; retries > 0 && first.spanMs >= windowMs(d.config) / 2; retries--) {
+    for (
+      let retries = d.config.profile === 'certify' ? SLOW_BURST_RETRIES_CERTIFY : 1;
+      retries > 0 && first.spanMs >= windowMs(d.config) / 2;
+      retries--
+    ) {
       held = await token();
-      first = await burst({ max: spec.limit + 1, concurrency: inFlight * 4, stopAtFirstRejection: false }, () => spec.send(held), cls);
+      first = await burst(
+        { max: spec.limit + 1, concurrency: inFlight * 4, stopAtFirstRejection: false },
+        () => spec.send(held),
+        cls
+      );
     }
     const bursts = [first];
     let verdict = judgeLimit(spec.limit, windowMs(d.config), first);
     if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && first.others.length === 0) {
       const t2 = await token();
-      const second = await burst({ max: 2 * spec.limit + 2, concurrency: inFlight, stopAtFirstRejection: true }, () => spec.send(t2), cls);
+      const second = await burst(
+        { max: 2 * spec.limit + 2, concurrency: inFlight, stopAtFirstRejection: true },
+        () => spec.send(t2),
+        cls
+      );
       bursts.push(second);
       verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
     }
     return { bursts, verdict, held, inFlight };
   });
-  const probe: LimitProbe = { limit: spec.limit, what: spec.what, verdict, bursts, firstRejection: firstRejection(bursts) };
+  const probe: LimitProbe = {
+    limit: spec.limit,
+    what: spec.what,
+    verdict,
+    bursts,
+    firstRejection: firstRejection(bursts),
+  };
   if (probe.firstRejection && !spec.judgeOnly) {
     probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, scopeLane));
     // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
     const spentBy = bursts[0]!.rejections[0];
-    if (spentBy && cls.accepted(probe.scope)) probe.cross = await turns.run(() => observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy, firstAnswer.durationMs));
+    if (spentBy && cls.accepted(probe.scope))
+      probe.cross = await turns.run(() =>
+        observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy, firstAnswer.durationMs)
+      );
     if (waitsLong(d.config)) {
       const from = await rejectionToWaitFrom(probe, () => spec.send(held), cls, turns);
       probe.reset = await observeReset(d, spec.what, from, () => spec.send(held), cls.accepted);
@@ -305,25 +444,49 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
  * first rejection: under a sliding window the very slot its Retry-After promised, so a request sent then is refused
  * for the run's own doing. The budget is spent again on the same token, and the reset watched from that refusal.
  */
-export async function rejectionToWaitFrom(probe: Pick<LimitProbe, 'limit' | 'firstRejection' | 'cross'>, send: () => Promise<Exchange>, cls: Classifier, turns: Pick<Turns, 'run'> = new Turns()): Promise<Exchange> {
+export async function rejectionToWaitFrom(
+  probe: Pick<LimitProbe, 'limit' | 'firstRejection' | 'cross'>,
+  send: () => Promise<Exchange>,
+  cls: Classifier,
+  turns: Pick<Turns, 'run'> = new Turns()
+): Promise<Exchange> {
   const first = probe.firstRejection!;
   const cross = probe.cross;
   if (!cross || 'skipped' in cross || cross.witnessRefused || !cls.accepted(cross.witness)) return first;
-  const again = await turns.run(() => burst({ max: probe.limit + 1, concurrency: 1, stopAtFirstRejection: true }, send, cls));
+  const again = await turns.run(() =>
+    burst({ max: probe.limit + 1, concurrency: 1, stopAtFirstRejection: true }, send, cls)
+  );
   return again.rejections[0] ?? first;
 }
 
 /** The request of a reset observation the target served: the budget back. */
 const servedRetry = (reset: ResetObservation | undefined, accepted: (ex: Exchange) => boolean): Exchange | undefined =>
-  [reset?.afterRetryAfter, reset?.afterRetryAfterReal, reset?.afterWindow].find((ex): ex is Exchange => !!ex && accepted(ex));
+  [reset?.afterRetryAfter, reset?.afterRetryAfterReal, reset?.afterWindow].find(
+    (ex): ex is Exchange => !!ex && accepted(ex)
+  );
 
 /** Once the budget the probe spent in `first` is back: whether it stays spent as long as a minute's window holds it. */
-function watchWindowLength(d: Pick<Deps, 'config' | 'waits'>, probe: LimitProbe, first: Burst, send: () => Promise<Exchange>, cls: Classifier, concurrency: number): Promise<WindowLengthObservation | undefined> {
+function watchWindowLength(
+  d: Pick<Deps, 'config' | 'waits'>,
+  probe: LimitProbe,
+  first: Burst,
+  send: () => Promise<Exchange>,
+  cls: Classifier,
+  concurrency: number
+): Promise<WindowLengthObservation | undefined> {
   const back = servedRetry(probe.reset, cls.accepted);
-  if (!back || !probe.firstRejection || !first.rejections.includes(probe.firstRejection)) return Promise.resolve(undefined);
+  if (!back || !probe.firstRejection || !first.rejections.includes(probe.firstRejection))
+    return Promise.resolve(undefined);
   const waits = d.waits ?? new Waits();
   return observeWindowLength({
-    what: probe.what, limit: probe.limit, timeScale: d.config.timeScale, first, servedSince: [back], send, cls, concurrency,
+    what: probe.what,
+    limit: probe.limit,
+    timeScale: d.config.timeScale,
+    first,
+    servedSince: [back],
+    send,
+    cls,
+    concurrency,
     sleep: (ms, why) => waits.sleep(ms, why, 'limits', 'limit-window'),
   });
 }
@@ -343,11 +506,14 @@ export async function runIssuanceProbe(d: Deps): Promise<IssuanceStage> {
   const probe = await probeIssuance(d);
   const reset =
     probe.firstRejection && waitsLong(d.config)
-      ? observeReset(d, 'token issuances', probe.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then(async (r) => {
-          probe.reset = r;
-          const first = probe.bursts.find((b) => b.rejections.includes(probe.firstRejection!));
-          if (first) probe.windowLength = await watchWindowLength(d, probe, first, issueWithPrimary(d), issuanceClassifier, 4);
-        })
+      ? observeReset(d, 'token issuances', probe.firstRejection, issueWithPrimary(d), issuanceClassifier.accepted).then(
+          async (r) => {
+            probe.reset = r;
+            const first = probe.bursts.find((b) => b.rejections.includes(probe.firstRejection!));
+            if (first)
+              probe.windowLength = await watchWindowLength(d, probe, first, issueWithPrimary(d), issuanceClassifier, 4);
+          }
+        )
       : Promise.resolve();
   return { probe, reset };
 }
@@ -369,48 +535,106 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
   const auth = (t: string) => ({ authorization: `Bearer ${t}` });
   const turns = new Turns();
   const [read, write] = await Promise.all([
-    probeRequests(d, {
-      limit: LIMITS.reads.limit,
-      what: 'reads',
-      sentBy: 'limits.read-limit',
-      send: (t) => sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy: 'limits.read-limit' }),
-    }, 'main', turns),
-    d.config.readOnly ? Promise.resolve(undefined) : probeRequests(d, {
-      limit: LIMITS.writes.limit,
-      what: 'writes',
-      sentBy: 'limits.write-limit',
-      // An empty create body creates nothing; the target counts it if it counts writes after authentication.
-      send: (t) => sendOwn(d, t, { method: 'POST', path: '/v1/vms', json: {}, headers: auth(t), sentBy: 'limits.write-limit' }),
-      baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
-    }, 'main', turns),
+    probeRequests(
+      d,
+      {
+        limit: LIMITS.reads.limit,
+        what: 'reads',
+        sentBy: 'limits.read-limit',
+        send: (t) =>
+          sendOwn(d, t, {
+            method: 'GET',
+            path: '/v1/vms',
+            query: { per_page: 1 },
+            headers: auth(t),
+            sentBy: 'limits.read-limit',
+          }),
+      },
+      'main',
+      turns
+    ),
+    d.config.readOnly
+      ? Promise.resolve(undefined)
+      : probeRequests(
+          d,
+          {
+            limit: LIMITS.writes.limit,
+            what: 'writes',
+            sentBy: 'limits.write-limit',
+            // An empty create body creates nothing; the target counts it if it counts writes after authentication.
+            send: (t) =>
+              sendOwn(d, t, {
+                method: 'POST',
+                path: '/v1/vms',
+                json: {},
+                headers: auth(t),
+                sentBy: 'limits.write-limit',
+              }),
+            baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
+          },
+          'main',
+          turns
+        ),
   ]);
   const domain = await probeReadDomain(d, turns, auth);
   const realCreates = realCreateAllowance(d);
-  const checkedWrite = write && write.verdict.kind === 'looser' && write.verdict.accepted === 'unlimited' && realCreates > LIMITS.writes.limit ? await probeWithCreates(d, realCreates) : write;
+  const checkedWrite =
+    write &&
+    write.verdict.kind === 'looser' &&
+    write.verdict.accepted === 'unlimited' &&
+    realCreates > LIMITS.writes.limit
+      ? await probeWithCreates(d, realCreates)
+      : write;
   const [writeBySubject, writeAcrossOperations] = windowHoldsSideBySide(d)
-    ? await Promise.all([probeWriteSubjects(d, new Turns(), auth, write), probeWriteOperations(d, new Turns(), auth, write)])
+    ? await Promise.all([
+        probeWriteSubjects(d, new Turns(), auth, write),
+        probeWriteOperations(d, new Turns(), auth, write),
+      ])
     : [await probeWriteSubjects(d, turns, auth, write), await probeWriteOperations(d, turns, auth, write)];
   const windowKind = await observeWindowKind(d, auth, read, write);
   await issuance.reset;
-  return { token: issuance.probe, read, write: checkedWrite, ...domain, ...(writeBySubject ? { writeBySubject } : {}), ...(writeAcrossOperations ? { writeAcrossOperations } : {}), ...(windowKind ? { windowKind } : {}) };
+  return {
+    token: issuance.probe,
+    read,
+    write: checkedWrite,
+    ...domain,
+    ...(writeBySubject ? { writeBySubject } : {}),
+    ...(writeAcrossOperations ? { writeAcrossOperations } : {}),
+    ...(windowKind ? { windowKind } : {}),
+  };
 }
 
 /**
  * The declared window kind, on the reads (else the writes that create nothing) once their probe was exact, on a token
  * of its own: only in the profiles that wait out windows, as it waits one and a half.
  */
-async function observeWindowKind(d: Deps, auth: (t: string) => Record<string, string>, read: LimitProbe | undefined, write: LimitProbe | undefined): Promise<WindowKindObservation | undefined> {
+async function observeWindowKind(
+  d: Deps,
+  auth: (t: string) => Record<string, string>,
+  read: LimitProbe | undefined,
+  write: LimitProbe | undefined
+): Promise<WindowKindObservation | undefined> {
   if (!d.declaredWindow || !waitsLong(d.config) || tooShort(d.config)) return undefined;
   const sentBy = 'limits.window-resets';
   const useReads = read?.verdict.kind === 'exact';
-  if (!useReads && write?.verdict.kind !== 'exact') return { what: 'reads', limit: LIMITS.reads.limit, bursts: [], reason: 'neither the read nor the write probe showed its limit exactly, so a budget spent in halves cannot be counted' };
+  if (!useReads && write?.verdict.kind !== 'exact')
+    return {
+      what: 'reads',
+      limit: LIMITS.reads.limit,
+      bursts: [],
+      reason:
+        'neither the read nor the write probe showed its limit exactly, so a budget spent in halves cannot be counted',
+    };
   const t = (await d.tokens.issue('primary', sentBy)).token;
   const send = useReads
     ? () => sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy })
     : () => sendOwn(d, t, { method: 'POST', path: '/v1/vms', json: {}, headers: auth(t), sentBy });
   const first = await send();
   const served = (ex: Exchange) => ex.response?.status === first.response?.status;
-  const cls: Classifier = { accepted: served, rejected: (ex) => is4xx(ex) && ex.response!.status !== 401 && !served(ex) };
+  const cls: Classifier = {
+    accepted: served,
+    rejected: (ex) => is4xx(ex) && ex.response!.status !== 401 && !served(ex),
+  };
   const waits = d.waits ?? new Waits();
   // The first request is the first half's first: the plan counts it as served by sending one fewer.
   let sentFirst = false;
@@ -434,19 +658,58 @@ const MAX_READ_PATHS = 12;
  * once with its reads spread over the list and the other read operations the run saw served (a task, a record), so a
  * budget that differs by role or charges another read operation elsewhere shows. 301 reads each, on tokens of their own.
  */
-async function probeReadDomain(d: Deps, turns: Turns, auth: (t: string) => Record<string, string>): Promise<Pick<LimitsReport, 'readBySubject' | 'readAcrossOperations'>> {
-  const listRead = (sentBy: string) => (t: string) => sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy });
+async function probeReadDomain(
+  d: Deps,
+  turns: Turns,
+  auth: (t: string) => Record<string, string>
+): Promise<Pick<LimitsReport, 'readBySubject' | 'readAcrossOperations'>> {
+  const listRead = (sentBy: string) => (t: string) =>
+    sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy });
   const subjects = (['second', 'readonly'] as const).filter((k) => d.tokens.has(k));
-  const bySubject = (key: (typeof subjects)[number], own: Turns) => probeRequests(d, { limit: LIMITS.reads.limit, what: `reads (${key} key)`, sentBy: 'limits.read-limit-subjects', key, judgeOnly: true, send: listRead('limits.read-limit-subjects') }, 'main', own);
+  const bySubject = (key: (typeof subjects)[number], own: Turns) =>
+    probeRequests(
+      d,
+      {
+        limit: LIMITS.reads.limit,
+        what: `reads (${key} key)`,
+        sentBy: 'limits.read-limit-subjects',
+        key,
+        judgeOnly: true,
+        send: listRead('limits.read-limit-subjects'),
+      },
+      'main',
+      own
+    );
   const others = [...new Set(d.readPaths?.() ?? [])].slice(0, MAX_READ_PATHS);
   const paths = ['/v1/vms?per_page=1', ...others];
   let n = 0;
   const spread = (t: string) => {
     const [path, q] = paths[n++ % paths.length]!.split('?');
-    return sendOwn(d, t, { method: 'GET', path: path!, ...(q ? { query: Object.fromEntries(new URLSearchParams(q)) } : {}), headers: auth(t), sentBy: 'limits.read-limit-operations' });
+    return sendOwn(d, t, {
+      method: 'GET',
+      path: path!,
+      ...(q ? { query: Object.fromEntries(new URLSearchParams(q)) } : {}),
+      headers: auth(t),
+      sentBy: 'limits.read-limit-operations',
+    });
   };
-  const acrossOperations = (own: Turns) => probeRequests(d, { limit: LIMITS.reads.limit, what: 'reads over several operations', sentBy: 'limits.read-limit-operations', judgeOnly: true, send: spread }, 'main', own);
-  const steps: Array<(own: Turns) => Promise<LimitProbe | undefined>> = [...subjects.map((key) => (own: Turns) => bySubject(key, own)), (own) => (others.length ? acrossOperations(own) : Promise.resolve(undefined))];
+  const acrossOperations = (own: Turns) =>
+    probeRequests(
+      d,
+      {
+        limit: LIMITS.reads.limit,
+        what: 'reads over several operations',
+        sentBy: 'limits.read-limit-operations',
+        judgeOnly: true,
+        send: spread,
+      },
+      'main',
+      own
+    );
+  const steps: Array<(own: Turns) => Promise<LimitProbe | undefined>> = [
+    ...subjects.map((key) => (own: Turns) => bySubject(key, own)),
+    (own) => (others.length ? acrossOperations(own) : Promise.resolve(undefined)),
+  ];
   const probes = await sideBySide(d, turns, steps);
   const readBySubject = subjects.map((key, i) => ({ key, probe: probes[i]! }));
   const probe = probes[subjects.length];
@@ -480,7 +743,12 @@ function sideBySide<T>(d: Deps, turns: Turns, probes: ReadonlyArray<(own: Turns)
  * own. Only once the primary probe showed exactly 60 with writes that create nothing: such a target counts a write it
  * refuses, so a write it does not count on another operation is a budget that operation escapes.
  */
-async function probeWriteOperations(d: Deps, turns: Turns, auth: (t: string) => Record<string, string>, primary: LimitProbe | undefined): Promise<(LimitProbe & { operations: string[] }) | undefined> {
+async function probeWriteOperations(
+  d: Deps,
+  turns: Turns,
+  auth: (t: string) => Record<string, string>,
+  primary: LimitProbe | undefined
+): Promise<(LimitProbe & { operations: string[] }) | undefined> {
   if (!primary || primary.verdict.kind !== 'exact' || !primary.firstRejection || d.config.readOnly) return undefined;
   const others = d.writeRequests?.() ?? [];
   if (others.length === 0) return undefined;
@@ -488,14 +756,37 @@ async function probeWriteOperations(d: Deps, turns: Turns, auth: (t: string) => 
   let n = 0;
   const spread = (t: string) => {
     const r = requests[n++ % requests.length]!;
-    return sendOwn(d, t, { method: r.method, path: r.path, ...(r.json !== undefined ? { json: r.json } : {}), headers: auth(t), sentBy: 'limits.write-limit-operations' }).then((ex) => {
+    return sendOwn(d, t, {
+      method: r.method,
+      path: r.path,
+      ...(r.json !== undefined ? { json: r.json } : {}),
+      headers: auth(t),
+      sentBy: 'limits.write-limit-operations',
+    }).then((ex) => {
       // An empty body a lenient target accepted made something: the ledger deletes it (its id where the overlay says).
       const kind = kindCreatedAt(r.path);
-      if (r.method === 'POST' && kind && isSuccess(ex)) d.ledger.record({ kind, createdBy: 'limits.write-limit-operations', note: 'made by an empty body in the write-budget probe' }, ex);
+      if (r.method === 'POST' && kind && isSuccess(ex))
+        d.ledger.record(
+          { kind, createdBy: 'limits.write-limit-operations', note: 'made by an empty body in the write-budget probe' },
+          ex
+        );
       return ex;
     });
   };
-  const probe = await probeRequests(d, { limit: LIMITS.writes.limit, what: 'writes over several operations', sentBy: 'limits.write-limit-operations', judgeOnly: true, send: spread, baseline: (ex) => is4xx(ex) && ex.response!.status !== 429, rejectedLike: primary.firstRejection }, 'main', turns);
+  const probe = await probeRequests(
+    d,
+    {
+      limit: LIMITS.writes.limit,
+      what: 'writes over several operations',
+      sentBy: 'limits.write-limit-operations',
+      judgeOnly: true,
+      send: spread,
+      baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
+      rejectedLike: primary.firstRejection,
+    },
+    'main',
+    turns
+  );
   return { ...probe, operations: requests.map((r) => `${r.method} ${r.path}`) };
 }
 
@@ -504,17 +795,34 @@ async function probeWriteOperations(d: Deps, turns: Turns, auth: (t: string) => 
  * tokens of the second organization's key. Only once the primary key's probe showed exactly 60 with those writes: a
  * target that does not count them says nothing about another key's budget. A read-only key is left out (it may not write).
  */
-async function probeWriteSubjects(d: Deps, turns: Turns, auth: (t: string) => Record<string, string>, primary: LimitProbe | undefined): Promise<SubjectProbe[] | undefined> {
+async function probeWriteSubjects(
+  d: Deps,
+  turns: Turns,
+  auth: (t: string) => Record<string, string>,
+  primary: LimitProbe | undefined
+): Promise<SubjectProbe[] | undefined> {
   if (!primary || primary.verdict.kind !== 'exact' || !d.tokens.has('second') || d.config.readOnly) return undefined;
-  const probe = await probeRequests(d, {
-    limit: LIMITS.writes.limit,
-    what: 'writes (second key)',
-    sentBy: 'limits.write-limit-subjects',
-    key: 'second',
-    judgeOnly: true,
-    send: (t) => sendOwn(d, t, { method: 'POST', path: '/v1/vms', json: {}, headers: auth(t), sentBy: 'limits.write-limit-subjects' }),
-    baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
-  }, 'main', turns);
+  const probe = await probeRequests(
+    d,
+    {
+      limit: LIMITS.writes.limit,
+      what: 'writes (second key)',
+      sentBy: 'limits.write-limit-subjects',
+      key: 'second',
+      judgeOnly: true,
+      send: (t) =>
+        sendOwn(d, t, {
+          method: 'POST',
+          path: '/v1/vms',
+          json: {},
+          headers: auth(t),
+          sentBy: 'limits.write-limit-subjects',
+        }),
+      baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
+    },
+    'main',
+    turns
+  );
   return [{ key: 'second', probe }];
 }
 
@@ -526,7 +834,8 @@ export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
 /** Most real creates the write probe may make: --allow-writes, or in certify what it needs (two bursts of limit + 1) within the create budget. */
 export function realCreateAllowance(d: Pick<Deps, 'config' | 'ledger'>): number {
   const { config } = d;
-  const wanted = config.profile === 'certify' ? Math.max(config.allowWrites, 2 * (LIMITS.writes.limit + 1)) : config.allowWrites;
+  const wanted =
+    config.profile === 'certify' ? Math.max(config.allowWrites, 2 * (LIMITS.writes.limit + 1)) : config.allowWrites;
   if (config.maxCreates === undefined) return wanted;
   const created = d.ledger.entries.filter((e) => e.kind === 'vm').length;
   return Math.max(0, Math.min(wanted, config.maxCreates - created));
@@ -543,21 +852,48 @@ async function probeWithCreates(d: Deps, allowance: number): Promise<LimitProbe>
   const send = () => {
     const name = `cc-${config.runId}-lw${++n}`;
     const body = { name, vcpus: 1, memory_gb: 1, image: config.image, system_disk_gb: 20, subnet_id: config.subnetId };
-    return sendOwn(d, t, { method: 'POST', path: '/v1/vms', json: body, headers: { authorization: `Bearer ${t}` }, sentBy: 'limits.write-limit' }).then((ex) => {
-      if (isSuccess(ex)) d.ledger.record({ kind: 'vm', name, createdBy: 'limits.write-limit', note: 'write-limit probe (--allow-writes)' });
+    return sendOwn(d, t, {
+      method: 'POST',
+      path: '/v1/vms',
+      json: body,
+      headers: { authorization: `Bearer ${t}` },
+      sentBy: 'limits.write-limit',
+    }).then((ex) => {
+      if (isSuccess(ex))
+        d.ledger.record({
+          kind: 'vm',
+          name,
+          createdBy: 'limits.write-limit',
+          note: 'write-limit probe (--allow-writes)',
+        });
       return ex;
     });
   };
   const cls: Classifier = { accepted: isSuccess, rejected: is4xx };
-  const first = await burst({ max: LIMITS.writes.limit + 1, concurrency: CONCURRENCY, stopAtFirstRejection: false }, send, cls);
+  const first = await burst(
+    { max: LIMITS.writes.limit + 1, concurrency: CONCURRENCY, stopAtFirstRejection: false },
+    send,
+    cls
+  );
   const bursts = [first];
   let verdict = judgeLimit(LIMITS.writes.limit, windowMs(config), first);
   const left = allowance - first.exchanges.length;
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && left > LIMITS.writes.limit) {
     // limit + 1 in a fresh window settles it: two short bursts cannot both straddle a boundary.
-    const second = await burst({ max: Math.min(left, LIMITS.writes.limit + 1), concurrency: CONCURRENCY, stopAtFirstRejection: true }, send, cls);
+    const second = await burst(
+      { max: Math.min(left, LIMITS.writes.limit + 1), concurrency: CONCURRENCY, stopAtFirstRejection: true },
+      send,
+      cls
+    );
     bursts.push(second);
     verdict = judgeLimit(LIMITS.writes.limit, windowMs(config), first, second);
   }
-  return { limit: LIMITS.writes.limit, what: 'writes (real creates)', verdict, bursts, firstRejection: firstRejection(bursts), note: `probed with real creates (at most ${allowance}: ${config.profile === 'certify' ? 'certify, within --max-creates' : `--allow-writes ${config.allowWrites}`})` };
+  return {
+    limit: LIMITS.writes.limit,
+    what: 'writes (real creates)',
+    verdict,
+    bursts,
+    firstRejection: firstRejection(bursts),
+    note: `probed with real creates (at most ${allowance}: ${config.profile === 'certify' ? 'certify, within --max-creates' : `--allow-writes ${config.allowWrites}`})`,
+  };
 }

@@ -66,7 +66,13 @@ export async function burst(plan: BurstPlan, send: (i: number) => Promise<Exchan
 /** The counts a judgement needs (documented-limits/verdicts.js judges; this module only sends and counts). */
 function countsOf(b: Burst): BurstCounts {
   const other = b.others[0];
-  return { accepted: b.accepted, rejected: b.rejections.length, others: b.others.length, otherExample: other ? String(other.response?.status ?? other.transportError) : undefined, spanMs: b.spanMs };
+  return {
+    accepted: b.accepted,
+    rejected: b.rejections.length,
+    others: b.others.length,
+    otherExample: other ? String(other.response?.status ?? other.transportError) : undefined,
+    spanMs: b.spanMs,
+  };
 }
 
 /** Judges a limit from up to two bursts (see judgeBursts). */

@@ -38,7 +38,19 @@ export async function runRequestStage(d: RequestStageDeps, issuance: IssuanceSta
   const { config, http, tokens, ledger, waits, spec, schema, declarations } = d;
   try {
     await readUnreadObjects(spec.merged, schema, declarations, ledger, http.log, d.call);
-    return await runRequestProbes({ config, http, tokens, ledger, waits, declaredWindow: declarations.rateLimitAccounting?.window, readPaths: () => servedReadPaths(http.log, schema), writeRequests: () => harmlessWrites(spec.merged, config.runId) }, issuance);
+    return await runRequestProbes(
+      {
+        config,
+        http,
+        tokens,
+        ledger,
+        waits,
+        declaredWindow: declarations.rateLimitAccounting?.window,
+        readPaths: () => servedReadPaths(http.log, schema),
+        writeRequests: () => harmlessWrites(spec.merged, config.runId),
+      },
+      issuance
+    );
   } catch (err) {
     // No token for the probes (an issuance budget that never came back): their checks are errors of the run.
     if (!(err instanceof CredentialError)) throw err;
@@ -60,12 +72,19 @@ const MAX_SPREAD_ANSWER_BYTES = 64 * 1024;
 function servedReadPaths(log: readonly Exchange[], schema: SchemaAsserter): string[] {
   const byOperation = new Map<string, { path: string; bytes: number }>();
   for (const ex of log) {
-    if (ex.request.method !== 'GET' || !isSuccess(ex) || ex.caller !== 'primary' || ex.sentBy.startsWith('limits.')) continue;
+    if (ex.request.method !== 'GET' || !isSuccess(ex) || ex.caller !== 'primary' || ex.sentBy.startsWith('limits.'))
+      continue;
     const url = new URL(ex.request.url);
     const op = schema.operationFor('merged', 'GET', url.pathname)?.op.operationId;
     const bytes = ex.response?.bodyBytes ?? 0;
     // The smallest answer each operation gave, and none above a bound: the burst must fit its window.
-    if (!op || url.pathname === '/v1/vms' || bytes > MAX_SPREAD_ANSWER_BYTES || (byOperation.get(op)?.bytes ?? Infinity) <= bytes) continue;
+    if (
+      !op ||
+      url.pathname === '/v1/vms' ||
+      bytes > MAX_SPREAD_ANSWER_BYTES ||
+      (byOperation.get(op)?.bytes ?? Infinity) <= bytes
+    )
+      continue;
     byOperation.set(op, { path: url.pathname + url.search, bytes });
   }
   return [...byOperation.values()].map((v) => v.path);
@@ -76,16 +95,39 @@ function servedReadPaths(log: readonly Exchange[], schema: SchemaAsserter): stri
  * yet, on an object of the run's that still stands (its id from the ledger, or from the answer that made it): the
  * read-budget probe then spreads its reads over every read operation, not only those the checks happened to read.
  */
-async function readUnreadObjects(doc: OpenAPIV3_1.Document, schema: SchemaAsserter, declarations: Declarations, ledger: Ledger, log: readonly Exchange[], call: (opts: CallOptions) => Promise<Exchange>): Promise<void> {
-  const served = new Set(log.filter((ex) => ex.request.method === 'GET' && isSuccess(ex) && ex.caller === 'primary').map((ex) => schema.operationFor('merged', 'GET', new URL(ex.request.url).pathname)?.op.operationId));
+async function readUnreadObjects(
+  doc: OpenAPIV3_1.Document,
+  schema: SchemaAsserter,
+  declarations: Declarations,
+  ledger: Ledger,
+  log: readonly Exchange[],
+  call: (opts: CallOptions) => Promise<Exchange>
+): Promise<void> {
+  const served = new Set(
+    log
+      .filter((ex) => ex.request.method === 'GET' && isSuccess(ex) && ex.caller === 'primary')
+      .map((ex) => schema.operationFor('merged', 'GET', new URL(ex.request.url).pathname)?.op.operationId)
+  );
   const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
-  for (const op of documentOperations(doc).filter((o) => o.method === 'GET' && !o.public && !served.has(o.operationId))) {
+  for (const op of documentOperations(doc).filter(
+    (o) => o.method === 'GET' && !o.public && !served.has(o.operationId)
+  )) {
     const m = /^\/v1\/([a-z]+)\/\{[^}]+\}$/.exec(op.path);
     const kind = m ? COLLECTION_KINDS[m[1]!] : undefined;
     if (!kind) continue;
-    const entry = ledger.entries.find((e) => e.kind === kind && e.cleanup === 'pending' && !e.owner && (e.id ?? createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined)));
-    const id = entry && (entry.id ?? createdId(declarations, kind, entry.createdIn !== undefined ? bySeq.get(entry.createdIn) : undefined));
-    if (id) await call({ method: 'GET', path: op.path.replace(/\{[^}]+\}/, encodeURIComponent(id)) }).catch(() => undefined);
+    const entry = ledger.entries.find(
+      (e) =>
+        e.kind === kind &&
+        e.cleanup === 'pending' &&
+        !e.owner &&
+        (e.id ?? createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined))
+    );
+    const id =
+      entry &&
+      (entry.id ??
+        createdId(declarations, kind, entry.createdIn !== undefined ? bySeq.get(entry.createdIn) : undefined));
+    if (id)
+      await call({ method: 'GET', path: op.path.replace(/\{[^}]+\}/, encodeURIComponent(id)) }).catch(() => undefined);
   }
 }
 
@@ -94,8 +136,22 @@ async function readUnreadObjects(doc: OpenAPIV3_1.Document, schema: SchemaAssert
  * that exist nowhere and with empty bodies: each is refused, and nothing of the target's changes (what a lenient
  * target makes of an empty body is in the ledger, by the probe).
  */
-function harmlessWrites(doc: OpenAPIV3_1.Document, runId: string): Array<{ method: string; path: string; json?: unknown }> {
+function harmlessWrites(
+  doc: OpenAPIV3_1.Document,
+  runId: string
+): Array<{ method: string; path: string; json?: unknown }> {
   return documentOperations(doc)
-    .filter((o) => !o.public && o.method !== 'GET' && !o.revokesKey && !/api-keys/.test(o.path) && !(o.method === 'POST' && o.path === '/v1/vms'))
-    .map((o) => ({ method: o.method, path: o.path.replace(/\{[^}]+\}/g, encodeURIComponent(`cc-${runId}-absent`)), ...(o.takesBody ? { json: {} } : {}) }));
+    .filter(
+      (o) =>
+        !o.public &&
+        o.method !== 'GET' &&
+        !o.revokesKey &&
+        !/api-keys/.test(o.path) &&
+        !(o.method === 'POST' && o.path === '/v1/vms')
+    )
+    .map((o) => ({
+      method: o.method,
+      path: o.path.replace(/\{[^}]+\}/g, encodeURIComponent(`cc-${runId}-absent`)),
+      ...(o.takesBody ? { json: {} } : {}),
+    }));
 }

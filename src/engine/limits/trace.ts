@@ -21,7 +21,16 @@ export function traceProbe(probe: LimitProbe): LimitProbeTrace {
   const all = probe.bursts.flatMap((b, burst) =>
     [...b.exchanges]
       .sort((x, y) => Date.parse(x.startedAt) - Date.parse(y.startedAt))
-      .map((ex, i) => ({ at: Date.parse(ex.startedAt), outcome: b.rejections.includes(ex) ? ('rejected' as const) : b.others.includes(ex) ? ('other' as const) : ('accepted' as const), burst, n: i + 1 })),
+      .map((ex, i) => ({
+        at: Date.parse(ex.startedAt),
+        outcome: b.rejections.includes(ex)
+          ? ('rejected' as const)
+          : b.others.includes(ex)
+            ? ('other' as const)
+            : ('accepted' as const),
+        burst,
+        n: i + 1,
+      }))
   );
   all.sort((a, b) => a.at - b.at || a.burst - b.burst || a.n - b.n);
   const t0 = all[0]?.at ?? 0;

@@ -29,10 +29,16 @@ export interface WindowKindPlan {
 }
 
 /** What the third burst shows, given that the first two spent the budget as planned (pure: judged in tests). */
-export function judgeWindowKind(limit: number, half: number, third: Pick<Burst, 'accepted' | 'rejections'>): { kind?: WindowKind; reason?: string } {
+export function judgeWindowKind(
+  limit: number,
+  half: number,
+  third: Pick<Burst, 'accepted' | 'rejections'>
+): { kind?: WindowKind; reason?: string } {
   if (third.accepted >= limit) return { kind: 'fixed' };
   if (third.accepted === half && third.rejections.length > 0) return { kind: 'sliding' };
-  return { reason: `a window after the first half, ${third.accepted} of ${limit} were served: neither the whole budget (fixed windows) nor the first half's ${half} (a sliding window)` };
+  return {
+    reason: `a window after the first half, ${third.accepted} of ${limit} were served: neither the whole budget (fixed windows) nor the first half's ${half} (a sliding window)`,
+  };
 }
 
 /**
@@ -42,23 +48,42 @@ export function judgeWindowKind(limit: number, half: number, third: Pick<Burst, 
 export async function probeWindowKind(p: WindowKindPlan): Promise<WindowKindObservation> {
   const half = Math.floor(p.limit / 2);
   const bursts: Burst[] = [];
-  const out = (extra: Partial<WindowKindObservation>): WindowKindObservation => ({ what: p.what, limit: p.limit, bursts, ...extra });
+  const out = (extra: Partial<WindowKindObservation>): WindowKindObservation => ({
+    what: p.what,
+    limit: p.limit,
+    bursts,
+    ...extra,
+  });
   const start1 = Date.now();
   const first = await burst({ max: half, concurrency: p.concurrency, stopAtFirstRejection: true }, p.send, p.cls);
   bursts.push(first);
-  if (first.accepted !== half) return out({ reason: `the first ${half} ${p.what} on a fresh token were not all served (${first.accepted})` });
-  if (first.spanMs > p.windowMs / 4) return out({ reason: `the first half took ${first.spanMs} ms, more than a quarter of a window` });
+  if (first.accepted !== half)
+    return out({ reason: `the first ${half} ${p.what} on a fresh token were not all served (${first.accepted})` });
+  if (first.spanMs > p.windowMs / 4)
+    return out({ reason: `the first half took ${first.spanMs} ms, more than a quarter of a window` });
   await p.sleep(start1 + p.windowMs / 2 - Date.now(), `half a window after the first half of the ${p.what}`);
   const start2 = Date.now();
-  const second = await burst({ max: p.limit - half + 1, concurrency: p.concurrency, stopAtFirstRejection: false }, p.send, p.cls);
+  const second = await burst(
+    { max: p.limit - half + 1, concurrency: p.concurrency, stopAtFirstRejection: false },
+    p.send,
+    p.cls
+  );
   bursts.push(second);
-  if (Date.now() > start1 + (p.windowMs * 3) / 4) return out({ reason: `the second half ended more than three quarters of a window after the first began` });
+  if (Date.now() > start1 + (p.windowMs * 3) / 4)
+    return out({ reason: `the second half ended more than three quarters of a window after the first began` });
   // A fixed window aligned to the clock may have begun between the halves: then nothing is refused, and nothing is told.
-  if (second.accepted !== p.limit - half || second.rejections.length !== 1) return out({ reason: `the rest of the budget half a window later served ${second.accepted} and refused ${second.rejections.length} (${p.limit - half} served and 1 refused were due: a window that began between the halves, or another budget)` });
-  await p.sleep(start1 + first.spanMs + p.windowMs + p.windowMs / 20 - Date.now(), `a window after the first half of the ${p.what}`);
+  if (second.accepted !== p.limit - half || second.rejections.length !== 1)
+    return out({
+      reason: `the rest of the budget half a window later served ${second.accepted} and refused ${second.rejections.length} (${p.limit - half} served and 1 refused were due: a window that began between the halves, or another budget)`,
+    });
+  await p.sleep(
+    start1 + first.spanMs + p.windowMs + p.windowMs / 20 - Date.now(),
+    `a window after the first half of the ${p.what}`
+  );
   const third = await burst({ max: p.limit, concurrency: p.concurrency, stopAtFirstRejection: true }, p.send, p.cls);
   bursts.push(third);
   // The second half leaves a sliding window a window after it was sent: the third burst must be over by then.
-  if (Date.now() > start2 + p.windowMs) return out({ reason: 'the third burst ended after the second half had left its window' });
+  if (Date.now() > start2 + p.windowMs)
+    return out({ reason: 'the third burst ended after the second half had left its window' });
   return out(judgeWindowKind(p.limit, half, third));
 }

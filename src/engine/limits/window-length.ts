@@ -53,14 +53,28 @@ export async function observeWindowLength(p: WindowLengthPlan): Promise<WindowLe
   const lastSendAt = minuteEnds - (BEFORE_MINUTE_SECONDS * 1000) / p.timeScale;
   let served = p.first.accepted + p.servedSince.length;
   let last = p.servedSince.at(-1)!;
-  const observation = (): WindowLengthObservation => ({ what: p.what, limit: p.limit, served, spanSeconds: ((endOf(last) - startOf(firstSent)) * p.timeScale) / 1000, first: firstSent, last });
+  const observation = (): WindowLengthObservation => ({
+    what: p.what,
+    limit: p.limit,
+    served,
+    spanSeconds: ((endOf(last) - startOf(firstSent)) * p.timeScale) / 1000,
+    first: firstSent,
+    last,
+  });
   if (Date.now() >= lastSendAt) return observation();
-  const again = await burst({ max: p.limit + 1, concurrency: p.concurrency, stopAtFirstRejection: true }, p.send, p.cls);
+  const again = await burst(
+    { max: p.limit + 1, concurrency: p.concurrency, stopAtFirstRejection: true },
+    p.send,
+    p.cls
+  );
   served += again.accepted;
   const servedAgain = again.exchanges.filter(p.cls.accepted);
   if (servedAgain.length) last = servedAgain.reduce((a, b) => (endOf(b) > endOf(a) ? b : a));
   if (Date.now() >= lastSendAt) return { ...observation(), again };
-  await p.sleep(lastSendAt - Date.now(), `shortly before a minute has passed since the ${p.what} burst began (a budget a minute holds stays spent)`);
+  await p.sleep(
+    lastSendAt - Date.now(),
+    `shortly before a minute has passed since the ${p.what} burst began (a budget a minute holds stays spent)`
+  );
   const nearMinute = await p.send();
   if (p.cls.accepted(nearMinute)) {
     served++;

@@ -75,7 +75,14 @@ export interface Observations {
   /** certify's preparation: why filling the list stopped, how room was made, and what it found. */
   certifyPopulationStopped?: string;
   certifyPlan?: { stoppedBy: string; deleted: number; reserve: number; note: string };
-  certify?: { tags: { field: string; shape: string; declared: boolean } | null; tagAttempts: Array<{ shape: string; outcome: string }>; listBefore?: number; populated: number; shortBy?: number; plan?: string };
+  certify?: {
+    tags: { field: string; shape: string; declared: boolean } | null;
+    tagAttempts: Array<{ shape: string; outcome: string }>;
+    listBefore?: number;
+    populated: number;
+    shortBy?: number;
+    plan?: string;
+  };
   /** The latest status and code of one error case (observeErrorCase). */
   [errorCase: `errorCase.${string}`]: ObservedCase | undefined;
   /** limits.retry-after: a probe whose Retry-After was right read as real seconds (under --time-scale). */
@@ -98,6 +105,8 @@ export function observationStore(): { observations: Observations; observe: Obser
 /** Every status and code pair observed for each error case: errorCasesSeen, else the latest errorCase.<name> of each. */
 export function observedCases(o: Readonly<Observations>): Record<string, ObservedCase[]> {
   if (o.errorCasesSeen) return o.errorCasesSeen;
-  const latest = Object.entries(o).filter((e): e is [`errorCase.${string}`, ObservedCase] => e[0].startsWith('errorCase.') && e[1] !== undefined);
+  const latest = Object.entries(o).filter(
+    (e): e is [`errorCase.${string}`, ObservedCase] => e[0].startsWith('errorCase.') && e[1] !== undefined
+  );
   return Object.fromEntries(latest.map(([k, v]) => [k.slice('errorCase.'.length), [v]]));
 }

@@ -57,7 +57,12 @@ export function evidenceOf(exchanges: Exchange[], details?: Record<string, unkno
   return {
     exchanges: exchanges.slice(0, MAX_EVIDENCE_EXCHANGES).map((ex) => ({
       request: ex.request,
-      response: ex.response && { status: ex.response.status, headers: ex.response.headers, body: ex.response.body.slice(0, 2048), ...(ex.response.bodyBytes !== undefined ? { bodyBytes: ex.response.bodyBytes } : {}) },
+      response: ex.response && {
+        status: ex.response.status,
+        headers: ex.response.headers,
+        body: ex.response.body.slice(0, 2048),
+        ...(ex.response.bodyBytes !== undefined ? { bodyBytes: ex.response.bodyBytes } : {}),
+      },
       transportError: ex.transportError,
       incompleteResponse: ex.incompleteResponse,
       curl: toCurl(ex.request),
@@ -80,7 +85,12 @@ export const fail = (message: string, exchanges: Exchange[], details?: Record<st
 });
 
 /** A failed assertion at an explicit level (a must check's convention-only assertion fails at should). */
-export const failAt = (level: Level, message: string, exchanges: Exchange[], details?: Record<string, unknown>): CheckOutcome => ({
+export const failAt = (
+  level: Level,
+  message: string,
+  exchanges: Exchange[],
+  details?: Record<string, unknown>
+): CheckOutcome => ({
   status: 'failed',
   level,
   message,
@@ -88,18 +98,33 @@ export const failAt = (level: Level, message: string, exchanges: Exchange[], det
 });
 
 /** A convention the seed does not state did not hold: a warning, never a failed verdict. */
-export const warn = (message: string, exchanges: Exchange[], details?: Record<string, unknown>): CheckOutcome => failAt('should', message, exchanges, details);
+export const warn = (message: string, exchanges: Exchange[], details?: Record<string, unknown>): CheckOutcome =>
+  failAt('should', message, exchanges, details);
 
 /** The check could not decide: "not verified", with what would let it decide. */
-export const skip = (message: string, howToVerify?: string): CheckOutcome => ({ status: 'skipped', message, ...(howToVerify ? { howToVerify } : {}) });
+export const skip = (message: string, howToVerify?: string): CheckOutcome => ({
+  status: 'skipped',
+  message,
+  ...(howToVerify ? { howToVerify } : {}),
+});
 
 /**
  * A declared check whose optional design the overlay does not declare (a test event, a retry schedule): for the
  * unshown item it is not a requirement, so it is not "not verified" either; a MUST clause it observes stays open.
  */
-export const undeclared = (message: string, howToVerify: string): CheckOutcome => ({ status: 'skipped', message, howToVerify, undeclared: true });
+export const undeclared = (message: string, howToVerify: string): CheckOutcome => ({
+  status: 'skipped',
+  message,
+  howToVerify,
+  undeclared: true,
+});
 
-export function finding(level: Level, message: string, exchanges: Exchange[] = [], details?: Record<string, unknown>): Finding {
+export function finding(
+  level: Level,
+  message: string,
+  exchanges: Exchange[] = [],
+  details?: Record<string, unknown>
+): Finding {
   return { level, message, evidence: evidenceOf(exchanges, details) };
 }
 
@@ -107,7 +132,12 @@ export function finding(level: Level, message: string, exchanges: Exchange[] = [
  * The outcome of a check that asserts at several levels: the most severe failed assertion leads (must and declared
  * before should), the others travel with it; no failed assertion is a pass.
  */
-export function judge(findings: Finding[], passMessage: string, passExchanges: Exchange[] = [], passDetails?: Record<string, unknown>): CheckOutcome {
+export function judge(
+  findings: Finding[],
+  passMessage: string,
+  passExchanges: Exchange[] = [],
+  passDetails?: Record<string, unknown>
+): CheckOutcome {
   if (findings.length === 0) return pass(passMessage, passExchanges, passDetails);
   const ordered = [...findings].sort((a, b) => LEVEL_RANK[b.level] - LEVEL_RANK[a.level]);
   const [lead, ...rest] = ordered as [Finding, ...Finding[]];
@@ -127,7 +157,7 @@ export class Unavailable extends Error {
     /** What would make it available (a flag, a declaration). */
     readonly howToVerify?: string,
     /** The overlay declares no such design (see undeclared()). */
-    readonly undeclared?: true,
+    readonly undeclared?: true
   ) {
     super(message);
   }

@@ -11,7 +11,11 @@ export interface Judged {
 
 export const newJudged = (): Judged => ({ seqs: new Set(), tokenKeys: new Set() });
 
-const isExchange = (v: unknown): v is Exchange => !!v && typeof v === 'object' && typeof (v as Exchange).seq === 'number' && typeof (v as Exchange).request === 'object';
+const isExchange = (v: unknown): v is Exchange =>
+  !!v &&
+  typeof v === 'object' &&
+  typeof (v as Exchange).seq === 'number' &&
+  typeof (v as Exchange).request === 'object';
 
 /** Records the exchanges in a value a check was handed (an exchange, a list of them, an object holding them), two levels deep. */
 function note(value: unknown, judged: Judged, depth = 0): void {
@@ -24,7 +28,11 @@ function note(value: unknown, judged: Judged, depth = 0): void {
 }
 
 /** An object whose every method's answer is recorded as judged (after `before` has seen the call, when given). */
-function recording<T extends object>(target: T, judged: Judged, before?: (prop: string | symbol, args: unknown[]) => void): T {
+function recording<T extends object>(
+  target: T,
+  judged: Judged,
+  before?: (prop: string | symbol, args: unknown[]) => void
+): T {
   return new Proxy(target, {
     get(t, prop) {
       const value = Reflect.get(t, prop, t) as unknown;
@@ -57,7 +65,8 @@ export function recordingLog(log: readonly Exchange[], judged: Judged): readonly
   return new Proxy(log, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target) as unknown;
-      if (prop !== 'filter' && prop !== 'find' && prop !== 'findLast') return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      if (prop !== 'filter' && prop !== 'find' && prop !== 'findLast')
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
       return (...args: unknown[]) => {
         const result = (value as (...a: unknown[]) => unknown).apply(target, args);
         note(result, judged);

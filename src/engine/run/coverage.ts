@@ -10,12 +10,19 @@ const holds = (c: Check) => c.level === 'must' || c.level === 'declared';
  * or failed. A clause with one check that decided and another that could not stays "not verified": a weaker check
  * passing must not hide that a stronger one never ran (a list too short for the per_page cap, for one).
  */
-export function computeCoverage(clauses: ClauseList, checks: readonly Check[], reports: readonly CheckReport[], opts: { overlay: boolean; only?: string[] }): Coverage {
+export function computeCoverage(
+  clauses: ClauseList,
+  checks: readonly Check[],
+  reports: readonly CheckReport[],
+  opts: { overlay: boolean; only?: string[] }
+): Coverage {
   const byId = new Map(reports.map((r) => [r.id, r]));
   const mustClauses = clauses.clauses.filter((c) => c.checkable !== false && !c.deferred);
   const conditional = new Map(mustClauses.filter((c) => c.conditional).map((c) => [c.id, c.conditional!]));
   // Without an overlay the target declared nothing, so no unshown item is a requirement.
-  const declared = opts.overlay ? clauses.unshown.filter((u) => checks.some((c) => c.level === 'declared' && c.clauses.includes(u.id))) : [];
+  const declared = opts.overlay
+    ? clauses.unshown.filter((u) => checks.some((c) => c.level === 'declared' && c.clauses.includes(u.id)))
+    : [];
   const verified: string[] = [];
   const notVerified: NotVerified[] = [];
   for (const clause of [...mustClauses, ...declared]) {
@@ -25,18 +32,40 @@ export function computeCoverage(clauses: ClauseList, checks: readonly Check[], r
     const must = all.filter((c) => c.level === 'must');
     // An unshown item is held by the declared checks of designs the overlay declares (a test event it does not declare
     // is no requirement); a MUST clause stays open whatever the reason.
-    const citing = clause.id.startsWith('U-') ? all.filter((c) => c.level === 'declared' && !byId.get(c.id)?.undeclared) : must.length ? must : all;
+    const citing = clause.id.startsWith('U-')
+      ? all.filter((c) => c.level === 'declared' && !byId.get(c.id)?.undeclared)
+      : must.length
+        ? must
+        : all;
     if (citing.length === 0) continue;
     const open: NotVerified[] = [];
     for (const check of citing) {
       const r = byId.get(check.id);
       const blocking = !conditional.has(clause.id);
       if (!r) {
-        open.push({ clause: clause.id, check: check.id, reason: `group ${check.group} was not selected`, howToVerify: opts.only ? `add ${check.group} to --only` : `select group ${check.group}`, blocking });
+        open.push({
+          clause: clause.id,
+          check: check.id,
+          reason: `group ${check.group} was not selected`,
+          howToVerify: opts.only ? `add ${check.group} to --only` : `select group ${check.group}`,
+          blocking,
+        });
       } else if (r.status === 'skipped') {
-        open.push({ clause: clause.id, check: check.id, reason: r.message, howToVerify: r.howToVerify ?? conditional.get(clause.id) ?? 'see the reason', blocking });
+        open.push({
+          clause: clause.id,
+          check: check.id,
+          reason: r.message,
+          howToVerify: r.howToVerify ?? conditional.get(clause.id) ?? 'see the reason',
+          blocking,
+        });
       } else if (r.status === 'error') {
-        open.push({ clause: clause.id, check: check.id, reason: `the check could not run: ${r.message}`, howToVerify: 'rerun; if it persists, report the error with this report', blocking });
+        open.push({
+          clause: clause.id,
+          check: check.id,
+          reason: `the check could not run: ${r.message}`,
+          howToVerify: 'rerun; if it persists, report the error with this report',
+          blocking,
+        });
       }
     }
     if (open.length === 0) verified.push(clause.id);

@@ -21,7 +21,12 @@ export interface DomainInputs {
   ledger: readonly LedgerEntry[];
 }
 
-const SUBJECT_FLAGS: Record<string, string> = { primary: '--api-key', second: '--api-key-b', readonly: '--api-key-readonly', revocable: '--api-key-revocable' };
+const SUBJECT_FLAGS: Record<string, string> = {
+  primary: '--api-key',
+  second: '--api-key-b',
+  readonly: '--api-key-readonly',
+  revocable: '--api-key-revocable',
+};
 /** Keys of the second organization; every other key of the run belongs to the primary one. */
 const ORGANIZATION_OF: Record<string, string> = { second: 'B', primary: 'A', readonly: 'A', revocable: 'A' };
 /**
@@ -29,7 +34,10 @@ const ORGANIZATION_OF: Record<string, string> = { second: 'B', primary: 'A', rea
  * (authenticated GETs), writes (authenticated others), lists (GETs answering an array of items), long-running (those
  * whose answer links to the task poll), or operation ids.
  */
-function resolveOperations(names: readonly string[], ops: readonly DocumentOperation[]): { inDocument: string[]; absent: string[] } {
+function resolveOperations(
+  names: readonly string[],
+  ops: readonly DocumentOperation[]
+): { inDocument: string[]; absent: string[] } {
   const sets: Record<string, (o: DocumentOperation) => boolean> = {
     all: () => true,
     authenticated: (o) => !o.public,
@@ -50,7 +58,11 @@ function resolveOperations(names: readonly string[], ops: readonly DocumentOpera
 }
 
 /** Where an exchange's object stood for its caller: its own (exists), none (absent), or another organization's. */
-function objectCondition(ex: Exchange, template: string | undefined, createdBy: ReadonlyMap<string, string>): string | undefined {
+function objectCondition(
+  ex: Exchange,
+  template: string | undefined,
+  createdBy: ReadonlyMap<string, string>
+): string | undefined {
   if (!template || !template.includes('{') || !ex.response) return undefined;
   const caller = ex.subject && ORGANIZATION_OF[ex.subject];
   if (!caller) return undefined;
@@ -63,7 +75,14 @@ function objectCondition(ex: Exchange, template: string | undefined, createdBy: 
 }
 
 /** Each MUST clause's domain, what the checks that judge it exercised, and the points left. */
-export function computeDomains(clauses: readonly Clause[], checks: readonly Check[], reports: readonly CheckReport[], log: readonly Exchange[], judged: ReadonlyMap<string, Judged>, inputs: DomainInputs): DomainCoverage[] {
+export function computeDomains(
+  clauses: readonly Clause[],
+  checks: readonly Check[],
+  reports: readonly CheckReport[],
+  log: readonly Exchange[],
+  judged: ReadonlyMap<string, Judged>,
+  inputs: DomainInputs
+): DomainCoverage[] {
   const ops = documentOperations(inputs.merged);
   const templateOf = new Map(ops.map((o) => [o.operationId, o.path]));
   // The organization that made each object the run created (the caller of the exchange that created it).
@@ -74,12 +93,16 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
     if (e.id && caller && ORGANIZATION_OF[caller]) createdBy.set(e.id, ORGANIZATION_OF[caller]!);
   }
   // Each exchange's operation, matched once for every clause that counts it.
-  const operationOfSeq = new Map(log.map((ex) => [ex.seq, inputs.operationOf(ex.request.method, new URL(ex.request.url).pathname)]));
+  const operationOfSeq = new Map(
+    log.map((ex) => [ex.seq, inputs.operationOf(ex.request.method, new URL(ex.request.url).pathname)])
+  );
   const decided = new Set(reports.filter((r) => ['passed', 'failed', 'warning'].includes(r.status)).map((r) => r.id));
   const out: DomainCoverage[] = [];
   for (const clause of clauses) {
     if (!clause.domain) continue;
-    const judging = checks.filter((c) => (c.level === 'must' || c.level === 'declared') && c.clauses.includes(clause.id) && decided.has(c.id));
+    const judging = checks.filter(
+      (c) => (c.level === 'must' || c.level === 'declared') && c.clauses.includes(clause.id) && decided.has(c.id)
+    );
     const wholeLog = judging.some((c) => c.reviewsLog);
     const ids = new Set(judging.map((c) => c.id));
     // Sent by a judging check, or handed to it (the run's objects, the log, token answers): both were judged.
@@ -102,7 +125,8 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
       if (ex.subject && SUBJECT_FLAGS[ex.subject] && ex.response) subjects.add(ex.subject);
       const condition = objectCondition(ex, op && templateOf.get(op), createdBy);
       if (condition) objects.add(condition);
-      for (const name of clause.domain.values ?? []) if (op && ex.response && sentValueOf(ex, op, name)) values.add(name);
+      for (const name of clause.domain.values ?? [])
+        if (op && ex.response && sentValueOf(ex, op, name)) values.add(name);
     }
     const d: ClauseDomain = clause.domain;
     const coverage: DomainCoverage = { clause: clause.id, domain: {}, exercised: {}, missing: [] };
@@ -112,21 +136,56 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
       coverage.exercised.operations = inDocument.filter((o) => operations.has(o));
       const revokes = new Set(ops.filter((o) => o.revokesKey).map((o) => o.operationId));
       for (const o of inDocument.filter((o) => !operations.has(o))) {
-        coverage.missing.push(revokes.has(o)
-          // Sent with any key the run needs, it would end the run: only --api-key-revocable may, in security.revoked-key.
-          ? { dimension: 'operations', point: o, possible: false, reason: `${o} revokes the key it is sent with; the run sends it only once, with --api-key-revocable, to judge revocation`, howToVerify: `a key of its own for each clause, which the suite does not ask for` }
-          : { dimension: 'operations', point: o, possible: true, reason: `no check judging ${clause.id} sent ${o}`, howToVerify: `a check of ${clause.id} that sends ${o} (the suite's gap, or a group not selected)` });
+        coverage.missing.push(
+          revokes.has(o)
+            ? // Sent with any key the run needs, it would end the run: only --api-key-revocable may, in security.revoked-key.
+              {
+                dimension: 'operations',
+                point: o,
+                possible: false,
+                reason: `${o} revokes the key it is sent with; the run sends it only once, with --api-key-revocable, to judge revocation`,
+                howToVerify: `a key of its own for each clause, which the suite does not ask for`,
+              }
+            : {
+                dimension: 'operations',
+                point: o,
+                possible: true,
+                reason: `no check judging ${clause.id} sent ${o}`,
+                howToVerify: `a check of ${clause.id} that sends ${o} (the suite's gap, or a group not selected)`,
+              }
+        );
       }
-      for (const o of absent) coverage.missing.push({ dimension: 'operations', point: o, possible: false, reason: `${o} is not in this run's document`, howToVerify: `declare ${o} in the overlay` });
+      for (const o of absent)
+        coverage.missing.push({
+          dimension: 'operations',
+          point: o,
+          possible: false,
+          reason: `${o} is not in this run's document`,
+          howToVerify: `declare ${o} in the overlay`,
+        });
     }
     if (d.subjects) {
       coverage.domain.subjects = [...d.subjects];
       coverage.exercised.subjects = d.subjects.filter((s) => subjects.has(s));
       for (const s of d.subjects.filter((x) => !subjects.has(x))) {
         const held = inputs.keysHeld.has(s);
-        coverage.missing.push(held
-          ? { dimension: 'subjects', point: s, possible: true, reason: `no check judging ${clause.id} used the ${s} key's tokens`, howToVerify: `a check of ${clause.id} on the ${s} key (the suite's gap, or a group not selected)` }
-          : { dimension: 'subjects', point: s, possible: false, reason: `the run holds no ${s} key`, howToVerify: `give ${SUBJECT_FLAGS[s] ?? 'the key'}` });
+        coverage.missing.push(
+          held
+            ? {
+                dimension: 'subjects',
+                point: s,
+                possible: true,
+                reason: `no check judging ${clause.id} used the ${s} key's tokens`,
+                howToVerify: `a check of ${clause.id} on the ${s} key (the suite's gap, or a group not selected)`,
+              }
+            : {
+                dimension: 'subjects',
+                point: s,
+                possible: false,
+                reason: `the run holds no ${s} key`,
+                howToVerify: `give ${SUBJECT_FLAGS[s] ?? 'the key'}`,
+              }
+        );
       }
     }
     if (d.objects) coverObjects(coverage, clause.id, d.objects, objects, inputs.keysHeld.has('second'));
@@ -137,22 +196,47 @@ export function computeDomains(clauses: readonly Clause[], checks: readonly Chec
 }
 
 /** The object conditions of a domain the checks met, and those left (another organization's needs its key). */
-function coverObjects(coverage: DomainCoverage, clause: string, domain: readonly string[], met: ReadonlySet<string>, holdsSecond: boolean): void {
+function coverObjects(
+  coverage: DomainCoverage,
+  clause: string,
+  domain: readonly string[],
+  met: ReadonlySet<string>,
+  holdsSecond: boolean
+): void {
   coverage.domain.objects = [...domain];
   coverage.exercised.objects = domain.filter((o) => met.has(o));
   for (const o of domain.filter((x) => !met.has(x))) {
     const possible = o !== 'other-organization' || holdsSecond;
-    coverage.missing.push({ dimension: 'objects', point: o, possible, reason: possible ? `no check judging ${clause} met an object that is ${o === 'absent' ? 'absent' : o === 'exists' ? 'there' : "another organization's"}` : 'the run holds no key of a second organization', howToVerify: possible ? `a check of ${clause} on such an object` : 'give --api-key-b' });
+    coverage.missing.push({
+      dimension: 'objects',
+      point: o,
+      possible,
+      reason: possible
+        ? `no check judging ${clause} met an object that is ${o === 'absent' ? 'absent' : o === 'exists' ? 'there' : "another organization's"}`
+        : 'the run holds no key of a second organization',
+      howToVerify: possible ? `a check of ${clause} on such an object` : 'give --api-key-b',
+    });
   }
 }
 
 /** The value classes of a domain the checks sent, and those left (always within reach: the run chooses what it sends). */
-function coverValues(coverage: DomainCoverage, clause: string, domain: readonly string[], sent: ReadonlySet<string>): void {
+function coverValues(
+  coverage: DomainCoverage,
+  clause: string,
+  domain: readonly string[],
+  sent: ReadonlySet<string>
+): void {
   coverage.domain.values = [...domain];
   coverage.exercised.values = domain.filter((v) => sent.has(v));
   for (const v of domain.filter((x) => !sent.has(x))) {
     const cls = VALUE_CLASSES[v];
-    coverage.missing.push({ dimension: 'values', point: v, possible: true, reason: `no check judging ${clause} sent ${cls ? `${cls.what} (${cls.operation})` : v} and had an answer`, howToVerify: `a check of ${clause} that sends it (the suite's gap, a budget spent first, or a group not selected)` });
+    coverage.missing.push({
+      dimension: 'values',
+      point: v,
+      possible: true,
+      reason: `no check judging ${clause} sent ${cls ? `${cls.what} (${cls.operation})` : v} and had an answer`,
+      howToVerify: `a check of ${clause} that sends it (the suite's gap, a budget spent first, or a group not selected)`,
+    });
   }
 }
 

@@ -35,7 +35,6 @@ export interface CheckReport {
   requestsAtEnd: number;
 }
 
-
 /** A point of a clause's domain the run did not exercise, why, and whether this run could have. */
 export interface MissingPoint {
   dimension: DomainDimension;
@@ -142,7 +141,14 @@ export interface RunReport {
    * --expect: the file, the failures it did not list, and what it lists that no longer fails or warns; notRun: entries
    * whose check was left out (--only) or skipped, judged neither fixed nor failing.
    */
-  expectations?: { file: string; expected: string[]; unexpected: string[]; fixed: string[]; notRun?: string[]; strict: boolean };
+  expectations?: {
+    file: string;
+    expected: string[];
+    unexpected: string[];
+    fixed: string[];
+    notRun?: string[];
+    strict: boolean;
+  };
   /** Digests of what the report records (cloud-conformance verify recomputes them), and a signature under --sign. */
   integrity?: Integrity;
 }
@@ -188,7 +194,11 @@ export function connectionReport(config: RunConfig): ConnectionReport | undefine
       const via = embedded ? undefined : proxyFor(url, c.proxy);
       return via ? withoutCredentials(via) : 'direct';
     };
-    report.proxy = { api: route(config.baseUrl, config.embedded), ...(config.s3 ? { s3: route(config.s3.url, config.s3.embedded) } : {}), ...(c.proxy.noProxy ? { noProxy: c.proxy.noProxy } : {}) };
+    report.proxy = {
+      api: route(config.baseUrl, config.embedded),
+      ...(config.s3 ? { s3: route(config.s3.url, config.s3.embedded) } : {}),
+      ...(c.proxy.noProxy ? { noProxy: c.proxy.noProxy } : {}),
+    };
   }
   return Object.keys(report).length ? report : undefined;
 }
@@ -199,7 +209,10 @@ export type { S3Capability } from '../outcome/observations.ts';
  * nonconformant whenever a must or declared assertion failed, even if another check could not run (a definite failure
  * is never lost); incomplete when a check errored, or when completeness is required and a MUST clause is not verified.
  */
-export function verdictOf(checks: readonly CheckReport[], opts: { incompleteCoverage: boolean; requireComplete: boolean }): Verdict {
+export function verdictOf(
+  checks: readonly CheckReport[],
+  opts: { incompleteCoverage: boolean; requireComplete: boolean }
+): Verdict {
   if (checks.some((c) => c.status === 'failed')) return 'nonconformant';
   if (checks.some((c) => c.status === 'error')) return 'incomplete';
   if (opts.requireComplete && opts.incompleteCoverage) return 'incomplete';

@@ -61,20 +61,47 @@ export function selectChecks(all: Check[], only?: string[]): Check[] {
   if (!only || only.length === 0) return all;
   const groups = new Set(all.map((c) => c.group));
   const unknown = only.filter((g) => !groups.has(g));
-  if (unknown.length) throw new UsageError(`--only: unknown group ${unknown.join(', ')} (groups: ${[...groups].join(', ')})`);
+  if (unknown.length)
+    throw new UsageError(`--only: unknown group ${unknown.join(', ')} (groups: ${[...groups].join(', ')})`);
   return all.filter((c) => only.includes(c.group));
 }
 
 /** What the check reports: each failed assertion at its own level; a should-level failure alone is a warning. */
-export function toReport(check: Check, outcome: CheckOutcome | { status: 'error'; message: string }, durationMs: number, requestsAtEnd: number): CheckReport {
-  const base = { id: check.id, group: check.group, clauses: check.clauses, level: check.level, title: check.title, durationMs, requestsAtEnd };
+export function toReport(
+  check: Check,
+  outcome: CheckOutcome | { status: 'error'; message: string },
+  durationMs: number,
+  requestsAtEnd: number
+): CheckReport {
+  const base = {
+    id: check.id,
+    group: check.group,
+    clauses: check.clauses,
+    level: check.level,
+    title: check.title,
+    durationMs,
+    requestsAtEnd,
+  };
   if (outcome.status === 'failed') {
     const lead = { level: outcome.level ?? check.level, message: outcome.message, evidence: outcome.evidence };
     const findings = [lead, ...(outcome.findings ?? [])];
     const binding = findings.some((f) => f.level !== 'should');
-    return { ...base, status: binding ? 'failed' : 'warning', message: outcome.message, evidence: outcome.evidence, ...(findings.length > 1 || lead.level !== check.level ? { findings } : {}) };
+    return {
+      ...base,
+      status: binding ? 'failed' : 'warning',
+      message: outcome.message,
+      evidence: outcome.evidence,
+      ...(findings.length > 1 || lead.level !== check.level ? { findings } : {}),
+    };
   }
-  if (outcome.status === 'skipped') return { ...base, status: 'skipped', message: outcome.message, ...(outcome.howToVerify ? { howToVerify: outcome.howToVerify } : {}), ...(outcome.undeclared ? { undeclared: true as const } : {}) };
+  if (outcome.status === 'skipped')
+    return {
+      ...base,
+      status: 'skipped',
+      message: outcome.message,
+      ...(outcome.howToVerify ? { howToVerify: outcome.howToVerify } : {}),
+      ...(outcome.undeclared ? { undeclared: true as const } : {}),
+    };
   if (outcome.status === 'error') return { ...base, status: 'error', message: outcome.message };
   return { ...base, status: 'passed', message: outcome.message, evidence: outcome.evidence };
 }
@@ -103,7 +130,12 @@ interface Run {
  * One run, as its steps: open it, make sure the target answers (the issuance probe first when the limits group runs),
  * prepare certify's list, run the checks, delete what the run created, and write the report.
  */
-export async function runSuite(config: RunConfig, allChecks: Check[], tool: ToolInfo, hooks: RunHooks = {}): Promise<RunReport> {
+export async function runSuite(
+  config: RunConfig,
+  allChecks: Check[],
+  tool: ToolInfo,
+  hooks: RunHooks = {}
+): Promise<RunReport> {
   const startedAt = new Date().toISOString();
   const checks = selectChecks(allChecks, config.only);
   // The clause list (a long YAML file) is read for the coverage at the end: parsed while the run waits, not after it.
@@ -114,7 +146,14 @@ export async function runSuite(config: RunConfig, allChecks: Check[], tool: Tool
     const issuance = await preflight(run, checks, tool, startedAt);
     const certify = await prepareForCertify(run);
     const { reports, judged, limits } = await runChecks(run, checks, certify, issuance);
-    await cleanup(run.declarations, run.ledger, run.http.log, run.objects, (opts) => callApi(run.api, 'cleanup', opts), run.tokens.heldLanes('primary'));
+    await cleanup(
+      run.declarations,
+      run.ledger,
+      run.http.log,
+      run.objects,
+      (opts) => callApi(run.api, 'cleanup', opts),
+      run.tokens.heldLanes('primary')
+    );
     return assembleReport(run, { tool, startedAt, allChecks, reports, judged, limits, clauses: await clauses });
   } finally {
     await run.events.close();
@@ -129,33 +168,85 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
   const redactor = new Redactor();
   for (const secret of connectionSecrets(config.connection)) redactor.add(secret.value, secret.label);
   // The embedded target listens on this machine: a proxy could not reach it.
-  const http = new HttpClient(config.baseUrl, { timeoutSeconds: config.requestTimeoutSeconds, maxBodyBytes: config.maxBodyBytes, tls: targetTls(config.connection, config.insecure), proxy: config.embedded ? undefined : config.connection?.proxy }, redactor);
+  const http = new HttpClient(
+    config.baseUrl,
+    {
+      timeoutSeconds: config.requestTimeoutSeconds,
+      maxBodyBytes: config.maxBodyBytes,
+      tls: targetTls(config.connection, config.insecure),
+      proxy: config.embedded ? undefined : config.connection?.proxy,
+    },
+    redactor
+  );
   const waits = new Waits(hooks);
   const tokens = new TokenManager(http, config.keys, config.timeScale, redactor, waits);
   const schema = new SchemaAsserter(spec);
   schema.compileAll();
   const ledger = new Ledger();
   const pacer = new Pacer(config.timeScale, waits);
-  const api: ApiDeps = { http, tokens, pacer, timeScale: config.timeScale, readOnly: config.readOnly, maxCreates: config.maxCreates, createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length, waits };
+  const api: ApiDeps = {
+    http,
+    tokens,
+    pacer,
+    timeScale: config.timeScale,
+    readOnly: config.readOnly,
+    maxCreates: config.maxCreates,
+    createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length,
+    waits,
+  };
   const objects = new RunObjects((opts) => callApi(api, 'setup', opts), config, declarations, ledger, waits);
   const events = new RunEvents((opts) => callApi(api, 'events', opts), config, declarations, ledger, objects, waits);
-  return { config, hooks, spec, declarations, http, waits, tokens, schema, ledger, pacer, redactor, api, objects, events, ...observationStore() };
+  return {
+    config,
+    hooks,
+    spec,
+    declarations,
+    http,
+    waits,
+    tokens,
+    schema,
+    ledger,
+    pacer,
+    redactor,
+    api,
+    objects,
+    events,
+    ...observationStore(),
+  };
 }
 
 /**
  * A target we cannot reach or whose key is refused cannot be judged (exit 2, with a report carrying the exchange that
  * shows it). With the limits group, the issuance probe is the preflight: it must be the key's first issuance in its window.
  */
-async function preflight(run: Run, checks: readonly Check[], tool: ToolInfo, startedAt: string): Promise<IssuanceStage | undefined> {
+async function preflight(
+  run: Run,
+  checks: readonly Check[],
+  tool: ToolInfo,
+  startedAt: string
+): Promise<IssuanceStage | undefined> {
   const { config, http, tokens, ledger, waits } = run;
   try {
-    if (checks.some((c) => c.group === 'limits')) return await runIssuanceProbe({ config, http, tokens, ledger, waits });
+    if (checks.some((c) => c.group === 'limits'))
+      return await runIssuanceProbe({ config, http, tokens, ledger, waits });
     await tokens.get('primary', 'setup');
     return undefined;
   } catch (err) {
     let failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
-    if (failure instanceof StartupFailure && (await addTlsDiagnosis(failure.exchange, config))) failure = new StartupFailure(failure.exchange, failure.flag, config);
-    if (failure instanceof StartupFailure) throw new RunNotStarted(failure, startupFailureReport(failure, { tool, config, startedAt, log: http.log, tokensIssued: tokens.issued, reproduce: reproduceLine(config) }));
+    if (failure instanceof StartupFailure && (await addTlsDiagnosis(failure.exchange, config)))
+      failure = new StartupFailure(failure.exchange, failure.flag, config);
+    if (failure instanceof StartupFailure)
+      throw new RunNotStarted(
+        failure,
+        startupFailureReport(failure, {
+          tool,
+          config,
+          startedAt,
+          log: http.log,
+          tokensIssued: tokens.issued,
+          reproduce: reproduceLine(config),
+        })
+      );
     throw failure;
   }
 }
@@ -164,7 +255,14 @@ async function preflight(run: Run, checks: readonly Check[], tool: ToolInfo, sta
 async function prepareForCertify(run: Run): Promise<CertifyPreparation | undefined> {
   const { config, declarations, ledger, objects, observe } = run;
   if (config.profile !== 'certify' || config.readOnly) return undefined;
-  return prepareCertify({ config, declarations, ledger, objects, call: (opts) => callApi(run.api, 'certify', opts), observe });
+  return prepareCertify({
+    config,
+    declarations,
+    ledger,
+    objects,
+    call: (opts) => callApi(run.api, 'certify', opts),
+    observe,
+  });
 }
 
 /**
@@ -172,24 +270,38 @@ async function prepareForCertify(run: Run): Promise<CertifyPreparation | undefin
  * run after every other check (they may exhaust what they probe), then its checks; the checks that review the whole
  * log come last. Reports come back in declaration order, whatever order they ran in.
  */
-async function runChecks(run: Run, checks: readonly Check[], certify: CertifyPreparation | undefined, issuance: IssuanceStage | undefined): Promise<{ reports: CheckReport[]; judged: Map<string, Judged>; limits?: LimitsReport }> {
+async function runChecks(
+  run: Run,
+  checks: readonly Check[],
+  certify: CertifyPreparation | undefined,
+  issuance: IssuanceStage | undefined
+): Promise<{ reports: CheckReport[]; judged: Map<string, Judged>; limits?: LimitsReport }> {
   const isLimits = (c: Check) => c.group === 'limits';
   // What each check judged besides what it sent (a clause's domain counts both).
   const judged = new Map<string, Judged>();
   let limits: LimitsReport | undefined;
   const runOne = (check: Check) => runCheck(run, check, judged, { certify, limits });
-  const reports: CheckReport[] = await runScheduled(checks.filter((c) => !c.reviewsLog && !isLimits(c)), runOne, run.config.sequential);
+  const reports: CheckReport[] = await runScheduled(
+    checks.filter((c) => !c.reviewsLog && !isLimits(c)),
+    runOne,
+    run.config.sequential
+  );
   for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
-    if (issuance && !limits) limits = await runRequestStage({ ...run, call: (opts) => callApi(run.api, 'setup', opts) }, issuance);
+    if (issuance && !limits)
+      limits = await runRequestStage({ ...run, call: (opts) => callApi(run.api, 'setup', opts) }, issuance);
     reports.push(await runOne(check));
   }
   reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
   return { reports, judged, ...(limits ? { limits } : {}) };
 }
 
-
 /** One check run in its context, its outcome (or the reason it could not run) made its report. */
-async function runCheck(run: Run, check: Check, judged: Map<string, Judged>, stage: { certify?: CertifyPreparation; limits?: LimitsReport }): Promise<CheckReport> {
+async function runCheck(
+  run: Run,
+  check: Check,
+  judged: Map<string, Judged>,
+  stage: { certify?: CertifyPreparation; limits?: LimitsReport }
+): Promise<CheckReport> {
   const { config, http } = run;
   run.hooks.onCheckStart?.(check);
   const seen = newJudged();
@@ -200,10 +312,15 @@ async function runCheck(run: Run, check: Check, judged: Map<string, Judged>, sta
   try {
     outcome = await check.run(ctx);
   } catch (err) {
-    if (err instanceof Unavailable) outcome = err.undeclared ? undeclared(err.message, err.howToVerify ?? 'declare it in --overlay') : skip(err.message, err.howToVerify);
-    else if (err instanceof CredentialError && err.key !== 'primary') outcome = skip(err.message, `check ${KEY_FLAGS[err.key]}`);
+    if (err instanceof Unavailable)
+      outcome = err.undeclared
+        ? undeclared(err.message, err.howToVerify ?? 'declare it in --overlay')
+        : skip(err.message, err.howToVerify);
+    else if (err instanceof CredentialError && err.key !== 'primary')
+      outcome = skip(err.message, `check ${KEY_FLAGS[err.key]}`);
     // The target stopped issuing tokens mid-run (a window that never resets): this check cannot run, the others stand.
-    else if (err instanceof CredentialError) outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
+    else if (err instanceof CredentialError)
+      outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
     else outcome = { status: 'error', message: `internal error in the suite: ${(err as Error).message}` };
   }
   const report = withCurlTls(toReport(check, outcome, Date.now() - started, http.log.length), curlTls(config));
@@ -212,8 +329,27 @@ async function runCheck(run: Run, check: Check, judged: Map<string, Judged>, sta
 }
 
 /** What a check sees of the run: its calls go out under its id, and what it reads of shared state is recorded as judged. */
-function contextFor(run: Run, check: Check, seen: Judged, stage: { certify?: CertifyPreparation; limits?: LimitsReport }): CheckContext {
-  const { config, spec, declarations, schema, tokens, http, objects, events, ledger, observations, observe, redactor, waits } = run;
+function contextFor(
+  run: Run,
+  check: Check,
+  seen: Judged,
+  stage: { certify?: CertifyPreparation; limits?: LimitsReport }
+): CheckContext {
+  const {
+    config,
+    spec,
+    declarations,
+    schema,
+    tokens,
+    http,
+    objects,
+    events,
+    ledger,
+    observations,
+    observe,
+    redactor,
+    waits,
+  } = run;
   return {
     checkId: check.id,
     config,
@@ -229,23 +365,43 @@ function contextFor(run: Run, check: Check, seen: Judged, stage: { certify?: Cer
     log: recordingLog(http.log, seen),
     limits: stage.limits,
     call: (opts: CallOptions) => callApi(run.api, check.id, opts),
-    callEach: (list: readonly CallOptions[]) => inParallel(list, IN_FLIGHT_PER_CHECK, (opts) => callApi(run.api, check.id, opts)),
+    callEach: (list: readonly CallOptions[]) =>
+      inParallel(list, IN_FLIGHT_PER_CHECK, (opts) => callApi(run.api, check.id, opts)),
     observations,
     observe,
     registerSecret: (value, label) => redactor.add(value, label),
-    sleepTarget: (seconds, what) => waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id, 'target-time'),
+    sleepTarget: (seconds, what) =>
+      waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id, 'target-time'),
   };
 }
 
 /** The report of a finished run: verdict, coverage and each clause's domain, traffic and waits, how to reproduce it. */
-function assembleReport(run: Run, done: { tool: ToolInfo; startedAt: string; allChecks: Check[]; reports: CheckReport[]; judged: Map<string, Judged>; limits?: LimitsReport; clauses: ClauseList }): RunReport {
+function assembleReport(
+  run: Run,
+  done: {
+    tool: ToolInfo;
+    startedAt: string;
+    allChecks: Check[];
+    reports: CheckReport[];
+    judged: Map<string, Judged>;
+    limits?: LimitsReport;
+    clauses: ClauseList;
+  }
+): RunReport {
   const { config, http, schema, tokens, pacer, waits, ledger, spec, observations } = run;
   const { reports } = done;
-  const coverage = computeCoverage(done.clauses, done.allChecks, reports, { overlay: !!config.overlayPath, only: config.only });
+  const coverage = computeCoverage(done.clauses, done.allChecks, reports, {
+    overlay: !!config.overlayPath,
+    only: config.only,
+  });
   coverage.domains = computeDomains(done.clauses.clauses, done.allChecks, reports, http.log, done.judged, {
     merged: spec.merged,
     operationOf: (method, pathname) => schema.operationFor('merged', method, pathname)?.op.operationId,
-    keysHeld: new Set(Object.entries(config.keys).filter(([, v]) => !!v).map(([k]) => k)),
+    keysHeld: new Set(
+      Object.entries(config.keys)
+        .filter(([, v]) => !!v)
+        .map(([k]) => k)
+    ),
     ledger: ledger.entries,
   });
   coverage.partlyVerified = partlyVerified(coverage.verified, coverage.domains);
@@ -258,7 +414,10 @@ function assembleReport(run: Run, done: { tool: ToolInfo; startedAt: string; all
     profile: config.profile,
     startedAt: done.startedAt,
     finishedAt: new Date().toISOString(),
-    verdict: verdictOf(reports, { incompleteCoverage: isIncomplete(coverage), requireComplete: config.requireComplete }),
+    verdict: verdictOf(reports, {
+      incompleteCoverage: isIncomplete(coverage),
+      requireComplete: config.requireComplete,
+    }),
     summary: summarize(reports),
     checks: reports,
     coverage,
@@ -293,12 +452,21 @@ function assembleReport(run: Run, done: { tool: ToolInfo; startedAt: string; all
  * client certificate required or refused). Direct connections only; through a proxy the tunnel would be made again.
  */
 async function addTlsDiagnosis(exchange: Exchange, config: RunConfig): Promise<boolean> {
-  const closed = !exchange.response && !exchange.incompleteResponse && /UND_ERR_SOCKET|ECONNRESET|socket hang up/.test(exchange.transportError ?? '');
+  const closed =
+    !exchange.response &&
+    !exchange.incompleteResponse &&
+    /UND_ERR_SOCKET|ECONNRESET|socket hang up/.test(exchange.transportError ?? '');
   const direct = config.embedded || !proxyFor(config.baseUrl, config.connection?.proxy);
   if (!closed || !direct || new URL(config.baseUrl).protocol !== 'https:') return false;
-  const probe = await probeTls(config.baseUrl, targetTls(config.connection, config.insecure), Math.min(config.requestTimeoutSeconds * 1000, 3000));
-  if (probe.alert) exchange.transportError = `${exchange.transportError}; a bare TLS handshake with the target ends in ${probe.alert}`;
-  else if (probe.closedAfterHandshake) exchange.transportError = `${exchange.transportError}; the target closes a bare TLS connection right after the handshake`;
+  const probe = await probeTls(
+    config.baseUrl,
+    targetTls(config.connection, config.insecure),
+    Math.min(config.requestTimeoutSeconds * 1000, 3000)
+  );
+  if (probe.alert)
+    exchange.transportError = `${exchange.transportError}; a bare TLS handshake with the target ends in ${probe.alert}`;
+  else if (probe.closedAfterHandshake)
+    exchange.transportError = `${exchange.transportError}; the target closes a bare TLS connection right after the handshake`;
   return probe.alert !== undefined || probe.closedAfterHandshake === true;
 }
 
@@ -322,7 +490,11 @@ function reproduceLine(config: RunConfig): string {
   if (config.overlayPath && !config.overlayImplicit) parts.push(`--overlay ${config.overlayPath}`);
   if (config.timeScale !== 1) parts.push(`--time-scale ${config.timeScale}`);
   if (config.s3 && !config.s3.embedded) {
-    parts.push(`--s3-url ${config.s3.url}`, '--s3-access-key "$CONFORMANCE_S3_ACCESS_KEY"', '--s3-secret-key "$CONFORMANCE_S3_SECRET_KEY"');
+    parts.push(
+      `--s3-url ${config.s3.url}`,
+      '--s3-access-key "$CONFORMANCE_S3_ACCESS_KEY"',
+      '--s3-secret-key "$CONFORMANCE_S3_SECRET_KEY"'
+    );
     if (config.s3.region !== 'us-east-1') parts.push(`--s3-region ${config.s3.region}`);
     if (!config.s3.forcePathStyle) parts.push('--s3-virtual-host');
   }
@@ -332,21 +504,35 @@ function reproduceLine(config: RunConfig): string {
   if (config.referenceTls) parts.push('--reference-tls');
   // File paths only: the files hold no secret of the run (a key file is the user's, named, never read out).
   if (config.connection?.ca?.file) parts.push(`--ca-file ${config.connection.ca.file}`);
-  if (config.connection?.clientCert) parts.push(`--client-cert ${config.connection.clientCert.certFile}`, `--client-key ${config.connection.clientCert.keyFile}`);
+  if (config.connection?.clientCert)
+    parts.push(
+      `--client-cert ${config.connection.clientCert.certFile}`,
+      `--client-key ${config.connection.clientCert.keyFile}`
+    );
   return parts.join(' ');
 }
 
 /** The TLS files the run connected with, for its curl lines. */
 function curlTls(config: RunConfig): CurlTls {
   const c = config.connection;
-  return { caFile: c?.ca?.file, certFile: c?.clientCert?.certFile, keyFile: c?.clientCert?.keyFile, insecure: config.insecure || undefined };
+  return {
+    caFile: c?.ca?.file,
+    certFile: c?.clientCert?.certFile,
+    keyFile: c?.clientCert?.keyFile,
+    insecure: config.insecure || undefined,
+  };
 }
 
 /** The check's curl lines, connecting as the run did (a private CA, a client certificate). */
 function withCurlTls(report: CheckReport, tls: CurlTls): CheckReport {
   if (!tls.caFile && !tls.certFile && !tls.insecure) return report;
-  const redo = (e?: Evidence) => e && { ...e, exchanges: e.exchanges.map((x) => ({ ...x, curl: toCurl(x.request, tls) })) };
-  return { ...report, ...(report.evidence ? { evidence: redo(report.evidence) } : {}), ...(report.findings ? { findings: report.findings.map((f) => ({ ...f, evidence: redo(f.evidence) })) } : {}) };
+  const redo = (e?: Evidence) =>
+    e && { ...e, exchanges: e.exchanges.map((x) => ({ ...x, curl: toCurl(x.request, tls) })) };
+  return {
+    ...report,
+    ...(report.evidence ? { evidence: redo(report.evidence) } : {}),
+    ...(report.findings ? { findings: report.findings.map((f) => ({ ...f, evidence: redo(f.evidence) })) } : {}),
+  };
 }
 
 /** The property phase's random cases when --runs is not given (src/cli/options.ts DEFAULT_RUNS). */
@@ -357,11 +543,10 @@ function shellWord(v: string): string {
   return /^[A-Za-z0-9._:/@%+=,-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
-
-
-
-
-function countByEndpoint(log: readonly { request: { method: string; url: string } }[], schema: SchemaAsserter): Record<string, number> {
+function countByEndpoint(
+  log: readonly { request: { method: string; url: string } }[],
+  schema: SchemaAsserter
+): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const ex of log) {
     const found = schema.operationFor('merged', ex.request.method, new URL(ex.request.url).pathname);
@@ -373,5 +558,7 @@ function countByEndpoint(log: readonly { request: { method: string; url: string 
 
 /** The run's waits per cause, in whole milliseconds. */
 function roundedWaits(waits: Waits): WaitTotals {
-  return Object.fromEntries(Object.entries(waits.totals).map(([cause, t]) => [cause, { count: t.count, ms: Math.round(t.ms) }])) as WaitTotals;
+  return Object.fromEntries(
+    Object.entries(waits.totals).map(([cause, t]) => [cause, { count: t.count, ms: Math.round(t.ms) }])
+  ) as WaitTotals;
 }

@@ -15,7 +15,11 @@ export function sharesOf(check: Check): readonly string[] {
  * last check that may change it; the next that may change it waits for them all. With `sequential`, every check waits
  * for the one before it. Results come back in the checks' order.
  */
-export async function runScheduled<T>(checks: readonly Check[], run: (check: Check) => Promise<T>, sequential = false): Promise<T[]> {
+export async function runScheduled<T>(
+  checks: readonly Check[],
+  run: (check: Check) => Promise<T>,
+  sequential = false
+): Promise<T[]> {
   // Per share: the last check that may change it, and the checks that only read it since.
   const lastChange = new Map<string, Promise<unknown>>();
   const readsSince = new Map<string, Array<Promise<unknown>>>();
@@ -23,7 +27,9 @@ export async function runScheduled<T>(checks: readonly Check[], run: (check: Che
   for (const check of checks) {
     const shares = sequential ? ['*'] : sharesOf(check);
     const onlyReads = !sequential && check.onlyReads === true;
-    const before = shares.flatMap((s) => [lastChange.get(s), ...(onlyReads ? [] : (readsSince.get(s) ?? []))]).filter((p) => p !== undefined);
+    const before = shares
+      .flatMap((s) => [lastChange.get(s), ...(onlyReads ? [] : (readsSince.get(s) ?? []))])
+      .filter((p) => p !== undefined);
     // A predecessor's failure belongs to that check; this one starts once it has settled either way.
     const started = Promise.allSettled(before).then(() => run(check));
     for (const s of shares) {

@@ -49,7 +49,7 @@ export function startupFailureReport(failure: StartupFailure, run: StartedRun): 
 export class RunNotStarted extends Error {
   constructor(
     readonly failure: StartupFailure,
-    readonly runReport: RunReport,
+    readonly runReport: RunReport
   ) {
     super(failure.message);
     this.name = 'RunNotStarted';

@@ -27,13 +27,20 @@ export interface DocumentOperation {
 }
 
 /** The role names of a list of Security Requirements, for the document's http bearer schemes; undefined when none names a role. */
-function rolesOf(doc: OpenAPIV3_1.Document, security: OpenAPIV3_1.SecurityRequirementObject[] | undefined): string[] | undefined {
+function rolesOf(
+  doc: OpenAPIV3_1.Document,
+  security: OpenAPIV3_1.SecurityRequirementObject[] | undefined
+): string[] | undefined {
   const schemes = doc.components?.securitySchemes ?? {};
   const bearer = (name: string) => {
     const s = schemes[name] as OpenAPIV3_1.SecuritySchemeObject | undefined;
     return s?.type === 'http' && s.scheme?.toLowerCase() === 'bearer';
   };
-  const roles = (security ?? []).flatMap((req) => Object.entries(req).filter(([name]) => bearer(name)).flatMap(([, names]) => names ?? []));
+  const roles = (security ?? []).flatMap((req) =>
+    Object.entries(req)
+      .filter(([name]) => bearer(name))
+      .flatMap(([, names]) => names ?? [])
+  );
   return roles.length ? [...new Set(roles.filter((r) => typeof r === 'string'))] : undefined;
 }
 
@@ -45,13 +52,38 @@ export function documentOperations(doc: OpenAPIV3_1.Document): DocumentOperation
     for (const method of METHODS) {
       const op = (item as Record<string, OpenAPIV3_1.OperationObject | undefined>)?.[method];
       if (!op?.operationId) continue;
-      const ok = Object.entries(op.responses ?? {}).find(([s]) => /^2/.test(s))?.[1] as OpenAPIV3_1.ResponseObject | undefined;
+      const ok = Object.entries(op.responses ?? {}).find(([s]) => /^2/.test(s))?.[1] as
+        OpenAPIV3_1.ResponseObject | undefined;
       const schema = ok?.content?.['application/json']?.schema as OpenAPIV3_1.SchemaObject | undefined;
       // A list answers an object holding an array of items (the VM list's vms; a declared list's own field).
-      const itemsField = method === 'get' ? Object.entries(schema?.properties ?? {}).find(([, p]) => (p as OpenAPIV3_1.SchemaObject).type === 'array')?.[0] : undefined;
+      const itemsField =
+        method === 'get'
+          ? Object.entries(schema?.properties ?? {}).find(
+              ([, p]) => (p as OpenAPIV3_1.SchemaObject).type === 'array'
+            )?.[0]
+          : undefined;
       const list = itemsField !== undefined;
-      const longRunning = op.operationId === 'createVm' || Object.entries(op.responses ?? {}).some(([s, r]) => /^2/.test(s) && Object.values((r as OpenAPIV3_1.ResponseObject).links ?? {}).some((l) => (l as { operationId?: string }).operationId === 'getTask'));
-      out.push({ operationId: op.operationId, method: method.toUpperCase(), path, public: Array.isArray(op.security) && op.security.length === 0, takesBody: !!op.requestBody, list, ...(itemsField ? { itemsField } : {}), longRunning, revokesKey: (op as Record<string, unknown>)['x-revokes-key'] !== undefined, ...withRoles(rolesOf(doc, op.security ?? doc.security)) });
+      const longRunning =
+        op.operationId === 'createVm' ||
+        Object.entries(op.responses ?? {}).some(
+          ([s, r]) =>
+            /^2/.test(s) &&
+            Object.values((r as OpenAPIV3_1.ResponseObject).links ?? {}).some(
+              (l) => (l as { operationId?: string }).operationId === 'getTask'
+            )
+        );
+      out.push({
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        public: Array.isArray(op.security) && op.security.length === 0,
+        takesBody: !!op.requestBody,
+        list,
+        ...(itemsField ? { itemsField } : {}),
+        longRunning,
+        revokesKey: (op as Record<string, unknown>)['x-revokes-key'] !== undefined,
+        ...withRoles(rolesOf(doc, op.security ?? doc.security)),
+      });
     }
   }
   return out;

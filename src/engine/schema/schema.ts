@@ -11,9 +11,11 @@ import { derivedFile, digestOf, writeDerived } from '../../spec/cache.ts';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the namespace arrives, so unwrap it.
 type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats: AddFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats: AddFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 type StandaloneCode = (ajv: Ajv2020, refs: Record<string, string>) => string;
-const standaloneCode: StandaloneCode = ((standaloneModule as unknown as { default?: StandaloneCode }).default ?? standaloneModule) as unknown as StandaloneCode;
+const standaloneCode: StandaloneCode = ((standaloneModule as unknown as { default?: StandaloneCode }).default ??
+  standaloneModule) as unknown as StandaloneCode;
 
 export interface SchemaVerdict {
   operationId: string;
@@ -36,7 +38,13 @@ function compileRoutes(doc: OpenApiDocument): RouteMatcher[] {
   for (const [template, item] of Object.entries(doc.paths ?? {})) {
     for (const method of ['get', 'post', 'put', 'patch', 'delete', 'head']) {
       if (!(item as Record<string, unknown>)[method]) continue;
-      const regex = new RegExp('^' + template.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '{' || c === '}' ? c : '\\' + c)).replace(/\{[^}]+\}/g, '[^/]+') + '$');
+      const regex = new RegExp(
+        '^' +
+          template
+            .replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '{' || c === '}' ? c : '\\' + c))
+            .replace(/\{[^}]+\}/g, '[^/]+') +
+          '$'
+      );
       routes.push({ method: method.toUpperCase(), template, regex });
     }
   }
@@ -44,7 +52,10 @@ function compileRoutes(doc: OpenApiDocument): RouteMatcher[] {
   return routes.sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
 }
 
-function pickResponse(responses: OpenAPIV3_1.ResponsesObject, status: number): [string, OpenAPIV3_1.ResponseObject] | undefined {
+function pickResponse(
+  responses: OpenAPIV3_1.ResponsesObject,
+  status: number
+): [string, OpenAPIV3_1.ResponseObject] | undefined {
   const exact = responses[String(status)];
   if (exact) return [String(status), exact as OpenAPIV3_1.ResponseObject];
   const range = `${String(status)[0]}XX`;
@@ -57,7 +68,10 @@ function pickResponse(responses: OpenAPIV3_1.ResponsesObject, status: number): [
 const compiledEntry = (spec: LoadedSpec) => `validators-${spec.overlayPath ? basename(spec.overlayPath) : 'base'}`;
 
 function formatErrors(errors: ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params['allowedValues'])}` : ''}`);
+  return (errors ?? []).map(
+    (e) =>
+      `${e.instancePath || '(body)'} ${e.message ?? 'is invalid'}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params['allowedValues'])}` : ''}`
+  );
 }
 
 /** The ajv options every asserter compiles with (part of the compiled-validator cache's key). */
@@ -95,12 +109,22 @@ export class SchemaAsserter {
   /** Every response schema of the base and merged documents, with where it sits (for a broken schema's message). */
   private responseSchemas(): Array<{ schema: object; where: string }> {
     const found: Array<{ schema: object; where: string }> = [];
-    for (const [doc, label] of [[this.spec.base, 'the derived spec'], [this.spec.merged, this.spec.overlayPath ? `the document after overlay ${this.spec.overlayPath}` : 'the derived spec']] as const) {
+    for (const [doc, label] of [
+      [this.spec.base, 'the derived spec'],
+      [
+        this.spec.merged,
+        this.spec.overlayPath ? `the document after overlay ${this.spec.overlayPath}` : 'the derived spec',
+      ],
+    ] as const) {
       for (const [p, item] of Object.entries(doc.paths ?? {})) {
         for (const [method, op] of Object.entries(item as Record<string, OpenAPIV3_1.OperationObject>)) {
           for (const [status, response] of Object.entries(op?.responses ?? {})) {
             const schema = (response as OpenAPIV3_1.ResponseObject).content?.['application/json']?.schema;
-            if (schema) found.push({ schema: schema as object, where: `${label}: the schema of ${method.toUpperCase()} ${p} response ${status}` });
+            if (schema)
+              found.push({
+                schema: schema as object,
+                where: `${label}: the schema of ${method.toUpperCase()} ${p} response ${status}`,
+              });
           }
         }
       }
@@ -120,7 +144,13 @@ export class SchemaAsserter {
     const contents = schemas.map(({ schema }) => JSON.stringify(schema));
     const distinct = [...new Set(contents)];
     const key = this.spec.shipped ? digestOf(AJV_VERSION, JSON.stringify(AJV_OPTIONS), ...distinct) : undefined;
-    if (key && this.loadCompiled(key, schemas.map(({ schema }, i) => [schema, distinct.indexOf(contents[i]!)] as const))) {
+    if (
+      key &&
+      this.loadCompiled(
+        key,
+        schemas.map(({ schema }, i) => [schema, distinct.indexOf(contents[i]!)] as const)
+      )
+    ) {
       this.compiledFrom = 'derived cache';
       return;
     }
@@ -131,7 +161,11 @@ export class SchemaAsserter {
         throw new UsageError(`${where} is invalid: ${(err as Error).message}`);
       }
     }
-    if (key) this.keepCompiled(key, distinct.map((c) => schemas[contents.indexOf(c)]!.schema));
+    if (key)
+      this.keepCompiled(
+        key,
+        distinct.map((c) => schemas[contents.indexOf(c)]!.schema)
+      );
   }
 
   /** Takes the validators from the derived cache's module for key; false when there is none or it does not load. */
@@ -163,7 +197,11 @@ export class SchemaAsserter {
   }
 
   /** The operation of the document (merged if given) that a method and path address. */
-  operationFor(doc: 'base' | 'merged', method: string, pathname: string): { template: string; op: OpenAPIV3_1.OperationObject } | undefined {
+  operationFor(
+    doc: 'base' | 'merged',
+    method: string,
+    pathname: string
+  ): { template: string; op: OpenAPIV3_1.OperationObject } | undefined {
     const routes = doc === 'base' ? this.baseRoutes : this.mergedRoutes;
     const document = doc === 'base' ? this.spec.base : this.spec.merged;
     const route = routes.find((r) => r.method === method.toUpperCase() && r.regex.test(pathname));
@@ -172,7 +210,10 @@ export class SchemaAsserter {
     return { template: route.template, op };
   }
 
-  private check(doc: 'base' | 'merged', ex: Exchange): { op?: string; key?: string; errors: string[]; applied: boolean } {
+  private check(
+    doc: 'base' | 'merged',
+    ex: Exchange
+  ): { op?: string; key?: string; errors: string[]; applied: boolean } {
     if (!ex.response) return { errors: [], applied: false };
     const pathname = new URL(ex.request.url).pathname;
     const found = this.operationFor(doc, ex.request.method, pathname);
@@ -183,16 +224,26 @@ export class SchemaAsserter {
     // The response's own media type decides: a declared text/csv answer is not held to the JSON schema.
     const type = (ex.response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const declaredTypes = Object.keys(response.content ?? {});
-    if (type && !/json/.test(type) && declaredTypes.includes(type)) return { op: found.op.operationId, key, errors: [], applied: false };
+    if (type && !/json/.test(type) && declaredTypes.includes(type))
+      return { op: found.op.operationId, key, errors: [], applied: false };
     const media = response.content?.['application/json'];
     if (!media?.schema) return { op: found.op.operationId, key, errors: [], applied: false };
     const validate = this.validator(media.schema as object);
-    if (ex.response.json === undefined) return { op: found.op.operationId, key, errors: ['(body) is not JSON'], applied: true };
-    return { op: found.op.operationId, key, errors: validate(ex.response.json) ? [] : formatErrors(validate.errors), applied: true };
+    if (ex.response.json === undefined)
+      return { op: found.op.operationId, key, errors: ['(body) is not JSON'], applied: true };
+    return {
+      op: found.op.operationId,
+      key,
+      errors: validate(ex.response.json) ? [] : formatErrors(validate.errors),
+      applied: true,
+    };
   }
 
   /** Verdicts already given, by exchange: several checks review the same log (the same response judged once). */
-  private readonly verdicts = new WeakMap<Exchange, { response: Exchange['response']; verdict: SchemaVerdict | undefined }>();
+  private readonly verdicts = new WeakMap<
+    Exchange,
+    { response: Exchange['response']; verdict: SchemaVerdict | undefined }
+  >();
 
   /** Validates one exchange; undefined when no documented response applies (unknown path, transport error). */
   assert(ex: Exchange): SchemaVerdict | undefined {

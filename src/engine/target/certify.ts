@@ -8,7 +8,6 @@ import type { Ledger } from './ledger.ts';
 import { TAG_SHAPES, tagsInShape, type RunObjects, type TagShape } from './run-objects.ts';
 import { Unavailable } from '../outcome/outcome.ts';
 
-
 /** The list must hold more than the per_page maximum, so a missing cap shows; that also gives a second page. */
 export const POPULATION_TARGET = 101;
 /** Creates certify may spend beyond the population: the tag shapes it tries. */
@@ -27,11 +26,26 @@ export const QUOTA_PROBE_CREATES = 60;
 /** What certify creates at most by default: every part it may need, printed by --dry-run. */
 export function certifyBudget(): { total: number; parts: Array<{ what: string; creates: number }> } {
   const parts = [
-    { what: `filling a list shorter than ${POPULATION_TARGET} VMs (so a missing per_page cap shows, and a second page exists)`, creates: POPULATION_TARGET },
-    { what: 'finding how tags are set: one create per common shape (map, "key:value" strings, {key, value} objects)', creates: TAG_SHAPE_CREATES },
-    { what: 'the write-limit probe with real creates, only if writes that create nothing are not counted', creates: WRITE_PROBE_CREATES },
-    { what: 'the checks themselves (the fixture VM, stateful sequences, accepted coercible values)', creates: CHECK_CREATES },
-    { what: 'reaching the VM quota, when no create was refused before: a refusal a delete lifts must say quota_exceeded', creates: QUOTA_PROBE_CREATES },
+    {
+      what: `filling a list shorter than ${POPULATION_TARGET} VMs (so a missing per_page cap shows, and a second page exists)`,
+      creates: POPULATION_TARGET,
+    },
+    {
+      what: 'finding how tags are set: one create per common shape (map, "key:value" strings, {key, value} objects)',
+      creates: TAG_SHAPE_CREATES,
+    },
+    {
+      what: 'the write-limit probe with real creates, only if writes that create nothing are not counted',
+      creates: WRITE_PROBE_CREATES,
+    },
+    {
+      what: 'the checks themselves (the fixture VM, stateful sequences, accepted coercible values)',
+      creates: CHECK_CREATES,
+    },
+    {
+      what: 'reaching the VM quota, when no create was refused before: a refusal a delete lifts must say quota_exceeded',
+      creates: QUOTA_PROBE_CREATES,
+    },
   ];
   return { total: parts.reduce((n, p) => n + p.creates, 0), parts };
 }
@@ -71,7 +85,9 @@ function budgetLeft(d: Deps): number {
 }
 
 const isServerFailure = (ex: Exchange) => !ex.response || ex.response.status >= 500;
-const isDocumentedRefusal = (ex: Exchange) => ex.response?.status === 429 || (ex.response?.json as { error?: { code?: unknown } } | undefined)?.error?.code === 'quota_exceeded';
+const isDocumentedRefusal = (ex: Exchange) =>
+  ex.response?.status === 429 ||
+  (ex.response?.json as { error?: { code?: unknown } } | undefined)?.error?.code === 'quota_exceeded';
 
 /** Waits until a created VM's task is over (declared or discovered task id), so the list shows it. */
 async function settle(d: Deps, ex: Exchange, lane: string): Promise<void> {
@@ -102,7 +118,8 @@ async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Pro
     const ex = await d.call({ method: 'POST', path: '/v1/vms', json: body, lane: LANES[0] });
     if (!isSuccess(ex)) {
       prep.tagAttempts.push({ shape, outcome: `refused: ${statusText(ex)}` });
-      if (isServerFailure(ex)) prep.problems.push({ message: `a create with tags as ${shape} answered ${statusText(ex)}`, exchanges: [ex] });
+      if (isServerFailure(ex))
+        prep.problems.push({ message: `a create with tags as ${shape} answered ${statusText(ex)}`, exchanges: [ex] });
       continue;
     }
     d.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: 'certify', note: `tags as ${shape}` });
@@ -122,7 +139,8 @@ async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Pro
 async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
   // A list already past the target needs no walk to say so (its first page and total suffice).
   const scale = await d.objects.listScale();
-  const known = scale.size !== undefined && scale.size > POPULATION_TARGET ? scale.size : (await d.objects.walk(100)).items.length;
+  const known =
+    scale.size !== undefined && scale.size > POPULATION_TARGET ? scale.size : (await d.objects.walk(100)).items.length;
   prep.listBefore = known;
   const need = Math.max(0, POPULATION_TARGET - known);
   const allowed = Math.min(need, budgetLeft(d));
@@ -136,14 +154,24 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
       const n = ++next;
       const { body } = d.objects.vmCreateBody(`pop${String(n).padStart(3, '0')}`);
       const value = n % 2 ? 'a' : 'b';
-      if (prep.tags) body[prep.tags.field] = prep.tags.declared ? { ...(body[prep.tags.field] as object), [prep.tags.key]: value } : tagsInShape(prep.tags.shape, [[prep.tags.key, value]]);
+      if (prep.tags)
+        body[prep.tags.field] = prep.tags.declared
+          ? { ...(body[prep.tags.field] as object), [prep.tags.key]: value }
+          : tagsInShape(prep.tags.shape, [[prep.tags.key, value]]);
       const ex = await d.call({ method: 'POST', path: '/v1/vms', json: body, lane });
       if (!isSuccess(ex)) {
-        if (isServerFailure(ex)) prep.problems.push({ message: `a valid create answered ${statusText(ex)} while filling the list`, exchanges: [ex] });
-        stopped = isDocumentedRefusal(ex) ? `the target refused a create (${statusText(ex)}, a documented refusal) after ${prep.populated.length}` : `a valid create was refused (${statusText(ex)}) after ${prep.populated.length}`;
+        if (isServerFailure(ex))
+          prep.problems.push({
+            message: `a valid create answered ${statusText(ex)} while filling the list`,
+            exchanges: [ex],
+          });
+        stopped = isDocumentedRefusal(ex)
+          ? `the target refused a create (${statusText(ex)}, a documented refusal) after ${prep.populated.length}`
+          : `a valid create was refused (${statusText(ex)}) after ${prep.populated.length}`;
         // The same body was accepted before: a 4xx that is not about credentials or rate is a want of room.
         const status = ex.response?.status ?? 0;
-        if (prep.populated.length > 0 && status >= 400 && status < 500 && ![401, 408, 413, 415, 429].includes(status)) refusedForRoom ??= ex;
+        if (prep.populated.length > 0 && status >= 400 && status < 500 && ![401, 408, 413, 415, 429].includes(status))
+          refusedForRoom ??= ex;
         break;
       }
       const name = String(body['name']);
@@ -156,9 +184,11 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
   await Promise.all(LANES.map(worker));
   // Then wait for every task (most are over by now), so the list shows them all before any check walks it.
   const queue = [...accepted];
-  await Promise.all(LANES.map(async (lane) => {
-    for (let a = queue.shift(); a; a = queue.shift()) await settle(d, a.ex, lane);
-  }));
+  await Promise.all(
+    LANES.map(async (lane) => {
+      for (let a = queue.shift(); a; a = queue.shift()) await settle(d, a.ex, lane);
+    })
+  );
   if (stopped) {
     prep.shortBy += allowed - prep.populated.length;
     d.observe('certifyPopulationStopped', stopped);
@@ -186,7 +216,8 @@ async function giveBackRoom(d: Deps, prep: CertifyPreparation, refusal: Exchange
     entry.cleanup = 'deleted';
     entry.note = 'deleted again by certify: filling the list met the quota, and the checks need room to create';
     prep.populated.splice(prep.populated.indexOf(entry.name!), 1);
-    for (const names of Object.values(prep.tags?.byValue ?? {})) if (names.includes(entry.name!)) names.splice(names.indexOf(entry.name!), 1);
+    for (const names of Object.values(prep.tags?.byValue ?? {}))
+      if (names.includes(entry.name!)) names.splice(names.indexOf(entry.name!), 1);
     deleted++;
     settling.push({ ex, lane });
   }
@@ -218,9 +249,12 @@ export async function prepareCertify(d: Deps): Promise<CertifyPreparation> {
   await findTagShape(d, prep, `cc-${d.config.runId}`);
   // The run's own VM before the list's: an organization near its quota must not spend it all on filling the list.
   // Its task polled to the end too: a read operation besides the list, which the read limit is also held to.
-  await d.objects.acceptedVm().then(() => d.objects.vmTaskOutcome()).catch((err: unknown) => {
-    if (!(err instanceof Unavailable)) throw err;
-  });
+  await d.objects
+    .acceptedVm()
+    .then(() => d.objects.vmTaskOutcome())
+    .catch((err: unknown) => {
+      if (!(err instanceof Unavailable)) throw err;
+    });
   await populate(d, prep);
   d.observe('certify', {
     tags: prep.tags ? { field: prep.tags.field, shape: prep.tags.shape, declared: prep.tags.declared } : null,

@@ -13,7 +13,11 @@ const IN_FLIGHT_PER_LANE = 2;
 type Call = (o: CallOptions) => Promise<Exchange>;
 
 /** The id of what an exchange created, where the overlay says its delete operation finds it (x-cleanup-for + link). */
-export function createdId(declarations: Declarations, kind: ResourceKind, ex: Exchange | undefined): string | undefined {
+export function createdId(
+  declarations: Declarations,
+  kind: ResourceKind,
+  ex: Exchange | undefined
+): string | undefined {
   const loc = declarations.cleanup[kind]?.id;
   if (!ex || !loc) return undefined;
   const v = readLocation(ex, loc);
@@ -28,7 +32,14 @@ const ORDER: ResourceKind[] = ['alarm', 'webhook', 'backup'];
  * note in the ledger. Ids come from the entry, else from its creating exchange (found in the log by its seq). The VM
  * deletes go over every lane the run holds a token in (at least main): none is opened just to delete.
  */
-export async function cleanup(declarations: Declarations, ledger: Ledger, log: readonly Exchange[], objects: RunObjects, call: Call, lanes: readonly string[] = ['main']): Promise<void> {
+export async function cleanup(
+  declarations: Declarations,
+  ledger: Ledger,
+  log: readonly Exchange[],
+  objects: RunObjects,
+  call: Call,
+  lanes: readonly string[] = ['main']
+): Promise<void> {
   const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
   for (const kind of ORDER) {
     const del = declarations.cleanup[kind];
@@ -40,7 +51,8 @@ export async function cleanup(declarations: Declarations, ledger: Ledger, log: r
       }
       continue;
     }
-    for (const e of pending) e.id ??= createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined);
+    for (const e of pending)
+      e.id ??= createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined);
     await inParallel(pending, IN_FLIGHT_PER_LANE, (e) => deleteOne(e, del, call));
   }
   for (const e of ledger.entries.filter((x) => x.kind !== 'vm' && x.cleanup === 'pending')) {
@@ -104,14 +116,25 @@ export async function cleanup(declarations: Declarations, ledger: Ledger, log: r
 }
 
 /** Deletes one entry; a refused token (a budget that never comes back) leaves it in the ledger, never ends the run. */
-async function deleteOne(e: LedgerEntry, del: { method: string; path: string }, call: Call, lane?: string, retryOn429 = true): Promise<Exchange | undefined> {
+async function deleteOne(
+  e: LedgerEntry,
+  del: { method: string; path: string },
+  call: Call,
+  lane?: string,
+  retryOn429 = true
+): Promise<Exchange | undefined> {
   if (!e.id) {
     e.cleanup = 'delete-failed';
     e.note = `${e.note ? `${e.note}; ` : ''}its id was not where the overlay says (the link to ${del.method} ${del.path})`;
     return undefined;
   }
   try {
-    const ex = await call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(e.id)), retryOn429, ...(e.owner ? { as: e.owner } : lane ? { lane } : {}) });
+    const ex = await call({
+      method: del.method,
+      path: del.path.replace('{id}', encodeURIComponent(e.id)),
+      retryOn429,
+      ...(e.owner ? { as: e.owner } : lane ? { lane } : {}),
+    });
     e.cleanup = isSuccess(ex) ? 'deleted' : 'delete-failed';
     if (!isSuccess(ex)) e.note = `${del.method} ${del.path} answered ${statusText(ex)}`;
     return ex;

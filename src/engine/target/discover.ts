@@ -69,7 +69,8 @@ export function tokenClaim(token: unknown, claim: string): unknown {
 }
 
 export function describeLocation(loc: ValueLocation): string {
-  const at = loc.in === 'header' ? `header ${loc.name}${loc.template ? ` (as ${loc.template})` : ''}` : `body ${loc.pointer}`;
+  const at =
+    loc.in === 'header' ? `header ${loc.name}${loc.template ? ` (as ${loc.template})` : ''}` : `body ${loc.pointer}`;
   return loc.claim === undefined ? at : `claim ${loc.claim} of the token at ${at}`;
 }
 
@@ -100,7 +101,10 @@ function segmentsOf(value: string): string[] | undefined {
       return undefined;
     }
   }
-  return path.replace(/[?#].*$/, '').split('/').filter(Boolean);
+  return path
+    .replace(/[?#].*$/, '')
+    .split('/')
+    .filter(Boolean);
 }
 
 const decoded = (segment: string): string | undefined => {
@@ -153,42 +157,80 @@ export function taskIdCandidates(ex: Exchange): Candidate[] {
     for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
       const p = `${pointer}/${escapePointer(k)}`;
       // A task path, or a resource name or URL whose collection is a task's (operations/<id>): the id is its last segment.
-      if (typeof v === 'string' && (TASK_PATH.test(v) || taskIdInName(v) !== undefined)) linked.push({ location: { in: 'body', pointer: p }, value: taskIdIn(v) });
+      if (typeof v === 'string' && (TASK_PATH.test(v) || taskIdInName(v) !== undefined))
+        linked.push({ location: { in: 'body', pointer: p }, value: taskIdIn(v) });
       else if (TASK_WORDS.test(k)) {
         // Under a task-named field, a path-like value's last segment before the value itself (a resource name, a URL).
         const tail = typeof v === 'string' ? lastSegment(v) : undefined;
         if (tail !== undefined) named.push({ location: { in: 'body', pointer: p }, value: tail });
-        if (typeof v === 'string' || typeof v === 'number') named.push({ location: { in: 'body', pointer: p }, value: v });
+        if (typeof v === 'string' || typeof v === 'number')
+          named.push({ location: { in: 'body', pointer: p }, value: v });
         if (v && typeof v === 'object' && !Array.isArray(v)) {
           const id = (v as Record<string, unknown>)['id'];
           if (id !== undefined) named.push({ location: { in: 'body', pointer: `${p}/id` }, value: id });
         }
-      } else if (typeof v === 'string' && ID_LIKE.test(v)) other.push({ location: { in: 'body', pointer: p }, value: v });
+      } else if (typeof v === 'string' && ID_LIKE.test(v))
+        other.push({ location: { in: 'body', pointer: p }, value: v });
       if (v && typeof v === 'object') visit(v, p, depth + 1);
     }
   };
   visit(body, '', 0);
   // The body may be the task itself: { id, status }.
-  if (body && typeof body === 'object' && 'id' in body && /status|state|phase|done/i.test(Object.keys(body).join(' '))) {
+  if (
+    body &&
+    typeof body === 'object' &&
+    'id' in body &&
+    /status|state|phase|done/i.test(Object.keys(body).join(' '))
+  ) {
     named.push({ location: { in: 'body', pointer: '/id' }, value: (body as Record<string, unknown>)['id'] });
   }
   const headers: Candidate[] = [];
   const all = ex.response?.headers ?? {};
   const known = ['location', 'operation-location', 'content-location', 'azure-asyncoperation'];
-  for (const h of [...known, ...Object.keys(all).filter((h) => !known.includes(h)).sort()]) {
+  for (const h of [
+    ...known,
+    ...Object.keys(all)
+      .filter((h) => !known.includes(h))
+      .sort(),
+  ]) {
     const v = all[h];
     if (!v) continue;
-    if (TASK_PATH.test(v) || taskIdInName(v) !== undefined) headers.push({ location: { in: 'header', name: h }, value: taskIdIn(v) });
+    if (TASK_PATH.test(v) || taskIdInName(v) !== undefined)
+      headers.push({ location: { in: 'header', name: h }, value: taskIdIn(v) });
     // A header named after the task that holds a bare id (X-Task-Id).
-    else if (TASK_WORDS.test(h) && ID_LIKE.test(v.trim())) headers.push({ location: { in: 'header', name: h }, value: v.trim() });
+    else if (TASK_WORDS.test(h) && ID_LIKE.test(v.trim()))
+      headers.push({ location: { in: 'header', name: h }, value: v.trim() });
   }
   // Id-like fields first among the rest: "action_id" before a name or an image.
-  other.sort((a, b) => Number(/id$/i.test(describeLocation(b.location))) - Number(/id$/i.test(describeLocation(a.location))));
+  other.sort(
+    (a, b) => Number(/id$/i.test(describeLocation(b.location))) - Number(/id$/i.test(describeLocation(a.location)))
+  );
   return [...named, ...headers, ...linked, ...other.slice(0, MAX_FALLBACK)];
 }
 
-const SUCCESS_WORDS = new Set(['succeeded', 'success', 'successful', 'completed', 'complete', 'done', 'finished', 'ok']);
-const FAILURE_WORDS = new Set(['failed', 'failure', 'error', 'errored', 'cancelled', 'canceled', 'aborted', 'rejected', 'timed_out', 'timeout', 'expired']);
+const SUCCESS_WORDS = new Set([
+  'succeeded',
+  'success',
+  'successful',
+  'completed',
+  'complete',
+  'done',
+  'finished',
+  'ok',
+]);
+const FAILURE_WORDS = new Set([
+  'failed',
+  'failure',
+  'error',
+  'errored',
+  'cancelled',
+  'canceled',
+  'aborted',
+  'rejected',
+  'timed_out',
+  'timeout',
+  'expired',
+]);
 const STATE_KEYS = ['status', 'state', 'phase', 'stage', 'task_status', 'taskStatus'];
 
 export interface TaskState {
@@ -226,7 +268,8 @@ export function readTaskState(body: unknown, decl: TaskDeclaration): TaskState {
       return { field: key, value: v, terminal: false, declared: false };
     }
     for (const key of ['done', 'completed', 'finished']) {
-      if (c[key] === true) return { field: key, value: 'true', terminal: true, success: c['error'] ? false : true, declared: false };
+      if (c[key] === true)
+        return { field: key, value: 'true', terminal: true, success: c['error'] ? false : true, declared: false };
       if (c[key] === false) return { field: key, value: 'false', terminal: false, declared: false };
     }
   }
@@ -244,7 +287,8 @@ export function totalCandidates(body: unknown): TotalCandidate[] {
   const visit = (obj: unknown, pointer: string, depth: number) => {
     if (!obj || typeof obj !== 'object' || Array.isArray(obj) || depth > 2) return;
     for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
-      if (typeof v === 'number' && Number.isInteger(v) && /total|count/i.test(k)) out.push({ pointer: `${pointer}/${k}`, value: v });
+      if (typeof v === 'number' && Number.isInteger(v) && /total|count/i.test(k))
+        out.push({ pointer: `${pointer}/${k}`, value: v });
       else if (v && typeof v === 'object' && !Array.isArray(v)) visit(v, `${pointer}/${k}`, depth + 1);
     }
   };
@@ -268,7 +312,8 @@ export function totalCandidatesOf(ex: Exchange): TotalCandidate[] {
 }
 
 /** A declared total field (x-total-count's field, dotted for a nested one) as the pointer readTotal takes. */
-export const declaredTotalPointer = (field: string | undefined): string | undefined => (field ? '/' + field.replace(/\./g, '/') : undefined);
+export const declaredTotalPointer = (field: string | undefined): string | undefined =>
+  field ? '/' + field.replace(/\./g, '/') : undefined;
 
 /** Reads a total at a body pointer or at a "header:name" from totalCandidatesOf. */
 export function readTotal(ex: Exchange, pointer: string): unknown {

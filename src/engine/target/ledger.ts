@@ -16,7 +16,12 @@ export interface LedgerEntry {
 }
 
 /** The ledger kind of what a POST to a top-level collection makes (`/v1/vms` makes a `vm`). */
-export const COLLECTION_KINDS: Readonly<Record<string, Exclude<LedgerEntry['kind'], 'api-key-revoked'>>> = { vms: 'vm', backups: 'backup', webhooks: 'webhook', alarms: 'alarm' };
+export const COLLECTION_KINDS: Readonly<Record<string, Exclude<LedgerEntry['kind'], 'api-key-revoked'>>> = {
+  vms: 'vm',
+  backups: 'backup',
+  webhooks: 'webhook',
+  alarms: 'alarm',
+};
 
 /** The kind a POST to `path` makes, when `path` is a top-level collection (`/v1/vms`), else undefined. */
 export function kindCreatedAt(path: string): LedgerEntry['kind'] | undefined {

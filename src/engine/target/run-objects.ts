@@ -7,7 +7,18 @@ import { isSuccess, statusText } from '../transport/exchange.ts';
 import type { Ledger } from './ledger.ts';
 import type { KeyName } from '../config/config.ts';
 import { Unavailable } from '../outcome/outcome.ts';
-import { declaredTotalPointer, readLocation, readTaskState, readTotal, taskIdCandidates, taskIdIn, totalCandidatesOf, describeLocation, type Candidate, type TaskState } from './discover.ts';
+import {
+  declaredTotalPointer,
+  readLocation,
+  readTaskState,
+  readTotal,
+  taskIdCandidates,
+  taskIdIn,
+  totalCandidatesOf,
+  describeLocation,
+  type Candidate,
+  type TaskState,
+} from './discover.ts';
 import { Waits } from '../transport/waits.ts';
 
 export interface CreatedVm {
@@ -153,7 +164,7 @@ export class RunObjects {
     private readonly config: RunConfig,
     private readonly declarations: Declarations,
     private readonly ledger: Ledger,
-    private readonly waits: Waits = new Waits(),
+    private readonly waits: Waits = new Waits()
   ) {}
 
   vmName(suffix: string): string {
@@ -164,7 +175,10 @@ export class RunObjects {
   vmCreateBody(suffix: string): { body: Record<string, unknown>; tags?: Record<string, string> } {
     if (this.config.readOnly) throw new Unavailable('--read-only: it would create a VM', 'a run without --read-only');
     if (!this.config.image || !this.config.subnetId) {
-      throw new Unavailable('needs --image and --subnet-id (values valid on the target for creating a VM)', '--image NAME --subnet-id ID (values valid on the target)');
+      throw new Unavailable(
+        'needs --image and --subnet-id (values valid on the target for creating a VM)',
+        '--image NAME --subnet-id ID (values valid on the target)'
+      );
     }
     const body: Record<string, unknown> = {
       name: this.vmName(suffix),
@@ -203,7 +217,15 @@ export class RunObjects {
         const exchange = await this.call({ method: 'POST', path: '/v1/vms', json: body });
         attempts.push(exchange);
         const accepted = isSuccess(exchange);
-        const done = (): CreatedVm => ({ name: String(body['name']), body, tags, exchange, accepted, attempts, refusedSizes: i });
+        const done = (): CreatedVm => ({
+          name: String(body['name']),
+          body,
+          tags,
+          exchange,
+          accepted,
+          attempts,
+          refusedSizes: i,
+        });
         if (accepted) {
           this.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: exchange.sentBy });
           this.tentativeTag = withTag;
@@ -211,7 +233,11 @@ export class RunObjects {
         }
         // Only a refusal of the request's content makes another size worth trying: not credentials, quota, rate or a 5xx.
         const status = exchange.response?.status ?? 0;
-        const forContent = status >= 400 && status < 500 && ![401, 403, 404, 429].includes(status) && errorCodeOf(exchange) !== 'quota_exceeded';
+        const forContent =
+          status >= 400 &&
+          status < 500 &&
+          ![401, 403, 404, 429].includes(status) &&
+          errorCodeOf(exchange) !== 'quota_exceeded';
         // The tentative tag may be what was refused (or broke the target): the same size again, as the seed shows the body.
         if (withTag && (forContent || status >= 500)) continue;
         if (!forContent || i === SIZE_LADDER.length - 1) return done();
@@ -226,7 +252,11 @@ export class RunObjects {
 
   async acceptedVm(): Promise<CreatedVm> {
     const vm = await this.vm();
-    if (!vm.accepted) throw new Unavailable(`creating a VM was refused (${statusText(vm.exchange)})`, 'a create-VM request the target accepts (check --image and --subnet-id, and the organization\'s quota)');
+    if (!vm.accepted)
+      throw new Unavailable(
+        `creating a VM was refused (${statusText(vm.exchange)})`,
+        "a create-VM request the target accepts (check --image and --subnet-id, and the organization's quota)"
+      );
     return vm;
   }
 
@@ -240,7 +270,9 @@ export class RunObjects {
     // A declared value may be the id, a path, a resource name or a URL (operations/<id>): the id it names first, then
     // the value itself, each confirmed by a poll.
     const at = declared && readLocation(ex, declared);
-    const candidates: Candidate[] = declared ? [...new Set([taskIdIn(at), at])].map((value) => ({ location: declared, value })) : taskIdCandidates(ex);
+    const candidates: Candidate[] = declared
+      ? [...new Set([taskIdIn(at), at])].map((value) => ({ location: declared, value }))
+      : taskIdCandidates(ex);
     const tried: FoundTask['tried'] = [];
     for (const c of candidates) {
       // Identifiers are opaque strings (ID-OPAQUE-STRING): a number is not a task id.
@@ -250,15 +282,27 @@ export class RunObjects {
       }
       // The same id in two places (a body field and a Location header) is asked about once.
       if (tried.some((t) => t.value === c.value && t.confirmation)) continue;
-      const confirmation = await this.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(c.value)}`, ...(lane ? { lane } : {}) });
+      const confirmation = await this.call({
+        method: 'GET',
+        path: `/v1/tasks/${encodeURIComponent(c.value)}`,
+        ...(lane ? { lane } : {}),
+      });
       tried.push({ ...c, confirmation });
-      if (isSuccess(confirmation)) return { id: c.value, location: c.location, declared: !!declared, confirmation, tried };
+      if (isSuccess(confirmation))
+        return { id: c.value, location: c.location, declared: !!declared, confirmation, tried };
     }
     const summary = tried.length
-      ? tried.map((t) => `${describeLocation(t.location)}=${JSON.stringify(t.value)}${t.confirmation ? ` (GET /v1/tasks/… → ${statusText(t.confirmation)})` : ''}`).join('; ')
+      ? tried
+          .map(
+            (t) =>
+              `${describeLocation(t.location)}=${JSON.stringify(t.value)}${t.confirmation ? ` (GET /v1/tasks/… → ${statusText(t.confirmation)})` : ''}`
+          )
+          .join('; ')
       : 'no candidate field or header';
     const err = new Unavailable(
-      declared ? `no task id at the declared ${describeLocation(declared)}: ${summary}` : `no task id found in the response: ${summary}`,
+      declared
+        ? `no task id at the declared ${describeLocation(declared)}: ${summary}`
+        : `no task id found in the response: ${summary}`
     );
     (err as Unavailable & { tried?: FoundTask['tried'] }).tried = tried;
     throw err;
@@ -272,7 +316,12 @@ export class RunObjects {
     const under = this.polling.get(taskId);
     if (under) return under;
     const boundMs = (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale;
-    const outcome = this.waits.upTo(this.pollUntilDone(taskId, lane, Date.now() + boundMs), boundMs, `task ${taskId} to complete (--task-timeout ${this.config.taskTimeoutSeconds} s)`, 'tasks');
+    const outcome = this.waits.upTo(
+      this.pollUntilDone(taskId, lane, Date.now() + boundMs),
+      boundMs,
+      `task ${taskId} to complete (--task-timeout ${this.config.taskTimeoutSeconds} s)`,
+      'tasks'
+    );
     this.polling.set(taskId, outcome);
     try {
       return await outcome;
@@ -285,7 +334,11 @@ export class RunObjects {
     const polls: Exchange[] = [];
     const history: string[] = [];
     for (;;) {
-      const ex = await this.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(taskId)}`, ...(lane ? { lane } : {}) });
+      const ex = await this.call({
+        method: 'GET',
+        path: `/v1/tasks/${encodeURIComponent(taskId)}`,
+        ...(lane ? { lane } : {}),
+      });
       polls.push(ex);
       const state = readTaskState(ex.response?.json, this.declarations.task);
       if (state.value !== undefined && history[history.length - 1] !== state.value) history.push(state.value);
@@ -303,15 +356,17 @@ export class RunObjects {
    * The created VM as the list shows it, once its task has finished: a walk of the whole list at the maximum page
    * size where that is cheap, else the run's tag filter or the ends of the list (see findInList).
    */
-  readonly createdVmInList = memo(async (): Promise<{ walk: ListWalk; matches: Array<Record<string, unknown>>; outcome: TaskOutcome }> => {
-    const vm = await this.acceptedVm();
-    const outcome = await this.vmTaskOutcome();
-    const { walk, matches } = await this.findInList([vm.name]);
-    const id = matches[0]?.['id'];
-    const entry = this.ledger.entries.find((e) => e.kind === 'vm' && e.name === vm.name);
-    if (entry && typeof id === 'string') entry.id = id;
-    return { walk, matches, outcome };
-  });
+  readonly createdVmInList = memo(
+    async (): Promise<{ walk: ListWalk; matches: Array<Record<string, unknown>>; outcome: TaskOutcome }> => {
+      const vm = await this.acceptedVm();
+      const outcome = await this.vmTaskOutcome();
+      const { walk, matches } = await this.findInList([vm.name]);
+      const id = matches[0]?.['id'];
+      const entry = this.ledger.entries.find((e) => e.kind === 'vm' && e.name === vm.name);
+      if (entry && typeof id === 'string') entry.id = id;
+      return { walk, matches, outcome };
+    }
+  );
 
   /**
    * How long the list is, from its first page at the maximum page size (one read): a total-like count (declared, else
@@ -324,10 +379,19 @@ export class RunObjects {
     if (isSuccess(ex) && items < 100) return { size: items, large: false, whole: true, firstPage: ex };
     const declared = declaredTotalPointer(this.declarations.totalField);
     const candidates = declared ? [{ pointer: declared, value: readTotal(ex, declared) }] : totalCandidatesOf(ex);
-    const counted = candidates.filter((c): c is { pointer: string; value: number } => typeof c.value === 'number' && Number.isInteger(c.value) && c.value >= items);
+    const counted = candidates.filter(
+      (c): c is { pointer: string; value: number } =>
+        typeof c.value === 'number' && Number.isInteger(c.value) && c.value >= items
+    );
     const best = counted.sort((a, b) => b.value - a.value)[0];
     const large = best !== undefined && best.value > WHOLE_LIST_VMS;
-    return { size: best?.value, pointer: best?.pointer, large, whole: !large || this.config.profile === 'certify', firstPage: ex };
+    return {
+      size: best?.value,
+      pointer: best?.pointer,
+      large,
+      whole: !large || this.config.profile === 'certify',
+      firstPage: ex,
+    };
   });
 
   /**
@@ -338,12 +402,20 @@ export class RunObjects {
     const vm = await this.vm();
     if (!vm.accepted || !vm.tags?.[RUN_TAG_KEY]) return undefined;
     const value = vm.tags[RUN_TAG_KEY]!;
-    if (this.declarations.tagsField) return { field: this.declarations.tagsField, key: RUN_TAG_KEY, value, how: 'declared' };
-    if (this.foundTags && !this.tentativeTag) return { field: this.foundTags.field, key: RUN_TAG_KEY, value, how: 'certify' };
+    if (this.declarations.tagsField)
+      return { field: this.declarations.tagsField, key: RUN_TAG_KEY, value, how: 'declared' };
+    if (this.foundTags && !this.tentativeTag)
+      return { field: this.foundTags.field, key: RUN_TAG_KEY, value, how: 'certify' };
     // Tried, not known: the filter must find the VM (once its task is over, as a list shows it) to count as set.
     await this.vmTaskOutcome().catch(() => undefined);
-    const found = await this.call({ method: 'GET', path: '/v1/vms', query: { tag: `${RUN_TAG_KEY}:${value}`, per_page: 100 } });
-    return vmsOf(found).some((v) => v['name'] === vm.name) ? { field: 'tags', key: RUN_TAG_KEY, value, how: 'discovered' } : undefined;
+    const found = await this.call({
+      method: 'GET',
+      path: '/v1/vms',
+      query: { tag: `${RUN_TAG_KEY}:${value}`, per_page: 100 },
+    });
+    return vmsOf(found).some((v) => v['name'] === vm.name)
+      ? { field: 'tags', key: RUN_TAG_KEY, value, how: 'discovered' }
+      : undefined;
   });
 
   /**
@@ -351,14 +423,23 @@ export class RunObjects {
    * always in certify); else under the run's tag filter; else on the list's first and last pages (where a list ordered
    * by creation puts a new VM), through its total. `as`: whose view of the list (another key of the organization).
    */
-  async findInList(names: readonly string[], as: KeyName = 'primary'): Promise<{ walk: ListWalk; matches: Array<Record<string, unknown>> }> {
-    const pick = (walk: ListWalk) => ({ walk, matches: walk.items.filter((item) => names.includes(String(item['name']))) });
+  async findInList(
+    names: readonly string[],
+    as: KeyName = 'primary'
+  ): Promise<{ walk: ListWalk; matches: Array<Record<string, unknown>> }> {
+    const pick = (walk: ListWalk) => ({
+      walk,
+      matches: walk.items.filter((item) => names.includes(String(item['name']))),
+    });
     const scale = await this.listScale();
     if (scale.whole) return pick(await this.walkAs(as, 100));
     const tag = await this.runTag();
     if (tag) {
       const walk = await this.walkAs(as, 100, { tag: `${tag.key}:${tag.value}` });
-      return pick({ ...walk, scope: `the run's VMs under tag=${tag.key}:${tag.value} (${tag.how}; the list holds ${scale.size} VMs)` });
+      return pick({
+        ...walk,
+        scope: `the run's VMs under tag=${tag.key}:${tag.value} (${tag.how}; the list holds ${scale.size} VMs)`,
+      });
     }
     return pick(await this.listEnds(as, scale));
   }
@@ -380,15 +461,35 @@ export class RunObjects {
     const last = first + Math.max(0, Math.ceil((typeof total === 'number' ? total : 0) / 100) - 1);
     for (const page of [last - 1, last, last + 1]) if (page > first) await read(page);
     const ok = pages.every((p) => isSuccess(p) || pages.indexOf(p) === pages.length - 1);
-    return { perPage: 100, firstPage: first, pages, items, complete: ok, stoppedBecause: ok ? 'read the first and last pages' : `a page answered ${statusText(pages.find((p) => !isSuccess(p))!)}`, capped: false, moved: false, scope: `the first and the last pages of a list of ${String(total)} VMs (where a list ordered by creation puts a new VM)` };
+    return {
+      perPage: 100,
+      firstPage: first,
+      pages,
+      items,
+      complete: ok,
+      stoppedBecause: ok
+        ? 'read the first and last pages'
+        : `a page answered ${statusText(pages.find((p) => !isSuccess(p))!)}`,
+      capped: false,
+      moved: false,
+      scope: `the first and the last pages of a list of ${String(total)} VMs (where a list ordered by creation puts a new VM)`,
+    };
   }
 
   /** The id of the VM this run created; dependent checks are skipped when it cannot be learned. */
   async createdVmId(): Promise<string> {
     const { walk, matches, outcome } = await this.createdVmInList();
-    if (outcome.state.success === false) throw new Unavailable(`the created VM's task ended in ${outcome.state.value}`, 'a create that succeeds (check --image and --subnet-id)');
+    if (outcome.state.success === false)
+      throw new Unavailable(
+        `the created VM's task ended in ${outcome.state.value}`,
+        'a create that succeeds (check --image and --subnet-id)'
+      );
     const id = matches[0]?.['id'];
-    if (matches.length !== 1 || typeof id !== 'string') throw new Unavailable(`the created VM could not be found once in the list (${matches.length} matches${walk.scope ? ` among ${walk.scope}` : ''})`, 'a created VM the list shows (see vms.created-listed)');
+    if (matches.length !== 1 || typeof id !== 'string')
+      throw new Unavailable(
+        `the created VM could not be found once in the list (${matches.length} matches${walk.scope ? ` among ${walk.scope}` : ''})`,
+        'a created VM the list shows (see vms.created-listed)'
+      );
     return id;
   }
 
@@ -426,7 +527,12 @@ export class RunObjects {
     let walk = await this.walkOnce(as, size, query);
     for (const wait of SETTLE_WAITS_SECONDS) {
       if (!walk.complete || !walk.moved) break;
-      await this.waits.sleep((wait * 1000) / this.config.timeScale, 'the VM list to hold still (it changed while it was walked)', 'lists', 'list-settle');
+      await this.waits.sleep(
+        (wait * 1000) / this.config.timeScale,
+        'the VM list to hold still (it changed while it was walked)',
+        'lists',
+        'list-settle'
+      );
       walk = await this.walkOnce(as, size, query);
     }
     if (whole && walk.complete) this.knownSize = walk.items.length;
@@ -447,7 +553,12 @@ export class RunObjects {
     return { ...walk, scope: `the first ${walk.items.length} VMs of the list` };
   }
 
-  private async walkOnce(as: KeyName, perPage: number, query: Record<string, string>, prefix?: number): Promise<ListWalk> {
+  private async walkOnce(
+    as: KeyName,
+    perPage: number,
+    query: Record<string, string>,
+    prefix?: number
+  ): Promise<ListWalk> {
     const firstPage = await this.firstPage();
     const pages: Exchange[] = [];
     const items: Array<Record<string, unknown>> = [];
@@ -455,7 +566,9 @@ export class RunObjects {
     // Pages the first page's total says exist are read ahead, a few at a time, so a distant target costs one round trip
     // per few pages; the walk still reads them in order and stops where it would have stopped.
     const ahead = new Map<number, Promise<Exchange>>();
-    const read = (page: number) => ahead.get(page) ?? this.call({ as, method: 'GET', path: '/v1/vms', query: { ...query, page, per_page: perPage } });
+    const read = (page: number) =>
+      ahead.get(page) ??
+      this.call({ as, method: 'GET', path: '/v1/vms', query: { ...query, page, per_page: perPage } });
     let lastByTotal = firstPage;
     const readAhead = (page: number) => {
       const until = Math.min(page + READ_AHEAD_PAGES, lastByTotal + 1, firstPage + maxPages - 1);
@@ -466,7 +579,8 @@ export class RunObjects {
       await Promise.allSettled(ahead.values());
       return walk;
     };
-    const done = (complete: boolean, stoppedBecause: string, capped = false): Promise<ListWalk> => finish({ perPage, firstPage, pages, items, complete, stoppedBecause, capped, moved: false });
+    const done = (complete: boolean, stoppedBecause: string, capped = false): Promise<ListWalk> =>
+      finish({ perPage, firstPage, pages, items, complete, stoppedBecause, capped, moved: false });
     for (let page = firstPage; page < firstPage + maxPages; page++) {
       const ex = await read(page);
       pages.push(ex);
@@ -479,7 +593,11 @@ export class RunObjects {
       if (!isSuccess(ex)) {
         // A target may refuse a page past the last one (404, 400): after a full page, that is the end if the totals say
         // every item was seen.
-        if (page > firstPage && pastTheEnd(ex, pages[0]!, items.length)) return done(true, `page ${page} answered ${statusText(ex)}: past the last page (the total says all ${items.length} were seen)`);
+        if (page > firstPage && pastTheEnd(ex, pages[0]!, items.length))
+          return done(
+            true,
+            `page ${page} answered ${statusText(ex)}: past the last page (the total says all ${items.length} were seen)`
+          );
         return done(false, `page ${page} answered ${statusText(ex)}`);
       }
       const vms = vmsOf(ex);
@@ -492,14 +610,23 @@ export class RunObjects {
         const walk = await done(true, `page ${page} was ${vms.length === 0 ? 'empty' : 'short'}`);
         if (pages.length > 1) {
           // Read the first page again: the same ids and totals mean the list held still while it was walked.
-          const again = await this.call({ as, method: 'GET', path: '/v1/vms', query: { ...query, page: firstPage, per_page: perPage } });
+          const again = await this.call({
+            as,
+            method: 'GET',
+            path: '/v1/vms',
+            query: { ...query, page: firstPage, per_page: perPage },
+          });
           walk.moved = !isSuccess(again) || pageSignature(again) !== pageSignature(pages[0]!);
         }
         return walk;
       }
       items.push(...vms);
     }
-    return done(false, `stopped after ${maxPages} pages at per_page=${perPage}: the list is longer than a bounded walk covers`, true);
+    return done(
+      false,
+      `stopped after ${maxPages} pages at per_page=${perPage}: the list is longer than a bounded walk covers`,
+      true
+    );
   }
 }
 
@@ -525,5 +652,7 @@ function pageSignature(ex: Exchange): string {
 /** The vms array of a list response (elements that are not objects are dropped; list-shape reports them). */
 export function vmsOf(ex: Exchange): Array<Record<string, unknown>> {
   const body = ex.response?.json as { vms?: unknown } | undefined;
-  return Array.isArray(body?.vms) ? (body!.vms as unknown[]).filter((v): v is Record<string, unknown> => !!v && typeof v === 'object') : [];
+  return Array.isArray(body?.vms)
+    ? (body!.vms as unknown[]).filter((v): v is Record<string, unknown> => !!v && typeof v === 'object')
+    : [];
 }

@@ -30,7 +30,16 @@ export function targetTls(connection: ConnectionSettings | undefined, insecure: 
   const client = connection?.clientCert;
   if (ca) tls.proxySecureContext = createSecureContext({ ca });
   if (ca || client) {
-    tls.secureContext = createSecureContext({ ...(ca ? { ca } : {}), ...(client ? { cert: client.cert, key: client.key, ...(client.passphrase !== undefined ? { passphrase: client.passphrase } : {}) } : {}) });
+    tls.secureContext = createSecureContext({
+      ...(ca ? { ca } : {}),
+      ...(client
+        ? {
+            cert: client.cert,
+            key: client.key,
+            ...(client.passphrase !== undefined ? { passphrase: client.passphrase } : {}),
+          }
+        : {}),
+    });
   }
   return tls;
 }
@@ -41,13 +50,20 @@ export function trustedCas(connection: ConnectionSettings | undefined): string[]
 }
 
 /** The options for the TLS to an https proxy: its certificate checked against the same CAs, no client certificate. */
-export const proxyTlsOf = (tls: TlsOptions) => ({ rejectUnauthorized: tls.rejectUnauthorized, ...(tls.proxySecureContext ? { secureContext: tls.proxySecureContext } : {}) });
+export const proxyTlsOf = (tls: TlsOptions) => ({
+  rejectUnauthorized: tls.rejectUnauthorized,
+  ...(tls.proxySecureContext ? { secureContext: tls.proxySecureContext } : {}),
+});
 
 /** The options for the TLS to a target: without the proxy's context. */
-export const requestTlsOf = (tls: TlsOptions) => ({ rejectUnauthorized: tls.rejectUnauthorized, ...(tls.secureContext ? { secureContext: tls.secureContext } : {}) });
+export const requestTlsOf = (tls: TlsOptions) => ({
+  rejectUnauthorized: tls.rejectUnauthorized,
+  ...(tls.secureContext ? { secureContext: tls.secureContext } : {}),
+});
 
 /** True when a proxy is set for some scheme. */
-export const hasProxy = (proxy: ProxySettings | undefined): proxy is ProxySettings => !!(proxy?.httpProxy || proxy?.httpsProxy);
+export const hasProxy = (proxy: ProxySettings | undefined): proxy is ProxySettings =>
+  !!(proxy?.httpProxy || proxy?.httpsProxy);
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
@@ -58,7 +74,10 @@ function noProxyEntries(noProxy: string): Array<{ hostname: string; port: number
     .filter(Boolean)
     .map((entry) => {
       const parsed = /^(.+):(\d+)$/.exec(entry);
-      return { hostname: (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase(), port: parsed ? Number.parseInt(parsed[2]!, 10) : 0 };
+      return {
+        hostname: (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase(),
+        port: parsed ? Number.parseInt(parsed[2]!, 10) : 0,
+      };
     });
 }
 
@@ -146,7 +165,10 @@ export function probeTls(target: string, tls: TlsOptions, timeoutMs: number): Pr
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve) => {
     let handshook = false;
-    const socket = connectTls({ host, port: Number(url.port) || 443, ...(isIP(host) ? {} : { servername: host }), ...requestTlsOf(tls) }, () => (handshook = true));
+    const socket = connectTls(
+      { host, port: Number(url.port) || 443, ...(isIP(host) ? {} : { servername: host }), ...requestTlsOf(tls) },
+      () => (handshook = true)
+    );
     const done = (probe: TlsProbe) => {
       clearTimeout(timer);
       socket.destroy();
@@ -169,8 +191,13 @@ export function connectionSecrets(connection: ConnectionSettings | undefined): A
     if (!url.password) continue;
     const user = decodeURIComponent(url.username);
     const password = decodeURIComponent(url.password);
-    secrets.push({ value: password, label: 'proxy password' }, { value: url.password, label: 'proxy password' }, { value: Buffer.from(`${user}:${password}`).toString('base64'), label: 'proxy credentials' });
+    secrets.push(
+      { value: password, label: 'proxy password' },
+      { value: url.password, label: 'proxy password' },
+      { value: Buffer.from(`${user}:${password}`).toString('base64'), label: 'proxy credentials' }
+    );
   }
-  if (connection?.clientCert?.passphrase) secrets.push({ value: connection.clientCert.passphrase, label: 'client key passphrase' });
+  if (connection?.clientCert?.passphrase)
+    secrets.push({ value: connection.clientCert.passphrase, label: 'client key passphrase' });
   return secrets;
 }

@@ -74,7 +74,8 @@ export function isSuccess(ex: Exchange): boolean {
 
 export function statusText(ex: Exchange): string {
   if (ex.response) return String(ex.response.status);
-  if (ex.closedWhileSending) return `no answer: the target closed the connection, ${ex.closedWhileSending.sentBytes} of ${ex.closedWhileSending.bodyBytes} body bytes handed over (${ex.closedWhileSending.reason})`;
+  if (ex.closedWhileSending)
+    return `no answer: the target closed the connection, ${ex.closedWhileSending.sentBytes} of ${ex.closedWhileSending.bodyBytes} body bytes handed over (${ex.closedWhileSending.reason})`;
   return `no response (${ex.transportError ?? 'unknown'})`;
 }
 
@@ -111,7 +112,14 @@ export function toCurl(req: RecordedRequest, tls: CurlTls = {}): string {
 
 /** The line that sets CONFORMANCE_TOKEN from CONFORMANCE_API_KEY, as the seed's token issuance answers (its token field). */
 export function tokenCommand(baseUrl: string, tls: CurlTls = {}): string {
-  const flags = [tls.caFile ? `--cacert ${shellQuote(tls.caFile)}` : '', tls.certFile ? `--cert ${shellQuote(tls.certFile)}` : '', tls.keyFile ? `--key ${shellQuote(tls.keyFile)}` : '', tls.insecure ? '--insecure' : ''].filter(Boolean).join(' ');
+  const flags = [
+    tls.caFile ? `--cacert ${shellQuote(tls.caFile)}` : '',
+    tls.certFile ? `--cert ${shellQuote(tls.certFile)}` : '',
+    tls.keyFile ? `--key ${shellQuote(tls.keyFile)}` : '',
+    tls.insecure ? '--insecure' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   const url = shellQuote(`${baseUrl.replace(/\/+$/, '')}/v1/auth/tokens`);
   return `export CONFORMANCE_TOKEN="$(curl -sS ${flags ? `${flags} ` : ''}-X POST ${url} -H 'content-type: application/json' --data-raw "{\\"api_key\\": \\"$CONFORMANCE_API_KEY\\"}" | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).token')"`;
 }

@@ -76,7 +76,7 @@ export class TargetUnreachable extends Error {}
 class IncompleteBody extends Error {
   constructor(
     readonly partial: IncompleteResponse,
-    readonly reason: unknown,
+    readonly reason: unknown
   ) {
     super('incomplete body');
   }
@@ -95,9 +95,13 @@ export class HttpClient {
   constructor(
     readonly baseUrl: string,
     private readonly limits: HttpLimits,
-    private readonly redactor: Redactor,
+    private readonly redactor: Redactor
   ) {
-    this.agent = targetDispatcher({ timeoutMs: limits.timeoutSeconds * 1000, tls: limits.tls ?? { rejectUnauthorized: !limits.insecure }, proxy: limits.proxy });
+    this.agent = targetDispatcher({
+      timeoutMs: limits.timeoutSeconds * 1000,
+      tls: limits.tls ?? { rejectUnauthorized: !limits.insecure },
+      proxy: limits.proxy,
+    });
   }
 
   url(path: string, query?: SendOptions['query']): string {
@@ -130,18 +134,34 @@ export class HttpClient {
       headers: this.redactor.redactHeaders(headers),
       body: streamed
         ? this.redactor.redact(`${streamed.preview.slice(0, 4096)}… (${streamed.bytes} bytes in all)`)
-        : body === undefined ? undefined : this.redactor.redact(body.length > 4096 ? body.slice(0, 4096) + '…' : body),
+        : body === undefined
+          ? undefined
+          : this.redactor.redact(body.length > 4096 ? body.slice(0, 4096) + '…' : body),
     };
     const started = Date.now();
-    const exchange: Exchange = { seq: ++this.seq, sentBy: opts.sentBy, request: recorded, startedAt: new Date(started).toISOString(), durationMs: 0 };
+    const exchange: Exchange = {
+      seq: ++this.seq,
+      sentBy: opts.sentBy,
+      request: recorded,
+      startedAt: new Date(started).toISOString(),
+      durationMs: 0,
+    };
     const progress = { sentBytes: 0 };
     try {
-      exchange.response = await this.perform(url, opts.method, headers, streamed ? Readable.from(countSent(streamed.chunks(), progress), { objectMode: false }) : body, started, opts.read);
+      exchange.response = await this.perform(
+        url,
+        opts.method,
+        headers,
+        streamed ? Readable.from(countSent(streamed.chunks(), progress), { objectMode: false }) : body,
+        started,
+        opts.read
+      );
     } catch (err) {
       if (err instanceof IncompleteBody) exchange.incompleteResponse = err.partial;
       const reason = describeTransportError(err instanceof IncompleteBody ? err.reason : err);
       // Closing the connection on a body too large to take is the target refusing it, not a broken answer (SVC-JSON).
-      if (streamed && !exchange.incompleteResponse && CLOSED.test(reason)) exchange.closedWhileSending = { sentBytes: progress.sentBytes, bodyBytes: streamed.bytes, reason };
+      if (streamed && !exchange.incompleteResponse && CLOSED.test(reason))
+        exchange.closedWhileSending = { sentBytes: progress.sentBytes, bodyBytes: streamed.bytes, reason };
       else exchange.transportError = reason;
     }
     exchange.durationMs = Date.now() - started;
@@ -149,7 +169,14 @@ export class HttpClient {
     return exchange;
   }
 
-  private async perform(url: string, method: string, headers: Record<string, string>, body: string | Readable | undefined, started: number, reader?: BodyReader): Promise<RecordedResponse> {
+  private async perform(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | Readable | undefined,
+    started: number,
+    reader?: BodyReader
+  ): Promise<RecordedResponse> {
     const deadline = new PausableDeadline(this.limits.timeoutSeconds * 1000);
     try {
       return await this.receive(url, method, headers, body, started, deadline, reader);
@@ -158,7 +185,15 @@ export class HttpClient {
     }
   }
 
-  private async receive(url: string, method: string, headers: Record<string, string>, body: string | Readable | undefined, started: number, deadline: PausableDeadline, reader?: BodyReader): Promise<RecordedResponse> {
+  private async receive(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: string | Readable | undefined,
+    started: number,
+    deadline: PausableDeadline,
+    reader?: BodyReader
+  ): Promise<RecordedResponse> {
     const res = await request(url, {
       method: method as never,
       headers,
@@ -168,7 +203,8 @@ export class HttpClient {
     });
     const headersAfterMs = Date.now() - started;
     const responseHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
+    for (const [k, v] of Object.entries(res.headers))
+      if (v !== undefined) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
     // Without a reader the whole body is kept (to parse it as JSON); with one, or when its declared length is over the
     // cap (it will not be parsed), only what the record needs.
     const declaredLength = Number(res.headers['content-length']);
@@ -214,7 +250,15 @@ export class HttpClient {
       }
     } catch (err) {
       release();
-      throw new IncompleteBody({ status: res.statusCode, headers: this.redactor.redactHeaders(responseHeaders), receivedBytes: size, headersAfterMs }, err);
+      throw new IncompleteBody(
+        {
+          status: res.statusCode,
+          headers: this.redactor.redactHeaders(responseHeaders),
+          receivedBytes: size,
+          headersAfterMs,
+        },
+        err
+      );
     }
     reader?.end();
     try {
@@ -224,7 +268,14 @@ export class HttpClient {
     }
   }
 
-  private recorded(status: number, responseHeaders: Record<string, string>, kept: Buffer[], keptBytes: number, size: number, truncated: boolean): RecordedResponse {
+  private recorded(
+    status: number,
+    responseHeaders: Record<string, string>,
+    kept: Buffer[],
+    keptBytes: number,
+    size: number,
+    truncated: boolean
+  ): RecordedResponse {
     const whole = !truncated && keptBytes === size;
     // A body that is not parsed is decoded only as far as the record goes (a 64 MiB endless body is not copied twice).
     const text = (whole ? Buffer.concat(kept) : firstBytes(kept, RECORD_BYTES)).toString('utf8');
@@ -268,11 +319,14 @@ class PausableDeadline {
 
   private run(): void {
     this.startedAt = Date.now();
-    this.timer = setTimeout(() => {
-      const err = new Error('the request timed out');
-      err.name = 'TimeoutError';
-      this.controller.abort(err);
-    }, Math.max(0, this.remainingMs));
+    this.timer = setTimeout(
+      () => {
+        const err = new Error('the request timed out');
+        err.name = 'TimeoutError';
+        this.controller.abort(err);
+      },
+      Math.max(0, this.remainingMs)
+    );
   }
 
   pause(): void {
@@ -321,7 +375,10 @@ class LargeBodyTurn {
 const CLOSED = /ECONNRESET|EPIPE|ECONNABORTED|UND_ERR_SOCKET|other side closed|socket hang up/;
 
 /** Passes a body's chunks through, counting the bytes handed on. */
-async function* countSent(chunks: AsyncIterable<Uint8Array>, progress: { sentBytes: number }): AsyncIterable<Uint8Array> {
+async function* countSent(
+  chunks: AsyncIterable<Uint8Array>,
+  progress: { sentBytes: number }
+): AsyncIterable<Uint8Array> {
   for await (const chunk of chunks) {
     yield chunk;
     progress.sentBytes += chunk.length;
@@ -331,6 +388,7 @@ async function* countSent(chunks: AsyncIterable<Uint8Array>, progress: { sentByt
 function describeTransportError(err: unknown): string {
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.cause?.code ?? e.code;
-  if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return 'timed out';
+  if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return 'timed out';
   return [code, e.cause?.message ?? e.message].filter(Boolean).join(': ');
 }

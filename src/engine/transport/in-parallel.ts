@@ -3,7 +3,11 @@
  * way, so a target 100 ms away costs a round trip per `limit` requests rather than per request; the pacer still holds
  * each token under its budget.
  */
-export async function inParallel<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function inParallel<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -16,7 +16,10 @@ let loading: Promise<ProxyAgentClasses> | undefined;
 
 /** The proxy agent classes, imported on first use (once per process). */
 export function loadProxyAgentClasses(): Promise<ProxyAgentClasses> {
-  loading ??= Promise.all([import('http-proxy-agent'), import('https-proxy-agent')]).then(([h, s]) => ({ HttpProxyAgent: h.HttpProxyAgent, HttpsProxyAgent: s.HttpsProxyAgent }));
+  loading ??= Promise.all([import('http-proxy-agent'), import('https-proxy-agent')]).then(([h, s]) => ({
+    HttpProxyAgent: h.HttpProxyAgent,
+    HttpsProxyAgent: s.HttpsProxyAgent,
+  }));
   return loading;
 }
 
@@ -51,7 +54,8 @@ export function nodeAgents(settings: NodeAgentSettings): NodeAgents {
   const targetTls = requestTlsOf(settings.tls);
   const directHttps = new https.Agent({ ...POOL, ...targetTls });
   if (!hasProxy(settings.proxy)) return { httpAgent: directHttp, httpsAgent: directHttps };
-  if (!settings.classes) throw new Error('a proxy is set but its agent classes were not loaded (loadProxyAgentClasses)');
+  if (!settings.classes)
+    throw new Error('a proxy is set but its agent classes were not loaded (loadProxyAgentClasses)');
   const { HttpProxyAgent, HttpsProxyAgent } = settings.classes;
   const proxy = settings.proxy;
   // One agent per proxy URL and kind, made on first use.
@@ -63,7 +67,9 @@ export function nodeAgents(settings: NodeAgentSettings): NodeAgents {
     let agent = viaProxy.get(key);
     if (!agent) {
       // The agent's own options are for the connection to the proxy; the target's TLS options come with each request.
-      agent = absoluteForm ? new HttpProxyAgent(proxyUrl, { ...POOL, ...proxyTlsOf(settings.tls) }) : new HttpsProxyAgent(proxyUrl, { ...POOL, ...proxyTlsOf(settings.tls) });
+      agent = absoluteForm
+        ? new HttpProxyAgent(proxyUrl, { ...POOL, ...proxyTlsOf(settings.tls) })
+        : new HttpsProxyAgent(proxyUrl, { ...POOL, ...proxyTlsOf(settings.tls) });
       viaProxy.set(key, agent);
     }
     return agent;
@@ -73,13 +79,14 @@ export function nodeAgents(settings: NodeAgentSettings): NodeAgents {
   // head (http-proxy-agent rewrites the path to absolute form then). keepAlive lets a request keep its socket (and
   // tunnel) for the next one; the TLS options join the request's, where https-proxy-agent takes the target's from.
   type Handoff = { addRequest(req: http.ClientRequest, options: object): void };
-  const route = (secure: boolean, direct: http.Agent) => (req: http.ClientRequest, options: { host?: string; port?: number }) => {
-    const name = options.host ?? 'localhost';
-    const host = name.includes(':') ? `[${name}]` : name;
-    const via = proxyFor(`${secure ? 'https' : 'http'}://${host}:${options.port ?? (secure ? 443 : 80)}`, proxy);
-    const agent = (via ? proxyAgent(via, secure) : direct) as unknown as Handoff;
-    agent.addRequest(req, { ...options, ...(secure ? targetTls : {}), secureEndpoint: secure });
-  };
+  const route =
+    (secure: boolean, direct: http.Agent) => (req: http.ClientRequest, options: { host?: string; port?: number }) => {
+      const name = options.host ?? 'localhost';
+      const host = name.includes(':') ? `[${name}]` : name;
+      const via = proxyFor(`${secure ? 'https' : 'http'}://${host}:${options.port ?? (secure ? 443 : 80)}`, proxy);
+      const agent = (via ? proxyAgent(via, secure) : direct) as unknown as Handoff;
+      agent.addRequest(req, { ...options, ...(secure ? targetTls : {}), secureEndpoint: secure });
+    };
   const destroyAll = () => {
     directHttp.destroy();
     directHttps.destroy();

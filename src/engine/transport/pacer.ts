@@ -18,7 +18,7 @@ export class Pacer {
 
   constructor(
     private readonly timeScale: number,
-    private readonly waits?: Waits,
+    private readonly waits?: Waits
   ) {}
 
   private windowMs(): number {
@@ -51,7 +51,13 @@ export class Pacer {
       }
       const wait = this.windowMs() - (now - log[0]!) + 5;
       this.waitedMs += wait;
-      if (this.waits) await this.waits.sleep(wait, `a token's budget of ${cls} (the suite keeps each token under 90% of the documented limit)`, by, 'budget');
+      if (this.waits)
+        await this.waits.sleep(
+          wait,
+          `a token's budget of ${cls} (the suite keeps each token under 90% of the documented limit)`,
+          by,
+          'budget'
+        );
       else await sleep(wait);
     }
   }

@@ -20,7 +20,13 @@ export class Redactor {
   redact(text: string): string {
     if (this.secrets.size) {
       // Longest first, so a token containing a shorter secret is replaced whole.
-      this.pattern ??= new RegExp([...this.secrets.keys()].sort((a, b) => b.length - a.length).map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+      this.pattern ??= new RegExp(
+        [...this.secrets.keys()]
+          .sort((a, b) => b.length - a.length)
+          .map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('|'),
+        'g'
+      );
       text = text.replace(this.pattern, (m) => `[REDACTED ${this.secrets.get(m)}]`);
     }
     return text.replace(JWT_SHAPE, '[REDACTED token]');

@@ -19,9 +19,18 @@ export interface Wait {
  * windows, target time a check waits out (a token's lifetime, a settled state), the pause between task polls, a list
  * settling, and events awaited (deliveries; recorded as the time actually spent).
  */
-export type WaitCause = 'budget' | 'retry-after' | 'limit-window' | 'target-time' | 'task-polling' | 'list-settle' | 'delivery';
+export type WaitCause =
+  'budget' | 'retry-after' | 'limit-window' | 'target-time' | 'task-polling' | 'list-settle' | 'delivery';
 
-export const WAIT_CAUSES: readonly WaitCause[] = ['budget', 'retry-after', 'limit-window', 'target-time', 'task-polling', 'list-settle', 'delivery'];
+export const WAIT_CAUSES: readonly WaitCause[] = [
+  'budget',
+  'retry-after',
+  'limit-window',
+  'target-time',
+  'task-polling',
+  'list-settle',
+  'delivery',
+];
 
 /** Waits a quick run must not make: the run's own choices, which a plan can avoid (the guard in test/suite/waits.test.ts). */
 export const AVOIDABLE_WAITS: readonly WaitCause[] = ['budget', 'retry-after'];

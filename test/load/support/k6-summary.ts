@@ -48,7 +48,10 @@ function trendValues(values: number[], stats: readonly string[]): Record<string,
  * data.metrics as k6 builds it from the HTTP samples of a run, under the script's options. Metrics without samples
  * are left out, as k6 leaves out what it never observed.
  */
-export function k6SummaryMetrics(samples: K6Sample[], options: { thresholds?: Record<string, string[]>; summaryTrendStats?: string[] }): Record<string, SummaryMetric> {
+export function k6SummaryMetrics(
+  samples: K6Sample[],
+  options: { thresholds?: Record<string, string[]>; summaryTrendStats?: string[] }
+): Record<string, SummaryMetric> {
   const stats = options.summaryTrendStats ?? ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)'];
   const out: Record<string, SummaryMetric> = {};
   const names = ['http_reqs', 'http_req_duration', ...Object.keys(options.thresholds ?? {})];
@@ -57,15 +60,25 @@ export function k6SummaryMetrics(samples: K6Sample[], options: { thresholds?: Re
     if (metric !== 'http_reqs' && metric !== 'http_req_duration') continue;
     const matching = samples.filter((s) => Object.entries(tags).every(([k, v]) => s.tags[k] === v));
     if (matching.length === 0) continue;
-    out[name] = metric === 'http_reqs'
-      ? { type: 'counter', values: { count: matching.length, rate: 0 } }
-      : { type: 'trend', values: trendValues(matching.map((s) => s.ms), stats) };
+    out[name] =
+      metric === 'http_reqs'
+        ? { type: 'counter', values: { count: matching.length, rate: 0 } }
+        : {
+            type: 'trend',
+            values: trendValues(
+              matching.map((s) => s.ms),
+              stats
+            ),
+          };
   }
   return out;
 }
 
 /** The group tree k6 hands handleSummary: the group "setup" (k6 makes it for setup()) with its checks, the scenarios' checks in the root group. */
-export function k6RootGroup(setupChecks: Array<{ name: string; ok: boolean }>, vuChecks: Array<{ name: string; ok: boolean }> = []): K6Group {
+export function k6RootGroup(
+  setupChecks: Array<{ name: string; ok: boolean }>,
+  vuChecks: Array<{ name: string; ok: boolean }> = []
+): K6Group {
   const tally = (list: Array<{ name: string; ok: boolean }>) => {
     const byName = new Map<string, { name: string; passes: number; fails: number }>();
     for (const c of list) {

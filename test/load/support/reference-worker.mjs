@@ -14,11 +14,14 @@ if (workerData.issuanceStatus) {
   // Forwards everything; a successful POST /v1/auth/tokens is answered with the given status instead of 200.
   const upstream = new URL(target.settings.baseUrl);
   front = createServer((req, res) => {
-    const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-      const issuance = req.method === 'POST' && req.url === '/v1/auth/tokens' && up.statusCode === 200;
-      res.writeHead(issuance ? workerData.issuanceStatus : up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const out = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (up) => {
+        const issuance = req.method === 'POST' && req.url === '/v1/auth/tokens' && up.statusCode === 200;
+        res.writeHead(issuance ? workerData.issuanceStatus : (up.statusCode ?? 502), up.headers);
+        up.pipe(res);
+      }
+    );
     out.on('error', () => res.destroy());
     req.pipe(out);
   });
@@ -55,7 +58,12 @@ async function perform(req) {
 parentPort.on('message', (m) => {
   if (m.type === 'request') void perform(m.req);
   if (m.type === 'close') {
-    const fronted = front ? new Promise((r) => { front.close(r); front.closeAllConnections(); }) : undefined;
+    const fronted = front
+      ? new Promise((r) => {
+          front.close(r);
+          front.closeAllConnections();
+        })
+      : undefined;
     Promise.all([target.close(), fronted]).then(() => parentPort.postMessage({ type: 'closed' }));
   }
 });

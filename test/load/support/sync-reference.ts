@@ -13,7 +13,14 @@ export interface SyncReferenceOptions {
 
 /** What an Io recorded besides answering: the k6 metrics and checks the glue emitted. */
 export interface Recorded {
-  requests: Array<{ method: string; url: string; tags: Record<string, string>; status: number; at: number; /** how long the answer took, as k6's http_req_duration */ ms: number }>;
+  requests: Array<{
+    method: string;
+    url: string;
+    tags: Record<string, string>;
+    status: number;
+    at: number;
+    /** how long the answer took, as k6's http_req_duration */ ms: number;
+  }>;
   counts: Array<{ metric: string; tags: Record<string, string> }>;
   checks: Array<{ name: string; ok: boolean }>;
   warnings: string[];
@@ -54,8 +61,19 @@ export async function startSyncReference(opts: SyncReferenceOptions = {}): Promi
   function request(req: RequestSpec): HttpAnswer {
     Atomics.store(signal, 0, 0);
     const timeoutMs = TIMEOUTS[req.timeout] ?? 30_000;
-    worker.postMessage({ type: 'request', req: { method: req.method, url: req.url, headers: req.headers, body: req.body, readBody: req.readBody, timeoutMs } });
-    if (Atomics.wait(signal, 0, 0, timeoutMs + 5_000) === 'timed-out') throw new Error(`no answer from the worker for ${req.method} ${req.url}`);
+    worker.postMessage({
+      type: 'request',
+      req: {
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body: req.body,
+        readBody: req.readBody,
+        timeoutMs,
+      },
+    });
+    if (Atomics.wait(signal, 0, 0, timeoutMs + 5_000) === 'timed-out')
+      throw new Error(`no answer from the worker for ${req.method} ${req.url}`);
     const m = receiveMessageOnPort(port1);
     if (!m) throw new Error('the worker woke the caller without an answer');
     return m.message as HttpAnswer;
@@ -70,7 +88,14 @@ export async function startSyncReference(opts: SyncReferenceOptions = {}): Promi
         request(req) {
           const sent = performance.now();
           const answer = request(req);
-          recorded.requests.push({ method: req.method, url: req.url, tags: req.tags, status: answer.status, at: Date.now(), ms: performance.now() - sent });
+          recorded.requests.push({
+            method: req.method,
+            url: req.url,
+            tags: req.tags,
+            status: answer.status,
+            at: Date.now(),
+            ms: performance.now() - sent,
+          });
           return answer;
         },
         sleep: (seconds) => void Atomics.wait(pause, 0, 0, Math.max(0, seconds * 1000)),
@@ -84,7 +109,9 @@ export async function startSyncReference(opts: SyncReferenceOptions = {}): Promi
       return { io, recorded };
     },
     async close() {
-      const closed = new Promise<void>((resolve) => worker.on('message', (m: { type: string }) => m.type === 'closed' && resolve()));
+      const closed = new Promise<void>((resolve) =>
+        worker.on('message', (m: { type: string }) => m.type === 'closed' && resolve())
+      );
       worker.postMessage({ type: 'close' });
       await closed;
       port1.close();
