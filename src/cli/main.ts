@@ -5,7 +5,7 @@ import { TargetUnreachable } from '../engine/transport/http.ts';
 import { StartupFailure } from '../engine/identity/startup-failure.ts';
 import { RunNotStarted } from '../engine/run/startup-report.ts';
 import type { ToolInfo } from '../engine/run/runner.ts';
-import { resolveRunOptions, parseCliArgs } from './options.ts';
+import { resolveRunOptions, parseCliArgs, type FlagValues } from './options.ts';
 import { runCommand, dryRunCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
 import { startBufferReaper } from './memory.ts';
 import { overlayCommand } from './overlay.ts';
@@ -20,6 +20,9 @@ import {
   S3_FAULTS,
   S3_VARIANTS,
   makeTlsMaterial,
+  type TlsMaterial,
+  type ReferenceTarget,
+  type EmbeddedS3,
 } from './embedded.ts';
 
 const USAGE = `usage:
@@ -110,51 +113,94 @@ export function toolInfo(): ToolInfo {
   return { name: pkg.name, version: pkg.version };
 }
 
+/** The flags of `reference`. */
+const REFERENCE_OPTIONS = {
+  tls: { type: 'boolean' },
+  'require-client-cert': { type: 'boolean' },
+  port: { type: 'string' },
+  fault: { type: 'string', multiple: true },
+  variant: { type: 'string', multiple: true },
+  's3-fault': { type: 'string', multiple: true },
+  's3-variant': { type: 'string', multiple: true },
+  'time-scale': { type: 'string' },
+  population: { type: 'string' },
+  'list-faults': { type: 'boolean' },
+  'list-variants': { type: 'boolean' },
+} satisfies Parameters<typeof parseCliArgs>[1];
+
 async function referenceCommand(args: string[]): Promise<number> {
-  const { values } = parseCliArgs(args, {
-    tls: { type: 'boolean' },
-    'require-client-cert': { type: 'boolean' },
-    port: { type: 'string' },
-    fault: { type: 'string', multiple: true },
-    variant: { type: 'string', multiple: true },
-    's3-fault': { type: 'string', multiple: true },
-    's3-variant': { type: 'string', multiple: true },
-    'time-scale': { type: 'string' },
-    population: { type: 'string' },
-    'list-faults': { type: 'boolean' },
-    'list-variants': { type: 'boolean' },
-  });
+  const { values } = parseCliArgs(args, REFERENCE_OPTIONS);
   if (values['list-variants']) {
-    // Conforming variants: name, the unshown items whose choice they make differently, dimension, description.
-    for (const v of VARIANTS)
-      process.stdout.write(`${v.name}\t${v.unshown.join(',')}\t${v.dimension}\t${v.description}\n`);
-    for (const v of S3_VARIANTS)
-      process.stdout.write(`${v.name}\t${v.unshown.join(',')}\t${v.dimension}\t(--s3-variant) ${v.description}\n`);
+    listReferenceVariants();
     return 0;
   }
   if (values['list-faults']) {
-    // The contract's level column is must or should: a declared fault fails the verdict like a must one,
-    // provided the run holds the target to its overlay (the embedded default does).
-    for (const f of [...FAULTS, ...HOSTILE_FAULTS]) {
-      const level = f.level === 'should' ? 'should' : 'must';
-      const note = f.level === 'declared' ? `(declared in ${REFERENCE_OVERLAY_PATH}) ` : '';
-      process.stdout.write(`${f.name}\t${level}\t${f.clauses.join(',')}\t${note}${f.description}\n`);
-    }
-    // Object storage faults (--s3-fault), injected by the embedded S3 endpoint's front proxy.
-    for (const f of S3_FAULTS)
-      process.stdout.write(`${f.name}\t${f.level}\t${f.clauses.join(',')}\t(--s3-fault) ${f.description}\n`);
+    listReferenceFaults();
     return 0;
   }
-  const port = values['port'] === undefined ? 0 : Number(values['port']);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(values['port'])}`);
-  const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
-  if (!Number.isFinite(timeScale) || timeScale <= 0)
-    throw new UsageError(`--time-scale must be a positive number, got ${JSON.stringify(values['time-scale'])}`);
+  const port = referencePort(values['port'] as string | undefined);
+  const timeScale = referenceTimeScale(values['time-scale'] as string | undefined);
   // --tls: a CA made for this start signs the server certificate (and, with --require-client-cert, a client's).
   const requireClientCert = values['require-client-cert'] === true;
   const tlsMaterial =
     values['tls'] || requireClientCert ? await makeTlsMaterial({ clientCert: requireClientCert }) : undefined;
+  const { target, s3 } = await startReferenceTargets(values, { tlsMaterial, requireClientCert, port, timeScale });
+  printReferenceSettings(target, s3, tlsMaterial);
+  await untilStopped();
+  await s3.close();
+  await target.close();
+  tlsMaterial?.remove();
+  return 0;
+}
+
+/** `reference --list-variants`: the conforming variants, one a line. */
+function listReferenceVariants(): void {
+  // Conforming variants: name, the unshown items whose choice they make differently, dimension, description.
+  for (const v of VARIANTS)
+    process.stdout.write(`${v.name}\t${v.unshown.join(',')}\t${v.dimension}\t${v.description}\n`);
+  for (const v of S3_VARIANTS)
+    process.stdout.write(`${v.name}\t${v.unshown.join(',')}\t${v.dimension}\t(--s3-variant) ${v.description}\n`);
+}
+
+/** `reference --list-faults`: the faults the reference and its S3 endpoint can inject, one a line. */
+function listReferenceFaults(): void {
+  // The contract's level column is must or should: a declared fault fails the verdict like a must one,
+  // provided the run holds the target to its overlay (the embedded default does).
+  for (const f of [...FAULTS, ...HOSTILE_FAULTS]) {
+    const level = f.level === 'should' ? 'should' : 'must';
+    const note = f.level === 'declared' ? `(declared in ${REFERENCE_OVERLAY_PATH}) ` : '';
+    process.stdout.write(`${f.name}\t${level}\t${f.clauses.join(',')}\t${note}${f.description}\n`);
+  }
+  // Object storage faults (--s3-fault), injected by the embedded S3 endpoint's front proxy.
+  for (const f of S3_FAULTS)
+    process.stdout.write(`${f.name}\t${f.level}\t${f.clauses.join(',')}\t(--s3-fault) ${f.description}\n`);
+}
+
+/** `reference --port`: 0 (any free port) when absent. */
+function referencePort(raw: string | undefined): number {
+  const port = raw === undefined ? 0 : Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be an integer 0-65535, got ${JSON.stringify(raw)}`);
+  return port;
+}
+
+/** `reference --time-scale`: 1 when absent. */
+function referenceTimeScale(raw: string | undefined): number {
+  const timeScale = raw === undefined ? 1 : Number(raw);
+  if (!Number.isFinite(timeScale) || timeScale <= 0)
+    throw new UsageError(`--time-scale must be a positive number, got ${JSON.stringify(raw)}`);
+  return timeScale;
+}
+
+/**
+ * Starts the reference target, then the embedded S3 endpoint, serving HTTPS with the TLS material if any; a start
+ * that fails is a usage error, and whatever had started is stopped and the TLS files removed.
+ */
+async function startReferenceTargets(
+  values: FlagValues,
+  opts: { tlsMaterial: TlsMaterial | undefined; requireClientCert: boolean; port: number; timeScale: number }
+): Promise<{ target: ReferenceTarget; s3: EmbeddedS3 }> {
+  const { tlsMaterial, requireClientCert, port, timeScale } = opts;
   const tls = tlsMaterial && {
     cert: tlsMaterial.serverCertPem,
     key: tlsMaterial.serverKeyPem,
@@ -162,7 +208,6 @@ async function referenceCommand(args: string[]): Promise<number> {
     requestCert: requireClientCert,
   };
   let target;
-  let s3;
   try {
     const population = values['population'] === undefined ? undefined : Number(values['population']);
     target = await startReference({
@@ -178,45 +223,42 @@ async function referenceCommand(args: string[]): Promise<number> {
     throw new UsageError((err as Error).message);
   }
   try {
-    s3 = await startEmbeddedS3({
+    const s3 = await startEmbeddedS3({
       tls,
       faults: (values['s3-fault'] as string[] | undefined) ?? [],
       variants: (values['s3-variant'] as string[] | undefined) ?? [],
     });
+    return { target, s3 };
   } catch (err) {
     await target.close();
     tlsMaterial?.remove();
     throw new UsageError((err as Error).message);
   }
+}
+
+/** The settings on stdout as one JSON line (for a program), and for a person on stderr the lines of runLinesFor. */
+function printReferenceSettings(target: ReferenceTarget, s3: EmbeddedS3, tlsMaterial: TlsMaterial | undefined): void {
   const { s3Url, s3AccessKey, s3SecretKey, s3Region } = s3.settings;
   const { caFile, clientCertFile, clientKeyFile } = tlsMaterial?.files ?? {};
-  process.stdout.write(
-    JSON.stringify({
-      ...target.settings,
-      s3Url,
-      s3AccessKey,
-      s3SecretKey,
-      s3Region,
-      caFile,
-      clientCertFile,
-      clientKeyFile,
-    }) + '\n'
-  );
+  const settings = {
+    ...target.settings,
+    s3Url,
+    s3AccessKey,
+    s3SecretKey,
+    s3Region,
+    caFile,
+    clientCertFile,
+    clientKeyFile,
+  };
+  process.stdout.write(JSON.stringify(settings) + '\n');
   if (tlsMaterial)
     process.stderr.write('reference: HTTPS, certificate signed by a CA made for this start (removed when it stops)\n');
-  process.stderr.write(
-    runLinesFor({
-      ...target.settings,
-      s3Url,
-      s3AccessKey,
-      s3SecretKey,
-      s3Region,
-      caFile,
-      clientCertFile,
-      clientKeyFile,
-    }).join('\n') + '\n'
-  );
-  await new Promise<void>((resolve) => {
+  process.stderr.write(runLinesFor(settings).join('\n') + '\n');
+}
+
+/** Resolves when the reference should stop: a signal, or the run or launcher that started it went away. */
+function untilStopped(): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
@@ -226,10 +268,6 @@ async function referenceCommand(args: string[]): Promise<number> {
     const parent = process.ppid;
     if (parent > 1) setInterval(() => process.ppid !== parent && stop(), 500).unref();
   });
-  await s3.close();
-  await target.close();
-  tlsMaterial?.remove();
-  return 0;
 }
 
 /** What `reference` prints for a person: the environment and the `run` line that point the suite at it, and how to stop it. */

@@ -286,31 +286,17 @@ export function resolveRunOptions(
 ): RunOptions {
   const { values: v } = parseCliArgs(args, RUN_OPTIONS);
   const dotenv = readDotenv(cwd);
-  const setting = (flag: string): string | undefined => {
+  const setting: Setting = (flag) => {
     const fromFlag = v[flag] as string | undefined;
     const name = ENV_OF[flag]!;
     const value = fromFlag ?? env[name] ?? dotenv[name];
     return value === '' ? undefined : value;
   };
-  const profile = setting('profile') ?? 'quick';
-  const from = v['profile'] !== undefined ? '--profile' : 'CONFORMANCE_PROFILE';
-  if (profile !== 'quick' && profile !== 'full' && profile !== 'certify')
-    throw new UsageError(`${from} must be quick, full or certify, got ${JSON.stringify(profile)}`);
-  const seedRaw = v['seed'] as string | undefined;
-  if (seedRaw !== undefined && !/^\d{1,15}$/.test(seedRaw))
-    throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(seedRaw)}`);
+  const profile = runProfile(setting('profile'), v['profile'] !== undefined);
+  const seed = runSeed(v['seed'] as string | undefined);
   const baseUrl = httpUrl('base-url', setting('base-url'));
   const s3Url = httpUrl('s3-url', setting('s3-url'));
-  if (v['reference-tls'] && baseUrl !== undefined)
-    throw new UsageError(
-      "--reference-tls serves the embedded reference target over HTTPS; with --base-url the URL's scheme decides"
-    );
-  if (v['s3-path-style'] && v['s3-virtual-host'])
-    throw new UsageError('--s3-path-style and --s3-virtual-host exclude each other');
-  const only = (v['only'] as string | undefined)
-    ?.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  checkExclusiveFlags(v, baseUrl);
   return {
     baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: setting('api-key'),
@@ -321,10 +307,10 @@ export function resolveRunOptions(
     subnetId: setting('subnet-id'),
     subnetIdB: setting('subnet-id-b'),
     overlay: setting('overlay'),
-    only: only?.length ? only : undefined,
+    only: onlyGroups(v['only'] as string | undefined),
     profile,
     timeScale: positiveNumber('time-scale', v['time-scale'] as string | undefined, 1),
-    seed: seedRaw !== undefined ? Number(seedRaw) : Math.floor(Math.random() * 2 ** 31),
+    seed,
     reports: ((v['report'] as string[] | undefined) ?? []).map(parseReportFlag),
     runs: positiveInteger('runs', v['runs'] as string | undefined, DEFAULT_RUNS),
     webhookListen: parseListen(v['webhook-listen'] as string | undefined),
@@ -357,6 +343,55 @@ export function resolveRunOptions(
     requireComplete: v['require-complete'] === true || profile === 'certify',
     maxCreates:
       v['max-creates'] === undefined ? undefined : nonNegativeInteger('max-creates', v['max-creates'] as string),
+    ...s3Options(v, setting, s3Url),
+  };
+}
+
+/** How a run setting is read: its flag, else its environment variable, else .env; an empty value is no value. */
+type Setting = (flag: string) => string | undefined;
+
+/** --profile (or CONFORMANCE_PROFILE), quick when absent; the error names whichever of the two gave it. */
+function runProfile(value: string | undefined, fromFlag: boolean): Profile {
+  const profile = value ?? 'quick';
+  const from = fromFlag ? '--profile' : 'CONFORMANCE_PROFILE';
+  if (profile !== 'quick' && profile !== 'full' && profile !== 'certify')
+    throw new UsageError(`${from} must be quick, full or certify, got ${JSON.stringify(profile)}`);
+  return profile;
+}
+
+/** --seed, or a random one when absent. */
+function runSeed(raw: string | undefined): number {
+  if (raw !== undefined && !/^\d{1,15}$/.test(raw))
+    throw new UsageError(`--seed must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return raw !== undefined ? Number(raw) : Math.floor(Math.random() * 2 ** 31);
+}
+
+/** Flags that make no sense together are a usage error. */
+function checkExclusiveFlags(v: FlagValues, baseUrl: string | undefined): void {
+  if (v['reference-tls'] && baseUrl !== undefined)
+    throw new UsageError(
+      "--reference-tls serves the embedded reference target over HTTPS; with --base-url the URL's scheme decides"
+    );
+  if (v['s3-path-style'] && v['s3-virtual-host'])
+    throw new UsageError('--s3-path-style and --s3-virtual-host exclude each other');
+}
+
+/** --only's comma list of groups; undefined when absent or empty. */
+function onlyGroups(raw: string | undefined): string[] | undefined {
+  const only = raw
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return only?.length ? only : undefined;
+}
+
+/** The object storage endpoint and how to address it. */
+function s3Options(
+  v: FlagValues,
+  setting: Setting,
+  s3Url: string | undefined
+): Pick<RunOptions, 's3Url' | 's3AccessKey' | 's3SecretKey' | 's3Region' | 's3VirtualHost'> {
+  return {
     s3Url: s3Url?.replace(/\/+$/, ''),
     s3AccessKey: setting('s3-access-key'),
     s3SecretKey: setting('s3-secret-key'),

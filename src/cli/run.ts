@@ -343,25 +343,10 @@ async function runAndReport(r: {
 }): Promise<RunResult> {
   const { opts, tool, out, extra, inputs, early, target, embeddedS3, config } = r;
   const { embedded } = target;
-  // A terminal gets the live view (a status line, countdowns, colour); a plain writer gets the check lines.
-  const view =
-    !opts.quiet && extra.terminal
-      ? new ProgressView(extra.terminal, {
-          colour: colourWanted(extra.env ?? {}, extra.terminal.isTTY),
-          total: selectChecks(allChecks, opts.only).length,
-        })
-      : undefined;
+  const view = progressViewFor(opts, extra);
   const say = view ? (line: string) => view.line(line) : out;
   const hooks: RunHooks = opts.quiet ? {} : (view ?? { onCheckEnd: (c) => out(checkLine(c)) });
-  const onSigint = () => {
-    void (async () => {
-      await Promise.race([sweepAllS3(), new Promise((res) => setTimeout(res, 15_000).unref())]);
-      await embeddedS3?.close().catch(() => {});
-      await embedded?.close().catch(() => {});
-      early.referenceTls?.remove();
-      process.exit(130);
-    })();
-  };
+  const onSigint = interruptHandler(embeddedS3, embedded, early);
   if (config.s3 && early.s3Selected) process.once('SIGINT', onSigint);
   let swept = false;
   try {
@@ -370,20 +355,8 @@ async function runAndReport(r: {
         `cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${config.baseUrl}, profile ${opts.profile}, seed ${opts.seed}`
       );
     if (!opts.quiet && config.connection?.proxy) say(proxyLine(config));
-    const report = await runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
-      // A run that could not start still leaves the reports asked for (verdict error), then exits 2.
-      if (err instanceof RunNotStarted) {
-        err.runReport.integrity = sealReport(err.runReport, inputs.signingKey);
-        await writeReports(err.runReport, opts.reports);
-      }
-      throw err;
-    });
-    // Our own S3 server failed to start: its checks met 503s that say nothing of a target, so the run cannot stand.
-    await embeddedS3?.ready.catch((err: Error) => {
-      throw new Error(
-        `the embedded S3 endpoint did not start (${err.message}); run without the s3 group (--only) or point --s3-url at an endpoint`
-      );
-    });
+    const report = await runSuiteLeavingReports(config, tool, hooks, inputs, opts);
+    await embeddedS3Started(embeddedS3);
     const s3Cleanup = await sweepS3(config);
     swept = true;
     if (s3Cleanup) {
@@ -392,20 +365,8 @@ async function runAndReport(r: {
         say(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
     }
     view?.close();
-    const exitCode = inputs.expectations
-      ? applyExpectations(report, opts.expect!, inputs.expectations, opts.strictExpect)
-      : EXIT_CODES[report.verdict];
-    (opts.quiet
-      ? quietSummaryLines(report)
-      : summaryLines(report, view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false)
-    ).forEach((l) => out(l));
-    expectationLines(report).forEach((l) => out(l));
-    // Last: the digests cover everything the report says, expectations included.
-    report.integrity = sealReport(report, inputs.signingKey);
-    await writeReports(report, opts.reports);
-    for (const rep of opts.reports) out(`report: ${rep.format} written to ${rep.path}`);
-    if (opts.emitOverlay) await writeFile(opts.emitOverlay, renderOverlay(report));
-    if (opts.writeExpect) writeExpectations(report, opts.writeExpect);
+    const colour = view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false;
+    const exitCode = await concludeRun(report, { opts, inputs, out, colour });
     return { report, exitCode };
   } finally {
     view?.close();
@@ -415,6 +376,79 @@ async function runAndReport(r: {
     await embedded?.close();
     early.referenceTls?.remove();
   }
+}
+
+/** A terminal gets the live view (a status line, countdowns, colour); a plain writer (or --quiet) gets none. */
+function progressViewFor(opts: RunOptions, extra: RunExtras): ProgressView | undefined {
+  return !opts.quiet && extra.terminal
+    ? new ProgressView(extra.terminal, {
+        colour: colourWanted(extra.env ?? {}, extra.terminal.isTTY),
+        total: selectChecks(allChecks, opts.only).length,
+      })
+    : undefined;
+}
+
+/** Ctrl-C: the run's buckets removed (15 s at most), everything started stopped, exit 130. */
+function interruptHandler(
+  embeddedS3: EmbeddedS3 | undefined,
+  embedded: ReferenceTarget | undefined,
+  early: EarlyParts
+): () => void {
+  return () => {
+    void (async () => {
+      await Promise.race([sweepAllS3(), new Promise((res) => setTimeout(res, 15_000).unref())]);
+      await embeddedS3?.close().catch(() => {});
+      await embedded?.close().catch(() => {});
+      early.referenceTls?.remove();
+      process.exit(130);
+    })();
+  };
+}
+
+/** Runs the suite; a run that could not start still leaves the reports asked for (verdict error), then throws on. */
+async function runSuiteLeavingReports(
+  config: RunConfig,
+  tool: ToolInfo,
+  hooks: RunHooks,
+  inputs: CheckedInputs,
+  opts: RunOptions
+): Promise<RunReport> {
+  return runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
+    if (err instanceof RunNotStarted) {
+      err.runReport.integrity = sealReport(err.runReport, inputs.signingKey);
+      await writeReports(err.runReport, opts.reports);
+    }
+    throw err;
+  });
+}
+
+/** Our own S3 server failed to start: its checks met 503s that say nothing of a target, so the run cannot stand. */
+async function embeddedS3Started(embeddedS3: EmbeddedS3 | undefined): Promise<void> {
+  await embeddedS3?.ready.catch((err: Error) => {
+    throw new Error(
+      `the embedded S3 endpoint did not start (${err.message}); run without the s3 group (--only) or point --s3-url at an endpoint`
+    );
+  });
+}
+
+/** The exit code (after --expect), the summary, the sealed reports, the overlay and expectations asked for. */
+async function concludeRun(
+  report: RunReport,
+  c: { opts: RunOptions; inputs: CheckedInputs; out: (line: string) => void; colour: boolean }
+): Promise<RunResult['exitCode']> {
+  const { opts, inputs, out } = c;
+  const exitCode = inputs.expectations
+    ? applyExpectations(report, opts.expect!, inputs.expectations, opts.strictExpect)
+    : EXIT_CODES[report.verdict];
+  (opts.quiet ? quietSummaryLines(report) : summaryLines(report, c.colour)).forEach((l) => out(l));
+  expectationLines(report).forEach((l) => out(l));
+  // Last: the digests cover everything the report says, expectations included.
+  report.integrity = sealReport(report, inputs.signingKey);
+  await writeReports(report, opts.reports);
+  for (const rep of opts.reports) out(`report: ${rep.format} written to ${rep.path}`);
+  if (opts.emitOverlay) await writeFile(opts.emitOverlay, renderOverlay(report));
+  if (opts.writeExpect) writeExpectations(report, opts.writeExpect);
+  return exitCode;
 }
 
 /** The run's connection settings with one more trusted CA (the embedded target's, under --reference-tls). */

@@ -111,17 +111,42 @@ function signatureLine(
   else say('ok', `signature: Ed25519 by key ${signature.key} verifies over the recorded digests`);
 }
 
-function consistencyLines(report: RunReport, installed: Installed, say: (s: VerifyStatus, what: string) => void): void {
-  const checks = report.checks;
-  const summary = summarize(checks);
+type Say = (s: VerifyStatus, what: string) => void;
+
+/** The summary, each check's record, the errors listed, the verdict and the coverage follow from the statuses. */
+function consistencyLines(report: RunReport, installed: Installed, say: Say): void {
+  summaryLine(report, say);
+  checkRecordLines(report, say);
+  const coverage = report.coverage;
+  if (report.startupFailure) {
+    if (report.verdict === 'error' && report.checks.length === 0)
+      say('ok', 'verdict error follows: the run could not start and judged nothing');
+    else say('FAILED', `verdict ${report.verdict}: the run could not start, so the verdict is error with no checks`);
+    return;
+  }
+  if (!coverage) {
+    say('FAILED', 'coverage: missing, so the verdict cannot be recomputed');
+    return;
+  }
+  verdictLine(report, coverage, say);
+  coverageLine(report, coverage, installed, say);
+}
+
+/** The summary's counts are those of the check statuses. */
+function summaryLine(report: RunReport, say: Say): void {
+  const summary = summarize(report.checks);
   const recorded = report.summary ?? { passed: NaN, failed: NaN, skipped: NaN, warnings: NaN };
   const text = (s: RunReport['summary']) =>
     `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s.warnings} warnings`;
   if ((['passed', 'failed', 'skipped', 'warnings'] as const).every((k) => summary[k] === recorded[k]))
     say('ok', `summary (${text(summary)}) follows from the check statuses`);
   else say('FAILED', `summary: the report says ${text(recorded)}, the check statuses give ${text(summary)}`);
+}
 
-  // Each check's own record holds together: findings only on a failed or warned check, expectations only on one too.
+/** Each check's own record holds together, and the errors the report lists are the checks in error. */
+function checkRecordLines(report: RunReport, say: Say): void {
+  const checks = report.checks;
+  // Findings only on a failed or warned check, expectations only on one too.
   const incoherent = checks.filter(
     (c) =>
       (c.findings?.length && !['failed', 'warning'].includes(c.status)) ||
@@ -142,19 +167,13 @@ function consistencyLines(report: RunReport, installed: Installed, say: (s: Veri
       'FAILED',
       `errors: the report lists ${listedErrors.join(', ') || 'none'}, the check statuses give ${errors.join(', ') || 'none'}`
     );
+}
 
-  const coverage = report.coverage;
-  if (report.startupFailure) {
-    if (report.verdict === 'error' && checks.length === 0)
-      say('ok', 'verdict error follows: the run could not start and judged nothing');
-    else say('FAILED', `verdict ${report.verdict}: the run could not start, so the verdict is error with no checks`);
-    return;
-  }
-  if (!coverage) {
-    say('FAILED', 'coverage: missing, so the verdict cannot be recomputed');
-    return;
-  }
-  const verdict = verdictOf(checks, {
+type Coverage = NonNullable<RunReport['coverage']>;
+
+/** The verdict is the one the check statuses and the coverage give. */
+function verdictLine(report: RunReport, coverage: Coverage, say: Say): void {
+  const verdict = verdictOf(report.checks, {
     incompleteCoverage: isIncomplete(coverage),
     requireComplete: report.requireComplete === true,
   });
@@ -164,8 +183,14 @@ function consistencyLines(report: RunReport, installed: Installed, say: (s: Veri
       `verdict ${verdict} follows from the check statuses and the coverage${report.requireComplete ? ' (completeness required)' : ''}`
     );
   else say('FAILED', `verdict: the report says ${report.verdict}, the check statuses and coverage give ${verdict}`);
+}
 
-  // Coverage: a verified clause has no citing MUST check left undecided; a clause not verified names a check that did not decide.
+/**
+ * Coverage: a verified clause has no citing MUST check left undecided; a clause not verified names a check that did
+ * not decide; with this installation's version and clause list, the coverage recomputed whole is the same.
+ */
+function coverageLine(report: RunReport, coverage: Coverage, installed: Installed, say: Say): void {
+  const checks = report.checks;
   const byId = new Map(checks.map((c) => [c.id, c]));
   const undecided = (id: string) => ['skipped', 'error'].includes(byId.get(id)?.status ?? 'skipped');
   const wrong: string[] = [];

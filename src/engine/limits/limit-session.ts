@@ -165,18 +165,50 @@ const issuanceClassifier: Classifier = {
 const issueWithPrimary = (d: Deps) => () => d.tokens.exchange(d.config.keys.primary!, 'limits.token-limit');
 
 async function probeIssuance(d: Deps): Promise<LimitProbe> {
-  const cls = issuanceClassifier;
   const send = issueWithPrimary(d);
-  const adopt = (b: Burst, lanes: string[]) => {
-    for (const ex of b.exchanges.filter(cls.accepted))
-      d.tokens.adopt(
-        'primary',
-        (ex.response!.json as { token: string }).token,
-        ex.response!.json as Record<string, unknown>,
-        ex,
-        lanes.shift()
-      );
+  const first = await firstIssuanceBurst(d, send);
+  // Three lanes hold a token each, and every call borrows whichever has room (call.ts): the checks' writes and the
+  // cleanup's deletes spread over three budgets of 54 a minute. The other tokens stay spares for the probes, which
+  // take tokens of their own (five in quick; token-expiry and the window probes one or two more in full).
+  adoptIssued(d, first, ['main', 'generated', 'overflow']);
+  const bursts: Burst[] = [first];
+  const unmeasurable = tooShort(d.config);
+  // The burst still was the preflight and filled the pool; it just proves nothing about a window this short.
+  if (unmeasurable)
+    return {
+      limit: LIMITS.tokens.limit,
+      what: 'token issuances',
+      verdict: { kind: 'inconclusive', reason: unmeasurable },
+      bursts,
+    };
+  const { verdict, note, resetFrom } = await judgeIssuance(d, send, first, bursts);
+  const probe: LimitProbe = {
+    limit: LIMITS.tokens.limit,
+    what: 'token issuances',
+    verdict,
+    bursts,
+    firstRejection: firstRejection(resetFrom) ?? firstRejection(bursts),
+    note,
   };
+  await exchangeOtherKeys(d, probe);
+  return probe;
+}
+
+/** The primary key's tokens a burst was issued join the run's pool, the first ones on the lanes named. */
+function adoptIssued(d: Deps, b: Burst, lanes: string[]): void {
+  for (const ex of b.exchanges.filter(issuanceClassifier.accepted))
+    d.tokens.adopt(
+      'primary',
+      (ex.response!.json as { token: string }).token,
+      ex.response!.json as Record<string, unknown>,
+      ex,
+      lanes.shift()
+    );
+}
+
+/** The first issuance burst, the run's preflight: a window later when the key's window was spent before the run. */
+async function firstIssuanceBurst(d: Deps, send: () => Promise<Exchange>): Promise<Burst> {
+  const cls = issuanceClassifier;
   // The whole first burst in flight at once: the run's preflight costs a distant target one round trip, not three.
   let first = await burst(
     { max: LIMITS.tokens.limit + 1, concurrency: LIMITS.tokens.limit + 1, stopAtFirstRejection: false },
@@ -201,80 +233,112 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
       '--api-key',
       d.config
     );
-  // Three lanes hold a token each, and every call borrows whichever has room (call.ts): the checks' writes and the
-  // cleanup's deletes spread over three budgets of 54 a minute. The other tokens stay spares for the probes, which
-  // take tokens of their own (five in quick; token-expiry and the window probes one or two more in full).
-  adopt(first, ['main', 'generated', 'overflow']);
-  const bursts: Burst[] = [first];
-  const unmeasurable = tooShort(d.config);
-  // The burst still was the preflight and filled the pool; it just proves nothing about a window this short.
-  if (unmeasurable)
-    return {
-      limit: LIMITS.tokens.limit,
-      what: 'token issuances',
-      verdict: { kind: 'inconclusive', reason: unmeasurable },
-      bursts,
-    };
-  let verdict = judgeLimit(LIMITS.tokens.limit, windowMs(d.config), first);
-  let note: string | undefined;
-  let resetFrom: Burst[] = bursts;
+  return first;
+}
+
+/** The issuance verdict, how it was reached, and the bursts whose first refusal the reset is watched from. */
+interface IssuanceJudgement {
+  verdict: LimitVerdict;
+  note?: string;
+  resetFrom: Burst[];
+}
+
+/**
+ * The verdict on the first burst; in full and certify, where that burst cannot settle it, the verdict on a burst a
+ * whole window later (each burst sent is added to `bursts`).
+ */
+async function judgeIssuance(
+  d: Deps,
+  send: () => Promise<Exchange>,
+  first: Burst,
+  bursts: Burst[]
+): Promise<IssuanceJudgement> {
+  let judged: IssuanceJudgement = {
+    verdict: judgeLimit(LIMITS.tokens.limit, windowMs(d.config), first),
+    note: undefined,
+    resetFrom: bursts,
+  };
   // Fewer than the limit served: the key's window may hold issuances the run did not send (keys are shared), so the
   // run owns no window yet. Full and certify wait one out and judge a burst there; quick does not judge at all.
-  if (verdict.kind === 'stricter' && !waitsLong(d.config)) {
-    verdict = {
+  if (judged.verdict.kind === 'stricter' && !waitsLong(d.config)) {
+    judged.verdict = {
       kind: 'inconclusive',
       reason: `only ${first.accepted} token issuances were served before a refusal, in a window the run cannot own: the key may have been exchanged just before by another client (or a run before this one)`,
     };
-  } else if (verdict.kind === 'stricter') {
-    await (d.waits ?? new Waits()).sleep(
-      windowMs(d.config) + 50,
-      'a fresh issuance window the run owns (a minute of target time)',
-      'limits',
-      'limit-window'
-    );
-    const owned = await burst({ max: LIMITS.tokens.limit + 1, concurrency: 4, stopAtFirstRejection: true }, send, cls);
-    adopt(owned, []);
-    bursts.push(owned);
-    // The window to watch reset is the owned one (the first was spent again by this burst).
-    resetFrom = [owned];
-    verdict = judgeFresh(LIMITS.tokens.limit, windowMs(d.config), owned);
-    // Fewer again, in a window the run waited out for itself: the target's own limit is stricter.
-    if (
-      verdict.kind === 'inconclusive' &&
-      owned.accepted < LIMITS.tokens.limit &&
-      owned.rejections.length > 0 &&
-      owned.spanMs < windowMs(d.config) / 2
-    )
-      verdict = { kind: 'stricter', accepted: owned.accepted };
-    note = `judged on a burst a whole window after the first, which met a refusal after ${first.accepted} (the key's window may have held other clients' issuances)`;
+  } else if (judged.verdict.kind === 'stricter') {
+    judged = await judgeOwnedIssuanceWindow(d, send, first, bursts);
   }
-  if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
+  if (judged.verdict.kind === 'inconclusive' && first.rejections.length === 0 && waitsLong(d.config)) {
     // One key, one budget: only a fresh window can tell a straddled boundary from a looser limit.
-    await (d.waits ?? new Waits()).sleep(
-      windowMs(d.config) + 50,
-      'a fresh issuance window (a minute of target time)',
-      'limits',
-      'limit-window'
-    );
-    const second = await burst(
-      { max: 2 * LIMITS.tokens.limit + 2, concurrency: 4, stopAtFirstRejection: true },
-      send,
-      cls
-    );
-    adopt(second, []);
-    bursts.push(second);
-    verdict = judgeFresh(LIMITS.tokens.limit, windowMs(d.config), second);
-    note = 'judged on a burst sent a whole window after the first';
+    judged = { ...judged, ...(await judgeFreshIssuanceWindow(d, send, bursts)) };
   }
-  const probe: LimitProbe = {
-    limit: LIMITS.tokens.limit,
-    what: 'token issuances',
+  return judged;
+}
+
+/** Fewer than the limit served at first: a burst in a window the run waited out for itself is judged instead. */
+async function judgeOwnedIssuanceWindow(
+  d: Deps,
+  send: () => Promise<Exchange>,
+  first: Burst,
+  bursts: Burst[]
+): Promise<IssuanceJudgement> {
+  await (d.waits ?? new Waits()).sleep(
+    windowMs(d.config) + 50,
+    'a fresh issuance window the run owns (a minute of target time)',
+    'limits',
+    'limit-window'
+  );
+  const owned = await burst(
+    { max: LIMITS.tokens.limit + 1, concurrency: 4, stopAtFirstRejection: true },
+    send,
+    issuanceClassifier
+  );
+  adoptIssued(d, owned, []);
+  bursts.push(owned);
+  let verdict = judgeFresh(LIMITS.tokens.limit, windowMs(d.config), owned);
+  // Fewer again, in a window the run waited out for itself: the target's own limit is stricter.
+  if (
+    verdict.kind === 'inconclusive' &&
+    owned.accepted < LIMITS.tokens.limit &&
+    owned.rejections.length > 0 &&
+    owned.spanMs < windowMs(d.config) / 2
+  )
+    verdict = { kind: 'stricter', accepted: owned.accepted };
+  return {
     verdict,
-    bursts,
-    firstRejection: firstRejection(resetFrom) ?? firstRejection(bursts),
-    note,
+    note: `judged on a burst a whole window after the first, which met a refusal after ${first.accepted} (the key's window may have held other clients' issuances)`,
+    // The window to watch reset is the owned one (the first was spent again by this burst).
+    resetFrom: [owned],
   };
-  // The other keys' issuances, side by side: each asks its own key's budget.
+}
+
+/** A first burst that met no refusal, judged again on a burst sent a whole window later. */
+async function judgeFreshIssuanceWindow(
+  d: Deps,
+  send: () => Promise<Exchange>,
+  bursts: Burst[]
+): Promise<Pick<IssuanceJudgement, 'verdict' | 'note'>> {
+  await (d.waits ?? new Waits()).sleep(
+    windowMs(d.config) + 50,
+    'a fresh issuance window (a minute of target time)',
+    'limits',
+    'limit-window'
+  );
+  const second = await burst(
+    { max: 2 * LIMITS.tokens.limit + 2, concurrency: 4, stopAtFirstRejection: true },
+    send,
+    issuanceClassifier
+  );
+  adoptIssued(d, second, []);
+  bursts.push(second);
+  return {
+    verdict: judgeFresh(LIMITS.tokens.limit, windowMs(d.config), second),
+    note: 'judged on a burst sent a whole window after the first',
+  };
+}
+
+/** Once the primary key's issuances were refused: the other keys' issuances, side by side (each its own budget). */
+async function exchangeOtherKeys(d: Deps, probe: LimitProbe): Promise<void> {
   const [scope, scopeReadonly] = await Promise.all([
     probe.firstRejection && d.tokens.has('second')
       ? d.tokens.exchange(d.config.keys.second!, 'limits.key-scope')
@@ -285,7 +349,6 @@ async function probeIssuance(d: Deps): Promise<LimitProbe> {
   ]);
   if (scope) probe.scope = scope;
   if (scopeReadonly) probe.scopeReadonly = scopeReadonly;
-  return probe;
 }
 
 interface RequestProbeSpec {
@@ -325,8 +388,7 @@ class Turns {
 /** Reads or writes on dedicated tokens: exactly limit+1 on one, then (if all were served) until refusal on another. */
 async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string, turns: Turns): Promise<LimitProbe> {
   const unmeasurable = tooShort(d.config);
-  if (unmeasurable)
-    return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason: unmeasurable }, bursts: [] };
+  if (unmeasurable) return unjudgedProbe(spec, unmeasurable);
   const token = async () => (await d.tokens.issue(spec.key ?? 'primary', spec.sentBy)).token;
   let t1: string;
   try {
@@ -335,26 +397,46 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
     // A probe of the domain whose token is refused (an issuance budget per address or organization, or one that never
     // comes back) is not judged; it never takes the main probes' verdicts down with it.
     if (!spec.judgeOnly) throw err;
-    return {
-      limit: spec.limit,
-      what: spec.what,
-      verdict: {
-        kind: 'inconclusive',
-        reason: `no token for the ${spec.key ?? 'primary'} key: ${err instanceof Error ? err.message : String(err)}`,
-      },
-      bursts: [],
-    };
+    return unjudgedProbe(
+      spec,
+      `no token for the ${spec.key ?? 'primary'} key: ${err instanceof Error ? err.message : String(err)}`
+    );
   }
   const firstAnswer = await spec.send(t1);
   const served = spec.baseline ?? ((ex: Exchange) => isSuccess(ex));
-  const baselineStatus = firstAnswer.response?.status;
+  const cls = requestClassifier(spec, firstAnswer.response?.status);
+  if (!served(firstAnswer))
+    return unjudgedProbe(spec, `the first ${spec.what.replace(/s$/, '')} answered ${statusText(firstAnswer)}`);
+  // The bursts take turns with the other probe's; the waits for a window's reset below overlap freely.
+  const { bursts, verdict, held, inFlight } = await turns.run(() =>
+    requestBursts(d, spec, cls, { t1, firstAnswer, token })
+  );
+  const probe: LimitProbe = {
+    limit: spec.limit,
+    what: spec.what,
+    verdict,
+    bursts,
+    firstRejection: firstRejection(bursts),
+  };
+  if (probe.firstRejection && !spec.judgeOnly)
+    await observeAfterRefusal(d, spec, probe, { scopeLane, turns, cls, held, firstAnswer, inFlight });
+  return probe;
+}
+
+/** A request probe that sent no burst and judged nothing, and why. */
+function unjudgedProbe(spec: RequestProbeSpec, reason: string): LimitProbe {
+  return { limit: spec.limit, what: spec.what, verdict: { kind: 'inconclusive', reason }, bursts: [] };
+}
+
+/** What counts as served and as refused for the limit, given the status the probe's first request got. */
+function requestClassifier(spec: RequestProbeSpec, baselineStatus: number | undefined): Classifier {
   // A 401 is the token refused (it expired mid-burst on a fast clock), not the limit: neither served nor limited.
   const limited = (ex: Exchange) => is4xx(ex) && ex.response!.status !== 401;
   const codeOf = (ex: Exchange) => (ex.response?.json as { error?: { code?: unknown } } | undefined)?.error?.code;
   const like = spec.rejectedLike;
   const asRefusal = (ex: Exchange) =>
     !!like && ex.response?.status === like.response?.status && codeOf(ex) === codeOf(like);
-  const cls: Classifier = like
+  return like
     ? {
         accepted: (ex) => !!ex.response && ex.response.status < 500 && ex.response.status !== 401 && !asRefusal(ex),
         rejected: asRefusal,
@@ -365,78 +447,80 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
           rejected: (ex) => limited(ex) && ex.response!.status !== baselineStatus,
         }
       : { accepted: isSuccess, rejected: limited };
-  if (!served(firstAnswer)) {
-    return {
-      limit: spec.limit,
-      what: spec.what,
-      verdict: {
-        kind: 'inconclusive',
-        reason: `the first ${spec.what.replace(/s$/, '')} answered ${statusText(firstAnswer)}`,
-      },
-      bursts: [],
-    };
-  }
-  // The bursts take turns with the other probe's; the waits for a window's reset below overlap freely.
-  const { bursts, verdict, held, inFlight } = await turns.run(async () => {
-    // As many in flight as the round trip needs for the burst to take about half a second (8 on a near target).
-    const inFlight = burstConcurrency(spec.limit, firstAnswer.durationMs, CONCURRENCY);
-    let first = await burst(
-      { max: spec.limit, concurrency: inFlight, stopAtFirstRejection: false },
-      () => spec.send(t1),
+}
+
+/**
+ * The probe's bursts and their verdict: limit+1 on the first token (its first request already sent), again wider when
+ * too slow to judge, then until refusal on another token if all were served. `held`: the token whose budget was spent.
+ */
+async function requestBursts(
+  d: Deps,
+  spec: RequestProbeSpec,
+  cls: Classifier,
+  start: { t1: string; firstAnswer: Exchange; token: () => Promise<string> }
+): Promise<{ bursts: Burst[]; verdict: LimitVerdict; held: string; inFlight: number }> {
+  const { t1, firstAnswer, token } = start;
+  // As many in flight as the round trip needs for the burst to take about half a second (8 on a near target).
+  const inFlight = burstConcurrency(spec.limit, firstAnswer.durationMs, CONCURRENCY);
+  let first = await burst(
+    { max: spec.limit, concurrency: inFlight, stopAtFirstRejection: false },
+    () => spec.send(t1),
+    cls
+  );
+  first = { ...first, exchanges: [firstAnswer, ...first.exchanges], accepted: first.accepted + 1 };
+  let held = t1;
+  // Too slow to fill half a window: again, on a fresh token, four times as wide; certify, which must be conclusive,
+  // tries up to SLOW_BURST_RETRIES_CERTIFY times (a loaded machine slows some bursts, not all).
+  for (
+    let retries = d.config.profile === 'certify' ? SLOW_BURST_RETRIES_CERTIFY : 1;
+    retries > 0 && first.spanMs >= windowMs(d.config) / 2;
+    retries--
+  ) {
+    held = await token();
+    first = await burst(
+      { max: spec.limit + 1, concurrency: inFlight * 4, stopAtFirstRejection: false },
+      () => spec.send(held),
       cls
     );
-    first = { ...first, exchanges: [firstAnswer, ...first.exchanges], accepted: first.accepted + 1 };
-    let held = t1;
-    // Too slow to fill half a window: again, on a fresh token, four times as wide; certify, which must be conclusive,
-    // tries up to SLOW_BURST_RETRIES_CERTIFY times (a loaded machine slows some bursts, not all).
-    for (
-      let retries = d.config.profile === 'certify' ? SLOW_BURST_RETRIES_CERTIFY : 1;
-      retries > 0 && first.spanMs >= windowMs(d.config) / 2;
-      retries--
-    ) {
-      held = await token();
-      first = await burst(
-        { max: spec.limit + 1, concurrency: inFlight * 4, stopAtFirstRejection: false },
-        () => spec.send(held),
-        cls
-      );
-    }
-    const bursts = [first];
-    let verdict = judgeLimit(spec.limit, windowMs(d.config), first);
-    if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && first.others.length === 0) {
-      const t2 = await token();
-      const second = await burst(
-        { max: 2 * spec.limit + 2, concurrency: inFlight, stopAtFirstRejection: true },
-        () => spec.send(t2),
-        cls
-      );
-      bursts.push(second);
-      verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
-    }
-    return { bursts, verdict, held, inFlight };
-  });
-  const probe: LimitProbe = {
-    limit: spec.limit,
-    what: spec.what,
-    verdict,
-    bursts,
-    firstRejection: firstRejection(bursts),
-  };
-  if (probe.firstRejection && !spec.judgeOnly) {
-    probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, scopeLane));
-    // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
-    const spentBy = bursts[0]!.rejections[0];
-    if (spentBy && cls.accepted(probe.scope))
-      probe.cross = await turns.run(() =>
-        observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy, firstAnswer.durationMs)
-      );
-    if (waitsLong(d.config)) {
-      const from = await rejectionToWaitFrom(probe, () => spec.send(held), cls, turns);
-      probe.reset = await observeReset(d, spec.what, from, () => spec.send(held), cls.accepted);
-      probe.windowLength = await watchWindowLength(d, probe, bursts[0]!, () => spec.send(held), cls, inFlight);
-    }
   }
-  return probe;
+  const bursts = [first];
+  let verdict = judgeLimit(spec.limit, windowMs(d.config), first);
+  if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && first.others.length === 0) {
+    const t2 = await token();
+    const second = await burst(
+      { max: 2 * spec.limit + 2, concurrency: inFlight, stopAtFirstRejection: true },
+      () => spec.send(t2),
+      cls
+    );
+    bursts.push(second);
+    verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
+  }
+  return { bursts, verdict, held, inFlight };
+}
+
+/**
+ * Once the budget was refused: the same request on another token (scope), the other class on the spent token (cross),
+ * and in full and certify the reset and the window's length watched on it.
+ */
+async function observeAfterRefusal(
+  d: Deps,
+  spec: RequestProbeSpec,
+  probe: LimitProbe,
+  r: { scopeLane: string; turns: Turns; cls: Classifier; held: string; firstAnswer: Exchange; inFlight: number }
+): Promise<void> {
+  const { turns, cls, held } = r;
+  probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, r.scopeLane));
+  // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
+  const spentBy = probe.bursts[0]!.rejections[0];
+  if (spentBy && cls.accepted(probe.scope))
+    probe.cross = await turns.run(() =>
+      observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy, r.firstAnswer.durationMs)
+    );
+  if (waitsLong(d.config)) {
+    const from = await rejectionToWaitFrom(probe, () => spec.send(held), cls, turns);
+    probe.reset = await observeReset(d, spec.what, from, () => spec.send(held), cls.accepted);
+    probe.windowLength = await watchWindowLength(d, probe, probe.bursts[0]!, () => spec.send(held), cls, r.inFlight);
+  }
 }
 
 /**

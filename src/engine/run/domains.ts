@@ -84,18 +84,14 @@ export function computeDomains(
   inputs: DomainInputs
 ): DomainCoverage[] {
   const ops = documentOperations(inputs.merged);
-  const templateOf = new Map(ops.map((o) => [o.operationId, o.path]));
-  // The organization that made each object the run created (the caller of the exchange that created it).
-  const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
-  const createdBy = new Map<string, string>();
-  for (const e of inputs.ledger) {
-    const caller = e.createdIn !== undefined ? bySeq.get(e.createdIn)?.subject : undefined;
-    if (e.id && caller && ORGANIZATION_OF[caller]) createdBy.set(e.id, ORGANIZATION_OF[caller]!);
-  }
-  // Each exchange's operation, matched once for every clause that counts it.
-  const operationOfSeq = new Map(
-    log.map((ex) => [ex.seq, inputs.operationOf(ex.request.method, new URL(ex.request.url).pathname)])
-  );
+  const seen: LogIndex = {
+    templateOf: new Map(ops.map((o) => [o.operationId, o.path])),
+    createdBy: creatorsOf(log, inputs.ledger),
+    // Each exchange's operation, matched once for every clause that counts it.
+    operationOfSeq: new Map(
+      log.map((ex) => [ex.seq, inputs.operationOf(ex.request.method, new URL(ex.request.url).pathname)])
+    ),
+  };
   const decided = new Set(reports.filter((r) => ['passed', 'failed', 'warning'].includes(r.status)).map((r) => r.id));
   const out: DomainCoverage[] = [];
   for (const clause of clauses) {
@@ -103,96 +99,143 @@ export function computeDomains(
     const judging = checks.filter(
       (c) => (c.level === 'must' || c.level === 'declared') && c.clauses.includes(clause.id) && decided.has(c.id)
     );
-    const wholeLog = judging.some((c) => c.reviewsLog);
-    const ids = new Set(judging.map((c) => c.id));
-    // Sent by a judging check, or handed to it (the run's objects, the log, token answers): both were judged.
-    const handed = new Set(judging.flatMap((c) => [...(judged.get(c.id)?.seqs ?? [])]));
-    const exchanges = log.filter((ex) => wholeLog || ids.has(ex.sentBy) || handed.has(ex.seq));
-    const operations = new Set<string>();
-    const subjects = new Set<string>();
-    const objects = new Set<string>();
-    const values = new Set<string>();
-    for (const c of judging) {
-      for (const key of judged.get(c.id)?.tokenKeys ?? []) {
-        subjects.add(key);
-        operations.add('issueToken');
-      }
-    }
-    for (const ex of exchanges) {
-      const op = operationOfSeq.get(ex.seq);
-      if (op) operations.add(op);
-      // Whose token it carried, or whose key it exchanged.
-      if (ex.subject && SUBJECT_FLAGS[ex.subject] && ex.response) subjects.add(ex.subject);
-      const condition = objectCondition(ex, op && templateOf.get(op), createdBy);
-      if (condition) objects.add(condition);
-      for (const name of clause.domain.values ?? [])
-        if (op && ex.response && sentValueOf(ex, op, name)) values.add(name);
-    }
     const d: ClauseDomain = clause.domain;
+    const met = exercisedPoints(judging, log, judged, d.values ?? [], seen);
     const coverage: DomainCoverage = { clause: clause.id, domain: {}, exercised: {}, missing: [] };
-    if (d.operations) {
-      const { inDocument, absent } = resolveOperations(d.operations, ops);
-      coverage.domain.operations = [...inDocument, ...absent];
-      coverage.exercised.operations = inDocument.filter((o) => operations.has(o));
-      const revokes = new Set(ops.filter((o) => o.revokesKey).map((o) => o.operationId));
-      for (const o of inDocument.filter((o) => !operations.has(o))) {
-        coverage.missing.push(
-          revokes.has(o)
-            ? // Sent with any key the run needs, it would end the run: only --api-key-revocable may, in security.revoked-key.
-              {
-                dimension: 'operations',
-                point: o,
-                possible: false,
-                reason: `${o} revokes the key it is sent with; the run sends it only once, with --api-key-revocable, to judge revocation`,
-                howToVerify: `a key of its own for each clause, which the suite does not ask for`,
-              }
-            : {
-                dimension: 'operations',
-                point: o,
-                possible: true,
-                reason: `no check judging ${clause.id} sent ${o}`,
-                howToVerify: `a check of ${clause.id} that sends ${o} (the suite's gap, or a group not selected)`,
-              }
-        );
-      }
-      for (const o of absent)
-        coverage.missing.push({
-          dimension: 'operations',
-          point: o,
-          possible: false,
-          reason: `${o} is not in this run's document`,
-          howToVerify: `declare ${o} in the overlay`,
-        });
-    }
-    if (d.subjects) {
-      coverage.domain.subjects = [...d.subjects];
-      coverage.exercised.subjects = d.subjects.filter((s) => subjects.has(s));
-      for (const s of d.subjects.filter((x) => !subjects.has(x))) {
-        const held = inputs.keysHeld.has(s);
-        coverage.missing.push(
-          held
-            ? {
-                dimension: 'subjects',
-                point: s,
-                possible: true,
-                reason: `no check judging ${clause.id} used the ${s} key's tokens`,
-                howToVerify: `a check of ${clause.id} on the ${s} key (the suite's gap, or a group not selected)`,
-              }
-            : {
-                dimension: 'subjects',
-                point: s,
-                possible: false,
-                reason: `the run holds no ${s} key`,
-                howToVerify: `give ${SUBJECT_FLAGS[s] ?? 'the key'}`,
-              }
-        );
-      }
-    }
-    if (d.objects) coverObjects(coverage, clause.id, d.objects, objects, inputs.keysHeld.has('second'));
-    if (d.values) coverValues(coverage, clause.id, d.values, values);
+    if (d.operations) coverOperations(coverage, clause.id, d.operations, ops, met.operations);
+    if (d.subjects) coverSubjects(coverage, clause.id, d.subjects, met.subjects, inputs.keysHeld);
+    if (d.objects) coverObjects(coverage, clause.id, d.objects, met.objects, inputs.keysHeld.has('second'));
+    if (d.values) coverValues(coverage, clause.id, d.values, met.values);
     out.push(coverage);
   }
   return out;
+}
+
+/** What the log tells of each exchange beyond itself: its operation, that operation's path, who made its objects. */
+interface LogIndex {
+  templateOf: ReadonlyMap<string, string>;
+  createdBy: ReadonlyMap<string, string>;
+  operationOfSeq: ReadonlyMap<number, string | undefined>;
+}
+
+/** The organization that made each object the run created (the caller of the exchange that created it). */
+function creatorsOf(log: readonly Exchange[], ledger: readonly LedgerEntry[]): Map<string, string> {
+  const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
+  const createdBy = new Map<string, string>();
+  for (const e of ledger) {
+    const caller = e.createdIn !== undefined ? bySeq.get(e.createdIn)?.subject : undefined;
+    if (e.id && caller && ORGANIZATION_OF[caller]) createdBy.set(e.id, ORGANIZATION_OF[caller]!);
+  }
+  return createdBy;
+}
+
+/** The operations, subjects, object conditions and value classes the judging checks of a clause exercised. */
+function exercisedPoints(
+  judging: readonly Check[],
+  log: readonly Exchange[],
+  judged: ReadonlyMap<string, Judged>,
+  valueClasses: readonly string[],
+  seen: LogIndex
+): { operations: Set<string>; subjects: Set<string>; objects: Set<string>; values: Set<string> } {
+  const wholeLog = judging.some((c) => c.reviewsLog);
+  const ids = new Set(judging.map((c) => c.id));
+  // Sent by a judging check, or handed to it (the run's objects, the log, token answers): both were judged.
+  const handed = new Set(judging.flatMap((c) => [...(judged.get(c.id)?.seqs ?? [])]));
+  const exchanges = log.filter((ex) => wholeLog || ids.has(ex.sentBy) || handed.has(ex.seq));
+  const operations = new Set<string>();
+  const subjects = new Set<string>();
+  const objects = new Set<string>();
+  const values = new Set<string>();
+  for (const c of judging) {
+    for (const key of judged.get(c.id)?.tokenKeys ?? []) {
+      subjects.add(key);
+      operations.add('issueToken');
+    }
+  }
+  for (const ex of exchanges) {
+    const op = seen.operationOfSeq.get(ex.seq);
+    if (op) operations.add(op);
+    // Whose token it carried, or whose key it exchanged.
+    if (ex.subject && SUBJECT_FLAGS[ex.subject] && ex.response) subjects.add(ex.subject);
+    const condition = objectCondition(ex, op && seen.templateOf.get(op), seen.createdBy);
+    if (condition) objects.add(condition);
+    for (const name of valueClasses) if (op && ex.response && sentValueOf(ex, op, name)) values.add(name);
+  }
+  return { operations, subjects, objects, values };
+}
+
+/** The operations of a domain the checks sent, those left, and those the run's document lacks. */
+function coverOperations(
+  coverage: DomainCoverage,
+  clause: string,
+  domain: readonly string[],
+  ops: readonly DocumentOperation[],
+  sent: ReadonlySet<string>
+): void {
+  const { inDocument, absent } = resolveOperations(domain, ops);
+  coverage.domain.operations = [...inDocument, ...absent];
+  coverage.exercised.operations = inDocument.filter((o) => sent.has(o));
+  const revokes = new Set(ops.filter((o) => o.revokesKey).map((o) => o.operationId));
+  for (const o of inDocument.filter((o) => !sent.has(o))) {
+    coverage.missing.push(
+      revokes.has(o)
+        ? // Sent with any key the run needs, it would end the run: only --api-key-revocable may, in security.revoked-key.
+          {
+            dimension: 'operations',
+            point: o,
+            possible: false,
+            reason: `${o} revokes the key it is sent with; the run sends it only once, with --api-key-revocable, to judge revocation`,
+            howToVerify: `a key of its own for each clause, which the suite does not ask for`,
+          }
+        : {
+            dimension: 'operations',
+            point: o,
+            possible: true,
+            reason: `no check judging ${clause} sent ${o}`,
+            howToVerify: `a check of ${clause} that sends ${o} (the suite's gap, or a group not selected)`,
+          }
+    );
+  }
+  for (const o of absent)
+    coverage.missing.push({
+      dimension: 'operations',
+      point: o,
+      possible: false,
+      reason: `${o} is not in this run's document`,
+      howToVerify: `declare ${o} in the overlay`,
+    });
+}
+
+/** The subjects (keys) of a domain whose tokens the checks used, and those left (a key the run lacks must be given). */
+function coverSubjects(
+  coverage: DomainCoverage,
+  clause: string,
+  domain: readonly string[],
+  used: ReadonlySet<string>,
+  keysHeld: ReadonlySet<string>
+): void {
+  coverage.domain.subjects = [...domain];
+  coverage.exercised.subjects = domain.filter((s) => used.has(s));
+  for (const s of domain.filter((x) => !used.has(x))) {
+    const held = keysHeld.has(s);
+    coverage.missing.push(
+      held
+        ? {
+            dimension: 'subjects',
+            point: s,
+            possible: true,
+            reason: `no check judging ${clause} used the ${s} key's tokens`,
+            howToVerify: `a check of ${clause} on the ${s} key (the suite's gap, or a group not selected)`,
+          }
+        : {
+            dimension: 'subjects',
+            point: s,
+            possible: false,
+            reason: `the run holds no ${s} key`,
+            howToVerify: `give ${SUBJECT_FLAGS[s] ?? 'the key'}`,
+          }
+    );
+  }
 }
 
 /** The object conditions of a domain the checks met, and those left (another organization's needs its key). */

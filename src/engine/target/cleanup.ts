@@ -40,6 +40,21 @@ export async function cleanup(
   call: Call,
   lanes: readonly string[] = ['main']
 ): Promise<void> {
+  await cleanupDependents(declarations, ledger, log, call);
+  for (const e of ledger.entries.filter((x) => x.kind !== 'vm' && x.cleanup === 'pending')) {
+    e.cleanup = 'not-declared';
+    e.note ??= 'nothing deletes it';
+  }
+  await cleanupVms(declarations, ledger, objects, call, lanes);
+}
+
+/** The alarms, webhooks and backups, in ORDER, each kind with the delete operation the overlay declares for it. */
+async function cleanupDependents(
+  declarations: Declarations,
+  ledger: Ledger,
+  log: readonly Exchange[],
+  call: Call
+): Promise<void> {
   const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
   for (const kind of ORDER) {
     const del = declarations.cleanup[kind];
@@ -55,48 +70,77 @@ export async function cleanup(
       e.id ??= createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined);
     await inParallel(pending, IN_FLIGHT_PER_LANE, (e) => deleteOne(e, del, call));
   }
-  for (const e of ledger.entries.filter((x) => x.kind !== 'vm' && x.cleanup === 'pending')) {
-    e.cleanup = 'not-declared';
-    e.note ??= 'nothing deletes it';
-  }
+}
+
+/** The VMs: ids the ledger lacks learnt from the list, then each deleted by the declared (or discovered) operation. */
+async function cleanupVms(
+  declarations: Declarations,
+  ledger: Ledger,
+  objects: RunObjects,
+  call: Call,
+  lanes: readonly string[]
+): Promise<void> {
   const vms = ledger.entries.filter((e) => e.kind === 'vm' && e.cleanup === 'pending');
   if (vms.length === 0) return;
   const missing = vms.filter((e) => !e.id);
-  if (missing.length) {
-    // Learn ids by name from the list (bounded walk at the maximum page size, from the target's first page).
-    const first = await objects.firstPage().catch(() => 1);
-    for (let page = first; page < first + 30 && missing.some((e) => !e.id); page++) {
-      const ex = await call({ method: 'GET', path: '/v1/vms', query: { page, per_page: 100 } }).catch(() => undefined);
-      const items = ex ? vmsOf(ex) : [];
-      for (const item of items) {
-        const entry = missing.find((e) => !e.id && e.name === item['name'] && typeof item['id'] === 'string');
-        if (entry) entry.id = item['id'] as string;
-      }
-      if (!ex || !isSuccess(ex) || items.length < 100) break;
-    }
-  }
+  if (missing.length) await learnVmIds(missing, objects, call);
   const withId = vms.filter((e) => e.id);
   for (const e of vms.filter((e) => !e.id)) {
     e.cleanup = 'delete-failed';
     e.note = 'its id could not be found in the list';
   }
   if (withId.length === 0) return;
-  // Declared, or discovered: the conventional DELETE /v1/vms/{id}, tried on one VM the run created.
-  let del: { method: string; path: string } | undefined = declarations.cleanup.vm;
-  if (!del) {
-    const conventional = { method: 'DELETE', path: '/v1/vms/{id}' };
-    const ex = await deleteOne(withId[0]!, conventional, call);
-    if (!ex || !isSuccess(ex)) {
-      for (const e of withId) {
-        e.cleanup = 'not-declared';
-        e.note = `the seed shows no delete operation, the overlay declares none, and DELETE /v1/vms/{id} answered ${ex ? statusText(ex) : 'nothing'}`;
-      }
-      return;
-    }
-    withId[0]!.note = 'deleted with DELETE /v1/vms/{id} (discovered: the seed shows no delete operation)';
-    del = conventional;
-  }
+  const del = await vmDeleteOperation(declarations, withId, call);
+  if (!del) return;
   const queue = withId.filter((e) => e.cleanup === 'pending');
+  await deleteOverLanes(queue, del, call, lanes);
+}
+
+/** Learns ids by name from the list (bounded walk at the maximum page size, from the target's first page). */
+async function learnVmIds(missing: LedgerEntry[], objects: RunObjects, call: Call): Promise<void> {
+  const first = await objects.firstPage().catch(() => 1);
+  for (let page = first; page < first + 30 && missing.some((e) => !e.id); page++) {
+    const ex = await call({ method: 'GET', path: '/v1/vms', query: { page, per_page: 100 } }).catch(() => undefined);
+    const items = ex ? vmsOf(ex) : [];
+    for (const item of items) {
+      const entry = missing.find((e) => !e.id && e.name === item['name'] && typeof item['id'] === 'string');
+      if (entry) entry.id = item['id'] as string;
+    }
+    if (!ex || !isSuccess(ex) || items.length < 100) break;
+  }
+}
+
+/**
+ * The VM delete operation: declared, or discovered (the conventional DELETE /v1/vms/{id}, tried on one VM the run
+ * created). Undefined when neither: every VM is then noted as left.
+ */
+async function vmDeleteOperation(
+  declarations: Declarations,
+  withId: LedgerEntry[],
+  call: Call
+): Promise<{ method: string; path: string } | undefined> {
+  const declared = declarations.cleanup.vm;
+  if (declared) return declared;
+  const conventional = { method: 'DELETE', path: '/v1/vms/{id}' };
+  const ex = await deleteOne(withId[0]!, conventional, call);
+  if (!ex || !isSuccess(ex)) {
+    for (const e of withId) {
+      e.cleanup = 'not-declared';
+      e.note = `the seed shows no delete operation, the overlay declares none, and DELETE /v1/vms/{id} answered ${ex ? statusText(ex) : 'nothing'}`;
+    }
+    return undefined;
+  }
+  withId[0]!.note = 'deleted with DELETE /v1/vms/{id} (discovered: the seed shows no delete operation)';
+  return conventional;
+}
+
+/** Deletes the queue over every lane, IN_FLIGHT_PER_LANE at a time on each. */
+async function deleteOverLanes(
+  queue: LedgerEntry[],
+  del: { method: string; path: string },
+  call: Call,
+  lanes: readonly string[]
+): Promise<void> {
   // A token refused with 429 is left for the others: a budget that does not come back costs one refusal per token,
   // not a Retry-After wait per VM; with every token refused, what is left stays in the ledger, said so.
   const live = [...lanes];
@@ -108,7 +152,7 @@ export async function cleanup(
         e.note = 'not deleted: the write budget of every cleanup token was refused (429)';
         return;
       }
-      const ex = await deleteOne(e, del!, call, lane, false);
+      const ex = await deleteOne(e, del, call, lane, false);
       if (ex?.response?.status !== 429) return;
       if (live.includes(lane)) live.splice(live.indexOf(lane), 1);
     }

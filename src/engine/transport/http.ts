@@ -26,6 +26,21 @@ function firstBytes(chunks: readonly Buffer[], n: number): Buffer {
   return Buffer.concat(out);
 }
 
+/** A response's headers as one string each (a repeated header's values joined with commas). */
+function joinedHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+/** How far a response body was read: its size (up to the cap), whether it was cut there, the bytes the record keeps. */
+interface BodyRead {
+  kept: Buffer[];
+  keptBytes: number;
+  size: number;
+  truncated: boolean;
+}
+
 export interface HttpLimits {
   /** Skip TLS certificate verification (--insecure); ignored when `tls` is given (it says so itself). */
   insecure?: boolean;
@@ -202,59 +217,28 @@ export class HttpClient {
       signal: deadline.signal,
     });
     const headersAfterMs = Date.now() - started;
-    const responseHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers))
-      if (v !== undefined) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
+    const responseHeaders = joinedHeaders(res.headers);
     // Without a reader the whole body is kept (to parse it as JSON); with one, or when its declared length is over the
     // cap (it will not be parsed), only what the record needs.
     const declaredLength = Number(res.headers['content-length']);
     const keepAll = !reader && !(Number.isFinite(declaredLength) && declaredLength > this.limits.maxBodyBytes);
-    const kept: Buffer[] = [];
-    let keptBytes = 0;
-    const held = this.bodyBytesHeld;
-    const keep = (buf: Buffer) => {
-      const room = keepAll ? buf.length : RECORD_BYTES - keptBytes;
-      if (room <= 0) return;
-      const part = buf.length > room ? buf.subarray(0, room) : buf;
-      kept.push(part);
-      keptBytes += part.length;
-      held.now += part.length;
-      held.peak = Math.max(held.peak, held.now);
-    };
-    let size = 0;
-    let truncated = false;
+    const read: BodyRead = { kept: [], keptBytes: 0, size: 0, truncated: false };
     const turn = {};
     // Whatever ends the read: the turn goes to the next answer, and the kept bytes leave the count.
     const release = () => {
       this.largeBodies.give(turn);
-      held.now -= keptBytes;
+      this.bodyBytesHeld.now -= read.keptBytes;
     };
     reader?.begin();
     try {
-      for await (const chunk of res.body) {
-        let buf = chunk as Buffer;
-        size += buf.length;
-        if (size > this.limits.maxBodyBytes) {
-          truncated = true;
-          buf = buf.subarray(0, Math.max(0, buf.length - (size - this.limits.maxBodyBytes)));
-          size = this.limits.maxBodyBytes;
-        }
-        reader?.write(buf);
-        // A body kept whole past the small share waits its turn (its socket paused, its deadline stopped).
-        if (keepAll && keptBytes + buf.length > SMALL_BODY_BYTES) await this.largeBodies.take(turn, deadline);
-        keep(buf);
-        if (truncated) {
-          res.body.destroy();
-          break;
-        }
-      }
+      await this.readBody(res.body, read, { keepAll, turn, deadline, reader });
     } catch (err) {
       release();
       throw new IncompleteBody(
         {
           status: res.statusCode,
           headers: this.redactor.redactHeaders(responseHeaders),
-          receivedBytes: size,
+          receivedBytes: read.size,
           headersAfterMs,
         },
         err
@@ -262,10 +246,50 @@ export class HttpClient {
     }
     reader?.end();
     try {
-      return this.recorded(res.statusCode, responseHeaders, kept, keptBytes, size, truncated);
+      return this.recorded(res.statusCode, responseHeaders, read.kept, read.keptBytes, read.size, read.truncated);
     } finally {
       release();
     }
+  }
+
+  /**
+   * Reads a body up to the cap (--max-body-bytes), handing each chunk to the reader and keeping what the record needs;
+   * `read` says how far it got, also when the read fails.
+   */
+  private async readBody(
+    body: Dispatcher.ResponseData['body'],
+    read: BodyRead,
+    o: { keepAll: boolean; turn: object; deadline: PausableDeadline; reader?: BodyReader }
+  ): Promise<void> {
+    for await (const chunk of body) {
+      let buf = chunk as Buffer;
+      read.size += buf.length;
+      if (read.size > this.limits.maxBodyBytes) {
+        read.truncated = true;
+        buf = buf.subarray(0, Math.max(0, buf.length - (read.size - this.limits.maxBodyBytes)));
+        read.size = this.limits.maxBodyBytes;
+      }
+      o.reader?.write(buf);
+      // A body kept whole past the small share waits its turn (its socket paused, its deadline stopped).
+      if (o.keepAll && read.keptBytes + buf.length > SMALL_BODY_BYTES) await this.largeBodies.take(o.turn, o.deadline);
+      this.keep(read, buf, o.keepAll);
+      if (read.truncated) {
+        body.destroy();
+        break;
+      }
+    }
+  }
+
+  /** Keeps a chunk for the record (all of it when the body is kept whole, else up to RECORD_BYTES), counted as held. */
+  private keep(read: BodyRead, buf: Buffer, keepAll: boolean): void {
+    const room = keepAll ? buf.length : RECORD_BYTES - read.keptBytes;
+    if (room <= 0) return;
+    const part = buf.length > room ? buf.subarray(0, room) : buf;
+    read.kept.push(part);
+    read.keptBytes += part.length;
+    const held = this.bodyBytesHeld;
+    held.now += part.length;
+    held.peak = Math.max(held.peak, held.now);
   }
 
   private recorded(
