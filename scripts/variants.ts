@@ -26,8 +26,6 @@ import {
 import type { ReferenceRun } from './gates/reference-run.ts';
 import { allChecks } from '../suites/index.ts';
 
-const RESULT = '@@variants-result ';
-
 interface CheckResult {
   id: string;
   status: string;

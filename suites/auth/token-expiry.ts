@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/run/check.ts';
-import { pass, fail, skip, judge, finding, type Finding } from '../../src/engine/run/check.ts';
+import { fail, skip, judge, finding, type Finding } from '../../src/engine/run/check.ts';
 import { QUICK_MAX_WAIT_SECONDS } from '../../src/engine/config/config.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';

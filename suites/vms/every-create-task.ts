@@ -1,6 +1,5 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import type { ValueLocation } from '../../src/spec/declarations.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { describeLocation, readLocation, taskIdIn } from '../../src/engine/target/discover.ts';
 import { describeExchange, isSuccess, pathOf } from '../support.ts';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { startReference, type ReferenceSettings } from '../../fixtures/reference/server.ts';
-import { call, closeStarted, start, type Res } from './harness.ts';
+import { call, closeStarted, exportedEntries, start, type Answer, type AuditEntryAnswer, type Res } from './harness.ts';
 import { FAULTS, HOSTILE_FAULTS } from '../../fixtures/reference/faults.ts';
 import { VARIANTS, ALT_VARIANTS } from '../../fixtures/reference/variants.ts';
 import { createRequire } from 'node:module';
@@ -268,9 +268,9 @@ describe('virtual machines and tasks', () => {
     expect(vm0.body.status).toBe('provisioning');
     expect(vm0.body.tags).toEqual({ env: 'test' });
     const listed = await call(s, 'GET', '/v1/vms?tag=env:test', { token: t });
-    expect(listed.body.vms.map((v: any) => v.id)).toEqual([c.body.vm_id]);
+    expect(listed.body.vms.map((v) => v.id)).toEqual([c.body.vm_id]);
 
-    let task: any;
+    let task: Answer | undefined;
     for (let i = 0; i < 50; i++) {
       task = (await call(s, 'GET', `/v1/tasks/${c.body.task_id}`, { token: t })).body;
       if (task.status === 'succeeded' || task.status === 'failed') break;
@@ -283,7 +283,7 @@ describe('virtual machines and tasks', () => {
       operation: 'create_vm',
       resource_id: c.body.vm_id,
     });
-    expect(task.created_at).toMatch(/Z$/);
+    expect(task?.created_at).toMatch(/Z$/);
     expect((await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).body.status).toBe('running');
 
     // Delete: 202 + task, then gone.
@@ -353,13 +353,13 @@ describe('listing and pagination', () => {
     const seen: string[] = [];
     for (let page = 1; page <= 2; page++) {
       const r = await call(s, 'GET', `/v1/vms?per_page=100&page=${page}`, { token: t });
-      seen.push(...r.body.vms.map((v: any) => v.id));
+      seen.push(...r.body.vms.map((v) => v.id));
     }
     expect(seen).toHaveLength(130);
     expect(new Set(seen).size).toBe(130);
     const prod = await call(s, 'GET', '/v1/vms?tag=env:prod&per_page=100', { token: t });
     expect(prod.body.total).toBe(44);
-    expect(prod.body.vms.every((v: any) => v.tags.env === 'prod')).toBe(true);
+    expect(prod.body.vms.every((v) => v.tags.env === 'prod')).toBe(true);
     expect((await call(s, 'GET', '/v1/vms?tag=team:gamma', { token: t })).body.total).toBe(0);
     for (const q of ['per_page=101', 'per_page=0', 'per_page=abc', 'page=0', 'page=-1', 'page=1.5', 'tag=envprod']) {
       const r = await call(s, 'GET', `/v1/vms?${q}`, { token: t });
@@ -617,7 +617,7 @@ describe('metric alarms', () => {
 });
 
 /** GET /v1/audit with the given query, as the entries list (fails the test on any other answer). */
-async function auditEntries(s: ReferenceSettings, t: string, query = 'per_page=100'): Promise<any[]> {
+async function auditEntries(s: ReferenceSettings, t: string, query = 'per_page=100'): Promise<AuditEntryAnswer[]> {
   const r = await call(s, 'GET', `/v1/audit?${query}`, { token: t });
   expect(r.status, r.text).toBe(200);
   return r.body.entries;
@@ -796,7 +796,7 @@ describe('audit trail', () => {
     expect(p1.body).toMatchObject({ total: 3, page: 1, per_page: 2 });
     expect(p1.body.entries).toHaveLength(2);
     const p2 = await call(s, 'GET', '/v1/audit?per_page=2&page=2&path_prefix=/v1/vms', { token: t });
-    expect(p2.body.entries.map((e: any) => e.path)).toEqual(['/v1/vms']);
+    expect(p2.body.entries.map((e) => e.path)).toEqual(['/v1/vms']);
     for (const bad of [
       'per_page=101',
       'per_page=0',
@@ -844,9 +844,9 @@ describe('audit trail', () => {
     ]);
     expect(c.text).toContain('"/v1/nothing,%22quoted%22"');
     const csvAll = parseCsv((await call(s, 'GET', '/v1/audit/export?format=csv', { token: t })).text).slice(1);
-    const jsonAll = (await call(s, 'GET', '/v1/audit/export?format=json', { token: t })).body;
+    const jsonAll = exportedEntries(await call(s, 'GET', '/v1/audit/export?format=json', { token: t }));
     // The export requests are logged too: the JSON one came later, so it sees the CSV one.
-    expect(jsonAll.slice(1).map((e: any) => e.id)).toEqual(csvAll.map((r) => r[0]));
+    expect(jsonAll.slice(1).map((e) => e.id)).toEqual(csvAll.map((r) => r[0]));
     const bad = await call(s, 'GET', '/v1/audit/export?format=xml', { token: t });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_request');
@@ -1110,7 +1110,8 @@ function issue13FaultCases(): FaultCase[] {
         const t = await tokenFor(s);
         await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
         const [e] = await auditEntries(s, t, 'path_prefix=/v1/vms');
-        return [e.actor.type, typeof e.actor.api_key_id];
+        const actor = typeof e.actor === 'object' ? e.actor : undefined;
+        return [actor?.type, typeof actor?.api_key_id];
       },
       clean: ['api_key', 'string'],
       faulty: ['api_key', 'undefined'],
@@ -2041,7 +2042,7 @@ const faultCases: FaultCase[] = [
       const t = await tokenFor(s);
       const r = await createVm(s, t);
       const all = await call(s, 'GET', '/v1/vms?per_page=100&page=2', { token: t });
-      return [all.body.total, all.body.vms.some((v: any) => v.id === r.body.vm_id)];
+      return [all.body.total, all.body.vms.some((v) => v.id === r.body.vm_id)];
     },
     clean: [131, true],
     faulty: [130, false],
@@ -2284,17 +2285,22 @@ const faultCases: FaultCase[] = [
     probe: async (s) => {
       const t = await tokenFor(s);
       const created = [(await createVm(s, t)).body.vm_id, (await createVm(s, t)).body.vm_id];
-      const l = (await call(s, 'GET', '/v1/vms?per_page=100&page=2', { token: t })).body.vms;
-      const seeded = [...new Set(l.filter((v: any) => v.name !== 'test-vm').map((v: any) => typeof v.id))];
-      const api = l.filter((v: any) => v.name === 'test-vm');
-      const numericEven = api.filter((v: any) => typeof v.id === 'number').every((v: any) => v.id % 2 === 0);
-      const ids = api.map((v: any) => (typeof v.id === 'number' ? `vm-${v.id}` : v.id)).sort();
+      // Under this fault a record's id may be a number.
+      const l: Array<{ name: string; id: string | number }> = (
+        await call(s, 'GET', '/v1/vms?per_page=100&page=2', { token: t })
+      ).body.vms;
+      const seeded = [...new Set(l.filter((v) => v.name !== 'test-vm').map((v) => typeof v.id))];
+      const api = l.filter((v) => v.name === 'test-vm');
+      const numericEven = api
+        .filter((v): v is { name: string; id: number } => typeof v.id === 'number')
+        .every((v) => v.id % 2 === 0);
+      const ids = api.map((v) => (typeof v.id === 'number' ? `vm-${v.id}` : v.id)).sort();
       const single = await Promise.all(
         created.map(async (id) => typeof (await call(s, 'GET', `/v1/vms/${id}`, { token: t })).body.id)
       );
       return [
         seeded,
-        api.map((v: any) => typeof v.id).sort(),
+        api.map((v) => typeof v.id).sort(),
         numericEven,
         ids.join() === [...created].sort().join(),
         single,
@@ -2654,8 +2660,8 @@ const faultCases: FaultCase[] = [
       await call(s, 'GET', '/v1/vms/vm-nope', { token: t });
       const failures = (await auditEntries(s, t, 'result=failure')).map((e) => e.status);
       const posts = (await auditEntries(s, t, 'method=POST')).map((e) => e.status);
-      const exported = (await call(s, 'GET', '/v1/audit/export?result=failure', { token: t })).body.map(
-        (e: any) => e.status
+      const exported = exportedEntries(await call(s, 'GET', '/v1/audit/export?result=failure', { token: t })).map(
+        (e) => e.status
       );
       return [failures, posts, exported];
     },
@@ -2692,9 +2698,9 @@ const faultCases: FaultCase[] = [
       const t = await tokenFor(s);
       for (let i = 0; i < 3; i++) await call(s, 'GET', '/v1/vms?per_page=1', { token: t });
       const search = (await auditEntries(s, t, 'path_prefix=/v1/vms')).map((e) => e.id);
-      const json = (await call(s, 'GET', '/v1/audit/export?format=json&path_prefix=/v1/vms', { token: t })).body.map(
-        (e: any) => e.id
-      );
+      const json = exportedEntries(
+        await call(s, 'GET', '/v1/audit/export?format=json&path_prefix=/v1/vms', { token: t })
+      ).map((e) => e.id);
       const csv = parseCsv((await call(s, 'GET', '/v1/audit/export?format=csv&path_prefix=/v1/vms', { token: t })).text)
         .slice(1)
         .map((r) => r[0]);
