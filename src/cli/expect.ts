@@ -145,13 +145,11 @@ export function expectationLines(report: RunReport): string[] {
 
 /** --write-expect FILE: the run's failures and warnings as an expectations file, with a reason to fill in. */
 export function writeExpectations(report: RunReport, file: string): void {
-  const entries = report.checks
-    .filter(failingOrWarning)
-    .map((c) => ({
-      check: c.id,
-      reason: c.expected?.reason ?? `${c.status === 'failed' ? 'fails' : 'warns'}: ${c.message.slice(0, 200)}`,
-      ...(c.expected?.reference ? { reference: c.expected.reference } : {}),
-    }));
+  const entries = report.checks.filter(failingOrWarning).map((c) => ({
+    check: c.id,
+    reason: c.expected?.reason ?? `${c.status === 'failed' ? 'fails' : 'warns'}: ${c.message.slice(0, 200)}`,
+    ...(c.expected?.reference ? { reference: c.expected.reference } : {}),
+  }));
   const head = `# cloud-conformance expectations, written from run ${report.startedAt} (${report.verdict}): known failures and warnings.\n# Fields: check (a check id), clause (optional), reason, reference (a ticket URL). Use with --expect.\n`;
   writeFileSync(file, head + (entries.length ? stringify(entries) : '[]\n'));
 }

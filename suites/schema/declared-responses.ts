@@ -31,13 +31,11 @@ export const declaredResponses: Check = {
         `${bad.length} of ${verdicts.length} responses break the declared schema of ${bad[0]!.v.operationId}: ${bad[0]!.v.declaredErrors.slice(0, 3).join('; ')}`,
         bad.map((b) => b.ex),
         {
-          violations: bad
-            .slice(0, 10)
-            .map((b) => ({
-              exchange: describeExchange(b.ex),
-              operation: b.v.operationId,
-              errors: b.v.declaredErrors.slice(0, 5),
-            })),
+          violations: bad.slice(0, 10).map((b) => ({
+            exchange: describeExchange(b.ex),
+            operation: b.v.operationId,
+            errors: b.v.declaredErrors.slice(0, 5),
+          })),
         }
       );
     }

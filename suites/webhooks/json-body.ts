@@ -27,13 +27,11 @@ export const jsonBody: Check = {
         `${bad.length} of ${all.length} deliveries are not JSON: content type ${JSON.stringify(bad[0]!.headers['content-type'] ?? null)}, body ${JSON.stringify(bad[0]!.raw.toString('utf8').slice(0, 80))}`,
         [],
         {
-          deliveries: bad
-            .slice(0, 5)
-            .map((d) => ({
-              path: d.path,
-              contentType: d.headers['content-type'],
-              body: d.raw.toString('utf8').slice(0, 200),
-            })),
+          deliveries: bad.slice(0, 5).map((d) => ({
+            path: d.path,
+            contentType: d.headers['content-type'],
+            body: d.raw.toString('utf8').slice(0, 200),
+          })),
         }
       );
     }

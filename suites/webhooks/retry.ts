@@ -76,13 +76,11 @@ export const retry: Check = {
         }
       );
     }
-    const gaps = schedule.delays
-      .slice(0, n)
-      .map((delay, i) => ({
-        delay,
-        gap: ((attempts[i + 1]!.receivedAt - attempts[i]!.receivedAt) / 1000) * scale,
-        timed: (delay * 1000) / scale >= MIN_TIMED_MS,
-      }));
+    const gaps = schedule.delays.slice(0, n).map((delay, i) => ({
+      delay,
+      gap: ((attempts[i + 1]!.receivedAt - attempts[i]!.receivedAt) / 1000) * scale,
+      timed: (delay * 1000) / scale >= MIN_TIMED_MS,
+    }));
     const slack = (TIMING_SLACK_MS / 1000) * scale;
     const early = gaps.filter((g) => g.timed && g.gap < g.delay * 0.95 - slack);
     const shown = gaps.map((g) => `${Math.round(g.gap)} s (declared ${g.delay})`).join(', ');

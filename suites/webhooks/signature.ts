@@ -44,13 +44,11 @@ export const signature: Check = {
         `${bad.length} of ${judged.length} deliveries fail the ${scheme} signature in ${sig.header}: ${bad[0]!.verdict.reason} (got ${JSON.stringify(bad[0]!.d.headers[sig.header.toLowerCase()] ?? null)})`,
         [],
         {
-          deliveries: bad
-            .slice(0, 5)
-            .map((b) => ({
-              path: b.d.path,
-              reason: b.verdict.reason,
-              header: b.d.headers[sig.header.toLowerCase()] ?? null,
-            })),
+          deliveries: bad.slice(0, 5).map((b) => ({
+            path: b.d.path,
+            reason: b.verdict.reason,
+            header: b.d.headers[sig.header.toLowerCase()] ?? null,
+          })),
         }
       );
     }
@@ -82,14 +80,12 @@ export const signature: Check = {
         `${stale.length} of ${known.length} deliveries are signed with a timestamp ${Math.round(stale[0]!.skew)} ${wall ? 'seconds' : 'target-seconds'} from ${clockName} (declared tolerance ${tolerance} s, and ${slack} s for the delivery's own delay)`,
         [],
         {
-          deliveries: stale
-            .slice(0, 5)
-            .map((j) => ({
-              path: j.d.path,
-              timestamp: j.verdict.timestamp,
-              targetClock: Math.round(j.now! / 1000),
-              skewSeconds: Math.round(j.skew),
-            })),
+          deliveries: stale.slice(0, 5).map((j) => ({
+            path: j.d.path,
+            timestamp: j.verdict.timestamp,
+            targetClock: Math.round(j.now! / 1000),
+            skewSeconds: Math.round(j.skew),
+          })),
         }
       );
     }

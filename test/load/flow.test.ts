@@ -339,18 +339,16 @@ describe('the token-issuance probe against the live reference (time scale 30: 2 
     ref = await startSyncReference({ timeScale: 30 });
     // Warm the worker's HTTP client, so the probe's first request (which opens the target's window) is not slowed
     // by its start; an unauthenticated read touches no limit the probe measures.
-    ref
-      .io()
-      .io.request({
-        method: 'GET',
-        url: `${ref.settings.baseUrl}/v1/vms`,
-        body: null,
-        headers: {},
-        tags: {},
-        timeout: '10s',
-        readBody: false,
-        expect: 'ok',
-      });
+    ref.io().io.request({
+      method: 'GET',
+      url: `${ref.settings.baseUrl}/v1/vms`,
+      body: null,
+      headers: {},
+      tags: {},
+      timeout: '10s',
+      readBody: false,
+      expect: 'ok',
+    });
   });
   afterAll(() => ref.close());
 

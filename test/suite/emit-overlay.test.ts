@@ -12,9 +12,7 @@ import { runAgainstReference, type ReferenceRun } from '../helpers.ts';
 const GROUPS = ['auth', 'vms', 'tasks', 'pagination', 'errors', 'security', 'schema'];
 
 /** Emits the run's overlay to a file and checks it against the vocabulary, as overlay check would. */
-async function emitted(
-  report: RunReport
-): Promise<{
+async function emitted(report: RunReport): Promise<{
   file: string;
   overlay: { overlay: string; actions: Array<{ target: string; update: Record<string, unknown> }> };
 }> {
@@ -27,9 +25,7 @@ async function emitted(
 }
 
 /** Runs, emits, feeds the overlay back: the verdict and every check below declared level are unchanged. */
-async function roundTrip(
-  run: ReferenceRun
-): Promise<{
+async function roundTrip(run: ReferenceRun): Promise<{
   first: RunReport;
   second: RunReport;
   file: string;
