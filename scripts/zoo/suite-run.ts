@@ -28,7 +28,13 @@ export interface SuiteRun {
 
 const BIN = path.resolve('bin/cloud-conformance.js');
 
-export function suiteArgs(s: MemberSettings, profile: Profile, timeScale: number, out: string): string[] {
+export function suiteArgs(
+  s: MemberSettings,
+  profile: Profile,
+  timeScale: number,
+  out: string,
+  overlay?: string
+): string[] {
   return [
     'run',
     '--quiet',
@@ -46,6 +52,7 @@ export function suiteArgs(s: MemberSettings, profile: Profile, timeScale: number
     String(timeScale),
     '--report',
     `json:${out}`,
+    ...(overlay ? ['--overlay', path.resolve(overlay)] : []),
   ];
 }
 
@@ -54,6 +61,7 @@ export function runSuite(
   s: MemberSettings,
   profile: Profile,
   timeScale: number,
+  overlay?: string,
   timeoutMs = 1_200_000
 ): Promise<SuiteRun> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cc-zoo-'));
@@ -67,7 +75,7 @@ export function runSuite(
     NO_COLOR: '1',
   };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...suiteArgs(s, profile, timeScale, out)], {
+    const child = spawn(process.execPath, [BIN, ...suiteArgs(s, profile, timeScale, out, overlay)], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env,
       cwd: dir,

@@ -3,6 +3,7 @@
 import type { MemberFault } from './members.ts';
 import type { Profile, SuiteRun } from './suite-run.ts';
 import { findings } from './suite-run.ts';
+import YAML from 'yaml';
 
 /** A clean member's run: what would make it a false verdict. */
 export interface CleanJudgement {
@@ -26,11 +27,75 @@ export function judgeClean(run: SuiteRun, profile: Profile): CleanJudgement {
   return { clean: problems.length === 0, problems, undecided };
 }
 
-/** A fault run: caught when the verdict turns as its level says (MUST: a failure; SHOULD: a failure or a warning). */
-export function caught(fault: MemberFault, run: SuiteRun): { caught: boolean; by: string[] } {
+/**
+ * A fault run: caught when the verdict turns as its level says (MUST: a failure; SHOULD: a failure or a warning), by a
+ * check that did not already fail or warn on the clean member in the same configuration: a member judged unclean
+ * would otherwise count every one of its faults as caught by its own false finding.
+ */
+export function caught(fault: MemberFault, run: SuiteRun, clean?: SuiteRun): { caught: boolean; by: string[] } {
   const f = findings(run);
-  const by = fault.level === 'MUST' ? f.failed : [...f.failed, ...f.warned];
+  const already = new Set(clean ? [...findings(clean).failed, ...findings(clean).warned] : []);
+  const by = (fault.level === 'MUST' ? f.failed : [...f.failed, ...f.warned]).filter((id) => !already.has(id));
   return { caught: by.length > 0, by };
+}
+
+/** How a fault can be reached (scripts/zoo/kinds.yaml): through the seed's operations, or only a declared one. */
+export type FaultKind = 'seed' | 'declared' | 'unobservable';
+
+export interface KindEntry {
+  kind: FaultKind;
+  /** For declared: the operation the document does not show; for unobservable: why. */
+  because?: string;
+}
+
+/** The kinds file: member → fault → kind (a bare word, or an object with needs/why). */
+export function parseKinds(text: string): Map<string, Map<string, KindEntry>> {
+  const raw = (YAML.parse(text) ?? {}) as Record<string, Record<string, unknown>>;
+  const out = new Map<string, Map<string, KindEntry>>();
+  for (const [member, faults] of Object.entries(raw)) {
+    const m = new Map<string, KindEntry>();
+    for (const [name, v] of Object.entries(faults ?? {})) {
+      const o = (typeof v === 'string' ? { kind: v } : v) as { kind?: unknown; needs?: unknown; why?: unknown };
+      if (o.kind !== 'seed' && o.kind !== 'declared' && o.kind !== 'unobservable')
+        throw new Error(`kinds: ${member} ${name}: kind must be seed, declared or unobservable`);
+      const because = typeof o.needs === 'string' ? o.needs : typeof o.why === 'string' ? o.why : undefined;
+      m.set(name, { kind: o.kind, ...(because ? { because } : {}) });
+    }
+    out.set(member, m);
+  }
+  return out;
+}
+
+/** Why a fault was missed, as the team traced it (scripts/zoo/diagnoses.yaml): the class of issue 43 it belongs to. */
+export interface Diagnosis {
+  class: string;
+  why: string;
+}
+
+export function parseDiagnoses(text: string): Map<string, Diagnosis> {
+  const raw = (YAML.parse(text) ?? {}) as Record<string, Record<string, { class?: unknown; why?: unknown }>>;
+  const out = new Map<string, Diagnosis>();
+  for (const [member, faults] of Object.entries(raw))
+    for (const [name, d] of Object.entries(faults ?? {})) {
+      if (typeof d?.class !== 'string' || typeof d.why !== 'string')
+        throw new Error(`diagnoses: ${member} ${name}: needs class and why`);
+      out.set(`${member}/${name}`, { class: d.class, why: d.why });
+    }
+  return out;
+}
+
+/** Caught / counted per level and kind, for one member's fault results. */
+export function killRates(
+  results: ReadonlyArray<{ fault: MemberFault; kind: FaultKind; caughtIn?: string }>
+): Record<string, { caught: number; of: number }> {
+  const rates: Record<string, { caught: number; of: number }> = {};
+  for (const r of results) {
+    const key = `${r.fault.level} ${r.kind}`;
+    const e = (rates[key] ??= { caught: 0, of: 0 });
+    e.of++;
+    if (r.caughtIn) e.caught++;
+  }
+  return rates;
 }
 
 export interface ClauseRef {

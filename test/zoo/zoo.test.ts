@@ -6,7 +6,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { listMembers, parseCatalogue, parseSettings, readCatalogue } from '../../scripts/zoo/members.ts';
-import { caught, judgeClean, nearestClause, type ClauseRef } from '../../scripts/zoo/verdicts.ts';
+import {
+  caught,
+  judgeClean,
+  killRates,
+  nearestClause,
+  parseDiagnoses,
+  parseKinds,
+  type ClauseRef,
+} from '../../scripts/zoo/verdicts.ts';
 import type { SuiteRun } from '../../scripts/zoo/suite-run.ts';
 
 const settings = {
@@ -46,6 +54,7 @@ describe('the member contract', () => {
 
   it('has at least three members, each with 30 or more faults of its own, 24 of them MUST, each quoting the seed', async () => {
     const members = listMembers();
+    const kinds = parseKinds(readFileSync('scripts/zoo/kinds.yaml', 'utf8'));
     expect(members.length).toBeGreaterThanOrEqual(3);
     const seed = readFileSync(path.resolve('spec/seed/000_e5e171e8c451466f.txt'), 'utf8').replace(/\s+/g, ' ');
     for (const m of members) {
@@ -61,6 +70,8 @@ describe('the member contract', () => {
         unquoted.map((f) => f.name),
         m
       ).toEqual([]);
+      // Every fault is classified once: seed-reachable, declared or unobservable (scripts/zoo/kinds.yaml).
+      expect([...(kinds.get(m)?.keys() ?? [])].sort(), m).toEqual(faults.map((f) => f.name).sort());
     }
   }, 600_000);
 });
@@ -92,6 +103,43 @@ describe('what a zoo run means', () => {
     expect(caught(must, run([['a', 'warning']]))).toEqual({ caught: false, by: [] });
     expect(caught(must, run([['a', 'failed']]))).toEqual({ caught: true, by: ['a'] });
     expect(caught({ ...must, level: 'SHOULD' }, run([['a', 'warning']]))).toEqual({ caught: true, by: ['a'] });
+  });
+
+  it('a check that already failed or warned on the clean member catches nothing: its finding was there before the fault', () => {
+    const must = { name: 'f', level: 'MUST' as const, clause: '', description: '' };
+    const clean = run([
+      ['a', 'failed'],
+      ['b', 'warning'],
+    ]);
+    expect(caught(must, run([['a', 'failed']]), clean)).toEqual({ caught: false, by: [] });
+    expect(
+      caught(
+        must,
+        run([
+          ['a', 'failed'],
+          ['c', 'failed'],
+        ]),
+        clean
+      )
+    ).toEqual({ caught: true, by: ['c'] });
+    expect(caught({ ...must, level: 'SHOULD' }, run([['b', 'warning']]), clean)).toEqual({ caught: false, by: [] });
+  });
+
+  it('reads how each fault is reached, and counts kills per level and kind', () => {
+    const kinds = parseKinds(
+      'm:\n  a: seed\n  b: { kind: declared, needs: audit search }\n  c: { kind: unobservable, why: x }\n'
+    );
+    expect(kinds.get('m')?.get('b')).toEqual({ kind: 'declared', because: 'audit search' });
+    expect(() => parseKinds('m:\n  a: maybe\n')).toThrow(/kind must be seed, declared or unobservable/);
+    const must = { name: 'f', level: 'MUST' as const, clause: '', description: '' };
+    expect(
+      killRates([
+        { fault: must, kind: 'seed', caughtIn: 'quick' },
+        { fault: must, kind: 'seed' },
+        { fault: { ...must, level: 'SHOULD' }, kind: 'declared', caughtIn: 'certify' },
+      ])
+    ).toEqual({ 'MUST seed': { caught: 1, of: 2 }, 'SHOULD declared': { caught: 1, of: 1 } });
+    expect(() => parseDiagnoses('m:\n  f: { class: 4 }\n')).toThrow(/needs class and why/);
   });
 
   it('points a miss at the clause of spec/clauses.yaml nearest the sentence its author quoted', () => {
