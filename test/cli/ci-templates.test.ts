@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startReference, type ReferenceSettings } from '../../fixtures/reference/server.ts';
+import { ENV_OF } from '../../src/cli/options.ts';
 import { TEST_TIME_SCALE } from '../helpers.ts';
 
 const BIN = path.resolve('bin/cloud-conformance.js');
@@ -25,8 +26,10 @@ const SECRET = [
   'CONFORMANCE_API_KEY',
   'CONFORMANCE_API_KEY_B',
   'CONFORMANCE_API_KEY_READONLY',
+  'CONFORMANCE_API_KEY_REVOCABLE',
   'CONFORMANCE_S3_ACCESS_KEY',
   'CONFORMANCE_S3_SECRET_KEY',
+  'CONFORMANCE_CLIENT_KEY_PASSPHRASE',
 ];
 /** The group both templates (and the k6 examples) serialize on: one job at a time against one deployment. */
 const DEPLOYMENT_GROUP = 'conformance-deployment';
@@ -441,16 +444,15 @@ describe('the GitHub Actions template', () => {
     for (const id of ['profile', 'conformance', 'diff']) expect(githubStep(id).shell).toBe('bash');
   });
 
-  it('reads the keys and the base URL from secrets, the rest from variables; the profile from the trigger alone', () => {
+  it('hands the job every setting the CLI reads from the environment: keys from secrets, the rest from variables; the profile from the trigger alone', () => {
+    // GitHub hands a job only what it names (GitLab hands it every CI/CD variable).
+    const settings = [...Object.values(ENV_OF), 'CONFORMANCE_CLIENT_KEY_PASSPHRASE'].filter(
+      (n) => n !== 'CONFORMANCE_PROFILE'
+    );
     for (const name of SECRET) expect(job.env[name], name).toBe(`\${{ secrets.${name} }}`);
-    for (const name of [
-      'CONFORMANCE_IMAGE',
-      'CONFORMANCE_SUBNET_ID',
-      'CONFORMANCE_OVERLAY',
-      'CONFORMANCE_ARGS',
-      'CONFORMANCE_EXPECT',
-    ])
-      expect(job.env[name], name).toBe(`\${{ vars.${name} }}`);
+    for (const name of [...settings.filter((n) => !SECRET.includes(n)), 'CONFORMANCE_ARGS', 'CONFORMANCE_EXPECT'])
+      expect(job.env[name], name).toMatch(new RegExp(`^\\$\\{\\{ (vars|secrets)\\.${name} \\}\\}$`));
+    expect(Object.keys(job.env).sort()).toEqual([...settings, 'CONFORMANCE_ARGS', 'CONFORMANCE_EXPECT'].sort());
     expect(job.env['CONFORMANCE_PROFILE']).toBeUndefined();
     expect(githubStep('conformance').run).toContain('--base-url "$CONFORMANCE_BASE_URL"');
   });
@@ -464,6 +466,17 @@ describe('the GitHub Actions template', () => {
       .map((l) => l.trim())
       .filter(Boolean);
     expect(paths.sort()).toEqual([...reports.map((r) => r.path), DIFF_MD].sort());
+  });
+});
+
+describe('both templates', () => {
+  it("hold a run to its profile's reach with the same code", () => {
+    const snippet = (script: string) => {
+      const m = /node -e '\n([\s\S]*?)\n\s*' \|\| status=\$\?/.exec(script);
+      return m![1]!.split('\n').map((l) => l.trim());
+    };
+    expect(snippet(gitlabJob().script.join('\n'))).toEqual(snippet(githubStep('conformance').run!));
+    expect(snippet(gitlabJob().script.join('\n')).length).toBeGreaterThan(8);
   });
 });
 
@@ -791,6 +804,51 @@ describe.concurrent('each template runs against the reference target', () => {
       }
     });
   }
+});
+
+// A deployment that gives every setting passes the quick gate: what quick cannot verify is only what a longer profile
+// would. The reference runs as `cloud-conformance reference` (its own process, with its object storage), in real time
+// so the limit probes fit their windows, and the workflow hands the job every setting from secrets and variables.
+describe('a deployment with every setting', () => {
+  it('github-actions: passes the quick gate; the clauses left are those the full profile verifies', async () => {
+    const reference = spawn(process.execPath, [BIN, 'reference'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const line = await new Promise<string>((resolve) => {
+      let out = '';
+      reference.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+      });
+    });
+    const t = JSON.parse(line) as ReferenceSettings &
+      Record<'apiKeyRevocable' | 's3Url' | 's3AccessKey' | 's3SecretKey', string>;
+    try {
+      const cwd = checkout('github-complete');
+      const secrets = {
+        ...settingsOf(t),
+        CONFORMANCE_API_KEY_REVOCABLE: t.apiKeyRevocable,
+        CONFORMANCE_S3_URL: t.s3Url,
+        CONFORMANCE_S3_ACCESS_KEY: t.s3AccessKey,
+        CONFORMANCE_S3_SECRET_KEY: t.s3SecretKey,
+      };
+      const vars = {
+        CONFORMANCE_IMAGE: t.image,
+        CONFORMANCE_SUBNET_ID: t.subnetId,
+        CONFORMANCE_SUBNET_ID_B: t.subnetIdB,
+        CONFORMANCE_OVERLAY: path.resolve('spec/overlays/reference.yaml'),
+        CONFORMANCE_ARGS: '--seed 1',
+      };
+      const r = await runGithub({ event: 'pull_request', secrets, vars }, makeStubs(), cwd);
+      const step = r.steps['conformance']!;
+      expect(step.code, step.stderr).toBe(0);
+      const report = JSON.parse(readFileSync(path.join(cwd, REPORT_JSON), 'utf8'));
+      expect(report.verdict).toBe('conformant');
+      const blocking = report.coverage.notVerified.filter((n: { blocking: boolean }) => n.blocking);
+      expect(blocking.length).toBeGreaterThan(0);
+      for (const n of blocking) expect(n.howToVerify, n.clause).toMatch(/^--profile full/);
+    } finally {
+      reference.kill();
+    }
+  });
 });
 
 // Adopting the gate: the expectations file lets a known failure pass the job, and the job compares its report with the
