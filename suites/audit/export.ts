@@ -94,7 +94,12 @@ export const exportMatches: Check = {
           );
         ids = parsed.entries;
       } else if (csv) {
-        const { header, rows } = csv.result();
+        const { header, rows, error } = csv.result();
+        if (error)
+          return fail(
+            `the ${format} export (${type}) is not CSV (RFC 4180): ${error}; ${ex.response!.bodyBytes} bytes in all`,
+            [ex]
+          );
         if (!header.includes(column))
           return fail(`the ${format} export has no ${column} column (header: ${header.join(',')})`, [ex]);
         if (ragged.length)

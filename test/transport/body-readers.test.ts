@@ -56,6 +56,14 @@ describe('CsvReader', () => {
     });
   }
 
+  it('names a body that is not CSV (a quote never closed), whatever the chunks, instead of throwing', () => {
+    for (const size of [1, 5, 4096]) {
+      const r = new CsvReader((row) => row);
+      feed(r, 'id,note\na,"never closed\nb,x\n', size);
+      expect(r.result().error).toMatch(/quote/i);
+    }
+  });
+
   it('keeps a last row without a line end, and an empty field at the end of a row', () => {
     const r = new CsvReader((row) => row);
     feed(r, 'a,b\n1,\n2,x', 1);

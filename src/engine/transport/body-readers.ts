@@ -1,6 +1,7 @@
 // Readers that take a response body as it arrives, so a body far larger than the recorded copy (a megabyte audit
 // export in JSON Lines or CSV) is judged whole without sitting in memory twice. The client feeds every chunk of each
 // answer (SendOptions.read); a check keeps the reader and asks it for what it found once the call is done.
+import { parse, type Parser } from 'csv-parse';
 
 /** Takes one answer's body chunk by chunk; `begin` starts a new answer (a retried call feeds the same reader again). */
 export interface BodyReader {
@@ -78,92 +79,55 @@ export class JsonLinesReader<T> implements BodyReader {
 }
 
 /**
- * RFC 4180 CSV read incrementally: quoted fields, doubled quotes, CRLF or LF. The first row is the header; each later
- * row goes through `map` with the header, so only what the check needs is kept.
+ * RFC 4180 CSV read incrementally by csv-parse: quoted fields, doubled quotes, CRLF, LF or CR (mixed, as exports
+ * joined from several writers are). The first row is the header; each later row goes through `map` with the header,
+ * so only what the check needs is kept. A body that is not CSV (an unclosed quote) is named in `error`.
  */
 export class CsvReader<T> implements BodyReader {
-  private readonly utf8 = new Utf8Stream();
+  private parser: Parser = newParser();
   private header: string[] | undefined;
   private rows: T[] = [];
-  private row: string[] = [];
-  private field = '';
-  private quoted = false;
-  /** A quote just closed a quoted field, or a CR just ended a row: the next character decides. */
-  private afterQuote = false;
-  private afterCr = false;
-  private fieldStarted = false;
+  private error: string | undefined;
 
   constructor(private readonly map: (row: string[], header: readonly string[]) => T) {}
 
   begin(): void {
-    this.utf8.reset();
+    this.parser = newParser();
     this.header = undefined;
     this.rows = [];
-    this.row = [];
-    this.field = '';
-    this.quoted = this.afterQuote = this.afterCr = this.fieldStarted = false;
+    this.error = undefined;
   }
 
   write(chunk: Uint8Array): void {
-    this.consume(this.utf8.text(chunk));
+    if (!this.error) this.parser.write(chunk);
+    this.drain();
   }
 
   end(): void {
-    this.consume(this.utf8.flush());
-    if (this.field !== '' || this.fieldStarted || this.row.length) this.endRow();
+    if (!this.error) this.parser.end();
+    this.drain();
   }
 
-  private consume(text: string): void {
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i]!;
-      if (this.afterCr) {
-        this.afterCr = false;
-        if (c === '\n') continue;
-      }
-      if (this.quoted) {
-        if (this.afterQuote) {
-          this.afterQuote = false;
-          if (c === '"') {
-            this.field += '"';
-            continue;
-          }
-          this.quoted = false;
-        } else if (c === '"') {
-          this.afterQuote = true;
-          continue;
-        } else {
-          this.field += c;
-          continue;
-        }
-      }
-      if (c === '"' && !this.fieldStarted) {
-        this.quoted = true;
-        this.fieldStarted = true;
-      } else if (c === ',') {
-        this.row.push(this.field);
-        this.field = '';
-        this.fieldStarted = false;
-      } else if (c === '\n' || c === '\r') {
-        this.afterCr = c === '\r';
-        this.endRow();
-      } else {
-        this.field += c;
-        this.fieldStarted = true;
-      }
+  /** csv-parse pushes each record as its bytes arrive (the transform is synchronous): take them as they come. */
+  private drain(): void {
+    const parser = this.parser;
+    const failure = (parser as Parser & { errored?: Error | null }).errored;
+    if (failure && !this.error) this.error = failure.message;
+    for (let row = parser.read() as string[] | null; row !== null; row = parser.read() as string[] | null) {
+      if (this.header === undefined) this.header = row;
+      else this.rows.push(this.map(row, this.header));
     }
   }
 
-  private endRow(): void {
-    this.row.push(this.field);
-    if (this.header === undefined) this.header = this.row;
-    else this.rows.push(this.map(this.row, this.header));
-    this.row = [];
-    this.field = '';
-    this.fieldStarted = false;
-  }
-
   /** The header and the mapped rows (rows of a single empty field, blank lines, are the mapper's to drop). */
-  result(): { header: string[]; rows: T[] } {
-    return { header: this.header ?? [], rows: this.rows };
+  result(): { header: string[]; rows: T[]; error?: string } {
+    return { header: this.header ?? [], rows: this.rows, ...(this.error ? { error: this.error } : {}) };
   }
+}
+
+/** One CSV answer's parser; its errors are read off it (drain), never thrown at the client that feeds it. */
+function newParser(): Parser {
+  const parser = parse({ record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true, bom: true });
+  parser.on('error', () => {});
+  return parser;
 }
