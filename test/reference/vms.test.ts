@@ -8,7 +8,8 @@ afterAll(closeStarted);
 
 describe('virtual machines and tasks', () => {
   it('creates a VM through a task that succeeds', async () => {
-    const s = await start({ timeScale: 20 }); // a task completes 75 real ms after creation: room to see it provisioning
+    // A task completes 300 real ms after creation: room to see it provisioning on a busy machine (75 ms was not).
+    const s = await start({ timeScale: 5 });
     const t = await tokenFor(s);
     const c = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { tags: { env: 'test' } }) });
     expect(c.status).toBe(202);
@@ -22,7 +23,7 @@ describe('virtual machines and tasks', () => {
     expect(listed.body.vms.map((v) => v.id)).toEqual([c.body.vm_id]);
 
     let task: Answer | undefined;
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 200; i++) {
       task = (await call(s, 'GET', `/v1/tasks/${c.body.task_id}`, { token: t })).body;
       if (task.status === 'succeeded' || task.status === 'failed') break;
       expect(['queued', 'running']).toContain(task.status);
@@ -40,7 +41,7 @@ describe('virtual machines and tasks', () => {
     // Delete: 202 + task, then gone.
     const d = await call(s, 'DELETE', `/v1/vms/${c.body.vm_id}`, { token: t });
     expect(d.status).toBe(202);
-    await sleep(150);
+    await sleep(450);
     expect((await call(s, 'GET', `/v1/tasks/${d.body.task_id}`, { token: t })).body.status).toBe('succeeded');
     expect((await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).status).toBe(404);
   });
