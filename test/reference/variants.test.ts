@@ -668,7 +668,7 @@ const cases: VariantCase[] = [
     ],
   },
   // limit-refused-not-counted, limit-sliding-window and retry-after-real-seconds are the second overlay's now:
-  // test/reference/reference.test.ts probes them with its other variants.
+  // test/reference/second-overlay.test.ts probes them with its other variants.
   {
     name: 'retry-after-http-date',
     probe: async (s) => {
@@ -1002,7 +1002,7 @@ const cases: VariantCase[] = [
 
 /** Variants whose difference is one of timing: probed below on a virtual clock the test sets. */
 const ON_A_HELD_CLOCK = ['task-extra-states', 'tasks-slow', 'limit-window-aligned'];
-/** The declared designs' variants are probed in test/reference/reference.test.ts. */
+/** The declared designs' variants are probed in test/reference/second-overlay.test.ts. */
 const PROBED_ELSEWHERE = new Set([...ALT_VARIANTS, 'signature-standard-webhooks']);
 
 describe('the variant catalogue', () => {

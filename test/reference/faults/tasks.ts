@@ -1,0 +1,60 @@
+// Fault probes of the tasks checks' faults: each observation on a clean target and on one with only that fault.
+import { call } from '../harness.ts';
+import { tokenFor, sleep, firstVm, createVm, taskOf } from '../probes.ts';
+import type { FaultCase } from './index.ts';
+
+export const faults: FaultCase[] = [
+  {
+    name: 'task-never-completes',
+    timeScale: 100,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r = await createVm(s, t);
+      await sleep(100);
+      const task = await call(s, 'GET', `/v1/tasks/${r.body.task_id}`, { token: t });
+      return [task.body.status, (await call(s, 'GET', '/v1/vms', { token: t })).body.total];
+    },
+    clean: ['succeeded', 131],
+    faulty: ['running', 131],
+  },
+  {
+    name: 'task-regresses',
+    timeScale: 100,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r = await createVm(s, t);
+      await sleep(100);
+      const seen: string[] = [];
+      for (let i = 0; i < 5; i++)
+        seen.push((await call(s, 'GET', `/v1/tasks/${r.body.task_id}`, { token: t })).body.status);
+      return seen;
+    },
+    clean: ['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded'],
+    faulty: ['succeeded', 'running', 'succeeded', 'running', 'succeeded'],
+  },
+  // The faults of the fault model (spec/clauses.yaml faults:).
+  {
+    name: 'delete-vm-without-task',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r = await call(s, 'DELETE', `/v1/vms/${await firstVm(s, t)}`, { token: t });
+      return [r.status, typeof r.body.task_id];
+    },
+    clean: [202, 'string'],
+    faulty: [202, 'undefined'],
+  },
+  {
+    name: 'task-regresses-later',
+    timeScale: 200,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const id = (await createVm(s, t)).body.task_id;
+      await sleep(100); // 20 target-seconds: completed 18.5 s ago
+      const first = (await taskOf(s, t, id)).status;
+      await sleep(1600); // 340 target-seconds: completed 338.5 s ago
+      return [first, (await taskOf(s, t, id)).status];
+    },
+    clean: ['succeeded', 'succeeded'],
+    faulty: ['succeeded', 'running'],
+  },
+];

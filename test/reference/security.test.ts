@@ -1,0 +1,8 @@
+// The reference target (not the suite): the faults of the security checks.
+import { afterAll } from 'vitest';
+import { closeStarted } from './harness.ts';
+import { describeFaults } from './faults/index.ts';
+
+afterAll(closeStarted);
+
+describeFaults('security');
