@@ -1,13 +1,14 @@
 // The limits group's second stage, after every other check: the probes' inputs taken from what the run did (the read
 // operations it saw served, the objects of its own no check read, the writes that change nothing), then the read and
 // write probes (limit-session.ts). The first stage, the issuance probe, runs before the checks (runner.ts preflight).
-import type { Declarations } from '../../spec/declarations.ts';
+import type { Declarations, ResourceKind } from '../../spec/declarations.ts';
 import type { RunConfig } from '../config/config.ts';
 import type { CallOptions } from '../identity/call.ts';
 import { CredentialError, type TokenManager } from '../identity/tokens.ts';
 import type { ServedOperation, ServedOperations } from '../target/served-operations.ts';
-import { COLLECTION_KINDS, type Ledger } from '../target/ledger.ts';
+import { COLLECTION_KINDS, type Ledger, type LedgerEntry } from '../target/ledger.ts';
 import { createdId } from '../target/cleanup.ts';
+import type { RunObjects } from '../target/run-objects.ts';
 import type { HttpClient } from '../transport/http.ts';
 import { isSuccess, type Exchange } from '../transport/exchange.ts';
 import type { Waits } from '../transport/waits.ts';
@@ -23,6 +24,8 @@ export interface RequestStageDeps {
   declarations: Declarations;
   /** The operations the target serves: the probes spread their reads and writes over them. */
   operations: ServedOperations;
+  /** The run's own objects: its VM's id, where a check made it, for the read of its record. */
+  objects: Pick<RunObjects, 'madeVmId'>;
   /** A paced call with the primary key, for the reads of unread objects. */
   call: (opts: CallOptions) => Promise<Exchange>;
 }
@@ -36,7 +39,7 @@ export async function runRequestStage(d: RequestStageDeps, issuance: IssuanceSta
   try {
     const ops = await d.operations.all();
     const operationOf = (method: string, pathname: string) => d.operations.operationFor(method, pathname)?.operationId;
-    await readUnreadObjects(ops, operationOf, declarations, ledger, http.log, d.call);
+    await readUnreadObjects(ops, operationOf, { declarations, ledger, objects: d.objects }, http.log, d.call);
     return await runRequestProbes(
       {
         config,
@@ -93,15 +96,15 @@ function servedReadPaths(
 }
 
 /**
- * Reads once each object read of the document (GET /v1/<collection>/{id}) that no request of the run has been served
- * yet, on an object of the run's that still stands (its id from the ledger, or from the answer that made it): the
- * read-budget probe then spreads its reads over every read operation, not only those the checks happened to read.
+ * Reads once each object read the target serves (GET /v1/<collection>/{id}: the document's, and those an Allow listed)
+ * that no request of the run has been served yet, on an object of the run's that still stands (its id from the ledger,
+ * or from the answer that made it; the run's VM where a check made it): the read-budget probe then spreads its reads
+ * over every read operation, not only those the checks happened to read.
  */
 async function readUnreadObjects(
   ops: readonly ServedOperation[],
   operationOf: (method: string, pathname: string) => string | undefined,
-  declarations: Declarations,
-  ledger: Ledger,
+  run: { declarations: Declarations; ledger: Ledger; objects: Pick<RunObjects, 'madeVmId'> },
   log: readonly Exchange[],
   call: (opts: CallOptions) => Promise<Exchange>
 ): Promise<void> {
@@ -110,25 +113,30 @@ async function readUnreadObjects(
       .filter((ex) => ex.request.method === 'GET' && isSuccess(ex) && ex.caller === 'primary')
       .map((ex) => operationOf('GET', new URL(ex.request.url).pathname))
   );
-  const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
   for (const op of ops.filter((o) => o.method === 'GET' && !o.public && o.shown && !served.has(o.operationId))) {
     const m = /^\/v1\/([a-z]+)\/\{[^}]+\}$/.exec(op.path);
     const kind = m ? COLLECTION_KINDS[m[1]!] : undefined;
     if (!kind) continue;
-    const entry = ledger.entries.find(
-      (e) =>
-        e.kind === kind &&
-        e.cleanup === 'pending' &&
-        !e.owner &&
-        (e.id ?? createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined))
-    );
     const id =
-      entry &&
-      (entry.id ??
-        createdId(declarations, kind, entry.createdIn !== undefined ? bySeq.get(entry.createdIn) : undefined));
+      ownObjectId(kind, run.declarations, run.ledger, log) ??
+      (kind === 'vm' ? await run.objects.madeVmId() : undefined);
     if (id)
       await call({ method: 'GET', path: op.path.replace(/\{[^}]+\}/, encodeURIComponent(id)) }).catch(() => undefined);
   }
+}
+
+/** The id of an object of the kind the run made and still holds (not another organization's), from the ledger or its creating answer. */
+function ownObjectId(
+  kind: ResourceKind,
+  declarations: Declarations,
+  ledger: Ledger,
+  log: readonly Exchange[]
+): string | undefined {
+  const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
+  const idOf = (e: LedgerEntry) =>
+    e.id ?? createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined);
+  const entry = ledger.entries.find((e) => e.kind === kind && e.cleanup === 'pending' && !e.owner && idOf(e));
+  return entry && idOf(entry);
 }
 
 /**
