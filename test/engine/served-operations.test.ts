@@ -62,7 +62,7 @@ describe('the registry of served operations', () => {
   it('adds what an Allow lists, marked with the answer; passes over a write on a collection; records it all', async () => {
     const spec = await loadSpec();
     const { call } = target({
-      [VM_ITEM]: [405, 'GET, DELETE, HEAD'],
+      [VM_ITEM]: [405, 'GET, DELETE, PUT, HEAD'],
       '/v1/vms': [204, 'GET, POST, DELETE, OPTIONS'],
       // Allow on a refusal of the caller says nothing of the resource.
       [absentPath('/v1/tasks/{id}', RUN)]: [401, 'GET, DELETE'],
@@ -75,11 +75,15 @@ describe('the registry of served operations', () => {
       ['GET /v1/vms/{id}', 'allow', true, false],
       ['DELETE /v1/vms/{id}', 'allow', true, false],
     ]);
-    expect(discovered[1]!.why).toBe(`listed by Allow: OPTIONS ${VM_ITEM} → 405, Allow: GET, DELETE, HEAD`);
+    expect(discovered[1]!.why).toBe(`listed by Allow: OPTIONS ${VM_ITEM} → 405, Allow: GET, DELETE, PUT, HEAD`);
     expect(records).toHaveLength(1);
-    expect(records[0]!.passedOver).toEqual([
-      { operation: 'DELETE /v1/vms', why: expect.stringContaining('a write on a collection is never sent') },
-    ]);
+    expect(records[0]!.passedOver).toEqual(
+      expect.arrayContaining([
+        { operation: 'PUT /v1/vms/{id}', why: expect.stringContaining('a PUT may create what its path names') },
+        { operation: 'DELETE /v1/vms', why: expect.stringContaining('a write on a collection is never sent') },
+      ])
+    );
+    expect(records[0]!.passedOver).toHaveLength(2);
     expect(records[0]!.operations.map((o) => o.operation)).toContain('POST /v1/vms/{id}/backups');
     expect((await registry.vmDelete())?.source).toBe('allow');
     expect(registry.operationFor('DELETE', '/v1/vms/vm-7')?.operationId).toBe('DELETE /v1/vms/{id}');

@@ -100,6 +100,15 @@ function discovered(
   };
 }
 
+/** Why a discovered write is never sent, even on ids that exist nowhere (undefined: it stays harmless there). */
+function unsafeWrite(method: string, template: string): string | undefined {
+  if (method === 'GET') return undefined;
+  if (!/\{[^}]+\}/.test(template)) return 'a write on a collection is never sent';
+  // RFC 9110 §9.3.4: a PUT may create the resource it names, an absent id included.
+  if (method === 'PUT') return 'a PUT may create what its path names, so it is never sent';
+  return undefined;
+}
+
 /** The methods an answer's Allow lists (a 2xx or a 405: elsewhere Allow says nothing of the resource), or undefined. */
 function allowOf(ex: Exchange): string[] | undefined {
   const status = ex.response?.status;
@@ -111,7 +120,8 @@ type Call = (opts: CallOptions) => Promise<Exchange>;
 
 /**
  * The registry of one run: the document's operations at once, the discovered ones after one OPTIONS request per path
- * (on first use, once). Writes an Allow lists on a path with no id are passed over: no absent id makes them harmless.
+ * (on first use, once). Writes an Allow lists on a path with no id, and PUTs, are passed over: no absent id makes them
+ * harmless.
  */
 export class ServedOperations {
   private discovery: Promise<ServedOperation[]> | undefined;
@@ -183,11 +193,9 @@ export class ServedOperations {
         if (!RANGED_METHODS.has(method) || have.has(`${method} ${templateKey(template)}`)) continue;
         have.add(`${method} ${templateKey(template)}`);
         const operation = `${method} ${template}`;
-        if (method !== 'GET' && !/\{[^}]+\}/.test(template)) {
-          this.passedOver.push({
-            operation,
-            why: `listed by Allow (${describe(ex!)}), but a write on a collection is never sent`,
-          });
+        const unsafe = unsafeWrite(method, template);
+        if (unsafe) {
+          this.passedOver.push({ operation, why: `listed by Allow (${describe(ex!)}), but ${unsafe}` });
           continue;
         }
         out.push(discovered(method, template, 'allow', `listed by Allow: ${describe(ex!)}`, true));
