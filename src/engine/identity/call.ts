@@ -88,6 +88,7 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     // A suite-held token refused mid-run (expired early, clock skew) is renewed once, not blamed on the check.
     if (ex.response?.status === 401 && cached !== undefined && as !== 'anonymous' && !renewed) {
       renewed = true;
+      ex.superseded = true;
       tokens.forget(as, cached);
       continue;
     }
