@@ -75,7 +75,9 @@ describe('the registry of served operations', () => {
       ['GET /v1/vms/{id}', 'allow', true, false],
       ['DELETE /v1/vms/{id}', 'allow', true, false],
     ]);
-    expect(discovered[1]!.why).toBe(`listed by Allow: OPTIONS ${VM_ITEM} → 405, Allow: GET, DELETE, PUT, HEAD`);
+    expect(discovered[1]!.why).toBe(
+      'listed by Allow: OPTIONS /v1/vms/{id} (ids that exist nowhere) → 405, Allow: GET, DELETE, PUT, HEAD'
+    );
     expect(records).toHaveLength(1);
     expect(records[0]!.passedOver).toEqual(
       expect.arrayContaining([

@@ -195,10 +195,10 @@ export class ServedOperations {
         const operation = `${method} ${template}`;
         const unsafe = unsafeWrite(method, template);
         if (unsafe) {
-          this.passedOver.push({ operation, why: `listed by Allow (${describe(ex!)}), but ${unsafe}` });
+          this.passedOver.push({ operation, why: `listed by Allow (${describe(ex!, template)}), but ${unsafe}` });
           continue;
         }
-        out.push(discovered(method, template, 'allow', `listed by Allow: ${describe(ex!)}`, true));
+        out.push(discovered(method, template, 'allow', `listed by Allow: ${describe(ex!, template)}`, true));
       }
     });
     const del = CONVENTIONAL_VM_DELETE;
@@ -225,8 +225,9 @@ export class ServedOperations {
   }
 }
 
-/** An exchange in a line: the request sent and the answer's status with its Allow. */
-function describe(ex: Exchange): string {
+/** An answer in a line, the same in every run: the request by its template (ids that exist nowhere), the status, its Allow. */
+function describe(ex: Exchange, template: string): string {
   const allow = ex.response?.headers['allow'];
-  return `${ex.request.method} ${new URL(ex.request.url).pathname} → ${statusText(ex)}${allow ? `, Allow: ${allow}` : ''}`;
+  const ids = /\{/.test(template) ? ' (ids that exist nowhere)' : '';
+  return `${ex.request.method} ${template}${ids} → ${statusText(ex)}${allow ? `, Allow: ${allow}` : ''}`;
 }
