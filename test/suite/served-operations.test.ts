@@ -24,8 +24,12 @@ describe('the operations a target serves, zero-config', () => {
     // Two writes on absent ids (a backup start, the VM delete) and the create.
     expect(messageOf(report, 'auth.token-expiry')).toMatch(/on 3 writes; a new token worked$/);
     expect(messageOf(report, 'auth.bearer-required')).toMatch(/on 6 operations/);
-    expect(report.traffic.byEndpoint['OPTIONS (other paths)']).toBe(4);
+    expect(report.traffic.byEndpoint?.['OPTIONS (other paths)']).toBe(4);
     expect(messageOf(report, 'auth.tampered-token')).not.toMatch(/not verified/);
+    // The clause's domain shows them ranged over.
+    const signed = report.coverage.domains?.find((d) => d.clause === 'AUTH-TOKEN-SIGNED');
+    expect(signed?.exercised.operations).toEqual(expect.arrayContaining(['GET /v1/vms/{id}', 'DELETE /v1/vms/{id}']));
+    expect(signed?.missing).toEqual([]);
   });
 
   it('judges a delete no answer lists only on the run own VM, and says what would reach the rest', async () => {
@@ -40,6 +44,16 @@ describe('the operations a target serves, zero-config', () => {
       'not verified on DELETE /v1/vms/{id} (not shown: no Allow answer lists it; declare it in the overlay, x-cleanup-for: createVm)';
     expect(messageOf(report, 'auth.tampered-token')).toContain(unreached);
     expect(messageOf(report, 'auth.token-expiry')).toContain(unreached);
+    // Out of this run's reach, with what would reach it: it leaves the clause verified, not partly.
+    const signed = report.coverage.domains?.find((d) => d.clause === 'AUTH-TOKEN-SIGNED');
+    expect(signed?.missing).toEqual([
+      expect.objectContaining({
+        point: 'DELETE /v1/vms/{id}',
+        possible: false,
+        howToVerify: 'declare it in the overlay (x-cleanup-for: createVm)',
+      }),
+    ]);
+    expect(report.coverage.partlyVerified).toEqual([]);
     // Without a token and with the read-only key, the delete is still tried on the VM made for it, and refused.
     expect(messageOf(report, 'security.readonly-write-refused')).toContain("a delete of the organization's VM (403)");
     expect(messageOf(report, 'auth.bearer-required')).not.toMatch(/not tried on a VM delete/);

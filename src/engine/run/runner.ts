@@ -409,7 +409,8 @@ function assembleReport(
   });
   coverage.domains = computeDomains(done.clauses.clauses, done.allChecks, reports, http.log, done.judged, {
     merged: spec.merged,
-    operationOf: (method, pathname) => schema.operationFor('merged', method, pathname)?.op.operationId,
+    operationOf: (method, pathname) => run.operations.operationFor(method, pathname)?.operationId,
+    served: run.operations.known(),
     keysHeld: new Set(
       Object.entries(config.keys)
         .filter(([, v]) => !!v)
