@@ -53,7 +53,7 @@ describe('the operations a target serves, zero-config', () => {
         howToVerify: 'declare it in the overlay (x-cleanup-for: createVm)',
       }),
     ]);
-    expect(report.coverage.partlyVerified).toEqual([]);
+    expect(report.coverage?.partlyVerified).toEqual([]);
     // Without a token and with the read-only key, the delete is still tried on the VM made for it, and refused.
     expect(messageOf(report, 'security.readonly-write-refused')).toContain("a delete of the organization's VM (403)");
     expect(messageOf(report, 'auth.bearer-required')).not.toMatch(/not tried on a VM delete/);
