@@ -27,7 +27,7 @@ describe('the operations a target serves, zero-config', () => {
     expect(report.traffic.byEndpoint?.['OPTIONS (other paths)']).toBe(4);
     expect(messageOf(report, 'auth.tampered-token')).not.toMatch(/not verified/);
     // The clause's domain shows them ranged over.
-    const signed = report.coverage.domains?.find((d) => d.clause === 'AUTH-TOKEN-SIGNED');
+    const signed = report.coverage?.domains?.find((d) => d.clause === 'AUTH-TOKEN-SIGNED');
     expect(signed?.exercised.operations).toEqual(expect.arrayContaining(['GET /v1/vms/{id}', 'DELETE /v1/vms/{id}']));
     expect(signed?.missing).toEqual([]);
   });
@@ -45,7 +45,7 @@ describe('the operations a target serves, zero-config', () => {
     expect(messageOf(report, 'auth.tampered-token')).toContain(unreached);
     expect(messageOf(report, 'auth.token-expiry')).toContain(unreached);
     // Out of this run's reach, with what would reach it: it leaves the clause verified, not partly.
-    const signed = report.coverage.domains?.find((d) => d.clause === 'AUTH-TOKEN-SIGNED');
+    const signed = report.coverage?.domains?.find((d) => d.clause === 'AUTH-TOKEN-SIGNED');
     expect(signed?.missing).toEqual([
       expect.objectContaining({
         point: 'DELETE /v1/vms/{id}',
