@@ -7,8 +7,9 @@ import { Unavailable } from '../src/engine/run/check.ts';
 import { createdId } from '../src/engine/target/cleanup.ts';
 import { absentId } from './support.ts';
 import { documentOperations as operationsOf, type DocumentOperation } from '../src/engine/schema/operations.ts';
+import type { ServedOperation } from '../src/engine/target/served-operations.ts';
 
-export type { DocumentOperation };
+export type { DocumentOperation, ServedOperation };
 
 /** An object of the kind the run made: its id from the ledger, else from the answer that made it (where the overlay says). */
 export function ledgerId(ctx: CheckContext, kind: LedgerEntry['kind'] | undefined): string | undefined {
@@ -29,6 +30,27 @@ export function ledgerId(ctx: CheckContext, kind: LedgerEntry['kind'] | undefine
 /** Every operation of the run's document after the overlay. */
 export function documentOperations(ctx: CheckContext): DocumentOperation[] {
   return operationsOf(ctx.spec.merged);
+}
+
+/**
+ * Every operation the target serves, as far as the run knows: the document's, the overlay's, those an Allow listed,
+ * and the conventional VM delete (see src/engine/target/served-operations.ts). Discovered on first use, once a run.
+ */
+export function servedOperations(ctx: CheckContext): Promise<ServedOperation[]> {
+  return ctx.operations.all();
+}
+
+/**
+ * The operations of the registry a check judging requests on ids that exist nowhere cannot reach, each with what would
+ * reach it: a conventional operation no answer listed may not exist, and its answer says nothing.
+ */
+export function notShown(ops: readonly ServedOperation[]): string[] {
+  return ops
+    .filter((o) => !o.shown)
+    .map(
+      (o) =>
+        `${o.method} ${o.path} (not shown: no Allow answer lists it; declare it in the overlay${o.method === 'DELETE' && /^\/v1\/vms\//.test(o.path) ? ', x-cleanup-for: createVm' : ''})`
+    );
 }
 
 /** A path of the document with each id one that exists nowhere, or the id `own` gives for its collection. */
@@ -86,9 +108,7 @@ export function operationsSent(
 ): Set<string> {
   return new Set(
     sent
-      .map(
-        (ex) => ctx.schema.operationFor('merged', ex.request.method, new URL(ex.request.url).pathname)?.op.operationId
-      )
+      .map((ex) => ctx.operations.operationFor(ex.request.method, new URL(ex.request.url).pathname)?.operationId)
       .filter((id): id is string => !!id)
   );
 }

@@ -68,13 +68,11 @@ const BITES_IN_DECLARED = new Set([
   'readonly-can-restore',
   'readonly-can-register-webhook',
   'cross-org-vm-readable',
-  'unauthenticated-delete-403',
   'webhook-any-media-type',
   'restore-trailing-json-accepted',
   'alarm-trailing-json-accepted',
   'cross-org-backup-readable',
   'odd-backup-id-500',
-  'readonly-delete-404',
   'restore-array-body-500',
   'restore-malformed-json-500',
 ]);
@@ -124,7 +122,9 @@ export function runFor(fault: FaultDef): ReferenceRun {
     };
     // Writes that create nothing are counted by the reference, so only a missing limit needs real creates to show.
     // A task poll charged elsewhere shows only when the run has polled a task: the tasks group beside the probes.
-    if (fault.name === 'task-read-charged-as-write') return { ...base, only: ['limits', 'tasks'] };
+    // A VM record read charged elsewhere shows only once the run has read its VM's record (found by Allow, not declared).
+    if (fault.name === 'task-read-charged-as-write' || fault.name === 'vm-read-charged-as-write')
+      return { ...base, only: ['limits', 'tasks'] };
     return fault.name === 'write-limit-missing' ? { ...base, allowWrites: 200 } : base;
   }
   // A cap skipped under a filter shows only where a filter matches more than 100 VMs: a population of 2,500.

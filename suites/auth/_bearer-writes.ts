@@ -5,7 +5,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { Unavailable } from '../../src/engine/run/check.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
 import { wasAccepted, errorCode, alarmBodyFor, describeExchange } from '../support.ts';
-import { documentOperations, requestFor } from '../operations.ts';
+import { notShown, requestFor, servedOperations } from '../operations.ts';
 
 /**
  * Whether a token that must be refused (altered, expired) was let through on a write to an id that exists nowhere: it
@@ -15,7 +15,8 @@ import { documentOperations, requestFor } from '../operations.ts';
 export function treatedAsValid(refusable: Exchange, valid: Exchange, anonymous: Exchange): boolean {
   if (wasAccepted(refusable)) return true;
   const status = refusable.response?.status;
-  if (status === undefined || status === 401 || status === 403 || status >= 500) return false;
+  // 405 and 501 say no operation was reached, with either token.
+  if (status === undefined || [401, 403, 405, 501].includes(status) || status >= 500) return false;
   return (
     status === valid.response?.status &&
     errorCode(refusable) === errorCode(valid) &&
@@ -23,7 +24,11 @@ export function treatedAsValid(refusable: Exchange, valid: Exchange, anonymous: 
   );
 }
 
-/** Writes of the document (declared ones included) on ids that exist nowhere, each with the given token, a valid one and none. */
+/**
+ * Writes the target serves (the document's, the overlay's, those an Allow listed) on ids that exist nowhere, each with
+ * the given token, a valid one and none. A conventional write no answer listed is left out: whether its route exists
+ * is unknown, and an answer of a route that does not exist says nothing of tokens (notShown names it).
+ */
 export async function writesOnAbsentIds(
   ctx: CheckContext,
   bearer: string
@@ -31,11 +36,13 @@ export async function writesOnAbsentIds(
   const revocation = ctx.declarations.revokeKey;
   // Only writes whose path names an object (which does not exist), so the valid token changes nothing; never a
   // revocation (a token a faulty target lets through would revoke the run's key).
-  const ops = documentOperations(ctx).filter(
+  const ops = (await servedOperations(ctx)).filter(
     (o) =>
       !o.public &&
+      o.shown &&
       o.method !== 'GET' &&
       /\{[^}]+\}/.test(o.path) &&
+      !o.revokesKey &&
       !(revocation && revocation.method === o.method && revocation.path === o.path) &&
       !/api-keys/.test(o.path)
   );
@@ -46,6 +53,13 @@ export async function writesOnAbsentIds(
     out.push({ name: op.operationId, refusable: r!, valid: v!, anonymous: n! });
   }
   return out;
+}
+
+/** What the writes on absent ids could not reach, with the declaration that would reach it ('' when nothing). */
+export async function unreachedWrites(ctx: CheckContext): Promise<string> {
+  if (ctx.config.readOnly) return '';
+  const left = notShown((await servedOperations(ctx)).filter((o) => o.method !== 'GET'));
+  return left.length ? `; not verified on ${left.join(', ')}` : '';
 }
 
 /** The writes on absent ids the token was let through on, each named with what a valid token and no token got. */

@@ -2,9 +2,15 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
 import { wasAccepted, describeExchange } from '../support.ts';
-import { declaredCreates, letThroughOnIds, vmCreateWith, writesOnAbsentIds } from './_bearer-writes.ts';
+import {
+  declaredCreates,
+  letThroughOnIds,
+  unreachedWrites,
+  vmCreateWith,
+  writesOnAbsentIds,
+} from './_bearer-writes.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
-import { documentOperations, requestFor } from '../operations.ts';
+import { requestFor, servedOperations } from '../operations.ts';
 
 const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
 const unb64url = (s: string) => Buffer.from(s, 'base64url').toString('utf8');
@@ -65,11 +71,12 @@ export const tamperedToken: Check = {
       ctx.registerSecret(v.value, 'altered token');
       return paths.map((path) => ({ name: v.name, opts: { bearer: v.value, method: 'GET', path } }));
     });
-    // Every other read of the document (declared ones included) with the first alteration: a handler that decodes the token itself serves it.
-    const covered = new Set(paths.map((p) => ctx.schema.operationFor('merged', 'GET', p)?.op.operationId));
+    // Every other read the target serves (declared and discovered ones) with the first alteration: a handler that
+    // decodes the token itself serves it.
+    const covered = new Set(paths.map((p) => ctx.operations.operationFor('GET', p)?.operationId));
     const first = tamperedVariants(genuine)[0]!;
-    for (const op of documentOperations(ctx).filter(
-      (o) => !o.public && o.method === 'GET' && !covered.has(o.operationId)
+    for (const op of (await servedOperations(ctx)).filter(
+      (o) => !o.public && o.shown && o.method === 'GET' && !covered.has(o.operationId)
     )) {
       const request = await requestFor(ctx, op);
       asked.push({
@@ -104,7 +111,7 @@ export const tamperedToken: Check = {
       );
     }
     const reads = new Set(
-      sent.map((s) => ctx.schema.operationFor('merged', 'GET', new URL(s.ex.request.url).pathname)?.op.operationId)
+      sent.map((s) => ctx.operations.operationFor('GET', new URL(s.ex.request.url).pathname)?.operationId)
     ).size;
     const writeNote = writes.length
       ? `; the first on ${writes.length} writes to ids that exist nowhere, each answered otherwise than a valid token`
@@ -114,7 +121,7 @@ export const tamperedToken: Check = {
         .map((v) => v.name)
         .join(
           ', '
-        )} on ${paths.length === 1 ? 'the list' : "the list and the run's task"}; the first on every other read, ${reads} reads in all${writeNote})${untried}`
+        )} on ${paths.length === 1 ? 'the list' : "the list and the run's task"}; the first on every other read, ${reads} reads in all${writeNote})${untried}${await unreachedWrites(ctx)}`
     );
   },
 };

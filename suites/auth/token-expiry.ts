@@ -4,14 +4,20 @@ import { QUICK_MAX_WAIT_SECONDS } from '../../src/engine/config/config.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { wasAccepted, describeExchange, observeErrorCase } from '../support.ts';
-import { documentOperations, requestFor } from '../operations.ts';
-import { declaredCreates, letThroughOnIds, vmCreateWith, writesOnAbsentIds } from './_bearer-writes.ts';
+import { requestFor, servedOperations } from '../operations.ts';
+import {
+  declaredCreates,
+  letThroughOnIds,
+  unreachedWrites,
+  vmCreateWith,
+  writesOnAbsentIds,
+} from './_bearer-writes.ts';
 
-/** The expired token on every read of the document but the list (declared ones included): expiry is enforced per route. */
+/** The expired token on every read the target serves but the list (declared and discovered ones): expiry is enforced per route. */
 async function sweepReads(ctx: CheckContext, token: string): Promise<Exchange[]> {
   const reads = await Promise.all(
-    documentOperations(ctx)
-      .filter((o) => !o.public && o.method === 'GET' && o.path !== '/v1/vms')
+    (await servedOperations(ctx))
+      .filter((o) => !o.public && o.shown && o.method === 'GET' && o.path !== '/v1/vms')
       .map((o) => requestFor(ctx, o))
   );
   return ctx.callEach(reads.map((r) => ({ bearer: token, method: 'GET', path: r.path })));
@@ -93,7 +99,7 @@ export const tokenExpiry: Check = {
       observeErrorCase(ctx, 'token-expired', ex);
       return judge(
         expiredStatus([ex, ...swept, ...writes.answers]),
-        `the token given with --expired-token was refused (${describeExchange(ex)}), on the list, on every other read${writes.answers.length ? ` and on ${writes.answers.length} writes` : ''}`
+        `the token given with --expired-token was refused (${describeExchange(ex)}), on the list, on every other read${writes.answers.length ? ` and on ${writes.answers.length} writes` : ''}${await unreachedWrites(ctx)}`
       );
     }
     const realWait = (LIFETIME_SECONDS + 2) / ctx.config.timeScale;
@@ -156,7 +162,7 @@ export const tokenExpiry: Check = {
     const lateNote = wasAccepted(late) ? `accepted at ${Math.floor(lateAge)} s, ` : '';
     return judge(
       expiredStatus([expired, ...swept, ...writes.answers]),
-      `${lateNote}the expired token was refused (${describeExchange(expired)}), on the list, on every other read${writes.answers.length ? ` and on ${writes.answers.length} writes` : ''}; a new token worked`,
+      `${lateNote}the expired token was refused (${describeExchange(expired)}), on the list, on every other read${writes.answers.length ? ` and on ${writes.answers.length} writes` : ''}; a new token worked${await unreachedWrites(ctx)}`,
       [late, expired]
     );
   },

@@ -4,15 +4,10 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { CallOptions } from '../../src/engine/identity/call.ts';
 import { absentId, describeExchange, fromLog, observeErrorCase } from '../support.ts';
 import { documentOperations, pathWithAbsentIds } from '../operations.ts';
+import { allowedMethods } from '../../src/engine/target/served-operations.ts';
 
-/** The methods an Allow value lists (RFC 9110 §10.2.1: a comma-separated list of method tokens, case-sensitive). */
-export function allowedMethods(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  return value
-    .split(',')
-    .map((m) => m.trim())
-    .filter(Boolean);
-}
+// Where tests read it: how an Allow value is parsed is the registry's (src/engine/target/served-operations.ts).
+export { allowedMethods };
 
 /**
  * A method each path of the document lacks (PATCH, else PUT), on ids that exist nowhere: harmless anywhere, and a

@@ -23,11 +23,13 @@ export const readonlyStatus: Check = {
       return skip('no write by the read-only key was refused in this run (see security.readonly-write-refused)');
     if (seen.status !== 403) return fail(`the read-only key's write was refused with ${seen.status}, not 403`, []);
     // The read-only key's other writes on objects its organization has: 401 says it is not authenticated, 404 that the
-    // object is not there. A 409 (the object's state) or a 429 says something else.
+    // object is not there. A 409 (the object's state) or a 429 says something else; a 401 the run answered by renewing
+    // its own token (aged under a time scale) says nothing of the role.
     const writes = ctx.log.filter(
       (ex) =>
         ex.sentBy === 'security.readonly-write-refused' &&
         ex.caller === 'readonly' &&
+        !ex.superseded &&
         ex.request.method !== 'GET' &&
         ex.response !== undefined &&
         ex.response.status >= 400

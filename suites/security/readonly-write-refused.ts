@@ -9,9 +9,7 @@ import { documentOperations } from '../operations.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
 import { createdId } from '../../src/engine/target/cleanup.ts';
 import { declaredRolesOf } from './declared-roles.ts';
-
-/** The VM delete a target offers by convention where its overlay declares none (the seed shows no delete). */
-const CONVENTIONAL_VM_DELETE = { method: 'DELETE', path: '/v1/vms/{id}' };
+import { deleteNotOffered, tryDelete, vmToDelete } from '../vm-to-delete.ts';
 
 interface Probe {
   what: string;
@@ -33,27 +31,6 @@ async function availableBackup(ctx: CheckContext): Promise<{ id: string } | { wh
     if (!(err instanceof Unavailable)) throw err;
   }
   return { id };
-}
-
-/** A VM the primary key made for the read-only key to try to delete, once its create has finished (why not: a string). */
-async function vmToDelete(ctx: CheckContext): Promise<{ id: string } | { why: string }> {
-  // After the run's VM, so it has the sizes the target accepted.
-  await ctx.objects.acceptedVm();
-  const { body } = ctx.objects.vmCreateBody('ro-delete');
-  const created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
-  if (!isSuccess(created)) return { why: `the primary key's create was refused (${describeExchange(created)})` };
-  ctx.ledger.record(
-    { kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'for the read-only key to try to delete' },
-    created
-  );
-  try {
-    await ctx.objects.pollTask((await ctx.objects.findTask(created, ctx.declarations.taskIdOnCreateVm)).id);
-  } catch (err) {
-    if (!(err instanceof Unavailable)) throw err;
-  }
-  const { matches } = await ctx.objects.findInList([String(body['name'])]);
-  const id = matches[0]?.['id'];
-  return typeof id === 'string' ? { id } : { why: `the VM made for it is not in the list (${matches.length} matches)` };
 }
 
 /** A promise held for later without an unhandled rejection in the meantime; unsettle gives its outcome back. */
@@ -149,23 +126,20 @@ export const readonlyWriteRefused: Check = {
         notTried.push(`a restore (${err.message})`);
       }
     } else notTried.push('a restore (not declared)');
-    // The declared VM delete, else the conventional one (as cleanup finds it): a target that offers none answers 404 or
-    // 405, which says nothing of roles; one that lets a read-only key delete a VM made a write.
-    const deleteVm = ctx.declarations.deleteVm ?? CONVENTIONAL_VM_DELETE;
+    // The VM delete the registry knows (declared, listed by an Allow, else the conventional one cleanup relies on): a
+    // conventional one answered 404 or 405 may not exist, which says nothing of roles; a VM deleted is a write made.
     try {
       const vm = await vmReady.then(unsettle);
-      if ('id' in vm) {
-        const ex = await ctx.call({
-          as: 'readonly',
-          method: deleteVm.method,
-          path: deleteVm.path.replace(/\{[^}]+\}/, encodeURIComponent(vm.id)),
-        });
-        if (
-          !ctx.declarations.deleteVm &&
-          (ex.response?.status === 404 || ex.response?.status === 405 || ex.response?.status === 501)
-        )
-          notTried.push(`a VM delete (DELETE /v1/vms/{id} is not offered: ${describeExchange(ex)})`);
-        else probes.push({ what: "a delete of the organization's VM", ex });
+      const deleteVm = await ctx.operations.vmDelete();
+      if (!deleteVm) notTried.push('a VM delete (the overlay declares it elsewhere)');
+      else if ('id' in vm) {
+        const tried = await tryDelete(ctx, vm, deleteVm, { as: 'readonly' }, '--api-key-readonly');
+        if ('why' in tried) notTried.push(`a VM delete (${tried.why})`);
+        else if (deleteNotOffered(deleteVm, tried.ex))
+          notTried.push(
+            `a VM delete (${deleteVm.method} ${deleteVm.path} is not offered: ${describeExchange(tried.ex)})`
+          );
+        else probes.push({ what: "a delete of the organization's VM", ex: tried.ex });
       } else notTried.push(`a VM delete (${vm.why})`);
     } catch (err) {
       if (!(err instanceof Unavailable)) throw err;

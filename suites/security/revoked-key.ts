@@ -3,7 +3,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { readLocation, describeLocation } from '../../src/engine/target/discover.ts';
 import { describeExchange, isSuccess, observeErrorCase } from '../support.ts';
-import { documentOperations, requestFor } from '../operations.ts';
+import { requestFor, servedOperations } from '../operations.ts';
 
 /**
  * Revocation is immediate (seed §2): once a key is revoked, its tokens are refused at once and the key gets no new
@@ -56,11 +56,11 @@ export const revokedKey: Check = {
         );
       path = op.path.replace('{id}', encodeURIComponent(id));
     }
-    // Every other read of the document with the key's token, before and after: a route that validates tokens through a
-    // cache of its own keeps serving a revoked key's token, and only a read of that route shows it.
+    // Every other read the target serves (declared and discovered) with the key's token, before and after: a route that
+    // validates tokens through a cache of its own keeps serving a revoked key's token, and only a read of it shows it.
     const reads = await Promise.all(
-      documentOperations(ctx)
-        .filter((o) => !o.public && o.method === 'GET' && o.path !== '/v1/vms')
+      (await servedOperations(ctx))
+        .filter((o) => !o.public && o.shown && o.method === 'GET' && o.path !== '/v1/vms')
         .map((o) => requestFor(ctx, o))
     );
     const servedBefore = (

@@ -35,7 +35,7 @@ export const ROOMS: ReadonlyArray<{ room: string; holds: string }> = [
   {
     room: 'target',
     holds:
-      "what the run learns about and creates on the target: discovery, the run's own objects (`run-objects.ts`), certify's preparation, the ledger, cleanup",
+      "what the run learns about and creates on the target: discovery, the operations it serves (`served-operations.ts`), the run's own objects (`run-objects.ts`), certify's preparation, the ledger, cleanup",
   },
   { room: 'events', holds: 'webhooks and alarms: the receiver, registrations, deliveries and their signatures' },
   {

@@ -42,7 +42,13 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
   const { http, tokens, pacer, timeScale, readOnly } = deps;
   const { as = 'primary', bearer, retryOn429 = true, lane = 'main', ...send } = opts;
   // Exchanging a key for a token changes nothing on the target, so --read-only allows it.
-  if (readOnly && classOfMethod(send.method) === 'writes' && send.path !== '/v1/auth/tokens')
+  // OPTIONS is safe (RFC 9110 §9.2.1): paced as a write, yet allowed under --read-only.
+  if (
+    readOnly &&
+    classOfMethod(send.method) === 'writes' &&
+    send.method !== 'OPTIONS' &&
+    send.path !== '/v1/auth/tokens'
+  )
     throw new Unavailable(
       `--read-only: this check needs a write (${send.method} ${send.path})`,
       'a run without --read-only'
@@ -82,6 +88,7 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     // A suite-held token refused mid-run (expired early, clock skew) is renewed once, not blamed on the check.
     if (ex.response?.status === 401 && cached !== undefined && as !== 'anonymous' && !renewed) {
       renewed = true;
+      ex.superseded = true;
       tokens.forget(as, cached);
       continue;
     }

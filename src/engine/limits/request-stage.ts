@@ -1,16 +1,14 @@
 // The limits group's second stage, after every other check: the probes' inputs taken from what the run did (the read
 // operations it saw served, the objects of its own no check read, the writes that change nothing), then the read and
 // write probes (limit-session.ts). The first stage, the issuance probe, runs before the checks (runner.ts preflight).
-import type { OpenAPIV3_1 } from 'openapi-types';
-import type { Declarations } from '../../spec/declarations.ts';
-import type { LoadedSpec } from '../../spec/load.ts';
+import type { Declarations, ResourceKind } from '../../spec/declarations.ts';
 import type { RunConfig } from '../config/config.ts';
 import type { CallOptions } from '../identity/call.ts';
 import { CredentialError, type TokenManager } from '../identity/tokens.ts';
-import type { SchemaAsserter } from '../schema/schema.ts';
-import { documentOperations } from '../schema/operations.ts';
-import { COLLECTION_KINDS, type Ledger } from '../target/ledger.ts';
+import type { ServedOperation, ServedOperations } from '../target/served-operations.ts';
+import { COLLECTION_KINDS, type Ledger, type LedgerEntry } from '../target/ledger.ts';
 import { createdId } from '../target/cleanup.ts';
+import type { RunObjects } from '../target/run-objects.ts';
 import type { HttpClient } from '../transport/http.ts';
 import { isSuccess, type Exchange } from '../transport/exchange.ts';
 import type { Waits } from '../transport/waits.ts';
@@ -23,9 +21,11 @@ export interface RequestStageDeps {
   tokens: TokenManager;
   ledger: Ledger;
   waits: Waits;
-  spec: LoadedSpec;
-  schema: SchemaAsserter;
   declarations: Declarations;
+  /** The operations the target serves: the probes spread their reads and writes over them. */
+  operations: ServedOperations;
+  /** The run's own objects: its VM's id, where a check made it, for the read of its record. */
+  objects: Pick<RunObjects, 'madeVmId'>;
   /** A paced call with the primary key, for the reads of unread objects. */
   call: (opts: CallOptions) => Promise<Exchange>;
 }
@@ -35,9 +35,11 @@ export interface RequestStageDeps {
  * read (an alarm), each once, so the served ones join the spread of the read probe.
  */
 export async function runRequestStage(d: RequestStageDeps, issuance: IssuanceStage): Promise<LimitsReport> {
-  const { config, http, tokens, ledger, waits, spec, schema, declarations } = d;
+  const { config, http, tokens, ledger, waits, declarations } = d;
   try {
-    await readUnreadObjects(spec.merged, schema, declarations, ledger, http.log, d.call);
+    const ops = await d.operations.all();
+    const operationOf = (method: string, pathname: string) => d.operations.operationFor(method, pathname)?.operationId;
+    await readUnreadObjects(ops, operationOf, { declarations, ledger, objects: d.objects }, http.log, d.call);
     return await runRequestProbes(
       {
         config,
@@ -46,8 +48,8 @@ export async function runRequestStage(d: RequestStageDeps, issuance: IssuanceSta
         ledger,
         waits,
         declaredWindow: declarations.rateLimitAccounting?.window,
-        readPaths: () => servedReadPaths(http.log, schema),
-        writeRequests: () => harmlessWrites(spec.merged, config.runId),
+        readPaths: () => servedReadPaths(http.log, operationOf),
+        writeRequests: () => harmlessWrites(ops, config.runId),
       },
       issuance
     );
@@ -69,13 +71,16 @@ const MAX_SPREAD_ANSWER_BYTES = 64 * 1024;
  * Read operations besides the list the run saw served by the primary key, one path each: a task, a VM's or a backup's
  * record, and every declared read (webhooks, alarms, the audit), so the read budget is spent across all of them.
  */
-function servedReadPaths(log: readonly Exchange[], schema: SchemaAsserter): string[] {
+function servedReadPaths(
+  log: readonly Exchange[],
+  operationOf: (method: string, pathname: string) => string | undefined
+): string[] {
   const byOperation = new Map<string, { path: string; bytes: number }>();
   for (const ex of log) {
     if (ex.request.method !== 'GET' || !isSuccess(ex) || ex.caller !== 'primary' || ex.sentBy.startsWith('limits.'))
       continue;
     const url = new URL(ex.request.url);
-    const op = schema.operationFor('merged', 'GET', url.pathname)?.op.operationId;
+    const op = operationOf('GET', url.pathname);
     const bytes = ex.response?.bodyBytes ?? 0;
     // The smallest answer each operation gave, and none above a bound: the burst must fit its window.
     if (
@@ -91,59 +96,64 @@ function servedReadPaths(log: readonly Exchange[], schema: SchemaAsserter): stri
 }
 
 /**
- * Reads once each object read of the document (GET /v1/<collection>/{id}) that no request of the run has been served
- * yet, on an object of the run's that still stands (its id from the ledger, or from the answer that made it): the
- * read-budget probe then spreads its reads over every read operation, not only those the checks happened to read.
+ * Reads once each object read the target serves (GET /v1/<collection>/{id}: the document's, and those an Allow listed)
+ * that no request of the run has been served yet, on an object of the run's that still stands (its id from the ledger,
+ * or from the answer that made it; the run's VM where a check made it): the read-budget probe then spreads its reads
+ * over every read operation, not only those the checks happened to read.
  */
 async function readUnreadObjects(
-  doc: OpenAPIV3_1.Document,
-  schema: SchemaAsserter,
-  declarations: Declarations,
-  ledger: Ledger,
+  ops: readonly ServedOperation[],
+  operationOf: (method: string, pathname: string) => string | undefined,
+  run: { declarations: Declarations; ledger: Ledger; objects: Pick<RunObjects, 'madeVmId'> },
   log: readonly Exchange[],
   call: (opts: CallOptions) => Promise<Exchange>
 ): Promise<void> {
   const served = new Set(
     log
       .filter((ex) => ex.request.method === 'GET' && isSuccess(ex) && ex.caller === 'primary')
-      .map((ex) => schema.operationFor('merged', 'GET', new URL(ex.request.url).pathname)?.op.operationId)
+      .map((ex) => operationOf('GET', new URL(ex.request.url).pathname))
   );
-  const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
-  for (const op of documentOperations(doc).filter(
-    (o) => o.method === 'GET' && !o.public && !served.has(o.operationId)
-  )) {
+  for (const op of ops.filter((o) => o.method === 'GET' && !o.public && o.shown && !served.has(o.operationId))) {
     const m = /^\/v1\/([a-z]+)\/\{[^}]+\}$/.exec(op.path);
     const kind = m ? COLLECTION_KINDS[m[1]!] : undefined;
     if (!kind) continue;
-    const entry = ledger.entries.find(
-      (e) =>
-        e.kind === kind &&
-        e.cleanup === 'pending' &&
-        !e.owner &&
-        (e.id ?? createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined))
-    );
     const id =
-      entry &&
-      (entry.id ??
-        createdId(declarations, kind, entry.createdIn !== undefined ? bySeq.get(entry.createdIn) : undefined));
+      ownObjectId(kind, run.declarations, run.ledger, log) ??
+      (kind === 'vm' ? await run.objects.madeVmId() : undefined);
     if (id)
       await call({ method: 'GET', path: op.path.replace(/\{[^}]+\}/, encodeURIComponent(id)) }).catch(() => undefined);
   }
 }
 
+/** The id of an object of the kind the run made and still holds (not another organization's), from the ledger or its creating answer. */
+function ownObjectId(
+  kind: ResourceKind,
+  declarations: Declarations,
+  ledger: Ledger,
+  log: readonly Exchange[]
+): string | undefined {
+  const bySeq = new Map(log.map((ex) => [ex.seq, ex]));
+  const idOf = (e: LedgerEntry) =>
+    e.id ?? createdId(declarations, kind, e.createdIn !== undefined ? bySeq.get(e.createdIn) : undefined);
+  const entry = ledger.entries.find((e) => e.kind === kind && e.cleanup === 'pending' && !e.owner && idOf(e));
+  return entry && idOf(entry);
+}
+
 /**
- * One write to every write operation of the document but the create (the probe's own) and key revocation, on ids
+ * One write to every write operation the target serves but the create (the probe's own) and key revocation, on ids
  * that exist nowhere and with empty bodies: each is refused, and nothing of the target's changes (what a lenient
- * target makes of an empty body is in the ledger, by the probe).
+ * target makes of an empty body is in the ledger, by the probe). The document's, and those an Allow listed (on a path
+ * with an id): a conventional one no answer listed may not exist, and a request no route counts is no budget escaped.
  */
 function harmlessWrites(
-  doc: OpenAPIV3_1.Document,
+  ops: readonly ServedOperation[],
   runId: string
 ): Array<{ method: string; path: string; json?: unknown }> {
-  return documentOperations(doc)
+  return ops
     .filter(
       (o) =>
         !o.public &&
+        o.shown &&
         o.method !== 'GET' &&
         !o.revokesKey &&
         !/api-keys/.test(o.path) &&

@@ -16,6 +16,16 @@ export interface ObservedCase {
   code: string | null;
 }
 
+/** Where the run learnt of an operation it ranges over (target/served-operations.ts). */
+export type OperationSource = 'document' | 'overlay' | 'allow' | 'conventional';
+
+/** The registry of the operations a target serves, as the report records it. */
+export interface OperationsRecord {
+  operations: Array<{ operation: string; source: OperationSource; shown: boolean; why: string }>;
+  /** Operations an Allow listed that the run never sends (a write on a collection), and why. */
+  passedOver: Array<{ operation: string; why: string }>;
+}
+
 /** What each observation holds. Keys with a dot are families: one key per error case, one per limit probe. */
 export interface Observations {
   /** vms.create-returns-task: where the create's task id was found. */
@@ -83,6 +93,8 @@ export interface Observations {
     shortBy?: number;
     plan?: string;
   };
+  /** The registry of served operations: every operation the properties over every request range over, and why. */
+  servedOperations?: OperationsRecord;
   /** The latest status and code of one error case (observeErrorCase). */
   [errorCase: `errorCase.${string}`]: ObservedCase | undefined;
   /** limits.retry-after: a probe whose Retry-After was right read as real seconds (under --time-scale). */

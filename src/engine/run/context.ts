@@ -9,6 +9,7 @@ import type { SchemaAsserter } from '../schema/schema.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import type { Ledger } from '../target/ledger.ts';
 import type { RunObjects } from '../target/run-objects.ts';
+import type { ServedOperations } from '../target/served-operations.ts';
 import type { CertifyPreparation } from '../target/certify.ts';
 import type { LimitsReport } from '../limits/limit-session.ts';
 import type { RunEvents } from '../events/events.ts';
@@ -23,6 +24,8 @@ export interface CheckContext {
   readonly tokens: TokenManager;
   readonly http: HttpClient;
   readonly objects: RunObjects;
+  /** The operations the target serves (the document's, the overlay's, the discovered ones): what sweeps range over. */
+  readonly operations: ServedOperations;
   /** What the certify profile prepared before the checks (tag shape, a filled list); undefined in the other profiles. */
   readonly certify?: CertifyPreparation;
   /** The webhook receiver, registrations and the backup and alarm that should raise events. */

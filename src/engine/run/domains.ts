@@ -9,6 +9,7 @@ import type { Check } from './check.ts';
 import type { CheckReport, DomainCoverage, MissingPoint } from './report.ts';
 import type { Judged } from './attribution.ts';
 import { documentOperations, type DocumentOperation } from '../schema/operations.ts';
+import type { ServedOperation } from '../target/served-operations.ts';
 import { VALUE_CLASSES } from '../../spec/value-classes.ts';
 
 export type { ClauseDomain, DomainCoverage, DomainDimension, MissingPoint };
@@ -19,7 +20,15 @@ export interface DomainInputs {
   operationOf: (method: string, pathname: string) => string | undefined;
   keysHeld: ReadonlySet<string>;
   ledger: readonly LedgerEntry[];
+  /** The operations the target serves (the registry): the document's, and those the run discovered. */
+  served?: readonly ServedOperation[];
 }
+
+/** An operation of the domain: the document's, or the registry's, which says where the run learnt of it. */
+type DomainOperation = DocumentOperation & Partial<Pick<ServedOperation, 'source' | 'shown'>>;
+
+/** An operation the run learnt of from the target or from convention, not from its document. */
+const discovered = (o: DomainOperation): boolean => o.source === 'allow' || o.source === 'conventional';
 
 const SUBJECT_FLAGS: Record<string, string> = {
   primary: '--api-key',
@@ -32,11 +41,14 @@ const ORGANIZATION_OF: Record<string, string> = { second: 'B', primary: 'A', rea
 /**
  * The operations a domain names, resolved against the document: all, authenticated (all but the public ones), reads
  * (authenticated GETs), writes (authenticated others), lists (GETs answering an array of items), long-running (those
- * whose answer links to the task poll), or operation ids.
+ * whose answer links to the task poll), or operation ids. A discovered operation joins a set where a judging check
+ * exercised it (`sent`), or where no answer showed it (then out of reach, said so): a discovered operation no check
+ * of the clause sends is not claimed.
  */
 function resolveOperations(
   names: readonly string[],
-  ops: readonly DocumentOperation[]
+  ops: readonly DomainOperation[],
+  sent: ReadonlySet<string> = new Set()
 ): { inDocument: string[]; absent: string[] } {
   const sets: Record<string, (o: DocumentOperation) => boolean> = {
     all: () => true,
@@ -50,7 +62,12 @@ function resolveOperations(
   const absent: string[] = [];
   for (const name of names) {
     const set = sets[name];
-    if (set) ops.filter(set).forEach((o) => inDocument.add(o.operationId));
+    const claimed = (o: DomainOperation) => !discovered(o) || sent.has(o.operationId) || o.shown === false;
+    if (set)
+      ops
+        .filter(set)
+        .filter(claimed)
+        .forEach((o) => inDocument.add(o.operationId));
     else if (ops.some((o) => o.operationId === name)) inDocument.add(name);
     else absent.push(name);
   }
@@ -83,7 +100,7 @@ export function computeDomains(
   judged: ReadonlyMap<string, Judged>,
   inputs: DomainInputs
 ): DomainCoverage[] {
-  const ops = documentOperations(inputs.merged);
+  const ops: readonly DomainOperation[] = inputs.served ?? documentOperations(inputs.merged);
   const seen: LogIndex = {
     templateOf: new Map(ops.map((o) => [o.operationId, o.path])),
     createdBy: creatorsOf(log, inputs.ledger),
@@ -169,31 +186,41 @@ function coverOperations(
   coverage: DomainCoverage,
   clause: string,
   domain: readonly string[],
-  ops: readonly DocumentOperation[],
+  ops: readonly DomainOperation[],
   sent: ReadonlySet<string>
 ): void {
-  const { inDocument, absent } = resolveOperations(domain, ops);
+  const { inDocument, absent } = resolveOperations(domain, ops, sent);
   coverage.domain.operations = [...inDocument, ...absent];
   coverage.exercised.operations = inDocument.filter((o) => sent.has(o));
   const revokes = new Set(ops.filter((o) => o.revokesKey).map((o) => o.operationId));
+  const unshown = new Set(ops.filter((o) => discovered(o) && o.shown === false).map((o) => o.operationId));
   for (const o of inDocument.filter((o) => !sent.has(o))) {
     coverage.missing.push(
-      revokes.has(o)
-        ? // Sent with any key the run needs, it would end the run: only --api-key-revocable may, in security.revoked-key.
+      unshown.has(o)
+        ? // Judged only where a 2xx shows it exists: on ids that exist nowhere its answer says nothing.
           {
             dimension: 'operations',
             point: o,
             possible: false,
-            reason: `${o} revokes the key it is sent with; the run sends it only once, with --api-key-revocable, to judge revocation`,
-            howToVerify: `a key of its own for each clause, which the suite does not ask for`,
+            reason: `${o} is not in this run's document and no Allow answer listed it (the run relies on it by convention)`,
+            howToVerify: `declare it in the overlay${/^DELETE \/v1\/vms\//.test(o) ? ' (x-cleanup-for: createVm)' : ''}`,
           }
-        : {
-            dimension: 'operations',
-            point: o,
-            possible: true,
-            reason: `no check judging ${clause} sent ${o}`,
-            howToVerify: `a check of ${clause} that sends ${o} (the suite's gap, or a group not selected)`,
-          }
+        : revokes.has(o)
+          ? // Sent with any key the run needs, it would end the run: only --api-key-revocable may, in security.revoked-key.
+            {
+              dimension: 'operations',
+              point: o,
+              possible: false,
+              reason: `${o} revokes the key it is sent with; the run sends it only once, with --api-key-revocable, to judge revocation`,
+              howToVerify: `a key of its own for each clause, which the suite does not ask for`,
+            }
+          : {
+              dimension: 'operations',
+              point: o,
+              possible: true,
+              reason: `no check judging ${clause} sent ${o}`,
+              howToVerify: `a check of ${clause} that sends ${o} (the suite's gap, or a group not selected)`,
+            }
     );
   }
   for (const o of absent)

@@ -22,6 +22,7 @@ import { RunNotStarted, startupFailureReport } from './startup-report.ts';
 import { SchemaAsserter } from '../schema/schema.ts';
 import { Ledger } from '../target/ledger.ts';
 import { RunObjects } from '../target/run-objects.ts';
+import { ServedOperations } from '../target/served-operations.ts';
 import { cleanup } from '../target/cleanup.ts';
 import type { Declarations } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
@@ -121,6 +122,8 @@ interface Run {
   redactor: Redactor;
   api: ApiDeps;
   objects: RunObjects;
+  /** The operations the target serves: the document's and those the run discovers (on first use). */
+  operations: ServedOperations;
   events: RunEvents;
   observations: Observations;
   observe: Observe;
@@ -196,6 +199,14 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
   };
   const objects = new RunObjects((opts) => callApi(api, 'setup', opts), config, declarations, ledger, waits);
   const events = new RunEvents((opts) => callApi(api, 'events', opts), config, declarations, ledger, objects, waits);
+  const store = observationStore();
+  const operations = new ServedOperations(
+    spec,
+    (opts) => callApi(api, 'operations', opts),
+    config.runId,
+    declarations.cleanup.vm,
+    (record) => store.observe('servedOperations', record)
+  );
   return {
     config,
     hooks,
@@ -210,8 +221,9 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
     redactor,
     api,
     objects,
+    operations,
     events,
-    ...observationStore(),
+    ...store,
   };
 }
 
@@ -359,6 +371,7 @@ function contextFor(
     tokens: recordingTokens(tokens, seen),
     http,
     objects: recordingObjects(objects, seen),
+    operations: run.operations,
     certify: stage.certify,
     events,
     ledger,
@@ -396,7 +409,8 @@ function assembleReport(
   });
   coverage.domains = computeDomains(done.clauses.clauses, done.allChecks, reports, http.log, done.judged, {
     merged: spec.merged,
-    operationOf: (method, pathname) => schema.operationFor('merged', method, pathname)?.op.operationId,
+    operationOf: (method, pathname) => run.operations.operationFor(method, pathname)?.operationId,
+    served: run.operations.known(),
     keysHeld: new Set(
       Object.entries(config.keys)
         .filter(([, v]) => !!v)

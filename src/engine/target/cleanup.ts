@@ -6,6 +6,7 @@ import type { Ledger, LedgerEntry } from './ledger.ts';
 import { readLocation } from './discover.ts';
 import { vmsOf, type RunObjects } from './run-objects.ts';
 import { inParallel } from '../transport/in-parallel.ts';
+import { CONVENTIONAL_VM_DELETE } from './served-operations.ts';
 
 /** Deletes in flight per token: a distant target costs a round trip per few deletes (the pacer holds each budget). */
 const IN_FLIGHT_PER_LANE = 2;
@@ -121,7 +122,7 @@ async function vmDeleteOperation(
 ): Promise<{ method: string; path: string } | undefined> {
   const declared = declarations.cleanup.vm;
   if (declared) return declared;
-  const conventional = { method: 'DELETE', path: '/v1/vms/{id}' };
+  const conventional = CONVENTIONAL_VM_DELETE;
   const ex = await deleteOne(withId[0]!, conventional, call);
   if (!ex || !isSuccess(ex)) {
     for (const e of withId) {

@@ -197,6 +197,7 @@ export class RunObjects {
   }
 
   readonly vm = memo(async (): Promise<CreatedVm> => {
+    this.vmAsked = true;
     const attempts: Exchange[] = [];
     // Tags are not shown in the create request: where nobody said how they are set, the run's tag is tried as a map
     // under "tags" (the most common shape); a size refused with it is tried again without it, which tells a refusal
@@ -246,6 +247,15 @@ export class RunObjects {
     }
     throw new Error('unreachable: the size ladder is not empty');
   });
+
+  /** True once a check has asked for the run's VM (made it, or tried to). */
+  private vmAsked = false;
+
+  /** The run's VM id where a check made the VM (none is made here), for the reads of the run's own objects. */
+  async madeVmId(): Promise<string | undefined> {
+    if (!this.vmAsked) return undefined;
+    return this.createdVmId().catch((err: unknown) => (err instanceof Unavailable ? undefined : Promise.reject(err)));
+  }
 
   /** True when the run's VM carries the run's tag only tentatively (nobody declared how tags are set). */
   private tentativeTag = false;

@@ -62,6 +62,8 @@ export interface Exchange {
   caller?: string;
   /** The run's key whose token it carried (or whose key it exchanged), where it was one of the run's: a clause domain's subject. */
   subject?: string;
+  /** A suite-held token refused (401) and renewed: the request was sent again, so this answer judges the run's token, not the caller. */
+  superseded?: true;
 }
 
 export function isErrorStatus(ex: Exchange): boolean {
