@@ -3,6 +3,7 @@ import { decodeJwt } from 'jose';
 import { call } from '../harness.ts';
 import { tokenFor, sleep, firstVm, vmBody, tamper, createVm, issue } from '../probes.ts';
 import type { FaultCase } from './index.ts';
+import { servedOperationCases } from './served-operations.ts';
 
 const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
@@ -390,4 +391,9 @@ export const faults: FaultCase[] = [
     clean: 200,
     faulty: 401,
   },
+  ...servedOperationCases(
+    'expired-token-accepted-on-vm-delete',
+    'tampered-token-accepted-on-vm-delete',
+    'vm-delete-without-auth'
+  ),
 ];

@@ -2,6 +2,7 @@
 import { call } from '../harness.ts';
 import { tokenFor, sleep, firstVm, vmBody } from '../probes.ts';
 import type { FaultCase } from './index.ts';
+import { servedOperationCases } from './served-operations.ts';
 
 export const faults: FaultCase[] = [
   {
@@ -240,4 +241,5 @@ export const faults: FaultCase[] = [
     clean: [401, 'object', 'object'],
     faulty: [401, 'string', 'object'],
   },
+  ...servedOperationCases('vm-delete-404-unwrapped'),
 ];

@@ -3,6 +3,7 @@ import type { ReferenceSettings } from '../../../fixtures/reference/server.ts';
 import { call, type Res } from '../harness.ts';
 import { tokenFor, sleep, createVm, burst, count, issue, write, windowHalves } from '../probes.ts';
 import type { FaultCase } from './index.ts';
+import { servedOperationCases } from './served-operations.ts';
 
 /** Spends the key's issuance budget, then asks again 12 target seconds later (time scale 60: 200 ms). */
 async function issuedAfter12s(s: ReferenceSettings): Promise<number> {
@@ -267,4 +268,5 @@ export const faults: FaultCase[] = [
     clean: [10, 200, 200],
     faulty: [10, 429, 200],
   },
+  ...servedOperationCases('vm-delete-not-counted-as-write', 'vm-read-charged-as-write'),
 ];
