@@ -257,7 +257,7 @@ describe('describeStartupFailure names what the target did', () => {
     const [shown] = failure.report.evidence.exchanges;
     expect(shown!.response?.status).toBe(201);
     expect(shown!.curl).toBe(
-      `curl -sS -i -X POST 'https://api.example.test/v1/auth/tokens' -H 'content-type: application/json' --data-raw '{"api_key":"[REDACTED api key --api-key]"}'`
+      `curl -sS -i -X POST 'https://api.example.test/v1/auth/tokens' -H 'content-type: application/json' --data-raw '{"api_key":"'"$CONFORMANCE_API_KEY"'"}'`
     );
     expect(failure.report.evidence.details).toEqual({
       status: 201,
