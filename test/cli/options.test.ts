@@ -1,6 +1,10 @@
-// Run options as a user types them: sizes with units, and a clear one-line error for a bad one.
+// Run options as a user types them: sizes with units, and a clear one-line error for a bad one; the one table of
+// options that --help and docs/options.md come from; what --write-expect writes.
 import { describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import {
   DEFAULT_MAX_BODY_BYTES,
   ENV_OF,
@@ -11,6 +15,8 @@ import {
   type OptionSpec,
 } from '../../src/cli/options.ts';
 import { usage } from '../../src/cli/help.ts';
+import { shortened, writeExpectations } from '../../src/cli/expect.ts';
+import type { RunReport } from '../../src/engine/run/report.ts';
 import { UsageError } from '../../src/spec/errors.ts';
 
 const parse = (...args: string[]) => resolveRunOptions(args, {}, '/nonexistent-cwd');
@@ -128,3 +134,35 @@ function listTs(dir: string): string[] {
     .filter((f) => f.endsWith('.ts'))
     .map((f) => `${dir}/${f}`);
 }
+
+// --write-expect's reasons quote each failure's message: a long one is cut after a whole word, with an ellipsis (it
+// used to end mid-word at 200 characters).
+describe('--write-expect reasons', () => {
+  const message = `malformed JSON answered ${Array.from({ length: 12 }, (_, i) => `POST /v1/vms/vm-${i}/backups → 500`).join('; ')}; expected a 4xx`;
+
+  it('keeps a short message whole, and cuts a long one at a word boundary, marked with an ellipsis', () => {
+    expect(shortened('fails: short', 200)).toBe('fails: short');
+    const cut = shortened(message, 200);
+    expect(cut.length).toBeLessThanOrEqual(200);
+    expect(cut.endsWith('…')).toBe(true);
+    const kept = cut.slice(0, -1);
+    expect(message.startsWith(kept)).toBe(true);
+    // The next character of the message after what is kept is a space or punctuation: no word is cut.
+    expect(message.slice(kept.length)).toMatch(/^[\s;,]/);
+    expect(kept).not.toMatch(/[\s;,]$/);
+    // One word longer than the room is cut where it must be.
+    expect(shortened('x'.repeat(300), 200)).toBe(`${'x'.repeat(199)}…`);
+  });
+
+  it('writes the cut reason into the file', () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'cc-write-expect-')), 'expect.yaml');
+    const report = {
+      startedAt: '2026-01-01T00:00:00.000Z',
+      verdict: 'nonconformant',
+      checks: [{ id: 'errors.malformed-json', status: 'failed', message, clauses: ['SVC-JSON'] }],
+    } as unknown as RunReport;
+    writeExpectations(report, file);
+    const [entry] = parseYaml(readFileSync(file, 'utf8')) as Array<{ check: string; reason: string }>;
+    expect(entry).toEqual({ check: 'errors.malformed-json', reason: `fails: ${shortened(message, 200)}` });
+  });
+});
