@@ -55,7 +55,7 @@ async function referenceCommand(args: string[]): Promise<number> {
   const tlsMaterial =
     values['tls'] || requireClientCert ? await makeTlsMaterial({ clientCert: requireClientCert }) : undefined;
   const { target, s3 } = await startReferenceTargets(values, { tlsMaterial, requireClientCert, port, timeScale });
-  printReferenceSettings(target, s3, tlsMaterial);
+  printReferenceSettings(target, s3, tlsMaterial, timeScale);
   await untilStopped();
   await s3.close();
   await target.close();
@@ -147,7 +147,12 @@ async function startReferenceTargets(
 }
 
 /** The settings on stdout as one JSON line (for a program), and for a person on stderr the lines of runLinesFor. */
-function printReferenceSettings(target: ReferenceTarget, s3: EmbeddedS3, tlsMaterial: TlsMaterial | undefined): void {
+function printReferenceSettings(
+  target: ReferenceTarget,
+  s3: EmbeddedS3,
+  tlsMaterial: TlsMaterial | undefined,
+  timeScale: number
+): void {
   const { s3Url, s3AccessKey, s3SecretKey, s3Region } = s3.settings;
   const { caFile, clientCertFile, clientKeyFile } = tlsMaterial?.files ?? {};
   const settings = {
@@ -163,7 +168,7 @@ function printReferenceSettings(target: ReferenceTarget, s3: EmbeddedS3, tlsMate
   process.stdout.write(JSON.stringify(settings) + '\n');
   if (tlsMaterial)
     process.stderr.write('reference: HTTPS, certificate signed by a CA made for this start (removed when it stops)\n');
-  process.stderr.write(runLinesFor(settings).join('\n') + '\n');
+  process.stderr.write(runLinesFor({ ...settings, timeScale }).join('\n') + '\n');
 }
 
 /** Resolves when the reference should stop: a signal, or the run or launcher that started it went away. */
@@ -196,6 +201,8 @@ export function runLinesFor(s: {
   caFile?: string;
   clientCertFile?: string;
   clientKeyFile?: string;
+  /** The reference's time scale: a run against it must use the same, or its waits are the wrong length. */
+  timeScale?: number;
 }): string[] {
   const env = [
     `CONFORMANCE_API_KEY=${s.apiKey}`,
@@ -208,7 +215,7 @@ export function runLinesFor(s: {
   return [
     'reference: to run the suite against it (keys in the environment, never on the command line):',
     `  export ${env.join(' ')}`,
-    `  npx cloud-conformance run --base-url ${s.baseUrl}${tls} --image ${s.image} --subnet-id ${s.subnetId} --subnet-id-b ${s.subnetIdB} --s3-url ${s.s3Url}${s.s3Region !== 'us-east-1' ? ` --s3-region ${s.s3Region}` : ''}`,
+    `  npx cloud-conformance run --base-url ${s.baseUrl}${tls} --image ${s.image} --subnet-id ${s.subnetId} --subnet-id-b ${s.subnetIdB} --s3-url ${s.s3Url}${s.s3Region !== 'us-east-1' ? ` --s3-region ${s.s3Region}` : ''}${s.timeScale !== undefined && s.timeScale !== 1 ? ` --time-scale ${s.timeScale}` : ''}`,
     `reference: serving until Ctrl-C or SIGTERM (kill ${process.pid}); it also stops when the command that started it ends`,
   ];
 }
