@@ -71,8 +71,7 @@ describe('CONFORMANCE_PROFILE', () => {
 });
 
 // One table of options (src/cli/options.ts): parseArgs reads it, --help is printed from it, and docs/options.md is
-// held to it here, flag for flag and variable for variable (issue 44: --help had left out --max-body-bytes and three
-// variables the docs listed).
+// held to it here, flag for flag and variable for variable, so neither can leave out what the other lists.
 describe('the options table, --help and docs/options.md', () => {
   const doc = readFileSync('docs/options.md', 'utf8');
   const help = usage();

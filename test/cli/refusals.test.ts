@@ -1,4 +1,4 @@
-// Fast, early refusals (issue 44 item 5): what the user typed wrong is refused before the first request, in one line
+// Fast, early refusals: what the user typed wrong is refused before the first request, in one line
 // with exit 2; a base URL that is not the API is refused at once, not after a minute's wait for an issuance window;
 // http:// on a TLS port and https:// on a plain one are named with the URL to use.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -68,7 +68,7 @@ describe('which refusals of the run ask whether a quota was reached', () => {
 });
 
 // Certify's quota probe makes at most QUOTA_PROBE_CREATES creates whatever --max-creates allows: a larger flag is what
-// would verify it only where the flag cut the probe short (issue 44: "to verify: a larger --max-creates" after 60 of 200).
+// would verify it only where the flag cut the probe short, never after the probe made all its creates.
 describe('what would verify a quota the probe did not reach', () => {
   it('certify, the probe made all its creates: an organization nearer its quota, never a larger --max-creates', () => {
     const how = quotaHowToVerify('certify', { sent: QUOTA_PROBE_CREATES });
