@@ -38,6 +38,7 @@ export const SLOW_TESTS = [
   'test/cli/expect.test.ts',
   'test/cli/progress.test.ts',
   'test/cli/proxy.test.ts',
+  'test/cli/refusals.test.ts',
   'test/cli/reproduce.test.ts',
   'test/cli/safety.test.ts',
   'test/cli/tls.test.ts',

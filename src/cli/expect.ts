@@ -147,9 +147,19 @@ export function expectationLines(report: RunReport): string[] {
 export function writeExpectations(report: RunReport, file: string): void {
   const entries = report.checks.filter(failingOrWarning).map((c) => ({
     check: c.id,
-    reason: c.expected?.reason ?? `${c.status === 'failed' ? 'fails' : 'warns'}: ${c.message.slice(0, 200)}`,
+    reason: c.expected?.reason ?? `${c.status === 'failed' ? 'fails' : 'warns'}: ${shortened(c.message, 200)}`,
     ...(c.expected?.reference ? { reference: c.expected.reference } : {}),
   }));
   const head = `# cloud-conformance expectations, written from run ${report.startedAt} (${report.verdict}): known failures and warnings.\n# Fields: check (a check id), clause (optional), reason, reference (a ticket URL). Use with --expect.\n`;
   writeFileSync(file, head + (entries.length ? stringify(entries) : '[]\n'));
+}
+
+/** At most `max` characters, cut after a whole word and marked with an ellipsis when cut. */
+export function shortened(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const room = max - 1;
+  const cut = text.slice(0, room);
+  // The last space of the cut, unless the text breaks right after it; a single long word is cut where it must be.
+  const end = /\s/.test(text[room]!) ? room : cut.lastIndexOf(' ');
+  return `${(end > room / 2 ? cut.slice(0, end) : cut).replace(/[\s,;:([{]+$/, '')}…`;
 }

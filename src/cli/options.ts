@@ -7,74 +7,280 @@ import { REPORT_FORMATS, type ReportTarget, type ReportFormat } from '../report/
 import type { Profile, ProxySettings } from '../engine/config/config.ts';
 import { proxyFromEnvironment } from './connection.ts';
 
-export const RUN_OPTIONS = {
-  'base-url': { type: 'string' },
-  'api-key': { type: 'string' },
-  'api-key-b': { type: 'string' },
-  'api-key-readonly': { type: 'string' },
-  'api-key-revocable': { type: 'string' },
-  image: { type: 'string' },
-  'subnet-id': { type: 'string' },
-  'subnet-id-b': { type: 'string' },
-  overlay: { type: 'string' },
-  only: { type: 'string' },
-  profile: { type: 'string' },
-  'time-scale': { type: 'string' },
-  seed: { type: 'string' },
-  report: { type: 'string', multiple: true },
-  runs: { type: 'string' },
-  'allow-writes': { type: 'string' },
-  'webhook-listen': { type: 'string' },
-  'webhook-url': { type: 'string' },
-  'emit-overlay': { type: 'string' },
-  'read-only': { type: 'boolean' },
-  'expired-token': { type: 'string' },
-  'dry-run': { type: 'boolean' },
-  expect: { type: 'string' },
-  'write-expect': { type: 'string' },
-  'strict-expect': { type: 'boolean' },
-  sign: { type: 'string' },
-  insecure: { type: 'boolean' },
-  'ca-file': { type: 'string' },
-  'client-cert': { type: 'string' },
-  'client-key': { type: 'string' },
-  'reference-tls': { type: 'boolean' },
-  'task-timeout': { type: 'string' },
-  'request-timeout': { type: 'string' },
-  'max-body-bytes': { type: 'string' },
-  's3-url': { type: 'string' },
-  's3-access-key': { type: 'string' },
-  's3-secret-key': { type: 'string' },
-  's3-region': { type: 'string' },
-  's3-path-style': { type: 'boolean' },
-  's3-virtual-host': { type: 'boolean' },
-  quiet: { type: 'boolean' },
-  sequential: { type: 'boolean' },
-  'require-complete': { type: 'boolean' },
-  'max-creates': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+/**
+ * One option of a command: how node:util's parseArgs reads it, what --help says of it, and the environment variable
+ * that also sets it. The one table of the CLI's options: --help is printed from it (help.ts) and test/cli/options.test.ts
+ * holds docs/options.md to it, flag for flag and variable for variable.
+ */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  short?: string;
+  /** The value's placeholder in --help (URL, FILE, N). */
+  value?: string;
+  /** What --help says of it (docs/options.md says it at length). */
+  help: string;
+  /** The environment variable that also sets it: a flag wins over the environment, which wins over .env. */
+  env?: string;
+}
+
+/** The options of `run`, in the order --help lists them. */
+export const RUN_FLAGS = {
+  'base-url': {
+    type: 'string',
+    value: 'URL',
+    env: 'CONFORMANCE_BASE_URL',
+    help: 'target API host (paths begin with /v1; default: start the embedded reference target)',
+  },
+  'api-key': { type: 'string', value: 'KEY', env: 'CONFORMANCE_API_KEY', help: 'API key of the primary organization' },
+  'api-key-b': { type: 'string', value: 'KEY', env: 'CONFORMANCE_API_KEY_B', help: 'API key of a second organization' },
+  'api-key-readonly': {
+    type: 'string',
+    value: 'KEY',
+    env: 'CONFORMANCE_API_KEY_READONLY',
+    help: 'API key whose owner may only read',
+  },
+  'api-key-revocable': {
+    type: 'string',
+    value: 'KEY',
+    env: 'CONFORMANCE_API_KEY_REVOCABLE',
+    help: 'API key the run may revoke (where the overlay declares how), to check revocation',
+  },
+  image: {
+    type: 'string',
+    value: 'NAME',
+    env: 'CONFORMANCE_IMAGE',
+    help: 'image valid on the target for creating a VM',
+  },
+  'subnet-id': {
+    type: 'string',
+    value: 'ID',
+    env: 'CONFORMANCE_SUBNET_ID',
+    help: 'subnet valid on the target for creating a VM',
+  },
+  'subnet-id-b': {
+    type: 'string',
+    value: 'ID',
+    env: 'CONFORMANCE_SUBNET_ID_B',
+    help: 'a subnet of the second organization, for a create with --api-key-b',
+  },
+  overlay: {
+    type: 'string',
+    value: 'FILE',
+    env: 'CONFORMANCE_OVERLAY',
+    help: "OpenAPI Overlay 1.0 declaring the target's choices (checked as overlay check does)",
+  },
+  only: { type: 'string', value: 'GROUPS', help: 'comma list of groups to run' },
+  profile: {
+    type: 'string',
+    value: 'quick|full|certify',
+    env: 'CONFORMANCE_PROFILE',
+    help: 'quick (default): no long waits; full: waits out windows and token expiry; certify: full, plus whatever makes each MUST check conclusive (creates within --max-creates); incomplete (exit 3) unless every MUST clause is verified',
+  },
+  'require-complete': { type: 'boolean', help: 'exit 3 (incomplete) when any MUST clause is not verified' },
+  'max-creates': {
+    type: 'string',
+    value: 'N',
+    help: "most VMs the run may create (certify's default is what it needs; --dry-run prints it)",
+  },
+  'time-scale': { type: 'string', value: 'N', help: 'target-seconds per real second (default 1)' },
+  seed: { type: 'string', value: 'N', help: 'seed for generated data' },
+  report: { type: 'string', multiple: true, value: 'FORMAT:PATH', help: 'json, junit or html; repeatable' },
+  runs: { type: 'string', value: 'N', help: 'random cases of the property phase (default 10)' },
+  'webhook-listen': {
+    type: 'string',
+    value: 'HOST:PORT',
+    help: "where the suite's webhook receiver listens (default 127.0.0.1:0)",
+  },
+  'webhook-url': {
+    type: 'string',
+    value: 'URL',
+    help: "the receiver's address as the target should post to it, when it differs",
+  },
+  'emit-overlay': {
+    type: 'string',
+    value: 'FILE',
+    help: "write what the run observed about the target's choices as an Overlay",
+  },
+  expect: {
+    type: 'string',
+    value: 'FILE',
+    help: 'known failures and warnings (YAML: check, clause, reason, reference): the verdict is unchanged, the exit code is 1 only for a failure the file does not list',
+  },
+  'write-expect': { type: 'string', value: 'FILE', help: "write the run's failures and warnings as such a file" },
+  'strict-expect': {
+    type: 'boolean',
+    help: 'with --expect: exit 1 when a listed failure no longer fails (the file shrinks as fixes land)',
+  },
+  sign: {
+    type: 'string',
+    value: 'KEY',
+    help: "sign the JSON report's digests with this Ed25519 private key (PEM); verify --public-key checks it",
+  },
+  'expired-token': {
+    type: 'string',
+    value: 'TOKEN',
+    help: 'a token known to be expired: the expiry check judges it without waiting',
+  },
+  'read-only': { type: 'boolean', help: 'no writes at all; checks that need them are skipped with the reason' },
+  'dry-run': {
+    type: 'boolean',
+    help: 'print the plan (groups, requests per endpoint, writes) and send nothing',
+  },
+  insecure: { type: 'boolean', help: 'do not verify TLS certificates (said loudly in the report)' },
+  'ca-file': {
+    type: 'string',
+    value: 'FILE',
+    env: 'CONFORMANCE_CA_FILE',
+    help: "PEM file of CAs trusted besides Node's own (NODE_EXTRA_CA_CERTS also works)",
+  },
+  'client-cert': {
+    type: 'string',
+    value: 'FILE',
+    env: 'CONFORMANCE_CLIENT_CERT',
+    help: 'client certificate (PEM) for a target that requires mutual TLS; with --client-key',
+  },
+  'client-key': {
+    type: 'string',
+    value: 'FILE',
+    env: 'CONFORMANCE_CLIENT_KEY',
+    help: "the client certificate's private key (PEM); its passphrase, if any, in CONFORMANCE_CLIENT_KEY_PASSPHRASE",
+  },
+  'reference-tls': {
+    type: 'boolean',
+    help: 'the embedded reference target serves HTTPS (a CA made for the run, trusted by it)',
+  },
+  'allow-writes': {
+    type: 'string',
+    value: 'N',
+    help: 'real creates the write-limit probe may make if writes that create nothing are not counted',
+  },
+  'task-timeout': {
+    type: 'string',
+    value: 'SECONDS',
+    help: 'target-seconds a task may take to finish (default 120)',
+  },
+  'request-timeout': { type: 'string', value: 'SECONDS', help: 'seconds allowed per request (default 15)' },
+  'max-body-bytes': {
+    type: 'string',
+    value: 'SIZE',
+    help: 'largest response body read (default 64MiB; bytes, or with a unit: KiB, MiB, GiB, kB, MB, GB)',
+  },
+  quiet: { type: 'boolean', help: 'no progress output' },
+  sequential: {
+    type: 'boolean',
+    help: 'one check at a time (by default checks that share no budget and no state run concurrently; the statuses are the same either way)',
+  },
+  's3-url': {
+    type: 'string',
+    value: 'URL',
+    env: 'CONFORMANCE_S3_URL',
+    help: 'object storage endpoint (default: the embedded s3rver when the API target is embedded; with --base-url and no --s3-url the s3 group is skipped)',
+  },
+  's3-access-key': {
+    type: 'string',
+    value: 'KEY',
+    env: 'CONFORMANCE_S3_ACCESS_KEY',
+    help: 'object storage access key (SigV4)',
+  },
+  's3-secret-key': {
+    type: 'string',
+    value: 'SECRET',
+    env: 'CONFORMANCE_S3_SECRET_KEY',
+    help: 'object storage secret key (SigV4)',
+  },
+  's3-region': {
+    type: 'string',
+    value: 'NAME',
+    env: 'CONFORMANCE_S3_REGION',
+    help: 'signing region (default us-east-1)',
+  },
+  's3-path-style': { type: 'boolean', help: 'path-style addressing (the default)' },
+  's3-virtual-host': { type: 'boolean', help: 'virtual-host-style addressing' },
+  help: { type: 'boolean', short: 'h', help: 'print this help' },
+} as const satisfies Record<string, OptionSpec>;
+
+/** Environment variables that are no flag's: each with what it does, as --help lists them. */
+export const OTHER_VARIABLES: ReadonlyArray<{ names: readonly string[]; help: string }> = [
+  {
+    names: ['CONFORMANCE_EXPIRED_TOKEN'],
+    help: 'the token of --expired-token, when the flag is not given (or in .env)',
+  },
+  {
+    names: ['CONFORMANCE_CLIENT_KEY_PASSPHRASE'],
+    help: "the passphrase of --client-key's key (never a flag, which other users of the machine could read)",
+  },
+  {
+    names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],
+    help: 'proxies for the API and object storage (or lower case; not for the embedded targets, which are on this machine); from the environment only, not .env',
+  },
+  { names: ['NODE_EXTRA_CA_CERTS'], help: "Node's own: a PEM file of CAs trusted besides Node's" },
+  { names: ['NO_COLOR', 'FORCE_COLOR'], help: 'colour of the live view on a terminal' },
+  { names: ['CONFORMANCE_DEBUG'], help: 'an internal error prints its stack trace too' },
+  { names: ['CONFORMANCE_NO_BUNDLE'], help: '=1: load the sources through tsx instead of the bundle' },
+  { names: ['CONFORMANCE_NO_REEXEC'], help: '=1: no second start with a smaller young generation' },
+  { names: ['CONFORMANCE_NO_CACHE'], help: '=1: neither read nor write the cache of derived documents' },
+];
+
+/** The options of `reference`, in the order --help lists them. */
+export const REFERENCE_FLAGS = {
+  tls: {
+    type: 'boolean',
+    help: 'HTTPS, with a certificate a CA made for this start signed (the settings line names its file, caFile, for run --ca-file)',
+  },
+  'require-client-cert': {
+    type: 'boolean',
+    help: 'implies --tls; refuses clients without a certificate the same CA signed (the settings line names one: clientCertFile, clientKeyFile)',
+  },
+  port: { type: 'string', value: 'N', help: 'port to listen on (default: any free port)' },
+  fault: { type: 'string', multiple: true, value: 'NAME', help: 'break one documented behaviour; repeatable' },
+  variant: {
+    type: 'string',
+    multiple: true,
+    value: 'NAME',
+    help: 'make one unshown choice differently, conformingly; repeatable',
+  },
+  's3-fault': {
+    type: 'string',
+    multiple: true,
+    value: 'NAME',
+    help: 'a fault of the embedded S3 endpoint; repeatable',
+  },
+  's3-variant': {
+    type: 'string',
+    multiple: true,
+    value: 'NAME',
+    help: 'a variant of the embedded S3 endpoint; repeatable',
+  },
+  'time-scale': { type: 'string', value: 'N', help: 'target-seconds per real second (default 1)' },
+  population: {
+    type: 'string',
+    value: 'N',
+    help: 'VMs the primary organization holds before the run (default 130), every third tagged',
+  },
+  'list-faults': { type: 'boolean', help: 'print the fault catalogue and exit' },
+  'list-variants': { type: 'boolean', help: 'print the variants and exit' },
+  help: { type: 'boolean', short: 'h', help: 'print this help' },
+} as const satisfies Record<string, OptionSpec>;
+
+/** parseArgs' options of a table: its types, repeatability and short names. */
+export function parseArgsOptions(
+  table: Record<string, OptionSpec>
+): Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> {
+  return Object.fromEntries(
+    Object.entries(table).map(([flag, o]) => [
+      flag,
+      { type: o.type, ...(o.multiple ? { multiple: true } : {}), ...(o.short ? { short: o.short } : {}) },
+    ])
+  );
+}
+
+export const RUN_OPTIONS = parseArgsOptions(RUN_FLAGS);
 
 /** Flag → environment variable. Flags win over the environment, which wins over .env. */
-export const ENV_OF: Record<string, string> = {
-  'base-url': 'CONFORMANCE_BASE_URL',
-  'api-key': 'CONFORMANCE_API_KEY',
-  'api-key-b': 'CONFORMANCE_API_KEY_B',
-  'api-key-readonly': 'CONFORMANCE_API_KEY_READONLY',
-  'api-key-revocable': 'CONFORMANCE_API_KEY_REVOCABLE',
-  image: 'CONFORMANCE_IMAGE',
-  'subnet-id': 'CONFORMANCE_SUBNET_ID',
-  'subnet-id-b': 'CONFORMANCE_SUBNET_ID_B',
-  overlay: 'CONFORMANCE_OVERLAY',
-  's3-url': 'CONFORMANCE_S3_URL',
-  's3-access-key': 'CONFORMANCE_S3_ACCESS_KEY',
-  's3-secret-key': 'CONFORMANCE_S3_SECRET_KEY',
-  's3-region': 'CONFORMANCE_S3_REGION',
-  'ca-file': 'CONFORMANCE_CA_FILE',
-  'client-cert': 'CONFORMANCE_CLIENT_CERT',
-  'client-key': 'CONFORMANCE_CLIENT_KEY',
-  profile: 'CONFORMANCE_PROFILE',
-};
+export const ENV_OF: Record<string, string> = Object.fromEntries(
+  Object.entries(RUN_FLAGS as Record<string, OptionSpec>).flatMap(([flag, o]) => (o.env ? [[flag, o.env]] : []))
+);
 
 export interface RunOptions {
   baseUrl?: string;

@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../spec/errors.ts';
 import { lintOverlay } from '../spec/load.ts';
@@ -23,6 +22,7 @@ import type { S3Config } from '../engine/config/config.ts';
 import type { RunOptions } from './options.ts';
 import { committedPlan, measuringOptions, planLines, planOf, planSelectionOf } from './plan.ts';
 import { readConnection } from './connection.ts';
+import { checkOutputs } from './outputs.ts';
 import { proxyFor, routeOf } from '../engine/transport/connection.ts';
 import {
   startReference,
@@ -109,14 +109,9 @@ export async function runCommand(
   return runAndReport({ opts, tool, out, extra, inputs, early, target, embeddedS3, config });
 }
 
-/** Report directories, expectations, the signing key, TLS files and proxy settings: usage errors before anything starts. */
+/** Every file the run writes, expectations, the signing key, TLS files and proxy settings: usage errors before anything starts. */
 async function checkInputs(opts: RunOptions, extra: RunExtras): Promise<CheckedInputs> {
-  for (const r of [...opts.reports, ...(opts.emitOverlay ? [{ format: 'overlay', path: opts.emitOverlay }] : [])]) {
-    if (!existsSync(dirname(r.path) || '.'))
-      throw new UsageError(
-        `${r.format === 'overlay' ? '--emit-overlay ' : `--report ${r.format}:`}${r.path}: directory ${dirname(r.path)} does not exist`
-      );
-  }
+  checkOutputs(opts);
   const expectations = opts.expect
     ? loadExpectations(
         opts.expect,
@@ -446,10 +441,26 @@ async function concludeRun(
   report.integrity = sealReport(report, inputs.signingKey);
   await writeReports(report, opts.reports);
   for (const rep of opts.reports) out(`report: ${rep.format} written to ${rep.path}`);
-  if (opts.emitOverlay) await writeFile(opts.emitOverlay, renderOverlay(report));
-  if (opts.writeExpect) writeExpectations(report, opts.writeExpect);
+  if (opts.emitOverlay)
+    await writeFile(opts.emitOverlay, renderOverlay(report)).catch(cannotWrite(`--emit-overlay ${opts.emitOverlay}`));
+  if (opts.writeExpect) {
+    try {
+      writeExpectations(report, opts.writeExpect);
+    } catch (err) {
+      cannotWrite(`--write-expect ${opts.writeExpect}`)(err);
+    }
+  }
   return exitCode;
 }
+
+/** A file checked writable at the start that could not be written at the end (a full disk, a folder removed): one line. */
+const cannotWrite =
+  (flag: string) =>
+  (err: unknown): never => {
+    throw new UsageError(
+      `${flag}: could not write it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`
+    );
+  };
 
 /** The run's connection settings with one more trusted CA (the embedded target's, under --reference-tls). */
 function trusting(connection: RunConfig['connection'], caPem: string): NonNullable<RunConfig['connection']> {

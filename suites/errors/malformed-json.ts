@@ -42,10 +42,7 @@ export const malformedJson: Check = {
       (ex) => ex.response === undefined || ex.response.status < 400 || ex.response.status >= 500
     );
     if (wrong.length)
-      return fail(
-        `malformed JSON answered ${wrong.map((ex) => `${ex.request.method} ${new URL(ex.request.url).pathname} → ${describeExchange(ex)}`).join('; ')}; expected a 4xx`,
-        wrong
-      );
+      return fail(`malformed JSON answered ${wrong.map(describeExchange).join('; ')}; expected a 4xx`, wrong);
     const onCreate = answers.find(
       (ex) => ex.request.method === 'POST' && new URL(ex.request.url).pathname === '/v1/vms'
     );

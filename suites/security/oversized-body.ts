@@ -109,7 +109,7 @@ export const oversizedBody: Check = {
     const wrong = others.filter((o) => !answeredWell(o.ex));
     if (wrong.length)
       return fail(
-        `an ${OVERSIZED_BYTES / 1024 / 1024} MiB body answered ${wrong.map((w) => `${w.name} → ${describeExchange(w.ex)}`).join('; ')}`,
+        `an ${OVERSIZED_BYTES / 1024 / 1024} MiB body answered ${wrong.map((w) => describeExchange(w.ex)).join('; ')}`,
         wrong.map((w) => w.ex)
       );
     return pass(

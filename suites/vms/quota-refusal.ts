@@ -14,7 +14,7 @@ import {
 import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { QUOTA_PROBE_CREATES } from '../../src/engine/target/certify.ts';
 import { describeExchange, isSuccess, observeErrorCase, pathOf, taskEnd, declaredTotalPointerOf } from '../support.ts';
-import { waitsLong } from '../../src/engine/config/config.ts';
+import { waitsLong, type RunConfig } from '../../src/engine/config/config.ts';
 import { WINDOW_SECONDS } from '../../src/engine/documented-limits/limits.js';
 
 /** Statuses that say nothing about the organization's room: credentials, time, rate, the body's size or media type. */
@@ -82,9 +82,7 @@ export function roomRefusal(
  * Creates the run's standard valid VM until one is refused for want of room, within the create budget: up to
  * QUOTA_PROBE_CREATES in certify, one elsewhere (a quota the run's own creates brought within reach shows at once).
  */
-async function reachQuota(
-  ctx: CheckContext
-): Promise<{ found?: { refused: Exchange; body: Body }; sent: number; why: string }> {
+async function reachQuota(ctx: CheckContext): Promise<Reached> {
   const spent = ctx.ledger.entries.filter((e) => e.kind === 'vm').length;
   const most = ctx.config.profile === 'certify' ? QUOTA_PROBE_CREATES : 1;
   const budget = Math.min(
@@ -118,7 +116,39 @@ async function reachQuota(
       : ctx.config.profile === 'certify'
         ? `certify tries ${most}`
         : `this profile tries ${most}`;
-  return { sent, why: `${sent} more valid create${sent === 1 ? ' was' : 's were'} accepted (${bound})` };
+  return {
+    sent,
+    why: `${sent} more valid create${sent === 1 ? ' was' : 's were'} accepted (${bound})`,
+    ...(budget < most ? { cutByMaxCreates: { budget, most } } : {}),
+  };
+}
+
+/** What reaching the quota came to: the refusal, or how many creates were accepted and why the probe stopped. */
+interface Reached {
+  found?: { refused: Exchange; body: Body };
+  sent: number;
+  why: string;
+  /** --max-creates left fewer creates than the probe makes (its `most`): only then would a larger one help. */
+  cutByMaxCreates?: { budget: number; most: number };
+}
+
+/**
+ * What would verify the quota refusal when the probe reached none. A larger --max-creates only where the flag cut the
+ * probe short: certify's probe makes at most QUOTA_PROBE_CREATES creates whatever the flag allows.
+ */
+export function quotaHowToVerify(
+  profile: RunConfig['profile'],
+  reached: Pick<Reached, 'cutByMaxCreates' | 'sent'>
+): string {
+  const closer = 'or an organization closer to its quota';
+  if (profile !== 'certify')
+    return `--profile certify (which creates up to ${QUOTA_PROBE_CREATES} VMs to reach it, within --max-creates), ${closer}`;
+  const cut = reached.cutByMaxCreates;
+  if (cut)
+    return `a larger --max-creates (it left room for ${cut.budget} of the ${cut.most} creates certify's quota probe makes), ${closer}`;
+  // Stopped by an answer, not by the count: the reason says which; only an organization nearer its quota changes it.
+  if (reached.sent < QUOTA_PROBE_CREATES) return 'an organization closer to its quota';
+  return `an organization within ${QUOTA_PROBE_CREATES} VMs of its VM quota (certify's quota probe creates at most ${QUOTA_PROBE_CREATES}, whatever --max-creates allows), or its quota declared with x-quota`;
 }
 
 /**
@@ -352,11 +382,8 @@ async function judgeRefusal(
   if (!found) {
     try {
       const reached = await reachQuota(ctx);
-      const how =
-        ctx.config.profile === 'certify'
-          ? 'a larger --max-creates, or an organization closer to its quota'
-          : `--profile certify (which creates up to ${QUOTA_PROBE_CREATES} VMs to reach it, within --max-creates), or an organization closer to its quota`;
-      if (!reached.found) return skip(`no quota reached: ${reached.why}`, how);
+      if (!reached.found)
+        return skip(`no quota reached: ${reached.why}`, quotaHowToVerify(ctx.config.profile, reached));
       found = reached.found;
       probed = ` after ${reached.sent} creates`;
     } catch (err) {

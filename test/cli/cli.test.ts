@@ -180,12 +180,14 @@ describe('cloud-conformance reference', () => {
       .find((l) => l.trim().startsWith('npx cloud-conformance run'))!
       .trim();
     expect(runLine).not.toMatch(/ck_/);
+    // The reference's time scale is the run's too: its windows are 1 s, not a minute.
+    expect(runLine).toMatch(/ --time-scale 60( |$)/);
     const out = path.join(mkdtempSync(path.join(tmpdir(), 'cc-')), 'r.json');
     const child = spawn(
       'bash',
       [
         '-c',
-        `${exportLine} && ${runLine.replace(/^npx cloud-conformance/, `${process.execPath} ${BIN}`)} --only auth --time-scale 60 --report json:${out}`,
+        `${exportLine} && ${runLine.replace(/^npx cloud-conformance/, `${process.execPath} ${BIN}`)} --only auth --report json:${out}`,
       ],
       { stdio: 'ignore' }
     );

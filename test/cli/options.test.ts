@@ -1,6 +1,22 @@
-// Run options as a user types them: sizes with units, and a clear one-line error for a bad one.
+// Run options as a user types them: sizes with units, and a clear one-line error for a bad one; the one table of
+// options that --help and docs/options.md come from; what --write-expect writes.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_BODY_BYTES, resolveRunOptions } from '../../src/cli/options.ts';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  ENV_OF,
+  OTHER_VARIABLES,
+  REFERENCE_FLAGS,
+  RUN_FLAGS,
+  resolveRunOptions,
+  type OptionSpec,
+} from '../../src/cli/options.ts';
+import { usage } from '../../src/cli/help.ts';
+import { shortened, writeExpectations } from '../../src/cli/expect.ts';
+import type { RunReport } from '../../src/engine/run/report.ts';
 import { UsageError } from '../../src/spec/errors.ts';
 
 const parse = (...args: string[]) => resolveRunOptions(args, {}, '/nonexistent-cwd');
@@ -51,5 +67,101 @@ describe('CONFORMANCE_PROFILE', () => {
     expect(() => resolveRunOptions([], { CONFORMANCE_PROFILE: 'fast' }, '/nonexistent')).toThrow(
       /CONFORMANCE_PROFILE must be quick, full or certify, got "fast"/
     );
+  });
+});
+
+// One table of options (src/cli/options.ts): parseArgs reads it, --help is printed from it, and docs/options.md is
+// held to it here, flag for flag and variable for variable, so neither can leave out what the other lists.
+describe('the options table, --help and docs/options.md', () => {
+  const doc = readFileSync('docs/options.md', 'utf8');
+  const help = usage();
+  const tables = { run: RUN_FLAGS, reference: REFERENCE_FLAGS } as Record<string, Record<string, OptionSpec>>;
+  const variables = [...Object.values(ENV_OF), ...OTHER_VARIABLES.flatMap((v) => v.names)];
+
+  /** The flags named in the first column of the tables of the doc's sections whose headings match. */
+  function documentedFlags(section: RegExp): Set<string> {
+    const flags = new Set<string>();
+    for (const part of doc.split(/^## /m).filter((p) => section.test(p.split('\n')[0]!)))
+      for (const row of part.split('\n').filter((l) => l.startsWith('| `-')))
+        for (const m of row.split(' | ')[0]!.matchAll(/`--?([a-z0-9-]+)/g)) flags.add(m[1]!);
+    return flags;
+  }
+
+  it('docs/options.md documents every flag of run and reference, and no flag the CLI does not take', () => {
+    const short = (t: Record<string, OptionSpec>) => Object.values(t).flatMap((o) => (o.short ? [o.short] : []));
+    const run = documentedFlags(/^(`run`|Object storage options)/);
+    expect([...run].sort()).toEqual([...Object.keys(RUN_FLAGS), ...short(RUN_FLAGS)].sort());
+    const reference = documentedFlags(/^`reference`/);
+    expect([...reference].sort()).toEqual([...Object.keys(REFERENCE_FLAGS), ...short(REFERENCE_FLAGS)].sort());
+  });
+
+  it("docs/options.md's table of settings from the environment is the table's, variable for flag", () => {
+    const rows = doc.split('\n').flatMap((l) => {
+      const m = /^\| `--([a-z0-9-]+)` \| `([A-Z_0-9]+)`/.exec(l);
+      return m ? [[m[1]!, m[2]!] as const] : [];
+    });
+    expect(Object.fromEntries(rows)).toEqual(ENV_OF);
+  });
+
+  it('--help prints every flag of the table, with its value and the variable that also sets it', () => {
+    for (const [command, table] of Object.entries(tables))
+      for (const [flag, o] of Object.entries(table)) {
+        const line = `--${flag}${o.value ? ` ${o.value}` : ''}`;
+        expect(help, `${command} ${line}`).toMatch(
+          new RegExp(`^  (-[a-z], )?${line.replace(/[|.]/g, '\\$&')}( |$)`, 'm')
+        );
+      }
+    for (const name of variables) expect(help, name).toContain(name);
+    expect(help.split('\n').filter((l) => l.length > 118)).toEqual([]);
+  });
+
+  it('every environment variable the CLI reads is in the table, so in --help and docs/options.md', () => {
+    // The CLI's own sources and its launcher; CONFORMANCE_TOKEN is the shell's (the printed token line sets it).
+    const sources = ['bin/cloud-conformance.js', ...listTs('src/cli'), ...listTs('src/spec')];
+    const read = new Set(
+      sources.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\bCONFORMANCE_[A-Z0-9_]+/g)].map((m) => m[0]))
+    );
+    read.delete('CONFORMANCE_TOKEN');
+    for (const name of [...read, 'NO_COLOR', 'FORCE_COLOR', 'NODE_EXTRA_CA_CERTS', 'HTTPS_PROXY', 'NO_PROXY'])
+      expect(variables, name).toContain(name);
+    for (const name of variables) expect(doc, name).toContain(name);
+  });
+});
+
+function listTs(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `${dir}/${f}`);
+}
+
+// --write-expect's reasons quote each failure's message: a long one is cut after a whole word, with an ellipsis (it
+// used to end mid-word at 200 characters).
+describe('--write-expect reasons', () => {
+  const message = `malformed JSON answered ${Array.from({ length: 12 }, (_, i) => `POST /v1/vms/vm-${i}/backups → 500`).join('; ')}; expected a 4xx`;
+
+  it('keeps a short message whole, and cuts a long one at a word boundary, marked with an ellipsis', () => {
+    expect(shortened('fails: short', 200)).toBe('fails: short');
+    const cut = shortened(message, 200);
+    expect(cut.length).toBeLessThanOrEqual(200);
+    expect(cut.endsWith('…')).toBe(true);
+    const kept = cut.slice(0, -1);
+    expect(message.startsWith(kept)).toBe(true);
+    // The next character of the message after what is kept is a space or punctuation: no word is cut.
+    expect(message.slice(kept.length)).toMatch(/^[\s;,]/);
+    expect(kept).not.toMatch(/[\s;,]$/);
+    // One word longer than the room is cut where it must be.
+    expect(shortened('x'.repeat(300), 200)).toBe(`${'x'.repeat(199)}…`);
+  });
+
+  it('writes the cut reason into the file', () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'cc-write-expect-')), 'expect.yaml');
+    const report = {
+      startedAt: '2026-01-01T00:00:00.000Z',
+      verdict: 'nonconformant',
+      checks: [{ id: 'errors.malformed-json', status: 'failed', message, clauses: ['SVC-JSON'] }],
+    } as unknown as RunReport;
+    writeExpectations(report, file);
+    const [entry] = parseYaml(readFileSync(file, 'utf8')) as Array<{ check: string; reason: string }>;
+    expect(entry).toEqual({ check: 'errors.malformed-json', reason: `fails: ${shortened(message, 200)}` });
   });
 });

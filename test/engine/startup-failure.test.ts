@@ -1,6 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import {
   describeStartupFailure,
+  mayBeSpentBudget,
+  SPEAKS_TLS,
   StartupFailure,
   type StartupFailureKind,
 } from '../../src/engine/identity/startup-failure.ts';
@@ -125,13 +127,51 @@ const CASES: Array<[string, Exchange, StartupFailureKind, RegExp]> = [
     '403 without an error object',
     exchange({ response: { status: 403, body: 'Forbidden' } }),
     'refused',
-    /\(403, no error code\); check --api-key and --base-url$/,
+    /\(403, no content type, no error object\); check --api-key and --base-url$/,
   ],
   [
     '404: not the API host',
     exchange({ response: { status: 404, body: 'Not Found' } }),
     'rejected',
-    /^the target answered POST \/v1\/auth\/tokens with 404: is --base-url the API host \(paths begin with \/v1\)\?$/,
+    /^the target answered POST \/v1\/auth\/tokens with 404 \(no content type, no error object\): is --base-url the API host \(paths begin with \/v1\)\?$/,
+  ],
+  [
+    '404 HTML page: a web server, not the API',
+    exchange({
+      response: { status: 404, headers: { 'content-type': 'text/html' }, body: '<title>404 Not Found</title>' },
+    }),
+    'rejected',
+    /with 404 \(text\/html, no error object, page title "404 Not Found"\): is --base-url the API host/,
+  ],
+  [
+    '403 S3 error document: the object storage endpoint given as --base-url',
+    exchange({
+      response: {
+        status: 403,
+        headers: { 'content-type': 'application/xml' },
+        body: '<?xml version="1.0"?><Error><Code>AccessDenied</Code></Error>',
+      },
+    }),
+    'rejected',
+    /with 403 \(application\/xml, no error object, an S3 error document \(AccessDenied\)\): that is an S3 endpoint; --base-url is the API host .*--s3-url$/,
+  ],
+  [
+    '400 from a TLS port given a plain request (nginx)',
+    exchange({
+      response: {
+        status: 400,
+        headers: { 'content-type': 'text/html' },
+        body: '<html><center>The plain HTTP request was sent to HTTPS port</center></html>',
+      },
+    }),
+    'rejected',
+    /api\.example\.test speaks TLS and the request was plain HTTP: use --base-url https:\/\/api\.example\.test$/,
+  ],
+  [
+    'https:// to a port that answers plain HTTP',
+    exchange({ transportError: 'ERR_SSL_WRONG_VERSION_NUMBER: wrong version number' }),
+    'unreachable',
+    /; api\.example\.test answered without TLS \(plain HTTP on that port\?\): use --base-url http:\/\/api\.example\.test$/,
   ],
   [
     '429: issuances spent',
@@ -193,6 +233,17 @@ describe('describeStartupFailure names what the target did', () => {
     }
   });
 
+  it('http:// to a port that speaks TLS (the note the runner adds after a bare handshake): names https://', () => {
+    const ex = exchange({ transportError: `UND_ERR_SOCKET: other side closed; ${SPEAKS_TLS}` });
+    const d = describeStartupFailure(ex, '--api-key', { ...LIMITS, baseUrl: 'http://api.example.test:8443' });
+    expect(d.message).toMatch(
+      /speaks TLS and the request was plain HTTP: use --base-url https:\/\/api\.example\.test:8443$/
+    );
+    // Without the note a closed connection is only that.
+    const closed = exchange({ transportError: 'UND_ERR_SOCKET: other side closed' });
+    expect(describeStartupFailure(closed, '--api-key', LIMITS).message).not.toMatch(/TLS/);
+  });
+
   it('names the flag of the key that was refused', () => {
     const ex = CASES.find(([n]) => n === '401 with an error code')![1];
     expect(describeStartupFailure(ex, '--api-key-b', LIMITS).message).toMatch(/for --api-key-b .*check --api-key-b/);
@@ -206,7 +257,7 @@ describe('describeStartupFailure names what the target did', () => {
     const [shown] = failure.report.evidence.exchanges;
     expect(shown!.response?.status).toBe(201);
     expect(shown!.curl).toBe(
-      `curl -sS -i -X POST 'https://api.example.test/v1/auth/tokens' -H 'content-type: application/json' --data-raw '{"api_key":"[REDACTED api key --api-key]"}'`
+      `curl -sS -i -X POST 'https://api.example.test/v1/auth/tokens' -H 'content-type: application/json' --data-raw '{"api_key":"'"$CONFORMANCE_API_KEY"'"}'`
     );
     expect(failure.report.evidence.details).toEqual({
       status: 201,
@@ -215,4 +266,22 @@ describe('describeStartupFailure names what the target did', () => {
       bodyBytes: 12,
     });
   });
+});
+
+// The issuance probe waits a window before giving up only on a refusal that may be the key's budget spent before the
+// run; an answer that is not the API's is conclusive at once (an HTML 404 used to wait a minute).
+describe('mayBeSpentBudget: which refused first token requests are worth a window', () => {
+  const error = (status: number, headers: Record<string, string> = json) =>
+    exchange({ response: { status, headers, body: '{"error":{"code":"x","message":"y"}}' } });
+  it.each([
+    ['429, any body', exchange({ response: { status: 429, body: 'Too Many Requests' } }), true],
+    ['a Retry-After, any body', exchange({ response: { status: 403, headers: { 'retry-after': '30' } } }), true],
+    ["403 with the API's error object", error(403), true],
+    ["409 with the API's error object", error(409), true],
+    ["404 with the API's error object (no such path)", error(404), false],
+    ["405 with the API's error object (no such method)", error(405), false],
+    ['404 HTML page', exchange({ response: { status: 404, body: '<html>nope</html>' } }), false],
+    ['403 S3 XML', exchange({ response: { status: 403, body: '<Error><Code>AccessDenied</Code></Error>' } }), false],
+    ['no answer', exchange({ transportError: 'ECONNREFUSED' }), false],
+  ])('%s → %s', (_name, ex, worth) => expect(mayBeSpentBudget(ex)).toBe(worth));
 });

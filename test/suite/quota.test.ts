@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { runAgainstReference, REFERENCE_OVERLAY, statusOf } from '../helpers.ts';
 import { allChecks } from '../../suites/index.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { roomRefusal } from '../../suites/vms/quota-refusal.ts';
+import { quotaHowToVerify, roomRefusal } from '../../suites/vms/quota-refusal.ts';
+import { QUOTA_PROBE_CREATES } from '../../src/engine/target/certify.ts';
 
 const RUN = 'r1';
 let seq = 0;
@@ -64,6 +65,28 @@ describe('which refusals of the run ask whether a quota was reached', () => {
     ['a rate-limit refusal', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 429)], false],
     ["another run's VM", [create('cc-other-vm1', 202), create('cc-other-x', 403)], false],
   ])('%s', (_, log, asks) => expect(roomRefusal(log, RUN, 'vms.quota-refusal') !== undefined).toBe(asks));
+});
+
+// Certify's quota probe makes at most QUOTA_PROBE_CREATES creates whatever --max-creates allows: a larger flag is what
+// would verify it only where the flag cut the probe short, never after the probe made all its creates.
+describe('what would verify a quota the probe did not reach', () => {
+  it('certify, the probe made all its creates: an organization nearer its quota, never a larger --max-creates', () => {
+    const how = quotaHowToVerify('certify', { sent: QUOTA_PROBE_CREATES });
+    expect(how).not.toContain('--max-creates (');
+    expect(how).toContain(`within ${QUOTA_PROBE_CREATES} VMs of its VM quota`);
+    expect(how).toContain('whatever --max-creates allows');
+  });
+
+  it('certify, --max-creates left room for fewer: a larger --max-creates, saying how many it left of how many', () => {
+    const how = quotaHowToVerify('certify', { sent: 12, cutByMaxCreates: { budget: 12, most: QUOTA_PROBE_CREATES } });
+    expect(how).toMatch(
+      new RegExp(`^a larger --max-creates \\(it left room for 12 of the ${QUOTA_PROBE_CREATES} creates`)
+    );
+  });
+
+  it('other profiles: certify', () => {
+    expect(quotaHowToVerify('quick', { sent: 1 })).toMatch(/^--profile certify/);
+  });
 });
 
 describe('vms.quota-refusal against the reference', () => {

@@ -61,6 +61,8 @@ function connectionHint(transportError: string, limits: StartupLimits): string {
       ? `; a target that requires mutual TLS does so when it does not accept the client certificate --client-cert ${clientCert.certFile} (is it signed by the CA the target trusts?)`
       : '; a target that requires mutual TLS may do so: pass --client-cert FILE --client-key FILE';
   }
+  const scheme = schemeHint(transportError, limits);
+  if (scheme) return scheme;
   if (/\(407\)/.test(transportError)) {
     // Credentials given and refused are another matter than none given.
     const proxy = proxyFor(limits.baseUrl, limits.connection?.proxy);
@@ -69,6 +71,31 @@ function connectionHint(transportError: string, limits: StartupLimits): string {
       ? '; the proxy refused the credentials in its URL: check the user and password (percent-encode special characters)'
       : '; the proxy asks for credentials: give them in its URL (http://user:password@host:port)';
   }
+  return '';
+}
+
+/** The note addTlsDiagnosis (runner.ts) adds when a plain http:// request was closed by a port that speaks TLS. */
+export const SPEAKS_TLS = 'the port completes a TLS handshake';
+
+/**
+ * https:// to a port that answers without TLS (OpenSSL reads the plain answer as a record of a wrong version), or
+ * http:// to one that speaks TLS (closed without an answer; a bare handshake then completes): named, with the URL to use.
+ */
+function schemeHint(transportError: string, limits: StartupLimits): string {
+  const url = new URL(limits.baseUrl);
+  if (
+    url.protocol === 'https:' &&
+    /WRONG_VERSION_NUMBER|wrong version number|packet length too long/i.test(transportError)
+  ) {
+    const proxy = limits.embedded ? undefined : proxyFor(limits.baseUrl, limits.connection?.proxy);
+    const plain = limits.baseUrl.replace(/^https:/i, 'http:');
+    // Through an https:// proxy the plain answer may be the proxy's.
+    return proxy?.startsWith('https:')
+      ? `; the proxy ${withoutCredentials(proxy)} or ${url.host} answered without TLS: if the proxy is plain HTTP, give it as http://; if the target is, use --base-url ${plain}`
+      : `; ${url.host} answered without TLS (plain HTTP on that port?): use --base-url ${plain}`;
+  }
+  if (url.protocol === 'http:' && transportError.includes(SPEAKS_TLS))
+    return `; ${url.host} speaks TLS and the request was plain HTTP: use --base-url ${limits.baseUrl.replace(/^http:/i, 'https:')}`;
   return '';
 }
 
@@ -110,6 +137,8 @@ function pageHint(ex: Exchange): string {
   const body = ex.response?.body ?? '';
   const title = /<title[^>]*>([^<]{1,120})<\/title>/i.exec(body)?.[1]?.trim();
   if (title) return `, page title ${JSON.stringify(title)}`;
+  const s3 = s3ErrorCode(ex);
+  if (s3) return `, an S3 error document (${s3})`;
   const code = errorCode(ex.response?.json);
   if (code)
     return `, error code ${code}${errorMessage(ex.response?.json) ? ` (${JSON.stringify(errorMessage(ex.response?.json)!.slice(0, 120))})` : ''}`;
@@ -199,28 +228,66 @@ function redirected(ex: Exchange, asked: string, status: number): StartupFailure
   };
 }
 
+/**
+ * Whether a refused token request may be the key's issuance budget spent before the run, which a window's wait would
+ * cure: a 429, a Retry-After, or the seed's error object on any status but 404 and 405 (the path or method is not
+ * there). Anything else (an HTML or XML page, plain text, nothing) is not the API's answer, and no wait changes it.
+ */
+export function mayBeSpentBudget(ex: Exchange): boolean {
+  const res = ex.response;
+  if (!res || res.status < 400 || res.status >= 500) return false;
+  if (res.status === 429 || res.headers['retry-after'] !== undefined) return true;
+  return errorCode(res.json) !== undefined && res.status !== 404 && res.status !== 405;
+}
+
+/** What came back instead of the seed's error object: the content type and what the page says. */
+const notAnError = (ex: Exchange) => `${contentType(ex)}, no error object${pageHint(ex)}`;
+
+/** The code of an S3 endpoint's error document, as an object storage URL given as --base-url answers. */
+const s3ErrorCode = (ex: Exchange) =>
+  /^\s*(<\?xml[^>]*>\s*)?<Error>[\s\S]*?<Code>([^<]{1,60})<\/Code>/.exec(ex.response?.body ?? '')?.[2];
+
+/** Servers that speak TLS on the port say so when a plain request reaches it (nginx, Go's net/http). */
+const PLAIN_TO_TLS = /plain HTTP request was sent to HTTPS port|HTTP request to an HTTPS server/i;
+
 /** A 4xx: the key refused (401, 403), or the request (a wrong host, a spent issuance budget). */
 function refusedAnswer(ex: Exchange, asked: string, flag: string, status: number): StartupFailureDescription {
   const code = errorCode(ex.response?.json);
-  if (status === 401 || status === 403) {
+  if (PLAIN_TO_TLS.test(ex.response?.body ?? '')) return plainToTls(ex, asked, status);
+  const s3 = s3ErrorCode(ex) !== undefined;
+  if ((status === 401 || status === 403) && !s3) {
     const message = errorMessage(ex.response?.json);
-    const said = code ? ` ${code}${message ? `: ${JSON.stringify(message.slice(0, 120))}` : ''}` : ', no error code';
+    const said = code
+      ? ` ${code}${message ? `: ${JSON.stringify(message.slice(0, 120))}` : ''}`
+      : `, ${notAnError(ex)}`;
     return {
       kind: 'refused',
       message: `the target refused to issue a token for ${flag} (${status}${said}); check ${flag} and --base-url`,
       details: { status, errorCode: code },
     };
   }
-  const hint =
-    status === 404 || status === 405
+  const notApi = !code && status !== 429;
+  const hint = s3
+    ? ': that is an S3 endpoint; --base-url is the API host (paths begin with /v1), object storage goes in --s3-url'
+    : status === 404 || status === 405 || notApi
       ? `: is --base-url the API host (paths begin with /v1)?`
       : status === 429
         ? `: the key's token issuances are spent for now (limit 10 per minute); wait a minute and rerun`
         : '';
   return {
     kind: 'rejected',
-    message: `the target answered ${asked} with ${status}${code ? ` ${code}` : ''}${hint}`,
+    message: `the target answered ${asked} with ${status}${code ? ` ${code}` : notApi ? ` (${notAnError(ex)})` : ''}${hint}`,
     details: { status, errorCode: code },
+  };
+}
+
+/** A plain http:// request reached a port that speaks TLS, and the server said so. */
+function plainToTls(ex: Exchange, asked: string, status: number): StartupFailureDescription {
+  const https = ex.request.url.replace(/^http:/i, 'https:').replace(/\/v1\/auth\/tokens$/, '');
+  return {
+    kind: 'rejected',
+    message: `the target answered ${asked} with ${status}: ${new URL(https).host} speaks TLS and the request was plain HTTP: use --base-url ${https}`,
+    details: { status, errorCode: errorCode(ex.response?.json) },
   };
 }
 

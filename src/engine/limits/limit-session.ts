@@ -1,7 +1,7 @@
 import { Waits } from '../transport/waits.ts';
 import { waitsLong, type RunConfig } from '../config/config.ts';
 import type { HttpClient } from '../transport/http.ts';
-import { StartupFailure } from '../identity/startup-failure.ts';
+import { StartupFailure, mayBeSpentBudget } from '../identity/startup-failure.ts';
 import type { TokenManager } from '../identity/tokens.ts';
 import type { KeyName } from '../config/config.ts';
 import type { Exchange } from '../transport/exchange.ts';
@@ -216,8 +216,9 @@ async function firstIssuanceBurst(d: Deps, send: () => Promise<Exchange>): Promi
     cls
   );
   // No token at all, but refused as over a limit: the key is shared (a run just before, another pipeline) and its window
-  // is spent. A window later the run can start, and owns that window.
-  if (first.accepted === 0 && first.rejections.length > 0 && !tooShort(d.config)) {
+  // is spent. A window later the run can start, and owns that window. An answer that is not the API's (an HTML 404, a
+  // page of another host) is conclusive at once: no wait changes it.
+  if (first.accepted === 0 && first.rejections.some(mayBeSpentBudget) && !tooShort(d.config)) {
     await (d.waits ?? new Waits()).sleep(
       windowMs(d.config) + 50,
       "the key's issuance window, spent before the run began, to pass",

@@ -12,12 +12,12 @@ import type { CheckContext } from './context.ts';
 import type { CallOptions } from '../identity/call.ts';
 import { HttpClient } from '../transport/http.ts';
 import { Redactor } from '../transport/redact.ts';
-import { connectionSecrets, probeTls, proxyFor, targetTls } from '../transport/connection.ts';
+import { connectionSecrets, probeTls, proxyFor, speaksTls, targetTls } from '../transport/connection.ts';
 import { toCurl, tokenCommand, type CurlTls, type Exchange } from '../transport/exchange.ts';
 import type { Evidence } from '../outcome/outcome.ts';
 import { TokenManager, CredentialError } from '../identity/tokens.ts';
 import { KEY_FLAGS } from '../config/config.ts';
-import { StartupFailure } from '../identity/startup-failure.ts';
+import { SPEAKS_TLS, StartupFailure } from '../identity/startup-failure.ts';
 import { RunNotStarted, startupFailureReport } from './startup-report.ts';
 import { SchemaAsserter } from '../schema/schema.ts';
 import { Ledger } from '../target/ledger.ts';
@@ -461,9 +461,10 @@ function assembleReport(
 }
 
 /**
- * A first request to an https target that was closed without an answer: how one bare handshake ends (a TLS alert, or
- * a close right after it) is added to the exchange's transport error, which the startup failure's hint reads (a
- * client certificate required or refused). Direct connections only; through a proxy the tunnel would be made again.
+ * A first request that was closed without an answer: to an https target, how one bare handshake ends (a TLS alert, or
+ * a close right after it); to an http one, whether the port speaks TLS. Either is added to the exchange's transport
+ * error, which the startup failure's hint reads (a client certificate required or refused; https:// wanted). Direct
+ * connections only; through a proxy the tunnel would be made again.
  */
 async function addTlsDiagnosis(exchange: Exchange, config: RunConfig): Promise<boolean> {
   const closed =
@@ -471,12 +472,14 @@ async function addTlsDiagnosis(exchange: Exchange, config: RunConfig): Promise<b
     !exchange.incompleteResponse &&
     /UND_ERR_SOCKET|ECONNRESET|socket hang up/.test(exchange.transportError ?? '');
   const direct = config.embedded || !proxyFor(config.baseUrl, config.connection?.proxy);
-  if (!closed || !direct || new URL(config.baseUrl).protocol !== 'https:') return false;
-  const probe = await probeTls(
-    config.baseUrl,
-    targetTls(config.connection, config.insecure),
-    Math.min(config.requestTimeoutSeconds * 1000, 3000)
-  );
+  if (!closed || !direct) return false;
+  const wait = Math.min(config.requestTimeoutSeconds * 1000, 3000);
+  if (new URL(config.baseUrl).protocol === 'http:') {
+    const tls = await speaksTls(config.baseUrl, wait);
+    if (tls) exchange.transportError = `${exchange.transportError}; ${SPEAKS_TLS}`;
+    return tls;
+  }
+  const probe = await probeTls(config.baseUrl, targetTls(config.connection, config.insecure), wait);
   if (probe.alert)
     exchange.transportError = `${exchange.transportError}; a bare TLS handshake with the target ends in ${probe.alert}`;
   else if (probe.closedAfterHandshake)

@@ -182,6 +182,29 @@ export function probeTls(target: string, tls: TlsOptions, timeoutMs: number): Pr
   });
 }
 
+/**
+ * Whether a port answers a TLS handshake, its certificate unchecked (the question is the protocol, not the trust): for
+ * a plain http:// request that the target closed without an answer.
+ */
+export function speaksTls(target: string, timeoutMs: number): Promise<boolean> {
+  const url = new URL(target);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    const socket = connectTls(
+      { host, port: Number(url.port) || 80, rejectUnauthorized: false, ...(isIP(host) ? {} : { servername: host }) },
+      () => done(true)
+    );
+    const done = (yes: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(yes);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    // An alert is TLS too (a server that wants a client certificate, under TLS 1.2).
+    socket.once('error', (err: NodeJS.ErrnoException) => done(/ALERT/.test(err.code ?? '')));
+  });
+}
+
 /** The secrets the connection settings hold, for the run's redactor: proxy passwords (and their Basic credential), the client key's passphrase. */
 export function connectionSecrets(connection: ConnectionSettings | undefined): Array<{ value: string; label: string }> {
   const secrets: Array<{ value: string; label: string }> = [];

@@ -94,8 +94,16 @@ export interface CurlTls {
 }
 
 /**
+ * A redacted API key in a body ("[REDACTED api key --api-key-b]") as the variable the CLI reads it from
+ * (CONFORMANCE_API_KEY_B), spliced into the single-quoted body so the shell expands it.
+ */
+const REDACTED_KEY = /\[REDACTED api key --(api-key(?:-[a-z]+)?)\]/g;
+const keyVariable = (_m: string, flag: string) => `'"$CONFORMANCE_${flag.toUpperCase().replace(/-/g, '_')}"'`;
+
+/**
  * A curl line that replays the request; secrets are already redacted in the recorded request. The token is the shell
- * variable CONFORMANCE_TOKEN, in double quotes so the shell expands it (TOKEN_COMMAND sets it).
+ * variable CONFORMANCE_TOKEN, in double quotes so the shell expands it (TOKEN_COMMAND sets it); an API key in a body
+ * is the variable of its flag.
  */
 export function toCurl(req: RecordedRequest, tls: CurlTls = {}): string {
   const parts = ['curl', '-sS', '-i'];
@@ -108,7 +116,7 @@ export function toCurl(req: RecordedRequest, tls: CurlTls = {}): string {
     const redactedBearer = /^\[REDACTED|Bearer \[REDACTED\]/.test(v) && k.toLowerCase() === 'authorization';
     parts.push('-H', redactedBearer ? `"${k}: Bearer $CONFORMANCE_TOKEN"` : shellQuote(`${k}: ${v}`));
   }
-  if (req.body !== undefined) parts.push('--data-raw', shellQuote(req.body));
+  if (req.body !== undefined) parts.push('--data-raw', shellQuote(req.body).replace(REDACTED_KEY, keyVariable));
   return parts.join(' ');
 }
 

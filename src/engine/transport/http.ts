@@ -414,5 +414,10 @@ function describeTransportError(err: unknown): string {
   const code = e.cause?.code ?? e.code;
   if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
     return 'timed out';
-  return [code, e.cause?.message ?? e.message].filter(Boolean).join(': ');
+  return [code, opensslReason(e.cause?.message ?? e.message)].filter(Boolean).join(': ');
+}
+
+/** OpenSSL's "803C…:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:…/ssl3_record.c:350:" as its reason. */
+function opensslReason(message: string | undefined): string | undefined {
+  return message?.replace(/^[0-9A-F]+:error:[0-9A-F]+:[^:]*:[^:]*:([^:]+):.*$/s, '$1').trim();
 }
