@@ -66,7 +66,7 @@ export function parseKinds(text: string): Map<string, Map<string, KindEntry>> {
   return out;
 }
 
-/** Why a fault was missed, as the team traced it (scripts/zoo/diagnoses.yaml): the class of issue 43 it belongs to. */
+/** Why a fault was missed, as the team traced it (scripts/zoo/diagnoses.yaml): the class of miss it belongs to. */
 export interface Diagnosis {
   class: string;
   why: string;
