@@ -6,7 +6,7 @@ import { lintOverlay } from '../spec/load.ts';
 import { OverlayInvalid } from '../spec/overlay-check.ts';
 import type { RunConfig } from '../engine/config/config.ts';
 import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/run/runner.ts';
-import { EXIT_CODES, type RunReport } from '../engine/run/report.ts';
+import { EXIT_CODES, exitCodeOf, type ExitCode, type RunReport } from '../engine/run/report.ts';
 import { certifyBudget } from '../engine/target/certify.ts';
 import { RunNotStarted } from '../engine/run/startup-report.ts';
 import { allChecks } from '../../suites/index.ts';
@@ -41,7 +41,8 @@ const REFERENCE_OVERLAY_FILE = fileURLToPath(new URL('../../spec/overlays/refere
 
 export interface RunResult {
   report: RunReport;
-  exitCode: 0 | 1 | 2 | 3;
+  /** 0 conformant, 1 nonconformant, 2 could not run, 3 incomplete, 4 resources left behind (where it would be 0 or 3). */
+  exitCode: ExitCode;
 }
 
 /** What runCommand takes beyond the options: the test harness's faults and variants, a terminal, the environment. */
@@ -437,9 +438,12 @@ async function concludeRun(
   c: { opts: RunOptions; inputs: CheckedInputs; out: (line: string) => void; colour: boolean }
 ): Promise<RunResult['exitCode']> {
   const { opts, inputs, out } = c;
-  const exitCode = inputs.expectations
-    ? applyExpectations(report, opts.expect!, inputs.expectations, opts.strictExpect)
-    : EXIT_CODES[report.verdict];
+  const exitCode = exitCodeOf(
+    report,
+    inputs.expectations
+      ? applyExpectations(report, opts.expect!, inputs.expectations, opts.strictExpect)
+      : EXIT_CODES[report.verdict]
+  );
   (opts.quiet ? quietSummaryLines(report) : summaryLines(report, c.colour)).forEach((l) => out(l));
   expectationLines(report).forEach((l) => out(l));
   // Last: the digests cover everything the report says, expectations included.

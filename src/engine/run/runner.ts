@@ -22,7 +22,7 @@ import { RunNotStarted, startupFailureReport } from './startup-report.ts';
 import { SchemaAsserter } from '../schema/schema.ts';
 import { Ledger } from '../target/ledger.ts';
 import { RunObjects } from '../target/run-objects.ts';
-import { cleanup } from '../target/cleanup.ts';
+import { cleanup, type CleanupOutcome } from '../target/cleanup.ts';
 import type { Declarations } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
 import { Pacer } from '../transport/pacer.ts';
@@ -33,7 +33,14 @@ import { runIssuanceProbe, type IssuanceStage, type LimitsReport } from '../limi
 import { runRequestStage } from '../limits/request-stage.ts';
 import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
 import { runScheduled } from './schedule.ts';
-import { connectionReport, summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
+import {
+  connectionReport,
+  summarize,
+  verdictOf,
+  withDeleteCommands,
+  type CheckReport,
+  type RunReport,
+} from './report.ts';
 import { limitTraces } from '../limits/trace.ts';
 import { specDigests } from './digests.ts';
 import { computeDomains, partlyVerified } from './domains.ts';
@@ -146,19 +153,35 @@ export async function runSuite(
     const issuance = await preflight(run, checks, tool, startedAt);
     const certify = await prepareForCertify(run);
     const { reports, judged, limits } = await runChecks(run, checks, certify, issuance);
-    await cleanup(
-      run.declarations,
-      run.ledger,
-      run.http.log,
-      run.objects,
-      (opts) => callApi(run.api, 'cleanup', opts),
-      run.tokens.heldLanes('primary')
-    );
-    return assembleReport(run, { tool, startedAt, allChecks, reports, judged, limits, clauses: await clauses });
+    const left = await cleanupAfter(run);
+    return assembleReport(run, {
+      tool,
+      startedAt,
+      allChecks,
+      reports,
+      judged,
+      limits,
+      clauses: await clauses,
+      cleanup: left,
+    });
   } finally {
     await run.events.close();
     await run.http.close();
   }
+}
+
+/** Deletes what the run created, over every lane the run holds a token in, and says what is still on the target. */
+function cleanupAfter(run: Run): Promise<CleanupOutcome> {
+  return cleanup({
+    declarations: run.declarations,
+    ledger: run.ledger,
+    log: run.http.log,
+    objects: run.objects,
+    config: run.config,
+    waits: run.waits,
+    call: (opts) => callApi(run.api, 'cleanup', opts),
+    lanes: run.tokens.heldLanes('primary'),
+  });
 }
 
 /** The run's parts, connected: the document and its declarations, the client, tokens, pacing, ledger and the run's objects. */
@@ -386,6 +409,7 @@ function assembleReport(
     judged: Map<string, Judged>;
     limits?: LimitsReport;
     clauses: ClauseList;
+    cleanup: CleanupOutcome;
   }
 ): RunReport {
   const { config, http, schema, tokens, pacer, waits, ledger, spec, observations } = run;
@@ -427,7 +451,11 @@ function assembleReport(
     timeScale: config.timeScale,
     overlay: config.overlayPath,
     observations,
-    ledger: ledger.entries,
+    ledger: {
+      entries: ledger.entries,
+      leftBehind: withDeleteCommands(done.cleanup.leftBehind, config.baseUrl, curlTls(config)),
+      ...(done.cleanup.sweeps?.length ? { sweeps: done.cleanup.sweeps } : {}),
+    },
     traffic: {
       requests: http.log.length,
       writes: http.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,

@@ -31,7 +31,7 @@ export function startupFailureReport(failure: StartupFailure, run: StartedRun): 
     timeScale: config.timeScale,
     overlay: config.overlayPath,
     observations: {},
-    ledger: [],
+    ledger: { entries: [], leftBehind: [] },
     traffic: {
       requests: run.log.length,
       writes: run.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,

@@ -122,7 +122,7 @@ async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Pro
         prep.problems.push({ message: `a create with tags as ${shape} answered ${statusText(ex)}`, exchanges: [ex] });
       continue;
     }
-    d.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: 'certify', note: `tags as ${shape}` });
+    d.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: 'certify', note: `tags as ${shape}` }, ex);
     await settle(d, ex, LANES[0]!);
     const filtered = await d.objects.walk(100, { tag: `${key}:probe` });
     if (filtered.items.some((v) => v['name'] === body['name'])) {
@@ -175,7 +175,7 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
         break;
       }
       const name = String(body['name']);
-      d.ledger.record({ kind: 'vm', name, createdBy: 'certify', note: 'fills the list for the pagination checks' });
+      d.ledger.record({ kind: 'vm', name, createdBy: 'certify', note: 'fills the list for the pagination checks' }, ex);
       prep.populated.push(name);
       if (prep.tags) (prep.tags.byValue[value] ??= []).push(name);
       accepted.push({ ex, lane });

@@ -227,7 +227,7 @@ export class RunObjects {
           refusedSizes: i,
         });
         if (accepted) {
-          this.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: exchange.sentBy });
+          this.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: exchange.sentBy }, exchange);
           this.tentativeTag = withTag;
           return done();
         }
