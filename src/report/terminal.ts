@@ -82,6 +82,10 @@ function expectedNote(c: CheckReport): string {
   return c.expected ? ` EXPECTED${c.expected.reason ? `: ${c.expected.reason}` : ''}` : '';
 }
 
+/** Control characters (a name the target lists may hold any) shown escaped, so they never act on the terminal. */
+const printable = (s: string): string =>
+  s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /**
  * What the run left on the target, right under the verdict (--quiet too): how many, each by name with why, the line
  * that deletes it (the token as a shell variable), and how to set that variable.
@@ -93,7 +97,8 @@ export function leftBehindLines(report: RunReport): string[] {
     `LEFT BEHIND: ${left.length} resource${left.length === 1 ? '' : 's'} the run created ${left.length === 1 ? 'is' : 'are'} still on the target (exit code 4 unless the run failed):`,
   ];
   for (const l of left) {
-    lines.push(`  ${l.kind} ${l.name ?? l.id ?? '(no name)'}${l.id && l.name ? ` (${l.id})` : ''}: ${l.reason}`);
+    const name = printable(l.name ?? l.id ?? '(no name)');
+    lines.push(`  ${l.kind} ${name}${l.id && l.name ? ` (${printable(l.id)})` : ''}: ${printable(l.reason)}`);
     if (l.deleteCommand) lines.push(`    delete: ${l.deleteCommand}`);
   }
   if (left.some((l) => l.deleteCommand) && report.tokenCommand)

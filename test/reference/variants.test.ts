@@ -1002,6 +1002,17 @@ const cases: VariantCase[] = [
     variant: [202, 200],
   },
   {
+    name: 'vm-delete-not-offered',
+    probe: async (s) => {
+      const t = await token(s);
+      const id = (await listed(s, '?per_page=1')).body.vms[0].id;
+      const r = await call(s, 'DELETE', `/v1/vms/${id}`, { token: t });
+      return [r.status, r.headers.get('allow')];
+    },
+    clean: [202, null],
+    variant: [405, 'GET, HEAD'],
+  },
+  {
     name: 'v2-beside-v1',
     probe: async (s) => {
       const t = await token(s);

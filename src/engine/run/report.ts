@@ -250,7 +250,7 @@ export function withDeleteCommands(left: readonly LeftBehind[], baseUrl: string,
       {
         method: l.delete.method,
         url: `${baseUrl.replace(/\/+$/, '')}${l.delete.path}`,
-        headers: { authorization: 'Bearer [REDACTED token]' },
+        headers: { authorization: '[REDACTED token]' },
       },
       tls
     );
