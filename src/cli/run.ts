@@ -55,6 +55,8 @@ export interface RunExtras {
   s3LargeObjectBytes?: number;
   terminal?: Terminal;
   env?: Record<string, string | undefined>;
+  /** Where the run's announcements go (what it is about to create): the process's stderr unless given. */
+  err?: (line: string) => void;
 }
 
 /** Inputs read and checked before anything starts: each bad one stops the run with a usage error (exit 2). */
@@ -346,7 +348,7 @@ async function runAndReport(r: {
   const { embedded } = target;
   const view = progressViewFor(opts, extra);
   const say = view ? (line: string) => view.line(line) : out;
-  const hooks: RunHooks = opts.quiet ? {} : (view ?? { onCheckEnd: (c) => out(checkLine(c)) });
+  const hooks = hooksFor(opts, extra, view, out);
   const onSigint = interruptHandler(embeddedS3, embedded, early);
   if (config.s3 && early.s3Selected) process.once('SIGINT', onSigint);
   let swept = false;
@@ -377,6 +379,27 @@ async function runAndReport(r: {
     await embedded?.close();
     early.referenceTls?.remove();
   }
+}
+
+/**
+ * What the run shows as it goes: the live view, or a line per check, or nothing (--quiet); and, whatever the mode, each
+ * announcement on stderr (what the run is about to create on the target is never left unsaid).
+ */
+function hooksFor(
+  opts: RunOptions,
+  extra: RunExtras,
+  view: ProgressView | undefined,
+  out: (line: string) => void
+): RunHooks {
+  const shown: RunHooks = opts.quiet ? {} : (view ?? { onCheckEnd: (c) => out(checkLine(c)) });
+  const err = extra.err ?? ((line: string) => process.stderr.write(`${line}\n`));
+  return {
+    onCheckStart: (check) => shown.onCheckStart?.(check),
+    onCheckEnd: (report) => shown.onCheckEnd?.(report),
+    onWaitStart: (w) => shown.onWaitStart?.(w),
+    onWaitEnd: (w) => shown.onWaitEnd?.(w),
+    onAnnounce: (line) => (view ? view.aside(() => err(line)) : err(line)),
+  };
 }
 
 /** A terminal gets the live view (a status line, countdowns, colour); a plain writer (or --quiet) gets none. */

@@ -444,6 +444,12 @@ function ledgerTable(r: RunReport): string {
   return `<table><thead><tr><th>Kind</th><th>Id</th><th>Name</th><th>Created by</th><th>Cleanup</th><th>Note</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
 }
 
+/** What the run said it would create before it did (the quota probe, certify's list), in order. */
+function announcementsHtml(r: RunReport): string {
+  if (!r.announcements?.length) return '';
+  return `<p>Announced before it was done:</p><ul class="announcements">${r.announcements.map((a) => `<li><code>${esc(a.by)}</code>: ${esc(a.message)}</li>`).join('')}</ul>`;
+}
+
 /** What the run left on the target, at the top of the report: each resource, why, and the command that deletes it. */
 function leftBehindHtml(r: RunReport): string {
   const left = ledgerOf(r).leftBehind;
@@ -549,7 +555,7 @@ ${probes.length ? `<p class="muted">Each dot is one request of a probe, placed a
 ${s3Matrix(report)}
 
 <h2 id="ledger">Created resources</h2>
-${ledgerTable(report)}
+${announcementsHtml(report)}${ledgerTable(report)}
 
 <h2 id="observations">Observations</h2>
 ${observationsTable(report)}

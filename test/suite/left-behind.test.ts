@@ -33,9 +33,17 @@ describe('nothing left behind', () => {
       timeScale: 60,
     });
     const vms = report.ledger.entries.filter((e) => e.kind === 'vm');
-    expect(vms.filter((e) => e.createdBy === 'vms.quota-refusal').length).toBeGreaterThan(50);
+    const quota = vms.filter((e) => e.createdBy === 'vms.quota-refusal');
+    expect(quota.length).toBeGreaterThan(50);
     expect(vms.filter((e) => e.cleanup !== 'deleted')).toEqual([]);
     expect(report.ledger.leftBehind).toEqual([]);
+    // The quota probe said how many it would create before its first create.
+    const said = report.announcements?.find((a) => a.by === 'vms.quota-refusal');
+    expect(said?.message).toMatch(
+      /^creating up to 60 VMs \(cc-[0-9a-f]{8}-quota001…\) to reach the organization's VM quota/
+    );
+    expect(quota.length).toBeLessThanOrEqual(60 + 3);
+    expect(Math.min(...quota.map((e) => e.createdIn!))).toBeGreaterThan(said!.afterRequests);
   }, 300_000);
 
   it('reports a forced leak in the terminal, JSON, JUnit and HTML, and exits 4 where it would exit 0', async () => {

@@ -133,6 +133,8 @@ export interface RunReport {
   reproduce: string;
   /** The shell line that sets CONFORMANCE_TOKEN for the evidence's curl lines (the key from CONFORMANCE_API_KEY). */
   tokenCommand?: string;
+  /** What the run said it would do to the target before it did it (the quota probe's creates, how many at most). */
+  announcements?: Announcement[];
   /** S3 operations the s3 group tried: supported (true), not supported (false) or not determined, with evidence. */
   s3Capabilities?: S3Capability[];
   /** Buckets the s3 group created (named cc-<run id>-…) and whether they were removed at the end. */
@@ -155,6 +157,14 @@ export interface RunReport {
   };
   /** Digests of what the report records (cloud-conformance verify recomputes them), and a signature under --sign. */
   integrity?: Integrity;
+}
+
+/** A line the run said before doing what it says (by: the check, or certify). */
+export interface Announcement {
+  by: string;
+  message: string;
+  /** Requests the run had sent when it said it: what it announced comes after. */
+  afterRequests: number;
 }
 
 /** One exchange the report holds, where it sits (check, evidence or finding, position) and its digest. */

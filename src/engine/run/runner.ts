@@ -36,6 +36,7 @@ import { runScheduled } from './schedule.ts';
 import {
   connectionReport,
   summarize,
+  type Announcement,
   verdictOf,
   withDeleteCommands,
   type CheckReport,
@@ -49,6 +50,8 @@ import { newJudged, recordingObjects, recordingLog, recordingTokens, type Judged
 export interface RunHooks extends WaitListener {
   onCheckStart?(check: Check): void;
   onCheckEnd?(report: CheckReport): void;
+  /** What the run is about to do to the target, said before it does it (the quota probe's creates): one line. */
+  onAnnounce?(line: string): void;
 }
 
 export interface ToolInfo {
@@ -131,6 +134,9 @@ interface Run {
   events: RunEvents;
   observations: Observations;
   observe: Observe;
+  /** What the run said before doing it, in order (the report's announcements). */
+  announcements: Announcement[];
+  announce(by: string, message: string): void;
 }
 
 /**
@@ -219,7 +225,13 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
   };
   const objects = new RunObjects((opts) => callApi(api, 'setup', opts), config, declarations, ledger, waits);
   const events = new RunEvents((opts) => callApi(api, 'events', opts), config, declarations, ledger, objects, waits);
+  const announcements: Announcement[] = [];
   return {
+    announcements,
+    announce: (by, message) => {
+      announcements.push({ by, message, afterRequests: http.log.length });
+      hooks.onAnnounce?.(`${by}: ${message}`);
+    },
     config,
     hooks,
     spec,
@@ -285,6 +297,7 @@ async function prepareForCertify(run: Run): Promise<CertifyPreparation | undefin
     objects,
     call: (opts) => callApi(run.api, 'certify', opts),
     observe,
+    announce: (message) => run.announce('certify', message),
   });
 }
 
@@ -395,6 +408,7 @@ function contextFor(
     registerSecret: (value, label) => redactor.add(value, label),
     sleepTarget: (seconds, what) =>
       waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id, 'target-time'),
+    announce: (message) => run.announce(check.id, message),
   };
 }
 
@@ -469,6 +483,7 @@ function assembleReport(
     reproduce: reproduceLine(config),
     tokenCommand: tokenCommand(config.baseUrl, curlTls(config)),
     ...(s3Capabilities ? { s3Capabilities } : {}),
+    ...(run.announcements.length ? { announcements: run.announcements } : {}),
     ...(done.limits ? { limitProbes: limitTraces(done.limits) } : {}),
     digests: specDigests(),
   };

@@ -73,6 +73,8 @@ interface Deps {
   objects: RunObjects;
   call(opts: CallOptions): Promise<Exchange>;
   observe: Observe;
+  /** Says what certify is about to create, before it does. */
+  announce?(message: string): void;
 }
 
 /** Two tokens of their own: the population's writes never eat the checks' budget. */
@@ -145,6 +147,10 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
   const need = Math.max(0, POPULATION_TARGET - known);
   const allowed = Math.min(need, budgetLeft(d));
   prep.shortBy = need - allowed;
+  if (allowed > 0)
+    d.announce?.(
+      `creating up to ${allowed} VMs (cc-${d.config.runId}-pop001…) to fill a list of ${known} past ${POPULATION_TARGET} for the pagination checks; each is deleted at the end`
+    );
   let next = 0;
   let stopped: string | undefined;
   let refusedForRoom: Exchange | undefined;
