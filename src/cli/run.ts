@@ -16,7 +16,7 @@ import { loadClauses } from '../spec/clauses.ts';
 import { applyExpectations, expectationLines, loadExpectations, writeExpectations } from './expect.ts';
 import { renderOverlay } from '../report/overlay.ts';
 import { writeFile } from 'node:fs/promises';
-import { checkLine, quietSummaryLines, summaryLines } from '../report/terminal.ts';
+import { checkLine, leftBehindLines, quietSummaryLines, summaryLines } from '../report/terminal.ts';
 import { ProgressView, colourWanted, type Terminal } from './progress.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/_session.ts';
 import type { S3Config } from '../engine/config/config.ts';
@@ -358,7 +358,7 @@ async function runAndReport(r: {
         `cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${config.baseUrl}, profile ${opts.profile}, seed ${opts.seed}`
       );
     if (!opts.quiet && config.connection?.proxy) say(proxyLine(config));
-    const report = await runSuiteLeavingReports(config, tool, hooks, inputs, opts);
+    const report = await runSuiteLeavingReports(config, tool, hooks, inputs, opts, out);
     await embeddedS3Started(embeddedS3);
     const s3Cleanup = await sweepS3(config);
     swept = true;
@@ -435,12 +435,15 @@ async function runSuiteLeavingReports(
   tool: ToolInfo,
   hooks: RunHooks,
   inputs: CheckedInputs,
-  opts: RunOptions
+  opts: RunOptions,
+  out: (line: string) => void
 ): Promise<RunReport> {
   return runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
     if (err instanceof RunNotStarted) {
       err.runReport.integrity = sealReport(err.runReport, inputs.signingKey);
       await writeReports(err.runReport, opts.reports);
+      // A run that stopped on its own input may have made something before it stopped: never left unsaid.
+      leftBehindLines(err.runReport).forEach((l) => out(l));
     }
     throw err;
   });

@@ -164,7 +164,7 @@ function startupFailureHtml(r: RunReport): string {
       ? `<div class="lbl">details</div><pre class="details">${esc(cut(JSON.stringify(f.evidence.details, null, 2)))}</pre>`
       : '';
   return `<article class="finding failed" id="startup-failure">
-<h3>${badge('failed', 'could not start')} <code>${esc(f.kind)}</code> <span class="muted">no check ran</span></h3>
+<h3>${badge('failed', f.kind === 'input-refused' ? 'stopped: a usage error' : 'could not start')} <code>${esc(f.kind)}</code> <span class="muted">no check is judged</span></h3>
 <p class="msg">${esc(f.message)}</p>
 <div class="lbl">reproduce</div><pre class="curl">${esc(r.reproduce)}</pre>
 ${details}

@@ -62,7 +62,7 @@ export function renderJunit(report: RunReport): string {
   if (f) {
     const error = `<error message="${xml(f.message)}" type="${xml(f.kind)}">${xml(JSON.stringify(f.evidence, null, 2))}</error>`;
     suites.push(
-      `  <testsuite name="startup" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="cloud-conformance.startup" name="token issuance for the run (preflight)" time="0.000">${error}</testcase>\n  </testsuite>`
+      `  <testsuite name="startup" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="cloud-conformance.startup" name="${f.kind === 'input-refused' ? "the run's own inputs (its first VM create)" : 'token issuance for the run (preflight)'}" time="0.000">${error}</testcase>\n  </testsuite>`
     );
   }
   // Resources the run left on the target: one errored testcase (the run's own failing, not the target's), so a CI

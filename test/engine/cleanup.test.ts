@@ -206,3 +206,29 @@ describe('cleanup', () => {
     });
   });
 });
+
+describe('the first page number, on a list that moves while it is asked', () => {
+  /** A newest-first list that gains `grow` VMs before every read for the first `moving` reads, then holds still. */
+  function moving(base: 0 | 1, grow: number, moving: number) {
+    let n = 40;
+    let reads = 0;
+    const call = async (o: CallOptions): Promise<Exchange> => {
+      if (reads++ < moving) n += grow;
+      const q = o.query as { page: number; per_page: number };
+      const page = base === 1 && q.page === 0 ? 1 : q.page;
+      const ids = Array.from({ length: n }, (_, i) => `i-${n - i}`);
+      const start = (page - base) * q.per_page;
+      return answer(200, { vms: ids.slice(start, start + q.per_page).map((id) => ({ id, name: id })), total: n });
+    };
+    return new RunObjects(call, config, { task: {} } as unknown as Declarations, new Ledger());
+  }
+
+  it('counts from 0 on a list that shifts by three VMs between reads, once it holds still', async () => {
+    expect(await moving(0, 3, 4).firstPage()).toBe(0);
+  });
+
+  it('counts from 1 where page 0 is page 1 again, however the list shifts', async () => {
+    expect(await moving(1, 3, 4).firstPage()).toBe(1);
+    expect(await moving(1, 3, 1000).firstPage()).toBe(1);
+  });
+});

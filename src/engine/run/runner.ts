@@ -23,6 +23,8 @@ import { SchemaAsserter } from '../schema/schema.ts';
 import { Ledger } from '../target/ledger.ts';
 import { RunObjects } from '../target/run-objects.ts';
 import { cleanup, type CleanupOutcome } from '../target/cleanup.ts';
+import type { InputRefusal, KeyFacts } from '../target/input-refusal.ts';
+import { evidenceOf } from '../outcome/outcome.ts';
 import type { Declarations } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
 import { Pacer } from '../transport/pacer.ts';
@@ -160,6 +162,7 @@ export async function runSuite(
     const certify = await prepareForCertify(run);
     const { reports, judged, limits } = await runChecks(run, checks, certify, issuance);
     const left = await cleanupAfter(run);
+    if (run.objects.inputRefused) throw inputRefusedStop(run, run.objects.inputRefused, tool, startedAt, left);
     return assembleReport(run, {
       tool,
       startedAt,
@@ -174,6 +177,58 @@ export async function runSuite(
     await run.events.close();
     await run.http.close();
   }
+}
+
+/** What the token answers say of the keys: the primary's role and organization, the read-only key's role. */
+async function keyFacts(tokens: TokenManager): Promise<KeyFacts> {
+  const word = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const primary = await tokens.response('primary').catch(() => ({}) as Record<string, unknown>);
+  const readonly = tokens.has('readonly')
+    ? await tokens.response('readonly').catch(() => ({}) as Record<string, unknown>)
+    : {};
+  return {
+    role: word(primary['role']),
+    organization: word(primary['organization']),
+    readonlyRole: word((readonly as Record<string, unknown>)['role']),
+  };
+}
+
+/**
+ * The run stops on the user's own input, refused by the target on the run's first create: a report like one of a run
+ * that could not start (verdict error, no checks, the refusal and its exchange), with what cleanup did and left.
+ */
+function inputRefusedStop(
+  run: Run,
+  refusal: InputRefusal,
+  tool: ToolInfo,
+  startedAt: string,
+  left: CleanupOutcome
+): RunNotStarted {
+  const failure = {
+    message: refusal.message,
+    report: {
+      kind: 'input-refused' as const,
+      message: refusal.message,
+      evidence: evidenceOf([refusal.exchange], {
+        flag: refusal.flag,
+        ...(refusal.accepts ? { accepts: refusal.accepts } : {}),
+      }),
+    },
+  };
+  const report = startupFailureReport(failure, {
+    tool,
+    config: run.config,
+    startedAt,
+    log: run.http.log,
+    tokensIssued: run.tokens.issued,
+    reproduce: reproduceLine(run.config),
+  });
+  report.ledger = {
+    entries: run.ledger.entries,
+    leftBehind: withDeleteCommands(left.leftBehind, run.config.baseUrl, curlTls(run.config)),
+    ...(left.sweeps?.length ? { sweeps: left.sweeps } : {}),
+  };
+  return new RunNotStarted(failure, report);
 }
 
 /** Deletes what the run created, over every lane the run holds a token in, and says what is still on the target. */
@@ -225,6 +280,7 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
   };
   const objects = new RunObjects((opts) => callApi(api, 'setup', opts), config, declarations, ledger, waits);
   const events = new RunEvents((opts) => callApi(api, 'events', opts), config, declarations, ledger, objects, waits);
+  objects.keyFacts = () => keyFacts(tokens);
   const announcements: Announcement[] = [];
   return {
     announcements,
@@ -323,6 +379,8 @@ async function runChecks(
     run.config.sequential
   );
   for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
+    // The run stops on a usage error (its own input refused): no probe is worth its traffic then.
+    if (run.objects.inputRefused) break;
     if (issuance && !limits)
       limits = await runRequestStage({ ...run, call: (opts) => callApi(run.api, 'setup', opts) }, issuance);
     reports.push(await runOne(check));
@@ -339,6 +397,9 @@ async function runCheck(
   stage: { certify?: CertifyPreparation; limits?: LimitsReport }
 ): Promise<CheckReport> {
   const { config, http } = run;
+  // The run is stopping (the target refused its own input): what is left is not run.
+  if (run.objects.inputRefused)
+    return toReport(check, skip(`the run stopped: ${run.objects.inputRefused.message}`), 0, http.log.length);
   run.hooks.onCheckStart?.(check);
   const seen = newJudged();
   judged.set(check.id, seen);
@@ -359,9 +420,33 @@ async function runCheck(
       outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
     else outcome = { status: 'error', message: `internal error in the suite: ${(err as Error).message}` };
   }
+  if (await stoppedMeanwhile(run, check, outcome))
+    outcome = skip(`the run stopped: ${run.objects.inputRefused!.message}`);
   const report = withCurlTls(toReport(check, outcome, Date.now() - started, http.log.length), curlTls(config));
   run.hooks.onCheckEnd?.(report);
   return report;
+}
+
+/**
+ * True when the run is stopping on its own input: a failure beside a create of this check's the target refused waits
+ * for the run's own VM (made now where no check made it yet), whose refusal decides whether the input was the user's.
+ */
+async function stoppedMeanwhile(
+  run: Run,
+  check: Check,
+  outcome: CheckOutcome | { status: 'error'; message: string }
+): Promise<boolean> {
+  const refusedCreate = (ex: Exchange) =>
+    ex.sentBy === check.id &&
+    ex.request.method === 'POST' &&
+    /\/v1\/vms$/.test(new URL(ex.request.url).pathname) &&
+    (ex.response?.status ?? 0) >= 400 &&
+    (ex.response?.status ?? 0) < 500;
+  if (outcome.status === 'failed' && !run.objects.inputRefused && run.http.log.some(refusedCreate))
+    await run.objects.vm().catch((err: unknown) => {
+      if (!(err instanceof Unavailable)) throw err;
+    });
+  return run.objects.inputRefused !== undefined;
 }
 
 /** What a check sees of the run: its calls go out under its id, and what it reads of shared state is recorded as judged. */

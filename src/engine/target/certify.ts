@@ -261,6 +261,8 @@ export async function prepareCertify(d: Deps): Promise<CertifyPreparation> {
     .catch((err: unknown) => {
       if (!(err instanceof Unavailable)) throw err;
     });
+  // The target refused the run's own input (--image, --subnet-id, the key): the run stops, nothing more is created.
+  if (d.objects.inputRefused) return prep;
   await populate(d, prep);
   d.observe('certify', {
     tags: prep.tags ? { field: prep.tags.field, shape: prep.tags.shape, declared: prep.tags.declared } : null,
