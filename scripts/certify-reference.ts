@@ -62,6 +62,7 @@ for (const n of report.coverage?.notVerified.filter((n) => n.blocking) ?? [])
   problems.push(`not verified: ${n.clause} by ${n.check}: ${n.reason}`);
 for (const e of report.ledger.entries.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted'))
   problems.push(`not deleted: ${e.kind} ${e.name ?? e.id ?? ''} (${e.cleanup}: ${e.note ?? ''})`);
+for (const l of report.ledger.leftBehind) problems.push(`left behind: ${l.kind} ${l.name ?? l.id ?? ''} (${l.reason})`);
 const created = report.ledger.entries.filter((e) => e.kind !== 'api-key-revoked').length;
 console.log(
   `certify on the embedded reference at time scale ${scale}: ${report.verdict} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${report.coverage?.verified.length ?? 0} clauses verified, ${report.summary.passed} checks passed, ${created} resources created and ${report.ledger.entries.filter((e) => e.cleanup === 'deleted').length} deleted; ${report.traffic.requests} requests`
