@@ -207,6 +207,28 @@ describe('cleanup', () => {
   });
 });
 
+describe('cleanup without a token to ask with', () => {
+  it('says every VM not deleted is left behind, from the ledger, when no request can be made', async () => {
+    const ledger = new Ledger();
+    ledger.record({ kind: 'vm', name: `cc-${RUN}-vm1`, createdBy: 'setup' });
+    const call = async (): Promise<Exchange> => {
+      throw new Error('the token issuance budget is spent');
+    };
+    const objects = new RunObjects(call, config, declarations, ledger);
+    const log = [answer(202, {}, {}, 'POST', '/v1/vms')];
+    const out = await cleanup({ declarations, ledger, log, objects, config, waits: new Waits(), call });
+    expect(out.sweeps?.[0]).toMatchObject({ complete: false, stoppedBecause: expect.stringMatching(/not sent/) });
+    expect(out.leftBehind).toEqual([
+      expect.objectContaining({
+        kind: 'vm',
+        name: `cc-${RUN}-vm1`,
+        listed: false,
+        reason: expect.stringMatching(/not sent|could not be read whole/),
+      }),
+    ]);
+  });
+});
+
 describe('the first page number, on a list that moves while it is asked', () => {
   /** A newest-first list that gains `grow` VMs before every read for the first `moving` reads, then holds still. */
   function moving(base: 0 | 1, grow: number, moving: number) {

@@ -24,6 +24,7 @@ import { Ledger } from '../target/ledger.ts';
 import { RunObjects } from '../target/run-objects.ts';
 import { cleanup, type CleanupOutcome } from '../target/cleanup.ts';
 import type { InputRefusal, KeyFacts } from '../target/input-refusal.ts';
+import type { LeftBehind } from '../target/ledger.ts';
 import { evidenceOf } from '../outcome/outcome.ts';
 import type { Declarations } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
@@ -232,7 +233,7 @@ function inputRefusedStop(
 }
 
 /** Deletes what the run created, over every lane the run holds a token in, and says what is still on the target. */
-function cleanupAfter(run: Run): Promise<CleanupOutcome> {
+async function cleanupAfter(run: Run): Promise<CleanupOutcome> {
   return cleanup({
     declarations: run.declarations,
     ledger: run.ledger,
@@ -242,6 +243,19 @@ function cleanupAfter(run: Run): Promise<CleanupOutcome> {
     waits: run.waits,
     call: (opts) => callApi(run.api, 'cleanup', opts),
     lanes: run.tokens.heldLanes('primary'),
+  }).catch((err: unknown) => {
+    // Cleanup that broke never costs the report: what it did not delete is left behind, said so.
+    const reason = `cleanup stopped: ${(err as Error).message ?? String(err)}`;
+    const left = run.ledger.entries.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted');
+    return {
+      leftBehind: left.map((e) => ({
+        kind: e.kind as LeftBehind['kind'],
+        ...(e.id ? { id: e.id } : {}),
+        ...(e.name !== undefined ? { name: e.name } : {}),
+        reason: e.note ? `${e.note}; ${reason}` : reason,
+        owner: e.owner ?? 'primary',
+      })),
+    };
   });
 }
 

@@ -37,6 +37,18 @@ export interface SweepOptions {
   totalPointer?: string;
 }
 
+/** An exchange for a request that was never sent (its call threw), so a sweep reports it like a page that failed. */
+function unsent(what: string, err: unknown): Exchange {
+  return {
+    seq: -1,
+    sentBy: 'cleanup',
+    request: { method: 'GET', url: `http://unsent${what.slice(4)}`, headers: {} },
+    transportError: `not sent: ${(err as Error).message ?? String(err)}`,
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+  };
+}
+
 /** Statuses a target may answer for a page past the last one. */
 const PAST_END = new Set([400, 404, 416, 422]);
 
@@ -82,13 +94,15 @@ export async function sweepList(call: Call, o: SweepOptions): Promise<Sweep> {
   let pages = 0;
   const read = async (page: number): Promise<Exchange> => {
     pages++;
+    const query = { ...o.query, page, per_page: 100 };
+    // A call that could not be made (no token to be had) is a page that did not answer: the sweep is then incomplete.
     return call({
       ...(o.as ? { as: o.as } : {}),
       ...(o.lane ? { lane: o.lane } : {}),
       method: 'GET',
       path: '/v1/vms',
-      query: { ...o.query, page, per_page: 100 },
-    });
+      query,
+    }).catch((err: unknown) => unsent(`GET /v1/vms?${new URLSearchParams(query as never).toString()}`, err));
   };
   const done = (complete: boolean, stoppedBecause: string): Sweep => ({
     matches: [...seen.items.values()].filter((v) => typeof v['name'] === 'string' && v['name'].startsWith(o.prefix)),
