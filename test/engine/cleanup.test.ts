@@ -190,6 +190,22 @@ describe('cleanup', () => {
     );
   });
 
+  it('reads the id off the create task where neither the answer nor the list can name the VM', async () => {
+    const t = stubTarget(SHAPES[0]!, 10);
+    // A name without the run's prefix (a create that kept no name): the list cannot tell it apart.
+    const vm = t.add('unnamed-1');
+    const created = answer(202, { task_id: 'c-1' }, {}, 'POST', '/v1/vms');
+    const call = async (o: CallOptions) =>
+      o.path === '/v1/tasks/c-1' ? answer(200, { id: 'c-1', state: 'succeeded', resource_id: vm.id }) : t.call(o);
+    const ledger = new Ledger();
+    ledger.record({ kind: 'vm', name: '', createdBy: 'vms.create-fuzz' }, created);
+    const objects = new RunObjects(call, config, declarations, ledger);
+    const out = await cleanup({ declarations, ledger, log: [created], objects, config, waits: new Waits(), call });
+    expect(ledger.entries[0]).toMatchObject({ id: vm.id, cleanup: 'deleted' });
+    expect(out.leftBehind).toEqual([]);
+    expect(t.vms.find((v) => v.id === vm.id)).toBeUndefined();
+  });
+
   it('reports what a refused delete leaves, with the request that would delete it', async () => {
     const t = stubTarget(SHAPES[3]!, 120, { refuseDeletes: true });
     const ledger = new Ledger();

@@ -181,7 +181,12 @@ async function cleanupVms(
     // A moment for accepted deletes to take effect before the list is read.
     if (sent) await settle(d, LEAVE_WAITS_SECONDS[0]!, 'VMs whose delete was just accepted to leave the list');
     sweep = await sweepOwn(d, owner);
-    const { work, leaving } = matchListed(d, sweep, owner, state.accepted);
+    const listed = matchListed(d, sweep, owner, state.accepted);
+    const leaving = listed.leaving;
+    // What neither its create answer nor the list named: its create task may (once each).
+    const vouched = sweep.complete;
+    const unseen = (e: LedgerEntry) => mine(e) && (!vouched || !e.name?.startsWith(`cc-${d.config.runId}-`));
+    const work = listed.work || (await idsFromTasks(d, deps, unseen, state));
     if ((!work && !leaving.length) || round >= LEAVE_WAITS_SECONDS.length) break;
     // Deletes accepted and still listed: their tasks are followed (where the delete answered one), else waited for.
     const unfollowed = leaving.filter((e) => !state.followed.has(e));
@@ -208,6 +213,36 @@ interface VmCleanup {
   del?: DeleteOp;
   /** The delete operation was looked for (a VM delete neither declared nor discovered is not looked for again). */
   tried: boolean;
+  /** Entries whose create task was asked for the VM's id. */
+  asked?: Set<LedgerEntry>;
+}
+
+/**
+ * The ids of pending VMs the list cannot vouch for (not read whole, or a name without the run's prefix) that their
+ * create answer did not name either, read off their create task's record
+ * (resource_id, target.id, a VM path), each task asked once; true when one was learnt.
+ */
+async function idsFromTasks(
+  d: CleanupDeps,
+  deps: DeleteDeps,
+  mine: (e: LedgerEntry) => boolean,
+  state: VmCleanup
+): Promise<boolean> {
+  state.asked ??= new Set();
+  let learnt = false;
+  for (const e of d.ledger.entries.filter((x) => mine(x) && x.cleanup === 'pending' && !x.id && !x.owner)) {
+    const created = deps.createdIn(e);
+    if (!created || state.asked.has(e)) continue;
+    state.asked.add(e);
+    try {
+      const task = await d.objects.findTask(created, d.declarations.taskIdOnCreateVm);
+      e.id = vmIdsNamedIn(task.confirmation, e.name ?? '')[0]?.id;
+      learnt ||= e.id !== undefined;
+    } catch {
+      // No task, or none that names its VM: the entry stays without an id, said so.
+    }
+  }
+  return learnt;
 }
 
 /** Deletes every pending VM of the organization whose id is known; how many were sent. */
