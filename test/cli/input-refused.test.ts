@@ -1,4 +1,4 @@
-// The user's own mistakes are usage errors (issue 44): an image the target does not have, a subnet it does not know or
+// The user's own mistakes are usage errors: an image the target does not have, a subnet it does not know or
 // that belongs to another organization, a key whose role cannot create. Each stops the run with exit 2 and one line
 // naming the flag and what the target said, never a MUST failure of the target. And only then: a refusal that does not
 // name the input, or names a value the target says it accepts, is still the target's to answer for.

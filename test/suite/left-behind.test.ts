@@ -1,4 +1,4 @@
-// Nothing left behind, ever silently (issue 44): against a target whose lists are shaped unlike the reference's, the
+// Nothing left behind, ever silently: against a target whose lists are shaped unlike the reference's, the
 // run removes everything it made; against one that does not let it delete a VM, what it leaves is in every report
 // format, with the command that deletes it, and the exit code says so.
 import { describe, it, expect } from 'vitest';
