@@ -206,6 +206,32 @@ describe('cleanup', () => {
     expect(t.vms.find((v) => v.id === vm.id)).toBeUndefined();
   });
 
+  it('waits out a 429 as its Retry-After says when every cleanup token is refused, then deletes', async () => {
+    const t = stubTarget(SHAPES[0]!, 10);
+    const vm = t.add(`cc-${RUN}-vm1`);
+    let refusals = 2;
+    const call = async (o: CallOptions) =>
+      o.method === 'DELETE' && refusals-- > 0
+        ? answer(
+            429,
+            { error: { code: 'rate_limited', message: 'slow down' } },
+            { 'retry-after': '3' },
+            'DELETE',
+            o.path
+          )
+        : t.call(o);
+    const ledger = new Ledger();
+    const created = answer(202, { vm_id: vm.id }, {}, 'POST', '/v1/vms');
+    ledger.record({ kind: 'vm', name: vm.name, createdBy: 'setup' }, created);
+    const waits = new Waits();
+    const objects = new RunObjects(call, config, declarations, ledger);
+    const out = await cleanup({ declarations, ledger, log: [created], objects, config, waits, call, lanes: ['main'] });
+    expect([ledger.entries[0]!.cleanup, out.leftBehind]).toEqual(['deleted', []]);
+    // Two refusals, each waited out for its 3 target-seconds (3 ms here).
+    expect(waits.totals['retry-after'].count).toBe(2);
+    expect(waits.totals['retry-after'].ms).toBeGreaterThanOrEqual(6);
+  });
+
   it('reports what a refused delete leaves, with the request that would delete it', async () => {
     const t = stubTarget(SHAPES[3]!, 120, { refuseDeletes: true });
     const ledger = new Ledger();

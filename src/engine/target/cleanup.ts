@@ -148,7 +148,7 @@ async function backupDeleteOperation(pending: LedgerEntry[], deps: DeleteDeps): 
   const first = pending.find((e) => e.id && !e.owner);
   if (!first) return undefined;
   const conventional = { method: 'DELETE', path: '/v1/backups/{id}' };
-  const ex = await deleteSeenThrough(first, conventional, deps);
+  const ex = await deleteWaitingOut429(first, conventional, deps);
   if (!ex || !isSuccess(ex)) {
     // Nothing was deleted: the entry is as it was, for the note every pending backup gets.
     first.cleanup = 'pending';
@@ -347,7 +347,7 @@ async function vmDeleteOperation(
   const conventional = CONVENTIONAL_VM_DELETE;
   let ex: Exchange | undefined;
   for (const e of withId.slice(0, 3)) {
-    ex = await deleteSeenThrough(e, conventional, deps);
+    ex = await deleteWaitingOut429(e, conventional, deps);
     if (ex && isSuccess(ex)) {
       e.note = 'deleted with DELETE /v1/vms/{id} (discovered: the seed shows no delete operation)';
       onAccepted(e, ex);
@@ -356,9 +356,12 @@ async function vmDeleteOperation(
     // 405 or 501: the operation is not there; a 404 may be this VM's alone.
     if (ex?.response?.status !== 404) break;
   }
+  const refused = ex?.response?.status === 429;
   for (const e of withId) {
-    e.cleanup = 'not-declared';
-    e.note = `the seed shows no delete operation, the overlay declares none, and DELETE /v1/vms/{id} answered ${ex ? statusText(ex) : 'nothing'}`;
+    e.cleanup = refused ? 'delete-failed' : 'not-declared';
+    e.note = refused
+      ? `not deleted: DELETE /v1/vms/{id} answered 429 after its Retry-After was waited out ${LANE_RESTORES} times`
+      : `the seed shows no delete operation, the overlay declares none, and DELETE /v1/vms/{id} answered ${ex ? statusText(ex) : 'nothing'}`;
   }
   return undefined;
 }
@@ -403,6 +406,19 @@ async function deleteOverLanes(
       if (live.includes(lane)) live.splice(live.indexOf(lane), 1);
     }
   });
+}
+
+/**
+ * One delete whose answer decides whether an operation exists: a 429 says nothing of that, so it is waited out as its
+ * Retry-After says and sent again, LANE_RESTORES times at most.
+ */
+async function deleteWaitingOut429(e: LedgerEntry, op: DeleteOp, deps: DeleteDeps): Promise<Exchange | undefined> {
+  let ex = await deleteSeenThrough(e, op, deps);
+  for (let i = 0; i < LANE_RESTORES && ex?.response?.status === 429; i++) {
+    await waitOutRefusal(deps, ex);
+    ex = await deleteSeenThrough(e, op, deps);
+  }
+  return ex;
 }
 
 /** Waits the Retry-After of a refusal (bounded), as the target asked. */
