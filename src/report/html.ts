@@ -462,7 +462,7 @@ function leftBehindHtml(r: RunReport): string {
     .join('\n');
   const token =
     left.some((l) => l.deleteCommand) && r.tokenCommand
-      ? `<p class="muted">Set the token first (with CONFORMANCE_API_KEY set; CONFORMANCE_TOKEN_B the same way from CONFORMANCE_API_KEY_B): <code>${esc(r.tokenCommand)}</code></p>`
+      ? `<p class="muted">Set the token first (with CONFORMANCE_API_KEY set${left.some((l) => l.deleteCommand && l.owner === 'second') ? '; CONFORMANCE_TOKEN_B the same way from CONFORMANCE_API_KEY_B' : ''}): <code>${esc(r.tokenCommand)}</code></p>`
       : '';
   return `<section class="banner left-behind" id="left-behind"><strong>Left behind: ${left.length} resource${left.length === 1 ? '' : 's'} the run created ${left.length === 1 ? 'is' : 'are'} still on the target</strong> (exit code 4 unless the run failed)\n<ul>\n${items}\n</ul>${token}</section>`;
 }

@@ -101,10 +101,12 @@ export function leftBehindLines(report: RunReport): string[] {
     lines.push(`  ${l.kind} ${name}${l.id && l.name ? ` (${printable(l.id)})` : ''}: ${printable(l.reason)}`);
     if (l.deleteCommand) lines.push(`    delete: ${l.deleteCommand}`);
   }
-  if (left.some((l) => l.deleteCommand) && report.tokenCommand)
-    lines.push(
-      `  token for the delete lines (with CONFORMANCE_API_KEY set; CONFORMANCE_TOKEN_B the same way from CONFORMANCE_API_KEY_B): ${report.tokenCommand}`
-    );
+  if (left.some((l) => l.deleteCommand) && report.tokenCommand) {
+    const b = left.some((l) => l.deleteCommand && l.owner === 'second')
+      ? '; CONFORMANCE_TOKEN_B the same way from CONFORMANCE_API_KEY_B'
+      : '';
+    lines.push(`  token for the delete lines (with CONFORMANCE_API_KEY set${b}): ${report.tokenCommand}`);
+  }
   return lines;
 }
 
