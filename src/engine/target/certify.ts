@@ -149,7 +149,7 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
   prep.shortBy = need - allowed;
   if (allowed > 0)
     d.announce?.(
-      `creating up to ${allowed} VMs (cc-${d.config.runId}-pop001…) to fill a list of ${known} past ${POPULATION_TARGET} for the pagination checks; each is deleted at the end`
+      `creating up to ${allowed} VMs (cc-${d.config.runId}-pop001…) to take the list from ${known} VMs to ${POPULATION_TARGET} for the pagination checks; each is deleted at the end`
     );
   let next = 0;
   let stopped: string | undefined;
