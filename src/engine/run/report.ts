@@ -9,7 +9,7 @@ import type { DomainDimension } from '../../spec/clauses.ts';
 export type { Digests, LimitProbeTrace, StartupFailureReport };
 import type { LedgerReport, LeftBehind } from '../target/ledger.ts';
 export { ledgerOf } from '../target/ledger.ts';
-export type { LedgerReport, LeftBehind };
+export type { LedgerReport };
 import { toCurl, type CurlTls } from '../transport/exchange.ts';
 import type { Profile, RunConfig } from '../config/config.ts';
 import { proxyFor, withoutCredentials } from '../transport/connection.ts';

@@ -6,7 +6,7 @@ import { connectionReport, type RunReport } from './report.ts';
 import { specDigests } from './digests.ts';
 
 /** Why the run stopped before it could judge: a first token the target would not give, or the user's own input it refused. */
-export interface RunStop {
+interface RunStop {
   message: string;
   report: StartupFailureReport;
 }

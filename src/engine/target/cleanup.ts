@@ -29,7 +29,7 @@ type Call = (o: CallOptions) => Promise<Exchange>;
 type Owner = 'primary' | 'second';
 
 /** What cleanup needs of the run. */
-export interface CleanupDeps {
+interface CleanupDeps {
   declarations: Declarations;
   ledger: Ledger;
   log: readonly Exchange[];

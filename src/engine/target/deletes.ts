@@ -37,7 +37,7 @@ const errorText = (ex: Exchange): string => {
 };
 
 /** A refusal for the resource's state (still being made): 409, 423, 425, or another 4xx whose error says so. */
-export function refusedAsBusy(ex: Exchange): boolean {
+function refusedAsBusy(ex: Exchange): boolean {
   const s = ex.response?.status ?? 0;
   if ([409, 423, 425].includes(s)) return true;
   return s >= 400 && s < 500 && ![401, 403, 404, 405, 429].includes(s) && BUSY_WORDS.test(errorText(ex));

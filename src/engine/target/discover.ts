@@ -329,7 +329,7 @@ export const isHeaderTotal = (pointer: string): boolean => pointer.startsWith(HE
 const VM_PATH = /(?:^|\/)vms\/([^/?#\s]+)\/?(?:[?#].*)?$/;
 
 /** The VM id a path, resource name or URL names (/v1/vms/<id>, vms/<id>, https://host/v1/vms/<id>); undefined otherwise. */
-export function vmIdInPath(value: unknown): string | undefined {
+function vmIdInPath(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const m = VM_PATH.exec(value.trim());
   return m ? decoded(m[1]!) : undefined;

@@ -23,7 +23,7 @@ export interface Sweep {
   scope: string;
 }
 
-export interface SweepOptions {
+interface SweepOptions {
   /** The names to find start with it (cc-<run id>-). */
   prefix: string;
   /** Whose view of the list (the organization that holds the VMs). */
