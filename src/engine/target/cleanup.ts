@@ -197,11 +197,15 @@ async function cleanupVms(
     if (!work && (unfollowed.length === 0 || ended.includes(false)))
       await settle(d, LEAVE_WAITS_SECONDS[round]!, `${leaving.length} VMs whose delete was accepted to leave the list`);
   }
+  const prefix = `cc-${d.config.runId}-`;
   for (const e of d.ledger.entries.filter((x) => mine(x) && x.cleanup === 'pending')) {
     e.cleanup = 'delete-failed';
-    e.note = state.del
-      ? `its id could not be learnt: neither its create answer nor ${sweep?.scope ?? 'the list'} named it (${sweep?.stoppedBecause ?? 'not walked'})`
-      : (e.note ?? 'no delete operation for a VM is declared or answers');
+    e.note =
+      sweep?.complete && e.name?.startsWith(prefix)
+        ? `not in the list, read whole: nothing to delete (gone, or never made: its create's task may have failed)`
+        : state.del
+          ? `its id could not be learnt: neither its create answer nor ${sweep?.scope ?? 'the list'} named it (${sweep?.stoppedBecause ?? 'not walked'})`
+          : (e.note ?? 'no delete operation for a VM is declared or answers');
   }
   return { sweep, del: state.del };
 }
