@@ -60,11 +60,12 @@ for (const c of report.checks.filter(
   problems.push(`${c.id}: ${c.status}: ${c.message}`);
 for (const n of report.coverage?.notVerified.filter((n) => n.blocking) ?? [])
   problems.push(`not verified: ${n.clause} by ${n.check}: ${n.reason}`);
-for (const e of report.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted'))
+for (const e of report.ledger.entries.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted'))
   problems.push(`not deleted: ${e.kind} ${e.name ?? e.id ?? ''} (${e.cleanup}: ${e.note ?? ''})`);
-const created = report.ledger.filter((e) => e.kind !== 'api-key-revoked').length;
+for (const l of report.ledger.leftBehind) problems.push(`left behind: ${l.kind} ${l.name ?? l.id ?? ''} (${l.reason})`);
+const created = report.ledger.entries.filter((e) => e.kind !== 'api-key-revoked').length;
 console.log(
-  `certify on the embedded reference at time scale ${scale}: ${report.verdict} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${report.coverage?.verified.length ?? 0} clauses verified, ${report.summary.passed} checks passed, ${created} resources created and ${report.ledger.filter((e) => e.cleanup === 'deleted').length} deleted; ${report.traffic.requests} requests`
+  `certify on the embedded reference at time scale ${scale}: ${report.verdict} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${report.coverage?.verified.length ?? 0} clauses verified, ${report.summary.passed} checks passed, ${created} resources created and ${report.ledger.entries.filter((e) => e.cleanup === 'deleted').length} deleted; ${report.traffic.requests} requests`
 );
 if (problems.length) {
   console.log(`GATE FAILED (${problems.length}):`);

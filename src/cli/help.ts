@@ -18,9 +18,11 @@ const COMMANDS = `usage:
                                            the signature of a run made with --sign; --format terminal|json)
   cloud-conformance --version`;
 
-const EXIT_CODES = `exit codes: 0 conformant (overlay check: valid), 1 nonconformant, 2 could not run, or overlay check found problems
-  (the reason on stderr; --report json says what the target did, verdict error), 3 incomplete (a check could not
-  run, or with --profile certify / --require-complete a MUST clause was not verified)
+const EXIT_CODES = `exit codes: 0 conformant (overlay check: valid), 1 nonconformant, 2 could not run, or overlay check found problems,
+  or the target refused the run's own --image, --subnet-id or --api-key (the reason on stderr; --report json says what
+  the target did, verdict error), 3 incomplete (a check could not run, or with --profile certify / --require-complete
+  a MUST clause was not verified), 4 left resources behind (the run would have ended 0 or 3; each is listed with a
+  delete command)
 
 every option in detail: docs/options.md; the rest of the documentation: docs/README.md`;
 

@@ -92,7 +92,7 @@ export function committedPlan(
 /** A measured run as a plan of its selection. */
 export function planOf(selection: PlanSelection, report: RunReport, measuredAt: string): TrafficPlan {
   const t = report.traffic;
-  const created = report.ledger.reduce<Record<string, number>>(
+  const created = report.ledger.entries.reduce<Record<string, number>>(
     (acc, e) => ({ ...acc, [e.kind]: (acc[e.kind] ?? 0) + 1 }),
     {}
   );

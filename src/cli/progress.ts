@@ -94,6 +94,13 @@ export class ProgressView implements RunHooks {
     this.drawStatus();
   }
 
+  /** Something written elsewhere (stderr) while the status line is shown: cleared first, drawn again after. */
+  aside(write: () => void): void {
+    this.clearStatus();
+    write();
+    this.drawStatus();
+  }
+
   onCheckStart(check: Check): void {
     this.started++;
     this.running.push(check.id);

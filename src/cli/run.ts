@@ -5,7 +5,7 @@ import { lintOverlay } from '../spec/load.ts';
 import { OverlayInvalid } from '../spec/overlay-check.ts';
 import type { RunConfig } from '../engine/config/config.ts';
 import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/run/runner.ts';
-import { EXIT_CODES, type RunReport } from '../engine/run/report.ts';
+import { EXIT_CODES, exitCodeOf, type ExitCode, type RunReport } from '../engine/run/report.ts';
 import { certifyBudget } from '../engine/target/certify.ts';
 import { RunNotStarted } from '../engine/run/startup-report.ts';
 import { allChecks } from '../../suites/index.ts';
@@ -15,7 +15,7 @@ import { loadClauses } from '../spec/clauses.ts';
 import { applyExpectations, expectationLines, loadExpectations, writeExpectations } from './expect.ts';
 import { renderOverlay } from '../report/overlay.ts';
 import { writeFile } from 'node:fs/promises';
-import { checkLine, quietSummaryLines, summaryLines } from '../report/terminal.ts';
+import { checkLine, leftBehindLines, quietSummaryLines, summaryLines } from '../report/terminal.ts';
 import { ProgressView, colourWanted, type Terminal } from './progress.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/_session.ts';
 import type { S3Config } from '../engine/config/config.ts';
@@ -41,7 +41,8 @@ const REFERENCE_OVERLAY_FILE = fileURLToPath(new URL('../../spec/overlays/refere
 
 export interface RunResult {
   report: RunReport;
-  exitCode: 0 | 1 | 2 | 3;
+  /** 0 conformant, 1 nonconformant, 2 could not run, 3 incomplete, 4 resources left behind (where it would be 0 or 3). */
+  exitCode: ExitCode;
 }
 
 /** What runCommand takes beyond the options: the test harness's faults and variants, a terminal, the environment. */
@@ -54,6 +55,8 @@ export interface RunExtras {
   s3LargeObjectBytes?: number;
   terminal?: Terminal;
   env?: Record<string, string | undefined>;
+  /** Where the run's announcements go (what it is about to create): the process's stderr unless given. */
+  err?: (line: string) => void;
 }
 
 /** Inputs read and checked before anything starts: each bad one stops the run with a usage error (exit 2). */
@@ -340,7 +343,7 @@ async function runAndReport(r: {
   const { embedded } = target;
   const view = progressViewFor(opts, extra);
   const say = view ? (line: string) => view.line(line) : out;
-  const hooks: RunHooks = opts.quiet ? {} : (view ?? { onCheckEnd: (c) => out(checkLine(c)) });
+  const hooks = hooksFor(opts, extra, view, out);
   const onSigint = interruptHandler(embeddedS3, embedded, early);
   if (config.s3 && early.s3Selected) process.once('SIGINT', onSigint);
   let swept = false;
@@ -350,7 +353,7 @@ async function runAndReport(r: {
         `cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${config.baseUrl}, profile ${opts.profile}, seed ${opts.seed}`
       );
     if (!opts.quiet && config.connection?.proxy) say(proxyLine(config));
-    const report = await runSuiteLeavingReports(config, tool, hooks, inputs, opts);
+    const report = await runSuiteLeavingReports(config, tool, hooks, inputs, opts, out);
     await embeddedS3Started(embeddedS3);
     const s3Cleanup = await sweepS3(config);
     swept = true;
@@ -371,6 +374,27 @@ async function runAndReport(r: {
     await embedded?.close();
     early.referenceTls?.remove();
   }
+}
+
+/**
+ * What the run shows as it goes: the live view, or a line per check, or nothing (--quiet); and, whatever the mode, each
+ * announcement on stderr (what the run is about to create on the target is never left unsaid).
+ */
+function hooksFor(
+  opts: RunOptions,
+  extra: RunExtras,
+  view: ProgressView | undefined,
+  out: (line: string) => void
+): RunHooks {
+  const shown: RunHooks = opts.quiet ? {} : (view ?? { onCheckEnd: (c) => out(checkLine(c)) });
+  const err = extra.err ?? ((line: string) => process.stderr.write(`${line}\n`));
+  return {
+    onCheckStart: (check) => shown.onCheckStart?.(check),
+    onCheckEnd: (report) => shown.onCheckEnd?.(report),
+    onWaitStart: (w) => shown.onWaitStart?.(w),
+    onWaitEnd: (w) => shown.onWaitEnd?.(w),
+    onAnnounce: (line) => (view ? view.aside(() => err(line)) : err(line)),
+  };
 }
 
 /** A terminal gets the live view (a status line, countdowns, colour); a plain writer (or --quiet) gets none. */
@@ -406,12 +430,15 @@ async function runSuiteLeavingReports(
   tool: ToolInfo,
   hooks: RunHooks,
   inputs: CheckedInputs,
-  opts: RunOptions
+  opts: RunOptions,
+  out: (line: string) => void
 ): Promise<RunReport> {
   return runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
     if (err instanceof RunNotStarted) {
       err.runReport.integrity = sealReport(err.runReport, inputs.signingKey);
       await writeReports(err.runReport, opts.reports);
+      // A run that stopped on its own input may have made something before it stopped: never left unsaid.
+      leftBehindLines(err.runReport).forEach((l) => out(l));
     }
     throw err;
   });
@@ -432,9 +459,12 @@ async function concludeRun(
   c: { opts: RunOptions; inputs: CheckedInputs; out: (line: string) => void; colour: boolean }
 ): Promise<RunResult['exitCode']> {
   const { opts, inputs, out } = c;
-  const exitCode = inputs.expectations
-    ? applyExpectations(report, opts.expect!, inputs.expectations, opts.strictExpect)
-    : EXIT_CODES[report.verdict];
+  const exitCode = exitCodeOf(
+    report,
+    inputs.expectations
+      ? applyExpectations(report, opts.expect!, inputs.expectations, opts.strictExpect)
+      : EXIT_CODES[report.verdict]
+  );
   (opts.quiet ? quietSummaryLines(report) : summaryLines(report, c.colour)).forEach((l) => out(l));
   expectationLines(report).forEach((l) => out(l));
   // Last: the digests cover everything the report says, expectations included.

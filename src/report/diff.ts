@@ -1,6 +1,6 @@
 // cloud-conformance diff OLD.json NEW.json: what changed between two runs, by check and by clause. Reports
 // of different suite or document versions are compared by id, and the diff says that they differ.
-import type { CheckReport, RunReport } from '../engine/run/report.ts';
+import { ledgerOf, type CheckReport, type RunReport } from '../engine/run/report.ts';
 
 /** A clause's standing in one run: failed (a check citing it failed), verified, not verified, or absent. */
 export type ClauseStanding = 'failed' | 'verified' | 'not verified' | 'absent';
@@ -29,6 +29,8 @@ export interface ReportDiff {
     newlyNotVerified: Array<Change<ClauseStanding>>;
   };
   verdict: { from: string; to: string };
+  /** Resources each run left on the target (its ledger.leftBehind; 0 for reports written before it was kept). */
+  leftBehind: { from: number; to: number };
   /** A check newly failing, or a clause newly failing or no longer verified: exit 1. */
   regression: boolean;
 }
@@ -95,7 +97,8 @@ export function diffReports(older: RunReport, newer: RunReport): ReportDiff {
     checks.newlyFailing.length > 0 ||
     clauses.newlyFailing.length > 0 ||
     clauses.newlyNotVerified.some((c) => c.from === 'verified');
-  return { versions, checks, clauses, verdict: { from: older.verdict, to: newer.verdict }, regression };
+  const leftBehind = { from: ledgerOf(older).leftBehind.length, to: ledgerOf(newer).leftBehind.length };
+  return { versions, checks, clauses, verdict: { from: older.verdict, to: newer.verdict }, leftBehind, regression };
 }
 
 const SECTIONS: Array<[string, (d: ReportDiff) => Array<Change<string>>]> = [
@@ -116,10 +119,17 @@ const headline = (d: ReportDiff) => {
   return `${d.regression ? 'REGRESSION' : 'no regression'}: verdict ${d.verdict.from} → ${d.verdict.to}; ${counts.length ? counts.map(([name, n]) => `${n} ${name}`).join(', ') : 'no check or clause changed'}`;
 };
 
+/** Resources left on the target, when either run left any (what a person must delete, whatever the checks say). */
+const leftLine = (d: ReportDiff): string | undefined =>
+  d.leftBehind.from || d.leftBehind.to
+    ? `left behind on the target: ${d.leftBehind.from} → ${d.leftBehind.to} resources (ledger.leftBehind)`
+    : undefined;
+
 /** The diff for a terminal: a headline, what differs between the runs, then each non-empty section. */
 export function diffText(d: ReportDiff): string[] {
   const lines = [headline(d)];
   if (d.versions.length) lines.push(`the runs differ (compared by check and clause id): ${d.versions.join('; ')}`);
+  if (leftLine(d)) lines.push(leftLine(d)!);
   for (const [title, pick] of SECTIONS) {
     const items = pick(d);
     if (items.length === 0) continue;
@@ -137,6 +147,7 @@ export function diffMarkdown(d: ReportDiff): string {
     headline(d).replace(/^[^:]+: /, ''),
   ];
   if (d.versions.length) out.push('', `> The runs differ (compared by check and clause id): ${d.versions.join('; ')}`);
+  if (leftLine(d)) out.push('', `> ⚠️ ${leftLine(d)!}`);
   for (const [title, pick] of SECTIONS) {
     const items = pick(d);
     if (items.length === 0) continue;

@@ -2,6 +2,7 @@ import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
 import type { EvidenceExchange } from '../engine/run/check.ts';
 import {
   clauseCounts,
+  ledgerOf,
   type CheckReport,
   type DomainCoverage,
   type LimitProbeTrace,
@@ -163,7 +164,7 @@ function startupFailureHtml(r: RunReport): string {
       ? `<div class="lbl">details</div><pre class="details">${esc(cut(JSON.stringify(f.evidence.details, null, 2)))}</pre>`
       : '';
   return `<article class="finding failed" id="startup-failure">
-<h3>${badge('failed', 'could not start')} <code>${esc(f.kind)}</code> <span class="muted">no check ran</span></h3>
+<h3>${badge('failed', f.kind === 'input-refused' ? 'stopped: a usage error' : 'could not start')} <code>${esc(f.kind)}</code> <span class="muted">no check is judged</span></h3>
 <p class="msg">${esc(f.message)}</p>
 <div class="lbl">reproduce</div><pre class="curl">${esc(r.reproduce)}</pre>
 ${details}
@@ -432,14 +433,38 @@ function s3Matrix(r: RunReport): string {
 }
 
 function ledgerTable(r: RunReport): string {
-  if (!r.ledger.length) return '<p class="muted">The run created nothing.</p>';
-  const rows = r.ledger
+  const entries = ledgerOf(r).entries;
+  if (!entries.length) return '<p class="muted">The run created nothing.</p>';
+  const rows = entries
     .map(
       (e) =>
         `<tr><td>${esc(e.kind)}</td><td><code>${esc(e.id ?? '')}</code></td><td>${esc(e.name ?? '')}</td><td><code>${esc(e.createdBy)}</code></td><td>${badge(e.cleanup === 'deleted' ? 'passed' : e.cleanup === 'delete-failed' ? 'failed' : 'skipped', e.cleanup)}</td><td class="muted">${esc(e.note ?? '')}</td></tr>`
     )
     .join('\n');
   return `<table><thead><tr><th>Kind</th><th>Id</th><th>Name</th><th>Created by</th><th>Cleanup</th><th>Note</th></tr></thead><tbody>\n${rows}\n</tbody></table>`;
+}
+
+/** What the run said it would create before it did (the quota probe, certify's list), in order. */
+function announcementsHtml(r: RunReport): string {
+  if (!r.announcements?.length) return '';
+  return `<p>Announced before it was done:</p><ul class="announcements">${r.announcements.map((a) => `<li><code>${esc(a.by)}</code>: ${esc(a.message)}</li>`).join('')}</ul>`;
+}
+
+/** What the run left on the target, at the top of the report: each resource, why, and the command that deletes it. */
+function leftBehindHtml(r: RunReport): string {
+  const left = ledgerOf(r).leftBehind;
+  if (!left.length) return '';
+  const items = left
+    .map(
+      (l) =>
+        `<li><strong>${esc(l.kind)} ${esc(l.name ?? l.id ?? '(no name)')}</strong>${l.id && l.name ? ` <code>${esc(l.id)}</code>` : ''}: ${esc(l.reason)}${l.deleteCommand ? `<pre class="curl">${esc(l.deleteCommand)}</pre>` : ''}</li>`
+    )
+    .join('\n');
+  const token =
+    left.some((l) => l.deleteCommand) && r.tokenCommand
+      ? `<p class="muted">Set the token first (with CONFORMANCE_API_KEY set${left.some((l) => l.deleteCommand && l.owner === 'second') ? '; CONFORMANCE_TOKEN_B the same way from CONFORMANCE_API_KEY_B' : ''}): <code>${esc(r.tokenCommand)}</code></p>`
+      : '';
+  return `<section class="banner left-behind" id="left-behind"><strong>Left behind: ${left.length} resource${left.length === 1 ? '' : 's'} the run created ${left.length === 1 ? 'is' : 'are'} still on the target</strong> (exit code 4 unless the run failed)\n<ul>\n${items}\n</ul>${token}</section>`;
 }
 
 function observationsTable(r: RunReport): string {
@@ -461,7 +486,7 @@ main{max-width:1200px;margin:0 auto;padding:1.5rem 2rem 4rem}
 h1{margin:.2rem 0 1rem;font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid var(--line);padding-bottom:.3rem}h3{font-size:1.05rem;margin:.2rem 0}
 .verdict{border-radius:8px;padding:1rem 1.4rem;margin:0 0 1rem;color:#fff;display:flex;gap:2rem;align-items:center;flex-wrap:wrap}
 .verdict.conformant{background:var(--ok)}.verdict.nonconformant,.verdict.error{background:var(--bad)}.verdict.incomplete{background:var(--warn)}
-.banner{border-radius:6px;padding:.6rem 1rem;margin:0 0 1rem;border:1px solid var(--line)}.banner.not-verified{background:#fff8c5;border-color:#d4a72c}.banner.proved{background:#dafbe1;border-color:#4ac26b}.banner ul{margin:.4rem 0 0;padding-left:1.2rem}.how{color:var(--mute);font-style:italic}
+.banner{border-radius:6px;padding:.6rem 1rem;margin:0 0 1rem;border:1px solid var(--line)}.banner.left-behind{background:#ffebe9;border-color:var(--bad)}.banner.not-verified{background:#fff8c5;border-color:#d4a72c}.banner.proved{background:#dafbe1;border-color:#4ac26b}.banner ul{margin:.4rem 0 0;padding-left:1.2rem}.how{color:var(--mute);font-style:italic}
 .domain{font-size:.85em;color:var(--mute);margin-top:.2rem}.dm-done{color:var(--ok)}.dm-open{color:var(--warn);font-weight:600}.dm-beyond{color:var(--mute);text-decoration:line-through}
 .badge.not-verified{color:var(--warn);background:#fff8c5}.badge.error{color:var(--bad)}
 .verdict .v{font-size:1.9rem;font-weight:700;letter-spacing:.02em}.verdict .counts span{margin-right:1.2rem;font-size:1.05rem}
@@ -504,7 +529,8 @@ export function renderHtml(report: RunReport, clauses: ClauseList = loadClausesS
 <h1>Cloud Platform REST API — conformance report</h1>
 <section class="verdict ${esc(report.verdict)}" id="verdict"><div class="v">Verdict: ${esc(report.verdict)}</div>
 <div class="counts"><span>${s.passed} passed</span><span>${s.failed} failed</span><span>${s.warnings} warnings</span><span>${s.skipped} skipped</span>${report.errors?.length ? `<span>${report.errors.length} errors</span>` : ''}</div></section>
-<nav class="toc"><a href="#findings">Findings (${findings.length})</a><a href="#not-verified">Clauses: ${counts ? `${counts.verified} of ${counts.total} verified` : 'not judged'}</a><a href="#clauses">Clause coverage</a><a href="#checks">Checks (${report.checks.length})</a><a href="#limits">Limit probes (${probes.length})</a><a href="#s3">Object storage</a><a href="#ledger">Created resources (${report.ledger.length})</a><a href="#observations">Observations</a></nav>
+${leftBehindHtml(report)}
+<nav class="toc"><a href="#findings">Findings (${findings.length})</a><a href="#not-verified">Clauses: ${counts ? `${counts.verified} of ${counts.total} verified` : 'not judged'}</a><a href="#clauses">Clause coverage</a><a href="#checks">Checks (${report.checks.length})</a><a href="#limits">Limit probes (${probes.length})</a><a href="#s3">Object storage</a><a href="#ledger">Created resources (${ledgerOf(report).entries.length})</a><a href="#observations">Observations</a></nav>
 
 <h2 id="findings">Findings</h2>
 ${report.startupFailure ? startupFailureHtml(report) : findings.length ? findings.map((c) => findingHtml(c, report.reproduce)).join('\n') : '<p>No check failed and none warned.</p>'}
@@ -529,7 +555,7 @@ ${probes.length ? `<p class="muted">Each dot is one request of a probe, placed a
 ${s3Matrix(report)}
 
 <h2 id="ledger">Created resources</h2>
-${ledgerTable(report)}
+${announcementsHtml(report)}${ledgerTable(report)}
 
 <h2 id="observations">Observations</h2>
 ${observationsTable(report)}

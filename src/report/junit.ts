@@ -1,5 +1,5 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
-import type { RunReport } from '../engine/run/report.ts';
+import { ledgerOf, type RunReport } from '../engine/run/report.ts';
 
 const xml = (s: string) =>
   s
@@ -62,9 +62,29 @@ export function renderJunit(report: RunReport): string {
   if (f) {
     const error = `<error message="${xml(f.message)}" type="${xml(f.kind)}">${xml(JSON.stringify(f.evidence, null, 2))}</error>`;
     suites.push(
-      `  <testsuite name="startup" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="cloud-conformance.startup" name="token issuance for the run (preflight)" time="0.000">${error}</testcase>\n  </testsuite>`
+      `  <testsuite name="startup" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="cloud-conformance.startup" name="${f.kind === 'input-refused' ? "the run's own inputs (its first VM create)" : 'token issuance for the run (preflight)'}" time="0.000">${error}</testcase>\n  </testsuite>`
     );
   }
-  const tests = report.checks.length + (f ? 1 : 0);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cloud-conformance" tests="${tests}" failures="${failures}" errors="${errors + (f ? 1 : 0)}">\n${suites.join('\n')}\n</testsuites>\n`;
+  // Resources the run left on the target: one errored testcase (the run's own failing, not the target's), so a CI
+  // test report shows it beside the checks.
+  const left = leftBehindSuite(report);
+  if (left) suites.push(left);
+  const extra = (f ? 1 : 0) + (left ? 1 : 0);
+  const tests = report.checks.length + extra;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cloud-conformance" tests="${tests}" failures="${failures}" errors="${errors + extra}">\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+/** The cleanup testsuite when something was left behind: each resource, why, and the command that deletes it. */
+function leftBehindSuite(report: RunReport): string | undefined {
+  const left = ledgerOf(report).leftBehind;
+  if (!left.length) return undefined;
+  const message = `${left.length} resource${left.length === 1 ? '' : 's'} the run created ${left.length === 1 ? 'is' : 'are'} still on the target: ${left.map((l) => `${l.kind} ${l.name ?? l.id ?? ''}`).join(', ')}`;
+  const text = left
+    .map(
+      (l) =>
+        `${l.kind} ${l.name ?? l.id ?? ''}${l.id ? ` (${l.id})` : ''}: ${l.reason}${l.deleteCommand ? `\n  delete: ${l.deleteCommand}` : ''}`
+    )
+    .join('\n');
+  const error = `<error message="${xml(message)}" type="left-behind">${xml(text)}</error>`;
+  return `  <testsuite name="cleanup" tests="1" failures="0" errors="1" skipped="0">\n    <testcase classname="cloud-conformance.cleanup" name="nothing the run created is left on the target" time="0.000">${error}</testcase>\n  </testsuite>`;
 }

@@ -1,5 +1,5 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
-import { clauseCounts, type CheckReport, type RunReport } from '../engine/run/report.ts';
+import { clauseCounts, ledgerOf, type CheckReport, type RunReport } from '../engine/run/report.ts';
 
 const MARK: Record<CheckReport['status'], string> = {
   passed: 'PASS',
@@ -82,6 +82,34 @@ function expectedNote(c: CheckReport): string {
   return c.expected ? ` EXPECTED${c.expected.reason ? `: ${c.expected.reason}` : ''}` : '';
 }
 
+/** Control characters (a name the target lists may hold any) shown escaped, so they never act on the terminal. */
+const printable = (s: string): string =>
+  s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * What the run left on the target, right under the verdict (--quiet too): how many, each by name with why, the line
+ * that deletes it (the token as a shell variable), and how to set that variable.
+ */
+export function leftBehindLines(report: RunReport): string[] {
+  const left = ledgerOf(report).leftBehind;
+  if (!left.length) return [];
+  const lines = [
+    `LEFT BEHIND: ${left.length} resource${left.length === 1 ? '' : 's'} the run created ${left.length === 1 ? 'is' : 'are'} still on the target (exit code 4 unless the run failed):`,
+  ];
+  for (const l of left) {
+    const name = printable(l.name ?? l.id ?? '(no name)');
+    lines.push(`  ${l.kind} ${name}${l.id && l.name ? ` (${printable(l.id)})` : ''}: ${printable(l.reason)}`);
+    if (l.deleteCommand) lines.push(`    delete: ${l.deleteCommand}`);
+  }
+  if (left.some((l) => l.deleteCommand) && report.tokenCommand) {
+    const b = left.some((l) => l.deleteCommand && l.owner === 'second')
+      ? '; CONFORMANCE_TOKEN_B the same way from CONFORMANCE_API_KEY_B'
+      : '';
+    lines.push(`  token for the delete lines (with CONFORMANCE_API_KEY set${b}): ${report.tokenCommand}`);
+  }
+  return lines;
+}
+
 /** What --quiet keeps: the verdict line and each failure, one line each (the evidence is in the reports). */
 export function quietSummaryLines(report: RunReport): string[] {
   const s = report.summary;
@@ -90,6 +118,7 @@ export function quietSummaryLines(report: RunReport): string[] {
     ...report.checks
       .filter((c) => c.status === 'failed')
       .map((c) => `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})${expectedNote(c)}: ${c.message}`),
+    ...leftBehindLines(report),
   ];
 }
 
@@ -99,6 +128,7 @@ export function summaryLines(report: RunReport, colour = false): string[] {
   const lines = [
     '',
     `verdict: ${verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${report.errors?.length ? `, ${report.errors.length} errors` : ''})`,
+    ...leftBehindLines(report),
     ...notVerifiedLines(report),
     ...partlyVerifiedLines(report),
   ];

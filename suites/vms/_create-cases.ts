@@ -28,12 +28,15 @@ export async function sendCreateCases(
     const ex = answers[i]!;
     if (isSuccess(ex)) {
       const name = (c.body as { name?: unknown })?.name;
-      ctx.ledger.record({
-        kind: 'vm',
-        name: typeof name === 'string' ? name : undefined,
-        createdBy: ctx.checkId,
-        note: `accepted: ${c.label}`,
-      });
+      ctx.ledger.record(
+        {
+          kind: 'vm',
+          name: typeof name === 'string' ? name : undefined,
+          createdBy: ctx.checkId,
+          note: `accepted: ${c.label}`,
+        },
+        ex
+      );
     }
     return { ...c, ex };
   });

@@ -38,12 +38,15 @@ export const createConventions: Check = {
       lane: GENERATED_LANE,
     });
     if (statusClass(labelled) === '2xx')
-      ctx.ledger.record({
-        kind: 'vm',
-        name: String(body['name']),
-        createdBy: ctx.checkId,
-        note: 'accepted with content type text/plain',
-      });
+      ctx.ledger.record(
+        {
+          kind: 'vm',
+          name: String(body['name']),
+          createdBy: ctx.checkId,
+          note: 'accepted with content type text/plain',
+        },
+        labelled
+      );
     sent.push({ label: 'content type text/plain', body, ex: labelled });
     observeErrorCase(ctx, 'unsupported-media-type', labelled);
     // A JSON text is one value (RFC 8259 §2): a valid create followed by more is not one, though a streaming decoder
@@ -57,12 +60,15 @@ export const createConventions: Check = {
       lane: GENERATED_LANE,
     });
     if (statusClass(trailing) === '2xx')
-      ctx.ledger.record({
-        kind: 'vm',
-        name: String(trailed['name']),
-        createdBy: ctx.checkId,
-        note: 'accepted with data after the JSON value',
-      });
+      ctx.ledger.record(
+        {
+          kind: 'vm',
+          name: String(trailed['name']),
+          createdBy: ctx.checkId,
+          note: 'accepted with data after the JSON value',
+        },
+        trailing
+      );
     sent.push({ label: 'a second JSON value after the body', body: trailed, ex: trailing });
     const wrong = sent.filter((s) => statusClass(s.ex) !== '4xx');
     if (wrong.length) {

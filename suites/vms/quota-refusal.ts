@@ -89,6 +89,10 @@ async function reachQuota(ctx: CheckContext): Promise<Reached> {
     most,
     ctx.config.maxCreates === undefined ? most : Math.max(0, ctx.config.maxCreates - spent)
   );
+  if (budget > 1)
+    ctx.announce(
+      `creating up to ${budget} VMs (${ctx.objects.vmName('quota001')}…) to reach the organization's VM quota (ERROR-QUOTA-EXCEEDED); each is deleted at the end`
+    );
   let sent = 0;
   for (; sent < budget; sent++) {
     const { body } = ctx.objects.vmCreateBody(`quota${String(sent + 1).padStart(3, '0')}`);
@@ -296,6 +300,10 @@ async function probeDeclaredQuota(
       findings: [],
       note: `the declared quota of ${quota} VMs is not verified: the organization holds ${count}, ${quota - count + 1} creates from a refusal (this run may make ${budget})`,
     };
+  if (quota - count + 1 > 1)
+    ctx.announce(
+      `creating up to ${quota - count + 1} VMs (${ctx.objects.vmName('quota-declared001')}…) to reach the declared quota of ${quota} (the organization holds ${count}); each is deleted at the end`
+    );
   for (let n = count; n <= quota; n++) {
     const { body } = ctx.objects.vmCreateBody(`quota-declared${String(n - count + 1).padStart(3, '0')}`);
     const created = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });

@@ -71,7 +71,7 @@ async function create(model: Model, real: Real, tagValue: string): Promise<void>
     if (documentedRefusal(ex)) throw new Inconclusive(`create refused: ${describeExchange(ex)}`);
     throw new InvariantBroken(`a valid create was refused: ${describeExchange(ex)}`, [ex]);
   }
-  ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId });
+  ctx.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: ctx.checkId }, ex);
   try {
     const task = await ctx.objects.findTask(ex, ctx.declarations.taskIdOnCreateVm);
     model.vms.push({ name: String(body['name']), taskId: task.id, tag, runTagged: !!(field && runTag) });

@@ -27,6 +27,22 @@ beforeAll(async () => {
     })
   );
   writeFileSync(file('not-a-report.json'), JSON.stringify({ hello: 'world' }));
+  // A report written before the ledger kept what was left (a bare list of entries), and one that left two VMs.
+  writeFileSync(file('old-ledger.json'), JSON.stringify({ ...clean, ledger: clean.ledger.entries }));
+  const left = { kind: 'vm', reason: 'DELETE /v1/vms/{id} answered 405', owner: 'primary', listed: true };
+  writeFileSync(
+    file('left.json'),
+    JSON.stringify({
+      ...clean,
+      ledger: {
+        ...clean.ledger,
+        leftBehind: [
+          { ...left, name: 'cc-1-a' },
+          { ...left, name: 'cc-1-b' },
+        ],
+      },
+    })
+  );
 }, 120_000);
 
 describe('cloud-conformance diff', () => {
@@ -67,6 +83,13 @@ describe('cloud-conformance diff', () => {
     expect(r.stdout).toMatch(
       /the runs differ \(compared by check and clause id\): suite \S+ → 9\.9\.9; clause list \(spec\/clauses\.yaml\) differs/
     );
+  });
+
+  it('says what each run left on the target, reading a report from before the ledger kept it', () => {
+    const r = diff(file('old-ledger.json'), file('left.json'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('left behind on the target: 0 → 2 resources (ledger.leftBehind)');
+    expect(diff(file('old-ledger.json'), file('clean.json')).stdout).not.toContain('left behind');
   });
 
   it.each([

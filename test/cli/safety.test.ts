@@ -86,7 +86,7 @@ describe('production safety', () => {
       ([k]) => !k.startsWith('GET ') && !k.startsWith('HEAD ') && k !== 'POST /v1/auth/tokens'
     );
     expect(writes).toEqual([]);
-    expect(report.ledger).toEqual([]);
+    expect(report.ledger).toEqual({ entries: [], leftBehind: [] });
     expect(report.checks.find((c) => c.id === 'vms.create-returns-task')).toMatchObject({
       status: 'skipped',
       message: expect.stringMatching(/--read-only/),

@@ -472,6 +472,23 @@ const cases: VariantCase[] = [
     variant: 'seed-vm-130',
   },
   {
+    name: 'list-other-dialect',
+    probe: async (s) => {
+      const first = await listed(s, '?page=0&per_page=2');
+      const plain = await listed(s, '?per_page=2');
+      const created = await call(s, 'POST', '/v1/vms', { token: await token(s), json: vmBody(s) });
+      return [
+        first.status,
+        first.body.vms?.[0]?.name,
+        first.body.meta ?? plain.body.total,
+        /^i-[0-9a-f]{8}$/.test(String(plain.body.vms[0].id)),
+        Object.keys(created.body),
+      ];
+    },
+    clean: [400, undefined, 130, false, ['task_id', 'vm_id']],
+    variant: [200, 'seed-vm-130', { total_items: 130, page: 0, per_page: 2, pages: 65 }, true, ['task_id']],
+  },
+  {
     name: 'per-page-over-max-clamp',
     probe: async (s) => {
       const r = await listed(s, '?per_page=101');
@@ -983,6 +1000,17 @@ const cases: VariantCase[] = [
     },
     clean: [404, 404],
     variant: [202, 200],
+  },
+  {
+    name: 'vm-delete-not-offered',
+    probe: async (s) => {
+      const t = await token(s);
+      const id = (await listed(s, '?per_page=1')).body.vms[0].id;
+      const r = await call(s, 'DELETE', `/v1/vms/${id}`, { token: t });
+      return [r.status, r.headers.get('allow')];
+    },
+    clean: [202, null],
+    variant: [405, 'GET, HEAD'],
   },
   {
     name: 'v2-beside-v1',

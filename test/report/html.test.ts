@@ -188,7 +188,20 @@ describe('the HTML report, from a hand-made report', () => {
       seed: 1,
       timeScale: 1,
       observations: { [hostile]: hostile },
-      ledger: [{ kind: 'vm', name: hostile, createdBy: 'vms.create', cleanup: 'not-declared', note: hostile }],
+      ledger: {
+        entries: [{ kind: 'vm', name: hostile, createdBy: 'vms.create', cleanup: 'not-declared', note: hostile }],
+        leftBehind: [
+          {
+            kind: 'vm',
+            id: hostile,
+            name: hostile,
+            reason: hostile,
+            owner: 'primary',
+            listed: true,
+            deleteCommand: `curl -X DELETE ${hostile}`,
+          },
+        ],
+      },
       traffic: { requests: 1, writes: 0, tokensIssued: {}, pacedWaitMs: 0 },
       safety: { readOnly: false, insecure: false },
       reproduce: hostile,

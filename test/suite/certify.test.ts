@@ -66,9 +66,10 @@ describe('the certify profile', () => {
     for (const clause of ['PAGE-MAX-100', 'TAG-FILTER', 'PAGE-PARAMS'])
       expect(r.coverage!.verified, clause).toContain(clause);
     // Without an overlay the delete is discovered: DELETE /v1/vms/{id} on a VM the run created.
-    const vms = r.ledger.filter((e) => e.kind === 'vm');
+    const vms = r.ledger.entries.filter((e) => e.kind === 'vm');
     expect(vms.length).toBeGreaterThan(90);
     expect(vms.filter((e) => e.cleanup !== 'deleted')).toEqual([]);
+    expect(r.ledger.leftBehind).toEqual([]);
     // The selection left groups out, so the run is incomplete and says so.
     expect(r.verdict).toBe('incomplete');
   });
@@ -82,7 +83,7 @@ describe('the certify profile', () => {
       only: ['pagination'],
       maxCreates: 20,
     });
-    expect(r.ledger.filter((e) => e.kind === 'vm').length).toBeLessThanOrEqual(20);
+    expect(r.ledger.entries.filter((e) => e.kind === 'vm').length).toBeLessThanOrEqual(20);
     const open = r.coverage!.notVerified.find((n) => n.check === 'pagination.per-page-max');
     expect(open?.howToVerify).toMatch(/--max-creates \d+/);
     expect(r.verdict).toBe('incomplete');
@@ -124,10 +125,11 @@ describe('the certify profile', () => {
       r.coverage!.notVerified.filter((n) => n.blocking && !n.reason.startsWith('group limits was not selected'))
     ).toEqual([]);
     expect(
-      r.ledger
+      r.ledger.entries
         .filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')
         .map((e) => `${e.kind} ${e.name ?? e.id ?? ''}: ${e.cleanup} ${e.note ?? ''}`)
     ).toEqual([]);
+    expect(r.ledger.leftBehind).toEqual([]);
   }, 300_000);
 
   it('on the embedded reference, the limits group at time scale 10: every limit clause verified', async () => {

@@ -33,7 +33,8 @@ describe('the clean reference target', () => {
         .filter((c) => c.level === 'declared' && c.status !== 'passed' && !c.undeclared)
         .map((c) => `${c.id}: ${c.status} ${c.message}`)
     ).toEqual([]);
-    expect(report.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')).toEqual([]);
+    expect(report.ledger.entries.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')).toEqual([]);
+    expect(report.ledger.leftBehind).toEqual([]);
   });
 
   it('is conformant under the variants of the third overlay, held to it: every declared check it declares for passed', async () => {
@@ -57,7 +58,8 @@ describe('the clean reference target', () => {
       'webhooks.delivery-timeout',
     ])
       expect(report.checks.find((c) => c.id === id)?.status, id).toBe('passed');
-    expect(report.ledger.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')).toEqual([]);
+    expect(report.ledger.entries.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted')).toEqual([]);
+    expect(report.ledger.leftBehind).toEqual([]);
   });
 
   it('passes every limit probe at time scale 1', async () => {
@@ -119,7 +121,7 @@ describe('a tag filter that crosses organizations', () => {
     expect(strict(faulty).status).toBe('failed');
     expect(strict(faulty).message).toMatch(/returned cc-\S+-org-b-tagged, the second organization's VM/);
     // Made with the second organization's key, deleted with it.
-    expect(clean.ledger.filter((e) => e.createdBy === 'vms.tag-filter-strict').map((e) => e.cleanup)).toEqual([
+    expect(clean.ledger.entries.filter((e) => e.createdBy === 'vms.tag-filter-strict').map((e) => e.cleanup)).toEqual([
       'deleted',
     ]);
   });

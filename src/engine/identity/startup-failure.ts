@@ -15,7 +15,9 @@ export type StartupFailureKind =
   | 'rejected'
   | 'not-json'
   | 'no-token'
-  | 'unexpected';
+  | 'unexpected'
+  /** The target refused the run's own input (--image, --subnet-id, the key's role) on its first create. */
+  | 'input-refused';
 
 /** Why the run could not start, as the JSON report carries it (field names are a public contract). */
 export interface StartupFailureReport {

@@ -945,12 +945,15 @@ async function probeWithCreates(d: Deps, allowance: number): Promise<LimitProbe>
       sentBy: 'limits.write-limit',
     }).then((ex) => {
       if (isSuccess(ex))
-        d.ledger.record({
-          kind: 'vm',
-          name,
-          createdBy: 'limits.write-limit',
-          note: 'write-limit probe (--allow-writes)',
-        });
+        d.ledger.record(
+          {
+            kind: 'vm',
+            name,
+            createdBy: 'limits.write-limit',
+            note: 'write-limit probe (--allow-writes)',
+          },
+          ex
+        );
       return ex;
     });
   };

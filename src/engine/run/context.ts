@@ -52,4 +52,6 @@ export interface CheckContext {
   registerSecret(value: string, label: string): void;
   /** Waits target-seconds, converted to real time by the time scale; `what` says what for (shown while it lasts). */
   sleepTarget(seconds: number, what?: string): Promise<void>;
+  /** Says, before it is done, what the check is about to do to the target (many creates): on stderr, and in the report. */
+  announce(message: string): void;
 }

@@ -7,7 +7,10 @@ import type { DomainDimension } from '../../spec/clauses.ts';
 
 // The report names every type it carries, so src/report/ reads the model from here.
 export type { Digests, LimitProbeTrace, StartupFailureReport };
-import type { LedgerEntry } from '../target/ledger.ts';
+import type { LedgerReport, LeftBehind } from '../target/ledger.ts';
+export { ledgerOf } from '../target/ledger.ts';
+export type { LedgerReport };
+import { toCurl, type CurlTls } from '../transport/exchange.ts';
 import type { Profile, RunConfig } from '../config/config.ts';
 import { proxyFor, withoutCredentials } from '../transport/connection.ts';
 import type { WaitTotals } from '../transport/waits.ts';
@@ -110,7 +113,8 @@ export interface RunReport {
   overlay?: string;
   /** What the run discovered about choices the seed leaves open. */
   observations: Observations;
-  ledger: LedgerEntry[];
+  /** What the run created (entries, each with how cleanup went) and what of it is still on the target (leftBehind). */
+  ledger: LedgerReport;
   /** What the run sent: requests in all, writes among them, tokens issued per key. */
   traffic: {
     requests: number;
@@ -129,6 +133,8 @@ export interface RunReport {
   reproduce: string;
   /** The shell line that sets CONFORMANCE_TOKEN for the evidence's curl lines (the key from CONFORMANCE_API_KEY). */
   tokenCommand?: string;
+  /** What the run said it would do to the target before it did it (the quota probe's creates, how many at most). */
+  announcements?: Announcement[];
   /** S3 operations the s3 group tried: supported (true), not supported (false) or not determined, with evidence. */
   s3Capabilities?: S3Capability[];
   /** Buckets the s3 group created (named cc-<run id>-…) and whether they were removed at the end. */
@@ -151,6 +157,14 @@ export interface RunReport {
   };
   /** Digests of what the report records (cloud-conformance verify recomputes them), and a signature under --sign. */
   integrity?: Integrity;
+}
+
+/** A line the run said before doing what it says (by: the check, or certify). */
+export interface Announcement {
+  by: string;
+  message: string;
+  /** Requests the run had sent when it said it: what it announced comes after. */
+  afterRequests: number;
 }
 
 /** One exchange the report holds, where it sits (check, evidence or finding, position) and its digest. */
@@ -220,6 +234,42 @@ export function verdictOf(
 }
 
 export const EXIT_CODES: Record<Verdict, 0 | 1 | 2 | 3> = { conformant: 0, nonconformant: 1, error: 2, incomplete: 3 };
+
+/** The exit code of a run that left resources on the target it would otherwise have ended 0 or 3 with. */
+export const LEFT_BEHIND_EXIT = 4;
+
+export type ExitCode = 0 | 1 | 2 | 3 | typeof LEFT_BEHIND_EXIT;
+
+/**
+ * The exit code, once cleanup is known: a run that would end 0 (conformant) or 3 (incomplete) ends 4 when it left
+ * resources on the target; 1 (nonconformant) and 2 (could not run) say more and stand.
+ */
+export function exitCodeOf(report: Pick<RunReport, 'ledger'>, verdictCode: 0 | 1 | 2 | 3): ExitCode {
+  const left = Array.isArray(report.ledger) ? 0 : (report.ledger?.leftBehind?.length ?? 0);
+  return (verdictCode === 0 || verdictCode === 3) && left > 0 ? LEFT_BEHIND_EXIT : verdictCode;
+}
+
+/**
+ * Each resource left behind with the curl line that deletes it: the target's base URL, the run's TLS files, and the
+ * token as "$CONFORMANCE_TOKEN" ("$CONFORMANCE_TOKEN_B" for the second key's organization), never its value.
+ */
+export function withDeleteCommands(left: readonly LeftBehind[], baseUrl: string, tls: CurlTls = {}): LeftBehind[] {
+  return left.map((l) => {
+    if (!l.delete) return l;
+    const curl = toCurl(
+      {
+        method: l.delete.method,
+        url: `${baseUrl.replace(/\/+$/, '')}${l.delete.path}`,
+        headers: { authorization: '[REDACTED token]' },
+      },
+      tls
+    );
+    return {
+      ...l,
+      deleteCommand: l.owner === 'second' ? curl.replace('$CONFORMANCE_TOKEN"', '$CONFORMANCE_TOKEN_B"') : curl,
+    };
+  });
+}
 
 export function summarize(checks: readonly CheckReport[]): RunReport['summary'] {
   const count = (s: Status) => checks.filter((c) => c.status === s).length;

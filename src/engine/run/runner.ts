@@ -23,7 +23,10 @@ import { SchemaAsserter } from '../schema/schema.ts';
 import { Ledger } from '../target/ledger.ts';
 import { RunObjects } from '../target/run-objects.ts';
 import { ServedOperations } from '../target/served-operations.ts';
-import { cleanup } from '../target/cleanup.ts';
+import { cleanup, type CleanupOutcome } from '../target/cleanup.ts';
+import type { InputRefusal, KeyFacts } from '../target/input-refusal.ts';
+import type { LeftBehind } from '../target/ledger.ts';
+import { evidenceOf } from '../outcome/outcome.ts';
 import type { Declarations } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
 import { Pacer } from '../transport/pacer.ts';
@@ -34,7 +37,15 @@ import { runIssuanceProbe, type IssuanceStage, type LimitsReport } from '../limi
 import { runRequestStage } from '../limits/request-stage.ts';
 import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
 import { runScheduled } from './schedule.ts';
-import { connectionReport, summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
+import {
+  connectionReport,
+  summarize,
+  type Announcement,
+  verdictOf,
+  withDeleteCommands,
+  type CheckReport,
+  type RunReport,
+} from './report.ts';
 import { limitTraces } from '../limits/trace.ts';
 import { specDigests } from './digests.ts';
 import { computeDomains, partlyVerified } from './domains.ts';
@@ -43,6 +54,8 @@ import { newJudged, recordingObjects, recordingLog, recordingTokens, type Judged
 export interface RunHooks extends WaitListener {
   onCheckStart?(check: Check): void;
   onCheckEnd?(report: CheckReport): void;
+  /** What the run is about to do to the target, said before it does it (the quota probe's creates): one line. */
+  onAnnounce?(line: string): void;
 }
 
 export interface ToolInfo {
@@ -127,6 +140,9 @@ interface Run {
   events: RunEvents;
   observations: Observations;
   observe: Observe;
+  /** What the run said before doing it, in order (the report's announcements). */
+  announcements: Announcement[];
+  announce(by: string, message: string): void;
 }
 
 /**
@@ -149,19 +165,101 @@ export async function runSuite(
     const issuance = await preflight(run, checks, tool, startedAt);
     const certify = await prepareForCertify(run);
     const { reports, judged, limits } = await runChecks(run, checks, certify, issuance);
-    await cleanup(
-      run.declarations,
-      run.ledger,
-      run.http.log,
-      run.objects,
-      (opts) => callApi(run.api, 'cleanup', opts),
-      run.tokens.heldLanes('primary')
-    );
-    return assembleReport(run, { tool, startedAt, allChecks, reports, judged, limits, clauses: await clauses });
+    const left = await cleanupAfter(run);
+    if (run.objects.inputRefused) throw inputRefusedStop(run, run.objects.inputRefused, tool, startedAt, left);
+    return assembleReport(run, {
+      tool,
+      startedAt,
+      allChecks,
+      reports,
+      judged,
+      limits,
+      clauses: await clauses,
+      cleanup: left,
+    });
   } finally {
     await run.events.close();
     await run.http.close();
   }
+}
+
+/** What the token answers say of the keys: the primary's role and organization, the read-only key's role. */
+async function keyFacts(tokens: TokenManager): Promise<KeyFacts> {
+  const word = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const primary = await tokens.response('primary').catch(() => ({}) as Record<string, unknown>);
+  const readonly = tokens.has('readonly')
+    ? await tokens.response('readonly').catch(() => ({}) as Record<string, unknown>)
+    : {};
+  return {
+    role: word(primary['role']),
+    organization: word(primary['organization']),
+    readonlyRole: word((readonly as Record<string, unknown>)['role']),
+  };
+}
+
+/**
+ * The run stops on the user's own input, refused by the target on the run's first create: a report like one of a run
+ * that could not start (verdict error, no checks, the refusal and its exchange), with what cleanup did and left.
+ */
+function inputRefusedStop(
+  run: Run,
+  refusal: InputRefusal,
+  tool: ToolInfo,
+  startedAt: string,
+  left: CleanupOutcome
+): RunNotStarted {
+  const failure = {
+    message: refusal.message,
+    report: {
+      kind: 'input-refused' as const,
+      message: refusal.message,
+      evidence: evidenceOf([refusal.exchange], {
+        flag: refusal.flag,
+        ...(refusal.accepts ? { accepts: refusal.accepts } : {}),
+      }),
+    },
+  };
+  const report = startupFailureReport(failure, {
+    tool,
+    config: run.config,
+    startedAt,
+    log: run.http.log,
+    tokensIssued: run.tokens.issued,
+    reproduce: reproduceLine(run.config),
+  });
+  report.ledger = {
+    entries: run.ledger.entries,
+    leftBehind: withDeleteCommands(left.leftBehind, run.config.baseUrl, curlTls(run.config)),
+    ...(left.sweeps?.length ? { sweeps: left.sweeps } : {}),
+  };
+  return new RunNotStarted(failure, report);
+}
+
+/** Deletes what the run created, over every lane the run holds a token in, and says what is still on the target. */
+async function cleanupAfter(run: Run): Promise<CleanupOutcome> {
+  return cleanup({
+    declarations: run.declarations,
+    ledger: run.ledger,
+    log: run.http.log,
+    objects: run.objects,
+    config: run.config,
+    waits: run.waits,
+    call: (opts) => callApi(run.api, 'cleanup', opts),
+    lanes: run.tokens.heldLanes('primary'),
+  }).catch((err: unknown) => {
+    // Cleanup that broke never costs the report: what it did not delete is left behind, said so.
+    const reason = `cleanup stopped: ${(err as Error).message ?? String(err)}`;
+    const left = run.ledger.entries.filter((e) => e.kind !== 'api-key-revoked' && e.cleanup !== 'deleted');
+    return {
+      leftBehind: left.map((e) => ({
+        kind: e.kind as LeftBehind['kind'],
+        ...(e.id ? { id: e.id } : {}),
+        ...(e.name !== undefined ? { name: e.name } : {}),
+        reason: e.note ? `${e.note}; ${reason}` : reason,
+        owner: e.owner ?? 'primary',
+      })),
+    };
+  });
 }
 
 /** The run's parts, connected: the document and its declarations, the client, tokens, pacing, ledger and the run's objects. */
@@ -207,7 +305,14 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
     declarations.cleanup.vm,
     (record) => store.observe('servedOperations', record)
   );
+  objects.keyFacts = () => keyFacts(tokens);
+  const announcements: Announcement[] = [];
   return {
+    announcements,
+    announce: (by, message) => {
+      announcements.push({ by, message, afterRequests: http.log.length });
+      hooks.onAnnounce?.(`${by}: ${message}`);
+    },
     config,
     hooks,
     spec,
@@ -274,6 +379,7 @@ async function prepareForCertify(run: Run): Promise<CertifyPreparation | undefin
     objects,
     call: (opts) => callApi(run.api, 'certify', opts),
     observe,
+    announce: (message) => run.announce('certify', message),
   });
 }
 
@@ -299,6 +405,8 @@ async function runChecks(
     run.config.sequential
   );
   for (const check of [...checks.filter((c) => !c.reviewsLog && isLimits(c)), ...checks.filter((c) => c.reviewsLog)]) {
+    // The run stops on a usage error (its own input refused): no probe is worth its traffic then.
+    if (run.objects.inputRefused) break;
     if (issuance && !limits)
       limits = await runRequestStage({ ...run, call: (opts) => callApi(run.api, 'setup', opts) }, issuance);
     reports.push(await runOne(check));
@@ -315,6 +423,9 @@ async function runCheck(
   stage: { certify?: CertifyPreparation; limits?: LimitsReport }
 ): Promise<CheckReport> {
   const { config, http } = run;
+  // The run is stopping (the target refused its own input): what is left is not run.
+  if (run.objects.inputRefused)
+    return toReport(check, skip(`the run stopped: ${run.objects.inputRefused.message}`), 0, http.log.length);
   run.hooks.onCheckStart?.(check);
   const seen = newJudged();
   judged.set(check.id, seen);
@@ -335,9 +446,33 @@ async function runCheck(
       outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
     else outcome = { status: 'error', message: `internal error in the suite: ${(err as Error).message}` };
   }
+  if (await stoppedMeanwhile(run, check, outcome))
+    outcome = skip(`the run stopped: ${run.objects.inputRefused!.message}`);
   const report = withCurlTls(toReport(check, outcome, Date.now() - started, http.log.length), curlTls(config));
   run.hooks.onCheckEnd?.(report);
   return report;
+}
+
+/**
+ * True when the run is stopping on its own input: a failure beside a create of this check's the target refused waits
+ * for the run's own VM (made now where no check made it yet), whose refusal decides whether the input was the user's.
+ */
+async function stoppedMeanwhile(
+  run: Run,
+  check: Check,
+  outcome: CheckOutcome | { status: 'error'; message: string }
+): Promise<boolean> {
+  const refusedCreate = (ex: Exchange) =>
+    ex.sentBy === check.id &&
+    ex.request.method === 'POST' &&
+    /\/v1\/vms$/.test(new URL(ex.request.url).pathname) &&
+    (ex.response?.status ?? 0) >= 400 &&
+    (ex.response?.status ?? 0) < 500;
+  if (outcome.status === 'failed' && !run.objects.inputRefused && run.http.log.some(refusedCreate))
+    await run.objects.vm().catch((err: unknown) => {
+      if (!(err instanceof Unavailable)) throw err;
+    });
+  return run.objects.inputRefused !== undefined;
 }
 
 /** What a check sees of the run: its calls go out under its id, and what it reads of shared state is recorded as judged. */
@@ -385,6 +520,7 @@ function contextFor(
     registerSecret: (value, label) => redactor.add(value, label),
     sleepTarget: (seconds, what) =>
       waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id, 'target-time'),
+    announce: (message) => run.announce(check.id, message),
   };
 }
 
@@ -399,6 +535,7 @@ function assembleReport(
     judged: Map<string, Judged>;
     limits?: LimitsReport;
     clauses: ClauseList;
+    cleanup: CleanupOutcome;
   }
 ): RunReport {
   const { config, http, schema, tokens, pacer, waits, ledger, spec, observations } = run;
@@ -441,7 +578,11 @@ function assembleReport(
     timeScale: config.timeScale,
     overlay: config.overlayPath,
     observations,
-    ledger: ledger.entries,
+    ledger: {
+      entries: ledger.entries,
+      leftBehind: withDeleteCommands(done.cleanup.leftBehind, config.baseUrl, curlTls(config)),
+      ...(done.cleanup.sweeps?.length ? { sweeps: done.cleanup.sweeps } : {}),
+    },
     traffic: {
       requests: http.log.length,
       writes: http.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,
@@ -455,6 +596,7 @@ function assembleReport(
     reproduce: reproduceLine(config),
     tokenCommand: tokenCommand(config.baseUrl, curlTls(config)),
     ...(s3Capabilities ? { s3Capabilities } : {}),
+    ...(run.announcements.length ? { announcements: run.announcements } : {}),
     ...(done.limits ? { limitProbes: limitTraces(done.limits) } : {}),
     digests: specDigests(),
   };

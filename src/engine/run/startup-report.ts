@@ -1,9 +1,15 @@
 // The report of a run that could not start (identity/startup-failure.ts says why): verdict `error`, no checks.
 import type { Exchange } from '../transport/exchange.ts';
 import type { RunConfig } from '../config/config.ts';
-import type { StartupFailure } from '../identity/startup-failure.ts';
+import type { StartupFailureReport } from '../identity/startup-failure.ts';
 import { connectionReport, type RunReport } from './report.ts';
 import { specDigests } from './digests.ts';
+
+/** Why the run stopped before it could judge: a first token the target would not give, or the user's own input it refused. */
+interface RunStop {
+  message: string;
+  report: StartupFailureReport;
+}
 
 export interface StartedRun {
   tool: { name: string; version: string };
@@ -15,7 +21,7 @@ export interface StartedRun {
 }
 
 /** The report of a run that could not start: verdict `error`, no checks, the failure and its evidence. */
-export function startupFailureReport(failure: StartupFailure, run: StartedRun): RunReport {
+export function startupFailureReport(failure: RunStop, run: StartedRun): RunReport {
   const { config } = run;
   return {
     tool: run.tool,
@@ -31,7 +37,7 @@ export function startupFailureReport(failure: StartupFailure, run: StartedRun): 
     timeScale: config.timeScale,
     overlay: config.overlayPath,
     observations: {},
-    ledger: [],
+    ledger: { entries: [], leftBehind: [] },
     traffic: {
       requests: run.log.length,
       writes: run.log.filter((ex) => !['GET', 'HEAD'].includes(ex.request.method)).length,
@@ -48,7 +54,7 @@ export function startupFailureReport(failure: StartupFailure, run: StartedRun): 
 /** The run could not start: the failure that says why, and the report (verdict `error`) the CLI writes before it exits 2. */
 export class RunNotStarted extends Error {
   constructor(
-    readonly failure: StartupFailure,
+    readonly failure: RunStop,
     readonly runReport: RunReport
   ) {
     super(failure.message);

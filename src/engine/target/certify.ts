@@ -73,6 +73,8 @@ interface Deps {
   objects: RunObjects;
   call(opts: CallOptions): Promise<Exchange>;
   observe: Observe;
+  /** Says what certify is about to create, before it does. */
+  announce?(message: string): void;
 }
 
 /** Two tokens of their own: the population's writes never eat the checks' budget. */
@@ -122,7 +124,7 @@ async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Pro
         prep.problems.push({ message: `a create with tags as ${shape} answered ${statusText(ex)}`, exchanges: [ex] });
       continue;
     }
-    d.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: 'certify', note: `tags as ${shape}` });
+    d.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: 'certify', note: `tags as ${shape}` }, ex);
     await settle(d, ex, LANES[0]!);
     const filtered = await d.objects.walk(100, { tag: `${key}:probe` });
     if (filtered.items.some((v) => v['name'] === body['name'])) {
@@ -145,6 +147,10 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
   const need = Math.max(0, POPULATION_TARGET - known);
   const allowed = Math.min(need, budgetLeft(d));
   prep.shortBy = need - allowed;
+  if (allowed > 0)
+    d.announce?.(
+      `creating up to ${allowed} VMs (cc-${d.config.runId}-pop001…) to take the list from ${known} VMs to ${POPULATION_TARGET} for the pagination checks; each is deleted at the end`
+    );
   let next = 0;
   let stopped: string | undefined;
   let refusedForRoom: Exchange | undefined;
@@ -175,7 +181,7 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
         break;
       }
       const name = String(body['name']);
-      d.ledger.record({ kind: 'vm', name, createdBy: 'certify', note: 'fills the list for the pagination checks' });
+      d.ledger.record({ kind: 'vm', name, createdBy: 'certify', note: 'fills the list for the pagination checks' }, ex);
       prep.populated.push(name);
       if (prep.tags) (prep.tags.byValue[value] ??= []).push(name);
       accepted.push({ ex, lane });
@@ -255,6 +261,8 @@ export async function prepareCertify(d: Deps): Promise<CertifyPreparation> {
     .catch((err: unknown) => {
       if (!(err instanceof Unavailable)) throw err;
     });
+  // The target refused the run's own input (--image, --subnet-id, the key): the run stops, nothing more is created.
+  if (d.objects.inputRefused) return prep;
   await populate(d, prep);
   d.observe('certify', {
     tags: prep.tags ? { field: prep.tags.field, shape: prep.tags.shape, declared: prep.tags.declared } : null,

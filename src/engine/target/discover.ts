@@ -324,3 +324,59 @@ export function readTotal(ex: Exchange, pointer: string): unknown {
 
 /** True when a total pointer names a header rather than a body field. */
 export const isHeaderTotal = (pointer: string): boolean => pointer.startsWith(HEADER_POINTER);
+
+/** A VM path at the end of a URL or path: /v1/vms/<id>, vms/<id>. */
+const VM_PATH = /(?:^|\/)vms\/([^/?#\s]+)\/?(?:[?#].*)?$/;
+
+/** The VM id a path, resource name or URL names (/v1/vms/<id>, vms/<id>, https://host/v1/vms/<id>); undefined otherwise. */
+function vmIdInPath(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const m = VM_PATH.exec(value.trim());
+  return m ? decoded(m[1]!) : undefined;
+}
+
+/**
+ * Where an answer that made a VM names that VM, beyond doubt: a vm_id field, a vm object's id (or a vm resource name),
+ * the id of a body that is the VM record itself (it carries the VM's name), and VM paths in the Location header or in a
+ * self link. A bare id of any other body may be the task's: it is never taken. Used on a create answer and on a task record.
+ */
+export function vmIdsNamedIn(ex: Exchange | undefined, name: string): Array<{ where: string; id: string }> {
+  const out: Array<{ where: string; id: string }> = [];
+  const add = (where: string, v: unknown) => {
+    if (typeof v === 'string' && ID_LIKE.test(v) && !out.some((o) => o.id === v)) out.push({ where, id: v });
+  };
+  const body = ex?.response?.json;
+  const obj = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const inner = (k: string) => {
+    const v = obj[k];
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  };
+  add('body /vm_id', obj['vm_id']);
+  add('body /vm/id', inner('vm')?.['id']);
+  add('body /vm', vmIdInPath(obj['vm']));
+  if (obj['name'] === name) add('body /id', obj['id']);
+  if (inner('data')?.['name'] === name) add('body /data/id', inner('data')?.['id']);
+  // A task record naming what it works on: the resource it made.
+  add('body /resource_id', obj['resource_id']);
+  if (['vm', 'virtual_machine', 'instance'].includes(String(inner('target')?.['type'])))
+    add('body /target/id', inner('target')?.['id']);
+  for (const h of ['location', 'content-location']) add(`header ${h}`, vmIdInPath(ex?.response?.headers[h]));
+  const links = inner('_links');
+  add('body /_links/self/href', vmIdInPath((links?.['self'] as Record<string, unknown> | undefined)?.['href']));
+  add('body /targetLink', vmIdInPath(obj['targetLink']));
+  return out;
+}
+
+/** A backup path at the end of a URL or path: /v1/backups/<id>. */
+const BACKUP_PATH = /(?:^|\/)backups\/([^/?#\s]+)\/?(?:[?#].*)?$/;
+
+/** Where an answer that started a backup names the backup, beyond doubt: backup_id, a backup object's id, a backup path in Location. */
+export function backupIdsNamedIn(ex: Exchange | undefined): string[] {
+  const body = ex?.response?.json as Record<string, unknown> | undefined;
+  const backup =
+    body && typeof body['backup'] === 'object' ? (body['backup'] as Record<string, unknown> | null) : undefined;
+  const location = BACKUP_PATH.exec(ex?.response?.headers['location'] ?? '')?.[1];
+  return [body?.['backup_id'], backup?.['id'], location && decoded(location)].filter(
+    (v, i, all): v is string => typeof v === 'string' && ID_LIKE.test(v) && all.indexOf(v) === i
+  );
+}

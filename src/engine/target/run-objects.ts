@@ -20,6 +20,7 @@ import {
   type TaskState,
 } from './discover.ts';
 import { Waits } from '../transport/waits.ts';
+import { inputRefusalOf, type InputRefusal, type KeyFacts } from './input-refusal.ts';
 
 export interface CreatedVm {
   name: string;
@@ -113,6 +114,9 @@ export const WHOLE_LIST_VMS = 1000;
 export const RUN_TAG_KEY = 'cc-run';
 /** Pages a walk reads ahead of the one it is judging, where the first page's total says they exist. */
 const READ_AHEAD_PAGES = 3;
+/** Reads of pages 0 and 1 that try to tell the first page number, and the page size they read at. */
+const FIRST_PAGE_TRIES = 3;
+const FIRST_PAGE_SIZE = 20;
 /** Walks of a list that changed under them are retried after these waits (target-seconds): the run's own creates settle. */
 const SETTLE_WAITS_SECONDS = [2, 5, 15];
 
@@ -158,6 +162,10 @@ export class RunObjects {
   private sizes = SIZE_LADDER[0]!;
   /** How tags are set through the create body, where certify found it by trying the common shapes. */
   foundTags?: { field: string; shape: TagShape };
+  /** The run's own input the target refused on the run's first create (the run then stops: a usage error). */
+  inputRefused?: InputRefusal;
+  /** What the token answers say of the keys (role, organization), asked only when a create was refused. */
+  keyFacts: () => Promise<KeyFacts> = () => Promise.resolve({});
 
   constructor(
     private readonly call: Call,
@@ -196,8 +204,15 @@ export class RunObjects {
     return { body, tags };
   }
 
+  /** The run's VM, made once: when every create is refused for one of the run's own inputs, inputRefused says so. */
   readonly vm = memo(async (): Promise<CreatedVm> => {
     this.vmAsked = true;
+    const vm = await this.createRunVm();
+    if (!vm.accepted) this.inputRefused = await inputRefusalOf(vm.attempts, this.config, this.keyFacts);
+    return vm;
+  });
+
+  private async createRunVm(): Promise<CreatedVm> {
     const attempts: Exchange[] = [];
     // Tags are not shown in the create request: where nobody said how they are set, the run's tag is tried as a map
     // under "tags" (the most common shape); a size refused with it is tried again without it, which tells a refusal
@@ -228,7 +243,7 @@ export class RunObjects {
           refusedSizes: i,
         });
         if (accepted) {
-          this.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: exchange.sentBy });
+          this.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: exchange.sentBy }, exchange);
           this.tentativeTag = withTag;
           return done();
         }
@@ -246,7 +261,7 @@ export class RunObjects {
       }
     }
     throw new Error('unreachable: the size ladder is not empty');
-  });
+  }
 
   /** True once a check has asked for the run's VM (made it, or tried to). */
   private vmAsked = false;
@@ -262,6 +277,7 @@ export class RunObjects {
 
   async acceptedVm(): Promise<CreatedVm> {
     const vm = await this.vm();
+    if (this.inputRefused) throw new Unavailable(`the run stopped: ${this.inputRefused.message}`);
     if (!vm.accepted)
       throw new Unavailable(
         `creating a VM was refused (${statusText(vm.exchange)})`,
@@ -505,19 +521,50 @@ export class RunObjects {
 
   /**
    * Which page number comes first: declared, or told apart by asking for page 0 and page 1. Counting from 0, page 1
-   * holds other VMs than page 0; counting from 1, a target that serves page 0 serves page 1 again (less at most the
-   * VM or two that appeared in between, so "the same" means mostly the same).
+   * holds other VMs than page 0; counting from 1, a target refuses page 0, answers it empty, or serves page 1 again.
+   * The list may move meanwhile (a newest-first list shifts by every VM created), so page 0 is read again after page 1:
+   * only a comparison the list held still for decides, tried a few times; an empty list decides nothing, and is asked
+   * again by the next caller.
    */
-  readonly firstPage = memo(async (): Promise<number> => {
-    if (this.declarations.firstPage !== undefined) return this.declarations.firstPage;
-    const zero = await this.call({ method: 'GET', path: '/v1/vms', query: { page: 0, per_page: 5 } });
-    if (!isSuccess(zero)) return 1;
-    const one = await this.call({ method: 'GET', path: '/v1/vms', query: { page: 1, per_page: 5 } });
+  firstPage(): Promise<number> {
+    if (this.declarations.firstPage !== undefined) return Promise.resolve(this.declarations.firstPage);
+    return (this.firstPageFound ??= this.detectFirstPage().then((found) => {
+      if (found.undecided) this.firstPageFound = undefined;
+      return found.page;
+    }));
+  }
+
+  private firstPageFound?: Promise<number>;
+
+  private async detectFirstPage(): Promise<{ page: number; undecided?: boolean }> {
+    const read = (page: number) =>
+      this.call({ method: 'GET', path: '/v1/vms', query: { page, per_page: FIRST_PAGE_SIZE } });
     const ids = (ex: Exchange) => vmsOf(ex).map((v) => JSON.stringify(v['id']));
-    const onZero = ids(zero);
-    const shared = ids(one).filter((id) => onZero.includes(id)).length;
-    return onZero.length > 0 && shared * 2 < onZero.length ? 0 : 1;
-  });
+    const same = (a: string[], b: string[]) => a.length === b.length && a.every((id, i) => id === b[i]);
+    for (let attempt = 0; attempt < FIRST_PAGE_TRIES; attempt++) {
+      if (attempt > 0)
+        await this.waits.sleep(
+          (SETTLE_WAITS_SECONDS[0]! * 1000) / this.config.timeScale,
+          'the VM list to hold still (to tell its first page number)',
+          'lists',
+          'list-settle'
+        );
+      const zero = await read(0);
+      if (!isSuccess(zero)) return { page: 1 };
+      const one = await read(1);
+      const again = await read(0);
+      const [z, o] = [ids(zero), ids(one)];
+      const still = isSuccess(again) && same(z, ids(again));
+      if (still && z.length === 0) return o.length ? { page: 1 } : { page: 1, undecided: true };
+      if (still && same(z, o)) return { page: 1 };
+      // How far each VM on both pages moved from page 0 to page 1: by the VMs made or deleted in between when page 0
+      // is page 1 again, by a whole page less that when page 1 is the second page.
+      const moved = o.flatMap((id, i) => (z.includes(id) ? [i - z.indexOf(id)] : [])).sort((a, b) => a - b);
+      if (still && moved.length === 0) return { page: 0 };
+      if (moved.length) return { page: moved[moved.length >> 1]! > -FIRST_PAGE_SIZE / 2 ? 1 : 0 };
+    }
+    return { page: 1, undecided: true };
+  }
 
   /** Walks every page of the VM list at the given page size. */
   async walk(perPage: number, query: Record<string, string> = {}): Promise<ListWalk> {
