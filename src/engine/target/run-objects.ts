@@ -350,6 +350,73 @@ export class RunObjects {
     }
   }
 
+  /** Per VM: the end of the run's last long-running operation started there (see onVm). */
+  private readonly vmQueues = new Map<string, Promise<void>>();
+  /** Per VM: until when (real ms) an operation of the run whose end could not be observed may still run there. */
+  private readonly vmUnobservedUntil = new Map<string, number>();
+
+  /** The task timeout in real milliseconds. */
+  private taskBoundMs(): number {
+    return (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale;
+  }
+
+  /**
+   * A long-running operation of the run on a VM (a backup of it, a restore onto it), sent once the run's previous one
+   * there has ended. A target may run one operation per VM at a time and refuse another meanwhile (409): a refusal the
+   * run caused by overlapping its own operations says nothing of the target. The task the answer names is polled to its
+   * end in the background (the next operation waits for that); where that end cannot be observed (no task found, or
+   * not ended within the task timeout), a 409 on the VM is waited out and the request sent again, up to the timeout.
+   */
+  async onVm(vmId: string, send: () => Promise<Exchange>, taskAt?: ValueLocation): Promise<Exchange> {
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const before = this.vmQueues.get(vmId) ?? Promise.resolve();
+    this.vmQueues.set(
+      vmId,
+      before.then(() => mine)
+    );
+    // Each earlier operation's wait is bounded by its own task's poll (the task timeout), so this wait is too.
+    await this.waits.upTo(before, this.taskBoundMs(), `the run's earlier operations on VM ${vmId} to end`, 'tasks');
+    let ex: Exchange;
+    try {
+      ex = await this.sendPastOwnConflicts(vmId, send);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    if (!isSuccess(ex)) release();
+    else void this.followToEnd(vmId, ex, taskAt).finally(release);
+    return ex;
+  }
+
+  /** Sends, and again after a wait while a 409 may be the run's own operation on the VM, still running unobserved. */
+  private async sendPastOwnConflicts(vmId: string, send: () => Promise<Exchange>): Promise<Exchange> {
+    let ex = await send();
+    for (let wait = 1; ex.response?.status === 409 && Date.now() < (this.vmUnobservedUntil.get(vmId) ?? 0);) {
+      await this.waits.sleep(
+        (wait * 1000) / this.config.timeScale,
+        `the run's earlier operation on VM ${vmId} to end (answered 409)`,
+        'tasks',
+        'task-polling'
+      );
+      wait = Math.min(wait * 2, 30);
+      ex = await send();
+    }
+    return ex;
+  }
+
+  /** Polls the task an accepted operation names to its end; where it cannot, the VM may stay busy up to the timeout. */
+  private async followToEnd(vmId: string, ex: Exchange, taskAt: ValueLocation | undefined): Promise<void> {
+    const until = Date.now() + this.taskBoundMs();
+    try {
+      const outcome = await this.pollTask((await this.findTask(ex, taskAt)).id);
+      if (outcome.state.terminal) return;
+    } catch {
+      // No task to follow (or the poll broke): its end cannot be observed.
+    }
+    this.vmUnobservedUntil.set(vmId, Math.max(until, this.vmUnobservedUntil.get(vmId) ?? 0));
+  }
+
   readonly vmTaskOutcome = memo(async (): Promise<TaskOutcome> => this.pollTask((await this.vmTask()).id));
 
   /**
