@@ -2,8 +2,17 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { AuditDeclaration } from '../../src/spec/declarations.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
-import { pass, fail, failAt, skip } from '../../src/engine/run/check.ts';
-import { auditOf, auditProbes, field, findEntry, readsNewestFirst, searchAudit, type Entry } from './_search.ts';
+import { pass, fail, failAt, skip, type CheckOutcome } from '../../src/engine/run/check.ts';
+import {
+  auditOf,
+  auditProbes,
+  field,
+  findEntry,
+  readsNewestFirst,
+  searchAudit,
+  unlessGuessed,
+  type Entry,
+} from './_search.ts';
 
 /** Where the entries' times break the declared order: the first pair out of order, or undefined. */
 export function orderBroken(a: AuditDeclaration, entries: Entry[]): string | undefined {
@@ -86,6 +95,58 @@ export async function judgeFurtherFilters(
 }
 
 /** The audit is searchable (seed §1): a filter returns only entries it matches, in the declared order. */
+async function judgeSearch(ctx: CheckContext): Promise<CheckOutcome> {
+  const a = auditOf(ctx);
+  if (!a.filters.result && !a.filters.actor)
+    return skip('the overlay declares no audit filter (x-audit-filters)', 'declare x-audit-filters in --overlay');
+  const probes = await auditProbes(ctx);
+  const { entry } = await findEntry(ctx, new URL(probes.failing.request.url).pathname);
+  const findings: string[] = [];
+  let ordered: { entries: Entry[]; page?: Exchange } | undefined;
+  if (a.filters.result) {
+    const r = await searchAudit(ctx, { [a.filters.result]: a.resultValues.failure }, 5);
+    const wrong = r.entries.filter((e) => field(a, e, 'result') !== a.resultValues.failure);
+    if (wrong.length)
+      return fail(
+        `${a.filters.result}=${a.resultValues.failure} returned ${wrong.length} of ${r.entries.length} entries with another result`,
+        r.pages.slice(0, 1)
+      );
+    if (r.entries.length === 0)
+      return fail(
+        `${a.filters.result}=${a.resultValues.failure} returned nothing, although the run's failed calls are logged`,
+        r.pages.slice(0, 1)
+      );
+    findings.push(`${a.filters.result}=${a.resultValues.failure}: ${r.entries.length} entries, all failures`);
+    ordered = { entries: r.entries, page: r.pages[0] };
+  }
+  const actor = entry === undefined ? undefined : field(a, entry, 'actor');
+  if (a.filters.actor && (typeof actor === 'string' || typeof actor === 'number')) {
+    const r = await searchAudit(ctx, { [a.filters.actor]: String(actor) }, 5);
+    const wrong = r.entries.filter((e) => field(a, e, 'actor') !== actor);
+    if (wrong.length)
+      return fail(`${a.filters.actor}=${actor} returned ${wrong.length} entries of other actors`, r.pages.slice(0, 1));
+    findings.push(`${a.filters.actor}=<this run's actor>: ${r.entries.length} entries, all its own`);
+    ordered ??= { entries: r.entries, page: r.pages[0] };
+  }
+  if (entry) {
+    const further = await judgeFurtherFilters(ctx, entry);
+    if (further.problem) return fail(further.problem, further.pages);
+    findings.push(...further.shown);
+  }
+  if ((a.order || a.sort) && ordered) {
+    const broken = orderBroken(a, ordered.entries);
+    const order = readsNewestFirst(a) ? 'newest first' : 'oldest first';
+    if (broken)
+      return failAt(
+        'declared',
+        `the audit search is declared ${order}${a.sort ? ` (with ${a.sort.param}=${a.sort.newestFirst})` : ''}, but ${broken}`,
+        ordered.page ? [ordered.page] : []
+      );
+    findings.push(`entries ${order}, as declared`);
+  }
+  return pass(findings.join('; '));
+}
+
 export const searchFilters: Check = {
   id: 'audit.search',
   group: 'audit',
@@ -97,57 +158,6 @@ export const searchFilters: Check = {
   },
   title: 'Audit search filters return only what they match, in the declared order',
   async run(ctx) {
-    const a = auditOf(ctx);
-    if (!a.filters.result && !a.filters.actor)
-      return skip('the overlay declares no audit filter (x-audit-filters)', 'declare x-audit-filters in --overlay');
-    const probes = await auditProbes(ctx);
-    const { entry } = await findEntry(ctx, new URL(probes.failing.request.url).pathname);
-    const findings: string[] = [];
-    let ordered: { entries: Entry[]; page?: Exchange } | undefined;
-    if (a.filters.result) {
-      const r = await searchAudit(ctx, { [a.filters.result]: a.resultValues.failure }, 5);
-      const wrong = r.entries.filter((e) => field(a, e, 'result') !== a.resultValues.failure);
-      if (wrong.length)
-        return fail(
-          `${a.filters.result}=${a.resultValues.failure} returned ${wrong.length} of ${r.entries.length} entries with another result`,
-          r.pages.slice(0, 1)
-        );
-      if (r.entries.length === 0)
-        return fail(
-          `${a.filters.result}=${a.resultValues.failure} returned nothing, although the run's failed calls are logged`,
-          r.pages.slice(0, 1)
-        );
-      findings.push(`${a.filters.result}=${a.resultValues.failure}: ${r.entries.length} entries, all failures`);
-      ordered = { entries: r.entries, page: r.pages[0] };
-    }
-    const actor = entry === undefined ? undefined : field(a, entry, 'actor');
-    if (a.filters.actor && (typeof actor === 'string' || typeof actor === 'number')) {
-      const r = await searchAudit(ctx, { [a.filters.actor]: String(actor) }, 5);
-      const wrong = r.entries.filter((e) => field(a, e, 'actor') !== actor);
-      if (wrong.length)
-        return fail(
-          `${a.filters.actor}=${actor} returned ${wrong.length} entries of other actors`,
-          r.pages.slice(0, 1)
-        );
-      findings.push(`${a.filters.actor}=<this run's actor>: ${r.entries.length} entries, all its own`);
-      ordered ??= { entries: r.entries, page: r.pages[0] };
-    }
-    if (entry) {
-      const further = await judgeFurtherFilters(ctx, entry);
-      if (further.problem) return fail(further.problem, further.pages);
-      findings.push(...further.shown);
-    }
-    if ((a.order || a.sort) && ordered) {
-      const broken = orderBroken(a, ordered.entries);
-      const order = readsNewestFirst(a) ? 'newest first' : 'oldest first';
-      if (broken)
-        return failAt(
-          'declared',
-          `the audit search is declared ${order}${a.sort ? ` (with ${a.sort.param}=${a.sort.newestFirst})` : ''}, but ${broken}`,
-          ordered.page ? [ordered.page] : []
-        );
-      findings.push(`entries ${order}, as declared`);
-    }
-    return pass(findings.join('; '));
+    return unlessGuessed(ctx, await judgeSearch(ctx));
   },
 };
