@@ -171,6 +171,34 @@ export class RunObjects {
     return `cc-${this.config.runId}-${suffix}`;
   }
 
+  /** Names the run has given a create so far: a target may require names unique in the organization. */
+  private readonly namesGiven = new Set<string>();
+
+  /** The name, or where the run gave it before, the name with a counter (-2, -3, …): every create's name its own. */
+  uniqueName(name: string): string {
+    let unique = name;
+    for (let n = 2; this.namesGiven.has(unique); n++) unique = `${name}-${n}`;
+    this.namesGiven.add(unique);
+    return unique;
+  }
+
+  /** Bodies whose name is their own already (made by vmCreateBody, or passed through withOwnName). */
+  private readonly ownNamed = new WeakSet<object>();
+
+  /**
+   * A create body under a name of its own: one of the run's names (cc-<run id>-…) it was given before gets a counter.
+   * Generated bodies share names (a base kept, a tail drawn twice), and a target may require them unique.
+   */
+  withOwnName(body: unknown): unknown {
+    if (!body || typeof body !== 'object' || Array.isArray(body) || this.ownNamed.has(body)) return body;
+    const name = (body as { name?: unknown }).name;
+    if (typeof name !== 'string' || !name.startsWith(`cc-${this.config.runId}-`)) return body;
+    const own = this.uniqueName(name);
+    const named = own === name ? body : { ...body, name: own };
+    this.ownNamed.add(named);
+    return named;
+  }
+
   /** A create-VM request valid on the target, from --image and --subnet-id. */
   vmCreateBody(suffix: string): { body: Record<string, unknown>; tags?: Record<string, string> } {
     if (this.config.readOnly) throw new Unavailable('--read-only: it would create a VM', 'a run without --read-only');
@@ -181,7 +209,7 @@ export class RunObjects {
       );
     }
     const body: Record<string, unknown> = {
-      name: this.vmName(suffix),
+      name: this.uniqueName(this.vmName(suffix)),
       vcpus: this.sizes.vcpus,
       memory_gb: this.sizes.memory_gb,
       image: this.config.image,
@@ -193,6 +221,7 @@ export class RunObjects {
       tags = { 'cc-run': this.config.runId };
       body[this.declarations.tagsField] = tags;
     }
+    this.ownNamed.add(body);
     return { body, tags };
   }
 
