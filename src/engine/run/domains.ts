@@ -31,7 +31,7 @@ const SUBJECT_FLAGS: Record<string, string> = {
 const ORGANIZATION_OF: Record<string, string> = { second: 'B', primary: 'A', readonly: 'A', revocable: 'A' };
 /**
  * The operations a domain names, resolved against the document: all, authenticated (all but the public ones), reads
- * (authenticated GETs), writes (authenticated others), lists (GETs answering an array of items), long-running (those
+ * (authenticated GETs), writes (authenticated others), lists (GETs that take page and per_page, answering an array of items), long-running (those
  * whose answer links to the task poll), or operation ids.
  */
 function resolveOperations(
