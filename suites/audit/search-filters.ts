@@ -14,17 +14,71 @@ import {
   type Entry,
 } from './_search.ts';
 
-/** Where the entries' times break the declared order: the first pair out of order, or undefined. */
-export function orderBroken(a: AuditDeclaration, entries: Entry[]): string | undefined {
-  const newestFirst = readsNewestFirst(a);
-  const times = entries.map((e) => Date.parse(String(field(a, e, 'time') ?? '')));
-  if (times.some((t) => Number.isNaN(t))) return undefined;
-  for (let i = 1; i < times.length; i++) {
-    if (newestFirst ? times[i]! > times[i - 1]! : times[i]! < times[i - 1]!) {
-      return `entry ${i + 1} (${String(field(a, entries[i], 'time'))}) comes after entry ${i} (${String(field(a, entries[i - 1], 'time'))})`;
+/** When the run sent one of its requests, and when its answer had come (real ms). */
+const sentAt = (ex: Exchange) => Date.parse(ex.startedAt);
+const answeredAt = (ex: Exchange) => Date.parse(ex.startedAt) + ex.durationMs;
+
+/** An entry of the run's own: the span its request lay in (whichever request of the run it is), and what it was. */
+interface OwnEntry {
+  index: number;
+  from: number;
+  to: number;
+  what: string;
+}
+
+/**
+ * The entries a request of the run's primary key made (its actor, its path, its method and status where the entry
+ * shows them), each with the span from the first such request's sending to the last one's answer.
+ */
+function ownEntries(a: AuditDeclaration, entries: Entry[], log: readonly Exchange[], actor: unknown): OwnEntry[] {
+  const byPath = new Map<string, Exchange[]>();
+  for (const ex of log)
+    if (ex.response && ex.subject === 'primary') {
+      const path = new URL(ex.request.url).pathname;
+      byPath.set(path, [...(byPath.get(path) ?? []), ex]);
     }
-  }
-  return undefined;
+  return entries.flatMap((e, index) => {
+    const path = field(a, e, 'path');
+    const method = field(a, e, 'method');
+    const status = field(a, e, 'status');
+    if (actor === undefined || field(a, e, 'actor') !== actor || typeof path !== 'string') return [];
+    const requests = (byPath.get(path) ?? []).filter(
+      (ex) =>
+        (typeof method !== 'string' || method.toUpperCase() === ex.request.method) &&
+        (status === undefined || Number(status) === ex.response!.status)
+    );
+    if (requests.length === 0) return [];
+    const what = `${requests[0]!.request.method} ${path} → ${requests[0]!.response!.status}`;
+    return [{ index, from: Math.min(...requests.map(sentAt)), to: Math.max(...requests.map(answeredAt)), what }];
+  });
+}
+
+/**
+ * Where the served order breaks the declared one, judged only where it is observable: between two entries of the run's
+ * own requests that did not overlap (one answered before the other was sent). A target may time an entry at the start
+ * or the end of its call, so requests in flight together may be logged either way round. `judged`: pairs compared.
+ */
+export function orderBroken(
+  a: AuditDeclaration,
+  entries: Entry[],
+  own: { log: readonly Exchange[]; actor: unknown }
+): { broken?: string; judged: number } {
+  const newestFirst = readsNewestFirst(a);
+  const mine = ownEntries(a, entries, own.log, own.actor);
+  let judged = 0;
+  for (let i = 0; i < mine.length; i++)
+    for (let j = i + 1; j < mine.length; j++) {
+      const [first, later] = [mine[i]!, mine[j]!];
+      // Served first: the newer of the two (newest first), or the older.
+      const [older, newer] = newestFirst ? [later, first] : [first, later];
+      if (newer.to < older.from)
+        return {
+          broken: `entry ${first.index + 1} (${first.what}) comes before entry ${later.index + 1} (${later.what}), although the run's request for entry ${older.index + 1} was sent ${older.from - newer.to} ms after the one for entry ${newer.index + 1} had been answered`,
+          judged: judged + 1,
+        };
+      if (older.to < newer.from) judged++;
+    }
+  return { judged };
 }
 
 /**
@@ -134,7 +188,7 @@ async function judgeSearch(ctx: CheckContext): Promise<CheckOutcome> {
     findings.push(...further.shown);
   }
   if ((a.order || a.sort) && ordered) {
-    const broken = orderBroken(a, ordered.entries);
+    const { broken, judged } = orderBroken(a, ordered.entries, { log: ctx.log, actor });
     const order = readsNewestFirst(a) ? 'newest first' : 'oldest first';
     if (broken)
       return failAt(
@@ -142,7 +196,11 @@ async function judgeSearch(ctx: CheckContext): Promise<CheckOutcome> {
         `the audit search is declared ${order}${a.sort ? ` (with ${a.sort.param}=${a.sort.newestFirst})` : ''}, but ${broken}`,
         ordered.page ? [ordered.page] : []
       );
-    findings.push(`entries ${order}, as declared`);
+    findings.push(
+      judged
+        ? `entries ${order}, as declared (${judged} pairs of the run's own requests that did not overlap)`
+        : `the declared order (${order}) not verified: no two entries of the run's own requests that did not overlap`
+    );
   }
   return pass(findings.join('; '));
 }
