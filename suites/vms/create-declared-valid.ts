@@ -136,9 +136,11 @@ export const createDeclaredValid: Check = {
       return skip(
         sentFor.size === 0
           ? `none of the ${invalid.length} bodies drawn from the declared schema was valid by it (e.g. ${invalid[0] ?? 'none drawn'}), so nothing was sent${notJudged}`
-          : `no body valid by the declared schema was accepted, and no refusal could be judged${notJudged}`,
+          : `no body valid by the declared schema was accepted: ${refusal ? `refused for a documented reason (${describeExchange(refusal)})` : 'none refused could be judged'}${notJudged}`,
         stopped?.howToVerify ??
-          'a declared VmCreateRequest schema the suite can draw valid bodies from (types, ranges, alternatives it generates)'
+          (refusal
+            ? 'an organization with room under its quota and rate budget left'
+            : 'a declared VmCreateRequest schema the suite can draw valid bodies from (types, ranges, alternatives it generates)')
       );
     return pass(
       `${accepted} generated bodies valid by the declared schema were accepted${refusal ? ` (one refused for a documented reason: ${describeExchange(refusal)})` : ''}${notJudged}`

@@ -27,9 +27,9 @@ function overlayWithTagsOneOf(): string {
 }
 
 describe('a create schema whose tags are oneOf a map or "key:value" strings', () => {
-  it('is drawn from (bodies sent and accepted), and a tag map is never taken for an invalid input', async () => {
+  it('is drawn from (plain bodies sent and accepted), and a tag map is never taken for an invalid input', async () => {
     const report = await runAgainstReference({
-      variants: ['tags-map-or-strings'],
+      variants: ['tags-map-or-strings', 'tag-characters-plain'],
       overlay: overlayWithTagsOneOf(),
       only: ['vms', 'errors'],
     });
