@@ -4,6 +4,7 @@ import { isSuccess, statusText } from '../src/engine/transport/exchange.ts';
 import { Unavailable } from '../src/engine/run/check.ts';
 import { declaredTotalPointer } from '../src/engine/target/discover.ts';
 import type { ObservedCase } from '../src/engine/outcome/observations.ts';
+import type { CallOptions } from '../src/engine/identity/call.ts';
 
 export { isSuccess, statusText };
 
@@ -44,6 +45,37 @@ export function fromLog(ctx: CheckContext, pred: (ex: Exchange) => boolean): Exc
 
 export function pathOf(ex: Exchange): string {
   return new URL(ex.request.url).pathname;
+}
+
+/**
+ * A backup of the run's VM started, after the run's previous long-running operation there has ended (a target may run
+ * one at a time per VM: RunObjects.onVm). `as` and framing as for any call.
+ */
+export function backupOnVm(
+  ctx: CheckContext,
+  vmId: string,
+  opts: Omit<CallOptions, 'method' | 'path'>
+): Promise<Exchange> {
+  const path = `/v1/vms/${encodeURIComponent(vmId)}/backups`;
+  return ctx.objects.onVm(
+    vmId,
+    () => ctx.call({ method: 'POST', path, ...opts }),
+    ctx.declarations.taskIdOnStartBackup
+  );
+}
+
+/** A restore of a backup of the run's VM (restored onto it), sent as backupOnVm sends a backup. */
+export async function restoreOnVm(
+  ctx: CheckContext,
+  backupId: string,
+  opts: Omit<CallOptions, 'method' | 'path'> = { json: {} }
+): Promise<Exchange> {
+  const restore = ctx.declarations.restoreBackup;
+  if (!restore)
+    throw new Unavailable('the overlay declares no restore (x-restores)', 'declare x-restores in --overlay');
+  const path = restore.path.replace('{id}', encodeURIComponent(backupId));
+  const vmId = await ctx.objects.createdVmId();
+  return ctx.objects.onVm(vmId, () => ctx.call({ method: restore.method, path, ...opts }), restore.taskId);
 }
 
 /** An id the target cannot know, for requests about resources that do not exist. */

@@ -23,6 +23,7 @@ export const QUICK_TESTS = [
   'test/suite/tag-filter-strict.test.ts',
   'test/suite/unregistered.test.ts',
   'test/suite/values-read-back.test.ts',
+  'test/suite/tag-filter-moving.test.ts',
 ];
 
 /** Tests that run the suite, a fault, the reference's fault probes, a process or a load script against a target. */
@@ -66,6 +67,12 @@ export const SLOW_TESTS = [
   'test/suite/seeds.test.ts',
   'test/suite/shared-key.test.ts',
   'test/suite/under-load.test.ts',
+  'test/suite/audit-entries.test.ts',
+  'test/suite/audit-order.test.ts',
+  'test/suite/create-declared.test.ts',
+  'test/suite/declared-lists.test.ts',
+  'test/suite/media-types.test.ts',
+  'test/suite/vm-operations.test.ts',
   'test/suite/waits.test.ts',
 ];
 

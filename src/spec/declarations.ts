@@ -89,8 +89,8 @@ export interface AuditDeclaration {
     formats: Record<string, string>;
     csvColumns: Partial<Record<string, string>>;
   };
-  /** JSON pointer of the entries array in a search response. */
-  entriesPointer: string;
+  /** JSON pointer of the entries array in a search response (x-audit-entries-field); undefined: found in the data. */
+  entriesPointer?: string;
   /** JSON pointers into an entry. */
   fields: Record<AuditField, string>;
   /** Query parameters that filter by actor, result, path prefix, method and time window (x-audit-filters). */
@@ -530,7 +530,10 @@ function readAudit(doc: OpenApiDocument): AuditDeclaration | undefined {
       formats: (x(exp.op, 'x-audit-formats') ?? {}) as Record<string, string>,
       csvColumns: (x(exp.op, 'x-audit-csv-columns') ?? {}) as Record<string, string>,
     },
-    entriesPointer: toPointer(str(x(search.op, 'x-audit-entries-field'), 'entries')!),
+    entriesPointer:
+      typeof x(search.op, 'x-audit-entries-field') === 'string'
+        ? toPointer(x(search.op, 'x-audit-entries-field') as string)
+        : undefined,
     fields,
     filters: {
       actor: str(f['actor']),

@@ -487,7 +487,7 @@ export const TERMS: Term[] = [
     where: ['operation'],
     schema: fieldOrPointer,
     meaning:
-      'on the audit search: the field (dots reach into objects) or JSON pointer of the response that holds the array of entries',
+      "on the audit search: the field (dots reach into objects) or JSON pointer of the response that holds the array of entries (the JSON export's too, where it is an object); undeclared, the suite takes the array whose entries carry its own requests, else the one array of objects, and judges no absence on that guess",
     example: 'entries',
     checks: ['audit.logged', 'audit.search', 'audit.export'],
     unshown: ['U-OTHER-OPERATION-PATHS'],
@@ -604,7 +604,7 @@ export const TERMS: Term[] = [
       additionalProperties: { type: 'string', pattern: '^[a-z]+/[a-z0-9.+-]+$' },
     },
     meaning:
-      'on the audit export: each format value and its media type; application/json is one array, application/x-ndjson (or application/jsonl) one entry per line, text/csv a header row then one row per entry',
+      "on the audit export: each format value and its media type; application/json is one array or an object holding the entries (where x-audit-entries-field says, else found as the search's are), application/x-ndjson (or application/jsonl) one entry per line, text/csv a header row then one row per entry",
     example: { json: 'application/json', jsonl: 'application/x-ndjson', csv: 'text/csv' },
     checks: ['audit.export'],
     unshown: ['U-OTHER-OPERATION-PATHS'],

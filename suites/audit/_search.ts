@@ -2,7 +2,7 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { AuditDeclaration, AuditField } from '../../src/spec/declarations.ts';
 import type { KeyName } from '../../src/engine/config/config.ts';
-import { Unavailable } from '../../src/engine/run/check.ts';
+import { Unavailable, skip, type CheckOutcome } from '../../src/engine/run/check.ts';
 import { readPointer } from '../../src/engine/target/discover.ts';
 import { isSuccess, statusText } from '../support.ts';
 
@@ -21,6 +21,108 @@ export function auditOf(ctx: CheckContext): AuditDeclaration {
 /** A field of an entry, where x-audit-fields points (into nested objects as well). */
 export function field(a: AuditDeclaration, entry: unknown, name: AuditField): unknown {
   return readPointer(entry, a.fields[name]);
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** Every array in an answer, with its JSON pointer: the answer itself, or arrays in its objects (two levels down). */
+function arraysIn(v: unknown, pointer = '', depth = 0): Array<{ pointer: string; items: unknown[] }> {
+  if (Array.isArray(v)) return [{ pointer, items: v }];
+  if (!isRecord(v) || depth > 2) return [];
+  return Object.entries(v).flatMap(([k, child]) =>
+    arraysIn(child, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1)
+  );
+}
+
+/** Whether an entry carries one of the run's own request paths (any string in it, a few levels down). */
+function carriesTrace(entry: unknown, paths: ReadonlySet<string>, depth = 0): boolean {
+  if (typeof entry === 'string') return paths.has(entry);
+  if (depth > 3 || !entry || typeof entry !== 'object') return false;
+  return Object.values(entry).some((v) => carriesTrace(v, paths, depth + 1));
+}
+
+/**
+ * Where the entries sit in an answer whose overlay does not say (x-audit-entries-field): the array of objects whose
+ * items carry a path the run itself requested (traced: that is the log); else the one array of objects, or the one
+ * array (an empty page), untraced. Else why it cannot be told.
+ */
+export function findEntries(
+  body: unknown,
+  ownPaths: ReadonlySet<string>
+): { pointer: string; traced: boolean } | { why: string } {
+  const arrays = arraysIn(body);
+  const ofObjects = arrays.filter((a) => a.items.length > 0 && a.items.every(isRecord));
+  const traced = ofObjects.filter((a) => a.items.some((e) => carriesTrace(e, ownPaths)));
+  if (traced.length === 1) return { pointer: traced[0]!.pointer, traced: true };
+  const list = (of: typeof arrays) => of.map((a) => a.pointer || '(the answer)').join(', ');
+  if (traced.length > 1)
+    return { why: `${traced.length} arrays of objects carry the run's own requests (${list(traced)})` };
+  if (ofObjects.length === 1) return { pointer: ofObjects[0]!.pointer, traced: false };
+  if (ofObjects.length > 1)
+    return {
+      why: `it holds ${ofObjects.length} arrays of objects (${list(ofObjects)}), none with the run's own requests`,
+    };
+  const empty = arrays.filter((a) => a.items.length === 0);
+  if (empty.length === 1 && arrays.every((a) => a.items.length === 0 || !a.items.some(isRecord)))
+    return { pointer: empty[0]!.pointer, traced: false };
+  return { why: `it holds no array of objects (${arrays.length} arrays in all)` };
+}
+
+/** Where the run found the entries of an audit whose overlay does not say, once they carried the run's own requests. */
+const foundEntries = new WeakMap<AuditDeclaration, string>();
+
+/**
+ * Whether the run knows where the entries are: declared, or found carrying the run's own requests. Until then an entry
+ * the run looks for and does not find may sit elsewhere in the answer: that is not verified, never a failure.
+ */
+export function entriesKnown(ctx: CheckContext): boolean {
+  const a = auditOf(ctx);
+  return a.entriesPointer !== undefined || foundEntries.has(a);
+}
+
+/**
+ * A failure judged on entries found by guess (entriesKnown false at the end of the check) is not the target's: the
+ * entries may sit elsewhere in the answer. Said as not verified, with the declaration that would verify it.
+ */
+export function unlessGuessed(ctx: CheckContext, outcome: CheckOutcome): CheckOutcome {
+  if (outcome.status !== 'failed' || entriesKnown(ctx)) return outcome;
+  return skip(
+    `not verified: ${outcome.message}; but the overlay does not say where the audit answer holds its entries, and no array in it carried the run's own requests, so they may sit elsewhere`,
+    'declare x-audit-entries-field on the audit search in --overlay'
+  );
+}
+
+/**
+ * The entries of an answer (a search page, a JSON export), and whether the run knows they are the entries: the answer
+ * itself when it is an array; where the overlay declares them; where the run found them carrying its own requests;
+ * else found in the data (findEntries). Why not, when they cannot be told apart.
+ */
+export function locateEntries(ctx: CheckContext, body: unknown): { list: Entry[]; known: boolean } | { why: string } {
+  if (Array.isArray(body)) return { list: body.filter(isRecord), known: true };
+  const a = auditOf(ctx);
+  const known = a.entriesPointer ?? foundEntries.get(a);
+  const at = known !== undefined ? readPointer(body, known) : undefined;
+  if (Array.isArray(at)) return { list: at.filter(isRecord), known: true };
+  if (a.entriesPointer !== undefined) return { why: `it holds no array at the declared ${a.entriesPointer}` };
+  const found = findEntries(body, new Set(ctx.log.map((ex) => new URL(ex.request.url).pathname)));
+  if ('why' in found) return found;
+  if (found.traced) foundEntries.set(a, found.pointer);
+  const got = readPointer(body, found.pointer);
+  return { list: Array.isArray(got) ? got.filter(isRecord) : [], known: found.traced };
+}
+
+/**
+ * The entries of a search page (locateEntries): none where the declared field is absent (an empty page may leave it
+ * out); when they cannot be told apart, what reads them is not verified, and says which declaration would verify it.
+ */
+export function auditEntries(ctx: CheckContext, body: unknown): Entry[] {
+  const found = locateEntries(ctx, body);
+  if ('list' in found) return found.list;
+  if (auditOf(ctx).entriesPointer !== undefined) return [];
+  throw new Unavailable(
+    `the overlay does not say where the audit answer holds its entries, and ${found.why}`,
+    'declare x-audit-entries-field on the audit search in --overlay'
+  );
 }
 
 const MAX_PAGES = 20;
@@ -47,8 +149,7 @@ async function searchPage(
   });
   if (!isSuccess(ex))
     throw new Unavailable(`the audit search answered ${statusText(ex)}`, 'an audit search the target answers');
-  const got = readPointer(ex.response?.json, a.entriesPointer);
-  return { ex, list: Array.isArray(got) ? (got as Entry[]) : [] };
+  return { ex, list: auditEntries(ctx, ex.response?.json) };
 }
 
 /** Pages through the declared search operation (page/per_page as on every list) up to a bound. */

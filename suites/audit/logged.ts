@@ -1,10 +1,10 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { finding, judge, type Finding } from '../../src/engine/run/check.ts';
+import { finding, judge, type CheckOutcome, type Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { KeyName } from '../../src/engine/config/config.ts';
 import { kindCreatedAt } from '../../src/engine/target/ledger.ts';
-import { auditOf, auditProbes, entriesAtBothEnds, field, findEntry, type Entry } from './_search.ts';
+import { auditOf, auditProbes, entriesAtBothEnds, field, findEntry, unlessGuessed, type Entry } from './_search.ts';
 import { documentOperations, requestFor } from '../operations.ts';
 import { absentId, isSuccess } from '../support.ts';
 
@@ -74,6 +74,87 @@ async function unlogged(ctx: CheckContext, sent: Sent[]): Promise<{ missing: Sen
 }
 
 /** Every API call, failed ones included, is logged with actor, source IP and result (seed §1). */
+async function judgeLogged(ctx: CheckContext): Promise<CheckOutcome> {
+  const a = auditOf(ctx);
+  const probes = await auditProbes(ctx);
+  const problems: string[] = [];
+  const evidence: Exchange[] = [];
+  const declaredFindings: Finding[] = [];
+  for (const [label, ex, expected] of [
+    ['a failed call', probes.failing, a.resultValues.failure],
+    ['a successful call', probes.succeeding, a.resultValues.success],
+  ] as const) {
+    if (!ex) continue;
+    const path = new URL(ex.request.url).pathname;
+    const { entry, pages } = await findEntry(ctx, path);
+    if (!entry) {
+      problems.push(`${label} (${ex.request.method} ${path} → ${ex.response?.status}) is not in the audit`);
+      evidence.push(ex, ...pages.slice(0, 1));
+      continue;
+    }
+    for (const [name, label2] of [
+      ['actor', 'actor'],
+      ['sourceIp', 'source IP'],
+      ['result', 'result'],
+    ] as const) {
+      const v = field(a, entry, name);
+      if ((typeof v !== 'string' && typeof v !== 'number') || v === '')
+        problems.push(`the entry for ${label} has no ${label2} (${a.fields[name]}: ${JSON.stringify(v ?? null)})`);
+    }
+    const result = field(a, entry, 'result');
+    if (result !== expected && (typeof result === 'string' || typeof result === 'number') && result !== '') {
+      declaredFindings.push(
+        finding(
+          'declared',
+          `the entry for ${label} says ${a.fields.result}=${JSON.stringify(result)}, declared ${expected}`,
+          pages.slice(0, 1)
+        )
+      );
+    }
+    if (problems.length) evidence.push(...pages.slice(0, 1));
+  }
+  // Every operation, and the second key: the clause is about every API call.
+  const sent = await callEveryOperation(ctx);
+  const { missing, pages } = await unlogged(ctx, sent);
+  if (missing.length) {
+    problems.push(
+      `${missing.length} of ${sent.length} calls are not in the audit: ${missing
+        .slice(0, 5)
+        .map(
+          (m) =>
+            `${m.operationId} ${m.ex.request.method} ${new URL(m.ex.request.url).pathname} → ${m.ex.response?.status}${m.as === 'primary' ? '' : ` (the ${m.as} key's)`}`
+        )
+        .join('; ')}`
+    );
+    evidence.push(...missing.slice(0, 3).map((m) => m.ex), ...pages.slice(0, 1));
+  }
+  // Token issuance: looked for only where the overlay says the key's organization sees it.
+  let issuance = '';
+  const secret = ctx.tokens.secret('primary');
+  if (a.unauthenticated === 'key-organization' && secret) {
+    const issued: Sent = {
+      operationId: 'issueToken',
+      as: 'primary',
+      ex: await ctx.tokens.exchange(secret, ctx.checkId),
+    };
+    const notShown = await unlogged(ctx, [issued]);
+    if (notShown.missing.length)
+      declaredFindings.push(
+        finding(
+          'declared',
+          `the run's token issuance (POST /v1/auth/tokens → ${issued.ex.response?.status}) is not in its organization's audit, although the overlay declares x-audit-unauthenticated: key-organization`,
+          [issued.ex, ...notShown.pages.slice(0, 1)]
+        )
+      );
+    else issuance = ', and so is its token issuance';
+  }
+  const findings = [...(problems.length ? [finding('must', problems.join('; '), evidence)] : []), ...declaredFindings];
+  return judge(
+    findings,
+    `the run's failed${probes.succeeding ? ' and successful' : ''} calls are logged with actor, source IP and result, and a call to each of ${new Set(sent.map((s) => s.operationId)).size} operations${sent.some((s) => s.as === 'second') ? ' and one of the second key' : ''} is in the audit${issuance}`
+  );
+}
+
 export const logged: Check = {
   id: 'audit.logged',
   group: 'audit',
@@ -86,86 +167,6 @@ export const logged: Check = {
   },
   title: 'Calls of the run, rejected ones included, appear in the audit with actor, source IP and result',
   async run(ctx) {
-    const a = auditOf(ctx);
-    const probes = await auditProbes(ctx);
-    const problems: string[] = [];
-    const evidence: Exchange[] = [];
-    const declaredFindings: Finding[] = [];
-    for (const [label, ex, expected] of [
-      ['a failed call', probes.failing, a.resultValues.failure],
-      ['a successful call', probes.succeeding, a.resultValues.success],
-    ] as const) {
-      if (!ex) continue;
-      const path = new URL(ex.request.url).pathname;
-      const { entry, pages } = await findEntry(ctx, path);
-      if (!entry) {
-        problems.push(`${label} (${ex.request.method} ${path} → ${ex.response?.status}) is not in the audit`);
-        evidence.push(ex, ...pages.slice(0, 1));
-        continue;
-      }
-      for (const [name, label2] of [
-        ['actor', 'actor'],
-        ['sourceIp', 'source IP'],
-        ['result', 'result'],
-      ] as const) {
-        const v = field(a, entry, name);
-        if ((typeof v !== 'string' && typeof v !== 'number') || v === '')
-          problems.push(`the entry for ${label} has no ${label2} (${a.fields[name]}: ${JSON.stringify(v ?? null)})`);
-      }
-      const result = field(a, entry, 'result');
-      if (result !== expected && (typeof result === 'string' || typeof result === 'number') && result !== '') {
-        declaredFindings.push(
-          finding(
-            'declared',
-            `the entry for ${label} says ${a.fields.result}=${JSON.stringify(result)}, declared ${expected}`,
-            pages.slice(0, 1)
-          )
-        );
-      }
-      if (problems.length) evidence.push(...pages.slice(0, 1));
-    }
-    // Every operation, and the second key: the clause is about every API call.
-    const sent = await callEveryOperation(ctx);
-    const { missing, pages } = await unlogged(ctx, sent);
-    if (missing.length) {
-      problems.push(
-        `${missing.length} of ${sent.length} calls are not in the audit: ${missing
-          .slice(0, 5)
-          .map(
-            (m) =>
-              `${m.operationId} ${m.ex.request.method} ${new URL(m.ex.request.url).pathname} → ${m.ex.response?.status}${m.as === 'primary' ? '' : ` (the ${m.as} key's)`}`
-          )
-          .join('; ')}`
-      );
-      evidence.push(...missing.slice(0, 3).map((m) => m.ex), ...pages.slice(0, 1));
-    }
-    // Token issuance: looked for only where the overlay says the key's organization sees it.
-    let issuance = '';
-    const secret = ctx.tokens.secret('primary');
-    if (a.unauthenticated === 'key-organization' && secret) {
-      const issued: Sent = {
-        operationId: 'issueToken',
-        as: 'primary',
-        ex: await ctx.tokens.exchange(secret, ctx.checkId),
-      };
-      const notShown = await unlogged(ctx, [issued]);
-      if (notShown.missing.length)
-        declaredFindings.push(
-          finding(
-            'declared',
-            `the run's token issuance (POST /v1/auth/tokens → ${issued.ex.response?.status}) is not in its organization's audit, although the overlay declares x-audit-unauthenticated: key-organization`,
-            [issued.ex, ...notShown.pages.slice(0, 1)]
-          )
-        );
-      else issuance = ', and so is its token issuance';
-    }
-    const findings = [
-      ...(problems.length ? [finding('must', problems.join('; '), evidence)] : []),
-      ...declaredFindings,
-    ];
-    return judge(
-      findings,
-      `the run's failed${probes.succeeding ? ' and successful' : ''} calls are logged with actor, source IP and result, and a call to each of ${new Set(sent.map((s) => s.operationId)).size} operations${sent.some((s) => s.as === 'second') ? ' and one of the second key' : ''} is in the audit${issuance}`
-    );
+    return unlessGuessed(ctx, await judgeLogged(ctx));
   },
 };

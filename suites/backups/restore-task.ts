@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { describeLocation } from '../../src/engine/target/discover.ts';
-import { describeExchange, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess, restoreOnVm } from '../support.ts';
 import { startOwnBackup } from './_own-backup.ts';
 
 /** Restore backup returns a task id (seed §4), polled to a terminal state. */
@@ -29,11 +29,7 @@ export const restoreTask: Check = {
     } catch (err) {
       if (!(err instanceof Unavailable)) throw err;
     }
-    const ex = await ctx.call({
-      method: restore.method,
-      path: restore.path.replace('{id}', encodeURIComponent(backupId)),
-      json: {},
-    });
+    const ex = await restoreOnVm(ctx, backupId);
     if (!isSuccess(ex)) return fail(`restoring backup ${backupId} was refused: ${describeExchange(ex)}`, [ex]);
     let task;
     try {

@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { describeExchange, documentedRefusal, wasAccepted } from '../support.ts';
+import { backupOnVm, describeExchange, documentedRefusal, wasAccepted } from '../support.ts';
 
 /**
  * Convention, not seed: a backup request is JSON like every other (RFC 8259 §2: one value). A route may have a parser
@@ -21,7 +21,6 @@ export const startFraming: Check = {
   async run(ctx) {
     // Only a VM this run created: the suite never writes to resources it did not make.
     const vmId = await ctx.objects.createdVmId();
-    const path = `/v1/vms/${encodeURIComponent(vmId)}/backups`;
     const valid = JSON.stringify({ description: `cloud-conformance framing ${ctx.config.runId}` });
     const cases = [
       { name: 'a valid backup request labelled text/plain', rawBody: valid, type: 'text/plain' },
@@ -33,7 +32,7 @@ export const startFraming: Check = {
     ];
     const sent: Array<{ name: string; ex: Exchange }> = [];
     for (const c of cases) {
-      const ex = await ctx.call({ method: 'POST', path, rawBody: c.rawBody, headers: { 'content-type': c.type } });
+      const ex = await backupOnVm(ctx, vmId, { rawBody: c.rawBody, headers: { 'content-type': c.type } });
       if (wasAccepted(ex))
         ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}, started by ${c.name}` }, ex);
       sent.push({ name: c.name, ex });

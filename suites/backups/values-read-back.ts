@@ -3,7 +3,7 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import { vmsOf } from '../../src/engine/target/run-objects.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, skip } from '../../src/engine/run/check.ts';
-import { describeExchange, documentedRefusal, isSuccess } from '../support.ts';
+import { backupOnVm, describeExchange, documentedRefusal, isSuccess } from '../support.ts';
 import { judgeField, objectWith, recordView, type Reading, type View } from '../read-back.ts';
 import { backupIdOf } from './_own-backup.ts';
 
@@ -82,11 +82,7 @@ export const backupValuesReadBack: Check = {
     const broken: Exchange[] = [];
     const allViews: View[] = [];
     for (const description of sent) {
-      const ex = await ctx.call({
-        method: 'POST',
-        path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
-        json: { description },
-      });
+      const ex = await backupOnVm(ctx, vmId, { json: { description } });
       if (!isSuccess(ex)) {
         if ((ex.response?.status ?? 500) >= 500) broken.push(ex);
         refused.push(`${JSON.stringify(description)}: ${documentedRefusal(ex) ?? describeExchange(ex)}`);

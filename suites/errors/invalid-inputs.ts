@@ -2,6 +2,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import type { CallOptions } from '../../src/engine/identity/call.ts';
 import { COLLECTION_KINDS } from '../../src/engine/target/ledger.ts';
 import { finding, judge, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { inputOperations, invalidCases, type InputOperation } from '../../src/engine/generate/invalid-inputs.ts';
@@ -34,6 +35,23 @@ async function concretePath(ctx: CheckContext, op: InputOperation): Promise<stri
     path = path.replace(whole, `${collection}/${encodeURIComponent(id)}`);
   }
   return path;
+}
+
+/**
+ * Sends the cases: one by one through RunObjects.onVm where the operation writes to the run's VM (a backup of it, a
+ * restore onto it: an invalid body a lenient target accepts starts an operation there), else a few at a time.
+ */
+async function sendCases(ctx: CheckContext, op: InputOperation, requests: CallOptions[]): Promise<Exchange[]> {
+  const restore = ctx.declarations.restoreBackup;
+  const isRestore = restore !== undefined && op.method === restore.method && op.path === restore.path;
+  const onRunVm = op.method !== 'GET' && (isRestore || /^\/v1\/vms\/\{[^}]+\}\//.test(op.path));
+  if (!onRunVm) return ctx.callEach(requests);
+  const vmId = await ctx.objects.createdVmId();
+  const isBackup = /^\/v1\/vms\/\{[^}]+\}\/backups$/.test(op.path);
+  const taskAt = isRestore ? restore.taskId : isBackup ? ctx.declarations.taskIdOnStartBackup : undefined;
+  const sent: Exchange[] = [];
+  for (const r of requests) sent.push(await ctx.objects.onVm(vmId, () => ctx.call(r), taskAt));
+  return sent;
 }
 
 /**
@@ -77,7 +95,9 @@ export const invalidInputs: Check = {
         continue;
       }
       const cases = invalidCases(op, ctx.config.seed, max, supplied);
-      const sent = await ctx.callEach(
+      const sent = await sendCases(
+        ctx,
+        op,
         cases.map((c) => ({
           method: op.method,
           path,

@@ -128,7 +128,14 @@ async function judgeList(
     }
     const items = pages.flatMap((p) => p.items);
     const totals = new Set(pages.filter((p) => p.items.length > 0).map((p) => JSON.stringify(totalOf(p))));
-    if (totals.size > 1)
+    const distinct = new Set(items.map((i) => JSON.stringify(i))).size;
+    // Two reads before the walk may meet a still moment of a list that moves (tasks the run's checks start meanwhile):
+    // what the walk saw is judged only when the first page reads as it did before the walk.
+    const last = totals.size > 1 || distinct !== total ? await read({ page: firstPage, per_page: MOVING_PAGE }) : head;
+    const stood = totalOf(last) === totalOf(head) && JSON.stringify(last.items) === JSON.stringify(head.items);
+    if (!stood)
+      totalNote = `total at ${candidate.pointer} (the list moved while it was walked at per_page=${size}: not judged)`;
+    else if (totals.size > 1)
       findings.push(
         finding(
           'declared',
@@ -136,15 +143,15 @@ async function judgeList(
           pages.slice(0, 2).map((p) => p.ex)
         )
       );
-    else if (new Set(items.map((i) => JSON.stringify(i))).size !== total)
+    else if (distinct !== total)
       findings.push(
         finding(
           'declared',
-          `${op.operationId}: the total says ${total}, a walk at per_page=${size} found ${new Set(items.map((i) => JSON.stringify(i))).size} distinct items`,
+          `${op.operationId}: the total says ${total}, a walk at per_page=${size} found ${distinct} distinct items`,
           pages.slice(-2).map((p) => p.ex)
         )
       );
-    totalNote = `total at ${candidate.pointer} = ${total}, walked at per_page=${size}`;
+    if (stood) totalNote = `total at ${candidate.pointer} = ${total}, walked at per_page=${size}`;
   } else if (candidate && moving)
     totalNote = `total at ${candidate.pointer} (a list that grows as it is read: not walked)`;
   return { findings, note: `${op.operationId}: ${pageNote}; ${capNote}; ${totalNote}` };

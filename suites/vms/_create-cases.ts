@@ -17,14 +17,15 @@ export interface SentCase extends CreateCase {
   ex: Exchange;
 }
 
-/** Sends create-VM variants; one the target accepts goes into the ledger, since it created a VM. */
+/** Sends create-VM variants, each under a name of its own; one the target accepts goes into the ledger. */
 export async function sendCreateCases(
   ctx: CheckContext,
   cases: CreateCase[],
   lane = GENERATED_LANE
 ): Promise<SentCase[]> {
-  const answers = await ctx.callEach(cases.map((c) => ({ method: 'POST', path: '/v1/vms', json: c.body, lane })));
-  return cases.map((c, i) => {
+  const named = cases.map((c) => ({ ...c, body: ctx.objects.withOwnName(c.body) }));
+  const answers = await ctx.callEach(named.map((c) => ({ method: 'POST', path: '/v1/vms', json: c.body, lane })));
+  return named.map((c, i) => {
     const ex = answers[i]!;
     if (isSuccess(ex)) {
       const name = (c.body as { name?: unknown })?.name;

@@ -197,7 +197,7 @@ async function outlastsRateWindow(
 
 /** Deletes one VM the run made (not the shared fixture VM), declared or conventional DELETE, and waits for its task. */
 async function deleteOneOfOurs(ctx: CheckContext): Promise<{ deleted?: Exchange; why?: string }> {
-  const fixtureName = ctx.objects.vmName('vm1');
+  const fixtureName = (await ctx.objects.vm().catch(() => undefined))?.name;
   const ours = ctx.ledger.entries
     .filter((e) => e.kind === 'vm' && e.cleanup === 'pending' && !e.owner && e.name !== fixtureName)
     .reverse();

@@ -25,8 +25,9 @@ export const backupEvent: Check = {
         'declare a backup-job event under webhooks in --overlay'
       );
     const backup = await ctx.events.eventBackup();
+    // Delivered once this backup was sent: an earlier event is another backup's (the run's backups go one at a time).
     const got = await s.receiver.waitFor(
-      (d) => d.path === s.main.path && names.has(eventTypeOf(d, s.decl) ?? ''),
+      (d) => d.path === s.main.path && d.receivedAt >= backup.startedAt && names.has(eventTypeOf(d, s.decl) ?? ''),
       ctx.events.deliveryTimeoutMs()
     );
     if (!got) {

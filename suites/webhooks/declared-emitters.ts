@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, undeclared, Unavailable } from '../../src/engine/run/check.ts';
 import { eventTypeOf } from '../../src/engine/events/events.ts';
 import { startOwnBackup } from '../backups/_own-backup.ts';
-import { describeExchange, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess, restoreOnVm } from '../support.ts';
 
 /**
  * Which operation raises which event: where the overlay lists the restore among an event's
@@ -50,11 +50,7 @@ export const declaredEmitters: Check = {
     const { started, id: backupId } = backup;
     try {
       await ctx.objects.pollTask((await ctx.objects.findTask(started, ctx.declarations.taskIdOnStartBackup)).id);
-      const restored = await ctx.call({
-        method: restore.method,
-        path: restore.path.replace('{id}', encodeURIComponent(backupId)),
-        json: {},
-      });
+      const restored = await restoreOnVm(ctx, backupId);
       if (!isSuccess(restored))
         return skip(
           `the restore was refused (${describeExchange(restored)}); see backups.restore-task`,

@@ -21,16 +21,37 @@ const one = {
     content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } },
   },
 };
+/** A list takes page and per_page. */
+const paged = [
+  { name: 'page', in: 'query', schema: { type: 'integer' } },
+  { name: 'per_page', in: 'query', schema: { type: 'integer' } },
+];
 const doc = {
   openapi: '3.1.0',
   info: { title: 't', version: '1' },
   paths: {
     '/v1/auth/tokens': { post: { operationId: 'issueToken', security: [], responses: one } },
-    '/v1/vms': { get: { operationId: 'listVms', responses: list }, post: { operationId: 'createVm', responses: one } },
+    '/v1/vms': {
+      get: { operationId: 'listVms', parameters: paged, responses: list },
+      post: { operationId: 'createVm', responses: one },
+    },
     '/v1/vms/{id}': { get: { operationId: 'getVm', responses: one } },
+    // An export answering every entry at once, in an object: no list.
+    '/v1/audit/export': {
+      get: {
+        operationId: 'exportAudit',
+        responses: {
+          '200': {
+            description: 'ok',
+            content: { 'application/json': { schema: { type: 'object', properties: { entries: { type: 'array' } } } } },
+          },
+        },
+      },
+    },
     '/v1/webhooks': {
       get: {
         operationId: 'listWebhooks',
+        parameters: paged,
         responses: {
           '200': {
             description: 'ok',
@@ -133,7 +154,7 @@ describe('clause domains', () => {
       inputs(keys)
     );
 
-  it('resolves operation sets against the document: lists are the GETs answering an array of items', () => {
+  it('resolves operation sets against the document: lists are the GETs that take page and per_page, answering an array of items', () => {
     const d = run(['primary']).find((x) => x.clause === 'PAGE-PARAMS')!;
     expect(d.domain.operations).toEqual(['listVms', 'listWebhooks']);
     expect(d.exercised.operations).toEqual(['listVms']);

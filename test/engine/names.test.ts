@@ -1,6 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { admitsPrefix, arbitraryFromSchema } from '../../src/engine/generate/arbitrary.ts';
+import { RunObjects } from '../../src/engine/target/run-objects.ts';
+import { Ledger } from '../../src/engine/target/ledger.ts';
+import type { RunConfig } from '../../src/engine/config/config.ts';
 
 const PREFIX = 'cc-1a2b3c4d-declared-';
 
@@ -37,4 +40,34 @@ describe('generated names under a declared name schema', () => {
       expect(admitsPrefix(schema, PREFIX)).toBe(false);
     });
   }
+});
+
+// A target may require names unique in the organization (go-nethttp, variant vm-names-unique): every create the run
+// sends carries a name of its own, generated bodies that share one included.
+describe("the run's names", () => {
+  const objects = () =>
+    new RunObjects(
+      async () => {
+        throw new Error('no call');
+      },
+      { runId: '1a2b3c4d', image: 'img', subnetId: 'sn' } as RunConfig,
+      { task: {} } as never,
+      new Ledger()
+    );
+
+  it('are unique per run: a suffix used again, or a generated name drawn twice, gets a counter', () => {
+    const o = objects();
+    const names = [o.vmCreateBody('x').body['name'], o.vmCreateBody('x').body['name']];
+    const drawn = { name: 'cc-1a2b3c4d-declared-a', vcpus: 1 };
+    names.push((o.withOwnName(drawn) as { name: string }).name, (o.withOwnName({ ...drawn }) as { name: string }).name);
+    expect(names).toEqual(['cc-1a2b3c4d-x', 'cc-1a2b3c4d-x-2', 'cc-1a2b3c4d-declared-a', 'cc-1a2b3c4d-declared-a-2']);
+  });
+
+  it("keep a body's own name once given, and leave names that are not the run's alone", () => {
+    const o = objects();
+    const { body } = o.vmCreateBody('y');
+    expect(o.withOwnName(body)).toBe(body);
+    const foreign = { name: 'someone-else' };
+    expect(o.withOwnName(foreign)).toBe(foreign);
+  });
 });

@@ -217,12 +217,18 @@ export class RunEvents {
     (this.backup ??= (async () => {
       await this.events();
       const vmId = await this.objects.createdVmId();
-      const startedAt = Date.now();
-      const exchange = await this.call({
-        method: 'POST',
-        path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
-        json: { description: `cloud-conformance events ${this.config.runId}` },
-      });
+      const exchange = await this.objects.onVm(
+        vmId,
+        () =>
+          this.call({
+            method: 'POST',
+            path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
+            json: { description: `cloud-conformance events ${this.config.runId}` },
+          }),
+        this.declarations.taskIdOnStartBackup
+      );
+      // When it was sent, after the run's earlier operations on the VM had ended.
+      const startedAt = Date.parse(exchange.startedAt);
       if (!isSuccess(exchange))
         throw new Unavailable(
           `the backup that should raise an event was refused (${statusText(exchange)})`,

@@ -2,7 +2,7 @@
 // query parameters, so an operation added to the document is covered without new code.
 import fc from 'fast-check';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import type { SchemaLike } from './arbitrary.ts';
+import { alternativesOf, type SchemaLike } from './arbitrary.ts';
 
 /** An operation that takes input: its body schema (JSON) and query parameters, from the dereferenced document. */
 export interface InputOperation {
@@ -66,20 +66,45 @@ export function inputOperations(doc: OpenAPIV3_1.Document): InputOperation[] {
   return out;
 }
 
-/** A value of another JSON type than the schema's, one no target reads as the schema's type. */
-function foreignValue(schema: SchemaLike): unknown {
-  switch (typeOf(schema)) {
-    case 'object':
-      return 7;
-    case 'array':
-      return { not: 'an array' };
-    default:
-      return { not: 'a scalar' };
+/** The JSON Schema type of a value. */
+const jsonType = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v;
+
+/**
+ * The JSON types a schema admits, over its alternatives (oneOf, anyOf); undefined when one of them says no type (it
+ * may admit anything). An integer is a number too.
+ */
+export function admittedTypes(schema: SchemaLike): Set<string> | undefined {
+  const types = new Set<string>();
+  for (const alt of alternativesOf(schema)) {
+    // Without a type, the types of its enum or const values.
+    const values = alt.enum ?? (alt.const !== undefined ? [alt.const] : undefined);
+    const own = alt.type ?? values?.map(jsonType);
+    if (own === undefined || own.length === 0) return undefined;
+    for (const t of Array.isArray(own) ? own : [own]) types.add(t);
   }
+  if (types.has('number')) types.add('integer');
+  return types;
+}
+
+/**
+ * A value of a JSON type the schema admits under none of its alternatives, one no target reads as valid; undefined
+ * when its types are not known, or it admits every type.
+ */
+export function foreignValue(schema: SchemaLike): unknown {
+  const types = admittedTypes(schema);
+  if (!types) return undefined;
+  if (!types.has('object')) return { not: types.size === 1 && types.has('array') ? 'an array' : 'a scalar' };
+  if (!types.has('integer')) return 7;
+  if (!types.has('string')) return 'cc-not-an-object';
+  if (!types.has('boolean')) return true;
+  return undefined;
 }
 
 /** A value of the schema's type that is plausible on its own (the first enum value, the minimum, a short string). */
-function plainValue(schema: SchemaLike): unknown {
+function plainValue(declared: SchemaLike): unknown {
+  // Of alternatives (oneOf, anyOf), the first.
+  const schema = alternativesOf(declared)[0]!;
   if (schema.enum?.length) return schema.enum[0];
   switch (typeOf(schema)) {
     case 'integer':
@@ -113,12 +138,11 @@ export function invalidCases(
     const base = Object.fromEntries(props.map(([k, s]) => [k, k in supplied ? supplied[k] : plainValue(s)]));
     cases.push({ what: 'a JSON array as the body', body: [], unambiguous: true });
     cases.push({ what: 'a JSON string as the body', body: 'not an object', unambiguous: true });
-    for (const [k, s] of props)
-      cases.push({
-        what: `${k} as ${JSON.stringify(foreignValue(s))}`,
-        body: { ...base, [k]: foreignValue(s) },
-        unambiguous: true,
-      });
+    for (const [k, s] of props) {
+      const foreign = foreignValue(s);
+      if (foreign !== undefined)
+        cases.push({ what: `${k} as ${JSON.stringify(foreign)}`, body: { ...base, [k]: foreign }, unambiguous: true });
+    }
     for (const k of op.body.required ?? []) {
       const { [k]: _, ...rest } = base;
       cases.push({ what: `${k} missing`, body: rest, unambiguous: false });

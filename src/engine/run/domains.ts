@@ -40,7 +40,7 @@ const SUBJECT_FLAGS: Record<string, string> = {
 const ORGANIZATION_OF: Record<string, string> = { second: 'B', primary: 'A', readonly: 'A', revocable: 'A' };
 /**
  * The operations a domain names, resolved against the document: all, authenticated (all but the public ones), reads
- * (authenticated GETs), writes (authenticated others), lists (GETs answering an array of items), long-running (those
+ * (authenticated GETs), writes (authenticated others), lists (GETs that take page and per_page, answering an array of items), long-running (those
  * whose answer links to the task poll), or operation ids. A discovered operation joins a set where a judging check
  * exercised it (`sent`), or where no answer showed it (then out of reach, said so): a discovered operation no check
  * of the clause sends is not claimed.

@@ -11,7 +11,7 @@ export interface DocumentOperation {
   /** security: [] (token issuance). */
   public: boolean;
   takesBody: boolean;
-  /** A GET answering an object that holds an array of items. */
+  /** A list: a GET that takes page and per_page (query parameters) and answers an object holding an array of items. */
   list: boolean;
   /** The list's array field (its first array property). */
   itemsField?: string;
@@ -62,7 +62,11 @@ export function documentOperations(doc: OpenAPIV3_1.Document): DocumentOperation
               ([, p]) => (p as OpenAPIV3_1.SchemaObject).type === 'array'
             )?.[0]
           : undefined;
-      const list = itemsField !== undefined;
+      // A list takes page and per_page (seed §4): an export that answers every entry at once is none.
+      const query = [...((item as OpenAPIV3_1.PathItemObject).parameters ?? []), ...(op.parameters ?? [])]
+        .filter((p): p is OpenAPIV3_1.ParameterObject => !('$ref' in p) && p.in === 'query')
+        .map((p) => p.name);
+      const list = itemsField !== undefined && query.includes('page') && query.includes('per_page');
       const longRunning =
         op.operationId === 'createVm' ||
         Object.entries(op.responses ?? {}).some(

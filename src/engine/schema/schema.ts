@@ -64,6 +64,28 @@ function pickResponse(
   return undefined;
 }
 
+/** A JSON media type: application/json or a +json suffix (RFC 6839); a sequence of values (JSON Lines) is none. */
+export function isJsonMediaType(type: string): boolean {
+  const t = type.split(';')[0]!.trim().toLowerCase();
+  return t === 'application/json' || t.endsWith('+json');
+}
+
+/**
+ * The media type object a response is validated against: the one declared for its own media type (exactly, else its
+ * range type/*, else *\/*), validated only where that type is JSON (a declared CSV or JSON Lines answer is not held to
+ * a JSON schema); for a type not declared, or no type, the application/json one.
+ */
+export function mediaFor(
+  content: Record<string, OpenAPIV3_1.MediaTypeObject>,
+  contentType: string
+): OpenAPIV3_1.MediaTypeObject | undefined {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  const declared = Object.fromEntries(Object.entries(content).map(([k, v]) => [k.toLowerCase(), v]));
+  const own = type ? (declared[type] ?? declared[`${type.split('/')[0]}/*`] ?? declared['*/*']) : undefined;
+  if (own) return isJsonMediaType(type) ? own : undefined;
+  return declared['application/json'];
+}
+
 /** The derived-cache entry holding a shipped pair of documents' compiled response validators (a CommonJS module). */
 const compiledEntry = (spec: LoadedSpec) => `validators-${spec.overlayPath ? basename(spec.overlayPath) : 'base'}`;
 
@@ -119,12 +141,13 @@ export class SchemaAsserter {
       for (const [p, item] of Object.entries(doc.paths ?? {})) {
         for (const [method, op] of Object.entries(item as Record<string, OpenAPIV3_1.OperationObject>)) {
           for (const [status, response] of Object.entries(op?.responses ?? {})) {
-            const schema = (response as OpenAPIV3_1.ResponseObject).content?.['application/json']?.schema;
-            if (schema)
+            for (const [type, media] of Object.entries((response as OpenAPIV3_1.ResponseObject).content ?? {})) {
+              if (!media.schema || (type !== 'application/json' && !isJsonMediaType(type))) continue;
               found.push({
-                schema: schema as object,
-                where: `${label}: the schema of ${method.toUpperCase()} ${p} response ${status}`,
+                schema: media.schema as object,
+                where: `${label}: the ${type} schema of ${method.toUpperCase()} ${p} response ${status}`,
               });
+            }
           }
         }
       }
@@ -221,12 +244,7 @@ export class SchemaAsserter {
     const picked = pickResponse(found.op.responses ?? {}, ex.response.status);
     if (!picked) return { op: found.op.operationId, errors: [], applied: false };
     const [key, response] = picked;
-    // The response's own media type decides: a declared text/csv answer is not held to the JSON schema.
-    const type = (ex.response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    const declaredTypes = Object.keys(response.content ?? {});
-    if (type && !/json/.test(type) && declaredTypes.includes(type))
-      return { op: found.op.operationId, key, errors: [], applied: false };
-    const media = response.content?.['application/json'];
+    const media = mediaFor(response.content ?? {}, ex.response.headers['content-type'] ?? '');
     if (!media?.schema) return { op: found.op.operationId, key, errors: [], applied: false };
     const validate = this.validator(media.schema as object);
     if (ex.response.json === undefined)

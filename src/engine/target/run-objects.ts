@@ -179,6 +179,34 @@ export class RunObjects {
     return `cc-${this.config.runId}-${suffix}`;
   }
 
+  /** Names the run has given a create so far: a target may require names unique in the organization. */
+  private readonly namesGiven = new Set<string>();
+
+  /** The name, or where the run gave it before, the name with a counter (-2, -3, …): every create's name its own. */
+  uniqueName(name: string): string {
+    let unique = name;
+    for (let n = 2; this.namesGiven.has(unique); n++) unique = `${name}-${n}`;
+    this.namesGiven.add(unique);
+    return unique;
+  }
+
+  /** Bodies whose name is their own already (made by vmCreateBody, or passed through withOwnName). */
+  private readonly ownNamed = new WeakSet<object>();
+
+  /**
+   * A create body under a name of its own: one of the run's names (cc-<run id>-…) it was given before gets a counter.
+   * Generated bodies share names (a base kept, a tail drawn twice), and a target may require them unique.
+   */
+  withOwnName(body: unknown): unknown {
+    if (!body || typeof body !== 'object' || Array.isArray(body) || this.ownNamed.has(body)) return body;
+    const name = (body as { name?: unknown }).name;
+    if (typeof name !== 'string' || !name.startsWith(`cc-${this.config.runId}-`)) return body;
+    const own = this.uniqueName(name);
+    const named = own === name ? body : { ...body, name: own };
+    this.ownNamed.add(named);
+    return named;
+  }
+
   /** A create-VM request valid on the target, from --image and --subnet-id. */
   vmCreateBody(suffix: string): { body: Record<string, unknown>; tags?: Record<string, string> } {
     if (this.config.readOnly) throw new Unavailable('--read-only: it would create a VM', 'a run without --read-only');
@@ -189,7 +217,7 @@ export class RunObjects {
       );
     }
     const body: Record<string, unknown> = {
-      name: this.vmName(suffix),
+      name: this.uniqueName(this.vmName(suffix)),
       vcpus: this.sizes.vcpus,
       memory_gb: this.sizes.memory_gb,
       image: this.config.image,
@@ -201,6 +229,7 @@ export class RunObjects {
       tags = { 'cc-run': this.config.runId };
       body[this.declarations.tagsField] = tags;
     }
+    this.ownNamed.add(body);
     return { body, tags };
   }
 
@@ -374,6 +403,73 @@ export class RunObjects {
       await sleep(pause);
       this.waits.record('task-polling', pause);
     }
+  }
+
+  /** Per VM: the end of the run's last long-running operation started there (see onVm). */
+  private readonly vmQueues = new Map<string, Promise<void>>();
+  /** Per VM: until when (real ms) an operation of the run whose end could not be observed may still run there. */
+  private readonly vmUnobservedUntil = new Map<string, number>();
+
+  /** The task timeout in real milliseconds. */
+  private taskBoundMs(): number {
+    return (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale;
+  }
+
+  /**
+   * A long-running operation of the run on a VM (a backup of it, a restore onto it), sent once the run's previous one
+   * there has ended. A target may run one operation per VM at a time and refuse another meanwhile (409): a refusal the
+   * run caused by overlapping its own operations says nothing of the target. The task the answer names is polled to its
+   * end in the background (the next operation waits for that); where that end cannot be observed (no task found, or
+   * not ended within the task timeout), a 409 on the VM is waited out and the request sent again, up to the timeout.
+   */
+  async onVm(vmId: string, send: () => Promise<Exchange>, taskAt?: ValueLocation): Promise<Exchange> {
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const before = this.vmQueues.get(vmId) ?? Promise.resolve();
+    this.vmQueues.set(
+      vmId,
+      before.then(() => mine)
+    );
+    // Each earlier operation's wait is bounded by its own task's poll (the task timeout), so this wait is too.
+    await this.waits.upTo(before, this.taskBoundMs(), `the run's earlier operations on VM ${vmId} to end`, 'tasks');
+    let ex: Exchange;
+    try {
+      ex = await this.sendPastOwnConflicts(vmId, send);
+    } catch (err) {
+      release();
+      throw err;
+    }
+    if (!isSuccess(ex)) release();
+    else void this.followToEnd(vmId, ex, taskAt).finally(release);
+    return ex;
+  }
+
+  /** Sends, and again after a wait while a 409 may be the run's own operation on the VM, still running unobserved. */
+  private async sendPastOwnConflicts(vmId: string, send: () => Promise<Exchange>): Promise<Exchange> {
+    let ex = await send();
+    for (let wait = 1; ex.response?.status === 409 && Date.now() < (this.vmUnobservedUntil.get(vmId) ?? 0);) {
+      await this.waits.sleep(
+        (wait * 1000) / this.config.timeScale,
+        `the run's earlier operation on VM ${vmId} to end (answered 409)`,
+        'tasks',
+        'task-polling'
+      );
+      wait = Math.min(wait * 2, 30);
+      ex = await send();
+    }
+    return ex;
+  }
+
+  /** Polls the task an accepted operation names to its end; where it cannot, the VM may stay busy up to the timeout. */
+  private async followToEnd(vmId: string, ex: Exchange, taskAt: ValueLocation | undefined): Promise<void> {
+    const until = Date.now() + this.taskBoundMs();
+    try {
+      const outcome = await this.pollTask((await this.findTask(ex, taskAt)).id);
+      if (outcome.state.terminal) return;
+    } catch {
+      // No task to follow (or the poll broke): its end cannot be observed.
+    }
+    this.vmUnobservedUntil.set(vmId, Math.max(until, this.vmUnobservedUntil.get(vmId) ?? 0));
   }
 
   readonly vmTaskOutcome = memo(async (): Promise<TaskOutcome> => this.pollTask((await this.vmTask()).id));

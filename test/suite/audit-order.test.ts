@@ -1,0 +1,81 @@
+// The order of an audit log is judged where it is observable: between entries of the run's own requests that did not
+// overlap. A log written when each call ends and stamped with when it began (go-nethttp, java-httpserver,
+// python-stdlib) lists calls in flight together against their times, which is no broken order.
+import { describe, expect, it } from 'vitest';
+import type { AuditDeclaration } from '../../src/spec/declarations.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { orderBroken } from '../../suites/audit/search-filters.ts';
+import { REFERENCE_OVERLAY, runAgainstReference } from '../helpers.ts';
+
+const audit = {
+  search: { method: 'GET', path: '/v1/audit' },
+  fields: {
+    id: '/id',
+    actor: '/actor',
+    sourceIp: '/ip',
+    result: '/result',
+    path: '/path',
+    status: '/status',
+    method: '/method',
+    time: '/time',
+  },
+  filters: {},
+  resultValues: { success: 'success', failure: 'failure' },
+  order: 'newest-first',
+} as AuditDeclaration;
+
+/** A request of the run's primary key to `path`, sent at `from` and answered at `to` (ms). */
+const sent = (path: string, from: number, to: number): Exchange =>
+  ({
+    seq: 0,
+    sentBy: 't',
+    subject: 'primary',
+    request: { method: 'GET', url: `http://t${path}`, headers: {} },
+    response: { status: 404, headers: {}, body: '' },
+    startedAt: new Date(from).toISOString(),
+    durationMs: to - from,
+  }) as Exchange;
+const entry = (path: string, time: number, actor = 'key-1') => ({
+  path,
+  actor,
+  method: 'GET',
+  status: 404,
+  time: new Date(time).toISOString(),
+});
+
+const log = [sent('/a', 0, 10), sent('/b', 5, 20), sent('/c', 30, 40)];
+
+describe('orderBroken', () => {
+  it('takes calls that overlapped in either order, whatever their times say', () => {
+    // /b began after /a and is listed after it, newest first: they overlapped, so either order is the log's.
+    const r = orderBroken(audit, [entry('/c', 30), entry('/a', 0), entry('/b', 5)], { log, actor: 'key-1' });
+    expect(r).toEqual({ judged: 2 });
+  });
+
+  it('fails a call listed before one that was sent after it was answered', () => {
+    const r = orderBroken(audit, [entry('/a', 0), entry('/c', 30)], { log, actor: 'key-1' });
+    expect(r.broken).toMatch(/entry 1 \(GET \/a → 404\) comes before entry 2 \(GET \/c → 404\).*sent 20 ms after/);
+  });
+
+  it("judges only the run's own entries: another actor's, or a path the run never asked, are not compared", () => {
+    const r = orderBroken(audit, [entry('/a', 0, 'someone'), entry('/zz', 99), entry('/c', 30)], {
+      log,
+      actor: 'key-1',
+    });
+    expect(r).toEqual({ judged: 0 });
+  });
+});
+
+describe('audit.search on a log stamped with when each call began', () => {
+  it('holds the declared order where the run can observe it', async () => {
+    const report = await runAgainstReference({
+      variants: ['audit-time-at-start'],
+      overlay: REFERENCE_OVERLAY,
+      only: ['audit', 'vms', 'errors'],
+    });
+    expect(report.checks.find((c) => c.id === 'audit.search')).toMatchObject({
+      status: 'passed',
+      message: expect.stringMatching(/entries newest first, as declared \([1-9]\d* pairs of the run's own requests/),
+    });
+  });
+});
