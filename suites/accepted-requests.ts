@@ -13,7 +13,7 @@ import { isSuccess, pathOf } from './support.ts';
 import { documentOperations } from './operations.ts';
 
 /** Accepted requests judged per check at most, one of each class group first (each costs a poll where the log has none). */
-export const MAX_JUDGED = { quick: 60, full: 60, certify: 300 } as const;
+const MAX_JUDGED = { quick: 60, full: 60, certify: 300 } as const;
 
 /** The keys whose requests are judged: each task is read with its maker's key (not the revocable one, which the run revokes). */
 const RUN_KEYS: readonly string[] = ['primary', 'second', 'readonly'];

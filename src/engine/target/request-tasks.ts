@@ -94,7 +94,7 @@ function polledId(ex: Exchange): string | undefined {
 }
 
 /** The run's later 2xx reads of task `id` by the request's organization, oldest first. */
-export function logPollsOf(log: readonly Exchange[], req: AcceptedRequest, id: string): Exchange[] {
+function logPollsOf(log: readonly Exchange[], req: AcceptedRequest, id: string): Exchange[] {
   const org = organizationOf(req.exchange.subject);
   return log.filter(
     (ex) =>

@@ -30,7 +30,7 @@ import {
   type TaskReader,
 } from './request-tasks.ts';
 
-export type { FoundTask, TaskOutcome, TaskReader };
+export type { FoundTask, TaskOutcome };
 
 export interface CreatedVm {
   name: string;
