@@ -67,6 +67,7 @@ export const SLOW_TESTS = [
   'test/suite/seeds.test.ts',
   'test/suite/shared-key.test.ts',
   'test/suite/under-load.test.ts',
+  'test/suite/accepted-tasks.test.ts',
   'test/suite/audit-entries.test.ts',
   'test/suite/audit-order.test.ts',
   'test/suite/create-declared.test.ts',

@@ -35,6 +35,11 @@ export interface ClauseDomain {
   subjects?: string[];
   objects?: string[];
   values?: string[];
+  /**
+   * The value classes count only in requests the target accepted (a clause about what an accepted request gives, such
+   * as its task): a class sent only in requests the target refused is its choice to refuse, out of the run's reach.
+   */
+  accepted?: boolean;
 }
 
 export interface FaultModelEntry {

@@ -7,8 +7,12 @@ export interface ValueClass {
   field: string;
   /** What the class holds, in a few words. */
   what: string;
-  holds(value: unknown): boolean;
+  /** Whether the field's value (undefined when left out) is of the class; `body` is the whole JSON object sent. */
+  holds(value: unknown, body: Readonly<Record<string, unknown>>): boolean;
 }
+
+/** The fields of a create-VM request (seed §2), in the seed's order. */
+export const CREATE_VM_FIELDS = ['name', 'vcpus', 'memory_gb', 'image', 'system_disk_gb', 'subnet_id'] as const;
 
 const text = (test: (s: string) => boolean) => (v: unknown) => typeof v === 'string' && test(v);
 const integer = (test: (n: number) => boolean) => (v: unknown) =>
@@ -71,4 +75,43 @@ export const VALUE_CLASSES: Readonly<Record<string, ValueClass>> = {
     what: 'a description with letters beyond ASCII',
     holds: text((s) => /[^\x00-\x7f]/.test(s)),
   },
+  ...Object.fromEntries(CREATE_VM_FIELDS.flatMap((field) => leftOutClasses(field))),
 };
+
+/**
+ * A create field null, or left out, while every other create field is there: which fields are required is not shown
+ * (U-VM-CREATE-REQUIRED), so such a create is valid where the target makes the field optional.
+ */
+function leftOutClasses(field: (typeof CREATE_VM_FIELDS)[number]): Array<[string, ValueClass]> {
+  const othersThere = (body: Readonly<Record<string, unknown>>) =>
+    CREATE_VM_FIELDS.every((f) => f === field || body[f] !== undefined);
+  return [
+    [
+      `${field}:null`,
+      {
+        operation: 'createVm',
+        field,
+        what: `${field} null, every other field there`,
+        holds: (v, body) => v === null && othersThere(body),
+      },
+    ],
+    [
+      `${field}:absent`,
+      {
+        operation: 'createVm',
+        field,
+        what: `${field} left out, every other field there`,
+        holds: (v, body) => v === undefined && !(field in body) && othersThere(body),
+      },
+    ],
+  ];
+}
+
+/** The classes of an operation's request body holds (a create's sizes, names, null and left-out fields), in VALUE_CLASSES order. */
+export function classesOf(operation: string, body: unknown): string[] {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
+  const b = body as Record<string, unknown>;
+  return Object.entries(VALUE_CLASSES)
+    .filter(([, c]) => c.operation === operation && c.holds(b[c.field], b))
+    .map(([name]) => name);
+}

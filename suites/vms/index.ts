@@ -7,6 +7,7 @@ import { tagFilter } from './tag-filter.ts';
 import { tagFilterStrict } from './tag-filter-strict.ts';
 import { tagFilterSemantics } from './tag-filter-semantics.ts';
 import { createWrongTypes } from './create-wrong-types.ts';
+import { createOptionalFields } from './create-optional-fields.ts';
 import { createConventions } from './create-conventions.ts';
 import { createRobustness } from './create-robustness.ts';
 import { listCoverage } from './list-coverage.ts';
@@ -19,11 +20,12 @@ import { valuesReadBack } from './values-read-back.ts';
 import { createSecondOrganization } from './create-second-organization.ts';
 
 // The creates first: they run while the run's VM is being made, and the list checks after them find the list at rest;
-// the generated list queries come after the stateful sequences, beside the pagination checks that only read too.
+// the generated list queries come after the stateful sequences, beside the pagination checks that only read too. The
+// review of every accepted create's task reviews the log after the quota probe's, so it sees the probe's creates too.
 export const vmChecks: Check[] = [
   createReturnsTask,
-  everyCreateTask,
   createWrongTypes,
+  createOptionalFields,
   createConventions,
   createRobustness,
   createFuzz,
@@ -39,4 +41,5 @@ export const vmChecks: Check[] = [
   stateful,
   listFuzz,
   quotaRefusal,
+  everyCreateTask,
 ];

@@ -36,6 +36,8 @@ export interface Observations {
   createSizes?: { vcpus: unknown; memory_gb: unknown; system_disk_gb: unknown; refusedFirst: number };
   /** vms.create-wrong-types: the wrong-typed values the target took (read as their field's type). */
   createCoercion?: string[];
+  /** vms.create-optional-fields: the create fields the target accepts a create without, and those it refuses it without. */
+  createOptionalFields?: { optional: string[]; required: string[] };
   /** vms.quota-refusal: a valid create refused for want of room, which no delete lifted. */
   createRefusal?: { status?: number; code: unknown; liftsAfterDelete: boolean };
   /** vms.quota-refusal: a refusal a delete lifted (the quota). */

@@ -117,12 +117,12 @@ export function computeDomains(
       (c) => (c.level === 'must' || c.level === 'declared') && c.clauses.includes(clause.id) && decided.has(c.id)
     );
     const d: ClauseDomain = clause.domain;
-    const met = exercisedPoints(judging, log, judged, d.values ?? [], seen);
+    const met = exercisedPoints(judging, log, judged, { classes: d.values ?? [], accepted: !!d.accepted }, seen);
     const coverage: DomainCoverage = { clause: clause.id, domain: {}, exercised: {}, missing: [] };
     if (d.operations) coverOperations(coverage, clause.id, d.operations, ops, met.operations);
     if (d.subjects) coverSubjects(coverage, clause.id, d.subjects, met.subjects, inputs.keysHeld);
     if (d.objects) coverObjects(coverage, clause.id, d.objects, met.objects, inputs.keysHeld.has('second'));
-    if (d.values) coverValues(coverage, clause.id, d.values, met.values);
+    if (d.values) coverValues(coverage, clause.id, d.values, met.values, met.refusedValues);
     out.push(coverage);
   }
   return out;
@@ -146,14 +146,23 @@ function creatorsOf(log: readonly Exchange[], ledger: readonly LedgerEntry[]): M
   return createdBy;
 }
 
-/** The operations, subjects, object conditions and value classes the judging checks of a clause exercised. */
+/**
+ * The operations, subjects, object conditions and value classes the judging checks of a clause exercised; with
+ * `values.accepted`, a class counts only in an accepted request, and one sent only in refused requests is set apart.
+ */
 function exercisedPoints(
   judging: readonly Check[],
   log: readonly Exchange[],
   judged: ReadonlyMap<string, Judged>,
-  valueClasses: readonly string[],
+  values: { classes: readonly string[]; accepted: boolean },
   seen: LogIndex
-): { operations: Set<string>; subjects: Set<string>; objects: Set<string>; values: Set<string> } {
+): {
+  operations: Set<string>;
+  subjects: Set<string>;
+  objects: Set<string>;
+  values: Set<string>;
+  refusedValues: Set<string>;
+} {
   const wholeLog = judging.some((c) => c.reviewsLog);
   const ids = new Set(judging.map((c) => c.id));
   // Sent by a judging check, or handed to it (the run's objects, the log, token answers): both were judged.
@@ -162,7 +171,8 @@ function exercisedPoints(
   const operations = new Set<string>();
   const subjects = new Set<string>();
   const objects = new Set<string>();
-  const values = new Set<string>();
+  const exercised = new Set<string>();
+  const refusedValues = new Set<string>();
   for (const c of judging) {
     for (const key of judged.get(c.id)?.tokenKeys ?? []) {
       subjects.add(key);
@@ -176,9 +186,14 @@ function exercisedPoints(
     if (ex.subject && SUBJECT_FLAGS[ex.subject] && ex.response) subjects.add(ex.subject);
     const condition = objectCondition(ex, op && seen.templateOf.get(op), seen.createdBy);
     if (condition) objects.add(condition);
-    for (const name of valueClasses) if (op && ex.response && sentValueOf(ex, op, name)) values.add(name);
+    for (const name of values.classes) {
+      if (!op || !ex.response || !sentValueOf(ex, op, name)) continue;
+      const refused = values.accepted && !(ex.response.status >= 200 && ex.response.status < 300);
+      (refused ? refusedValues : exercised).add(name);
+    }
   }
-  return { operations, subjects, objects, values };
+  for (const name of exercised) refusedValues.delete(name);
+  return { operations, subjects, objects, values: exercised, refusedValues };
 }
 
 /** The operations of a domain the checks sent, those left, and those the run's document lacks. */
@@ -289,17 +304,31 @@ function coverObjects(
   }
 }
 
-/** The value classes of a domain the checks sent, and those left (always within reach: the run chooses what it sends). */
+/**
+ * The value classes of a domain the checks sent, and those left: within reach (the run chooses what it sends), except a
+ * class the target refused every time where the clause is about accepted requests (which values it takes is its own).
+ */
 function coverValues(
   coverage: DomainCoverage,
   clause: string,
   domain: readonly string[],
-  sent: ReadonlySet<string>
+  sent: ReadonlySet<string>,
+  refused: ReadonlySet<string>
 ): void {
   coverage.domain.values = [...domain];
   coverage.exercised.values = domain.filter((v) => sent.has(v));
   for (const v of domain.filter((x) => !sent.has(x))) {
     const cls = VALUE_CLASSES[v];
+    if (refused.has(v)) {
+      coverage.missing.push({
+        dimension: 'values',
+        point: v,
+        possible: false,
+        reason: `the target refused every request with ${cls ? cls.what : v} (which values it accepts is not shown in the seed)`,
+        howToVerify: `a target that accepts ${cls ? cls.what : v}`,
+      });
+      continue;
+    }
     coverage.missing.push({
       dimension: 'values',
       point: v,
@@ -316,7 +345,9 @@ function sentValueOf(ex: Exchange, op: string, name: string): boolean {
   if (!cls || cls.operation !== op || ex.request.body === undefined) return false;
   try {
     const body = JSON.parse(ex.request.body) as unknown;
-    return !!body && typeof body === 'object' && cls.holds((body as Record<string, unknown>)[cls.field]);
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return false;
+    const b = body as Record<string, unknown>;
+    return cls.holds(b[cls.field], b);
   } catch {
     return false;
   }

@@ -94,8 +94,8 @@ const isDocumentedRefusal = (ex: Exchange) =>
 /** Waits until a created VM's task is over (declared or discovered task id), so the list shows it. */
 async function settle(d: Deps, ex: Exchange, lane: string): Promise<void> {
   try {
-    const task = await d.objects.findTask(ex, d.declarations.taskIdOnCreateVm, lane);
-    await d.objects.pollTask(task.id, lane);
+    const task = await d.objects.findTask(ex, d.declarations.taskIdOnCreateVm, { lane });
+    await d.objects.pollTask(task.id, { lane });
   } catch (err) {
     if (!(err instanceof Unavailable)) throw err;
   }

@@ -101,8 +101,10 @@ async function createTaskEnded(e: LedgerEntry, d: DeleteDeps, lane?: string): Pr
   const created = d.createdIn(e);
   if (!created || e.owner) return false;
   try {
-    const task = await d.objects.findTask(created, e.kind === 'vm' ? d.declarations.taskIdOnCreateVm : undefined, lane);
-    return !(await d.objects.pollTask(task.id, lane)).timedOut;
+    const task = await d.objects.findTask(created, e.kind === 'vm' ? d.declarations.taskIdOnCreateVm : undefined, {
+      lane,
+    });
+    return !(await d.objects.pollTask(task.id, { lane })).timedOut;
   } catch {
     // No task found, or no token to ask with: the bounded waits stand in.
     return false;
@@ -122,8 +124,8 @@ export async function followDeleteTask(
 ): Promise<boolean> {
   if (answer.response?.status !== 202 || e.owner) return false;
   try {
-    const task = await d.objects.findTask(answer, undefined, lane);
-    const outcome = await d.objects.pollTask(task.id, lane);
+    const task = await d.objects.findTask(answer, undefined, { lane });
+    const outcome = await d.objects.pollTask(task.id, { lane });
     if (outcome.state.success === false) {
       e.cleanup = 'delete-failed';
       e.note = `its delete was accepted, and its task ${task.id} ended ${outcome.state.value}`;

@@ -17,10 +17,21 @@ import {
   totalCandidatesOf,
   describeLocation,
   type Candidate,
-  type TaskState,
 } from './discover.ts';
 import { Waits } from '../transport/waits.ts';
 import { inputRefusalOf, type InputRefusal, type KeyFacts } from './input-refusal.ts';
+import {
+  completionOf,
+  taskOfRequest,
+  type AcceptedRequest,
+  type FoundTask,
+  type RequestTask,
+  type RequestTaskDeps,
+  type TaskOutcome,
+  type TaskReader,
+} from './request-tasks.ts';
+
+export type { FoundTask, TaskOutcome };
 
 export interface CreatedVm {
   name: string;
@@ -43,23 +54,6 @@ export const SIZE_LADDER: ReadonlyArray<{ vcpus: number; memory_gb: number; syst
   { vcpus: 2, memory_gb: 4, system_disk_gb: 50 },
   { vcpus: 4, memory_gb: 16, system_disk_gb: 100 },
 ];
-
-export interface FoundTask {
-  id: string;
-  location: ValueLocation;
-  declared: boolean;
-  /** GET /v1/tasks/{id} that confirmed the id. */
-  confirmation: Exchange;
-  tried: Array<Candidate & { confirmation?: Exchange }>;
-}
-
-export interface TaskOutcome {
-  state: TaskState;
-  polls: Exchange[];
-  timedOut: boolean;
-  /** Every state value seen, in order, without repeats. */
-  history: string[];
-}
 
 export interface ListWalk {
   perPage: number;
@@ -321,7 +315,7 @@ export class RunObjects {
     return this.findTask(vm.exchange, this.declarations.taskIdOnCreateVm);
   });
 
-  async findTask(ex: Exchange, declared?: ValueLocation, lane?: string): Promise<FoundTask> {
+  async findTask(ex: Exchange, declared?: ValueLocation, by: TaskReader = {}): Promise<FoundTask> {
     // A declared value may be the id, a path, a resource name or a URL (operations/<id>): the id it names first, then
     // the value itself, each confirmed by a poll.
     const at = declared && readLocation(ex, declared);
@@ -337,11 +331,7 @@ export class RunObjects {
       }
       // The same id in two places (a body field and a Location header) is asked about once.
       if (tried.some((t) => t.value === c.value && t.confirmation)) continue;
-      const confirmation = await this.call({
-        method: 'GET',
-        path: `/v1/tasks/${encodeURIComponent(c.value)}`,
-        ...(lane ? { lane } : {}),
-      });
+      const confirmation = await this.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(c.value)}`, ...by });
       tried.push({ ...c, confirmation });
       if (isSuccess(confirmation))
         return { id: c.value, location: c.location, declared: !!declared, confirmation, tried };
@@ -366,13 +356,20 @@ export class RunObjects {
   /** Polls under way, per task: checks that wait for the same task share one poller (two in lockstep would each see half its reads). */
   private readonly polling = new Map<string, Promise<TaskOutcome>>();
 
-  /** Polls a task until it reaches a terminal state or the task timeout (target-seconds) passes. */
-  async pollTask(taskId: string, lane?: string): Promise<TaskOutcome> {
+  /**
+   * Polls a task until it reaches a terminal state or the task timeout (target-seconds) passes: from now, or until
+   * `deadline` (epoch ms) where the timeout ran from the request that started the task (at least one poll either way).
+   */
+  async pollTask(taskId: string, by: TaskReader & { deadline?: number } = {}): Promise<TaskOutcome> {
     const under = this.polling.get(taskId);
     if (under) return under;
-    const boundMs = (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale;
+    const { deadline, ...reader } = by;
+    const boundMs = Math.max(
+      0,
+      deadline !== undefined ? deadline - Date.now() : (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale
+    );
     const outcome = this.waits.upTo(
-      this.pollUntilDone(taskId, lane, Date.now() + boundMs),
+      this.pollUntilDone(taskId, reader, Date.now() + boundMs),
       boundMs,
       `task ${taskId} to complete (--task-timeout ${this.config.taskTimeoutSeconds} s)`,
       'tasks'
@@ -385,15 +382,11 @@ export class RunObjects {
     }
   }
 
-  private async pollUntilDone(taskId: string, lane: string | undefined, deadline: number): Promise<TaskOutcome> {
+  private async pollUntilDone(taskId: string, by: TaskReader, deadline: number): Promise<TaskOutcome> {
     const polls: Exchange[] = [];
     const history: string[] = [];
     for (;;) {
-      const ex = await this.call({
-        method: 'GET',
-        path: `/v1/tasks/${encodeURIComponent(taskId)}`,
-        ...(lane ? { lane } : {}),
-      });
+      const ex = await this.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(taskId)}`, ...by });
       polls.push(ex);
       const state = readTaskState(ex.response?.json, this.declarations.task);
       if (state.value !== undefined && history[history.length - 1] !== state.value) history.push(state.value);
@@ -473,6 +466,41 @@ export class RunObjects {
   }
 
   readonly vmTaskOutcome = memo(async (): Promise<TaskOutcome> => this.pollTask((await this.vmTask()).id));
+
+  /** The tasks of accepted requests, judged once per request (by seq) for every check that reviews them. */
+  private readonly requestTasks = new Map<number, Promise<RequestTask>>();
+  private readonly requestCompletions = new Map<number, Promise<TaskOutcome & { sent: number }>>();
+
+  private requestTaskDeps(): RequestTaskDeps {
+    return {
+      poll: (id, by) => this.call({ method: 'GET', path: `/v1/tasks/${encodeURIComponent(id)}`, ...by }),
+      findTask: (ex, declared, by) => this.findTask(ex, declared, by),
+      pollTask: (id, by) => this.pollTask(id, by),
+      task: this.declarations.task,
+      timeoutMs: (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale,
+    };
+  }
+
+  /** The task an accepted request of a long-running operation named, confirmed by a poll (the log's first). */
+  taskOfRequest(req: AcceptedRequest, log: readonly Exchange[]): Promise<RequestTask> {
+    const seq = req.exchange.seq;
+    let p = this.requestTasks.get(seq);
+    if (!p) this.requestTasks.set(seq, (p = taskOfRequest(this.requestTaskDeps(), log, req)));
+    return p;
+  }
+
+  /** How that task ended: terminal in the log already, else polled until the task timeout from its request. */
+  async completionOfRequest(
+    req: AcceptedRequest,
+    log: readonly Exchange[]
+  ): Promise<(TaskOutcome & { sent: number }) | undefined> {
+    const task = await this.taskOfRequest(req, log);
+    if (task.kind !== 'confirmed') return undefined;
+    const seq = req.exchange.seq;
+    let p = this.requestCompletions.get(seq);
+    if (!p) this.requestCompletions.set(seq, (p = completionOf(this.requestTaskDeps(), log, req, task)));
+    return p;
+  }
 
   /**
    * The created VM as the list shows it, once its task has finished: a walk of the whole list at the maximum page
