@@ -12,6 +12,7 @@ import type { RunObjects } from '../target/run-objects.ts';
 import type { CertifyPreparation } from '../target/certify.ts';
 import type { LimitsReport } from '../limits/limit-session.ts';
 import type { RunEvents } from '../events/events.ts';
+import type { Undecided } from './attribution.ts';
 
 /** What a check can use. Built once per check, so every exchange is attributed to the check that sent it. */
 export interface CheckContext {
@@ -49,4 +50,9 @@ export interface CheckContext {
   registerSecret(value: string, label: string): void;
   /** Waits target-seconds, converted to real time by the time scale; `what` says what for (shown while it lasts). */
   sleepTarget(seconds: number, what?: string): Promise<void>;
+  /**
+   * Records that the check decided a clause's property in a view of the VM list (a filter × a page, LIST_VIEWS), or,
+   * with `undecided`, why it could not there: the clause's domain counts the views (run/domains.ts).
+   */
+  view(clause: string, view: string, undecided?: Undecided): void;
 }

@@ -37,7 +37,7 @@ import { connectionReport, summarize, verdictOf, type CheckReport, type RunRepor
 import { limitTraces } from '../limits/trace.ts';
 import { specDigests } from './digests.ts';
 import { computeDomains, partlyVerified } from './domains.ts';
-import { newJudged, recordingObjects, recordingLog, recordingTokens, type Judged } from './attribution.ts';
+import { newJudged, noteView, recordingObjects, recordingLog, recordingTokens, type Judged } from './attribution.ts';
 
 export interface RunHooks extends WaitListener {
   onCheckStart?(check: Check): void;
@@ -372,6 +372,7 @@ function contextFor(
     registerSecret: (value, label) => redactor.add(value, label),
     sleepTarget: (seconds, what) =>
       waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id, 'target-time'),
+    view: (clause, view, undecided) => noteView(seen, clause, view, undecided),
   };
 }
 
