@@ -74,19 +74,19 @@ export async function candidateTags(ctx: CheckContext, firstPage: Exchange, most
   return out.slice(0, most);
 }
 
-/** Of the candidate tags, the one whose filter holds the most items (counted up to `upTo`), or undefined where none returns any. */
+/** Of the candidate tags (counted side by side), the one whose filter holds the most items, counted up to `upTo`, with its first page. */
 export async function biggestTag(
   ctx: CheckContext,
   firstPage: Exchange,
   upTo: number
-): Promise<(ListTag & { count: number }) | undefined> {
-  let best: (ListTag & { count: number }) | undefined;
-  for (const t of await candidateTags(ctx, firstPage)) {
-    const { count } = await countUpTo(ctx, { tag: t.tag }, upTo);
-    if (count > (best?.count ?? 0)) best = { ...t, count };
-    if (count >= upTo) break;
-  }
-  return best;
+): Promise<(ListTag & { count: number; head: Exchange }) | undefined> {
+  const counted = await Promise.all(
+    (await candidateTags(ctx, firstPage)).map(async (t) => {
+      const c = await countUpTo(ctx, { tag: t.tag }, upTo);
+      return { ...t, count: c.count, head: c.pages[0]! };
+    })
+  );
+  return counted.filter((t) => t.count > 0).sort((a, b) => b.count - a.count)[0];
 }
 
 /**

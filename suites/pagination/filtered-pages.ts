@@ -62,13 +62,14 @@ async function chooseTag(
   ctx: CheckContext
 ): Promise<{ tag: string; source: string; count: number; whole: boolean; pages: Exchange[] } | undefined> {
   const scale = await ctx.objects.listScale();
-  let long: Awaited<ReturnType<typeof chooseTag>>;
-  for (const c of await candidateTags(ctx, scale.firstPage)) {
-    const counted = await countUpTo(ctx, { tag: c.tag }, COUNT_UP_TO);
-    if (counted.count >= 2 && counted.whole) return { ...c, ...counted };
-    if (counted.count >= 2) long ??= { ...c, ...counted };
-  }
-  return long;
+  // Counted side by side; taken in the candidates' order.
+  const counted = await Promise.all(
+    (await candidateTags(ctx, scale.firstPage)).map(async (c) => ({
+      ...c,
+      ...(await countUpTo(ctx, { tag: c.tag }, COUNT_UP_TO)),
+    }))
+  );
+  return counted.find((c) => c.count >= 2 && c.whole) ?? counted.find((c) => c.count >= 2);
 }
 
 interface Walked {
@@ -197,8 +198,7 @@ export const filteredPages: Check = {
     'Under a tag filter every page holds only its VMs, once each, with its total; a tag nobody carries is empty on every page',
   async run(ctx) {
     const pointer = await totalPointer(ctx);
-    const findings = await judgeAbsent(ctx, pointer);
-    const chosen = await chooseTag(ctx);
+    const [findings, chosen] = await Promise.all([judgeAbsent(ctx, pointer), chooseTag(ctx)]);
     if (!chosen) {
       const reason =
         'no tag the run can see or set is carried by two VMs or more, so no filtered list has a later page';

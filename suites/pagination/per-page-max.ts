@@ -58,9 +58,8 @@ function howToDecide(ctx: CheckContext, tagged: boolean): string {
 async function readsOf(
   ctx: CheckContext,
   filter: string | undefined,
-  holds: number,
   controlFirst: Exchange
-): Promise<Read[]> {
+): Promise<Array<Omit<Read, 'holds'>>> {
   const first = await ctx.objects.firstPage();
   const q = filter ? { tag: filter } : {};
   const asks = [
@@ -78,31 +77,38 @@ async function readsOf(
     view: viewOf(!!filter, a.page > first),
     ex: got[i]!,
     control: a.page > first ? controlLater : controlFirst,
-    holds,
     ...(filter ? { filter } : {}),
   }));
 }
 
 /**
  * Each view of the list (no filter and the tag filter the most VMs carry, × the first page and the next) decided or
- * not, the findings, and a note per view.
+ * not, the findings, and a note per view. The lengths are counted beside the reads past the cap.
  */
 async function judgeViews(
   ctx: CheckContext,
   at100: Exchange
 ): Promise<{ findings: Finding[]; notes: string[]; undecided: Map<string, string>; unfiltered: Read[] }> {
   const first = await ctx.objects.firstPage();
-  const whole = await countUpTo(ctx, {}, CAP_SHOWS_ON_LATER_PAGE, at100);
-  const tag = await biggestTag(ctx, at100, CAP_SHOWS_ON_LATER_PAGE);
-  const unfiltered = await readsOf(ctx, undefined, whole.count, at100);
+  const [whole, tag, past] = await Promise.all([
+    countUpTo(ctx, {}, CAP_SHOWS_ON_LATER_PAGE, at100),
+    biggestTag(ctx, at100, CAP_SHOWS_ON_LATER_PAGE),
+    readsOf(ctx, undefined, at100),
+  ]);
+  const unfiltered = past.map((r) => ({ ...r, holds: whole.count }));
   const reads = [...unfiltered];
   const undecided = new Map<string, string>();
   const notes: string[] = [];
   if (tag) {
-    const head = await countUpTo(ctx, { tag: tag.tag }, 1);
-    reads.push(...(await readsOf(ctx, tag.tag, tag.count, head.pages[0]!)));
+    reads.push(...(await readsOf(ctx, tag.tag, tag.head)).map((r) => ({ ...r, holds: tag.count })));
     notes.push(
-      `under tag=${tag.tag} (${tag.source}, ${tag.count >= CAP_SHOWS_ON_LATER_PAGE ? `${CAP_SHOWS_ON_LATER_PAGE} or more` : tag.count} VMs)`
+      `under tag=${tag.tag} (${tag.source}, ${tag.count >= CAP_SHOWS_ON_LATER_PAGE ? `${CAP_SHOWS_ON_LATER_PAGE} or more` : tag.count} VMs): ${reads
+        .slice(unfiltered.length)
+        .map(
+          (r) =>
+            `per_page=${r.perPage}${r.later ? ` page ${r.page}` : ''} → ${isSuccess(r.ex) ? `${vmsOf(r.ex).length} items` : describeExchange(r.ex).split(' → ')[1]}`
+        )
+        .join(', ')}`
     );
   } else {
     const why = 'no VM carries a tag the run can see or set, so no filter was read past the cap';

@@ -1,6 +1,7 @@
-// A clause's domain: the operations, subjects and object conditions a MUST clause ranges over (declared in
-// spec/clauses.yaml), the points of it this run's judging checks exercised (read from the exchange log), and the rest:
-// a verified clause exercised on part of its domain is "partly verified", with what would complete it.
+// A clause's domain: the operations, subjects, object conditions, value classes and list views a MUST clause ranges
+// over (declared in spec/clauses.yaml), the points of it this run's judging checks exercised (read from the exchange
+// log, and for list views from what the checks said they decided), and the rest: a verified clause exercised on part
+// of its domain is "partly verified", with what would complete it.
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Clause, ClauseDomain, DomainDimension } from '../../spec/clauses.ts';
 import { LIST_VIEWS } from '../../spec/clauses.ts';
