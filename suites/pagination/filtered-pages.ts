@@ -76,6 +76,8 @@ interface Walked {
   walk: ListWalk;
   /** The filter's VMs read at per_page=100, where it holds at most COUNT_UP_TO. */
   set?: Set<string>;
+  /** The reads at per_page=100 that set came from. */
+  head: Exchange[];
   count: number;
 }
 
@@ -83,16 +85,71 @@ interface Walked {
 async function walkTag(ctx: CheckContext, tag: string, count: number, whole: boolean): Promise<Walked> {
   const perPage = whole ? pagesWithPartialEnd(count) : 100;
   let walk = await ctx.objects.walk(perPage, { tag });
-  if (!whole) return { walk, count };
-  const setOf = (pages: Exchange[]) => new Set(pages.flatMap((p) => vmsOf(p).map(idOf)));
-  let set = setOf((await countUpTo(ctx, { tag }, COUNT_UP_TO)).pages);
+  if (!whole) return { walk, count, head: [] };
+  let head = (await countUpTo(ctx, { tag }, COUNT_UP_TO)).pages;
+  const setOf = () => new Set(head.flatMap((p) => vmsOf(p).map(idOf)));
+  let set = setOf();
   const same = () => walk.items.length === set.size && walk.items.every((v) => set.has(idOf(v)));
   if (walk.complete && !same()) {
     await ctx.sleepTarget(SETTLE_SECONDS, 'the filtered list to settle before it is read again');
     walk = await ctx.objects.walk(perPage, { tag });
-    set = setOf((await countUpTo(ctx, { tag }, COUNT_UP_TO)).pages);
+    head = (await countUpTo(ctx, { tag }, COUNT_UP_TO)).pages;
+    set = setOf();
   }
-  return { walk, set, count: set.size };
+  return { walk, set, head, count: set.size };
+}
+
+/** What tells the filter's VMs from others: the set read at per_page=100, the tag where records show tags, the run's names. */
+interface Membership {
+  set?: Set<string>;
+  field?: string;
+  pair: [string, string];
+  /** The name prefix of the run's VMs, where the tag is the run's own. */
+  ours?: string;
+}
+
+/** Why a VM a filtered page returned is not the filter's, or undefined where it is. */
+function notTheFilters(vm: Record<string, unknown>, m: Membership): string | undefined {
+  if (m.set && !m.set.has(idOf(vm))) return 'not among those the filter returns at per_page=100';
+  const shown = m.field ? tagsOf(vm, m.field) : undefined;
+  if (shown && !shown.some(([k, v]) => k === m.pair[0] && v === m.pair[1])) return `its ${m.field} lack the tag`;
+  if (m.ours && !String(vm['name']).startsWith(m.ours)) return "not a VM the run created, though the tag is the run's";
+  return undefined;
+}
+
+/** Each page of the walk against the filter's VMs and the total: VMs repeated, VMs not the filter's, totals that do not hold. */
+function judgePages(w: Walked, m: Membership, pointer: string | undefined, at: (i: number) => string): Finding[] {
+  const { walk } = w;
+  const seen = new Map<string, number>();
+  const repeated: string[] = [];
+  const strangers: string[] = [];
+  const totals: string[] = [];
+  const pages: Exchange[] = [];
+  for (const [i, page] of walk.pages.entries()) {
+    const items = vmsOf(page);
+    for (const vm of items) {
+      const id = idOf(vm);
+      if (seen.has(id)) repeated.push(`${at(i)} repeats ${id}, already on page ${walk.firstPage + seen.get(id)!}`);
+      else seen.set(id, i);
+      const why = notTheFilters(vm, m);
+      if (why) strangers.push(`${at(i)} returned ${id} (${JSON.stringify(vm['name'])}): ${why}`);
+    }
+    const total = pointer ? readTotal(page, pointer) : undefined;
+    if (items.length > 0 && typeof total === 'number' && total <= i * walk.perPage)
+      totals.push(`${at(i)} holds ${items.length} VMs although its total ${pointer} = ${total} leaves none for it`);
+    else if (items.length > 0 && total !== undefined && m.set && total !== m.set.size)
+      totals.push(`${at(i)} says total ${pointer} = ${JSON.stringify(total)}, but the filter holds ${m.set.size} VMs`);
+    if (items.length) pages.push(page);
+  }
+  const missing = m.set ? [...m.set].filter((id) => !seen.has(id)) : [];
+  if (walk.complete && missing.length)
+    repeated.push(`the pages left out ${missing.length} of the filter's ${m.set!.size} VMs (e.g. ${missing[0]})`);
+  const evidence = [...pages.slice(0, 3), ...w.head.slice(0, 1)];
+  return [repeated, strangers, totals]
+    .filter((l) => l.length > 0)
+    .map((l) =>
+      finding('must', `${l[0]}${l.length > 1 ? ` (and ${l.length - 1} more)` : ''}`, evidence, { all: l.slice(0, 20) })
+    );
 }
 
 /** What the walked pages show against the filter's VMs, its tag, the run's names and the total, and the views decided. */
@@ -103,70 +160,22 @@ async function judgeWalk(
   pointer: string | undefined
 ): Promise<{ findings: Finding[]; decided: Record<(typeof CLAUSES)[number], boolean[]>; note: string }> {
   const { walk } = w;
-  const first = walk.firstPage;
-  const at = (i: number) => `page ${first + i} of tag=${tag} at per_page=${walk.perPage}`;
-  const findings: Finding[] = [];
-  const seen = new Map<string, number>();
   const field = (await ctx.objects.tagField())?.field;
-  const [key, value] = [tag.slice(0, tag.indexOf(':')), tag.slice(tag.indexOf(':') + 1)];
   const run = await ctx.objects.runTag().catch(() => undefined);
-  const ours = run && `${run.key}:${run.value}` === tag ? `cc-${ctx.config.runId}-` : undefined;
-  for (const [i, page] of walk.pages.entries()) {
-    const items = vmsOf(page);
-    for (const vm of items) {
-      const id = idOf(vm);
-      if (seen.has(id))
-        findings.push(
-          finding(
-            'must',
-            `${at(i)} repeats ${id}, already on page ${first + seen.get(id)!}`,
-            walk.pages.slice(seen.get(id)!, i + 1)
-          )
-        );
-      else seen.set(id, i);
-      const shown = field ? tagsOf(vm, field) : undefined;
-      const stranger =
-        (w.set && !w.set.has(id)) ||
-        (shown !== undefined && !shown.some(([k, v]) => k === key && v === value)) ||
-        (ours !== undefined && !String(vm['name']).startsWith(ours));
-      if (stranger)
-        findings.push(
-          finding(
-            'must',
-            `${at(i)} returned ${id} (${JSON.stringify(vm['name'])}), which is not among the filter's VMs${w.set ? ` read at per_page=100` : ''}${shown ? ` and does not carry the tag` : ''}`,
-            [page, ...walk.pages.slice(0, 1)]
-          )
-        );
-    }
-    const total = pointer ? readTotal(page, pointer) : undefined;
-    if (items.length > 0 && typeof total === 'number' && total <= i * walk.perPage)
-      findings.push(
-        finding(
-          'must',
-          `${at(i)} holds ${items.length} VMs although its total ${pointer} = ${total} leaves none for it`,
-          [page]
-        )
-      );
-    else if (items.length > 0 && total !== undefined && w.set && total !== w.set.size)
-      findings.push(
-        finding(
-          'must',
-          `${at(i)} says total ${pointer} = ${JSON.stringify(total)}, but the filter holds ${w.set.size} VMs`,
-          [page]
-        )
-      );
-  }
-  const missing = w.set ? [...w.set].filter((id) => !seen.has(id)) : [];
-  if (walk.complete && missing.length)
-    findings.push(
-      finding(
-        'must',
-        `the pages of tag=${tag} at per_page=${walk.perPage} left out ${missing.length} of its ${w.set!.size} VMs (e.g. ${missing[0]})`,
-        walk.pages.slice(-2)
-      )
-    );
+  const m: Membership = {
+    ...(w.set ? { set: w.set } : {}),
+    ...(field ? { field } : {}),
+    pair: [tag.slice(0, tag.indexOf(':')), tag.slice(tag.indexOf(':') + 1)],
+    ...(run && `${run.key}:${run.value}` === tag ? { ours: `cc-${ctx.config.runId}-` } : {}),
+  };
+  const findings = judgePages(
+    w,
+    m,
+    pointer,
+    (i) => `page ${walk.firstPage + i} of tag=${tag} at per_page=${walk.perPage}`
+  );
   const held = [0, 1].map((i) => walk.pages[i] !== undefined && vmsOf(walk.pages[i]!).length > 0);
-  const matchable = !!(w.set || field || ours);
+  const matchable = !!(m.set || m.field || m.ours);
   return {
     findings,
     decided: {
@@ -174,7 +183,7 @@ async function judgeWalk(
       'PAGE-TOTAL': held.map((h) => h && pointer !== undefined),
       'TAG-FILTER': held.map((h) => h && matchable),
     },
-    note: `tag=${tag}: ${walk.pages.length} pages at per_page=${walk.perPage}, ${seen.size} VMs${w.set ? `, the same as at per_page=100` : ''}${pointer ? `, total ${pointer} on each` : ''}`,
+    note: `tag=${tag}: ${walk.pages.length} pages at per_page=${walk.perPage}, ${walk.items.length} VMs, each once${m.set ? `, the same as at per_page=100` : ''}${pointer ? `, total ${pointer} ${m.set ? 'counting them' : 'leaving room for them'} on each` : ''}`,
   };
 }
 
