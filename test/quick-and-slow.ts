@@ -72,6 +72,7 @@ export const SLOW_TESTS = [
   'test/suite/audit-order.test.ts',
   'test/suite/create-declared.test.ts',
   'test/suite/declared-lists.test.ts',
+  'test/suite/list-views.test.ts',
   'test/suite/media-types.test.ts',
   'test/suite/vm-operations.test.ts',
   'test/suite/waits.test.ts',

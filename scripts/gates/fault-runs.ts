@@ -88,6 +88,19 @@ export function needsOverlay(fault: FaultDef): boolean {
   );
 }
 
+/** Faults that show only on a long list (a filter or the list holding more than 100 VMs, or 202 for a later page). */
+const LONG_LIST_FAULTS = new Set([
+  'per-page-cap-skipped-with-filter',
+  'per-page-cap-skipped-on-later-pages',
+  'per-page-cap-skipped-with-filter-on-later-pages',
+]);
+
+/** Faults judged under the data shape they break in: list elements without tags, tags in a map named labels. */
+const SHAPE_VARIANT: Record<string, string> = {
+  'tag-filter-later-pages-unfiltered': 'vm-record-minimal',
+  'tag-filter-cross-org-labels': 'tags-as-labels',
+};
+
 /** Faults a quick run cannot tell from a window boundary (or that need a window to pass): judged in the full profile. */
 export const NEEDS_FULL = new Set([
   'token-limit-9',
@@ -127,9 +140,13 @@ export function runFor(fault: FaultDef): ReferenceRun {
       return { ...base, only: ['limits', 'tasks'] };
     return fault.name === 'write-limit-missing' ? { ...base, allowWrites: 200 } : base;
   }
-  // A cap skipped under a filter shows only where a filter matches more than 100 VMs: a population of 2,500.
-  if (fault.name === 'per-page-cap-skipped-with-filter')
+  // A cap skipped under a filter, or on a later page, shows only where a filter (or the list) holds more than 100 VMs
+  // (202 for a later page): a population of 2,500.
+  if (LONG_LIST_FAULTS.has(fault.name))
     return { faults: [fault.name], only: ['pagination'], variants: ['population-large'] };
+  // Faults that show in one data shape of the target: run under the conforming variant that has it.
+  const shaped = SHAPE_VARIANT[fault.name];
+  if (shaped) return { faults: [fault.name], only: ALL_BUT_LIMITS, variants: [shaped] };
   // The oversized body goes beyond the create only in the full profile.
   if (fault.name === 'oversized-token-body-500')
     return { faults: [fault.name], only: ['security'], profile: 'full', timeScale: 60 };

@@ -19,16 +19,36 @@ export interface Clause {
   faults?: FaultModelEntry[];
 }
 
-export type DomainDimension = 'operations' | 'subjects' | 'objects' | 'values';
+export type DomainDimension = 'operations' | 'subjects' | 'objects' | 'values' | 'views';
 
 /** The dimensions of a domain, in the order reports show them. */
-export const DOMAIN_DIMENSIONS: readonly DomainDimension[] = ['operations', 'subjects', 'objects', 'values'];
+export const DOMAIN_DIMENSIONS: readonly DomainDimension[] = ['operations', 'subjects', 'objects', 'values', 'views'];
+
+/**
+ * The views of the VM list a list property ranges over: each filter the list takes (none; the tag filter, the only
+ * one the seed shows) × the first page and a later one. A view is exercised when a judging check decided the property
+ * there (a per_page cap is decided on a page that would hold more than 100 items without it, or by a refusal).
+ */
+export const VIEW = {
+  unfilteredFirst: 'unfiltered/first-page',
+  unfilteredLater: 'unfiltered/later-page',
+  tagFirst: 'tag/first-page',
+  tagLater: 'tag/later-page',
+} as const;
+
+export const LIST_VIEWS: Readonly<Record<string, string>> = {
+  'unfiltered/first-page': 'the first page of the whole list',
+  'unfiltered/later-page': 'a later page of the whole list',
+  'tag/first-page': 'the first page under a tag filter',
+  'tag/later-page': 'a later page under a tag filter',
+};
 
 /**
  * operations: operation ids of the document (declared ones included) or sets of them (all, authenticated, reads,
  * writes, lists, long-running); subjects: the run's keys by role (primary, second, readonly, revocable); objects: the
  * object conditions (exists, absent, other-organization); values: the value classes of a request's fields
- * (src/spec/value-classes.ts), each exercised when a judging check sent a body whose field holds it.
+ * (src/spec/value-classes.ts), each exercised when a judging check sent a body whose field holds it; views: a filter
+ * × a page of the VM list (LIST_VIEWS), each exercised when a judging check decided the property there.
  */
 export interface ClauseDomain {
   operations?: string[];
@@ -40,6 +60,8 @@ export interface ClauseDomain {
    * as its task): a class sent only in requests the target refused is its choice to refuse, out of the run's reach.
    */
   accepted?: boolean;
+  /** Views of the VM list (LIST_VIEWS): a filter × a page. */
+  views?: string[];
 }
 
 export interface FaultModelEntry {

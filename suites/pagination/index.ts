@@ -3,5 +3,6 @@ import { perPageMax } from './per-page-max.ts';
 import { totalCount } from './total.ts';
 import { pageWalk } from './walk.ts';
 import { declaredLists } from './declared-lists.ts';
+import { filteredPages } from './filtered-pages.ts';
 
-export const paginationChecks: Check[] = [perPageMax, totalCount, pageWalk, declaredLists];
+export const paginationChecks: Check[] = [perPageMax, totalCount, pageWalk, filteredPages, declaredLists];

@@ -5,6 +5,7 @@ import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { isHeaderTotal, readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { vmsOf } from '../../src/engine/target/run-objects.ts';
 import { describeExchange, isSuccess } from '../support.ts';
+import { VIEW } from './_views.ts';
 
 /**
  * The list carries a total count: some integer field (named by the overlay, or discovered among fields named
@@ -54,6 +55,7 @@ export const totalCount: Check = {
             ? `${pointer} is ${values[0]} but the walk found ${distinct} distinct VMs`
             : undefined;
       if (!problem) {
+        noteViews(ctx, values.length);
         // A header is not a field the overlay vocabulary can declare: observed apart, so --emit-overlay leaves it out.
         ctx.observe(
           isHeaderTotal(pointer) ? 'totalHeader' : 'totalField',
@@ -75,6 +77,21 @@ export const totalCount: Check = {
     });
   },
 };
+
+/** The views of the whole list the total was judged on: its first page, and a later one where a second page held VMs. */
+function noteViews(ctx: CheckContext, pagesWithItems: number): void {
+  const howToVerify = '--profile certify (creates VMs for a second page within --max-creates)';
+  ctx.view(
+    'PAGE-TOTAL',
+    VIEW.unfilteredFirst,
+    pagesWithItems > 0 ? undefined : { reason: 'the list is empty', howToVerify }
+  );
+  ctx.view(
+    'PAGE-TOTAL',
+    VIEW.unfilteredLater,
+    pagesWithItems > 1 ? undefined : { reason: 'only one page of the list held VMs', howToVerify }
+  );
+}
 
 /**
  * Several pages, so consistency across pages is tested, and a partial last page where the count allows one, so the
@@ -131,6 +148,7 @@ async function totalAtTheEnd(
                 ? `${pointer} = ${total} makes page ${lastPage} the last, but page ${lastPage + 1} answered ${describeExchange(after)} with ${vmsOf(after).length} VMs`
                 : undefined;
       if (!problem) {
+        noteViews(ctx, lastPage > first ? 2 : 1);
         ctx.observe(
           isHeaderTotal(pointer) ? 'totalHeader' : 'totalField',
           isHeaderTotal(pointer) ? pointer.slice('header:'.length) : pointer

@@ -2,6 +2,8 @@ import type { Check, CheckOutcome } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { ListWalk } from '../../src/engine/target/run-objects.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
+import { vmsOf } from '../../src/engine/target/run-objects.ts';
+import { VIEW } from './_views.ts';
 
 const REFERENCE_PAGE_SIZE = 50;
 /** VMs a long list is judged on: its first 300, read at two page sizes whose boundaries fall in different places. */
@@ -34,11 +36,17 @@ export const pageWalk: Check = {
         reference.pages.slice(-1)
       );
     const n = reference.items.length;
-    if (n < 2)
+    if (n < 2) {
+      const reason = `the list holds ${n} VMs, so no later page holds one`;
+      ctx.view('PAGE-PARAMS', VIEW.unfilteredLater, {
+        reason,
+        howToVerify: '--profile certify (creates VMs for a second page within --max-creates)',
+      });
       return skip(
         `the list holds ${n} VMs; at least 2 are needed to walk more than one page`,
         '--profile certify (creates VMs for a second page within --max-creates)'
       );
+    }
     const walk = await ctx.objects.walk(scale.large ? 97 : Math.max(1, Math.min(23, Math.ceil(n / 4))));
     const perPage = walk.perPage;
     if (walk.capped)
@@ -88,11 +96,32 @@ export const pageWalk: Check = {
         );
     }
     ctx.observe('firstPage', walk.firstPage);
+    noteViews(ctx, walk);
     return pass(
       `${walk.pages.length} pages at per_page=${perPage} hold each of the ${n} VMs exactly once (first page ${walk.firstPage})`
     );
   },
 };
+
+/** The views of the whole list a walk judged disjointness and coverage on: its first page, and a later one that held VMs. */
+function noteViews(ctx: CheckContext, walk: ListWalk): void {
+  const held = walk.pages.filter((p) => vmsOf(p).length > 0).length;
+  ctx.view(
+    'PAGE-PARAMS',
+    VIEW.unfilteredFirst,
+    held > 0 ? undefined : { reason: 'the list is empty', howToVerify: '--profile certify' }
+  );
+  ctx.view(
+    'PAGE-PARAMS',
+    VIEW.unfilteredLater,
+    held > 1
+      ? undefined
+      : {
+          reason: `a walk at per_page=${walk.perPage} held VMs on one page only`,
+          howToVerify: '--profile certify (creates VMs for a second page within --max-creates)',
+        }
+  );
+}
 
 /**
  * A list too long to walk whole (quick and full; certify walks it): its first PREFIX VMs at per_page 50 and at 23 must
@@ -128,6 +157,7 @@ async function walkPrefix(ctx: CheckContext, size: number): Promise<CheckOutcome
     const missing = a.filter((id) => !b.includes(id));
     if (missing.length === 0) {
       ctx.observe('firstPage', small.firstPage);
+      noteViews(ctx, small);
       return pass(
         `the first ${a.length} VMs of a list of ${size} are the same at per_page=${REFERENCE_PAGE_SIZE} (${reference.pages.length} pages) and at per_page=23 (${small.pages.length} pages), each exactly once (the whole list is walked by --profile certify)`
       );

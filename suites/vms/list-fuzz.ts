@@ -6,7 +6,7 @@ import { pass, fail } from '../../src/engine/run/check.ts';
 import { arbitraryFromSchema, type SchemaLike } from '../../src/engine/generate/arbitrary.ts';
 import { pastTheEnd, vmsOf } from '../../src/engine/target/run-objects.ts';
 import { describeExchange, isSuccess, prefetched } from '../support.ts';
-import { tagsOf } from './tag-filter.ts';
+import { tagFieldName, tagsOf } from './tag-filter.ts';
 
 /** The list's query parameters as the document types them (base + overlay), by name. */
 function parameterSchemas(ctx: Parameters<Check['run']>[0]): Record<string, SchemaLike> {
@@ -33,6 +33,7 @@ export const listFuzz: Check = {
   async run(ctx) {
     const params = parameterSchemas(ctx);
     const first = await ctx.objects.firstPage();
+    const field = await tagFieldName(ctx);
     // Unbiased: fast-check leans towards the ends of a range by default, and the middle of 1-100 matters as much.
     const perPage = fc.noBias(
       arbitraryFromSchema(
@@ -75,7 +76,9 @@ export const listFuzz: Check = {
         : vmsOf(ex).length > (q.per_page as number)
           ? `returned ${vmsOf(ex).length} items for per_page=${q.per_page}`
           : q.tag &&
-              vmsOf(ex).some((v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, val]) => `${k}:${val}` === q.tag))
+              vmsOf(ex).some(
+                (v) => tagsOf(v, field) !== undefined && !tagsOf(v, field)!.some(([k, val]) => `${k}:${val}` === q.tag)
+              )
             ? `tag=${q.tag} returned VMs without that tag`
             : undefined;
       if (problem) problems.set(key, problem);

@@ -6,7 +6,7 @@ import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { readTaskState, readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { isSuccess, describeExchange, documentedRefusal } from '../support.ts';
 import { RANDOM_LANE } from './_create-cases.ts';
-import { tagsOf } from './tag-filter.ts';
+import { tagFieldName, tagsOf } from './tag-filter.ts';
 import { NOT_FINISHED } from '../tasks/reaches-terminal.ts';
 import { tagsInShape } from '../../src/engine/target/run-objects.ts';
 
@@ -64,7 +64,8 @@ async function create(model: Model, real: Real, tagValue: string): Promise<void>
   if (field) {
     tag = [`cc-st-${ctx.config.runId}`, tagValue];
     const pairs: Array<[string, string]> = runTag ? [tag, [runTag.key, runTag.value]] : [tag];
-    body[field] = ctx.declarations.tagsField || !found ? Object.fromEntries(pairs) : tagsInShape(found.shape, pairs);
+    const shape = ctx.declarations.tagsField ? 'map' : (found?.shape ?? runTag?.shape ?? 'map');
+    body[field] = tagsInShape(shape, pairs);
   }
   const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body, lane: RANDOM_LANE });
   if (!isSuccess(ex)) {
@@ -164,8 +165,9 @@ async function walk(model: Model, real: Real, perPage: number, tag?: [string, st
     vm.id = id;
   }
   if (tag) {
+    const field = await tagFieldName(ctx);
     const stranger = w.items.find(
-      (v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, val]) => k === tag[0] && val === tag[1])
+      (v) => tagsOf(v, field) !== undefined && !tagsOf(v, field)!.some(([k, val]) => k === tag[0] && val === tag[1])
     );
     if (stranger)
       throw new InvariantBroken(

@@ -4,7 +4,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, skip, undeclared, Unavailable } from '../../src/engine/run/check.ts';
 import { RUN_TAG_KEY, vmsOf } from '../../src/engine/target/run-objects.ts';
 import { describeExchange, isSuccess } from '../support.ts';
-import { tagsOf } from './tag-filter.ts';
+import { tagFieldName, tagsOf } from './tag-filter.ts';
 
 type Vm = Record<string, unknown>;
 
@@ -79,10 +79,11 @@ async function judgeOnRecords(
       skipped: `the list holds ${scale.size} VMs, too many to judge a filter against the whole list (--profile certify, or an organization with fewer VMs)`,
     };
   const all = await ctx.objects.walk(100);
+  const field = await tagFieldName(ctx);
   if (!all.complete) return { skipped: `the list could not be walked whole (${all.stoppedBecause})` };
   // A colon in a key or value reads differently by where the key ends (judged apart): such tags are left out here.
   const carried = all.items.flatMap((vm) =>
-    (tagsOf(vm) ?? []).filter(([k, v]) => !k.includes(':') && !v.includes(':')).map(([k, v]) => ({ vm, k, v }))
+    (tagsOf(vm, field) ?? []).filter(([k, v]) => !k.includes(':') && !v.includes(':')).map(([k, v]) => ({ vm, k, v }))
   );
   if (carried.length === 0)
     return { skipped: 'no VM record shows a tag, so what a case or repeated filter must return cannot be known' };
@@ -109,7 +110,7 @@ async function judgeOnRecords(
     const asked = swapCase(v);
     const filtered = await ctx.objects.walk(100, { tag: `${k}:${asked}` });
     const due = all.items.filter((vm) =>
-      (tagsOf(vm) ?? []).some(
+      (tagsOf(vm, field) ?? []).some(
         ([kk, vv]) =>
           kk === k && (rule.case === 'insensitive' ? vv.toLowerCase() === asked.toLowerCase() : vv === asked)
       )
@@ -131,7 +132,7 @@ async function judgeOnRecords(
     const a = `${first.k}:${first.v}`;
     const b = `${second.k}:${second.v}`;
     const ex = await ctx.call({ method: 'GET', path: '/v1/vms', query: { tag: [a, b], per_page: 100 } });
-    const has = (vm: Vm, k: string, v: string) => (tagsOf(vm) ?? []).some(([kk, vv]) => kk === k && vv === v);
+    const has = (vm: Vm, k: string, v: string) => (tagsOf(vm, field) ?? []).some(([kk, vv]) => kk === k && vv === v);
     if (rule.repeated === 'refused') {
       if (isSuccess(ex))
         findings.push(

@@ -4,13 +4,16 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import { judge, finding, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { tagsInShape, vmsOf, type ListWalk } from '../../src/engine/target/run-objects.ts';
 import { describeExchange, isSuccess } from '../support.ts';
-import { tagsOf } from './tag-filter.ts';
+import { tagFieldName, tagsOf } from './tag-filter.ts';
 
 /** A VM told apart from others by its id and name together (ids alone may repeat across organizations). */
 const identity = (vm: Record<string, unknown>) => JSON.stringify([vm['id'], vm['name']]);
 
-const firstTag = (walk: ListWalk, pred: (t: [string, string]) => boolean = () => true): [string, string] | undefined =>
-  walk.items.flatMap((v) => tagsOf(v) ?? []).find(pred);
+const firstTag = (
+  walk: ListWalk,
+  field: string,
+  pred: (t: [string, string]) => boolean = () => true
+): [string, string] | undefined => walk.items.flatMap((v) => tagsOf(v, field) ?? []).find(pred);
 
 /**
  * What a cut value's answer can show: nothing when it could not be walked, nor when a tag nobody carries returns VMs
@@ -64,10 +67,15 @@ export const tagFilterStrict: Check = {
     const absentOnce = () => (absent ??= absentTagAnswer(ctx));
     // The four judgements ask questions none of whose answers another needs: side by side, reported in this order.
     // A create budget spent, or no --image: the last is not judged; the rest of the check stands.
+    // Where each organization's records keep tags (any field, any shape, confirmed by its own filter).
+    const [field, theirField] = await Promise.all([
+      tagFieldName(ctx),
+      theirs ? tagFieldName(ctx, 'second') : Promise.resolve('tags'),
+    ]);
     const parts = await Promise.all([
-      judgePartialValue(ctx, all, absentOnce),
-      judgeEachHalf(ctx, firstTag(all), absentOnce),
-      judgeForeignTag(ctx, all, theirs),
+      judgePartialValue(ctx, all, field, absentOnce),
+      judgeEachHalf(ctx, firstTag(all, field), field, absentOnce),
+      judgeForeignTag(ctx, all, theirs, theirField),
       judgeRunTagInBothOrganizations(ctx).catch((err: unknown): BothOrganizations => {
         if (err instanceof Unavailable)
           return { notJudged: `the run's tag on a VM of each organization (${err.message})` };
@@ -90,14 +98,15 @@ export const tagFilterStrict: Check = {
 async function judgePartialValue(
   ctx: CheckContext,
   all: ListWalk,
+  field: string,
   absentAnswer: () => Promise<Exchange>
 ): Promise<Judgement> {
-  const whole = firstTag(all, ([, v]) => v.length >= 2);
+  const whole = firstTag(all, field, ([, v]) => v.length >= 2);
   if (!whole) return { notJudged: 'partial values (no tag of two or more characters visible on the records)' };
   const [key, value] = [whole[0], whole[1].slice(0, -1)];
   const [cut, absent] = await Promise.all([ctx.objects.walk(100, { tag: `${key}:${value}` }), absentAnswer()]);
   const wrong = cut.items.filter(
-    (v) => tagsOf(v) !== undefined && !tagsOf(v)!.some(([k, x]) => k === key && x === value)
+    (v) => tagsOf(v, field) !== undefined && !tagsOf(v, field)!.some(([k, x]) => k === key && x === value)
   );
   const reading = partialMatchReading({
     walked: cut.complete,
@@ -117,16 +126,21 @@ async function judgePartialValue(
     judged,
     finding: finding(
       'must',
-      `tag=${key}:${value}, a value cut short from ${whole[1]}, returned ${wrong.length} VMs that do not carry it (e.g. ${JSON.stringify(wrong[0]!['name'])} with ${JSON.stringify(wrong[0]!['tags'])})`,
+      `tag=${key}:${value}, a value cut short from ${whole[1]}, returned ${wrong.length} VMs that do not carry it (e.g. ${JSON.stringify(wrong[0]!['name'])} with ${JSON.stringify(wrong[0]![field])})`,
       cut.pages.slice(0, 1)
     ),
   };
 }
 
 /** Another organization's VMs: a tag they carry, asked for by the first organization, must not bring them in. */
-async function judgeForeignTag(ctx: CheckContext, all: ListWalk, theirs: ListWalk | undefined): Promise<Judgement> {
+async function judgeForeignTag(
+  ctx: CheckContext,
+  all: ListWalk,
+  theirs: ListWalk | undefined,
+  field: string
+): Promise<Judgement> {
   if (!theirs) return { notJudged: "other organizations' VMs (needs --api-key-b)" };
-  const tag = firstTag(theirs);
+  const tag = firstTag(theirs, field);
   if (!tag) return { notJudged: "other organizations' VMs (no tag visible on the second organization's records)" };
   const [key, value] = tag;
   const filtered = await ctx.objects.walk(100, { tag: `${key}:${value}` });
@@ -159,6 +173,7 @@ type Judgement = { judged: string; finding?: Finding } | { notJudged: string };
 async function judgeEachHalf(
   ctx: CheckContext,
   tag: [string, string] | undefined,
+  field: string,
   absentAnswer: () => Promise<Exchange>
 ): Promise<Judgement> {
   if (!tag) return { notJudged: 'each half of a tag (no tag visible on the records)' };
@@ -184,7 +199,7 @@ async function judgeEachHalf(
   const what = wrong
     .map(
       (w) =>
-        `tag=${w.tag} returned ${w.vms.length} VMs (e.g. ${JSON.stringify(w.vms[0]!['name'])} with ${JSON.stringify(w.vms[0]!['tags'])})`
+        `tag=${w.tag} returned ${w.vms.length} VMs (e.g. ${JSON.stringify(w.vms[0]!['name'])} with ${JSON.stringify(w.vms[0]![field])})`
     )
     .join('; ');
   return {
@@ -218,8 +233,7 @@ async function judgeRunTagInBothOrganizations(ctx: CheckContext): Promise<BothOr
   const { body } = ctx.objects.vmCreateBody('org-b-tagged');
   body['subnet_id'] = ctx.config.subnetIdB;
   const pair: Array<[string, string]> = [[tag.key, tag.value]];
-  body[tag.field] =
-    tag.how === 'certify' && ctx.certify?.tags ? tagsInShape(ctx.certify.tags.shape, pair) : Object.fromEntries(pair);
+  body[tag.field] = tagsInShape(tag.shape, pair);
   const name = String(body['name']);
   const created = await ctx.call({ as: 'second', method: 'POST', path: '/v1/vms', json: body });
   if (!isSuccess(created))

@@ -5,24 +5,35 @@ import { judge, finding, fail, skip } from '../../src/engine/run/check.ts';
 import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { vmsOf, type ListWalk } from '../../src/engine/target/run-objects.ts';
 import { describeExchange, isSuccess, declaredTotalPointerOf } from '../support.ts';
+import { readTags, type TagShape } from '../../src/engine/target/discover.ts';
+import type { KeyName } from '../../src/engine/config/config.ts';
+import { VIEW } from '../../src/spec/clauses.ts';
 
-/** Tags as a VM record shows them, in the shapes targets commonly use: {k: v}, ["k:v"], [{key, value}]. */
-export function tagsOf(vm: Record<string, unknown>): Array<[string, string]> | undefined {
-  const t = vm['tags'];
-  if (Array.isArray(t)) {
-    return t.flatMap((x): Array<[string, string]> => {
-      if (typeof x === 'string' && x.includes(':')) return [[x.slice(0, x.indexOf(':')), x.slice(x.indexOf(':') + 1)]];
-      if (x && typeof x === 'object' && typeof (x as { key?: unknown }).key === 'string')
-        return [[(x as { key: string }).key, String((x as { value?: unknown }).value ?? '')]];
-      return [];
-    });
-  }
-  if (t && typeof t === 'object') return Object.entries(t as Record<string, unknown>).map(([k, v]) => [k, String(v)]);
-  return undefined;
+/**
+ * The tag pairs a VM record shows under `field` (where the key's view keeps tags: ctx.objects.tagField(); "tags" by
+ * default), in any shape (a map, "key:value" strings, {key, value} or {Key, Value} objects); undefined where the record
+ * shows nothing there that reads as tags.
+ */
+export function tagsOf(vm: Record<string, unknown>, field = 'tags'): Array<[string, string]> | undefined {
+  const t = vm[field];
+  if (Array.isArray(t) && t.length === 0) return [];
+  return readTags(t)?.pairs;
 }
 
-const carries = (vm: Record<string, unknown>, key: string, value: string) =>
-  tagsOf(vm)?.some(([k, v]) => k === key && v === value) ?? false;
+/** The field tags are read from in this key's view (declared, confirmed by the filter, or "tags" by convention). */
+export async function tagFieldName(ctx: CheckContext, as: KeyName = 'primary'): Promise<string> {
+  return (await ctx.objects.tagField(as))?.field ?? 'tags';
+}
+
+const carries = (vm: Record<string, unknown>, key: string, value: string, field: string) =>
+  tagsOf(vm, field)?.some(([k, v]) => k === key && v === value) ?? false;
+
+const SHAPE_WORDS: Record<TagShape, string> = {
+  map: 'a map',
+  strings: '"key:value" strings',
+  objects: '{key, value} objects',
+  'pascal-objects': '{Key, Value} objects',
+};
 
 /** The tag to filter on and which VMs must come back: those the run tagged (known by name), or those records show. */
 interface Probe {
@@ -35,7 +46,8 @@ interface Probe {
 function chooseProbe(
   ctx: CheckContext,
   all: ListWalk,
-  createdVm: { tags?: Record<string, string>; accepted: boolean; name: string } | undefined
+  createdVm: { tags?: Record<string, string>; accepted: boolean; name: string } | undefined,
+  field: string
 ): Probe | undefined {
   const prep = ctx.certify?.tags;
   // The population's "a" half when certify filled the list, else the one VM it tagged to find the shape.
@@ -55,7 +67,7 @@ function chooseProbe(
       source: `declared ${ctx.declarations.tagsField}`,
     };
   }
-  const seen = all.items.map(tagsOf).find((t) => t && t.length > 0)?.[0];
+  const seen = all.items.map((v) => tagsOf(v, field)).find((t) => t && t.length > 0)?.[0];
   return seen ? { tag: seen, source: 'read from the records' } : undefined;
 }
 
@@ -89,15 +101,12 @@ export const tagFilter: Check = {
     if (!scale.whole) return runTagFilter(ctx, none, scale.size!);
     const all = await ctx.objects.walk(100);
     const vm = await ctx.objects.vm().catch(() => undefined);
-    const probe = chooseProbe(ctx, all, vm);
-    const shapeOf = (t: unknown) =>
-      Array.isArray(t)
-        ? t.some((x) => typeof x === 'string')
-          ? '"key:value" strings'
-          : '{key, value} objects'
-        : 'a map';
-    const tagged = all.items.find((v) => (tagsOf(v)?.length ?? 0) > 0);
-    if (tagged) ctx.observe('tagShape', shapeOf(tagged['tags']));
+    const place = await ctx.objects.tagField();
+    const field = place?.field ?? 'tags';
+    const probe = chooseProbe(ctx, all, vm, field);
+    const tagged = all.items.find((v) => (tagsOf(v, field)?.length ?? 0) > 0);
+    const shape = tagged && readTags(tagged[field])?.shape;
+    if (shape) ctx.observe('tagShape', `${SHAPE_WORDS[shape]} under ${field}`);
     if (!probe) {
       ctx.observe('tagsVisible', false);
       return skip(
@@ -139,7 +148,7 @@ export const tagFilter: Check = {
           )
         );
     } else {
-      const wrong = filtered.items.filter((v) => tagsOf(v) !== undefined && !carries(v, key, value));
+      const wrong = filtered.items.filter((v) => tagsOf(v, field) !== undefined && !carries(v, key, value, field));
       if (wrong.length)
         findings.push(
           finding(
@@ -149,14 +158,18 @@ export const tagFilter: Check = {
           )
         );
       if (all.complete) {
-        const expected = new Set(all.items.filter((v) => carries(v, key, value)).map((v) => JSON.stringify(v['id'])));
+        const expected = new Set(
+          all.items.filter((v) => carries(v, key, value, field)).map((v) => JSON.stringify(v['id']))
+        );
         const got = new Set(filtered.items.map((v) => JSON.stringify(v['id'])));
         let missing = [...expected].filter((id) => !got.has(id));
         // A VM may leave the list between the two walks (the run deletes VMs of its own meanwhile): left out is only
         // what a walk made after the filtered one still shows carrying the tag.
         if (missing.length) {
           const after = await ctx.objects.walk(100);
-          const still = new Set(after.items.filter((v) => carries(v, key, value)).map((v) => JSON.stringify(v['id'])));
+          const still = new Set(
+            after.items.filter((v) => carries(v, key, value, field)).map((v) => JSON.stringify(v['id']))
+          );
           if (after.complete) missing = missing.filter((id) => still.has(id));
         }
         if (missing.length)
@@ -189,12 +202,27 @@ export const tagFilter: Check = {
         );
       else totalNote = `, total ${pointer} = ${distinct} on every page`;
     }
+    noteViews(ctx, filtered, !!pointer);
     return judge(
       findings,
       `tag=${absent} returned no VM; tag=${key}:${value} (${probe.source}) returned exactly the ${filtered.items.length} VMs carrying it over ${filtered.pages.length} pages${totalNote}`
     );
   },
 };
+
+/** The views of the list the filter was judged on: its first page, and a later one where the walk held VMs there. */
+function noteViews(ctx: CheckContext, filtered: ListWalk, withTotal: boolean): void {
+  const held = filtered.pages.filter((p) => vmsOf(p).length > 0).length;
+  const howToVerify = '--profile certify (tags the VMs it creates past a page of 20)';
+  for (const clause of withTotal ? ['TAG-FILTER', 'PAGE-TOTAL'] : ['TAG-FILTER']) {
+    ctx.view(clause, VIEW.tagFirst, held > 0 ? undefined : { reason: 'the filter held no VM', howToVerify });
+    ctx.view(
+      clause,
+      VIEW.tagLater,
+      held > 1 ? undefined : { reason: `the filter held VMs on one page at per_page=${filtered.perPage}`, howToVerify }
+    );
+  }
+}
 
 /**
  * A list too long to walk whole (quick and full; certify walks it): the filter is judged on the run's own tag. Every
@@ -229,7 +257,10 @@ async function runTagFilter(ctx: CheckContext, none: Exchange, size: number): Pr
         evidence
       )
     );
-  const untagged = filtered.items.filter((v) => tagsOf(v) !== undefined && !carries(v, tag.key, tag.value));
+  const field = await tagFieldName(ctx);
+  const untagged = filtered.items.filter(
+    (v) => tagsOf(v, field) !== undefined && !carries(v, tag.key, tag.value, field)
+  );
   if (untagged.length)
     findings.push(
       finding(
@@ -260,6 +291,7 @@ async function runTagFilter(ctx: CheckContext, none: Exchange, size: number): Pr
       );
     else totalNote = `, total ${pointer} = ${distinct} on every page`;
   }
+  noteViews(ctx, filtered, !!pointer);
   return judge(
     findings,
     `tag=cc-absent-${ctx.config.runId}:none returned no VM; tag=${filter} (the run's own tag, ${tag.how}) returned exactly VMs the run created, ${vm.name} among them, ${filtered.items.length} over ${filtered.pages.length} pages${totalNote} (a list of ${size} is not walked whole; --profile certify walks it)`

@@ -41,7 +41,7 @@ async function tagSetting(ctx: CheckContext): Promise<TagSetting | undefined> {
   const found = ctx.certify?.tags;
   if (found) return { field: found.field, shape: found.shape, declared: false };
   const runTag = await ctx.objects.runTag();
-  return runTag && { field: runTag.field, shape: 'map', declared: false };
+  return runTag && { field: runTag.field, shape: runTag.shape, declared: false };
 }
 
 /** The last read of a create's task, polled to its end; undefined where no task id was found (vms.create-returns-task says why). */

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { loadClauses, FAULT_DIMENSIONS, type FaultModelEntry } from '../../src/spec/clauses.ts';
+import { loadClauses, FAULT_DIMENSIONS, LIST_VIEWS, type FaultModelEntry } from '../../src/spec/clauses.ts';
 import { FAULTS, HOSTILE_FAULTS, type FaultDef } from '../../fixtures/reference/faults.ts';
 import { S3_FAULTS } from '../../fixtures/s3/faults.ts';
 import { allChecks } from '../../suites/index.ts';
@@ -102,6 +102,7 @@ describe('clause domains', () => {
         expect(SETS.includes(o) || operationIds.has(o), `${c.id}: operation ${o}`).toBe(true);
       for (const s of c.domain!.subjects ?? []) expect(SUBJECTS, `${c.id}: subject ${s}`).toContain(s);
       for (const o of c.domain!.objects ?? []) expect(OBJECTS, `${c.id}: object ${o}`).toContain(o);
+      for (const v of c.domain!.views ?? []) expect(Object.keys(LIST_VIEWS), `${c.id}: view ${v}`).toContain(v);
       // A value class is one the vocabulary knows, of an operation the same domain names.
       for (const v of c.domain!.values ?? []) {
         expect(Object.keys(VALUE_CLASSES), `${c.id}: value class ${v}`).toContain(v);

@@ -89,8 +89,10 @@ export interface Observations {
   certifyPlan?: { stoppedBy: string; deleted: number; reserve: number; note: string };
   certify?: {
     tags: { field: string; shape: string; declared: boolean } | null;
-    tagAttempts: Array<{ shape: string; outcome: string }>;
+    tagAttempts: Array<{ field: string; shape: string; outcome: string }>;
     listBefore?: number;
+    /** What the population aimed at: the list's length and the VMs carrying the run's tag, and why. */
+    wanted?: { list: number; tagged: number; why: string };
     populated: number;
     shortBy?: number;
     plan?: string;

@@ -2,14 +2,29 @@
 // from the log, and the keys whose token answers it read. A clause's domain (domains.ts) counts these points too.
 import type { Exchange } from '../transport/exchange.ts';
 
+/** Why a check could not decide a clause's property in one view of a list, and what would decide it. */
+export interface Undecided {
+  reason: string;
+  howToVerify: string;
+}
+
 export interface Judged {
   /** seq of every exchange the check was handed or picked. */
   seqs: Set<number>;
   /** Keys whose token answer the check read (ctx.tokens.response('readonly')): their issuance was judged. */
   tokenKeys: Set<string>;
+  /** Per clause, the list views (LIST_VIEWS) the check decided (true) or could not decide (why). */
+  views: Map<string, Map<string, true | Undecided>>;
 }
 
-export const newJudged = (): Judged => ({ seqs: new Set(), tokenKeys: new Set() });
+export const newJudged = (): Judged => ({ seqs: new Set(), tokenKeys: new Set(), views: new Map() });
+
+/** Records a view of a clause as decided, or why not; once decided it stays decided. */
+export function noteView(judged: Judged, clause: string, view: string, undecided?: Undecided): void {
+  const views = judged.views.get(clause) ?? new Map<string, true | Undecided>();
+  judged.views.set(clause, views);
+  if (views.get(view) !== true) views.set(view, undecided ?? true);
+}
 
 const isExchange = (v: unknown): v is Exchange =>
   !!v &&

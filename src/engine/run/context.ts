@@ -13,6 +13,7 @@ import type { ServedOperations } from '../target/served-operations.ts';
 import type { CertifyPreparation } from '../target/certify.ts';
 import type { LimitsReport } from '../limits/limit-session.ts';
 import type { RunEvents } from '../events/events.ts';
+import type { Undecided } from './attribution.ts';
 
 /** What a check can use. Built once per check, so every exchange is attributed to the check that sent it. */
 export interface CheckContext {
@@ -54,4 +55,9 @@ export interface CheckContext {
   sleepTarget(seconds: number, what?: string): Promise<void>;
   /** Says, before it is done, what the check is about to do to the target (many creates): on stderr, and in the report. */
   announce(message: string): void;
+  /**
+   * Records that the check decided a clause's property in a view of the VM list (a filter × a page, LIST_VIEWS), or,
+   * with `undecided`, why it could not there: the clause's domain counts the views (run/domains.ts).
+   */
+  view(clause: string, view: string, undecided?: Undecided): void;
 }

@@ -1,8 +1,10 @@
-// A clause's domain: the operations, subjects and object conditions a MUST clause ranges over (declared in
-// spec/clauses.yaml), the points of it this run's judging checks exercised (read from the exchange log), and the rest:
-// a verified clause exercised on part of its domain is "partly verified", with what would complete it.
+// A clause's domain: the operations, subjects, object conditions, value classes and list views a MUST clause ranges
+// over (declared in spec/clauses.yaml), the points of it this run's judging checks exercised (read from the exchange
+// log, and for list views from what the checks said they decided), and the rest: a verified clause exercised on part
+// of its domain is "partly verified", with what would complete it.
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { Clause, ClauseDomain, DomainDimension } from '../../spec/clauses.ts';
+import { LIST_VIEWS } from '../../spec/clauses.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import type { LedgerEntry } from '../target/ledger.ts';
 import type { Check } from './check.ts';
@@ -123,6 +125,7 @@ export function computeDomains(
     if (d.subjects) coverSubjects(coverage, clause.id, d.subjects, met.subjects, inputs.keysHeld);
     if (d.objects) coverObjects(coverage, clause.id, d.objects, met.objects, inputs.keysHeld.has('second'));
     if (d.values) coverValues(coverage, clause.id, d.values, met.values, met.refusedValues);
+    if (d.views) coverViews(coverage, clause.id, d.views, judging, judged);
     out.push(coverage);
   }
   return out;
@@ -335,6 +338,43 @@ function coverValues(
       possible: true,
       reason: `no check judging ${clause} sent ${cls ? `${cls.what} (${cls.operation})` : v} and had an answer`,
       howToVerify: `a check of ${clause} that sends it (the suite's gap, a budget spent first, or a group not selected)`,
+    });
+  }
+}
+
+/**
+ * The views of the VM list (a filter × a page) in which a judging check decided the clause's property, and the rest
+ * with why no check could (always within reach: a longer list, a tag the run sets, or a profile that makes them).
+ */
+function coverViews(
+  coverage: DomainCoverage,
+  clause: string,
+  domain: readonly string[],
+  judging: readonly Check[],
+  judged: ReadonlyMap<string, Judged>
+): void {
+  coverage.domain.views = [...domain];
+  const notes = judging.flatMap((c) => {
+    const n = judged.get(c.id)?.views.get(clause);
+    return n ? [n] : [];
+  });
+  const decided = (v: string) => notes.some((n) => n.get(v) === true);
+  coverage.exercised.views = domain.filter(decided);
+  for (const v of domain.filter((x) => !decided(x))) {
+    const why = notes.flatMap((n) => {
+      const u = n.get(v);
+      return u && u !== true ? [u] : [];
+    });
+    coverage.missing.push({
+      dimension: 'views',
+      point: v,
+      possible: true,
+      reason: why.length
+        ? [...new Set(why.map((w) => w.reason))].join('; ')
+        : `no check judging ${clause} decided it on ${LIST_VIEWS[v] ?? v}`,
+      howToVerify:
+        why[0]?.howToVerify ??
+        `a check of ${clause} that reads ${LIST_VIEWS[v] ?? v} (the suite's gap, or a group not selected)`,
     });
   }
 }

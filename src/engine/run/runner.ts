@@ -49,7 +49,7 @@ import {
 import { limitTraces } from '../limits/trace.ts';
 import { specDigests } from './digests.ts';
 import { computeDomains, partlyVerified } from './domains.ts';
-import { newJudged, recordingObjects, recordingLog, recordingTokens, type Judged } from './attribution.ts';
+import { newJudged, noteView, recordingObjects, recordingLog, recordingTokens, type Judged } from './attribution.ts';
 
 export interface RunHooks extends WaitListener {
   onCheckStart?(check: Check): void;
@@ -521,6 +521,7 @@ function contextFor(
     sleepTarget: (seconds, what) =>
       waits.sleep((seconds * 1000) / config.timeScale, what ?? `${seconds} target-seconds`, check.id, 'target-time'),
     announce: (message) => run.announce(check.id, message),
+    view: (clause, view, undecided) => noteView(seen, clause, view, undecided),
   };
 }
 

@@ -5,13 +5,21 @@ import type { CallOptions } from '../identity/call.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
 import type { Ledger } from './ledger.ts';
-import { TAG_SHAPES, tagsInShape, type RunObjects, type TagShape } from './run-objects.ts';
+import { RUN_TAG_KEY, TAG_SHAPES, tagsInShape, vmsOf, type RunObjects, type TagShape } from './run-objects.ts';
+import { readTags } from './discover.ts';
 import { Unavailable } from '../outcome/outcome.ts';
 
 /** The list must hold more than the per_page maximum, so a missing cap shows; that also gives a second page. */
 export const POPULATION_TARGET = 101;
-/** Creates certify may spend beyond the population: the tag shapes it tries. */
-export const TAG_SHAPE_CREATES = TAG_SHAPES.length;
+/**
+ * Where per_page past 100 is served, the list and one tag must hold this many, so a missing cap shows on a later page
+ * too (per_page=101 on page 2 of an uncapped list starts at item 102 and holds 101 items only where there are 202).
+ */
+export const LATER_PAGE_POPULATION = 202;
+/** The list shapes a tag field whose records all hold an empty list may take (a map shows itself even empty). */
+const LIST_SHAPES = TAG_SHAPES.filter((s) => s !== 'map');
+/** Creates certify may spend beyond the population: each tag form it tries (the field records show, then "tags"). */
+export const TAG_SHAPE_CREATES = LIST_SHAPES.length + TAG_SHAPES.length;
 /** Real creates the write-limit probe may need: limit + 1 in two windows. */
 export const WRITE_PROBE_CREATES = 2 * 61;
 /** Creates of the checks themselves (the fixture VM, stateful sequences, coercible values a target accepts), measured on the reference with headroom. */
@@ -27,11 +35,11 @@ export const QUOTA_PROBE_CREATES = 60;
 export function certifyBudget(): { total: number; parts: Array<{ what: string; creates: number }> } {
   const parts = [
     {
-      what: `filling a list shorter than ${POPULATION_TARGET} VMs (so a missing per_page cap shows, and a second page exists)`,
-      creates: POPULATION_TARGET,
+      what: `filling a list shorter than ${POPULATION_TARGET} VMs (so a missing per_page cap shows, and a second page exists), or, where per_page past 100 is served, to ${LATER_PAGE_POPULATION} VMs all carrying the run's tag (so a missing cap shows on a later page and under a filter too)`,
+      creates: LATER_PAGE_POPULATION,
     },
     {
-      what: 'finding how tags are set: one create per common shape (map, "key:value" strings, {key, value} objects)',
+      what: 'finding how tags are set: one create per form (the field the records keep tags in, in the shape they show; then "tags" as a map, "key:value" strings, {key, value} and {Key, Value} objects)',
       creates: TAG_SHAPE_CREATES,
     },
     {
@@ -53,7 +61,9 @@ export function certifyBudget(): { total: number; parts: Array<{ what: string; c
 export interface CertifyPreparation {
   /** How tags are set through the create body (declared, or found by trying the shapes and confirming through the filter). */
   tags?: { field: string; shape: TagShape; key: string; declared: boolean; byValue: Record<string, string[]> };
-  tagAttempts: Array<{ shape: TagShape; outcome: string }>;
+  tagAttempts: Array<{ field: string; shape: TagShape; outcome: string }>;
+  /** What the population aimed at: the list's length, and the VMs carrying the run's tag (0: no tag needed). */
+  wanted?: { list: number; tagged: number; why: string };
   /** VMs the list held before certify added any, when it could be walked. */
   listBefore?: number;
   /** VMs certify created to fill the list. */
@@ -102,49 +112,139 @@ async function settle(d: Deps, ex: Exchange, lane: string): Promise<void> {
 }
 
 /**
- * Tries each common tag shape on a create until the filter returns the VM it tagged: only then are tags "set" (a
- * target that ignores an unknown field accepts the create too). The overlay's declaration, where there is one, wins.
+ * The tag forms worth a create, likeliest first: the field the records keep tags in (any name), in the shape they show
+ * there (every list shape where they show only empty lists); then "tags" in each common shape.
+ */
+async function tagForms(d: Deps): Promise<Array<{ field: string; shape: TagShape }>> {
+  const place = await d.objects.tagField();
+  const forms: Array<{ field: string; shape: TagShape }> = [];
+  if (place) for (const shape of place.shape ? [place.shape] : LIST_SHAPES) forms.push({ field: place.field, shape });
+  for (const shape of TAG_SHAPES)
+    if (!forms.some((f) => f.field === 'tags' && f.shape === shape)) forms.push({ field: 'tags', shape });
+  return forms;
+}
+
+/**
+ * Tries each tag form on a create until the filter returns the VM it tagged: only then are tags "set" (a target that
+ * ignores an unknown field accepts the create too). The overlay's declaration, where there is one, wins.
  */
 async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Promise<void> {
   if (d.declarations.tagsField) {
     prep.tags = { field: d.declarations.tagsField, shape: 'map', key, declared: true, byValue: {} };
     return;
   }
-  for (const shape of TAG_SHAPES) {
+  for (const [i, { field, shape }] of (await tagForms(d)).entries()) {
     if (budgetLeft(d) < 1) {
-      prep.tagAttempts.push({ shape, outcome: 'not tried: the create budget (--max-creates) is spent' });
+      prep.tagAttempts.push({ field, shape, outcome: 'not tried: the create budget (--max-creates) is spent' });
       continue;
     }
-    const { body } = d.objects.vmCreateBody(`tag-${shape}`);
-    body['tags'] = tagsInShape(shape, [[key, 'probe']]);
+    const { body } = d.objects.vmCreateBody(`tag-${i + 1}`);
+    body[field] = tagsInShape(shape, [[key, 'probe']]);
     const ex = await d.call({ method: 'POST', path: '/v1/vms', json: body, lane: LANES[0] });
     if (!isSuccess(ex)) {
-      prep.tagAttempts.push({ shape, outcome: `refused: ${statusText(ex)}` });
+      prep.tagAttempts.push({ field, shape, outcome: `refused: ${statusText(ex)}` });
       if (isServerFailure(ex))
-        prep.problems.push({ message: `a create with tags as ${shape} answered ${statusText(ex)}`, exchanges: [ex] });
+        prep.problems.push({
+          message: `a create with tags under ${field} as ${shape} answered ${statusText(ex)}`,
+          exchanges: [ex],
+        });
       continue;
     }
-    d.ledger.record({ kind: 'vm', name: String(body['name']), createdBy: 'certify', note: `tags as ${shape}` }, ex);
+    d.ledger.record(
+      {
+        kind: 'vm',
+        name: String(body['name']),
+        createdBy: 'certify',
+        note: `tags under ${field} as ${shape}`,
+      },
+      ex
+    );
     await settle(d, ex, LANES[0]!);
     const filtered = await d.objects.walk(100, { tag: `${key}:probe` });
     if (filtered.items.some((v) => v['name'] === body['name'])) {
-      prep.tagAttempts.push({ shape, outcome: 'set: the filter returns the VM' });
-      prep.tags = { field: 'tags', shape, key, declared: false, byValue: { probe: [String(body['name'])] } };
-      d.objects.foundTags = { field: 'tags', shape };
+      prep.tagAttempts.push({ field, shape, outcome: 'set: the filter returns the VM' });
+      prep.tags = { field, shape, key, declared: false, byValue: { probe: [String(body['name'])] } };
+      d.objects.foundTags = { field, shape };
       return;
     }
-    prep.tagAttempts.push({ shape, outcome: `accepted, but tag=${key}:probe does not return the VM` });
+    prep.tagAttempts.push({ field, shape, outcome: `accepted, but tag=${key}:probe does not return the VM` });
   }
 }
 
-/** Creates VMs until the list holds POPULATION_TARGET, within the budget, half of them tagged a and half b. */
+/**
+ * Whether per_page past 100 (101, 500, 1000 on the first page, 101 on the next) is refused, with the query (a tag
+ * filter): then a refusal shows the cap and no length of list is needed for it.
+ */
+async function capRefused(d: Deps, query: Record<string, string>): Promise<boolean> {
+  const first = await d.objects.firstPage();
+  for (const [page, perPage] of [
+    [first, 101],
+    [first, 500],
+    [first, 1000],
+    [first + 1, 101],
+  ] as const) {
+    const ex = await d.call({
+      method: 'GET',
+      path: '/v1/vms',
+      query: { ...query, page, per_page: perPage },
+      lane: LANES[0],
+    });
+    const status = ex.response?.status ?? 500;
+    if (status < 400 || status >= 500) return false;
+  }
+  return true;
+}
+
+/** How many VMs carry a tag, read at per_page=100 up to LATER_PAGE_POPULATION. */
+async function carriersOf(d: Deps, tag: string): Promise<number> {
+  const first = await d.objects.firstPage();
+  const ids = new Set<string>();
+  for (let page = first; page < first + 3 && ids.size < LATER_PAGE_POPULATION; page++) {
+    const ex = await d.call({ method: 'GET', path: '/v1/vms', query: { tag, page, per_page: 100 }, lane: LANES[0] });
+    for (const v of vmsOf(ex)) ids.add(JSON.stringify(v['id']));
+    if (!isSuccess(ex) || vmsOf(ex).length < 100) break;
+  }
+  return ids.size;
+}
+
+/**
+ * How many VMs the list and the run's tag must hold: a list past 100 always; where per_page past 100 is served, 202
+ * (a later page can then show the cap), and, where it is served under a filter, 202 carrying the run's tag unless a
+ * tag the records show already has as many.
+ */
+async function populationWanted(d: Deps, prep: CertifyPreparation): Promise<NonNullable<CertifyPreparation['wanted']>> {
+  const whole = await capRefused(d, {});
+  const filtered = await capRefused(d, { tag: `cc-absent-${d.config.runId}:none` });
+  const list = whole ? POPULATION_TARGET : LATER_PAGE_POPULATION;
+  if (filtered || !prep.tags)
+    return { list, tagged: 0, why: filtered ? 'per_page past 100 is refused under a filter' : 'tags could not be set' };
+  const place = await d.objects.tagField();
+  const scale = await d.objects.listScale();
+  const counts = new Map<string, number>();
+  for (const vm of vmsOf(scale.firstPage))
+    for (const [k, v] of (place && readTags(vm[place.field])?.pairs) ?? [])
+      if (!k.includes(':')) counts.set(`${k}:${v}`, (counts.get(`${k}:${v}`) ?? 0) + 1);
+  const commonest = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
+  if (commonest && (await carriersOf(d, commonest)) >= LATER_PAGE_POPULATION)
+    return { list, tagged: 0, why: `tag=${commonest} is carried by ${LATER_PAGE_POPULATION} VMs or more` };
+  const run = await carriersOf(d, `${RUN_TAG_KEY}:${d.config.runId}`);
+  return { list, tagged: LATER_PAGE_POPULATION - run, why: 'per_page past 100 is served under a filter' };
+}
+
+/**
+ * Creates VMs until the list and the run's tag hold what populationWanted says, within the budget: half of them
+ * tagged a and half b, all with the run's tag.
+ */
 async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
   // A list already past the target needs no walk to say so (its first page and total suffice).
   const scale = await d.objects.listScale();
   const known =
-    scale.size !== undefined && scale.size > POPULATION_TARGET ? scale.size : (await d.objects.walk(100)).items.length;
+    scale.size !== undefined && scale.size > LATER_PAGE_POPULATION
+      ? scale.size
+      : (await d.objects.walk(100)).items.length;
   prep.listBefore = known;
-  const need = Math.max(0, POPULATION_TARGET - known);
+  prep.wanted = await populationWanted(d, prep);
+  const need = Math.max(0, prep.wanted.list - known, prep.wanted.tagged);
   const allowed = Math.min(need, budgetLeft(d));
   prep.shortBy = need - allowed;
   if (allowed > 0)
@@ -160,10 +260,14 @@ async function populate(d: Deps, prep: CertifyPreparation): Promise<void> {
       const n = ++next;
       const { body } = d.objects.vmCreateBody(`pop${String(n).padStart(3, '0')}`);
       const value = n % 2 ? 'a' : 'b';
+      // Half a, half b under the population's key, and every one the run's tag, so one tag holds the whole population.
       if (prep.tags)
         body[prep.tags.field] = prep.tags.declared
           ? { ...(body[prep.tags.field] as object), [prep.tags.key]: value }
-          : tagsInShape(prep.tags.shape, [[prep.tags.key, value]]);
+          : tagsInShape(prep.tags.shape, [
+              [prep.tags.key, value],
+              [RUN_TAG_KEY, d.config.runId],
+            ]);
       const ex = await d.call({ method: 'POST', path: '/v1/vms', json: body, lane });
       if (!isSuccess(ex)) {
         if (isServerFailure(ex))
@@ -268,6 +372,7 @@ export async function prepareCertify(d: Deps): Promise<CertifyPreparation> {
     tags: prep.tags ? { field: prep.tags.field, shape: prep.tags.shape, declared: prep.tags.declared } : null,
     tagAttempts: prep.tagAttempts,
     listBefore: prep.listBefore,
+    ...(prep.wanted ? { wanted: prep.wanted } : {}),
     populated: prep.populated.length,
     ...(prep.shortBy ? { shortBy: prep.shortBy } : {}),
     ...(prep.plan ? { plan: prep.plan.note } : {}),

@@ -380,3 +380,87 @@ export function backupIdsNamedIn(ex: Exchange | undefined): string[] {
     (v, i, all): v is string => typeof v === 'string' && ID_LIKE.test(v) && all.indexOf(v) === i
   );
 }
+
+/**
+ * How tags travel, in records and create bodies: a map of strings ({env: prod}, Azure and GCE labels, OCI
+ * freeformTags), "key:value" strings, {key, value} objects, or {Key, Value} objects (EC2).
+ */
+export type TagShape = 'map' | 'strings' | 'objects' | 'pascal-objects';
+export const TAG_SHAPES: readonly TagShape[] = ['map', 'strings', 'objects', 'pascal-objects'];
+
+const isPlain = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** The shape of a value that holds tags, and its pairs; undefined for a value that is not a tag collection. */
+export function readTags(value: unknown): { shape: TagShape; pairs: Array<[string, string]> } | undefined {
+  if (isPlain(value)) {
+    const entries = Object.entries(value);
+    if (!entries.every(([, v]) => typeof v === 'string')) return undefined;
+    return { shape: 'map', pairs: entries as Array<[string, string]> };
+  }
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  if (value.every((x) => typeof x === 'string' && x.indexOf(':') > 0))
+    return {
+      shape: 'strings',
+      pairs: (value as string[]).map((x) => [x.slice(0, x.indexOf(':')), x.slice(x.indexOf(':') + 1)]),
+    };
+  for (const [shape, k, v] of [
+    ['objects', 'key', 'value'],
+    ['pascal-objects', 'Key', 'Value'],
+  ] as const) {
+    if (value.every((x) => isPlain(x) && typeof x[k] === 'string' && ['string', 'undefined'].includes(typeof x[v])))
+      return {
+        shape,
+        pairs: (value as Array<Record<string, unknown>>).map((x) => [String(x[k]), String(x[v] ?? '')]),
+      };
+  }
+  return undefined;
+}
+
+/** Tags as a create body carries them, in one shape. */
+export function tagsInShape(shape: TagShape, tags: ReadonlyArray<readonly [string, string]>): unknown {
+  if (shape === 'map') return Object.fromEntries(tags);
+  if (shape === 'strings') return tags.map(([k, v]) => `${k}:${v}`);
+  if (shape === 'objects') return tags.map(([key, value]) => ({ key, value }));
+  return tags.map(([Key, Value]) => ({ Key, Value }));
+}
+
+/** A field of a record that may hold the VM's tags: its name, the shape it shows, and the pairs records show there. */
+export interface TagFieldCandidate {
+  field: string;
+  /** Undefined where every record holds an empty list there: any list shape may set it. */
+  shape?: TagShape;
+  /** Each record (by index) and the pairs it shows under the field. */
+  carriers: Array<{ record: Record<string, unknown>; pairs: Array<[string, string]> }>;
+}
+
+const TAG_NAMED = /tag|label/i;
+
+/**
+ * The fields of VM records that may hold their tags, whatever their name (the seed says VMs carry tags, not where): a
+ * top-level field holding tag pairs in one of the shapes, on some record. A field named for tags or labels that is
+ * empty everywhere ({} or []) is kept too, without carriers: a place to set tags, not to read them. Named ones first,
+ * then by how many records carry pairs there.
+ */
+export function tagFieldCandidates(records: ReadonlyArray<Record<string, unknown>>): TagFieldCandidate[] {
+  const found = new Map<string, TagFieldCandidate>();
+  const empty = new Map<string, TagShape | undefined>();
+  for (const record of records) {
+    for (const [field, value] of Object.entries(record)) {
+      if (
+        TAG_NAMED.test(field) &&
+        (Array.isArray(value) ? value.length === 0 : isPlain(value) && !Object.keys(value).length)
+      )
+        empty.set(field, empty.get(field) ?? (Array.isArray(value) ? undefined : 'map'));
+      const tags = readTags(value);
+      if (!tags || tags.pairs.length === 0) continue;
+      const c = found.get(field) ?? { field, shape: tags.shape, carriers: [] };
+      // One field, one shape: a record that shows another shape there is not counted.
+      if (c.shape === tags.shape) c.carriers.push({ record, pairs: tags.pairs });
+      found.set(field, c);
+    }
+  }
+  for (const [field, shape] of empty) if (!found.has(field)) found.set(field, { field, shape, carriers: [] });
+  return [...found.values()].sort(
+    (a, b) => Number(TAG_NAMED.test(b.field)) - Number(TAG_NAMED.test(a.field)) || b.carriers.length - a.carriers.length
+  );
+}

@@ -16,7 +16,13 @@ import {
   taskIdIn,
   totalCandidatesOf,
   describeLocation,
+  readTags,
+  tagFieldCandidates,
+  tagsInShape,
+  TAG_SHAPES,
   type Candidate,
+  type TagFieldCandidate,
+  type TagShape,
 } from './discover.ts';
 import { Waits } from '../transport/waits.ts';
 import { inputRefusalOf, type InputRefusal, type KeyFacts } from './input-refusal.ts';
@@ -92,10 +98,30 @@ export interface ListScale {
 /** The tag every VM the run wants to find again carries, and how the run knows tags are set that way. */
 export interface RunTag {
   field: string;
+  /** How the create body carried it (a declared field takes a map). */
+  shape: TagShape;
   key: string;
   value: string;
   how: 'declared' | 'certify' | 'discovered';
 }
+
+/**
+ * Where one key's view of the VM records keeps their tags: declared (x-tags-field); confirmed by the filter (a pair a
+ * record shows under the field returns that record and leaves out a record without it); the conventional `tags`,
+ * where records show pairs there that no filter confirmed; or a field named for tags that is empty everywhere, a place
+ * to set them. The seed says VMs carry tags, not under which name nor in which shape.
+ */
+export interface TagField {
+  field: string;
+  /** How records show it; undefined where every record holds an empty list there. */
+  shape?: TagShape;
+  how: 'declared' | 'confirmed' | 'convention' | 'empty';
+  /** The filtered read that confirmed it. */
+  evidence?: Exchange;
+}
+
+/** Candidate fields a key's view is asked about through the filter, at most (each costs a read). */
+const MAX_TAG_FIELD_PROBES = 3;
 
 type Call = (opts: CallOptions) => Promise<Exchange>;
 
@@ -129,15 +155,7 @@ function memo<T>(fn: () => Promise<T>): () => Promise<T> {
 const QUICK_POLLS = 12;
 const QUICK_POLL_MS = 250;
 
-/** {k: v}, ["k:v"] or [{key: k, value: v}]: how tags travel in a create body, in the shapes targets commonly use. */
-export type TagShape = 'map' | 'strings' | 'objects';
-export const TAG_SHAPES: readonly TagShape[] = ['map', 'strings', 'objects'];
-
-export function tagsInShape(shape: TagShape, tags: ReadonlyArray<readonly [string, string]>): unknown {
-  if (shape === 'map') return Object.fromEntries(tags);
-  if (shape === 'strings') return tags.map(([k, v]) => `${k}:${v}`);
-  return tags.map(([key, value]) => ({ key, value }));
-}
+export { TAG_SHAPES, tagsInShape, type TagShape };
 
 /** Real ms before the next poll of a task: a quarter second for the first few, then once a target-second. */
 export function pollIntervalMs(pollsSoFar: number, timeScale: number): number {
@@ -250,8 +268,10 @@ export class RunObjects {
           tags = { [RUN_TAG_KEY]: this.config.runId };
           body[this.foundTags.field] = tagsInShape(this.foundTags.shape, Object.entries(tags));
         } else if (withTag) {
+          // Where the records keep tags (the field and shape they show), else a map under "tags".
+          this.tentativePlace ??= await this.tagPlace();
           tags = { [RUN_TAG_KEY]: this.config.runId };
-          body['tags'] = tags;
+          body[this.tentativePlace.field] = tagsInShape(this.tentativePlace.shape, Object.entries(tags));
         }
         const exchange = await this.call({ method: 'POST', path: '/v1/vms', json: body });
         attempts.push(exchange);
@@ -297,6 +317,75 @@ export class RunObjects {
 
   /** True when the run's VM carries the run's tag only tentatively (nobody declared how tags are set). */
   private tentativeTag = false;
+  /** Where the tentative tag was put. */
+  private tentativePlace?: { field: string; shape: TagShape };
+
+  /** Where to try setting a tag: the field the records keep tags in, in the shape they show; else a map under "tags". */
+  private async tagPlace(): Promise<{ field: string; shape: TagShape }> {
+    const found = await this.tagField();
+    return { field: found?.field ?? 'tags', shape: found?.shape ?? 'map' };
+  }
+
+  private readonly tagFields = new Map<KeyName, Promise<TagField | undefined>>();
+
+  /** Where this key's view of the records keeps the VMs' tags (see TagField), found once per key. */
+  tagField(as: KeyName = 'primary'): Promise<TagField | undefined> {
+    let found = this.tagFields.get(as);
+    if (!found) this.tagFields.set(as, (found = this.findTagField(as)));
+    return found;
+  }
+
+  private async findTagField(as: KeyName): Promise<TagField | undefined> {
+    const declared = this.declarations.tagsField;
+    if (declared) return { field: declared, shape: 'map', how: 'declared' };
+    const page =
+      as === 'primary'
+        ? (await this.listScale()).firstPage
+        : await this.call({
+            as,
+            method: 'GET',
+            path: '/v1/vms',
+            query: { page: await this.firstPage(), per_page: 100 },
+          });
+    const records = vmsOf(page);
+    const candidates = tagFieldCandidates(records);
+    for (const c of candidates.filter((x) => x.carriers.length > 0).slice(0, MAX_TAG_FIELD_PROBES)) {
+      const evidence = await this.confirmTagField(as, c, records);
+      if (evidence) return { field: c.field, shape: c.shape, how: 'confirmed', evidence };
+    }
+    // Unconfirmed (a filter that is not applied confirms nothing): pairs under "tags" are read as tags by convention.
+    const tags = candidates.find((c) => c.field === 'tags' && c.carriers.length > 0);
+    if (tags) return { field: 'tags', shape: tags.shape, how: 'convention' };
+    const empty = candidates.find((c) => c.carriers.length === 0);
+    return empty && { field: empty.field, shape: empty.shape, how: 'empty' };
+  }
+
+  /**
+   * The filter by the pair the fewest records show under the field must return a record that shows it and leave out
+   * every record of the page that does not: then the field holds what the filter matches.
+   */
+  private async confirmTagField(
+    as: KeyName,
+    c: TagFieldCandidate,
+    records: ReadonlyArray<Record<string, unknown>>
+  ): Promise<Exchange | undefined> {
+    const counts = new Map<string, number>();
+    for (const { pairs } of c.carriers)
+      for (const pair of pairs)
+        if (pair[0] && !pair[0].includes(':'))
+          counts.set(JSON.stringify(pair), (counts.get(JSON.stringify(pair)) ?? 0) + 1);
+    const rarest = [...counts].sort((a, b) => a[1] - b[1])[0];
+    if (!rarest) return undefined;
+    const [k, v] = JSON.parse(rarest[0]) as [string, string];
+    const ex = await this.call({ as, method: 'GET', path: '/v1/vms', query: { tag: `${k}:${v}`, per_page: 100 } });
+    if (!isSuccess(ex)) return undefined;
+    const got = new Set(vmsOf(ex).map((r) => JSON.stringify(r['id'])));
+    const carries = (r: Record<string, unknown>) =>
+      readTags(r[c.field])?.pairs.some(([kk, vv]) => kk === k && vv === v) ?? false;
+    const returned = records.some((r) => carries(r) && got.has(JSON.stringify(r['id'])));
+    const leftOut = records.every((r) => carries(r) || !got.has(JSON.stringify(r['id'])));
+    return returned && leftOut ? ex : undefined;
+  }
 
   async acceptedVm(): Promise<CreatedVm> {
     const vm = await this.vm();
@@ -553,9 +642,9 @@ export class RunObjects {
     if (!vm.accepted || !vm.tags?.[RUN_TAG_KEY]) return undefined;
     const value = vm.tags[RUN_TAG_KEY]!;
     if (this.declarations.tagsField)
-      return { field: this.declarations.tagsField, key: RUN_TAG_KEY, value, how: 'declared' };
-    if (this.foundTags && !this.tentativeTag)
-      return { field: this.foundTags.field, key: RUN_TAG_KEY, value, how: 'certify' };
+      return { field: this.declarations.tagsField, shape: 'map', key: RUN_TAG_KEY, value, how: 'declared' };
+    if (this.foundTags && !this.tentativeTag) return { ...this.foundTags, key: RUN_TAG_KEY, value, how: 'certify' };
+    const place = this.tentativePlace ?? { field: 'tags', shape: 'map' as const };
     // Tried, not known: the filter must find the VM (once its task is over, as a list shows it) to count as set.
     await this.vmTaskOutcome().catch(() => undefined);
     const found = await this.call({
@@ -564,7 +653,7 @@ export class RunObjects {
       query: { tag: `${RUN_TAG_KEY}:${value}`, per_page: 100 },
     });
     return vmsOf(found).some((v) => v['name'] === vm.name)
-      ? { field: 'tags', key: RUN_TAG_KEY, value, how: 'discovered' }
+      ? { ...place, key: RUN_TAG_KEY, value, how: 'discovered' }
       : undefined;
   });
 
