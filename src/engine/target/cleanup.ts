@@ -6,6 +6,7 @@ import type { Ledger, LedgerEntry } from './ledger.ts';
 import { readLocation } from './discover.ts';
 import { vmsOf, type RunObjects } from './run-objects.ts';
 import { inParallel } from '../transport/in-parallel.ts';
+import { Unavailable } from '../outcome/outcome.ts';
 
 /** Deletes in flight per token: a distant target costs a round trip per few deletes (the pacer holds each budget). */
 const IN_FLIGHT_PER_LANE = 2;
@@ -45,7 +46,7 @@ export async function cleanup(
     e.cleanup = 'not-declared';
     e.note ??= 'nothing deletes it';
   }
-  await cleanupVms(declarations, ledger, objects, call, lanes);
+  await cleanupVms(declarations, ledger, objects, call, lanes, log);
 }
 
 /** The alarms, webhooks and backups, in ORDER, each kind with the delete operation the overlay declares for it. */
@@ -78,7 +79,8 @@ async function cleanupVms(
   ledger: Ledger,
   objects: RunObjects,
   call: Call,
-  lanes: readonly string[]
+  lanes: readonly string[],
+  log: readonly Exchange[] = []
 ): Promise<void> {
   const vms = ledger.entries.filter((e) => e.kind === 'vm' && e.cleanup === 'pending');
   if (vms.length === 0) return;
@@ -93,7 +95,60 @@ async function cleanupVms(
   const del = await vmDeleteOperation(declarations, withId, call);
   if (!del) return;
   const queue = withId.filter((e) => e.cleanup === 'pending');
-  await deleteOverLanes(queue, del, call, lanes);
+  const busy = await deleteOverLanes(queue, del, call, lanes);
+  // The VM the conventional delete was discovered on, refused for its state.
+  if (!declarations.cleanup.vm && withId[0]!.cleanup === 'delete-failed') busy.unshift(withId[0]!);
+  await deleteOnceIdle(busy, { del, call, objects, declarations, log });
+}
+
+/** Statuses that say a delete will not be taken however long the run waits: not allowed, not there, no such operation, no budget. */
+const NOT_A_STATE = new Set([401, 403, 404, 405, 429]);
+
+/** A delete refused for the VM's state (a 409 while it is provisioning, say): it may be taken once the VM is idle. */
+const refusedForState = (ex: Exchange | undefined) =>
+  !!ex?.response && ex.response.status >= 400 && ex.response.status < 500 && !NOT_A_STATE.has(ex.response.status);
+
+/** The accepted create that made a ledger entry: by its seq, else by the name it asked for. */
+function creatingExchange(log: readonly Exchange[], e: LedgerEntry): Exchange | undefined {
+  const bySeq = e.createdIn !== undefined ? log.find((ex) => ex.seq === e.createdIn) : undefined;
+  return (
+    bySeq ??
+    log.find(
+      (ex) =>
+        ex.request.method === 'POST' &&
+        isSuccess(ex) &&
+        e.name !== undefined &&
+        (ex.request.body ?? '').includes(JSON.stringify(e.name))
+    )
+  );
+}
+
+/**
+ * The VMs whose delete was refused for their state: each one's create task is waited for (a VM still being
+ * provisioned may refuse deletes, a state the seed does not show) and the delete sent once more. Nothing is left
+ * behind for a reason that passes.
+ */
+async function deleteOnceIdle(
+  busy: LedgerEntry[],
+  d: {
+    del: { method: string; path: string };
+    call: Call;
+    objects: RunObjects;
+    declarations: Declarations;
+    log: readonly Exchange[];
+  }
+): Promise<void> {
+  await inParallel(busy, IN_FLIGHT_PER_LANE, async (e) => {
+    const created = creatingExchange(d.log, e);
+    try {
+      if (created) await d.objects.pollTask((await d.objects.findTask(created, d.declarations.taskIdOnCreateVm)).id);
+    } catch (err) {
+      if (!(err instanceof Unavailable)) throw err;
+    }
+    const before = e.note;
+    const ex = await deleteOne(e, d.del, d.call);
+    if (ex && !isSuccess(ex)) e.note = `${before}; again once its create task had ended: ${statusText(ex)}`;
+  });
 }
 
 /** Learns ids by name from the list (bounded walk at the maximum page size, from the target's first page). */
@@ -123,6 +178,8 @@ async function vmDeleteOperation(
   if (declared) return declared;
   const conventional = { method: 'DELETE', path: '/v1/vms/{id}' };
   const ex = await deleteOne(withId[0]!, conventional, call);
+  // Refused for the VM's state (still provisioning, say): the operation is there, and this VM is deleted once idle.
+  if (refusedForState(ex)) return conventional;
   if (!ex || !isSuccess(ex)) {
     for (const e of withId) {
       e.cleanup = 'not-declared';
@@ -140,10 +197,11 @@ async function deleteOverLanes(
   del: { method: string; path: string },
   call: Call,
   lanes: readonly string[]
-): Promise<void> {
+): Promise<LedgerEntry[]> {
   // A token refused with 429 is left for the others: a budget that does not come back costs one refusal per token,
   // not a Retry-After wait per VM; with every token refused, what is left stays in the ledger, said so.
   const live = [...lanes];
+  const busy: LedgerEntry[] = [];
   await inParallel(queue, lanes.length * IN_FLIGHT_PER_LANE, async (e, i) => {
     for (;;) {
       const lane = live[i % Math.max(1, live.length)];
@@ -153,10 +211,12 @@ async function deleteOverLanes(
         return;
       }
       const ex = await deleteOne(e, del, call, lane, false);
+      if (refusedForState(ex)) busy.push(e);
       if (ex?.response?.status !== 429) return;
       if (live.includes(lane)) live.splice(live.indexOf(lane), 1);
     }
   });
+  return busy;
 }
 
 /** Deletes one entry; a refused token (a budget that never comes back) leaves it in the ledger, never ends the run. */
