@@ -2,6 +2,8 @@
 // Retry-After and write-count faults the run's tolerances and concurrent writes must tell apart: each behaves as its
 // catalogue entry says, and the clean target does not.
 import { afterAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { ReferenceSettings } from '../../fixtures/reference/server.ts';
 import { call, closeStarted, start } from './harness.ts';
 
@@ -67,6 +69,24 @@ describe('quotas and creates side by side', () => {
   });
 });
 
+describe('fault quota-code-busy-delete', () => {
+  it('refuses past the quota 409 vm_limit_reached, and a VM still provisioning refuses deletes 409 invalid_state', async () => {
+    const [clean, faulty] = await Promise.all([
+      start({ timeScale: 60 }),
+      start({ faults: ['quota-code-busy-delete'], timeScale: 60 }),
+    ]);
+    const probe = async (s: ReferenceSettings) => {
+      const t = await token(s);
+      const made = [];
+      for (let i = 0; i < 3; i++) made.push(await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, `b${i}`) }));
+      const del = await call(s, 'DELETE', `/v1/vms/${made[0]!.body.vm_id}`, { token: t });
+      return [made.map((m) => m.status), made[2]!.body.error?.code ?? null, del.status];
+    };
+    expect(await probe(clean)).toEqual([[202, 202, 202], null, 202]);
+    expect(await probe(faulty)).toEqual([[202, 202, 409], 'vm_limit_reached', 409]);
+  });
+});
+
 describe('a VM still provisioning refuses deletes (variant vm-delete-refused-while-provisioning)', () => {
   it('answers 409 invalid_state until its create task has ended, then takes the delete', async () => {
     const s = await start({ variants: ['vm-delete-refused-while-provisioning'], timeScale: 600 });
@@ -121,5 +141,40 @@ describe('rate-limit faults', () => {
     const [clean, faulty] = await Promise.all([start(), start({ faults: ['write-count-race'] })]);
     expect(await writesServed(clean)).toBe(60);
     expect(await writesServed(faulty)).toBe(61);
+  });
+});
+
+describe('fault retry-delays-tenth', () => {
+  /** Gaps in ms between the attempts of a test event the receiver fails (503), under the alternative schedule. */
+  async function gaps(faults: string[]): Promise<number[]> {
+    const times: number[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        times.push(Date.now());
+        res.writeHead(503).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      // Delays of 10 and 30 target-seconds: 100 and 300 ms at time scale 100.
+      const s = await start({ faults, variants: ['retry-exponential'], timeScale: 100 });
+      const t = await token(s);
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/h`;
+      const w = await call(s, 'POST', '/v1/webhooks', { token: t, json: { url, events: ['backup.completed'] } });
+      await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t });
+      for (let i = 0; i < 200 && times.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+      return times.slice(1, 3).map((at, i) => at - times[i]!);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  }
+
+  it('retries a tenth of each declared delay after the failure; the clean target waits the delay', async () => {
+    const [clean, faulty] = await Promise.all([gaps([]), gaps(['retry-delays-tenth'])]);
+    expect(clean[0]).toBeGreaterThanOrEqual(90);
+    expect(clean[1]).toBeGreaterThanOrEqual(280);
+    expect(faulty[0]).toBeLessThan(60);
+    expect(faulty[1]).toBeLessThan(150);
   });
 });
