@@ -11,6 +11,9 @@ export const ALT_OVERLAY = 'spec/overlays/reference-alt.yaml';
 /** The third overlay: the reference under CLAIMS_VARIANTS, the calling key's id read from a claim of its token. */
 export const CLAIMS_OVERLAY = 'spec/overlays/reference-claims.yaml';
 
+/** Quotas overrun by creates side by side, and a quota met while the VM to delete is still provisioning. */
+export const QUOTA_RACE_FAULTS = new Set(['quota-check-race', 'quota-counts-finished-only', 'quota-code-busy-delete']);
+
 /** The quota's size: the reference under variant vm-quota-low, its quota declared. */
 export const QUOTA_OVERLAY = 'spec/overlays/reference-quota.yaml';
 export const QUOTA_OVERLAY_FAULTS = new Set(['quota-one-over-declared', 'quota-status-drift']);
@@ -22,7 +25,6 @@ export const CLAIMS_OVERLAY_FAULTS = new Set([
   'payload-too-large-400',
   'audit-open-to-every-role',
   'webhook-reads-refused-to-viewer',
-  'foreign-subnet-accepted',
   'cross-org-status-drift',
   'audit-skips-token-issuance',
   'event-id-header-per-attempt',
@@ -160,6 +162,17 @@ export function runFor(fault: FaultDef): ReferenceRun {
       overlay: QUOTA_OVERLAY,
       variants: ['vm-quota-low'],
     };
+  // Retries early by a tenth show only where a declared delay lasts long enough in real time to be timed.
+  if (fault.name === 'retry-delays-tenth')
+    return {
+      faults: [fault.name],
+      only: ['webhooks'],
+      overlay: ALT_OVERLAY,
+      variants: [...ALT_VARIANTS],
+      timeScale: 60,
+    };
+  // A race shows where the run sends creates side by side near the quota; the vms group alone reaches it.
+  if (QUOTA_RACE_FAULTS.has(fault.name)) return { faults: [fault.name], only: ['vms'], timeScale: 60 };
   if (CLAIMS_OVERLAY_FAULTS.has(fault.name))
     return { faults: [fault.name], only: ALL_BUT_LIMITS, overlay: CLAIMS_OVERLAY, variants: [...CLAIMS_VARIANTS] };
   if (ALT_OVERLAY_FAULTS.has(fault.name))

@@ -46,6 +46,8 @@ export const windowResets: Check = {
       const r = p!.reset!;
       if (!clock || r.retryAfter === undefined || !r.afterRetryAfter) return false;
       if (clock === 'target') return !served(p, r.afterRetryAfter);
+      // Wall-clock seconds a time scale leaves no room to judge (the tolerance is the whole window) are not held.
+      if (r.realReadingUnjudged) return false;
       return !served(p, r.afterRetryAfter) && !(r.afterRetryAfterReal && served(p, r.afterRetryAfterReal));
     });
     if (late.length) {
@@ -74,8 +76,11 @@ export const windowResets: Check = {
       : kind?.kind
         ? `; the ${kind.what} budget counts ${kind.kind} windows, as declared`
         : `; the declared ${declaredWindow} window not verified: ${kind?.reason ?? 'not observed'}`;
+    const unjudgedClock =
+      clock === 'wall' ? probes.find((p) => p!.reset!.realReadingUnjudged)?.reset?.realReadingUnjudged : undefined;
+    const clockNote = unjudgedClock ? `; the declared wall-clock Retry-After not judged: ${unjudgedClock}` : '';
     return pass(
-      `every spent budget came back (${probes.map((p) => p!.what).join(', ')}); ${byRetryAfter} of them as soon as Retry-After said${kindNote}`
+      `every spent budget came back (${probes.map((p) => p!.what).join(', ')}); ${byRetryAfter} of them as soon as Retry-After said${kindNote}${clockNote}`
     );
   },
 };

@@ -1,19 +1,11 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import {
-  pass,
-  fail,
-  skip,
-  finding,
-  judge,
-  Unavailable,
-  type CheckOutcome,
-  type Finding,
-} from '../../src/engine/run/check.ts';
+import { skip, finding, judge, Unavailable, type CheckOutcome, type Finding } from '../../src/engine/run/check.ts';
 import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { QUOTA_PROBE_CREATES } from '../../src/engine/target/certify.ts';
 import { describeExchange, isSuccess, observeErrorCase, pathOf, taskEnd, declaredTotalPointerOf } from '../support.ts';
+import { bodyOf, makeRoom, shapeOf, type RoomMade } from '../room.ts';
 import { waitsLong, type RunConfig } from '../../src/engine/config/config.ts';
 import { WINDOW_SECONDS } from '../../src/engine/documented-limits/limits.js';
 
@@ -21,38 +13,33 @@ import { WINDOW_SECONDS } from '../../src/engine/documented-limits/limits.js';
 const NOT_ABOUT_ROOM = new Set([401, 408, 413, 415, 429]);
 /** Creates the run tries again after a delete, waiting for the delete to take effect between them. */
 const RETRIES_AFTER_DELETE = 3;
+/** Creates sent side by side once one VM's room is freed: at most one may be accepted. */
+const RACE_CREATES = 3;
+/** Creates outside certify that find the quota again when the run's own refusal is in the log (it may have room again). */
+const RECONFIRM_CREATES = 3;
 
 type Body = Record<string, unknown>;
-
-const bodyOf = (ex: Exchange): Body | undefined => {
-  try {
-    const v = ex.request.body ? (JSON.parse(ex.request.body) as unknown) : undefined;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Body) : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-/** The create body without what differs from one valid create to the next (its name, its tags). */
-const shapeOf = (body: Body) =>
-  JSON.stringify(
-    Object.entries(body)
-      .filter(([k]) => k !== 'name' && !/tags|labels/i.test(k))
-      .sort(([a], [b]) => a.localeCompare(b))
-  );
+type Refusal = { refused: Exchange; body: Body };
 
 const errorCodeOf = (ex: Exchange): unknown =>
   (ex.response?.json as { error?: { code?: unknown } } | undefined)?.error?.code;
 
 /**
- * A valid create of the run refused for want of room: a 4xx (not credentials, time or rate) to a body whose shape
- * (everything but name and tags) the target accepted earlier in the run. Validation cannot refuse a body it took before.
+ * A refusal of a valid create for want of room: the code the seed names for quotas, whatever the status; else a 4xx
+ * that is not about credentials, time, rate, size or media type (a 429 is told apart by outlasting a window).
  */
-export function roomRefusal(
-  log: readonly Exchange[],
-  runId: string,
-  ownCheck: string
-): { refused: Exchange; body: Body } | undefined {
+function refusedForRoom(ex: Exchange): boolean {
+  const status = ex.response?.status;
+  if (status === undefined || status < 400 || status >= 500) return false;
+  return errorCodeOf(ex) === 'quota_exceeded' || !NOT_ABOUT_ROOM.has(status);
+}
+
+/**
+ * A valid create of the run refused for want of room: quota_exceeded, or a 4xx (not credentials, time or rate) to a
+ * body whose shape (everything but name and tags) the target accepted earlier in the run. Validation cannot refuse a
+ * body it took before.
+ */
+export function roomRefusal(log: readonly Exchange[], runId: string, ownCheck: string): Refusal | undefined {
   // The run's standard valid body only (the run's shared objects, certify's population, this check): other checks vary it on purpose.
   const standard = new Set(['setup', 'certify', ownCheck]);
   const accepted = new Set<string>();
@@ -70,32 +57,37 @@ export function roomRefusal(
     if (!/json/i.test(ex.request.headers['content-type'] ?? '')) continue;
     const body = bodyOf(ex);
     if (!body || !String(body['name'] ?? '').startsWith(`cc-${runId}-`)) continue;
-    const status = ex.response.status;
     if (isSuccess(ex)) accepted.add(shapeOf(body));
-    else if (status >= 400 && status < 500 && !NOT_ABOUT_ROOM.has(status) && accepted.has(shapeOf(body)))
+    else if (refusedForRoom(ex) && (accepted.has(shapeOf(body)) || errorCodeOf(ex) === 'quota_exceeded'))
       return { refused: ex, body };
   }
   return undefined;
 }
 
+/** Creates this check may still make: --max-creates less what the run made, at most `most`. */
+function createsLeft(ctx: CheckContext, most: number): number {
+  const spent = ctx.ledger.entries.filter((e) => e.kind === 'vm').length;
+  return Math.min(most, ctx.config.maxCreates === undefined ? most : Math.max(0, ctx.config.maxCreates - spent));
+}
+
 /**
  * Creates the run's standard valid VM until one is refused for want of room, within the create budget: up to
- * QUOTA_PROBE_CREATES in certify, one elsewhere (a quota the run's own creates brought within reach shows at once).
+ * QUOTA_PROBE_CREATES in certify, `most` elsewhere (a quota the run's own creates brought within reach shows at once).
  */
-async function reachQuota(ctx: CheckContext): Promise<Reached> {
-  const spent = ctx.ledger.entries.filter((e) => e.kind === 'vm').length;
-  const most = ctx.config.profile === 'certify' ? QUOTA_PROBE_CREATES : 1;
-  const budget = Math.min(
-    most,
-    ctx.config.maxCreates === undefined ? most : Math.max(0, ctx.config.maxCreates - spent)
-  );
+async function reachQuota(
+  ctx: CheckContext,
+  most: number,
+  like?: Body
+): Promise<{ found?: Refusal; sent: number; why: string }> {
+  const budget = createsLeft(ctx, most);
   if (budget > 1)
     ctx.announce(
       `creating up to ${budget} VMs (${ctx.objects.vmName('quota001')}…) to reach the organization's VM quota (ERROR-QUOTA-EXCEEDED); each is deleted at the end`
     );
   let sent = 0;
   for (; sent < budget; sent++) {
-    const { body } = ctx.objects.vmCreateBody(`quota${String(sent + 1).padStart(3, '0')}`);
+    const { body: fresh } = ctx.objects.vmCreateBody(`quota${String(sent + 1).padStart(3, '0')}`);
+    const body = like ? { ...like, name: fresh['name'] } : fresh;
     const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
     if (isSuccess(ex)) {
       ctx.ledger.record(
@@ -104,10 +96,8 @@ async function reachQuota(ctx: CheckContext): Promise<Reached> {
       );
       continue;
     }
-    const status = ex.response?.status;
-    if (status !== undefined && status >= 400 && status < 500 && !NOT_ABOUT_ROOM.has(status))
-      return { found: { refused: ex, body }, sent: sent + 1, why: '' };
-    if (status !== 429)
+    if (refusedForRoom(ex)) return { found: { refused: ex, body }, sent: sent + 1, why: '' };
+    if (ex.response?.status !== 429)
       return { sent: sent + 1, why: `a valid create answered ${describeExchange(ex)} before any quota` };
     const told = await outlastsRateWindow(ctx, ex, body);
     if ('refused' in told) return { found: { refused: told.refused, body }, sent: sent + 2, why: '' };
@@ -193,41 +183,6 @@ async function outlastsRateWindow(
   return {
     why: `a valid create answered ${describeExchange(first)}, and a rate window later ${describeExchange(again)}`,
   };
-}
-
-/** Deletes one VM the run made (not the shared fixture VM), declared or conventional DELETE, and waits for its task. */
-async function deleteOneOfOurs(ctx: CheckContext): Promise<{ deleted?: Exchange; why?: string }> {
-  const fixtureName = (await ctx.objects.vm().catch(() => undefined))?.name;
-  const ours = ctx.ledger.entries
-    .filter((e) => e.kind === 'vm' && e.cleanup === 'pending' && !e.owner && e.name !== fixtureName)
-    .reverse();
-  if (ours.length === 0) return { why: 'the run holds no VM of its own besides the shared one' };
-  if (!ours.some((e) => e.id)) {
-    // Ids are learnt by name, for the newest few (the list's filter or ends find them on a long list too).
-    const few = ours.slice(0, 20);
-    const { matches } = await ctx.objects.findInList(few.flatMap((e) => (e.name ? [e.name] : [])));
-    for (const m of matches) {
-      const entry = few.find((e) => e.name === m['name']);
-      if (entry && typeof m['id'] === 'string') entry.id = m['id'];
-    }
-  }
-  const entry = ours.find((e) => e.id);
-  if (!entry) return { why: "none of the run's VMs could be found in the list to delete" };
-  const del = ctx.declarations.cleanup.vm ?? { method: 'DELETE', path: '/v1/vms/{id}' };
-  const ex = await ctx.call({ method: del.method, path: del.path.replace('{id}', encodeURIComponent(entry.id!)) });
-  if (!isSuccess(ex))
-    return {
-      why: `deleting ${entry.name} answered ${describeExchange(ex)} (the seed shows no delete operation; declare one with x-cleanup-for)`,
-    };
-  entry.cleanup = 'deleted';
-  entry.note = `deleted by ${ctx.checkId}, to see whether a refused create is then accepted`;
-  try {
-    const task = await ctx.objects.findTask(ex, undefined);
-    await ctx.objects.pollTask(task.id);
-  } catch (err) {
-    if (!(err instanceof Unavailable)) throw err;
-  }
-  return { deleted: ex };
 }
 
 /** Creates the declared-quota probe may make beyond the run's own: certify's probe budget, a few elsewhere. */
@@ -357,8 +312,11 @@ async function probeDeclaredQuota(
 
 /**
  * ERROR-QUOTA-EXCEEDED: a refusal that lifts once the organization holds one VM fewer is a quota, and the seed names
- * its code quota_exceeded. The refusal is the run's own (any profile) or, in certify, reached by creating the smallest
- * valid VM within --max-creates. A refusal that does not lift is not a quota (capacity, a policy): not judged.
+ * its code quota_exceeded; a refusal that says quota_exceeded is one by the target's own word. The refusal is met
+ * again just before it is judged (the organization may have room again since the run's own was logged), one VM of the
+ * refused shape is deleted, and creates are sent side by side: the quota refused a create at the count it held, so
+ * only as many may be accepted as the delete made room for. A refusal that does not lift is not a quota (capacity, a
+ * policy): not judged.
  */
 export const quotaRefusal: Check = {
   id: 'vms.quota-refusal',
@@ -366,9 +324,9 @@ export const quotaRefusal: Check = {
   clauses: ['ERROR-QUOTA-EXCEEDED'],
   level: 'must',
   why: {
-    must: 'the seed names the error code quota_exceeded for resource quotas: a create refused for want of room that a delete makes room for is a quota refusal and must say so',
+    must: 'the seed names the error code quota_exceeded for resource quotas: a create refused for want of room that a delete makes room for is a quota refusal and must say so, and a create past the quota the target itself enforced (creates sent side by side once one VM is deleted, more of them accepted than the delete made room for) is one that must have been refused so',
   },
-  title: 'A create refused by the VM quota says quota_exceeded',
+  title: 'A create refused by the VM quota says quota_exceeded, and creates side by side do not overrun the quota',
   reviewsLog: true,
   async run(ctx) {
     const quota = ctx.declarations.vmQuota;
@@ -380,77 +338,226 @@ export const quotaRefusal: Check = {
   },
 };
 
-/** The MUST part: a refusal for want of room (the declared probe's, the run's own, or reached) says quota_exceeded. */
-async function judgeRefusal(
+/** How to reach a quota this run did not: what to give it. */
+const reachHow = (ctx: CheckContext) =>
+  ctx.config.profile === 'certify'
+    ? 'a larger --max-creates, or an organization closer to its quota'
+    : `--profile certify (which creates up to ${QUOTA_PROBE_CREATES} VMs to reach it, within --max-creates), or an organization closer to its quota`;
+
+/**
+ * A refusal for want of room as it stands now: the declared probe's (just met), else met again by creating the body of
+ * the run's own refused create (the organization may have room again since), else reached by the standard VM.
+ */
+async function currentRefusal(
   ctx: CheckContext,
-  declaredRefusal: { refused: Exchange; body: Body } | undefined
-): Promise<CheckOutcome> {
-  let found = declaredRefusal ?? roomRefusal(ctx.log, ctx.config.runId, ctx.checkId);
-  let probed = '';
-  if (!found) {
-    try {
-      const reached = await reachQuota(ctx);
-      if (!reached.found)
-        return skip(`no quota reached: ${reached.why}`, quotaHowToVerify(ctx.config.profile, reached));
-      found = reached.found;
-      probed = ` after ${reached.sent} creates`;
-    } catch (err) {
-      if (err instanceof Unavailable) return skip(err.message, err.howToVerify);
-      throw err;
-    }
-  }
-  const { refused, body } = found;
-  const deletion = await deleteOneOfOurs(ctx);
-  if (!deletion.deleted)
-    return skip(
-      `a valid create was refused${probed} (${describeExchange(refused)}), but the run could not make room to tell a quota: ${deletion.why}`,
-      'a delete operation (declared with x-cleanup-for, or DELETE /v1/vms/{id})'
-    );
-  let again: Exchange | undefined;
-  for (let i = 0; i < RETRIES_AFTER_DELETE; i++) {
-    const { body: fresh } = ctx.objects.vmCreateBody(`quota-again${i + 1}`);
-    again = await ctx.call({ method: 'POST', path: '/v1/vms', json: { ...body, name: fresh['name'] } });
-    if (isSuccess(again)) {
-      ctx.ledger.record(
-        {
-          kind: 'vm',
-          name: String(fresh['name']),
-          createdBy: ctx.checkId,
-          note: 'accepted once the run deleted one of its VMs',
-        },
-        again
+  declaredRefusal: Refusal | undefined
+): Promise<{ found: Refusal; probed: string } | CheckOutcome> {
+  if (declaredRefusal) return { found: declaredRefusal, probed: '' };
+  const logged = roomRefusal(ctx.log, ctx.config.runId, ctx.checkId);
+  const most = ctx.config.profile === 'certify' ? QUOTA_PROBE_CREATES : logged ? RECONFIRM_CREATES : 1;
+  try {
+    const reached = await reachQuota(ctx, most, logged?.body);
+    if (!reached.found)
+      return skip(
+        `no quota reached: ${logged ? `the run's own create was refused (${describeExchange(logged.refused)}), but ` : ''}${reached.why}`,
+        reachHow(ctx)
       );
-      break;
-    }
-    await ctx.sleepTarget(5 * (i + 1), 'waiting for a delete to make room');
+    return { found: reached.found, probed: ` after ${reached.sent} create${reached.sent === 1 ? '' : 's'}` };
+  } catch (err) {
+    if (err instanceof Unavailable) return skip(err.message, err.howToVerify);
+    throw err;
   }
-  if (!again || !isSuccess(again)) {
+}
+
+/** The MUST part: a refusal for want of room (the declared probe's, the run's own, or reached) says quota_exceeded. */
+async function judgeRefusal(ctx: CheckContext, declaredRefusal: Refusal | undefined): Promise<CheckOutcome> {
+  const current = await currentRefusal(ctx, declaredRefusal);
+  if ('status' in current) return current;
+  const { found, probed } = current;
+  const { refused, body } = found;
+  const lift = await liftByDeletes(ctx, body);
+  if ('why' in lift)
+    return skip(
+      `a valid create was refused${probed} (${describeExchange(refused)}), but the run could not make room to tell a quota: ${lift.why}`,
+      lift.noOperation
+        ? 'a delete operation (declared with x-cleanup-for, or DELETE /v1/vms/{id})'
+        : 'a VM of the run that the target deletes (a delete operation declared with x-cleanup-for, or DELETE /v1/vms/{id})'
+    );
+  if (!lift.again) {
     ctx.observe('createRefusal', {
       status: refused.response?.status,
       code: errorCodeOf(refused),
       liftsAfterDelete: false,
     });
+    const last = lift.tried.at(-1);
     return skip(
-      `a valid create was refused${probed} (${describeExchange(refused)}) and still is after one of the run's VMs was deleted (${again ? describeExchange(again) : 'nothing sent'}): not a quota (capacity or a policy), so quota_exceeded is not required`,
-      'an organization whose VM quota the run reaches'
+      `a valid create was refused${probed} (${describeExchange(refused)}) and still is after ${lift.deletes} of the run's VMs ${lift.deletes === 1 ? 'was' : 'were'} deleted (${last ? describeExchange(last) : 'nothing sent: --max-creates is spent'}): not a quota (capacity or a policy), so quota_exceeded is not required`,
+      last ? 'an organization whose VM quota the run reaches' : 'a larger --max-creates'
     );
   }
   ctx.observe('quotaRefusal', { status: refused.response?.status, code: errorCodeOf(refused) });
   // A refusal a delete lifted is the quota-exceeded case: schema.declared-choices compares it with a declared one.
   observeErrorCase(ctx, 'quota-exceeded', refused);
-  const evidence = [refused, deletion.deleted, again];
+  const evidence = [refused, ...lift.attempts, lift.again];
+  const race = await raceAtQuota(ctx, body);
+  const findings = [...codeFindings(ctx, refused, probed, evidence), ...(await raceFindings(ctx, race))];
+  const waited = lift.waited ? ` (a delete waited for ${lift.waited})` : '';
+  return judge(
+    findings,
+    `a valid create refused${probed} with ${refused.response!.status} quota_exceeded was accepted once ${lift.deletes === 1 ? 'one' : lift.deletes} of the run's VMs ${lift.deletes === 1 ? 'was' : 'were'} deleted${waited}; ${race.note}`
+  );
+}
+
+/** The run's VMs deleted at most, one at a time, before a refusal that does not lift is called no quota. */
+const ROOM_ROUNDS = 8;
+
+type Lift =
+  | { why: string; noOperation?: boolean }
+  | { again?: Exchange; deletes: number; attempts: Exchange[]; tried: Exchange[]; waited?: string };
+
+/**
+ * Deletes one of the run's VMs at a time and sends the refused create again, one at a time, until one is accepted: a
+ * quota already overrun (by earlier creates side by side) lifts only once enough VMs are gone. The create accepted
+ * then filled the room again: the organization is at its quota, which raceAtQuota starts from.
+ */
+async function liftByDeletes(ctx: CheckContext, body: Body): Promise<Lift> {
+  const attempts: Exchange[] = [];
+  const tried: Exchange[] = [];
+  let waited: string | undefined;
+  let deletes = 0;
+  const lifted = (again: Exchange): Lift => ({ again, deletes, attempts, tried, ...(waited ? { waited } : {}) });
+  while (deletes < ROOM_ROUNDS) {
+    const room = await makeRoom(ctx, body);
+    attempts.push(...room.attempts);
+    if (!('deleted' in room)) {
+      if (deletes === 0) return { why: room.why, ...(room.noOperation ? { noOperation: true } : {}) };
+      break;
+    }
+    deletes++;
+    waited ??= room.waited;
+    const again = await createAgain(ctx, body, `quota-again${deletes}`, 'accepted once the run deleted one of its VMs');
+    if (!again) break;
+    tried.push(again);
+    if (isSuccess(again)) return lifted(again);
+  }
+  // The room a delete frees may show a little later: the create again, a few times, with pauses.
+  for (let i = 0; i < RETRIES_AFTER_DELETE && deletes > 0; i++) {
+    await ctx.sleepTarget(5 * (i + 1), 'waiting for a delete to make room');
+    const again = await createAgain(ctx, body, `quota-later${i + 1}`, 'accepted a while after the run deleted its VMs');
+    if (!again) break;
+    tried.push(again);
+    if (isSuccess(again)) return lifted(again);
+  }
+  return { deletes, attempts, tried, ...(waited ? { waited } : {}) };
+}
+
+/** The refused body once more under a new name, in the ledger if accepted; undefined when --max-creates is spent. */
+async function createAgain(ctx: CheckContext, body: Body, suffix: string, note: string): Promise<Exchange | undefined> {
+  if (createsLeft(ctx, 1) === 0) return undefined;
+  const name = String(ctx.objects.vmCreateBody(suffix).body['name']);
+  const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: { ...body, name } });
+  if (isSuccess(ex)) ctx.ledger.record({ kind: 'vm', name, createdBy: ctx.checkId, note }, ex);
+  return ex;
+}
+
+/** The refusal's error object, and its code: quota_exceeded (the seed's code for the quota). */
+function codeFindings(ctx: CheckContext, refused: Exchange, probed: string, evidence: Exchange[]): Finding[] {
   const problems = ctx.schema.validateComponent('Error', refused.response?.json);
   if (problems.length)
-    return fail(
-      `a quota refusal${probed} (lifted by a delete) lacks the error object: ${describeExchange(refused)}: ${problems.join('; ')}`,
-      evidence
-    );
+    return [
+      finding(
+        'must',
+        `a quota refusal${probed} (lifted by a delete) lacks the error object: ${describeExchange(refused)}: ${problems.join('; ')}`,
+        evidence
+      ),
+    ];
   if (errorCodeOf(refused) !== 'quota_exceeded')
-    return fail(
-      `a quota refusal${probed} (lifted once one VM was deleted) says code ${JSON.stringify(errorCodeOf(refused))}, not quota_exceeded: ${describeExchange(refused)}`,
-      evidence
+    return [
+      finding(
+        'must',
+        `a quota refusal${probed} (lifted once one VM was deleted) says code ${JSON.stringify(errorCodeOf(refused))}, not quota_exceeded: ${describeExchange(refused)}`,
+        evidence
+      ),
+    ];
+  return [];
+}
+
+interface Race {
+  answers: Exchange[];
+  accepted: Exchange[];
+  /** What was or was not judged of the creates side by side, for the message. */
+  note: string;
+  /** The delete that freed one create's room, and the organization's VM count just before it (at its quota). */
+  room?: RoomMade;
+  before?: { count?: number; ex: Exchange };
+}
+
+/**
+ * The organization is at its quota (the create that lifted the refusal filled the room again): one VM at least as
+ * large as the refused create is deleted, which frees one create's room, and RACE_CREATES creates of its body are
+ * sent at once (within --max-creates). A quota checked and reserved under separate locks, or one that counts only
+ * finished VMs, accepts more than one. The VM deleted is likely the one just made, still provisioning: makeRoom waits.
+ */
+async function raceAtQuota(ctx: CheckContext, body: Body): Promise<Race> {
+  const none = (note: string): Race => ({ answers: [], accepted: [], note });
+  const n = createsLeft(ctx, RACE_CREATES);
+  if (n < 2) return none(`creates side by side not sent: --max-creates left room for ${n}`);
+  const before = await organizationVmCount(ctx);
+  const room = await makeRoom(ctx, body);
+  if (!('deleted' in room)) return none(`creates side by side not sent: ${room.why}`);
+  if (!room.freed)
+    return none(
+      "creates side by side not judged: the run held no VM at least as large as the refused create to delete, so the room freed is not one create's"
     );
-  return pass(
-    `a valid create refused${probed} with ${refused.response!.status} quota_exceeded was accepted once one of the run's VMs was deleted`
+  const sent = room.freed;
+  const names = Array.from({ length: n }, (_, i) =>
+    String(ctx.objects.vmCreateBody(`quota-race${i + 1}`).body['name'])
   );
+  const answers = await ctx.callEach(
+    names.map((name) => ({ method: 'POST', path: '/v1/vms', json: { ...sent, name } }))
+  );
+  const accepted = answers.filter((ex, i) => {
+    if (!isSuccess(ex)) return false;
+    ctx.ledger.record(
+      { kind: 'vm', name: names[i]!, createdBy: ctx.checkId, note: 'sent side by side once one VM was deleted' },
+      ex
+    );
+    return true;
+  });
+  const waited = room.waited ? ` (the delete waited for ${room.waited})` : '';
+  return {
+    answers,
+    accepted,
+    room,
+    before,
+    note: `at the quota again, one VM was deleted${waited} and ${n} creates sent side by side: ${accepted.length} ${accepted.length === 1 ? 'was' : 'were'} accepted`,
+  };
+}
+
+/**
+ * More creates accepted side by side than the delete made room for: the organization then holds more VMs than when it
+ * was at its quota (counted by the list's total once their tasks ended, so a VM another user deleted meanwhile is not
+ * blamed on the target).
+ */
+async function raceFindings(ctx: CheckContext, race: Race): Promise<Finding[]> {
+  const { room, before } = race;
+  if (race.accepted.length < 2 || !room || !before) return [];
+  await Promise.all(race.accepted.map((ex) => taskEnd(ctx, ex)));
+  const after = await organizationVmCount(ctx);
+  if (before.count === undefined || after.count === undefined) {
+    race.note += ' (not judged: the list shows no total to count the organization by)';
+    return [];
+  }
+  if (after.count <= before.count) {
+    race.note += ` (not judged: the organization holds ${after.count} VMs, no more than the ${before.count} it held at its quota: room freed elsewhere)`;
+    return [];
+  }
+  return [
+    finding(
+      'must',
+      `${race.accepted.length} of ${race.answers.length} creates sent side by side were accepted once one VM was deleted at the quota: the organization holds ${after.count} VMs, more than the ${before.count} it held at its quota (the quota checked and reserved apart, or counting only finished VMs)`,
+      [room.deleted, ...race.answers, before.ex, after.ex],
+      { before: before.count, after: after.count, accepted: race.accepted.length }
+    ),
+  ];
 }

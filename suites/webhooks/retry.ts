@@ -4,10 +4,20 @@ import { waitsLong } from '../../src/engine/config/config.ts';
 import { eventKeyOf } from '../../src/engine/events/events.ts';
 import { isSuccess } from '../support.ts';
 
-/** A declared delay shorter than this (real ms at the run's time scale) is below what the receiver can time. */
-const MIN_TIMED_MS = 100;
 /** Real ms a receipt may be recorded late (event loop), so a gap may look that much shorter than it was. */
 const TIMING_SLACK_MS = 50;
+/** Share of a declared delay a retry may come early by (the target's own scheduler rounds). */
+const EARLY_SHARE = 0.05;
+
+/** Real ms a gap may look shorter than its declared delay (real ms at the run's time scale) before it is early. */
+const toleranceMs = (delayMs: number) => delayMs * EARLY_SHARE + TIMING_SLACK_MS;
+
+/**
+ * Whether a delay can be timed at this time scale: its tolerance must be well inside it (under half), or every gap,
+ * however early, passes; a delay the scale compresses further is not judged, and said so.
+ */
+const timedAt = (delaySeconds: number, scale: number) =>
+  toleranceMs((delaySeconds * 1000) / scale) < (delaySeconds * 500) / scale;
 /** Real seconds the quick profile waits for retries in all; the full profile waits for every declared one. */
 const QUICK_RETRY_WAIT_SECONDS = 30;
 
@@ -79,10 +89,11 @@ export const retry: Check = {
     const gaps = schedule.delays.slice(0, n).map((delay, i) => ({
       delay,
       gap: ((attempts[i + 1]!.receivedAt - attempts[i]!.receivedAt) / 1000) * scale,
-      timed: (delay * 1000) / scale >= MIN_TIMED_MS,
+      timed: timedAt(delay, scale),
     }));
-    const slack = (TIMING_SLACK_MS / 1000) * scale;
-    const early = gaps.filter((g) => g.timed && g.gap < g.delay * 0.95 - slack);
+    const early = gaps.filter(
+      (g) => g.timed && g.gap < g.delay - (toleranceMs((g.delay * 1000) / scale) / 1000) * scale
+    );
     const shown = gaps.map((g) => `${Math.round(g.gap)} s (declared ${g.delay})`).join(', ');
     if (early.length)
       return fail(`declared ${declared}, but retries came after ${shown}: ${early.length} came early`, [], { gaps });

@@ -711,6 +711,12 @@ const cases: VariantCase[] = [
     variant: [202, 202, 409],
   },
   {
+    name: 'vm-quota-400',
+    probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)],
+    clean: [202, 202, 202],
+    variant: [202, 202, 400],
+  },
+  {
     name: 'vm-quota-422',
     probe: async (s) => [await createStatus(s), await createStatus(s), await createStatus(s)],
     clean: [202, 202, 202],
@@ -947,6 +953,16 @@ const cases: VariantCase[] = [
       const created = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
       return (await call(s, 'POST', `/v1/vms/${created.body.vm_id}/backups`, { token: t, json: { description: 'x' } }))
         .status;
+    },
+    clean: 202,
+    variant: 409,
+  },
+  {
+    name: 'vm-delete-refused-while-provisioning',
+    probe: async (s) => {
+      const t = await token(s);
+      const created = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
+      return (await call(s, 'DELETE', `/v1/vms/${created.body.vm_id}`, { token: t })).status;
     },
     clean: 202,
     variant: 409,

@@ -7,6 +7,7 @@ import { WINDOW_SECONDS } from './limits.js';
  * @typedef {object} RetryAfter
  * @property {number} seconds   how long the target asks to wait, in target-seconds
  * @property {'delta-seconds' | 'HTTP date'} form
+ * @property {number} [beforeDate]  an HTTP date earlier than the answer's own Date header: by how many seconds
  */
 
 /**
@@ -28,7 +29,11 @@ export function readRetryAfter(value, dateHeader, timeScale, nowMs) {
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
   const theirNow = dateHeader ? Date.parse(String(dateHeader)) : NaN;
-  if (!Number.isNaN(theirNow)) return { seconds: Math.max(0, (at - theirNow) / 1000), form: 'HTTP date' };
+  if (!Number.isNaN(theirNow)) {
+    // A date before the answer's own is no wait at all: read as 0, and said (the two dates share a clock, scaled or not).
+    if (at < theirNow) return { seconds: 0, form: 'HTTP date', beforeDate: (theirNow - at) / 1000 };
+    return { seconds: (at - theirNow) / 1000, form: 'HTTP date' };
+  }
   const ourNow = nowMs === undefined ? Date.now() : nowMs;
   return { seconds: (Math.max(0, at - ourNow) / 1000) * timeScale, form: 'HTTP date' };
 }
@@ -71,4 +76,24 @@ export function retryWaitMs(retryAfter, attempt, timeScale, maxSeconds) {
  */
 export function mayMeanRealSeconds(retryAfter, timeScale) {
   return timeScale > 1 && retryAfter <= WINDOW_SECONDS / timeScale + 1;
+}
+
+/** Real seconds a request waits beyond a Retry-After read as real seconds before the answer is judged. */
+export const REAL_READING_TOLERANCE_SECONDS = 1;
+
+/**
+ * Why a Retry-After read as real seconds cannot be judged at this time scale, or undefined when it can. A reading is
+ * judged by a request sent once it has passed, plus a tolerance; where the tolerance is not smaller than the window
+ * (a minute of target time, in real seconds), every answer passes it, right or not: whole real seconds do not
+ * survive a compression that makes the window a second or less. Zero reads the same in either unit (now), so the
+ * target reading judges it.
+ * @param {number} retryAfter  target-seconds as read
+ * @param {number} timeScale
+ * @returns {string | undefined}
+ */
+export function realReadingUnjudged(retryAfter, timeScale) {
+  if (!mayMeanRealSeconds(retryAfter, timeScale) || retryAfter === 0) return undefined;
+  const windowReal = WINDOW_SECONDS / timeScale;
+  if (REAL_READING_TOLERANCE_SECONDS < windowReal) return undefined;
+  return `at time scale ${timeScale} a window lasts ${windowReal.toFixed(2)} real seconds, no longer than the ${REAL_READING_TOLERANCE_SECONDS} s a Retry-After read as real seconds is allowed: that reading cannot be told right or wrong (--time-scale ${Math.floor(WINDOW_SECONDS / REAL_READING_TOLERANCE_SECONDS) - 1} or lower judges it)`;
 }

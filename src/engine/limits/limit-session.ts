@@ -16,7 +16,12 @@ import {
   type Classifier,
   type LimitVerdict,
 } from './probes.ts';
-import { mayMeanRealSeconds, parseRetryAfter } from '../transport/retry-after.ts';
+import {
+  mayMeanRealSeconds,
+  parseRetryAfter,
+  realReadingUnjudged,
+  REAL_READING_TOLERANCE_SECONDS,
+} from '../transport/retry-after.ts';
 import { LIMITS, WINDOW_SECONDS } from '../documented-limits/limits.js';
 import { realMomentAfter, unmeasurableWindow, windowOverAfter, windowRealMs } from '../documented-limits/windows.js';
 import { observeCrossCharge, type CrossObservation, type CrossSkipped } from './cross-budget.ts';
@@ -44,6 +49,8 @@ export interface ResetObservation {
   afterRetryAfterReal?: Exchange;
   /** The request sent once a whole window had passed since the rejection. */
   afterWindow?: Exchange;
+  /** Why the real-seconds reading was not tried: its tolerance is no smaller than the window at this time scale. */
+  realReadingUnjudged?: string;
 }
 
 export interface LimitProbe {
@@ -131,10 +138,11 @@ export async function observeReset(
     );
     obs.afterRetryAfter = await retry();
     if (accepted(obs.afterRetryAfter)) return obs;
-    // Read as real seconds (a scaled target may mean them).
-    if (mayMeanRealSeconds(retryAfter, config.timeScale)) {
+    // Read as real seconds (a scaled target may mean them), where the reading's tolerance is smaller than the window.
+    obs.realReadingUnjudged = realReadingUnjudged(retryAfter, config.timeScale);
+    if (mayMeanRealSeconds(retryAfter, config.timeScale) && retryAfter > 0 && !obs.realReadingUnjudged) {
       await waits.sleep(
-        realMomentAfter(rejectedAt, retryAfter + 1, 1) - Date.now(),
+        realMomentAfter(rejectedAt, retryAfter + REAL_READING_TOLERANCE_SECONDS, 1) - Date.now(),
         `the Retry-After of the ${what} rejection, read as real seconds`,
         'limits',
         'limit-window'
