@@ -812,6 +812,16 @@ const cases: VariantCase[] = [
     variant: [400, 202],
   },
   {
+    name: 'vm-name-letters-digits-hyphens',
+    probe: async (s) => [
+      await createStatus(s, { name: 'Mixed.Case-1' }),
+      await createStatus(s, { name: 'Zürich-1' }),
+      await createStatus(s, { name: 'Mixed-Case-1' }),
+    ],
+    clean: [202, 202, 202],
+    variant: [400, 400, 202],
+  },
+  {
     name: 'oversized-body-close-early',
     probe: async (s) => oversizedUpload(s),
     clean: [413, 'answered after the whole body'],
