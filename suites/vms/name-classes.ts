@@ -109,7 +109,7 @@ async function sendPairs(ctx: CheckContext, alone: readonly Tried[]): Promise<Tr
     NAME_CLASSES,
     acceptedAlone,
     pairs.filter(accepted).map((t) => t.combo)
-  );
+  ).filter((p) => !pairs.some((t) => labelOf(t.combo) === labelOf(p)));
   const sent = [...pairs.filter((t) => t.ex).map((t) => t.combo), ...hidden];
   const never = uncoveredPairs(NAME_CLASSES, new Set(NAME_CLASSES.map((c) => c.name)), sent);
   return [...pairs, ...(await sendNames(ctx, [...hidden, ...never], alone.length + pairs.length + 1))];

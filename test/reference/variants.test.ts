@@ -822,6 +822,15 @@ const cases: VariantCase[] = [
     variant: [400, 400, 202],
   },
   {
+    name: 'tag-values-ascii-only',
+    probe: async (s) => [
+      await createStatus(s, { tags: { place: 'Zürich' } }),
+      await createStatus(s, { tags: { place: 'Zurich.1 a' } }),
+    ],
+    clean: [202, 202],
+    variant: [400, 202],
+  },
+  {
     name: 'oversized-body-close-early',
     probe: async (s) => oversizedUpload(s),
     clean: [413, 'answered after the whole body'],
