@@ -2,6 +2,9 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { fromLog, describeExchange, absentId, observeErrorCase } from '../support.ts';
 
+/** Checks that hold the answers to their own requests to the error object themselves. */
+const JUDGED_BY_SENDER = new Set(['errors.invalid-inputs', 'errors.path-shapes']);
+
 /**
  * Every error response of the run carries {error:{code, message}}: those provoked here (not found, invalid body, no token,
  * a method the path does not have) and every other one in the log (401, 413 and 415 included).
@@ -29,10 +32,10 @@ export const errorObject: Check = {
     ]);
     observeErrorCase(ctx, 'not-found', notFound!);
     // The limit probes' answers are judged by limits.rejection-error-object, so one fault fails one check.
-    // errors.invalid-inputs judges the answers to its own invalid inputs, likewise.
+    // errors.invalid-inputs and errors.path-shapes judge the answers to their own inputs, likewise.
     const errors = fromLog(
       ctx,
-      (ex) => ex.response!.status >= 400 && !ex.sentBy.startsWith('limits.') && ex.sentBy !== 'errors.invalid-inputs'
+      (ex) => ex.response!.status >= 400 && !ex.sentBy.startsWith('limits.') && !JUDGED_BY_SENDER.has(ex.sentBy)
     );
     const bad = errors
       .map((ex) => ({ ex, problems: ctx.schema.validateComponent('Error', ex.response?.json) }))

@@ -1,0 +1,107 @@
+import type { Check, Finding } from '../../src/engine/run/check.ts';
+import type { CheckContext } from '../../src/engine/run/context.ts';
+import type { CallOptions } from '../../src/engine/identity/call.ts';
+import { finding, judge, Unavailable } from '../../src/engine/run/check.ts';
+import {
+  labelOf,
+  oneAtATime,
+  pairwise,
+  type Combination,
+  type InputClass,
+} from '../../src/engine/generate/input-classes.ts';
+import { describeExchange, isSuccess, wasAccepted } from '../support.ts';
+import { REFUSAL_PROBES } from '../shares.ts';
+import { tamperedVariants } from './tampered-token.ts';
+
+/** The ways the Authorization header is spelt besides "Bearer <token>": the scheme's case, and the spaces after it. */
+export const SCHEME_CLASSES: ReadonlyArray<InputClass<string>> = [
+  { name: 'scheme-case', variants: ['bearer', 'BEARER'] },
+  { name: 'two-spaces', variants: ['  '] },
+];
+
+/** The header a combination writes for a token. */
+export const spelt =
+  (combo: Combination<string>) =>
+  (token: string): string =>
+    `${combo['scheme-case'] ?? 'Bearer'}${combo['two-spaces'] ?? ' '}${token}`;
+
+/** The reads each spelling is sent to: the list, and the run's task where it has one. */
+async function readPaths(ctx: CheckContext): Promise<{ paths: string[]; note: string }> {
+  try {
+    const task = await ctx.objects.vmTask();
+    return { paths: ['/v1/vms', `/v1/tasks/${encodeURIComponent(task.id)}`], note: "the list and the run's task" };
+  } catch (err) {
+    if (!(err instanceof Unavailable)) throw err;
+    return { paths: ['/v1/vms'], note: `the list (not the run's task: ${err.message})` };
+  }
+}
+
+/**
+ * The Authorization header spelt otherwise than "Bearer <token>": the scheme in lower and upper case, two spaces before
+ * the token, one at a time and in certify every pair from a covering array, with the run's own token. The scheme is
+ * case-insensitive and one or more spaces may follow it (RFC 9110 §11.1, §11.4), so refusing a spelling is convention
+ * broken, a warning. A spelling the target accepts must authenticate as "Bearer" does: the same token altered is refused.
+ */
+export const schemeSpelling: Check = {
+  id: 'auth.scheme-spelling',
+  group: 'auth',
+  shares: [REFUSAL_PROBES],
+  clauses: ['AUTH-BEARER-REQUIRED'],
+  level: 'must',
+  why: {
+    must: 'the seed requires a bearer token issued by the service on every request: a spelling of the header the target accepts is held to the token it carries, so an altered token is refused',
+    should:
+      'the seed writes "Bearer" and shows no parsing rule: the scheme is case-insensitive and may be followed by more than one space (RFC 9110 §11.1, §11.4), so refusing another spelling is convention broken; the target may',
+  },
+  title:
+    'The Authorization header spelt "bearer", "BEARER" or with two spaces is taken as "Bearer" is, and an altered token under it is refused',
+  async run(ctx) {
+    const certify = ctx.config.profile === 'certify';
+    const combos = [...oneAtATime(SCHEME_CLASSES, true), ...(certify ? pairwise(SCHEME_CLASSES, () => true) : [])];
+    const { paths, note } = await readPaths(ctx);
+    const asked = paths.flatMap((path) => combos.map((combo) => ({ combo, path })));
+    const answers = await ctx.callEach(
+      asked.map((a): CallOptions => ({ method: 'GET', path: a.path, authorizationAs: spelt(a.combo) }))
+    );
+    const sent = asked.map((a, i) => ({ ...a, ex: answers[i]! }));
+    const taken = sent.filter((s) => isSuccess(s.ex));
+    const refused = sent.filter((s) => !isSuccess(s.ex));
+    const findings: Finding[] = [];
+    if (refused.length)
+      findings.push(
+        finding(
+          'should',
+          `${refused.length} of ${sent.length} reads with a valid token were not served under another spelling of the header: ${refused
+            .slice(0, 3)
+            .map((s) => `${labelOf(s.combo)} ${JSON.stringify(spelt(s.combo)('<token>'))}: ${describeExchange(s.ex)}`)
+            .join('; ')}`,
+          refused.map((s) => s.ex)
+        )
+      );
+    // Each spelling taken, with the token altered: a parser that reads it apart from "Bearer" must verify it too.
+    // Its signature altered where it has one (a payload altered may no longer decode, and tell nothing).
+    const altered = tamperedVariants(await ctx.tokens.fresh('primary', ctx.checkId))[0]!.value;
+    ctx.registerSecret(altered, 'altered token');
+    const tampered = await ctx.callEach(
+      taken.map((s): CallOptions => ({ method: 'GET', path: s.path, bearer: altered, authorizationAs: spelt(s.combo) }))
+    );
+    const letThrough = taken.map((s, i) => ({ ...s, ex: tampered[i]! })).filter((s) => wasAccepted(s.ex));
+    if (letThrough.length)
+      findings.push(
+        finding(
+          'must',
+          `an altered token was accepted under another spelling of the header: ${letThrough
+            .map(
+              (s) =>
+                `${labelOf(s.combo)} ${JSON.stringify(spelt(s.combo)('<altered token>'))}: ${describeExchange(s.ex)}`
+            )
+            .join('; ')}`,
+          letThrough.map((s) => s.ex)
+        )
+      );
+    return judge(
+      findings,
+      `${combos.map((c) => JSON.stringify(spelt(c)('<token>'))).join(', ')} on ${note}: each served with the token and refused with it altered (${sent.length + tampered.length} reads)`
+    );
+  },
+};
