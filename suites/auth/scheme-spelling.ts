@@ -1,7 +1,7 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { CallOptions } from '../../src/engine/identity/call.ts';
-import { finding, judge, Unavailable } from '../../src/engine/run/check.ts';
+import { finding, judge, skip, Unavailable } from '../../src/engine/run/check.ts';
 import {
   labelOf,
   oneAtATime,
@@ -59,38 +59,50 @@ export const schemeSpelling: Check = {
     const certify = ctx.config.profile === 'certify';
     const combos = [...oneAtATime(SCHEME_CLASSES, true), ...(certify ? pairwise(SCHEME_CLASSES, () => true) : [])];
     const { paths, note } = await readPaths(ctx);
-    const asked = paths.flatMap((path) => combos.map((combo) => ({ combo, path })));
+    // Each path as the seed writes the header too: a spelling is judged only against what "Bearer" gets there.
+    const asked = paths.flatMap((path) => [{}, ...combos].map((combo: Combination<string>) => ({ combo, path })));
     const answers = await ctx.callEach(
       asked.map((a): CallOptions => ({ method: 'GET', path: a.path, authorizationAs: spelt(a.combo) }))
     );
     const sent = asked.map((a, i) => ({ ...a, ex: answers[i]! }));
-    const taken = sent.filter((s) => isSuccess(s.ex));
-    const refused = sent.filter((s) => !isSuccess(s.ex));
+    const plain = (path: string) => sent.find((s) => s.path === path && labelOf(s.combo) === '')!;
+    const spellings = sent.filter((s) => labelOf(s.combo) !== '' && isSuccess(plain(s.path).ex));
+    if (spellings.length === 0)
+      return skip(
+        `"Bearer" itself was not served with the run's token: ${paths.map((p) => describeExchange(plain(p).ex)).join('; ')}`,
+        "a target that serves the list with the run's token"
+      );
+    const refused = spellings.filter((s) => !isSuccess(s.ex));
     const findings: Finding[] = [];
     if (refused.length)
       findings.push(
         finding(
           'should',
-          `${refused.length} of ${sent.length} reads with a valid token were not served under another spelling of the header: ${refused
+          `${refused.length} of ${spellings.length} reads with a valid token, served under "Bearer", were not served under another spelling of the header: ${refused
             .slice(0, 3)
             .map((s) => `${labelOf(s.combo)} ${JSON.stringify(spelt(s.combo)('<token>'))}: ${describeExchange(s.ex)}`)
             .join('; ')}`,
           refused.map((s) => s.ex)
         )
       );
-    // Each spelling taken, with the token altered: a parser that reads it apart from "Bearer" must verify it too.
-    // Its signature altered where it has one (a payload altered may no longer decode, and tell nothing).
+    // Each spelling taken, with the token's signature altered (a payload altered may no longer decode, and tell
+    // nothing): refused under "Bearer", it must be refused under the spelling too.
     const altered = tamperedVariants(await ctx.tokens.fresh('primary', ctx.checkId))[0]!.value;
     ctx.registerSecret(altered, 'altered token');
+    const taken = spellings.filter((s) => isSuccess(s.ex));
+    const tried = [...paths.map((path) => ({ combo: {}, path })), ...taken];
     const tampered = await ctx.callEach(
-      taken.map((s): CallOptions => ({ method: 'GET', path: s.path, bearer: altered, authorizationAs: spelt(s.combo) }))
+      tried.map((s): CallOptions => ({ method: 'GET', path: s.path, bearer: altered, authorizationAs: spelt(s.combo) }))
     );
-    const letThrough = taken.map((s, i) => ({ ...s, ex: tampered[i]! })).filter((s) => wasAccepted(s.ex));
+    const withAltered = tried.map((s, i) => ({ ...s, ex: tampered[i]! }));
+    const plainRefuses = (path: string) =>
+      !wasAccepted(withAltered.find((s) => s.path === path && labelOf(s.combo) === '')!.ex);
+    const letThrough = withAltered.filter((s) => labelOf(s.combo) !== '' && plainRefuses(s.path) && wasAccepted(s.ex));
     if (letThrough.length)
       findings.push(
         finding(
           'must',
-          `an altered token was accepted under another spelling of the header: ${letThrough
+          `an altered token, refused under "Bearer", was accepted under another spelling of the header: ${letThrough
             .map(
               (s) =>
                 `${labelOf(s.combo)} ${JSON.stringify(spelt(s.combo)('<altered token>'))}: ${describeExchange(s.ex)}`
@@ -99,9 +111,10 @@ export const schemeSpelling: Check = {
           letThrough.map((s) => s.ex)
         )
       );
+    const unjudged = paths.filter((p) => !isSuccess(plain(p).ex) || !plainRefuses(p));
     return judge(
       findings,
-      `${combos.map((c) => JSON.stringify(spelt(c)('<token>'))).join(', ')} on ${note}: each served with the token and refused with it altered (${sent.length + tampered.length} reads)`
+      `${combos.map((c) => JSON.stringify(spelt(c)('<token>'))).join(', ')} on ${note}: each served with the token and refused with it altered, as "Bearer" is (${sent.length + tampered.length} reads)${unjudged.length ? `; not judged on ${unjudged.join(', ')}: "Bearer" itself was not served with the token or not refused with it altered (auth.tampered-token judges that)` : ''}`
     );
   },
 };

@@ -60,11 +60,17 @@ async function basePaths(ctx: CheckContext): Promise<{ paths: string[]; note: st
   }
 }
 
+/** Whether an exchange is one of this check's paths of another shape (the plain ones it sends are any check's to review). */
+export const isShapedPath = (ex: Exchange): boolean =>
+  ex.sentBy === 'errors.path-shapes' && /\/\/|.\/(\?|$)|^\/+V1\//.test(new URL(ex.request.url).pathname);
+
 /**
  * Paths of other shapes (a trailing slash, a doubled slash, the version and collection in upper case), one shape at a
  * time and in certify every pair from a covering array, sent as written with a valid token. Whether such a path is
  * served, redirected or refused is the target's routing; whatever it answers is JSON, and an error carries the
- * error object (never a web framework's HTML page).
+ * error object (never a web framework's HTML page). Judged against the same paths in their plain shape and a task
+ * that exists nowhere: where those break too, the breakage is not the shape's (errors.error-object and
+ * errors.json-responses judge them).
  */
 export const pathShapes: Check = {
   id: 'errors.path-shapes',
@@ -82,9 +88,20 @@ export const pathShapes: Check = {
     const certify = ctx.config.profile === 'certify';
     const combos = [...oneAtATime(PATH_CLASSES, certify), ...(certify ? pairwise(PATH_CLASSES, () => true) : [])];
     const { paths, note } = await basePaths(ctx);
+    const plain = [...paths, `/v1/tasks/${absentId(ctx, 'plain')}`];
     const asked = paths.flatMap((p) => combos.map((combo) => ({ combo, path: shaped(p, combo) })));
-    const answers = await ctx.callEach(asked.map((a) => ({ method: 'GET', path: a.path })));
-    const sent = asked.map((a, i) => ({ ...a, ex: answers[i]! }));
+    const answers = await ctx.callEach(
+      [...plain, ...asked.map((a) => a.path)].map((path) => ({ method: 'GET', path }))
+    );
+    const plainProblems = answers
+      .slice(0, plain.length)
+      .flatMap((ex) => (ex.response ? [problemOf(ctx, ex)?.problem].filter((p) => p !== undefined) : []));
+    if (plainProblems.length)
+      return skip(
+        `the plain paths break too (${plainProblems.join('; ')}): not the shape's doing, errors.error-object and errors.json-responses judge it`,
+        'a target whose plain answers are JSON with the error object'
+      );
+    const sent = asked.map((a, i) => ({ ...a, ex: answers[plain.length + i]! }));
     const answered = sent.filter((s) => s.ex.response);
     if (answered.length === 0)
       return skip(
