@@ -73,6 +73,8 @@ export const SLOW_TESTS = [
   'test/suite/create-declared.test.ts',
   'test/suite/declared-lists.test.ts',
   'test/suite/list-views.test.ts',
+  'test/suite/input-positions.test.ts',
+  'test/suite/name-classes.test.ts',
   'test/suite/media-types.test.ts',
   'test/suite/vm-operations.test.ts',
   'test/suite/waits.test.ts',

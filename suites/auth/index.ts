@@ -11,6 +11,7 @@ import { unauthenticatedStatus } from './unauthenticated-status.ts';
 import { bearerChallenge } from './bearer-challenge.ts';
 import { tokenNotCached } from './token-not-cached.ts';
 import { tokenRequestFraming } from './token-request-framing.ts';
+import { schemeSpelling } from './scheme-spelling.ts';
 
 export const authChecks: Check[] = [
   tokenShape,
@@ -25,4 +26,5 @@ export const authChecks: Check[] = [
   bearerChallenge,
   tokenNotCached,
   tokenRequestFraming,
+  schemeSpelling,
 ];

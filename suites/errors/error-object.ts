@@ -1,6 +1,10 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import { fromLog, describeExchange, absentId, observeErrorCase } from '../support.ts';
+import { isShapedPath } from './path-shapes.ts';
+
+/** Checks that hold the answers to their own requests to the error object themselves (and errors.path-shapes its paths of other shapes). */
+const JUDGED_BY_SENDER = new Set(['errors.invalid-inputs']);
 
 /**
  * Every error response of the run carries {error:{code, message}}: those provoked here (not found, invalid body, no token,
@@ -29,10 +33,14 @@ export const errorObject: Check = {
     ]);
     observeErrorCase(ctx, 'not-found', notFound!);
     // The limit probes' answers are judged by limits.rejection-error-object, so one fault fails one check.
-    // errors.invalid-inputs judges the answers to its own invalid inputs, likewise.
+    // errors.invalid-inputs and errors.path-shapes judge the answers to their own inputs, likewise.
     const errors = fromLog(
       ctx,
-      (ex) => ex.response!.status >= 400 && !ex.sentBy.startsWith('limits.') && ex.sentBy !== 'errors.invalid-inputs'
+      (ex) =>
+        ex.response!.status >= 400 &&
+        !ex.sentBy.startsWith('limits.') &&
+        !JUDGED_BY_SENDER.has(ex.sentBy) &&
+        !isShapedPath(ex)
     );
     const bad = errors
       .map((ex) => ({ ex, problems: ctx.schema.validateComponent('Error', ex.response?.json) }))

@@ -3,6 +3,7 @@ import { errorObject } from './error-object.ts';
 import { jsonResponses } from './json-responses.ts';
 import { malformedJson } from './malformed-json.ts';
 import { oddPathIds } from './odd-path-ids.ts';
+import { pathShapes } from './path-shapes.ts';
 import { completeAnswers } from './complete-answers.ts';
 import { allowOn405 } from './allow-on-405.ts';
 import { invalidInputs } from './invalid-inputs.ts';
@@ -11,6 +12,7 @@ import { declaredBodyFraming } from './declared-body-framing.ts';
 export const errorChecks: Check[] = [
   malformedJson,
   oddPathIds,
+  pathShapes,
   invalidInputs,
   errorObject,
   jsonResponses,

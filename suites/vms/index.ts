@@ -17,6 +17,8 @@ import { createDeclaredValid } from './create-declared-valid.ts';
 import { listFuzz } from './list-fuzz.ts';
 import { quotaRefusal } from './quota-refusal.ts';
 import { valuesReadBack } from './values-read-back.ts';
+import { nameClasses } from './name-classes.ts';
+import { tagValueClasses } from './tag-value-classes.ts';
 import { createSecondOrganization } from './create-second-organization.ts';
 
 // The creates first: they run while the run's VM is being made, and the list checks after them find the list at rest;
@@ -32,6 +34,8 @@ export const vmChecks: Check[] = [
   createDeclaredValid,
   createdListed,
   valuesReadBack,
+  nameClasses,
+  tagValueClasses,
   createSecondOrganization,
   listShape,
   tagFilter,

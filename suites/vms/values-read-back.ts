@@ -11,19 +11,12 @@ import {
   vmsOf,
   type CreatedVm,
   type ListWalk,
-  type TagShape,
 } from '../../src/engine/target/run-objects.ts';
 import { describeExchange, documentedRefusal, isSuccess } from '../support.ts';
 import { judgeField, objectWith, recordView, type FieldVerdict, type Reading, type View } from '../read-back.ts';
 import { tagsOf } from './tag-filter.ts';
 import { COMPARISON_VMS } from '../shares.ts';
-
-/** How the run sets tags where it can: the field, the shape, and whether the overlay declared it. */
-interface TagSetting {
-  field: string;
-  shape: TagShape;
-  declared: boolean;
-}
+import { tagSetting, type TagSetting } from './_tags.ts';
 
 /** A VM the run created, with what it sent and the answers that may show it. */
 interface Made {
@@ -33,15 +26,6 @@ interface Made {
   created: Exchange;
   /** The last read of its task, where the task was found. */
   task?: Exchange;
-}
-
-/** Tags are compared only where the run knows how they are set: declared, found by certify, or confirmed through the filter. */
-async function tagSetting(ctx: CheckContext): Promise<TagSetting | undefined> {
-  if (ctx.declarations.tagsField) return { field: ctx.declarations.tagsField, shape: 'map', declared: true };
-  const found = ctx.certify?.tags;
-  if (found) return { field: found.field, shape: found.shape, declared: false };
-  const runTag = await ctx.objects.runTag();
-  return runTag && { field: runTag.field, shape: runTag.shape, declared: false };
 }
 
 /** The last read of a create's task, polled to its end; undefined where no task id was found (vms.create-returns-task says why). */
@@ -95,14 +79,10 @@ async function createSecond(
   );
   const rungs = [at + 1, at - 1].filter((i) => at >= 0 && i >= 0 && i < SIZE_LADDER.length);
   let why = 'no other size to try';
-  // A name of other classes than the first VM's (mixed case, dots, digits, 48 characters; then also letters beyond
-  // ASCII): a target that refuses it is sent the next tier down, then the plain name; one that takes it must show it as sent.
-  let nameTier = 0;
-  for (let i = 0; i < rungs.length; i++) {
-    const rung = rungs[i]!;
+  // The name stays plain: its classes are vms.name-classes's, one at a time, so a name rule never hides a size.
+  for (const rung of rungs) {
     const { body } = ctx.objects.vmCreateBody('values');
     Object.assign(body, SIZE_LADDER[rung]);
-    if (nameTier < NAME_TIERS.length) body['name'] = className(String(body['name']), NAME_TIERS[nameTier]!);
     let sentTags: Record<string, string> | undefined;
     if (tags) {
       sentTags = { [RUN_TAG_KEY]: ctx.config.runId, 'cc-values': `${ctx.config.runId}-2` };
@@ -114,12 +94,6 @@ async function createSecond(
     if (isSuccess(created)) return { made: { name: String(body['name']), body, tags: sentTags, created } };
     if (answeredBroken(created))
       return { why: `a well-typed create answered ${describeExchange(created)}`, broken: created };
-    if (nameTier < NAME_TIERS.length) {
-      // Refused with a name of other classes: the same size again with the next tier down (a name rule is the target's).
-      nameTier++;
-      i--;
-      continue;
-    }
     why = documentedRefusal(created)
       ? `refused for a documented reason (${describeExchange(created)})`
       : `refused (${describeExchange(created)}): which sizes are valid is not shown`;
@@ -150,40 +124,6 @@ async function createLarge(ctx: CheckContext): Promise<{ made?: Made; why?: stri
   return {
     why: `the large size class (${LARGE_SIZE.vcpus} vCPU/${LARGE_SIZE.memory_gb} GB/${LARGE_SIZE.system_disk_gb} GB disk) was refused (${describeExchange(created)}): the target's sizes stop below it`,
   };
-}
-
-/** The name classes the second VM tries, most first: with letters beyond ASCII, then ASCII only. */
-const NAME_TIERS = ['beyond-ascii', 'ascii'] as const;
-
-/**
- * The plain name made into one of other classes: mixed case, a dot, digits, 48 characters (past a 32-character cut),
- * and in the first tier two Latin letters beyond ASCII (NFC, the same under NFKC).
- */
-export function className(plain: string, tier: (typeof NAME_TIERS)[number] = 'ascii'): string {
-  const stem = `${plain}-Read.Back-Name-2-${tier === 'beyond-ascii' ? 'Zürich-é-' : ''}`;
-  return (stem + 'x'.repeat(48)).slice(0, Math.max(48, stem.length + 4));
-}
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/**
- * A list element that shows the VM sent as `sent` under another name: the same name in another case, cut short (at
- * least 16 characters of it), or with its letters beyond ASCII dropped, replaced or mis-decoded (up to 4 characters
- * for each: "Zrich", "Z?rich", "ZÃ¼rich"). Only the run's own names are compared (they start with its run id).
- */
-export function shownOtherwise(sent: string, items: ReadonlyArray<Record<string, unknown>>): string | undefined {
-  const names = items.map((v) => v['name']).filter((n): n is string => typeof n === 'string');
-  // Canonically equivalent (NFC and NFD spell the same letters): the same name.
-  if (names.some((n) => n.normalize('NFC') === sent.normalize('NFC'))) return undefined;
-  const beyondAscii = /[^\x00-\x7f]/.test(sent)
-    ? new RegExp(`^${[...sent].map((c) => (/[^\x00-\x7f]/.test(c) ? '[^]{0,4}' : escapeRegExp(c))).join('')}$`, 'i')
-    : undefined;
-  return names.find(
-    (n) =>
-      n.toLowerCase() === sent.toLowerCase() ||
-      (n.length >= 16 && n.length < sent.length && sent.toLowerCase().startsWith(n.toLowerCase())) ||
-      (beyondAscii !== undefined && beyondAscii.test(n))
-  );
 }
 
 /** The answers that show a VM: its list element, the create answer, its task, its record; each found by name or id. */
@@ -280,22 +220,6 @@ export const valuesReadBack: Check = {
     made.push(...extra);
     const { walk } = await ctx.objects.findInList(made.map((m) => m.name));
     const viewsFor = new Map<string, View[]>();
-    const renamed = made.slice(1).flatMap((m) => {
-      const shown = shownOtherwise(m.name, walk.items);
-      if (shown === undefined) return [];
-      const how =
-        shown.toLowerCase() === m.name.toLowerCase()
-          ? 'its case changed'
-          : shown.length < m.name.length && m.name.toLowerCase().startsWith(shown.toLowerCase())
-            ? `cut to ${shown.length} of its ${m.name.length} characters`
-            : 'its letters beyond ASCII changed';
-      return [
-        finding('must', `name: the create of "${m.name}" was accepted, and the list shows it as "${shown}" (${how})`, [
-          m.created,
-          ...walk.pages.filter((p) => vmsOf(p).some((v) => v['name'] === shown)),
-        ]),
-      ];
-    });
     for (const m of made) {
       const { views, listed } = await viewsOf(ctx, m, walk);
       if (m === made[0] && listed !== 1)
@@ -323,7 +247,6 @@ export const valuesReadBack: Check = {
     if (second.broken)
       findings.push(finding('must', `the second VM of the comparison: ${second.why}`, [second.broken]));
     if (large.broken) findings.push(finding('must', `the large VM of the comparison: ${large.why}`, [large.broken]));
-    findings.push(...renamed);
     const tagLevel: Level = tags?.declared ? 'declared' : 'should';
     const tagged = tags ? tagProblems(made, viewsFor, tags.field) : [];
     if (tagged.length)

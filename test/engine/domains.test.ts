@@ -253,3 +253,59 @@ describe('value classes in a domain', () => {
     expect(partlyVerified(['VM-CREATE-FIELDS'], [d])).toEqual(['VM-CREATE-FIELDS']);
   });
 });
+
+describe('value classes at every position, and their pairs', () => {
+  const clause = (id: string, values: string[]): Clause => ({
+    id,
+    section: '4',
+    text: id,
+    domain: { operations: ['listVms'], values },
+  });
+  const judging = check('x.positions', ['TAG-FILTER', 'AUTH', 'PATHS']);
+  const sentWith = (path: string, headers: Record<string, string> = {}) => {
+    const e = ex('GET', path, 200, 'x.positions', 'primary');
+    return { ...e, request: { ...e.request, headers } } as Exchange;
+  };
+  const domainsOf = (log: Exchange[], pairs: boolean) =>
+    computeDomains(
+      [
+        clause('TAG-FILTER', ['tag:beyond-ascii', 'tag:mixed-case', 'tag:mixed-case+beyond-ascii']),
+        clause('AUTH', ['authorization:scheme-lower-case', 'authorization:scheme-lower-case+two-spaces']),
+        clause('PATHS', ['path:trailing-slash', 'path:upper-case', 'path:trailing-slash+upper-case']),
+      ],
+      [judging],
+      [passed('x.positions')],
+      log,
+      new Map(),
+      { merged: doc, operationOf, keysHeld: new Set(['primary']), ledger: [], pairs }
+    );
+
+  it('reads a query value after its key, a header as recorded (credentials redacted), a path of another shape as the operation it varies', () => {
+    const [tag, auth, paths] = domainsOf(
+      [
+        sentWith(`/v1/vms?tag=${encodeURIComponent('cc-t1:r1-zürich')}`),
+        sentWith('/v1/vms', { authorization: 'bearer [REDACTED]' }),
+        sentWith('/v1/vms/'),
+        sentWith('/V1/VMS'),
+      ],
+      false
+    );
+    expect(tag!.exercised.values).toEqual(['tag:beyond-ascii']);
+    expect(auth!.exercised.values).toEqual(['authorization:scheme-lower-case']);
+    expect(paths!.exercised.values).toEqual(['path:trailing-slash', 'path:upper-case']);
+  });
+
+  it('lists an unsent pair as out of reach in quick and within reach in certify; a single class is always within reach', () => {
+    const [quick] = domainsOf([], false);
+    expect(quick!.missing.filter((m) => m.dimension === 'values').map((m) => [m.point, m.possible])).toEqual([
+      ['tag:beyond-ascii', true],
+      ['tag:mixed-case', true],
+      ['tag:mixed-case+beyond-ascii', false],
+    ]);
+    const [certify] = domainsOf([], true);
+    expect(certify!.missing.find((m) => m.point === 'tag:mixed-case+beyond-ascii')?.possible).toBe(true);
+    // A pair is exercised when one value holds both classes.
+    const [both] = domainsOf([sentWith(`/v1/vms?tag=${encodeURIComponent('cc-t9:r1-Mixed-zürich')}`)], true);
+    expect(both!.exercised.values).toEqual(['tag:beyond-ascii', 'tag:mixed-case', 'tag:mixed-case+beyond-ascii']);
+  });
+});

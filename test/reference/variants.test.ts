@@ -835,6 +835,47 @@ const cases: VariantCase[] = [
     variant: [400, 202],
   },
   {
+    name: 'vm-name-letters-digits-hyphens',
+    probe: async (s) => [
+      await createStatus(s, { name: 'Mixed.Case-1' }),
+      await createStatus(s, { name: 'Zürich-1' }),
+      await createStatus(s, { name: 'Mixed-Case-1' }),
+    ],
+    clean: [202, 202, 202],
+    variant: [400, 400, 202],
+  },
+  {
+    name: 'tag-values-ascii-only',
+    probe: async (s) => [
+      await createStatus(s, { tags: { place: 'Zürich' } }),
+      await createStatus(s, { tags: { place: 'Zurich.1 a' } }),
+    ],
+    clean: [202, 202],
+    variant: [400, 202],
+  },
+  {
+    name: 'trailing-slash-served',
+    probe: async (s) => {
+      const r = await call(s, 'GET', '/v1/vms/', { token: await token(s) });
+      return [r.status, Array.isArray(r.body.vms)];
+    },
+    clean: [404, false],
+    variant: [200, true],
+  },
+  {
+    name: 'trailing-slash-redirect',
+    probe: async (s) => {
+      // Not followed: the redirect itself is what the variant changes.
+      const r = await fetch(`${s.baseUrl}/v1/vms/?page=1`, {
+        headers: { authorization: `Bearer ${await token(s)}` },
+        redirect: 'manual',
+      });
+      return [r.status, r.headers.get('location')];
+    },
+    clean: [404, null],
+    variant: [301, '/v1/vms?page=1'],
+  },
+  {
     name: 'oversized-body-close-early',
     probe: async (s) => oversizedUpload(s),
     clean: [413, 'answered after the whole body'],

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { compare, judgeField, type Reading } from '../../suites/read-back.ts';
 import { backupIdOf } from '../../suites/backups/_own-backup.ts';
-import { className, shownOtherwise } from '../../suites/vms/values-read-back.ts';
 import { longDescription, namedVm } from '../../suites/backups/values-read-back.ts';
 
 const ex = {
@@ -65,31 +64,6 @@ describe("a backup's id in its start answer", () => {
     [{ backup: { id: 'bk-3' }, operation: { id: 'op' } }, 'bk-3'],
     [{ task_id: 't' }, undefined],
   ])('%j: %s', (json, id) => expect(backupIdOf(json)).toBe(id));
-});
-
-describe("shownOtherwise: the run's name listed under another spelling", () => {
-  const sent = className('cc-r1-values', 'beyond-ascii');
-  const listed = (...names: string[]) => names.map((name) => ({ name }));
-  it.each([
-    ['as sent', sent, undefined],
-    ['in NFD (canonically the same letters)', sent.normalize('NFD'), undefined],
-    ['lower-cased', sent.toLowerCase(), sent.toLowerCase()],
-    ['cut to 32 characters', sent.slice(0, 32), sent.slice(0, 32)],
-    [
-      'its UTF-8 read as Latin-1',
-      Buffer.from(sent, 'utf8').toString('latin1'),
-      Buffer.from(sent, 'utf8').toString('latin1'),
-    ],
-    ['its letters beyond ASCII dropped', sent.replace(/[^\x00-\x7f]/g, ''), sent.replace(/[^\x00-\x7f]/g, '')],
-    ['its letters beyond ASCII as "?"', sent.replace(/[^\x00-\x7f]/g, '?'), sent.replace(/[^\x00-\x7f]/g, '?')],
-    ['another VM entirely', 'cc-r1-vm1', undefined],
-  ])('%s', (_, name, shown) => expect(shownOtherwise(sent, listed('cc-r1-vm1', name))).toBe(shown));
-
-  it('the first tier carries letters beyond ASCII in 48 characters or more; the second is ASCII only', () => {
-    expect(sent).toMatch(/ü/u);
-    expect([...sent].length).toBeGreaterThanOrEqual(48);
-    expect(className('cc-r1-values', 'ascii')).toMatch(/^[\x20-\x7e]{48}$/);
-  });
 });
 
 describe('the second backup description: other classes than the first', () => {

@@ -21,6 +21,11 @@ export interface CallOptions extends Omit<SendOptions, 'sentBy'> {
   lane?: string;
   /** Outside the limit probes a 429 is honoured and retried, not blamed on the check. Default true. */
   retryOn429?: boolean;
+  /**
+   * How the Authorization header is written from the token (another spelling of the scheme, another spacing), sent
+   * as is. Default `Bearer <token>`. A refusal of it is the answer judged: the token is not renewed on a 401.
+   */
+  authorizationAs?: (token: string) => string;
 }
 
 /** What every API call of the run shares: the client, the tokens, the pacer and the run's restrictions. */
@@ -40,7 +45,8 @@ export interface ApiDeps {
 /** Sends an authenticated API call on behalf of a check. */
 export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions): Promise<Exchange> {
   const { http, tokens, pacer, timeScale, readOnly } = deps;
-  const { as = 'primary', bearer, retryOn429 = true, lane = 'main', ...send } = opts;
+  const { as = 'primary', bearer, retryOn429 = true, lane = 'main', authorizationAs, ...send } = opts;
+  const written = authorizationAs ?? ((token: string) => `Bearer ${token}`);
   // Exchanging a key for a token changes nothing on the target, so --read-only allows it.
   // OPTIONS is safe (RFC 9110 §9.2.1): paced as a write, yet allowed under --read-only.
   if (
@@ -76,8 +82,8 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
       own !== undefined && as !== 'anonymous' && !pacer.hasRoom(own, cls)
         ? (tokens.heldTokens(as).find((t) => pacer.hasRoom(t, cls)) ?? own)
         : own;
-    if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer}`;
-    else if (cached !== undefined) headers['authorization'] = `Bearer ${cached}`;
+    if (bearer !== undefined) headers['authorization'] = written(bearer);
+    else if (cached !== undefined) headers['authorization'] = written(cached);
     // Only the suite's own tokens are paced; explicit bearer values belong to checks that judge them.
     if (cached !== undefined) await pacer.acquire(cached, cls, sentBy);
     const ex = await http.send({ ...send, headers, sentBy });
@@ -86,7 +92,7 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     const subject = bearer !== undefined ? tokens.keyOf(bearer) : as !== 'anonymous' ? as : undefined;
     if (subject) ex.subject = subject;
     // A suite-held token refused mid-run (expired early, clock skew) is renewed once, not blamed on the check.
-    if (ex.response?.status === 401 && cached !== undefined && as !== 'anonymous' && !renewed) {
+    if (ex.response?.status === 401 && cached !== undefined && as !== 'anonymous' && !renewed && !authorizationAs) {
       renewed = true;
       ex.superseded = true;
       tokens.forget(as, cached);

@@ -24,6 +24,8 @@ export interface DomainInputs {
   ledger: readonly LedgerEntry[];
   /** The operations the target serves (the registry): the document's, and those the run discovered. */
   served?: readonly ServedOperation[];
+  /** Pairs of value classes are within this run's reach (certify sends them; quick varies one class at a time). */
+  pairs?: boolean;
 }
 
 /** An operation of the domain: the document's, or the registry's, which says where the run learnt of it. */
@@ -110,6 +112,8 @@ export function computeDomains(
     operationOfSeq: new Map(
       log.map((ex) => [ex.seq, inputs.operationOf(ex.request.method, new URL(ex.request.url).pathname)])
     ),
+    // A path of another shape (a trailing or doubled slash, upper case) is counted for the operation it varies.
+    shapedOperationOf: (ex) => inputs.operationOf(ex.request.method, plainPath(new URL(ex.request.url).pathname)),
   };
   const decided = new Set(reports.filter((r) => ['passed', 'failed', 'warning'].includes(r.status)).map((r) => r.id));
   const out: DomainCoverage[] = [];
@@ -124,7 +128,7 @@ export function computeDomains(
     if (d.operations) coverOperations(coverage, clause.id, d.operations, ops, met.operations);
     if (d.subjects) coverSubjects(coverage, clause.id, d.subjects, met.subjects, inputs.keysHeld);
     if (d.objects) coverObjects(coverage, clause.id, d.objects, met.objects, inputs.keysHeld.has('second'));
-    if (d.values) coverValues(coverage, clause.id, d.values, met.values, met.refusedValues);
+    if (d.values) coverValues(coverage, clause.id, d.values, met.values, met.refusedValues, inputs.pairs === true);
     if (d.views) coverViews(coverage, clause.id, d.views, judging, judged);
     out.push(coverage);
   }
@@ -136,6 +140,13 @@ interface LogIndex {
   templateOf: ReadonlyMap<string, string>;
   createdBy: ReadonlyMap<string, string>;
   operationOfSeq: ReadonlyMap<number, string | undefined>;
+  shapedOperationOf: (ex: Exchange) => string | undefined;
+}
+
+/** A path of another shape brought back to the document's: slashes single, none at the end, the version and collection in lower case. */
+export function plainPath(pathname: string): string {
+  const segments = pathname.split('/').filter((s) => s !== '');
+  return '/' + segments.map((s, i) => (i < 2 ? s.toLowerCase() : s)).join('/');
 }
 
 /** The organization that made each object the run created (the caller of the exchange that created it). */
@@ -190,7 +201,7 @@ function exercisedPoints(
     const condition = objectCondition(ex, op && seen.templateOf.get(op), seen.createdBy);
     if (condition) objects.add(condition);
     for (const name of values.classes) {
-      if (!op || !ex.response || !sentValueOf(ex, op, name)) continue;
+      if (!ex.response || !sentValueOf(ex, op, name, seen)) continue;
       const refused = values.accepted && !(ex.response.status >= 200 && ex.response.status < 300);
       (refused ? refusedValues : exercised).add(name);
     }
@@ -316,7 +327,8 @@ function coverValues(
   clause: string,
   domain: readonly string[],
   sent: ReadonlySet<string>,
-  refused: ReadonlySet<string>
+  refused: ReadonlySet<string>,
+  pairs: boolean
 ): void {
   coverage.domain.values = [...domain];
   coverage.exercised.values = domain.filter((v) => sent.has(v));
@@ -332,11 +344,21 @@ function coverValues(
       });
       continue;
     }
+    if (cls?.pair && !pairs) {
+      coverage.missing.push({
+        dimension: 'values',
+        point: v,
+        possible: false,
+        reason: `pairs of classes are sent in certify; this profile varies one class at a time`,
+        howToVerify: '--profile certify',
+      });
+      continue;
+    }
     coverage.missing.push({
       dimension: 'values',
       point: v,
       possible: true,
-      reason: `no check judging ${clause} sent ${cls ? `${cls.what} (${cls.operation})` : v} and had an answer`,
+      reason: `no check judging ${clause} sent ${cls ? `${cls.what} (${cls.operations.join(', ')})` : v} and had an answer`,
       howToVerify: `a check of ${clause} that sends it (the suite's gap, a budget spent first, or a group not selected)`,
     });
   }
@@ -379,10 +401,19 @@ function coverViews(
   }
 }
 
-/** Whether an exchange to `op` sent a JSON body whose field holds the named value class. */
-function sentValueOf(ex: Exchange, op: string, name: string): boolean {
+/** Whether an exchange sent the named value class at its position (a body field, a query value, a header, the path). */
+function sentValueOf(ex: Exchange, op: string | undefined, name: string, seen: LogIndex): boolean {
   const cls = VALUE_CLASSES[name];
-  if (!cls || cls.operation !== op || ex.request.body === undefined) return false;
+  if (!cls) return false;
+  const url = new URL(ex.request.url);
+  if (cls.position === 'path') {
+    const shaped = seen.shapedOperationOf(ex);
+    return shaped !== undefined && cls.operations.includes(shaped) && cls.holds(url.pathname);
+  }
+  if (!op || !cls.operations.includes(op)) return false;
+  if (cls.position === 'query') return url.searchParams.getAll(cls.field).some((v) => cls.holds(v));
+  if (cls.position === 'header') return cls.holds(ex.request.headers[cls.field]);
+  if (ex.request.body === undefined) return false;
   try {
     const body = JSON.parse(ex.request.body) as unknown;
     if (!body || typeof body !== 'object' || Array.isArray(body)) return false;

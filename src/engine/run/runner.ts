@@ -555,6 +555,7 @@ function assembleReport(
         .map(([k]) => k)
     ),
     ledger: ledger.entries,
+    pairs: config.profile === 'certify',
   });
   coverage.partlyVerified = partlyVerified(coverage.verified, coverage.domains);
   // The s3 group's capability matrix travels as an observation and gets its own report field.
