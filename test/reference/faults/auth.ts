@@ -391,6 +391,36 @@ export const faults: FaultCase[] = [
     clean: 200,
     faulty: 401,
   },
+  // The Authorization header spelt otherwise (issue 43 class 3): the scheme's case, with a good and a tampered token.
+  {
+    name: 'bearer-scheme-case-sensitive',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return Promise.all(
+        ['Bearer', 'bearer', 'BEARER'].map(
+          async (scheme) => (await call(s, 'GET', '/v1/vms', { headers: { authorization: `${scheme} ${t}` } })).status
+        )
+      );
+    },
+    clean: [200, 200, 200],
+    faulty: [200, 401, 401],
+  },
+  {
+    name: 'scheme-case-unverified',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const as = async (header: string) =>
+        (await call(s, 'GET', '/v1/vms', { headers: { authorization: header } })).status;
+      return [
+        await as(`Bearer ${tamper(t)}`),
+        await as(`bearer ${tamper(t)}`),
+        await as(`bearer ${t}`),
+        await as(`BEARER ${tamper(t)}`),
+      ];
+    },
+    clean: [401, 401, 200, 401],
+    faulty: [401, 200, 200, 200],
+  },
   ...servedOperationCases(
     'expired-token-accepted-on-vm-delete',
     'tampered-token-accepted-on-vm-delete',
