@@ -241,5 +241,28 @@ export const faults: FaultCase[] = [
     clean: [401, 'object', 'object'],
     faulty: [401, 'string', 'object'],
   },
+  // Paths of other shapes (issue 43 class 3): one ending in a slash, beside another unknown path.
+  {
+    name: 'trailing-slash-html-404',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return Promise.all(
+        ['/v1/vms/', '/v1/nothing', '/v1/nothing/'].map(async (path) => {
+          const r = await call(s, 'GET', path, { token: t });
+          return [r.status, r.headers.get('content-type'), r.body?.error?.code ?? null];
+        })
+      );
+    },
+    clean: [
+      [404, 'application/json; charset=utf-8', 'not_found'],
+      [404, 'application/json; charset=utf-8', 'not_found'],
+      [404, 'application/json; charset=utf-8', 'not_found'],
+    ],
+    faulty: [
+      [404, 'text/html; charset=utf-8', null],
+      [404, 'application/json; charset=utf-8', 'not_found'],
+      [404, 'text/html; charset=utf-8', null],
+    ],
+  },
   ...servedOperationCases('vm-delete-404-unwrapped'),
 ];
