@@ -1,7 +1,20 @@
 // Fault probes of the pagination checks' faults: each observation on a clean target and on one with only that fault.
+import type { ReferenceSettings } from '../../../fixtures/reference/server.ts';
 import { call } from '../harness.ts';
 import { tokenFor, register } from '../probes.ts';
 import type { FaultCase } from './index.ts';
+
+/** GET /v1/vms with this query: [status, items listed (undefined when refused), total]. */
+async function listed(s: ReferenceSettings, t: string, query: string): Promise<[number, number | undefined, unknown]> {
+  const r = await call(s, 'GET', `/v1/vms?${query}`, { token: t });
+  return [r.status, r.body?.vms?.length, r.body?.total];
+}
+
+/** The ids of a page of GET /v1/vms with this query. */
+async function pageIds(s: ReferenceSettings, t: string, query: string): Promise<string[]> {
+  const r = await call(s, 'GET', `/v1/vms?${query}`, { token: t });
+  return r.body.vms.map((v) => v.id);
+}
 
 export const faults: FaultCase[] = [
   {
@@ -66,6 +79,128 @@ export const faults: FaultCase[] = [
     },
     clean: [200, 200, 99],
     faulty: [400, 200, 99],
+  },
+  // The per_page cap past 200, on a later page, under a filter on a later page (issue 43 classes 4 and 5).
+  {
+    name: 'per-page-cap-ignored-above-200',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return Promise.all(['per_page=101', 'per_page=200', 'per_page=201', 'per_page=500'].map((q) => listed(s, t, q)));
+    },
+    clean: [
+      [400, undefined, undefined],
+      [400, undefined, undefined],
+      [400, undefined, undefined],
+      [400, undefined, undefined],
+    ],
+    faulty: [
+      [400, undefined, undefined],
+      [400, undefined, undefined],
+      [200, 130, 130],
+      [200, 130, 130],
+    ],
+  },
+  {
+    name: 'per-page-cap-skipped-on-later-pages',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return Promise.all(
+        ['page=1&per_page=101', 'page=2&per_page=101', 'page=2&per_page=120&tag=env:prod'].map((q) => listed(s, t, q))
+      );
+    },
+    clean: [
+      [400, undefined, undefined],
+      [400, undefined, undefined],
+      [400, undefined, undefined],
+    ],
+    faulty: [
+      [400, undefined, undefined],
+      [200, 29, 130],
+      [200, 0, 44],
+    ],
+  },
+  {
+    name: 'per-page-cap-skipped-with-filter-on-later-pages',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return Promise.all(
+        ['page=2&per_page=101', 'page=1&per_page=101&tag=env:prod', 'page=2&per_page=101&tag=env:prod'].map((q) =>
+          listed(s, t, q)
+        )
+      );
+    },
+    clean: [
+      [400, undefined, undefined],
+      [400, undefined, undefined],
+      [400, undefined, undefined],
+    ],
+    faulty: [
+      [400, undefined, undefined],
+      [400, undefined, undefined],
+      [200, 0, 44],
+    ],
+  },
+  // Filtered lists page by page (issue 43 classes 4 and 5). Under vm-record-minimal list elements show no tags: each
+  // VM of page 2 is read alone for its env tag.
+  {
+    name: 'tag-filter-later-pages-unfiltered',
+    variants: ['vm-record-minimal'],
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const prodOn = async (query: string) => {
+        const ids = await pageIds(s, t, query);
+        const envs = await Promise.all(
+          ids.map(async (id) => (await call(s, 'GET', `/v1/vms/${id}`, { token: t })).body.tags.env)
+        );
+        return [ids.length, envs.filter((e) => e === 'prod').length];
+      };
+      const total = (await call(s, 'GET', '/v1/vms?tag=env:prod&page=2&per_page=20', { token: t })).body.total;
+      return [total, await prodOn('tag=env:prod&page=1&per_page=20'), await prodOn('tag=env:prod&page=2&per_page=20')];
+    },
+    clean: [44, [20, 20], [20, 20]],
+    faulty: [44, [20, 20], [20, 7]],
+  },
+  {
+    name: 'tag-filter-empty-later-pages-unfiltered',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return Promise.all(
+        ['tag=team:gamma&page=1', 'tag=team:gamma&page=2', 'tag=team:gamma&page=3', 'tag=env:prod&page=3'].map((q) =>
+          listed(s, t, q)
+        )
+      );
+    },
+    clean: [
+      [200, 0, 0],
+      [200, 0, 0],
+      [200, 0, 0],
+      [200, 4, 44],
+    ],
+    faulty: [
+      [200, 0, 0],
+      [200, 20, 0],
+      [200, 20, 0],
+      [200, 4, 44],
+    ],
+  },
+  {
+    name: 'tag-filter-page-boundary-duplicate',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const repeated = async (query: string) => {
+        const [p1, p2] = [await pageIds(s, t, `${query}&page=1`), await pageIds(s, t, `${query}&page=2`)];
+        return [p1.length, p2.length, p2.filter((id) => p1.includes(id)).length];
+      };
+      return [await repeated('tag=env:prod&per_page=10'), await repeated('per_page=10')];
+    },
+    clean: [
+      [10, 10, 0],
+      [10, 10, 0],
+    ],
+    faulty: [
+      [10, 10, 1],
+      [10, 10, 0],
+    ],
   },
   // The faults of the fault model (spec/clauses.yaml faults:).
   {
