@@ -5,6 +5,26 @@ import { call } from '../harness.ts';
 import { tokenFor, colonTagFound, vmBody, createVm } from '../probes.ts';
 import type { FaultCase } from './index.ts';
 
+/** The create-VM body of vmBody without one field. */
+function without(s: ReferenceSettings, field: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(vmBody(s)).filter(([k]) => k !== field));
+}
+
+/**
+ * Creates side by side where the organization has room for one more VM (variant vm-quota-low: 2 more than seeded, one
+ * made first): [more than one taken, every refusal 403 quota_exceeded]. A quota held under concurrency takes one.
+ */
+async function sideBySideWithRoomForOne(s: ReferenceSettings, n: number): Promise<[boolean, boolean]> {
+  const t = await tokenFor(s);
+  expect((await createVm(s, t)).status).toBe(202);
+  const rs = await Promise.all(Array.from({ length: n }, () => createVm(s, t)));
+  const refused = rs.filter((r) => r.status !== 202);
+  return [
+    rs.length - refused.length > 1,
+    refused.every((r) => r.status === 403 && r.body.error?.code === 'quota_exceeded'),
+  ];
+}
+
 function nameStatuses(s: ReferenceSettings, t: string, names: string[]): Promise<number[]> {
   return Promise.all(
     names.map(async (name) => (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name }) })).status)
@@ -482,5 +502,182 @@ export const faults: FaultCase[] = [
     },
     clean: [202, false, 200],
     faulty: [202, true, 404],
+  },
+  // Every accepted create held to the whole task contract (issue 43 class 2).
+  {
+    name: 'create-without-disk-500',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const bodies = [without(s, 'system_disk_gb'), without(s, 'name'), without(s, 'image'), vmBody(s)];
+      return Promise.all(bodies.map(async (json) => (await call(s, 'POST', '/v1/vms', { token: t, json })).status));
+    },
+    clean: [400, 400, 400, 202],
+    faulty: [500, 400, 400, 202],
+  },
+  {
+    name: 'warm-pool-default-disk-no-task',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const bodies = [without(s, 'system_disk_gb'), { ...vmBody(s), system_disk_gb: null }, vmBody(s)];
+      return Promise.all(
+        bodies.map(async (json) => {
+          const r = await call(s, 'POST', '/v1/vms', { token: t, json });
+          return [r.status, typeof r.body.task_id, typeof r.body.id];
+        })
+      );
+    },
+    clean: [
+      [400, 'undefined', 'undefined'],
+      [400, 'undefined', 'undefined'],
+      [202, 'string', 'undefined'],
+    ],
+    faulty: [
+      [201, 'undefined', 'string'],
+      [201, 'undefined', 'string'],
+      [202, 'string', 'undefined'],
+    ],
+  },
+  {
+    name: 'large-task-id-unknown',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      return Promise.all(
+        [32, 2].map(async (vcpus) => {
+          const r = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus }) });
+          return [
+            r.status,
+            (await call(s, 'GET', `/v1/tasks/${r.body.task_id}`, { token: t })).status,
+            (await call(s, 'GET', `/v1/vms/${r.body.vm_id}`, { token: t })).body.vcpus,
+          ];
+        })
+      );
+    },
+    clean: [
+      [202, 200, 32],
+      [202, 200, 2],
+    ],
+    faulty: [
+      [202, 404, 32],
+      [202, 200, 2],
+    ],
+  },
+  {
+    name: 'second-org-create-no-task',
+    probe: async (s) => {
+      const created = async (key: string, subnet_id: string) => {
+        const r = await call(s, 'POST', '/v1/vms', {
+          token: await tokenFor(s, key),
+          json: vmBody(s, { subnet_id }),
+        });
+        return [r.status, typeof r.body.task_id, r.body.name ?? null];
+      };
+      return [await created(s.apiKey, s.subnetId), await created(s.apiKeyB, s.subnetIdB)];
+    },
+    clean: [
+      [202, 'string', null],
+      [202, 'string', null],
+    ],
+    faulty: [
+      [202, 'string', null],
+      [201, 'undefined', 'test-vm'],
+    ],
+  },
+  {
+    name: 'task-id-number',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r = await createVm(s, t);
+      return [
+        r.status,
+        typeof r.body.task_id,
+        r.headers.get('location') === `/v1/tasks/${r.body.task_id}`,
+        (await call(s, 'GET', `/v1/tasks/${r.body.task_id}`, { token: t })).status,
+      ];
+    },
+    clean: [202, 'string', true, 200],
+    faulty: [202, 'number', true, 200],
+  },
+  // Name and tag value classes one at a time (issue 43 class 3).
+  {
+    name: 'vm-name-plain-lowercased',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const rs = await Promise.all(
+        ['Mixed-Case-1', 'dotted.name', 'Zürich'].map((name) =>
+          call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name }) })
+        )
+      );
+      return [rs.map((r) => r.status), (await call(s, 'GET', `/v1/vms/${rs[0]!.body.vm_id}`, { token: t })).body.name];
+    },
+    clean: [[202, 202, 202], 'Mixed-Case-1'],
+    faulty: [[202, 400, 400], 'mixed-case-1'],
+  },
+  {
+    name: 'tag-filter-beyond-ascii-unmatched',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const made = await Promise.all(
+        ['Zürich', 'Bern'].map((city) => call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { tags: { city } }) }))
+      );
+      const found = async (city: string) =>
+        (await call(s, 'GET', `/v1/vms?tag=${encodeURIComponent(`city:${city}`)}`, { token: t })).body.total;
+      return [
+        await found('Zürich'),
+        await found('Bern'),
+        (await call(s, 'GET', `/v1/vms/${made[0]!.body.vm_id}`, { token: t })).body.tags.city,
+      ];
+    },
+    clean: [1, 1, 'Zürich'],
+    faulty: [0, 1, 'Zürich'],
+  },
+  // Tags kept under another name (issue 43 classes 4 and 5): a VM of the second organization labelled as the filter asks.
+  {
+    name: 'tag-filter-cross-org-labels',
+    variants: ['tags-as-labels'],
+    probe: async (s) => {
+      const [t, tb] = [await tokenFor(s), await tokenFor(s, s.apiKeyB)];
+      const b = await call(s, 'POST', '/v1/vms', {
+        token: tb,
+        json: vmBody(s, { subnet_id: s.subnetIdB, labels: { probe: 'cross-org' } }),
+      });
+      const filtered = (await call(s, 'GET', '/v1/vms?tag=probe:cross-org', { token: t })).body;
+      return [
+        b.status,
+        filtered.total,
+        filtered.vms.map((v) => v.id === b.body.vm_id),
+        (await call(s, 'GET', '/v1/vms?tag=probe:cross-org', { token: tb })).body.total,
+        (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.total,
+      ];
+    },
+    clean: [202, 0, [], 1, 130],
+    faulty: [202, 1, [true], 1, 130],
+  },
+  // Quota evidence under creates side by side (issue 43 classes 6 and 7): the clean quota takes one where there is room for one.
+  {
+    name: 'quota-check-race',
+    variants: ['vm-quota-low'],
+    probe: (s) => sideBySideWithRoomForOne(s, 4),
+    clean: [false, true],
+    faulty: [true, true],
+  },
+  {
+    name: 'quota-counts-finished-only',
+    variants: ['vm-quota-low'],
+    probe: (s) => sideBySideWithRoomForOne(s, 4),
+    clean: [false, true],
+    faulty: [true, true],
+  },
+  {
+    name: 'quota-code-busy-delete',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const made = [];
+      for (let i = 0; i < 3; i++) made.push(await createVm(s, t));
+      // Provisioning lasts 60 target-seconds under the fault (a real minute at time scale 1): the first VM still is.
+      const del = await call(s, 'DELETE', `/v1/vms/${made[0]!.body.vm_id}`, { token: t });
+      return [made.map((m) => m.status), made[2]!.body.error?.code ?? null, del.status, del.body.error?.code ?? null];
+    },
+    clean: [[202, 202, 202], null, 202, null],
+    faulty: [[202, 202, 409], 'vm_limit_reached', 409, 'invalid_state'],
   },
 ];
