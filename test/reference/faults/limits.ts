@@ -268,5 +268,31 @@ export const faults: FaultCase[] = [
     clean: [10, 200, 200],
     faulty: [10, 429, 200],
   },
+  // Tolerances and concurrent writes (issue 43 classes 6 and 7).
+  {
+    name: 'retry-after-date-past',
+    probe: async (s) => {
+      const refused = (await burst(11, () => issue(s))).find((r) => r.status === 429)!;
+      const retryAfter = refused.headers.get('retry-after')!;
+      const seconds = /^\d+$/.test(retryAfter);
+      // A date-valued Retry-After, against the answer's own Date: before it or after it.
+      const dated = seconds ? null : Date.parse(retryAfter) < Date.parse(refused.headers.get('date')!);
+      return [seconds, dated];
+    },
+    clean: [true, null],
+    faulty: [false, true],
+  },
+  // Writes side by side, each checked before any is counted 30 ms later under the fault: [past the budget, at it].
+  {
+    name: 'write-count-race',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const rs = await burst(62, () => write(s, t));
+      const served = count(rs, 400);
+      return [served > 60, served + count(rs, 429) === 62 && served >= 60];
+    },
+    clean: [false, true],
+    faulty: [true, true],
+  },
   ...servedOperationCases('vm-delete-not-counted-as-write', 'vm-read-charged-as-write'),
 ];

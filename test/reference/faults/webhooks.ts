@@ -1,4 +1,5 @@
 // Fault probes of the webhooks checks' faults: each observation on a clean target and on one with only that fault.
+import { expect } from 'vitest';
 import { createHmac } from 'node:crypto';
 import type { ReferenceSettings } from '../../../fixtures/reference/server.ts';
 import { call } from '../harness.ts';
@@ -295,5 +296,33 @@ export const faults: FaultCase[] = [
     probe: async (s) => (await testDelivery(s, 'k1')) !== undefined,
     clean: true,
     faulty: false,
+  },
+  // Tolerances below their windows (issue 43 classes 6 and 7): under retry-exponential the first retries come 10 and
+  // 30 target-seconds after a failure (500 and 1500 real ms at time scale 20), a tenth of that under the fault.
+  {
+    name: 'retry-delays-tenth',
+    variants: ['retry-exponential'],
+    timeScale: 20,
+    probe: async (s) => {
+      const times: number[] = [];
+      const attempts = await withReceiver(
+        async (r) => {
+          const t = await tokenFor(s);
+          const w = await register(s, t, r.url + '/failing', ['backup.completed']);
+          expect((await call(s, 'POST', `/v1/webhooks/${w.body.id}/test`, { token: t })).status).toBe(202);
+          await until(() => r.posts.length >= 3, 5000);
+          return r.posts.map((p) => p.headers['x-delivery-attempt']).slice(0, 3);
+        },
+        () => {
+          times.push(Date.now());
+          return 503;
+        }
+      );
+      // Each gap against half its declared delay: timers only come late, so a clean gap is never shorter.
+      const gaps = [times[1]! - times[0]!, times[2]! - times[1]!];
+      return [attempts, gaps[0]! >= 250, gaps[1]! >= 750];
+    },
+    clean: [['1', '2', '3'], true, true],
+    faulty: [['1', '2', '3'], false, false],
   },
 ];
