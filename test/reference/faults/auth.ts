@@ -391,7 +391,7 @@ export const faults: FaultCase[] = [
     clean: 200,
     faulty: 401,
   },
-  // The Authorization header spelt otherwise (issue 43 class 3): the scheme's case, with a good and a tampered token.
+  // The Authorization header spelt otherwise: the scheme's case, with a good and a tampered token.
   {
     name: 'bearer-scheme-case-sensitive',
     probe: async (s) => {

@@ -241,7 +241,7 @@ export const faults: FaultCase[] = [
     clean: [401, 'object', 'object'],
     faulty: [401, 'string', 'object'],
   },
-  // Paths of other shapes (issue 43 class 3): one ending in a slash, beside another unknown path.
+  // Paths of other shapes: one ending in a slash, beside another unknown path.
   {
     name: 'trailing-slash-html-404',
     probe: async (s) => {

@@ -268,7 +268,7 @@ export const faults: FaultCase[] = [
     clean: [10, 200, 200],
     faulty: [10, 429, 200],
   },
-  // Tolerances and concurrent writes (issue 43 classes 6 and 7).
+  // Tolerances and concurrent writes.
   {
     name: 'retry-after-date-past',
     probe: async (s) => {

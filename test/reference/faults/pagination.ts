@@ -80,7 +80,7 @@ export const faults: FaultCase[] = [
     clean: [200, 200, 99],
     faulty: [400, 200, 99],
   },
-  // The per_page cap past 200, on a later page, under a filter on a later page (issue 43 classes 4 and 5).
+  // The per_page cap past 200, on a later page, under a filter on a later page.
   {
     name: 'per-page-cap-ignored-above-200',
     probe: async (s) => {
@@ -140,7 +140,7 @@ export const faults: FaultCase[] = [
       [200, 0, 44],
     ],
   },
-  // Filtered lists page by page (issue 43 classes 4 and 5). Under vm-record-minimal list elements show no tags: each
+  // Filtered lists page by page. Under vm-record-minimal list elements show no tags: each
   // VM of page 2 is read alone for its env tag.
   {
     name: 'tag-filter-later-pages-unfiltered',

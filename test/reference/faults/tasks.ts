@@ -57,7 +57,7 @@ export const faults: FaultCase[] = [
     clean: ['succeeded', 'succeeded'],
     faulty: ['succeeded', 'running'],
   },
-  // Every task completes, whatever started it (issue 43 class 2).
+  // Every task completes, whatever started it.
   {
     name: 'large-task-never-finishes',
     timeScale: 100,

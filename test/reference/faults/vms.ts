@@ -503,7 +503,7 @@ export const faults: FaultCase[] = [
     clean: [202, false, 200],
     faulty: [202, true, 404],
   },
-  // Every accepted create held to the whole task contract (issue 43 class 2).
+  // Every accepted create held to the whole task contract.
   {
     name: 'create-without-disk-500',
     probe: async (s) => {
@@ -597,7 +597,7 @@ export const faults: FaultCase[] = [
     clean: [202, 'string', true, 200],
     faulty: [202, 'number', true, 200],
   },
-  // Name and tag value classes one at a time (issue 43 class 3).
+  // Name and tag value classes one at a time.
   {
     name: 'vm-name-plain-lowercased',
     probe: async (s) => {
@@ -630,7 +630,7 @@ export const faults: FaultCase[] = [
     clean: [1, 1, 'Zürich'],
     faulty: [0, 1, 'Zürich'],
   },
-  // Tags kept under another name (issue 43 classes 4 and 5): a VM of the second organization labelled as the filter asks.
+  // Tags kept under another name: a VM of the second organization labelled as the filter asks.
   {
     name: 'tag-filter-cross-org-labels',
     variants: ['tags-as-labels'],
@@ -652,7 +652,7 @@ export const faults: FaultCase[] = [
     clean: [202, 0, [], 1, 130],
     faulty: [202, 1, [true], 1, 130],
   },
-  // Quota evidence under creates side by side (issue 43 classes 6 and 7): the clean quota takes one where there is room for one.
+  // Quota evidence under creates side by side: the clean quota takes one where there is room for one.
   {
     name: 'quota-check-race',
     variants: ['vm-quota-low'],

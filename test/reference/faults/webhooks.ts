@@ -297,7 +297,7 @@ export const faults: FaultCase[] = [
     clean: true,
     faulty: false,
   },
-  // Tolerances below their windows (issue 43 classes 6 and 7): under retry-exponential the first retries come 10 and
+  // Tolerances below their windows: under retry-exponential the first retries come 10 and
   // 30 target-seconds after a failure (500 and 1500 real ms at time scale 20), a tenth of that under the fault.
   {
     name: 'retry-delays-tenth',

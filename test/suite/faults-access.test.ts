@@ -1,0 +1,4 @@
+// The fault catalogue's faults of some check groups (test/suite/fault-catalogue.ts).
+import { describeCatalogue } from './fault-catalogue.ts';
+
+describeCatalogue('faults-access.test.ts');
