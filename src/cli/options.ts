@@ -6,6 +6,16 @@ import { UsageError } from '../spec/errors.ts';
 import { REPORT_FORMATS, type ReportTarget, type ReportFormat } from '../report/index.ts';
 import type { Profile, ProxySettings } from '../engine/config/config.ts';
 import { proxyFromEnvironment } from './connection.ts';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_PROFILE,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_RUNS,
+  DEFAULT_S3_REGION,
+  DEFAULT_TASK_TIMEOUT_SECONDS,
+  DEFAULT_TIME_SCALE,
+  DEFAULT_WEBHOOK_LISTEN,
+} from './defaults.ts';
 
 /**
  * One option of a command: how node:util's parseArgs reads it, what --help says of it, and the environment variable
@@ -75,7 +85,7 @@ export const RUN_FLAGS = {
     type: 'string',
     value: 'quick|full|certify',
     env: 'CONFORMANCE_PROFILE',
-    help: 'quick (default): no long waits; full: waits out windows and token expiry; certify: full, plus whatever makes each MUST check conclusive (creates within --max-creates); incomplete (exit 3) unless every MUST clause is verified',
+    help: `${DEFAULT_PROFILE} (default): no long waits; full: waits out windows and token expiry; certify: full, plus whatever makes each MUST check conclusive (creates within --max-creates); incomplete (exit 3) unless every MUST clause is verified`,
   },
   'require-complete': { type: 'boolean', help: 'exit 3 (incomplete) when any MUST clause is not verified' },
   'max-creates': {
@@ -83,14 +93,18 @@ export const RUN_FLAGS = {
     value: 'N',
     help: "most VMs the run may create (certify's default is what it needs; --dry-run prints it)",
   },
-  'time-scale': { type: 'string', value: 'N', help: 'target-seconds per real second (default 1)' },
+  'time-scale': {
+    type: 'string',
+    value: 'N',
+    help: `target-seconds per real second (default ${DEFAULT_TIME_SCALE})`,
+  },
   seed: { type: 'string', value: 'N', help: 'seed for generated data' },
   report: { type: 'string', multiple: true, value: 'FORMAT:PATH', help: 'json, junit or html; repeatable' },
-  runs: { type: 'string', value: 'N', help: 'random cases of the property phase (default 10)' },
+  runs: { type: 'string', value: 'N', help: `random cases of the property phase (default ${DEFAULT_RUNS})` },
   'webhook-listen': {
     type: 'string',
     value: 'HOST:PORT',
-    help: "where the suite's webhook receiver listens (default 127.0.0.1:0)",
+    help: `where the suite's webhook receiver listens (default ${DEFAULT_WEBHOOK_LISTEN})`,
   },
   'webhook-url': {
     type: 'string',
@@ -158,13 +172,17 @@ export const RUN_FLAGS = {
   'task-timeout': {
     type: 'string',
     value: 'SECONDS',
-    help: 'target-seconds a task may take to finish (default 120)',
+    help: `target-seconds a task may take to finish (default ${DEFAULT_TASK_TIMEOUT_SECONDS})`,
   },
-  'request-timeout': { type: 'string', value: 'SECONDS', help: 'seconds allowed per request (default 15)' },
+  'request-timeout': {
+    type: 'string',
+    value: 'SECONDS',
+    help: `seconds allowed per request (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
+  },
   'max-body-bytes': {
     type: 'string',
     value: 'SIZE',
-    help: 'largest response body read (default 64MiB; bytes, or with a unit: KiB, MiB, GiB, kB, MB, GB)',
+    help: `largest response body read (default ${DEFAULT_MAX_BODY_BYTES / 1024 ** 2}MiB; bytes, or with a unit: KiB, MiB, GiB, kB, MB, GB)`,
   },
   quiet: { type: 'boolean', help: 'no progress output' },
   sequential: {
@@ -193,7 +211,7 @@ export const RUN_FLAGS = {
     type: 'string',
     value: 'NAME',
     env: 'CONFORMANCE_S3_REGION',
-    help: 'signing region (default us-east-1)',
+    help: `signing region (default ${DEFAULT_S3_REGION})`,
   },
   's3-path-style': { type: 'boolean', help: 'path-style addressing (the default)' },
   's3-virtual-host': { type: 'boolean', help: 'virtual-host-style addressing' },
@@ -252,7 +270,11 @@ export const REFERENCE_FLAGS = {
     value: 'NAME',
     help: 'a variant of the embedded S3 endpoint; repeatable',
   },
-  'time-scale': { type: 'string', value: 'N', help: 'target-seconds per real second (default 1)' },
+  'time-scale': {
+    type: 'string',
+    value: 'N',
+    help: `target-seconds per real second (default ${DEFAULT_TIME_SCALE})`,
+  },
   population: {
     type: 'string',
     value: 'N',
@@ -388,17 +410,11 @@ function positiveNumber(flag: string, raw: string | undefined, fallback: number)
   return n;
 }
 
-/** Random cases of the property phase by default: small, because every case is a write against a 60/min budget. */
-export const DEFAULT_RUNS = 10;
-
 function positiveInteger(flag: string, raw: string | undefined, fallback: number): number {
   const n = positiveNumber(flag, raw, fallback);
   if (!Number.isInteger(n)) throw new UsageError(`--${flag} must be a whole number, got ${JSON.stringify(raw)}`);
   return n;
 }
-
-/** Largest response body read whole by default: a real deployment's audit export runs to megabytes. */
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 const UNITS: Record<string, number> = {
   '': 1,
@@ -431,7 +447,7 @@ function nonNegativeInteger(flag: string, raw: string): number {
 }
 
 function parseListen(raw: string | undefined): string {
-  if (raw === undefined) return '127.0.0.1:0';
+  if (raw === undefined) return DEFAULT_WEBHOOK_LISTEN;
   const m = /^(.*):(\d{1,5})$/.exec(raw);
   if (!m || Number(m[2]) > 65535)
     throw new UsageError(`--webhook-listen expects HOST:PORT, got ${JSON.stringify(raw)}`);
@@ -515,7 +531,7 @@ export function resolveRunOptions(
     overlay: setting('overlay'),
     only: onlyGroups(v['only'] as string | undefined),
     profile,
-    timeScale: positiveNumber('time-scale', v['time-scale'] as string | undefined, 1),
+    timeScale: positiveNumber('time-scale', v['time-scale'] as string | undefined, DEFAULT_TIME_SCALE),
     seed,
     reports: ((v['report'] as string[] | undefined) ?? []).map(parseReportFlag),
     runs: positiveInteger('runs', v['runs'] as string | undefined, DEFAULT_RUNS),
@@ -540,8 +556,16 @@ export function resolveRunOptions(
     proxy: proxyFromEnvironment(env),
     referenceTls: v['reference-tls'] === true,
     allowWrites: v['allow-writes'] === undefined ? 0 : positiveInteger('allow-writes', v['allow-writes'] as string, 0),
-    taskTimeoutSeconds: positiveNumber('task-timeout', v['task-timeout'] as string | undefined, 120),
-    requestTimeoutSeconds: positiveNumber('request-timeout', v['request-timeout'] as string | undefined, 15),
+    taskTimeoutSeconds: positiveNumber(
+      'task-timeout',
+      v['task-timeout'] as string | undefined,
+      DEFAULT_TASK_TIMEOUT_SECONDS
+    ),
+    requestTimeoutSeconds: positiveNumber(
+      'request-timeout',
+      v['request-timeout'] as string | undefined,
+      DEFAULT_REQUEST_TIMEOUT_SECONDS
+    ),
     maxBodyBytes: byteSize('max-body-bytes', v['max-body-bytes'] as string | undefined, DEFAULT_MAX_BODY_BYTES),
     quiet: v['quiet'] === true,
     sequential: v['sequential'] === true,
@@ -558,7 +582,7 @@ type Setting = (flag: string) => string | undefined;
 
 /** --profile (or CONFORMANCE_PROFILE), quick when absent; the error names whichever of the two gave it. */
 function runProfile(value: string | undefined, fromFlag: boolean): Profile {
-  const profile = value ?? 'quick';
+  const profile = value ?? DEFAULT_PROFILE;
   const from = fromFlag ? '--profile' : 'CONFORMANCE_PROFILE';
   if (profile !== 'quick' && profile !== 'full' && profile !== 'certify')
     throw new UsageError(`${from} must be quick, full or certify, got ${JSON.stringify(profile)}`);
@@ -610,19 +634,19 @@ function s3Options(
 export function runOptions(partial: Partial<RunOptions> = {}): RunOptions {
   return {
     strictExpect: false,
-    profile: 'quick',
-    timeScale: 1,
+    profile: DEFAULT_PROFILE,
+    timeScale: DEFAULT_TIME_SCALE,
     seed: 1,
     reports: [],
     runs: DEFAULT_RUNS,
     allowWrites: 0,
-    webhookListen: '127.0.0.1:0',
+    webhookListen: DEFAULT_WEBHOOK_LISTEN,
     readOnly: false,
     dryRun: false,
     insecure: false,
     referenceTls: false,
-    taskTimeoutSeconds: 120,
-    requestTimeoutSeconds: 15,
+    taskTimeoutSeconds: DEFAULT_TASK_TIMEOUT_SECONDS,
+    requestTimeoutSeconds: DEFAULT_REQUEST_TIMEOUT_SECONDS,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     quiet: true,
     sequential: false,

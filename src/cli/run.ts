@@ -23,6 +23,7 @@ import type { RunOptions } from './options.ts';
 import { committedPlan, measuringOptions, planLines, planOf, planSelectionOf } from './plan.ts';
 import { readConnection } from './connection.ts';
 import { checkOutputs } from './outputs.ts';
+import { DEFAULT_S3_REGION } from './defaults.ts';
 import { proxyFor, routeOf } from '../engine/transport/connection.ts';
 import {
   startReference,
@@ -251,7 +252,7 @@ async function objectStorage(
       url: opts.s3Url,
       accessKey: opts.s3AccessKey!,
       secretKey: opts.s3SecretKey!,
-      region: opts.s3Region ?? 'us-east-1',
+      region: opts.s3Region ?? DEFAULT_S3_REGION,
       forcePathStyle: !opts.s3VirtualHost,
     };
   } else if (target.embedded && target.embeddedS3Settings && early.s3Selected) {

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
-  DEFAULT_MAX_BODY_BYTES,
   ENV_OF,
   OTHER_VARIABLES,
   REFERENCE_FLAGS,
@@ -14,6 +13,7 @@ import {
   resolveRunOptions,
   type OptionSpec,
 } from '../../src/cli/options.ts';
+import { DEFAULT_MAX_BODY_BYTES } from '../../src/cli/defaults.ts';
 import { usage } from '../../src/cli/help.ts';
 import { shortened, writeExpectations } from '../../src/cli/expect.ts';
 import type { RunReport } from '../../src/engine/run/report.ts';
