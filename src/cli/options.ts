@@ -6,6 +6,7 @@ import { UsageError } from '../spec/errors.ts';
 import { REPORT_FORMATS, type ReportTarget, type ReportFormat } from '../report/index.ts';
 import type { Profile, ProxySettings } from '../engine/config/config.ts';
 import { proxyFromEnvironment } from './connection.ts';
+import { deepFrozen } from './frozen.ts';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_PROFILE,
@@ -519,7 +520,7 @@ export function resolveRunOptions(
   const baseUrl = httpUrl('base-url', setting('base-url'));
   const s3Url = httpUrl('s3-url', setting('s3-url'));
   checkExclusiveFlags(v, baseUrl);
-  return {
+  return deepFrozen({
     baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: setting('api-key'),
     apiKeyB: setting('api-key-b'),
@@ -574,7 +575,7 @@ export function resolveRunOptions(
     maxCreates:
       v['max-creates'] === undefined ? undefined : nonNegativeInteger('max-creates', v['max-creates'] as string),
     ...s3Options(v, setting, s3Url),
-  };
+  });
 }
 
 /** How a run setting is read: its flag, else its environment variable, else .env; an empty value is no value. */
@@ -632,7 +633,7 @@ function s3Options(
 
 /** Run options with every default filled in: for callers that run the suite in-process (tests, scripts). */
 export function runOptions(partial: Partial<RunOptions> = {}): RunOptions {
-  return {
+  return deepFrozen({
     strictExpect: false,
     profile: DEFAULT_PROFILE,
     timeScale: DEFAULT_TIME_SCALE,
@@ -653,5 +654,5 @@ export function runOptions(partial: Partial<RunOptions> = {}): RunOptions {
     help: false,
     requireComplete: partial.profile === 'certify',
     ...partial,
-  };
+  });
 }

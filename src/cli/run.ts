@@ -20,6 +20,7 @@ import { ProgressView, colourWanted, type Terminal } from './progress.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/_session.ts';
 import type { S3Config } from '../engine/config/config.ts';
 import type { RunOptions } from './options.ts';
+import { deepFrozen } from './frozen.ts';
 import { committedPlan, measuringOptions, planLines, planOf, planSelectionOf } from './plan.ts';
 import { readConnection } from './connection.ts';
 import { checkOutputs } from './outputs.ts';
@@ -286,9 +287,9 @@ async function objectStorage(
   return { s3, embeddedS3 };
 }
 
-/** The engine's configuration of this run: the target, the options, and a fresh run id. */
+/** The engine's configuration of this run, frozen: the target, the options, and a fresh run id. */
 function runConfig(opts: RunOptions, target: Target, s3: S3Config | undefined): RunConfig {
-  return {
+  return deepFrozen({
     baseUrl: target.baseUrl,
     keys: target.keys,
     image: target.image,
@@ -319,7 +320,7 @@ function runConfig(opts: RunOptions, target: Target, s3: S3Config | undefined): 
     runId: newRunId(),
     embedded: !!target.embedded,
     s3,
-  };
+  });
 }
 
 /**

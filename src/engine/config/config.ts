@@ -53,7 +53,10 @@ export interface ConnectionSettings {
   proxy?: ProxySettings;
 }
 
-/** Everything a run needs, resolved from flags, environment and .env by the CLI. */
+/**
+ * Everything a run needs, resolved once from flags, environment and .env by the CLI, and frozen there: nothing
+ * downstream writes to it.
+ */
 export interface RunConfig {
   baseUrl: string;
   keys: Partial<Record<KeyName, string>>;
