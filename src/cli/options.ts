@@ -4,7 +4,16 @@ import { parse as parseDotenv } from 'dotenv';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../spec/errors.ts';
 import { REPORT_FORMATS, type ReportTarget, type ReportFormat } from '../report/index.ts';
-import type { Profile, ProxySettings } from '../engine/config/config.ts';
+import {
+  KEY_NAMES,
+  RUN_INPUTS,
+  type InputNames,
+  type KeyName,
+  type KeyVariables,
+  type Profile,
+  type ProxySettings,
+  type RunInput,
+} from '../engine/config/config.ts';
 import { proxyFromEnvironment } from './connection.ts';
 import { deepFrozen } from './frozen.ts';
 import {
@@ -33,81 +42,121 @@ export interface OptionSpec {
   help: string;
   /** The environment variable that also sets it: a flag wins over the environment, which wins over .env. */
   env?: string;
+  /** The run input it gives, by the name the engine knows it by: the engine's hints name it as this flag. */
+  input?: RunInput;
 }
 
 /** The options of `run`, in the order --help lists them. */
 export const RUN_FLAGS = {
   'base-url': {
+    input: 'baseUrl',
     type: 'string',
     value: 'URL',
     env: 'CONFORMANCE_BASE_URL',
     help: 'target API host (paths begin with /v1; default: start the embedded reference target)',
   },
-  'api-key': { type: 'string', value: 'KEY', env: 'CONFORMANCE_API_KEY', help: 'API key of the primary organization' },
-  'api-key-b': { type: 'string', value: 'KEY', env: 'CONFORMANCE_API_KEY_B', help: 'API key of a second organization' },
+  'api-key': {
+    input: 'primary',
+    type: 'string',
+    value: 'KEY',
+    env: 'CONFORMANCE_API_KEY',
+    help: 'API key of the primary organization',
+  },
+  'api-key-b': {
+    input: 'second',
+    type: 'string',
+    value: 'KEY',
+    env: 'CONFORMANCE_API_KEY_B',
+    help: 'API key of a second organization',
+  },
   'api-key-readonly': {
+    input: 'readonly',
     type: 'string',
     value: 'KEY',
     env: 'CONFORMANCE_API_KEY_READONLY',
     help: 'API key whose owner may only read',
   },
   'api-key-revocable': {
+    input: 'revocable',
     type: 'string',
     value: 'KEY',
     env: 'CONFORMANCE_API_KEY_REVOCABLE',
     help: 'API key the run may revoke (where the overlay declares how), to check revocation',
   },
   image: {
+    input: 'image',
     type: 'string',
     value: 'NAME',
     env: 'CONFORMANCE_IMAGE',
     help: 'image valid on the target for creating a VM',
   },
   'subnet-id': {
+    input: 'subnetId',
     type: 'string',
     value: 'ID',
     env: 'CONFORMANCE_SUBNET_ID',
     help: 'subnet valid on the target for creating a VM',
   },
   'subnet-id-b': {
+    input: 'subnetIdB',
     type: 'string',
     value: 'ID',
     env: 'CONFORMANCE_SUBNET_ID_B',
     help: 'a subnet of the second organization, for a create with --api-key-b',
   },
   overlay: {
+    input: 'overlay',
     type: 'string',
     value: 'FILE',
     env: 'CONFORMANCE_OVERLAY',
     help: "OpenAPI Overlay 1.0 declaring the target's choices (checked as overlay check does)",
   },
-  only: { type: 'string', value: 'GROUPS', help: 'comma list of groups to run' },
+  only: { input: 'only', type: 'string', value: 'GROUPS', help: 'comma list of groups to run' },
   profile: {
+    input: 'profile',
     type: 'string',
     value: 'quick|full|certify',
     env: 'CONFORMANCE_PROFILE',
     help: `${DEFAULT_PROFILE} (default): no long waits; full: waits out windows and token expiry; certify: full, plus whatever makes each MUST check conclusive (creates within --max-creates); incomplete (exit 3) unless every MUST clause is verified`,
   },
-  'require-complete': { type: 'boolean', help: 'exit 3 (incomplete) when any MUST clause is not verified' },
+  'require-complete': {
+    input: 'requireComplete',
+    type: 'boolean',
+    help: 'exit 3 (incomplete) when any MUST clause is not verified',
+  },
   'max-creates': {
+    input: 'maxCreates',
     type: 'string',
     value: 'N',
     help: "most VMs the run may create (certify's default is what it needs; --dry-run prints it)",
   },
   'time-scale': {
+    input: 'timeScale',
     type: 'string',
     value: 'N',
     help: `target-seconds per real second (default ${DEFAULT_TIME_SCALE})`,
   },
-  seed: { type: 'string', value: 'N', help: 'seed for generated data' },
-  report: { type: 'string', multiple: true, value: 'FORMAT:PATH', help: 'json, junit or html; repeatable' },
-  runs: { type: 'string', value: 'N', help: `random cases of the property phase (default ${DEFAULT_RUNS})` },
+  seed: { input: 'seed', type: 'string', value: 'N', help: 'seed for generated data' },
+  report: {
+    type: 'string',
+    multiple: true,
+    value: 'FORMAT:PATH',
+    help: 'json, junit or html; repeatable',
+  },
+  runs: {
+    input: 'runs',
+    type: 'string',
+    value: 'N',
+    help: `random cases of the property phase (default ${DEFAULT_RUNS})`,
+  },
   'webhook-listen': {
+    input: 'webhookListen',
     type: 'string',
     value: 'HOST:PORT',
     help: `where the suite's webhook receiver listens (default ${DEFAULT_WEBHOOK_LISTEN})`,
   },
   'webhook-url': {
+    input: 'webhookUrl',
     type: 'string',
     value: 'URL',
     help: "the receiver's address as the target should post to it, when it differs",
@@ -122,7 +171,11 @@ export const RUN_FLAGS = {
     value: 'FILE',
     help: 'known failures and warnings (YAML: check, clause, reason, reference): the verdict is unchanged, the exit code is 1 only for a failure the file does not list',
   },
-  'write-expect': { type: 'string', value: 'FILE', help: "write the run's failures and warnings as such a file" },
+  'write-expect': {
+    type: 'string',
+    value: 'FILE',
+    help: "write the run's failures and warnings as such a file",
+  },
   'strict-expect': {
     type: 'boolean',
     help: 'with --expect: exit 1 when a listed failure no longer fails (the file shrinks as fixes land)',
@@ -133,82 +186,100 @@ export const RUN_FLAGS = {
     help: "sign the JSON report's digests with this Ed25519 private key (PEM); verify --public-key checks it",
   },
   'expired-token': {
+    input: 'expiredToken',
     type: 'string',
     value: 'TOKEN',
     help: 'a token known to be expired: the expiry check judges it without waiting',
   },
-  'read-only': { type: 'boolean', help: 'no writes at all; checks that need them are skipped with the reason' },
+  'read-only': {
+    input: 'readOnly',
+    type: 'boolean',
+    help: 'no writes at all; checks that need them are skipped with the reason',
+  },
   'dry-run': {
     type: 'boolean',
     help: 'print the plan (groups, requests per endpoint, writes) and send nothing',
   },
-  insecure: { type: 'boolean', help: 'do not verify TLS certificates (said loudly in the report)' },
+  insecure: { input: 'insecure', type: 'boolean', help: 'do not verify TLS certificates (said loudly in the report)' },
   'ca-file': {
+    input: 'caFile',
     type: 'string',
     value: 'FILE',
     env: 'CONFORMANCE_CA_FILE',
     help: "PEM file of CAs trusted besides Node's own (NODE_EXTRA_CA_CERTS also works)",
   },
   'client-cert': {
+    input: 'clientCert',
     type: 'string',
     value: 'FILE',
     env: 'CONFORMANCE_CLIENT_CERT',
     help: 'client certificate (PEM) for a target that requires mutual TLS; with --client-key',
   },
   'client-key': {
+    input: 'clientKey',
     type: 'string',
     value: 'FILE',
     env: 'CONFORMANCE_CLIENT_KEY',
     help: "the client certificate's private key (PEM); its passphrase, if any, in CONFORMANCE_CLIENT_KEY_PASSPHRASE",
   },
   'reference-tls': {
+    input: 'referenceTls',
     type: 'boolean',
     help: 'the embedded reference target serves HTTPS (a CA made for the run, trusted by it)',
   },
   'allow-writes': {
+    input: 'allowWrites',
     type: 'string',
     value: 'N',
     help: 'real creates the write-limit probe may make if writes that create nothing are not counted',
   },
   'task-timeout': {
+    input: 'taskTimeout',
     type: 'string',
     value: 'SECONDS',
     help: `target-seconds a task may take to finish (default ${DEFAULT_TASK_TIMEOUT_SECONDS})`,
   },
   'request-timeout': {
+    input: 'requestTimeout',
     type: 'string',
     value: 'SECONDS',
     help: `seconds allowed per request (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
   },
   'max-body-bytes': {
+    input: 'maxBodyBytes',
     type: 'string',
     value: 'SIZE',
     help: `largest response body read (default ${DEFAULT_MAX_BODY_BYTES / 1024 ** 2}MiB; bytes, or with a unit: KiB, MiB, GiB, kB, MB, GB)`,
   },
   quiet: { type: 'boolean', help: 'no progress output' },
   sequential: {
+    input: 'sequential',
     type: 'boolean',
     help: 'one check at a time (by default checks that share no budget and no state run concurrently; the statuses are the same either way)',
   },
   's3-url': {
+    input: 's3Url',
     type: 'string',
     value: 'URL',
     env: 'CONFORMANCE_S3_URL',
     help: 'object storage endpoint (default: the embedded s3rver when the API target is embedded; with --base-url and no --s3-url the s3 group is skipped)',
   },
   's3-access-key': {
+    input: 's3AccessKey',
     type: 'string',
     value: 'KEY',
     env: 'CONFORMANCE_S3_ACCESS_KEY',
     help: 'object storage access key (SigV4)',
   },
   's3-secret-key': {
+    input: 's3SecretKey',
     type: 'string',
     value: 'SECRET',
     env: 'CONFORMANCE_S3_SECRET_KEY',
     help: 'object storage secret key (SigV4)',
   },
   's3-region': {
+    input: 's3Region',
     type: 'string',
     value: 'NAME',
     env: 'CONFORMANCE_S3_REGION',
@@ -218,6 +289,24 @@ export const RUN_FLAGS = {
   's3-virtual-host': { type: 'boolean', help: 'virtual-host-style addressing' },
   help: { type: 'boolean', short: 'h', help: 'print this help' },
 } as const satisfies Record<string, OptionSpec>;
+
+/** The table read one way: each run input as the user gives it (its flag), which the engine's hints name it by. */
+export const INPUT_NAMES: InputNames = Object.freeze(
+  Object.fromEntries(
+    RUN_INPUTS.map((input) => {
+      const flag = Object.keys(RUN_FLAGS).find((f) => (RUN_FLAGS as Record<string, OptionSpec>)[f]!.input === input);
+      if (flag === undefined) throw new Error(`no flag of run gives the input ${input}`);
+      return [input, `--${flag}`];
+    })
+  ) as Record<RunInput, string>
+);
+
+/** The variable each key is read from (its flag's), which the printed lines name it by. */
+export const KEY_VARIABLES: KeyVariables = Object.freeze(
+  Object.fromEntries(
+    KEY_NAMES.map((key) => [key, (RUN_FLAGS as Record<string, OptionSpec>)[INPUT_NAMES[key].slice(2)]!.env!])
+  ) as Record<KeyName, string>
+);
 
 /** Environment variables that are no flag's: each with what it does, as --help lists them. */
 export const OTHER_VARIABLES: ReadonlyArray<{ names: readonly string[]; help: string }> = [

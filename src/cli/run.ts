@@ -19,7 +19,7 @@ import { checkLine, quietSummaryLines, summaryLines } from '../report/terminal.t
 import { ProgressView, colourWanted, type Terminal } from './progress.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/_session.ts';
 import type { S3Config } from '../engine/config/config.ts';
-import type { RunOptions } from './options.ts';
+import { INPUT_NAMES, KEY_VARIABLES, type RunOptions } from './options.ts';
 import { deepFrozen } from './frozen.ts';
 import { committedPlan, measuringOptions, planLines, planOf, planSelectionOf } from './plan.ts';
 import { readConnection } from './connection.ts';
@@ -132,7 +132,7 @@ async function checkInputs(opts: RunOptions, extra: RunExtras): Promise<CheckedI
  */
 async function startEarlyParts(opts: RunOptions, extra: RunExtras): Promise<EarlyParts> {
   const embeddedTls = opts.referenceTls && !opts.baseUrl;
-  const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
+  const s3Selected = selectedChecks(opts).some((c) => c.group === 's3');
   const targetInItsOwnProcess = opts.profile === 'certify';
   const referenceTls = embeddedTls && !opts.dryRun && !targetInItsOwnProcess ? await makeTlsMaterial() : undefined;
   const serverTls = referenceTls && { cert: referenceTls.serverCertPem, key: referenceTls.serverKeyPem };
@@ -287,7 +287,20 @@ async function objectStorage(
   return { s3, embeddedS3 };
 }
 
-/** The engine's configuration of this run, frozen: the target, the options, and a fresh run id. */
+/** The checks of the groups --only selects; a group that does not exist is a usage error naming the flag. */
+function selectedChecks(opts: Pick<RunOptions, 'only'>): ReturnType<typeof selectChecks> {
+  try {
+    return selectChecks(allChecks, opts.only);
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(`${INPUT_NAMES.only}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * The engine's configuration of this run, frozen: the target, the options, a fresh run id, and how the user gives each
+ * input (the table's flags), which the engine's hints name them by.
+ */
 function runConfig(opts: RunOptions, target: Target, s3: S3Config | undefined): RunConfig {
   return deepFrozen({
     baseUrl: target.baseUrl,
@@ -320,6 +333,8 @@ function runConfig(opts: RunOptions, target: Target, s3: S3Config | undefined): 
     runId: newRunId(),
     embedded: !!target.embedded,
     s3,
+    names: INPUT_NAMES,
+    keyVariables: KEY_VARIABLES,
   });
 }
 
@@ -380,7 +395,7 @@ function progressViewFor(opts: RunOptions, extra: RunExtras): ProgressView | und
   return !opts.quiet && extra.terminal
     ? new ProgressView(extra.terminal, {
         colour: colourWanted(extra.env ?? {}, extra.terminal.isTTY),
-        total: selectChecks(allChecks, opts.only).length,
+        total: selectedChecks(opts).length,
       })
     : undefined;
 }

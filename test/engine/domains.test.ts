@@ -8,6 +8,7 @@ import type { Clause } from '../../src/spec/clauses.ts';
 import type { Check } from '../../src/engine/run/check.ts';
 import type { CheckReport } from '../../src/engine/run/report.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { INPUT_NAMES } from '../../src/cli/options.ts';
 
 const list = {
   '200': {
@@ -119,6 +120,7 @@ describe('clause domains', () => {
     merged: doc,
     operationOf,
     keysHeld: new Set(keys),
+    names: INPUT_NAMES,
     ledger: [
       { kind: 'vm' as const, id: 'vm-1', createdBy: 'setup', createdIn: created.seq, cleanup: 'deleted' as const },
     ],
@@ -212,6 +214,7 @@ describe('value classes in a domain', () => {
       merged: doc,
       operationOf,
       keysHeld: new Set(['primary']),
+      names: INPUT_NAMES,
       ledger: [],
     })[0]!;
 

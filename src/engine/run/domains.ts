@@ -10,6 +10,7 @@ import type { CheckReport, DomainCoverage, MissingPoint } from './report.ts';
 import type { Judged } from './attribution.ts';
 import { documentOperations, type DocumentOperation } from '../schema/operations.ts';
 import type { ServedOperation } from '../target/served-operations.ts';
+import { KEY_NAMES, type InputNames, type KeyName } from '../config/config.ts';
 import { VALUE_CLASSES } from '../../spec/value-classes.ts';
 
 export type { ClauseDomain, DomainCoverage, DomainDimension, MissingPoint };
@@ -22,6 +23,8 @@ export interface DomainInputs {
   ledger: readonly LedgerEntry[];
   /** The operations the target serves (the registry): the document's, and those the run discovered. */
   served?: readonly ServedOperation[];
+  /** How the user gives each key, for the point a missing key leaves open. */
+  names: Pick<InputNames, KeyName>;
 }
 
 /** An operation of the domain: the document's, or the registry's, which says where the run learnt of it. */
@@ -30,12 +33,7 @@ type DomainOperation = DocumentOperation & Partial<Pick<ServedOperation, 'source
 /** An operation the run learnt of from the target or from convention, not from its document. */
 const discovered = (o: DomainOperation): boolean => o.source === 'allow' || o.source === 'conventional';
 
-const SUBJECT_FLAGS: Record<string, string> = {
-  primary: '--api-key',
-  second: '--api-key-b',
-  readonly: '--api-key-readonly',
-  revocable: '--api-key-revocable',
-};
+const isKey = (subject: string): subject is KeyName => (KEY_NAMES as readonly string[]).includes(subject);
 /** Keys of the second organization; every other key of the run belongs to the primary one. */
 const ORGANIZATION_OF: Record<string, string> = { second: 'B', primary: 'A', readonly: 'A', revocable: 'A' };
 /**
@@ -119,9 +117,9 @@ export function computeDomains(
     const d: ClauseDomain = clause.domain;
     const met = exercisedPoints(judging, log, judged, d.values ?? [], seen);
     const coverage: DomainCoverage = { clause: clause.id, domain: {}, exercised: {}, missing: [] };
-    if (d.operations) coverOperations(coverage, clause.id, d.operations, ops, met.operations);
-    if (d.subjects) coverSubjects(coverage, clause.id, d.subjects, met.subjects, inputs.keysHeld);
-    if (d.objects) coverObjects(coverage, clause.id, d.objects, met.objects, inputs.keysHeld.has('second'));
+    if (d.operations) coverOperations(coverage, clause.id, d.operations, ops, met.operations, inputs.names);
+    if (d.subjects) coverSubjects(coverage, clause.id, d.subjects, met.subjects, inputs);
+    if (d.objects) coverObjects(coverage, clause.id, d.objects, met.objects, inputs);
     if (d.values) coverValues(coverage, clause.id, d.values, met.values);
     out.push(coverage);
   }
@@ -173,7 +171,7 @@ function exercisedPoints(
     const op = seen.operationOfSeq.get(ex.seq);
     if (op) operations.add(op);
     // Whose token it carried, or whose key it exchanged.
-    if (ex.subject && SUBJECT_FLAGS[ex.subject] && ex.response) subjects.add(ex.subject);
+    if (ex.subject && isKey(ex.subject) && ex.response) subjects.add(ex.subject);
     const condition = objectCondition(ex, op && seen.templateOf.get(op), seen.createdBy);
     if (condition) objects.add(condition);
     for (const name of valueClasses) if (op && ex.response && sentValueOf(ex, op, name)) values.add(name);
@@ -187,7 +185,8 @@ function coverOperations(
   clause: string,
   domain: readonly string[],
   ops: readonly DomainOperation[],
-  sent: ReadonlySet<string>
+  sent: ReadonlySet<string>,
+  names: Pick<InputNames, 'revocable'>
 ): void {
   const { inDocument, absent } = resolveOperations(domain, ops, sent);
   coverage.domain.operations = [...inDocument, ...absent];
@@ -206,12 +205,12 @@ function coverOperations(
             howToVerify: `declare it in the overlay${/^DELETE \/v1\/vms\//.test(o) ? ' (x-cleanup-for: createVm)' : ''}`,
           }
         : revokes.has(o)
-          ? // Sent with any key the run needs, it would end the run: only --api-key-revocable may, in security.revoked-key.
+          ? // Sent with any key the run needs, it would end the run: only the revocable key may, in security.revoked-key.
             {
               dimension: 'operations',
               point: o,
               possible: false,
-              reason: `${o} revokes the key it is sent with; the run sends it only once, with --api-key-revocable, to judge revocation`,
+              reason: `${o} revokes the key it is sent with; the run sends it only once, with ${names.revocable}, to judge revocation`,
               howToVerify: `a key of its own for each clause, which the suite does not ask for`,
             }
           : {
@@ -239,7 +238,7 @@ function coverSubjects(
   clause: string,
   domain: readonly string[],
   used: ReadonlySet<string>,
-  keysHeld: ReadonlySet<string>
+  { keysHeld, names }: Pick<DomainInputs, 'keysHeld' | 'names'>
 ): void {
   coverage.domain.subjects = [...domain];
   coverage.exercised.subjects = domain.filter((s) => used.has(s));
@@ -259,7 +258,7 @@ function coverSubjects(
             point: s,
             possible: false,
             reason: `the run holds no ${s} key`,
-            howToVerify: `give ${SUBJECT_FLAGS[s] ?? 'the key'}`,
+            howToVerify: `give ${isKey(s) ? names[s] : 'the key'}`,
           }
     );
   }
@@ -271,8 +270,9 @@ function coverObjects(
   clause: string,
   domain: readonly string[],
   met: ReadonlySet<string>,
-  holdsSecond: boolean
+  { keysHeld, names }: Pick<DomainInputs, 'keysHeld' | 'names'>
 ): void {
+  const holdsSecond = keysHeld.has('second');
   coverage.domain.objects = [...domain];
   coverage.exercised.objects = domain.filter((o) => met.has(o));
   for (const o of domain.filter((x) => !met.has(x))) {
@@ -284,7 +284,7 @@ function coverObjects(
       reason: possible
         ? `no check judging ${clause} met an object that is ${o === 'absent' ? 'absent' : o === 'exists' ? 'there' : "another organization's"}`
         : 'the run holds no key of a second organization',
-      howToVerify: possible ? `a check of ${clause} on such an object` : 'give --api-key-b',
+      howToVerify: possible ? `a check of ${clause} on such an object` : `give ${names.second}`,
     });
   }
 }

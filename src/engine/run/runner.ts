@@ -16,7 +16,6 @@ import { connectionSecrets, probeTls, proxyFor, speaksTls, targetTls } from '../
 import { toCurl, tokenCommand, type CurlTls, type Exchange } from '../transport/exchange.ts';
 import type { Evidence } from '../outcome/outcome.ts';
 import { TokenManager, CredentialError } from '../identity/tokens.ts';
-import { KEY_FLAGS } from '../config/config.ts';
 import { SPEAKS_TLS, StartupFailure } from '../identity/startup-failure.ts';
 import { RunNotStarted, startupFailureReport } from './startup-report.ts';
 import { SchemaAsserter } from '../schema/schema.ts';
@@ -57,13 +56,12 @@ export function newRunId(): string {
   return randomBytes(4).toString('hex');
 }
 
-/** Selects checks by --only; a group that does not exist is a usage error. */
-export function selectChecks(all: Check[], only?: string[]): Check[] {
+/** The checks of the groups selected (all when none is); a group that does not exist is a usage error. */
+export function selectChecks(all: Check[], only?: readonly string[]): Check[] {
   if (!only || only.length === 0) return all;
   const groups = new Set(all.map((c) => c.group));
   const unknown = only.filter((g) => !groups.has(g));
-  if (unknown.length)
-    throw new UsageError(`--only: unknown group ${unknown.join(', ')} (groups: ${[...groups].join(', ')})`);
+  if (unknown.length) throw new UsageError(`unknown group ${unknown.join(', ')} (groups: ${[...groups].join(', ')})`);
   return all.filter((c) => only.includes(c.group));
 }
 
@@ -182,7 +180,7 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
     redactor
   );
   const waits = new Waits(hooks);
-  const tokens = new TokenManager(http, config.keys, config.timeScale, redactor, waits);
+  const tokens = new TokenManager(http, config.keys, config.timeScale, redactor, waits, config);
   const schema = new SchemaAsserter(spec);
   schema.compileAll();
   const ledger = new Ledger();
@@ -194,6 +192,7 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
     timeScale: config.timeScale,
     readOnly: config.readOnly,
     maxCreates: config.maxCreates,
+    names: config.names,
     createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length,
     waits,
   };
@@ -244,9 +243,9 @@ async function preflight(
     await tokens.get('primary', 'setup');
     return undefined;
   } catch (err) {
-    let failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
+    let failure = err instanceof CredentialError ? new StartupFailure(err.exchange, err.key, config) : err;
     if (failure instanceof StartupFailure && (await addTlsDiagnosis(failure.exchange, config)))
-      failure = new StartupFailure(failure.exchange, failure.flag, config);
+      failure = new StartupFailure(failure.exchange, failure.key, config);
     if (failure instanceof StartupFailure)
       throw new RunNotStarted(
         failure,
@@ -326,10 +325,10 @@ async function runCheck(
   } catch (err) {
     if (err instanceof Unavailable)
       outcome = err.undeclared
-        ? undeclared(err.message, err.howToVerify ?? 'declare it in --overlay')
+        ? undeclared(err.message, err.howToVerify ?? `declare it in ${config.names.overlay}`)
         : skip(err.message, err.howToVerify);
     else if (err instanceof CredentialError && err.key !== 'primary')
-      outcome = skip(err.message, `check ${KEY_FLAGS[err.key]}`);
+      outcome = skip(err.message, `check ${config.names[err.key]}`);
     // The target stopped issuing tokens mid-run (a window that never resets): this check cannot run, the others stand.
     else if (err instanceof CredentialError)
       outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
@@ -406,6 +405,7 @@ function assembleReport(
   const coverage = computeCoverage(done.clauses, done.allChecks, reports, {
     overlay: !!config.overlayPath,
     only: config.only,
+    names: config.names,
   });
   coverage.domains = computeDomains(done.clauses.clauses, done.allChecks, reports, http.log, done.judged, {
     merged: spec.merged,
@@ -417,6 +417,7 @@ function assembleReport(
         .map(([k]) => k)
     ),
     ledger: ledger.entries,
+    names: config.names,
   });
   coverage.partlyVerified = partlyVerified(coverage.verified, coverage.domains);
   // The s3 group's capability matrix travels as an observation and gets its own report field.

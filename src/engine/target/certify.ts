@@ -110,7 +110,7 @@ async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Pro
   }
   for (const shape of TAG_SHAPES) {
     if (budgetLeft(d) < 1) {
-      prep.tagAttempts.push({ shape, outcome: 'not tried: the create budget (--max-creates) is spent' });
+      prep.tagAttempts.push({ shape, outcome: `not tried: the create budget (${d.config.names.maxCreates}) is spent` });
       continue;
     }
     const { body } = d.objects.vmCreateBody(`tag-${shape}`);

@@ -94,11 +94,11 @@ export interface CurlTls {
 }
 
 /**
- * A redacted API key in a body ("[REDACTED api key --api-key-b]") as the variable the CLI reads it from
- * (CONFORMANCE_API_KEY_B), spliced into the single-quoted body so the shell expands it.
+ * A redacted API key in a body ("[REDACTED api key CONFORMANCE_API_KEY_B]", tokens.ts keyLabel) as the variable its
+ * label names, which the key is read from, spliced into the single-quoted body so the shell expands it.
  */
-const REDACTED_KEY = /\[REDACTED api key --(api-key(?:-[a-z]+)?)\]/g;
-const keyVariable = (_m: string, flag: string) => `'"$CONFORMANCE_${flag.toUpperCase().replace(/-/g, '_')}"'`;
+const REDACTED_KEY = /\[REDACTED api key ([A-Z_][A-Z0-9_]*)\]/g;
+const keyVariable = (_m: string, variable: string) => `'"$${variable}"'`;
 
 /**
  * A curl line that replays the request; secrets are already redacted in the recorded request. The token is the shell
