@@ -262,9 +262,9 @@ describe('describeStartupFailure names what the target did', () => {
     expect(failure.report.kind).toBe('not-json');
     const [shown] = failure.report.evidence.exchanges;
     expect(shown!.response?.status).toBe(201);
-    // The key as the variable the CLI reads it from, not a placeholder.
+    // The key as the variable the CLI reads it from, handed to curl on its standard input, never as an argument.
     expect(shown!.curl).toBe(
-      `curl -sS -i -X POST 'https://api.example.test/v1/auth/tokens' -H 'content-type: application/json' --data-raw '{"api_key":"'"$CONFORMANCE_API_KEY"'"}'`
+      `printf 'data-raw = "{\\\\"api_key\\\\":\\\\"%s\\\\"}"\\n' "$CONFORMANCE_API_KEY" | curl -sS -i -K - -X POST 'https://api.example.test/v1/auth/tokens' -H 'content-type: application/json'`
     );
     expect(failure.report.evidence.details).toEqual({
       status: 201,
