@@ -13,6 +13,7 @@ import { startBufferReaper } from './memory.ts';
 import { overlayCommand } from './overlay.ts';
 import { diffCommand } from './diff.ts';
 import { verifyCommand } from './verify.ts';
+import { tokenCommand } from './token.ts';
 import {
   startReference,
   FAULTS,
@@ -242,6 +243,12 @@ export async function main(argv: string[]): Promise<number> {
         (l) => process.stdout.write(l + '\n'),
         (l) => process.stderr.write(l + '\n')
       );
+    if (command === 'token')
+      return await tokenCommand(
+        rest,
+        (line) => process.stdout.write(line + '\n'),
+        (line) => process.stderr.write(line + '\n')
+      );
     if (command === 'run') {
       const opts = resolveRunOptions(rest);
       if (opts.help) {
@@ -261,7 +268,7 @@ export async function main(argv: string[]): Promise<number> {
       return exitCode;
     }
     throw new UsageError(
-      `unknown command ${JSON.stringify(command)} (commands: run, diff, verify, reference, overlay)`
+      `unknown command ${JSON.stringify(command)} (commands: run, token, diff, verify, reference, overlay)`
     );
   } catch (err) {
     if (
