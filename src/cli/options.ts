@@ -44,6 +44,10 @@ export interface OptionSpec {
   env?: string;
   /** The run input it gives, by the name the engine knows it by: the engine's hints name it as this flag. */
   input?: RunInput;
+  /** A secret: never on a printed command line; the rerun line leaves it to its variable. */
+  secret?: true;
+  /** What the run writes or how it shows it, not what it does: the rerun line leaves it out. */
+  output?: true;
 }
 
 /** The options of `run`, in the order --help lists them. */
@@ -57,6 +61,7 @@ export const RUN_FLAGS = {
   },
   'api-key': {
     input: 'primary',
+    secret: true,
     type: 'string',
     value: 'KEY',
     env: 'CONFORMANCE_API_KEY',
@@ -64,6 +69,7 @@ export const RUN_FLAGS = {
   },
   'api-key-b': {
     input: 'second',
+    secret: true,
     type: 'string',
     value: 'KEY',
     env: 'CONFORMANCE_API_KEY_B',
@@ -71,6 +77,7 @@ export const RUN_FLAGS = {
   },
   'api-key-readonly': {
     input: 'readonly',
+    secret: true,
     type: 'string',
     value: 'KEY',
     env: 'CONFORMANCE_API_KEY_READONLY',
@@ -78,6 +85,7 @@ export const RUN_FLAGS = {
   },
   'api-key-revocable': {
     input: 'revocable',
+    secret: true,
     type: 'string',
     value: 'KEY',
     env: 'CONFORMANCE_API_KEY_REVOCABLE',
@@ -138,6 +146,7 @@ export const RUN_FLAGS = {
   },
   seed: { input: 'seed', type: 'string', value: 'N', help: 'seed for generated data' },
   report: {
+    output: true,
     type: 'string',
     multiple: true,
     value: 'FORMAT:PATH',
@@ -162,31 +171,37 @@ export const RUN_FLAGS = {
     help: "the receiver's address as the target should post to it, when it differs",
   },
   'emit-overlay': {
+    output: true,
     type: 'string',
     value: 'FILE',
     help: "write what the run observed about the target's choices as an Overlay",
   },
   expect: {
+    output: true,
     type: 'string',
     value: 'FILE',
     help: 'known failures and warnings (YAML: check, clause, reason, reference): the verdict is unchanged, the exit code is 1 only for a failure the file does not list',
   },
   'write-expect': {
+    output: true,
     type: 'string',
     value: 'FILE',
     help: "write the run's failures and warnings as such a file",
   },
   'strict-expect': {
+    output: true,
     type: 'boolean',
     help: 'with --expect: exit 1 when a listed failure no longer fails (the file shrinks as fixes land)',
   },
   sign: {
+    output: true,
     type: 'string',
     value: 'KEY',
     help: "sign the JSON report's digests with this Ed25519 private key (PEM); verify --public-key checks it",
   },
   'expired-token': {
     input: 'expiredToken',
+    secret: true,
     type: 'string',
     value: 'TOKEN',
     help: 'a token known to be expired: the expiry check judges it without waiting',
@@ -197,6 +212,7 @@ export const RUN_FLAGS = {
     help: 'no writes at all; checks that need them are skipped with the reason',
   },
   'dry-run': {
+    output: true,
     type: 'boolean',
     help: 'print the plan (groups, requests per endpoint, writes) and send nothing',
   },
@@ -251,7 +267,7 @@ export const RUN_FLAGS = {
     value: 'SIZE',
     help: `largest response body read (default ${DEFAULT_MAX_BODY_BYTES / 1024 ** 2}MiB; bytes, or with a unit: KiB, MiB, GiB, kB, MB, GB)`,
   },
-  quiet: { type: 'boolean', help: 'no progress output' },
+  quiet: { output: true, type: 'boolean', help: 'no progress output' },
   sequential: {
     input: 'sequential',
     type: 'boolean',
@@ -266,6 +282,7 @@ export const RUN_FLAGS = {
   },
   's3-access-key': {
     input: 's3AccessKey',
+    secret: true,
     type: 'string',
     value: 'KEY',
     env: 'CONFORMANCE_S3_ACCESS_KEY',
@@ -273,6 +290,7 @@ export const RUN_FLAGS = {
   },
   's3-secret-key': {
     input: 's3SecretKey',
+    secret: true,
     type: 'string',
     value: 'SECRET',
     env: 'CONFORMANCE_S3_SECRET_KEY',
@@ -287,7 +305,7 @@ export const RUN_FLAGS = {
   },
   's3-path-style': { type: 'boolean', help: 'path-style addressing (the default)' },
   's3-virtual-host': { type: 'boolean', help: 'virtual-host-style addressing' },
-  help: { type: 'boolean', short: 'h', help: 'print this help' },
+  help: { output: true, type: 'boolean', short: 'h', help: 'print this help' },
 } as const satisfies Record<string, OptionSpec>;
 
 /** The table read one way: each run input as the user gives it (its flag), which the engine's hints name it by. */
@@ -308,10 +326,18 @@ export const KEY_VARIABLES: KeyVariables = Object.freeze(
   ) as Record<KeyName, string>
 );
 
+/** The variable --expired-token's token is read from when the flag is absent (a token: no flag's [VARIABLE] of --help). */
+const EXPIRED_TOKEN_VARIABLE = 'CONFORMANCE_EXPIRED_TOKEN';
+
+/** The variable a flag's value may come from instead: its own, or the expired token's. */
+export function variableOf(flag: string): string | undefined {
+  return flag === 'expired-token' ? EXPIRED_TOKEN_VARIABLE : (RUN_FLAGS as Record<string, OptionSpec>)[flag]?.env;
+}
+
 /** Environment variables that are no flag's: each with what it does, as --help lists them. */
 export const OTHER_VARIABLES: ReadonlyArray<{ names: readonly string[]; help: string }> = [
   {
-    names: ['CONFORMANCE_EXPIRED_TOKEN'],
+    names: [EXPIRED_TOKEN_VARIABLE],
     help: 'the token of --expired-token, when the flag is not given (or in .env)',
   },
   {
@@ -394,7 +420,19 @@ export const ENV_OF: Record<string, string> = Object.fromEntries(
   Object.entries(RUN_FLAGS as Record<string, OptionSpec>).flatMap(([flag, o]) => (o.env ? [[flag, o.env]] : []))
 );
 
+/** Where a setting came from: the command line, the environment, or the .env file of the working directory. */
+export type SettingSource = 'flag' | 'environment' | '.env';
+
+/** One setting as the user gave it: its flag (or the flag whose variable gave it), its value as given, and whence. */
+export interface GivenSetting {
+  readonly flag: string;
+  readonly value: string | boolean | readonly string[];
+  readonly from: SettingSource;
+}
+
 export interface RunOptions {
+  /** What the user gave, in the table's order: the rerun line is made from it (reproduce.ts), never from the rest. */
+  given: readonly GivenSetting[];
   baseUrl?: string;
   apiKey?: string;
   apiKeyB?: string;
@@ -598,6 +636,7 @@ export function resolveRunOptions(
 ): RunOptions {
   const { values: v } = parseCliArgs(args, RUN_OPTIONS);
   const dotenv = readDotenv(cwd);
+  const given = givenSettings(v, env, dotenv);
   const setting: Setting = (flag) => {
     const fromFlag = v[flag] as string | undefined;
     const name = ENV_OF[flag]!;
@@ -610,6 +649,7 @@ export function resolveRunOptions(
   const s3Url = httpUrl('s3-url', setting('s3-url'));
   checkExclusiveFlags(v, baseUrl);
   return deepFrozen({
+    given,
     baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: setting('api-key'),
     apiKeyB: setting('api-key-b'),
@@ -634,9 +674,7 @@ export function resolveRunOptions(
     sign: v['sign'] as string | undefined,
     readOnly: v['read-only'] === true,
     expiredToken:
-      (v['expired-token'] as string | undefined) ??
-      env['CONFORMANCE_EXPIRED_TOKEN'] ??
-      dotenv['CONFORMANCE_EXPIRED_TOKEN'],
+      (v['expired-token'] as string | undefined) ?? env[EXPIRED_TOKEN_VARIABLE] ?? dotenv[EXPIRED_TOKEN_VARIABLE],
     dryRun: v['dry-run'] === true,
     insecure: v['insecure'] === true,
     caFile: setting('ca-file'),
@@ -664,6 +702,20 @@ export function resolveRunOptions(
     maxCreates:
       v['max-creates'] === undefined ? undefined : nonNegativeInteger('max-creates', v['max-creates'] as string),
     ...s3Options(v, setting, s3Url),
+  });
+}
+
+/** Each setting the user gave, by flag, by environment variable or in .env (an empty value is none), in the table's order. */
+function givenSettings(v: FlagValues, env: NodeJS.ProcessEnv, dotenv: Record<string, string>): GivenSetting[] {
+  return Object.keys(RUN_FLAGS).flatMap((flag): GivenSetting[] => {
+    const typed = v[flag];
+    if (typed !== undefined) return [{ flag, value: typed, from: 'flag' }];
+    const name = variableOf(flag);
+    if (name === undefined) return [];
+    // As the run reads it: a variable set in the environment, even empty, hides the .env entry.
+    const from: SettingSource = env[name] !== undefined ? 'environment' : '.env';
+    const value = from === 'environment' ? env[name] : dotenv[name];
+    return value ? [{ flag, value, from }] : [];
   });
 }
 
@@ -723,6 +775,8 @@ function s3Options(
 /** Run options with every default filled in: for callers that run the suite in-process (tests, scripts). */
 export function runOptions(partial: Partial<RunOptions> = {}): RunOptions {
   return deepFrozen({
+    // Given in-process, not on a command line: the rerun line carries the profile and seed alone.
+    given: [],
     strictExpect: false,
     profile: DEFAULT_PROFILE,
     timeScale: DEFAULT_TIME_SCALE,

@@ -4,7 +4,14 @@ import { UsageError } from '../spec/errors.ts';
 import { lintOverlay } from '../spec/load.ts';
 import { OverlayInvalid } from '../spec/overlay-check.ts';
 import type { RunConfig } from '../engine/config/config.ts';
-import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/run/runner.ts';
+import {
+  runSuite,
+  newRunId,
+  selectChecks,
+  type Reproduction,
+  type RunHooks,
+  type ToolInfo,
+} from '../engine/run/runner.ts';
 import { EXIT_CODES, type RunReport } from '../engine/run/report.ts';
 import { certifyBudget } from '../engine/target/certify.ts';
 import { RunNotStarted } from '../engine/run/startup-report.ts';
@@ -20,6 +27,7 @@ import { ProgressView, colourWanted, type Terminal } from './progress.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/_session.ts';
 import type { S3Config } from '../engine/config/config.ts';
 import { INPUT_NAMES, KEY_VARIABLES, type RunOptions } from './options.ts';
+import { rerunOf, tokenCommandOf } from './reproduce.ts';
 import { deepFrozen } from './frozen.ts';
 import { committedPlan, measuringOptions, planLines, planOf, planSelectionOf } from './plan.ts';
 import { readConnection } from './connection.ts';
@@ -108,7 +116,8 @@ export async function runCommand(
   const target = await startTarget(opts, extra, early, inputs.connection);
   const { s3, embeddedS3 } = await objectStorage(opts, extra, early, target);
   const config = runConfig(opts, target, s3);
-  return runAndReport({ opts, tool, out, extra, inputs, early, target, embeddedS3, config });
+  const reproduction: Reproduction = { ...rerunOf(opts), tokenCommand: tokenCommandOf(opts, target.baseUrl) };
+  return runAndReport({ opts, tool, out, extra, inputs, early, target, embeddedS3, config, reproduction });
 }
 
 /** Every file the run writes, expectations, the signing key, TLS files and proxy settings: usage errors before anything starts. */
@@ -352,6 +361,7 @@ async function runAndReport(r: {
   target: Target;
   embeddedS3?: EmbeddedS3;
   config: RunConfig;
+  reproduction: Reproduction;
 }): Promise<RunResult> {
   const { opts, tool, out, extra, inputs, early, target, embeddedS3, config } = r;
   const { embedded } = target;
@@ -367,7 +377,7 @@ async function runAndReport(r: {
         `cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${config.baseUrl}, profile ${opts.profile}, seed ${opts.seed}`
       );
     if (!opts.quiet && config.connection?.proxy) say(proxyLine(config));
-    const report = await runSuiteLeavingReports(config, tool, hooks, inputs, opts);
+    const report = await runSuiteLeavingReports(config, { tool, reproduction: r.reproduction, hooks }, inputs, opts);
     await embeddedS3Started(embeddedS3);
     const s3Cleanup = await sweepS3(config);
     swept = true;
@@ -420,12 +430,11 @@ function interruptHandler(
 /** Runs the suite; a run that could not start still leaves the reports asked for (verdict error), then throws on. */
 async function runSuiteLeavingReports(
   config: RunConfig,
-  tool: ToolInfo,
-  hooks: RunHooks,
+  run: { tool: ToolInfo; reproduction: Reproduction; hooks: RunHooks },
   inputs: CheckedInputs,
   opts: RunOptions
 ): Promise<RunReport> {
-  return runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
+  return runSuite(config, allChecks, run.tool, run.reproduction, run.hooks).catch(async (err: unknown) => {
     if (err instanceof RunNotStarted) {
       err.runReport.integrity = sealReport(err.runReport, inputs.signingKey);
       await writeReports(err.runReport, opts.reports);

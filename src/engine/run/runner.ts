@@ -13,7 +13,7 @@ import type { CallOptions } from '../identity/call.ts';
 import { HttpClient } from '../transport/http.ts';
 import { Redactor } from '../transport/redact.ts';
 import { connectionSecrets, probeTls, proxyFor, speaksTls, targetTls } from '../transport/connection.ts';
-import { toCurl, tokenCommand, type CurlTls, type Exchange } from '../transport/exchange.ts';
+import { toCurl, type CurlTls, type Exchange } from '../transport/exchange.ts';
 import type { Evidence } from '../outcome/outcome.ts';
 import { TokenManager, CredentialError } from '../identity/tokens.ts';
 import { SPEAKS_TLS, StartupFailure } from '../identity/startup-failure.ts';
@@ -33,7 +33,17 @@ import { runIssuanceProbe, type IssuanceStage, type LimitsReport } from '../limi
 import { runRequestStage } from '../limits/request-stage.ts';
 import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
 import { runScheduled } from './schedule.ts';
-import { connectionReport, summarize, verdictOf, type CheckReport, type RunReport } from './report.ts';
+import {
+  connectionReport,
+  reproduced,
+  summarize,
+  verdictOf,
+  type CheckReport,
+  type Reproduction,
+  type RunReport,
+} from './report.ts';
+
+export type { Reproduction } from './report.ts';
 import { limitTraces } from '../limits/trace.ts';
 import { specDigests } from './digests.ts';
 import { computeDomains, partlyVerified } from './domains.ts';
@@ -109,6 +119,7 @@ export function toReport(
 interface Run {
   config: RunConfig;
   hooks: RunHooks;
+  reproduction: Reproduction;
   spec: LoadedSpec;
   declarations: Declarations;
   http: HttpClient;
@@ -135,6 +146,7 @@ export async function runSuite(
   config: RunConfig,
   allChecks: Check[],
   tool: ToolInfo,
+  reproduction: Reproduction,
   hooks: RunHooks = {}
 ): Promise<RunReport> {
   const startedAt = new Date().toISOString();
@@ -142,7 +154,7 @@ export async function runSuite(
   // The clause list (a long YAML file) is read for the coverage at the end: parsed while the run waits, not after it.
   const clauses = loadClauses();
   clauses.catch(() => {});
-  const run = await openRun(config, hooks);
+  const run = await openRun(config, hooks, reproduction);
   try {
     const issuance = await preflight(run, checks, tool, startedAt);
     const certify = await prepareForCertify(run);
@@ -163,7 +175,7 @@ export async function runSuite(
 }
 
 /** The run's parts, connected: the document and its declarations, the client, tokens, pacing, ledger and the run's objects. */
-async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
+async function openRun(config: RunConfig, hooks: RunHooks, reproduction: Reproduction): Promise<Run> {
   const spec = await loadSpec(config.overlayPath);
   const declarations = readDeclarations(spec);
   const redactor = new Redactor();
@@ -209,6 +221,7 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
   return {
     config,
     hooks,
+    reproduction,
     spec,
     declarations,
     http,
@@ -255,7 +268,7 @@ async function preflight(
           startedAt,
           log: http.log,
           tokensIssued: tokens.issued,
-          reproduce: reproduceLine(config),
+          reproduction: run.reproduction,
         })
       );
     throw failure;
@@ -453,8 +466,7 @@ function assembleReport(
     },
     safety: { readOnly: config.readOnly, insecure: config.insecure },
     ...(connectionReport(config) ? { connection: connectionReport(config) } : {}),
-    reproduce: reproduceLine(config),
-    tokenCommand: tokenCommand(config.baseUrl, curlTls(config)),
+    ...reproduced(run.reproduction),
     ...(s3Capabilities ? { s3Capabilities } : {}),
     ...(done.limits ? { limitProbes: limitTraces(done.limits) } : {}),
     digests: specDigests(),
@@ -488,48 +500,6 @@ async function addTlsDiagnosis(exchange: Exchange, config: RunConfig): Promise<b
   return probe.alert !== undefined || probe.closedAfterHandshake === true;
 }
 
-function reproduceLine(config: RunConfig): string {
-  const parts = ['npx cloud-conformance run', `--profile ${config.profile}`, `--seed ${config.seed}`];
-  // Every input of the run, secrets as environment references (the variables the CLI itself reads).
-  if (!config.embedded) {
-    parts.push(`--base-url ${config.baseUrl}`, '--api-key "$CONFORMANCE_API_KEY"');
-    if (config.keys.second) parts.push('--api-key-b "$CONFORMANCE_API_KEY_B"');
-    if (config.keys.readonly) parts.push('--api-key-readonly "$CONFORMANCE_API_KEY_READONLY"');
-    if (config.keys.revocable) parts.push('--api-key-revocable "$CONFORMANCE_API_KEY_REVOCABLE"');
-    if (config.image) parts.push(`--image ${shellWord(config.image)}`);
-    if (config.subnetId) parts.push(`--subnet-id ${shellWord(config.subnetId)}`);
-    if (config.subnetIdB) parts.push(`--subnet-id-b ${shellWord(config.subnetIdB)}`);
-  }
-  if (config.runs !== DEFAULT_RUNS_OF_RUN) parts.push(`--runs ${config.runs}`);
-  if (config.allowWrites) parts.push(`--allow-writes ${config.allowWrites}`);
-  if (config.maxCreates !== undefined && config.profile !== 'certify') parts.push(`--max-creates ${config.maxCreates}`);
-  if (config.taskTimeoutSeconds !== 120) parts.push(`--task-timeout ${config.taskTimeoutSeconds}`);
-  if (config.requestTimeoutSeconds !== 15) parts.push(`--request-timeout ${config.requestTimeoutSeconds}`);
-  if (config.overlayPath && !config.overlayImplicit) parts.push(`--overlay ${config.overlayPath}`);
-  if (config.timeScale !== 1) parts.push(`--time-scale ${config.timeScale}`);
-  if (config.s3 && !config.s3.embedded) {
-    parts.push(
-      `--s3-url ${config.s3.url}`,
-      '--s3-access-key "$CONFORMANCE_S3_ACCESS_KEY"',
-      '--s3-secret-key "$CONFORMANCE_S3_SECRET_KEY"'
-    );
-    if (config.s3.region !== 'us-east-1') parts.push(`--s3-region ${config.s3.region}`);
-    if (!config.s3.forcePathStyle) parts.push('--s3-virtual-host');
-  }
-  if (config.only?.length) parts.push(`--only ${config.only.join(',')}`);
-  if (config.readOnly) parts.push('--read-only');
-  if (config.insecure) parts.push('--insecure');
-  if (config.referenceTls) parts.push('--reference-tls');
-  // File paths only: the files hold no secret of the run (a key file is the user's, named, never read out).
-  if (config.connection?.ca?.file) parts.push(`--ca-file ${config.connection.ca.file}`);
-  if (config.connection?.clientCert)
-    parts.push(
-      `--client-cert ${config.connection.clientCert.certFile}`,
-      `--client-key ${config.connection.clientCert.keyFile}`
-    );
-  return parts.join(' ');
-}
-
 /** The TLS files the run connected with, for its curl lines. */
 function curlTls(config: RunConfig): CurlTls {
   const c = config.connection;
@@ -551,14 +521,6 @@ function withCurlTls(report: CheckReport, tls: CurlTls): CheckReport {
     ...(report.evidence ? { evidence: redo(report.evidence) } : {}),
     ...(report.findings ? { findings: report.findings.map((f) => ({ ...f, evidence: redo(f.evidence) })) } : {}),
   };
-}
-
-/** The property phase's random cases when --runs is not given (src/cli/options.ts DEFAULT_RUNS). */
-const DEFAULT_RUNS_OF_RUN = 10;
-
-/** A value as one shell word: bare when it is plain, else in single quotes. */
-function shellWord(v: string): string {
-  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
 function countByEndpoint(

@@ -146,17 +146,3 @@ export function toCurl(req: RecordedRequest, tls: CurlTls = {}): string {
   const printf = `printf ${shellQuote(`${secret.lines.join('\\n')}\\n`)} ${secret.variables.map((v) => `"$${v}"`).join(' ')}`;
   return `${printf} | ${parts.slice(0, 3).join(' ')} -K - ${parts.slice(3).join(' ')}`;
 }
-
-/** The line that sets CONFORMANCE_TOKEN from CONFORMANCE_API_KEY, as the seed's token issuance answers (its token field). */
-export function tokenCommand(baseUrl: string, tls: CurlTls = {}): string {
-  const flags = [
-    tls.caFile ? `--cacert ${shellQuote(tls.caFile)}` : '',
-    tls.certFile ? `--cert ${shellQuote(tls.certFile)}` : '',
-    tls.keyFile ? `--key ${shellQuote(tls.keyFile)}` : '',
-    tls.insecure ? '--insecure' : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-  const url = shellQuote(`${baseUrl.replace(/\/+$/, '')}/v1/auth/tokens`);
-  return `export CONFORMANCE_TOKEN="$(curl -sS ${flags ? `${flags} ` : ''}-X POST ${url} -H 'content-type: application/json' --data-raw "{\\"api_key\\": \\"$CONFORMANCE_API_KEY\\"}" | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).token')"`;
-}
