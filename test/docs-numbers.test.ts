@@ -5,7 +5,13 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LIMITS, TOKEN_LIFETIME_SECONDS } from '../src/engine/documented-limits/limits.js';
 import { HEADROOM } from '../src/engine/transport/pacer.ts';
-import { DEFAULT_MAX_BODY_BYTES, resolveRunOptions, type RunOptions } from '../src/cli/options.ts';
+import { resolveRunOptions, runOptions, type RunOptions } from '../src/cli/options.ts';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_RUNS,
+  DEFAULT_TASK_TIMEOUT_SECONDS,
+} from '../src/cli/defaults.ts';
 import { QUICK_LATER_SECONDS } from '../suites/tasks/terminal-stable.ts';
 import { DEFAULT_LARGE_OBJECT_BYTES, QUICK_LARGE_OBJECT_BYTES } from '../suites/s3/large-object.ts';
 
@@ -75,11 +81,14 @@ const CLAIMS: Claim[] = [
 /** What the CLI runs with when no flag, no environment variable and no .env says otherwise. */
 const cliDefaults = (): RunOptions => resolveRunOptions(['--seed', '1'], {}, '/nonexistent-cwd');
 
-/** The option rows of docs/options.md whose "(default N)" the CLI decides, with the option each sets. */
-const DEFAULTED_FLAGS: Array<{ flag: string; actual: (o: RunOptions) => number }> = [
-  { flag: '--runs N', actual: (o) => o.runs },
-  { flag: '--task-timeout S', actual: (o) => o.taskTimeoutSeconds },
-  { flag: '--request-timeout S', actual: (o) => o.requestTimeoutSeconds },
+/**
+ * The option rows of docs/options.md whose "(default N)" the CLI decides: the constant that is the default (src/cli/
+ * defaults.ts, defined once) and the option the parser fills with it.
+ */
+const DEFAULTED_FLAGS: Array<{ flag: string; constant: number; actual: (o: RunOptions) => number }> = [
+  { flag: '--runs N', constant: DEFAULT_RUNS, actual: (o) => o.runs },
+  { flag: '--task-timeout S', constant: DEFAULT_TASK_TIMEOUT_SECONDS, actual: (o) => o.taskTimeoutSeconds },
+  { flag: '--request-timeout S', constant: DEFAULT_REQUEST_TIMEOUT_SECONDS, actual: (o) => o.requestTimeoutSeconds },
 ];
 
 describe("the defaults docs/options.md gives are the CLI's", () => {
@@ -88,7 +97,9 @@ describe("the defaults docs/options.md gives are the CLI's", () => {
     const row = doc.split('\n').find((l) => l.startsWith(`| \`${f.flag}\` |`));
     expect(row, `docs/options.md has no row for ${f.flag}`).toBeDefined();
     const documented = /\(default (\d+)/.exec(row!)?.[1];
-    expect(Number(documented)).toBe(f.actual(cliDefaults()));
+    expect(Number(documented)).toBe(f.constant);
+    expect(f.actual(cliDefaults())).toBe(f.constant);
+    expect(f.actual(runOptions())).toBe(f.constant);
   });
 });
 

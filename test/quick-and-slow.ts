@@ -14,6 +14,7 @@ export const QUICK_TESTS = [
   'test/cli/memory.test.ts',
   'test/cli/options.test.ts',
   'test/cli/plan.test.ts',
+  'test/cli/token.test.ts',
   'test/load/syntax.test.ts',
   'test/load/verdicts.test.ts',
   'test/s3/gaps.test.ts',

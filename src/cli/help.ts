@@ -8,6 +8,8 @@ const COLUMN = 28;
 
 const COMMANDS = `usage:
   cloud-conformance run [options]          run the suite (default target: the embedded reference)
+  cloud-conformance token [run options]    print a token for the primary key, for the report's curl lines (which
+                                           read it as $CONFORMANCE_TOKEN); waits out a spent issuance budget
   cloud-conformance reference [options]    serve the reference target on 127.0.0.1
   cloud-conformance overlay check FILE     validate an overlay against the vocabulary (spec/README.md): unknown or
                                            misplaced terms, unknown error cases, targets that match nothing

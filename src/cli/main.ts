@@ -7,11 +7,13 @@ import { RunNotStarted } from '../engine/run/startup-report.ts';
 import type { ToolInfo } from '../engine/run/runner.ts';
 import { resolveRunOptions, parseCliArgs, parseArgsOptions, REFERENCE_FLAGS, type FlagValues } from './options.ts';
 import { usage } from './help.ts';
+import { DEFAULT_S3_REGION, DEFAULT_TIME_SCALE } from './defaults.ts';
 import { runCommand, dryRunCommand, REFERENCE_OVERLAY_PATH } from './run.ts';
 import { startBufferReaper } from './memory.ts';
 import { overlayCommand } from './overlay.ts';
 import { diffCommand } from './diff.ts';
 import { verifyCommand } from './verify.ts';
+import { tokenCommand } from './token.ts';
 import {
   startReference,
   FAULTS,
@@ -94,9 +96,9 @@ function referencePort(raw: string | undefined): number {
   return port;
 }
 
-/** `reference --time-scale`: 1 when absent. */
+/** `reference --time-scale`: the run's default when absent. */
 function referenceTimeScale(raw: string | undefined): number {
-  const timeScale = raw === undefined ? 1 : Number(raw);
+  const timeScale = raw === undefined ? DEFAULT_TIME_SCALE : Number(raw);
   if (!Number.isFinite(timeScale) || timeScale <= 0)
     throw new UsageError(`--time-scale must be a positive number, got ${JSON.stringify(raw)}`);
   return timeScale;
@@ -215,7 +217,7 @@ export function runLinesFor(s: {
   return [
     'reference: to run the suite against it (keys in the environment, never on the command line):',
     `  export ${env.join(' ')}`,
-    `  npx cloud-conformance run --base-url ${s.baseUrl}${tls} --image ${s.image} --subnet-id ${s.subnetId} --subnet-id-b ${s.subnetIdB} --s3-url ${s.s3Url}${s.s3Region !== 'us-east-1' ? ` --s3-region ${s.s3Region}` : ''}${s.timeScale !== undefined && s.timeScale !== 1 ? ` --time-scale ${s.timeScale}` : ''}`,
+    `  npx cloud-conformance run --base-url ${s.baseUrl}${tls} --image ${s.image} --subnet-id ${s.subnetId} --subnet-id-b ${s.subnetIdB} --s3-url ${s.s3Url}${s.s3Region !== DEFAULT_S3_REGION ? ` --s3-region ${s.s3Region}` : ''}${s.timeScale !== undefined && s.timeScale !== DEFAULT_TIME_SCALE ? ` --time-scale ${s.timeScale}` : ''}`,
     `reference: serving until Ctrl-C or SIGTERM (kill ${process.pid}); it also stops when the command that started it ends`,
   ];
 }
@@ -241,6 +243,12 @@ export async function main(argv: string[]): Promise<number> {
         (l) => process.stdout.write(l + '\n'),
         (l) => process.stderr.write(l + '\n')
       );
+    if (command === 'token')
+      return await tokenCommand(
+        rest,
+        (line) => process.stdout.write(line + '\n'),
+        (line) => process.stderr.write(line + '\n')
+      );
     if (command === 'run') {
       const opts = resolveRunOptions(rest);
       if (opts.help) {
@@ -260,7 +268,7 @@ export async function main(argv: string[]): Promise<number> {
       return exitCode;
     }
     throw new UsageError(
-      `unknown command ${JSON.stringify(command)} (commands: run, diff, verify, reference, overlay)`
+      `unknown command ${JSON.stringify(command)} (commands: run, token, diff, verify, reference, overlay)`
     );
   } catch (err) {
     if (

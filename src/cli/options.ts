@@ -4,8 +4,28 @@ import { parse as parseDotenv } from 'dotenv';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../spec/errors.ts';
 import { REPORT_FORMATS, type ReportTarget, type ReportFormat } from '../report/index.ts';
-import type { Profile, ProxySettings } from '../engine/config/config.ts';
+import {
+  KEY_NAMES,
+  RUN_INPUTS,
+  type InputNames,
+  type KeyName,
+  type KeyVariables,
+  type Profile,
+  type ProxySettings,
+  type RunInput,
+} from '../engine/config/config.ts';
 import { proxyFromEnvironment } from './connection.ts';
+import { deepFrozen } from './frozen.ts';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_PROFILE,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  DEFAULT_RUNS,
+  DEFAULT_S3_REGION,
+  DEFAULT_TASK_TIMEOUT_SECONDS,
+  DEFAULT_TIME_SCALE,
+  DEFAULT_WEBHOOK_LISTEN,
+} from './defaults.ts';
 
 /**
  * One option of a command: how node:util's parseArgs reads it, what --help says of it, and the environment variable
@@ -22,188 +42,302 @@ export interface OptionSpec {
   help: string;
   /** The environment variable that also sets it: a flag wins over the environment, which wins over .env. */
   env?: string;
+  /** The run input it gives, by the name the engine knows it by: the engine's hints name it as this flag. */
+  input?: RunInput;
+  /** A secret: never on a printed command line; the rerun line leaves it to its variable. */
+  secret?: true;
+  /** What the run writes or how it shows it, not what it does: the rerun line leaves it out. */
+  output?: true;
 }
 
 /** The options of `run`, in the order --help lists them. */
 export const RUN_FLAGS = {
   'base-url': {
+    input: 'baseUrl',
     type: 'string',
     value: 'URL',
     env: 'CONFORMANCE_BASE_URL',
     help: 'target API host (paths begin with /v1; default: start the embedded reference target)',
   },
-  'api-key': { type: 'string', value: 'KEY', env: 'CONFORMANCE_API_KEY', help: 'API key of the primary organization' },
-  'api-key-b': { type: 'string', value: 'KEY', env: 'CONFORMANCE_API_KEY_B', help: 'API key of a second organization' },
+  'api-key': {
+    input: 'primary',
+    secret: true,
+    type: 'string',
+    value: 'KEY',
+    env: 'CONFORMANCE_API_KEY',
+    help: 'API key of the primary organization',
+  },
+  'api-key-b': {
+    input: 'second',
+    secret: true,
+    type: 'string',
+    value: 'KEY',
+    env: 'CONFORMANCE_API_KEY_B',
+    help: 'API key of a second organization',
+  },
   'api-key-readonly': {
+    input: 'readonly',
+    secret: true,
     type: 'string',
     value: 'KEY',
     env: 'CONFORMANCE_API_KEY_READONLY',
     help: 'API key whose owner may only read',
   },
   'api-key-revocable': {
+    input: 'revocable',
+    secret: true,
     type: 'string',
     value: 'KEY',
     env: 'CONFORMANCE_API_KEY_REVOCABLE',
     help: 'API key the run may revoke (where the overlay declares how), to check revocation',
   },
   image: {
+    input: 'image',
     type: 'string',
     value: 'NAME',
     env: 'CONFORMANCE_IMAGE',
     help: 'image valid on the target for creating a VM',
   },
   'subnet-id': {
+    input: 'subnetId',
     type: 'string',
     value: 'ID',
     env: 'CONFORMANCE_SUBNET_ID',
     help: 'subnet valid on the target for creating a VM',
   },
   'subnet-id-b': {
+    input: 'subnetIdB',
     type: 'string',
     value: 'ID',
     env: 'CONFORMANCE_SUBNET_ID_B',
     help: 'a subnet of the second organization, for a create with --api-key-b',
   },
   overlay: {
+    input: 'overlay',
     type: 'string',
     value: 'FILE',
     env: 'CONFORMANCE_OVERLAY',
     help: "OpenAPI Overlay 1.0 declaring the target's choices (checked as overlay check does)",
   },
-  only: { type: 'string', value: 'GROUPS', help: 'comma list of groups to run' },
+  only: { input: 'only', type: 'string', value: 'GROUPS', help: 'comma list of groups to run' },
   profile: {
+    input: 'profile',
     type: 'string',
     value: 'quick|full|certify',
     env: 'CONFORMANCE_PROFILE',
-    help: 'quick (default): no long waits; full: waits out windows and token expiry; certify: full, plus whatever makes each MUST check conclusive (creates within --max-creates); incomplete (exit 3) unless every MUST clause is verified',
+    help: `${DEFAULT_PROFILE} (default): no long waits; full: waits out windows and token expiry; certify: full, plus whatever makes each MUST check conclusive (creates within --max-creates); incomplete (exit 3) unless every MUST clause is verified`,
   },
-  'require-complete': { type: 'boolean', help: 'exit 3 (incomplete) when any MUST clause is not verified' },
+  'require-complete': {
+    input: 'requireComplete',
+    type: 'boolean',
+    help: 'exit 3 (incomplete) when any MUST clause is not verified',
+  },
   'max-creates': {
+    input: 'maxCreates',
     type: 'string',
     value: 'N',
     help: "most VMs the run may create (certify's default is what it needs; --dry-run prints it)",
   },
-  'time-scale': { type: 'string', value: 'N', help: 'target-seconds per real second (default 1)' },
-  seed: { type: 'string', value: 'N', help: 'seed for generated data' },
-  report: { type: 'string', multiple: true, value: 'FORMAT:PATH', help: 'json, junit or html; repeatable' },
-  runs: { type: 'string', value: 'N', help: 'random cases of the property phase (default 10)' },
+  'time-scale': {
+    input: 'timeScale',
+    type: 'string',
+    value: 'N',
+    help: `target-seconds per real second (default ${DEFAULT_TIME_SCALE})`,
+  },
+  seed: { input: 'seed', type: 'string', value: 'N', help: 'seed for generated data' },
+  report: {
+    output: true,
+    type: 'string',
+    multiple: true,
+    value: 'FORMAT:PATH',
+    help: 'json, junit or html; repeatable',
+  },
+  runs: {
+    input: 'runs',
+    type: 'string',
+    value: 'N',
+    help: `random cases of the property phase (default ${DEFAULT_RUNS})`,
+  },
   'webhook-listen': {
+    input: 'webhookListen',
     type: 'string',
     value: 'HOST:PORT',
-    help: "where the suite's webhook receiver listens (default 127.0.0.1:0)",
+    help: `where the suite's webhook receiver listens (default ${DEFAULT_WEBHOOK_LISTEN})`,
   },
   'webhook-url': {
+    input: 'webhookUrl',
     type: 'string',
     value: 'URL',
     help: "the receiver's address as the target should post to it, when it differs",
   },
   'emit-overlay': {
+    output: true,
     type: 'string',
     value: 'FILE',
     help: "write what the run observed about the target's choices as an Overlay",
   },
   expect: {
+    output: true,
     type: 'string',
     value: 'FILE',
     help: 'known failures and warnings (YAML: check, clause, reason, reference): the verdict is unchanged, the exit code is 1 only for a failure the file does not list',
   },
-  'write-expect': { type: 'string', value: 'FILE', help: "write the run's failures and warnings as such a file" },
+  'write-expect': {
+    output: true,
+    type: 'string',
+    value: 'FILE',
+    help: "write the run's failures and warnings as such a file",
+  },
   'strict-expect': {
+    output: true,
     type: 'boolean',
     help: 'with --expect: exit 1 when a listed failure no longer fails (the file shrinks as fixes land)',
   },
   sign: {
+    output: true,
     type: 'string',
     value: 'KEY',
     help: "sign the JSON report's digests with this Ed25519 private key (PEM); verify --public-key checks it",
   },
   'expired-token': {
+    input: 'expiredToken',
+    secret: true,
     type: 'string',
     value: 'TOKEN',
     help: 'a token known to be expired: the expiry check judges it without waiting',
   },
-  'read-only': { type: 'boolean', help: 'no writes at all; checks that need them are skipped with the reason' },
+  'read-only': {
+    input: 'readOnly',
+    type: 'boolean',
+    help: 'no writes at all; checks that need them are skipped with the reason',
+  },
   'dry-run': {
+    output: true,
     type: 'boolean',
     help: 'print the plan (groups, requests per endpoint, writes) and send nothing',
   },
-  insecure: { type: 'boolean', help: 'do not verify TLS certificates (said loudly in the report)' },
+  insecure: { input: 'insecure', type: 'boolean', help: 'do not verify TLS certificates (said loudly in the report)' },
   'ca-file': {
+    input: 'caFile',
     type: 'string',
     value: 'FILE',
     env: 'CONFORMANCE_CA_FILE',
     help: "PEM file of CAs trusted besides Node's own (NODE_EXTRA_CA_CERTS also works)",
   },
   'client-cert': {
+    input: 'clientCert',
     type: 'string',
     value: 'FILE',
     env: 'CONFORMANCE_CLIENT_CERT',
     help: 'client certificate (PEM) for a target that requires mutual TLS; with --client-key',
   },
   'client-key': {
+    input: 'clientKey',
     type: 'string',
     value: 'FILE',
     env: 'CONFORMANCE_CLIENT_KEY',
     help: "the client certificate's private key (PEM); its passphrase, if any, in CONFORMANCE_CLIENT_KEY_PASSPHRASE",
   },
   'reference-tls': {
+    input: 'referenceTls',
     type: 'boolean',
     help: 'the embedded reference target serves HTTPS (a CA made for the run, trusted by it)',
   },
   'allow-writes': {
+    input: 'allowWrites',
     type: 'string',
     value: 'N',
     help: 'real creates the write-limit probe may make if writes that create nothing are not counted',
   },
   'task-timeout': {
+    input: 'taskTimeout',
     type: 'string',
     value: 'SECONDS',
-    help: 'target-seconds a task may take to finish (default 120)',
+    help: `target-seconds a task may take to finish (default ${DEFAULT_TASK_TIMEOUT_SECONDS})`,
   },
-  'request-timeout': { type: 'string', value: 'SECONDS', help: 'seconds allowed per request (default 15)' },
+  'request-timeout': {
+    input: 'requestTimeout',
+    type: 'string',
+    value: 'SECONDS',
+    help: `seconds allowed per request (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`,
+  },
   'max-body-bytes': {
+    input: 'maxBodyBytes',
     type: 'string',
     value: 'SIZE',
-    help: 'largest response body read (default 64MiB; bytes, or with a unit: KiB, MiB, GiB, kB, MB, GB)',
+    help: `largest response body read (default ${DEFAULT_MAX_BODY_BYTES / 1024 ** 2}MiB; bytes, or with a unit: KiB, MiB, GiB, kB, MB, GB)`,
   },
-  quiet: { type: 'boolean', help: 'no progress output' },
+  quiet: { output: true, type: 'boolean', help: 'no progress output' },
   sequential: {
+    input: 'sequential',
     type: 'boolean',
     help: 'one check at a time (by default checks that share no budget and no state run concurrently; the statuses are the same either way)',
   },
   's3-url': {
+    input: 's3Url',
     type: 'string',
     value: 'URL',
     env: 'CONFORMANCE_S3_URL',
     help: 'object storage endpoint (default: the embedded s3rver when the API target is embedded; with --base-url and no --s3-url the s3 group is skipped)',
   },
   's3-access-key': {
+    input: 's3AccessKey',
+    secret: true,
     type: 'string',
     value: 'KEY',
     env: 'CONFORMANCE_S3_ACCESS_KEY',
     help: 'object storage access key (SigV4)',
   },
   's3-secret-key': {
+    input: 's3SecretKey',
+    secret: true,
     type: 'string',
     value: 'SECRET',
     env: 'CONFORMANCE_S3_SECRET_KEY',
     help: 'object storage secret key (SigV4)',
   },
   's3-region': {
+    input: 's3Region',
     type: 'string',
     value: 'NAME',
     env: 'CONFORMANCE_S3_REGION',
-    help: 'signing region (default us-east-1)',
+    help: `signing region (default ${DEFAULT_S3_REGION})`,
   },
   's3-path-style': { type: 'boolean', help: 'path-style addressing (the default)' },
   's3-virtual-host': { type: 'boolean', help: 'virtual-host-style addressing' },
-  help: { type: 'boolean', short: 'h', help: 'print this help' },
+  help: { output: true, type: 'boolean', short: 'h', help: 'print this help' },
 } as const satisfies Record<string, OptionSpec>;
+
+/** The table read one way: each run input as the user gives it (its flag), which the engine's hints name it by. */
+export const INPUT_NAMES: InputNames = Object.freeze(
+  Object.fromEntries(
+    RUN_INPUTS.map((input) => {
+      const flag = Object.keys(RUN_FLAGS).find((f) => (RUN_FLAGS as Record<string, OptionSpec>)[f]!.input === input);
+      if (flag === undefined) throw new Error(`no flag of run gives the input ${input}`);
+      return [input, `--${flag}`];
+    })
+  ) as Record<RunInput, string>
+);
+
+/** The variable each key is read from (its flag's), which the printed lines name it by. */
+export const KEY_VARIABLES: KeyVariables = Object.freeze(
+  Object.fromEntries(
+    KEY_NAMES.map((key) => [key, (RUN_FLAGS as Record<string, OptionSpec>)[INPUT_NAMES[key].slice(2)]!.env!])
+  ) as Record<KeyName, string>
+);
+
+/** The variable --expired-token's token is read from when the flag is absent (a token: no flag's [VARIABLE] of --help). */
+const EXPIRED_TOKEN_VARIABLE = 'CONFORMANCE_EXPIRED_TOKEN';
+
+/** The variable a flag's value may come from instead: its own, or the expired token's. */
+export function variableOf(flag: string): string | undefined {
+  return flag === 'expired-token' ? EXPIRED_TOKEN_VARIABLE : (RUN_FLAGS as Record<string, OptionSpec>)[flag]?.env;
+}
 
 /** Environment variables that are no flag's: each with what it does, as --help lists them. */
 export const OTHER_VARIABLES: ReadonlyArray<{ names: readonly string[]; help: string }> = [
   {
-    names: ['CONFORMANCE_EXPIRED_TOKEN'],
+    names: [EXPIRED_TOKEN_VARIABLE],
     help: 'the token of --expired-token, when the flag is not given (or in .env)',
   },
   {
@@ -252,7 +386,11 @@ export const REFERENCE_FLAGS = {
     value: 'NAME',
     help: 'a variant of the embedded S3 endpoint; repeatable',
   },
-  'time-scale': { type: 'string', value: 'N', help: 'target-seconds per real second (default 1)' },
+  'time-scale': {
+    type: 'string',
+    value: 'N',
+    help: `target-seconds per real second (default ${DEFAULT_TIME_SCALE})`,
+  },
   population: {
     type: 'string',
     value: 'N',
@@ -282,7 +420,19 @@ export const ENV_OF: Record<string, string> = Object.fromEntries(
   Object.entries(RUN_FLAGS as Record<string, OptionSpec>).flatMap(([flag, o]) => (o.env ? [[flag, o.env]] : []))
 );
 
+/** Where a setting came from: the command line, the environment, or the .env file of the working directory. */
+export type SettingSource = 'flag' | 'environment' | '.env';
+
+/** One setting as the user gave it: its flag (or the flag whose variable gave it), its value as given, and whence. */
+export interface GivenSetting {
+  readonly flag: string;
+  readonly value: string | boolean | readonly string[];
+  readonly from: SettingSource;
+}
+
 export interface RunOptions {
+  /** What the user gave, in the table's order: the rerun line is made from it (reproduce.ts), never from the rest. */
+  given: readonly GivenSetting[];
   baseUrl?: string;
   apiKey?: string;
   apiKeyB?: string;
@@ -388,17 +538,11 @@ function positiveNumber(flag: string, raw: string | undefined, fallback: number)
   return n;
 }
 
-/** Random cases of the property phase by default: small, because every case is a write against a 60/min budget. */
-export const DEFAULT_RUNS = 10;
-
 function positiveInteger(flag: string, raw: string | undefined, fallback: number): number {
   const n = positiveNumber(flag, raw, fallback);
   if (!Number.isInteger(n)) throw new UsageError(`--${flag} must be a whole number, got ${JSON.stringify(raw)}`);
   return n;
 }
-
-/** Largest response body read whole by default: a real deployment's audit export runs to megabytes. */
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 const UNITS: Record<string, number> = {
   '': 1,
@@ -431,7 +575,7 @@ function nonNegativeInteger(flag: string, raw: string): number {
 }
 
 function parseListen(raw: string | undefined): string {
-  if (raw === undefined) return '127.0.0.1:0';
+  if (raw === undefined) return DEFAULT_WEBHOOK_LISTEN;
   const m = /^(.*):(\d{1,5})$/.exec(raw);
   if (!m || Number(m[2]) > 65535)
     throw new UsageError(`--webhook-listen expects HOST:PORT, got ${JSON.stringify(raw)}`);
@@ -492,6 +636,7 @@ export function resolveRunOptions(
 ): RunOptions {
   const { values: v } = parseCliArgs(args, RUN_OPTIONS);
   const dotenv = readDotenv(cwd);
+  const given = givenSettings(v, env, dotenv);
   const setting: Setting = (flag) => {
     const fromFlag = v[flag] as string | undefined;
     const name = ENV_OF[flag]!;
@@ -503,7 +648,8 @@ export function resolveRunOptions(
   const baseUrl = httpUrl('base-url', setting('base-url'));
   const s3Url = httpUrl('s3-url', setting('s3-url'));
   checkExclusiveFlags(v, baseUrl);
-  return {
+  return deepFrozen({
+    given,
     baseUrl: baseUrl?.replace(/\/+$/, ''),
     apiKey: setting('api-key'),
     apiKeyB: setting('api-key-b'),
@@ -515,7 +661,7 @@ export function resolveRunOptions(
     overlay: setting('overlay'),
     only: onlyGroups(v['only'] as string | undefined),
     profile,
-    timeScale: positiveNumber('time-scale', v['time-scale'] as string | undefined, 1),
+    timeScale: positiveNumber('time-scale', v['time-scale'] as string | undefined, DEFAULT_TIME_SCALE),
     seed,
     reports: ((v['report'] as string[] | undefined) ?? []).map(parseReportFlag),
     runs: positiveInteger('runs', v['runs'] as string | undefined, DEFAULT_RUNS),
@@ -528,9 +674,7 @@ export function resolveRunOptions(
     sign: v['sign'] as string | undefined,
     readOnly: v['read-only'] === true,
     expiredToken:
-      (v['expired-token'] as string | undefined) ??
-      env['CONFORMANCE_EXPIRED_TOKEN'] ??
-      dotenv['CONFORMANCE_EXPIRED_TOKEN'],
+      (v['expired-token'] as string | undefined) ?? env[EXPIRED_TOKEN_VARIABLE] ?? dotenv[EXPIRED_TOKEN_VARIABLE],
     dryRun: v['dry-run'] === true,
     insecure: v['insecure'] === true,
     caFile: setting('ca-file'),
@@ -540,8 +684,16 @@ export function resolveRunOptions(
     proxy: proxyFromEnvironment(env),
     referenceTls: v['reference-tls'] === true,
     allowWrites: v['allow-writes'] === undefined ? 0 : positiveInteger('allow-writes', v['allow-writes'] as string, 0),
-    taskTimeoutSeconds: positiveNumber('task-timeout', v['task-timeout'] as string | undefined, 120),
-    requestTimeoutSeconds: positiveNumber('request-timeout', v['request-timeout'] as string | undefined, 15),
+    taskTimeoutSeconds: positiveNumber(
+      'task-timeout',
+      v['task-timeout'] as string | undefined,
+      DEFAULT_TASK_TIMEOUT_SECONDS
+    ),
+    requestTimeoutSeconds: positiveNumber(
+      'request-timeout',
+      v['request-timeout'] as string | undefined,
+      DEFAULT_REQUEST_TIMEOUT_SECONDS
+    ),
     maxBodyBytes: byteSize('max-body-bytes', v['max-body-bytes'] as string | undefined, DEFAULT_MAX_BODY_BYTES),
     quiet: v['quiet'] === true,
     sequential: v['sequential'] === true,
@@ -550,7 +702,21 @@ export function resolveRunOptions(
     maxCreates:
       v['max-creates'] === undefined ? undefined : nonNegativeInteger('max-creates', v['max-creates'] as string),
     ...s3Options(v, setting, s3Url),
-  };
+  });
+}
+
+/** Each setting the user gave, by flag, by environment variable or in .env (an empty value is none), in the table's order. */
+function givenSettings(v: FlagValues, env: NodeJS.ProcessEnv, dotenv: Record<string, string>): GivenSetting[] {
+  return Object.keys(RUN_FLAGS).flatMap((flag): GivenSetting[] => {
+    const typed = v[flag];
+    if (typed !== undefined) return [{ flag, value: typed, from: 'flag' }];
+    const name = variableOf(flag);
+    if (name === undefined) return [];
+    // As the run reads it: a variable set in the environment, even empty, hides the .env entry.
+    const from: SettingSource = env[name] !== undefined ? 'environment' : '.env';
+    const value = from === 'environment' ? env[name] : dotenv[name];
+    return value ? [{ flag, value, from }] : [];
+  });
 }
 
 /** How a run setting is read: its flag, else its environment variable, else .env; an empty value is no value. */
@@ -558,7 +724,7 @@ type Setting = (flag: string) => string | undefined;
 
 /** --profile (or CONFORMANCE_PROFILE), quick when absent; the error names whichever of the two gave it. */
 function runProfile(value: string | undefined, fromFlag: boolean): Profile {
-  const profile = value ?? 'quick';
+  const profile = value ?? DEFAULT_PROFILE;
   const from = fromFlag ? '--profile' : 'CONFORMANCE_PROFILE';
   if (profile !== 'quick' && profile !== 'full' && profile !== 'certify')
     throw new UsageError(`${from} must be quick, full or certify, got ${JSON.stringify(profile)}`);
@@ -608,26 +774,28 @@ function s3Options(
 
 /** Run options with every default filled in: for callers that run the suite in-process (tests, scripts). */
 export function runOptions(partial: Partial<RunOptions> = {}): RunOptions {
-  return {
+  return deepFrozen({
+    // Given in-process, not on a command line: the rerun line carries the profile and seed alone.
+    given: [],
     strictExpect: false,
-    profile: 'quick',
-    timeScale: 1,
+    profile: DEFAULT_PROFILE,
+    timeScale: DEFAULT_TIME_SCALE,
     seed: 1,
     reports: [],
     runs: DEFAULT_RUNS,
     allowWrites: 0,
-    webhookListen: '127.0.0.1:0',
+    webhookListen: DEFAULT_WEBHOOK_LISTEN,
     readOnly: false,
     dryRun: false,
     insecure: false,
     referenceTls: false,
-    taskTimeoutSeconds: 120,
-    requestTimeoutSeconds: 15,
+    taskTimeoutSeconds: DEFAULT_TASK_TIMEOUT_SECONDS,
+    requestTimeoutSeconds: DEFAULT_REQUEST_TIMEOUT_SECONDS,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     quiet: true,
     sequential: false,
     help: false,
     requireComplete: partial.profile === 'certify',
     ...partial,
-  };
+  });
 }

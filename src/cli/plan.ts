@@ -9,7 +9,8 @@ import type { RunReport } from '../engine/run/report.ts';
 import type { WaitTotals } from '../engine/transport/waits.ts';
 import { selectChecks } from '../engine/run/runner.ts';
 import { allChecks } from '../../suites/index.ts';
-import { DEFAULT_RUNS, type RunOptions } from './options.ts';
+import type { RunOptions } from './options.ts';
+import { DEFAULT_RUNS } from './defaults.ts';
 
 export const PLAN_FILE = fileURLToPath(new URL('../../suites/plan.json', import.meta.url));
 

@@ -4,7 +4,14 @@ import { UsageError } from '../spec/errors.ts';
 import { lintOverlay } from '../spec/load.ts';
 import { OverlayInvalid } from '../spec/overlay-check.ts';
 import type { RunConfig } from '../engine/config/config.ts';
-import { runSuite, newRunId, selectChecks, type RunHooks, type ToolInfo } from '../engine/run/runner.ts';
+import {
+  runSuite,
+  newRunId,
+  selectChecks,
+  type Reproduction,
+  type RunHooks,
+  type ToolInfo,
+} from '../engine/run/runner.ts';
 import { EXIT_CODES, exitCodeOf, type ExitCode, type RunReport } from '../engine/run/report.ts';
 import { certifyBudget } from '../engine/target/certify.ts';
 import { RunNotStarted } from '../engine/run/startup-report.ts';
@@ -19,10 +26,13 @@ import { checkLine, leftBehindLines, quietSummaryLines, summaryLines } from '../
 import { ProgressView, colourWanted, type Terminal } from './progress.ts';
 import { sweepS3, sweepAllS3 } from '../../suites/s3/_session.ts';
 import type { S3Config } from '../engine/config/config.ts';
-import type { RunOptions } from './options.ts';
+import { INPUT_NAMES, KEY_VARIABLES, type RunOptions } from './options.ts';
+import { rerunOf, tokenCommandOf } from './reproduce.ts';
+import { deepFrozen } from './frozen.ts';
 import { committedPlan, measuringOptions, planLines, planOf, planSelectionOf } from './plan.ts';
 import { readConnection } from './connection.ts';
 import { checkOutputs } from './outputs.ts';
+import { DEFAULT_S3_REGION } from './defaults.ts';
 import { proxyFor, routeOf } from '../engine/transport/connection.ts';
 import {
   startReference,
@@ -109,7 +119,8 @@ export async function runCommand(
   const target = await startTarget(opts, extra, early, inputs.connection);
   const { s3, embeddedS3 } = await objectStorage(opts, extra, early, target);
   const config = runConfig(opts, target, s3);
-  return runAndReport({ opts, tool, out, extra, inputs, early, target, embeddedS3, config });
+  const reproduction: Reproduction = { ...rerunOf(opts), tokenCommand: tokenCommandOf(opts, target.baseUrl) };
+  return runAndReport({ opts, tool, out, extra, inputs, early, target, embeddedS3, config, reproduction });
 }
 
 /** Every file the run writes, expectations, the signing key, TLS files and proxy settings: usage errors before anything starts. */
@@ -133,7 +144,7 @@ async function checkInputs(opts: RunOptions, extra: RunExtras): Promise<CheckedI
  */
 async function startEarlyParts(opts: RunOptions, extra: RunExtras): Promise<EarlyParts> {
   const embeddedTls = opts.referenceTls && !opts.baseUrl;
-  const s3Selected = selectChecks(allChecks, opts.only).some((c) => c.group === 's3');
+  const s3Selected = selectedChecks(opts).some((c) => c.group === 's3');
   const targetInItsOwnProcess = opts.profile === 'certify';
   const referenceTls = embeddedTls && !opts.dryRun && !targetInItsOwnProcess ? await makeTlsMaterial() : undefined;
   const serverTls = referenceTls && { cert: referenceTls.serverCertPem, key: referenceTls.serverKeyPem };
@@ -254,7 +265,7 @@ async function objectStorage(
       url: opts.s3Url,
       accessKey: opts.s3AccessKey!,
       secretKey: opts.s3SecretKey!,
-      region: opts.s3Region ?? 'us-east-1',
+      region: opts.s3Region ?? DEFAULT_S3_REGION,
       forcePathStyle: !opts.s3VirtualHost,
     };
   } else if (target.embedded && target.embeddedS3Settings && early.s3Selected) {
@@ -288,9 +299,22 @@ async function objectStorage(
   return { s3, embeddedS3 };
 }
 
-/** The engine's configuration of this run: the target, the options, and a fresh run id. */
+/** The checks of the groups --only selects; a group that does not exist is a usage error naming the flag. */
+function selectedChecks(opts: Pick<RunOptions, 'only'>): ReturnType<typeof selectChecks> {
+  try {
+    return selectChecks(allChecks, opts.only);
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(`${INPUT_NAMES.only}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * The engine's configuration of this run, frozen: the target, the options, a fresh run id, and how the user gives each
+ * input (the table's flags), which the engine's hints name them by.
+ */
 function runConfig(opts: RunOptions, target: Target, s3: S3Config | undefined): RunConfig {
-  return {
+  return deepFrozen({
     baseUrl: target.baseUrl,
     keys: target.keys,
     image: target.image,
@@ -321,7 +345,9 @@ function runConfig(opts: RunOptions, target: Target, s3: S3Config | undefined): 
     runId: newRunId(),
     embedded: !!target.embedded,
     s3,
-  };
+    names: INPUT_NAMES,
+    keyVariables: KEY_VARIABLES,
+  });
 }
 
 /**
@@ -338,6 +364,7 @@ async function runAndReport(r: {
   target: Target;
   embeddedS3?: EmbeddedS3;
   config: RunConfig;
+  reproduction: Reproduction;
 }): Promise<RunResult> {
   const { opts, tool, out, extra, inputs, early, target, embeddedS3, config } = r;
   const { embedded } = target;
@@ -353,7 +380,13 @@ async function runAndReport(r: {
         `cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${config.baseUrl}, profile ${opts.profile}, seed ${opts.seed}`
       );
     if (!opts.quiet && config.connection?.proxy) say(proxyLine(config));
-    const report = await runSuiteLeavingReports(config, tool, hooks, inputs, opts, out);
+    const report = await runSuiteLeavingReports(
+      config,
+      { tool, reproduction: r.reproduction, hooks },
+      inputs,
+      opts,
+      out
+    );
     await embeddedS3Started(embeddedS3);
     const s3Cleanup = await sweepS3(config);
     swept = true;
@@ -402,7 +435,7 @@ function progressViewFor(opts: RunOptions, extra: RunExtras): ProgressView | und
   return !opts.quiet && extra.terminal
     ? new ProgressView(extra.terminal, {
         colour: colourWanted(extra.env ?? {}, extra.terminal.isTTY),
-        total: selectChecks(allChecks, opts.only).length,
+        total: selectedChecks(opts).length,
       })
     : undefined;
 }
@@ -427,13 +460,12 @@ function interruptHandler(
 /** Runs the suite; a run that could not start still leaves the reports asked for (verdict error), then throws on. */
 async function runSuiteLeavingReports(
   config: RunConfig,
-  tool: ToolInfo,
-  hooks: RunHooks,
+  run: { tool: ToolInfo; reproduction: Reproduction; hooks: RunHooks },
   inputs: CheckedInputs,
   opts: RunOptions,
   out: (line: string) => void
 ): Promise<RunReport> {
-  return runSuite(config, allChecks, tool, hooks).catch(async (err: unknown) => {
+  return runSuite(config, allChecks, run.tool, run.reproduction, run.hooks).catch(async (err: unknown) => {
     if (err instanceof RunNotStarted) {
       err.runReport.integrity = sealReport(err.runReport, inputs.signingKey);
       await writeReports(err.runReport, opts.reports);

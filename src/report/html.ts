@@ -72,7 +72,7 @@ function metaRows(r: RunReport): string {
     ]);
   const connection = (r as Partial<RunReport>).connection;
   if (connection) rows.push(['Connection', connectionHtml(connection)]);
-  rows.push(['Reproduce', `<code>${esc(r.reproduce)}</code>`]);
+  rows.push(['Reproduce', `<code>${esc(r.reproduce)}</code>${readsHtml(r)}`]);
   // The JSON report is the one verify checks; the HTML names its digest and signing key so the two can be matched.
   const integrity = r.integrity;
   if (integrity)
@@ -81,6 +81,14 @@ function metaRows(r: RunReport): string {
       `JSON report sha256 <code class="hash">${esc(integrity.report)}</code> (${esc(integrity.algorithm)}; <code>cloud-conformance verify</code>)${integrity.signature ? `<br>signed (Ed25519) by key <code class="hash">${esc(integrity.signature.key)}</code>` : '<br>not signed'}`,
     ]);
   return rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('\n');
+}
+
+/** The variables the rerun line reads its secrets from, named once beside it (no secret is on it). */
+function readsHtml(r: Pick<RunReport, 'reproduceReads'>): string {
+  const reads = r.reproduceReads ?? [];
+  return reads.length
+    ? `<br><span class="muted">reads ${reads.map((v) => `<code>${esc(v)}</code>`).join(', ')} from the environment or .env (no key is on its line)</span>`
+    : '';
 }
 
 /** Trusted CA file, client certificate and the way each client went (proxy URLs are already without credentials). */
@@ -166,7 +174,7 @@ function startupFailureHtml(r: RunReport): string {
   return `<article class="finding failed" id="startup-failure">
 <h3>${badge('failed', f.kind === 'input-refused' ? 'stopped: a usage error' : 'could not start')} <code>${esc(f.kind)}</code> <span class="muted">no check is judged</span></h3>
 <p class="msg">${esc(f.message)}</p>
-<div class="lbl">reproduce</div><pre class="curl">${esc(r.reproduce)}</pre>
+<div class="lbl">reproduce</div><pre class="curl">${esc(r.reproduce)}</pre>${readsHtml(r)}
 ${details}
 ${f.evidence.exchanges.map(exchangeHtml).join('\n')}
 </article>`;

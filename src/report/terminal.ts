@@ -141,7 +141,21 @@ export function summaryLines(report: RunReport, colour = false): string[] {
     (c) => c.status === 'failed' && c.evidence?.exchanges[0]?.curl.includes('$CONFORMANCE_TOKEN')
   );
   if (needsToken && report.tokenCommand)
-    lines.push('', `token for the curl lines (with CONFORMANCE_API_KEY set): ${report.tokenCommand}`);
-  lines.push('', `rerun: ${report.reproduce}`);
+    lines.push(
+      '',
+      `token for the curl lines (the key read as the run read it; a spent issuance budget is waited out): ${report.tokenCommand}`
+    );
+  lines.push('', ...rerunLines(report));
   return lines;
+}
+
+/** The rerun line, and once above it the variables it reads its secrets from (no secret is on it). */
+export function rerunLines(report: Pick<RunReport, 'reproduce' | 'reproduceReads'>): string[] {
+  const reads = report.reproduceReads ?? [];
+  return [
+    ...(reads.length
+      ? [`the rerun reads ${reads.join(', ')} from the environment or .env (no key is on its line)`]
+      : []),
+    `rerun: ${report.reproduce}`,
+  ];
 }

@@ -2,6 +2,7 @@
 // that belongs to another organization, a key whose role cannot create. Each stops the run with exit 2 and one line
 // naming the flag and what the target said, never a MUST failure of the target. And only then: a refusal that does not
 // name the input, or names a value the target says it accepts, is still the target's to answer for.
+import { INPUT_NAMES } from '../../src/cli/options.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReference, type ReferenceTarget } from '../../fixtures/reference/server.ts';
 import { inputRefusalOf, acceptedValues } from '../../src/engine/target/input-refusal.ts';
@@ -98,7 +99,7 @@ const refused = (status: number, error: { code: string; message: string }): Exch
   startedAt: '',
   durationMs: 0,
 });
-const config = { image: 'ubuntu-22.04', subnetId: 'subnet-1' };
+const config = { image: 'ubuntu-22.04', subnetId: 'subnet-1', names: INPUT_NAMES };
 const facts = (role?: string, readonlyRole?: string) => () => Promise.resolve({ role, readonlyRole });
 
 describe('what is not a usage error: the target is judged', () => {

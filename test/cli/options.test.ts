@@ -1,19 +1,24 @@
 // Run options as a user types them: sizes with units, and a clear one-line error for a bad one; the one table of
 // options that --help and docs/options.md come from; what --write-expect writes.
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
-  DEFAULT_MAX_BODY_BYTES,
   ENV_OF,
+  INPUT_NAMES,
+  KEY_VARIABLES,
   OTHER_VARIABLES,
   REFERENCE_FLAGS,
   RUN_FLAGS,
   resolveRunOptions,
+  runOptions,
   type OptionSpec,
 } from '../../src/cli/options.ts';
+import { rerunOf, tokenCommandOf } from '../../src/cli/reproduce.ts';
+import { RUN_INPUTS } from '../../src/engine/config/config.ts';
+import { DEFAULT_MAX_BODY_BYTES } from '../../src/cli/defaults.ts';
 import { usage } from '../../src/cli/help.ts';
 import { shortened, writeExpectations } from '../../src/cli/expect.ts';
 import type { RunReport } from '../../src/engine/run/report.ts';
@@ -163,5 +168,110 @@ describe('--write-expect reasons', () => {
     writeExpectations(report, file);
     const [entry] = parseYaml(readFileSync(file, 'utf8')) as Array<{ check: string; reason: string }>;
     expect(entry).toEqual({ check: 'errors.malformed-json', reason: `fails: ${shortened(message, 200)}` });
+  });
+});
+
+// The CLI parses once into a frozen value, and remembers what the user gave, and whence; the rerun line is made from
+// that alone and carries no secret, so `ps` shows none and keys in .env only still rerun.
+describe('what the user gave, and the lines that do the run again', () => {
+  const KEYS = {
+    CONFORMANCE_API_KEY: 'key-primary-0123456789',
+    CONFORMANCE_API_KEY_B: 'key-second-0123456789',
+    CONFORMANCE_S3_SECRET_KEY: 's3-secret-0123456789',
+  };
+  const withDotenv = (lines: Record<string, string>): string => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cc-given-'));
+    writeFileSync(
+      path.join(dir, '.env'),
+      Object.entries(lines)
+        .map(([k, v]) => `${k}=${v}\n`)
+        .join('')
+    );
+    return dir;
+  };
+
+  it('is frozen through and through: nothing downstream can write to it', () => {
+    const opts = resolveRunOptions(['--only', 'errors', '--report', 'json:r.json'], {}, '/nonexistent-cwd');
+    expect(Object.isFrozen(opts)).toBe(true);
+    expect(Object.isFrozen(opts.given)).toBe(true);
+    expect(Object.isFrozen(opts.only)).toBe(true);
+    expect(Object.isFrozen(opts.reports[0])).toBe(true);
+    expect(() => ((opts as { readOnly: boolean }).readOnly = true)).toThrow(TypeError);
+    expect(Object.isFrozen(runOptions({ only: ['vms'] }).only)).toBe(true);
+  });
+
+  it('records each setting once, from the flag, else the environment, else .env (an empty variable hides .env)', () => {
+    const cwd = withDotenv({ ...KEYS, CONFORMANCE_IMAGE: 'from-dotenv', CONFORMANCE_SUBNET_ID: 'subnet-dotenv' });
+    const opts = resolveRunOptions(
+      ['--image', 'from-flag', '--read-only'],
+      { CONFORMANCE_BASE_URL: 'https://api.example.test', CONFORMANCE_SUBNET_ID: '' },
+      cwd
+    );
+    const by = Object.fromEntries(opts.given.map((g) => [g.flag, g]));
+    expect(by['image']).toEqual({ flag: 'image', value: 'from-flag', from: 'flag' });
+    expect(by['base-url']).toEqual({ flag: 'base-url', value: 'https://api.example.test', from: 'environment' });
+    expect(by['api-key']).toEqual({ flag: 'api-key', value: KEYS.CONFORMANCE_API_KEY, from: '.env' });
+    expect(by['read-only']).toEqual({ flag: 'read-only', value: true, from: 'flag' });
+    // The run reads no subnet (the empty variable wins over .env), so none was given.
+    expect(opts.subnetId).toBeUndefined();
+    expect(by['subnet-id']).toBeUndefined();
+  });
+
+  it('the rerun line names no key and no key flag; it says which variables it reads them from', () => {
+    const cwd = withDotenv(KEYS);
+    const opts = resolveRunOptions(
+      ['--base-url', 'https://api.example.test', '--api-key-readonly', 'key-readonly-by-flag', '--time-scale', '60'],
+      { CONFORMANCE_S3_URL: 'https://s3.example.test', CONFORMANCE_S3_ACCESS_KEY: 'AKIAEXAMPLE' },
+      cwd
+    );
+    const { rerun, reads } = rerunOf(opts);
+    for (const secret of [...Object.values(KEYS), 'key-readonly-by-flag', 'AKIAEXAMPLE'])
+      expect(rerun).not.toContain(secret);
+    expect(rerun).not.toMatch(/--api-key|--s3-access-key|--s3-secret-key|--expired-token|\$/);
+    expect(reads).toEqual([
+      'CONFORMANCE_API_KEY',
+      'CONFORMANCE_API_KEY_B',
+      'CONFORMANCE_API_KEY_READONLY',
+      'CONFORMANCE_S3_ACCESS_KEY',
+      'CONFORMANCE_S3_SECRET_KEY',
+    ]);
+    expect(rerun).toBe(
+      `npx cloud-conformance run --profile quick --seed ${opts.seed} --base-url https://api.example.test --time-scale 60 --s3-url https://s3.example.test`
+    );
+  });
+
+  it('the rerun line carries what the user gave, as given, and leaves out where the run writes and how it shows it', () => {
+    const opts = resolveRunOptions(
+      ['--seed', '7', '--only', 'errors,vms', '--runs', '10', '--image', "it's", '--quiet', '--report', 'json:r.json'],
+      {},
+      '/nonexistent-cwd'
+    );
+    // --runs 10 is the default, but the user gave it: the line is what they typed, not what differs from a default.
+    expect(rerunOf(opts)).toEqual({
+      rerun: `npx cloud-conformance run --profile quick --seed 7 --image 'it'\\''s' --only errors,vms --runs 10`,
+      reads: [],
+    });
+  });
+
+  it('the token line reads the key as the run did, sets the variable only when a token came, and names no secret', () => {
+    const cwd = withDotenv(KEYS);
+    const opts = resolveRunOptions(['--time-scale', '60', '--ca-file', 'ca.pem', '--only', 'errors'], {}, cwd);
+    const line = tokenCommandOf(opts, 'https://api.example.test');
+    expect(line).toBe(
+      'CONFORMANCE_TOKEN="$(npx cloud-conformance token --base-url https://api.example.test --time-scale 60 --ca-file ca.pem)" && export CONFORMANCE_TOKEN'
+    );
+    for (const secret of Object.values(KEYS)) expect(line).not.toContain(secret);
+  });
+
+  it("names every run input by a flag of the table, and every key by its flag's variable", () => {
+    for (const input of RUN_INPUTS) expect(INPUT_NAMES[input], input).toMatch(/^--[a-z0-9-]+$/);
+    for (const [input, flag] of Object.entries(INPUT_NAMES))
+      expect((RUN_FLAGS as Record<string, OptionSpec>)[flag.slice(2)]!.input, flag).toBe(input);
+    expect(KEY_VARIABLES).toEqual({
+      primary: 'CONFORMANCE_API_KEY',
+      second: 'CONFORMANCE_API_KEY_B',
+      readonly: 'CONFORMANCE_API_KEY_READONLY',
+      revocable: 'CONFORMANCE_API_KEY_REVOCABLE',
+    });
   });
 });

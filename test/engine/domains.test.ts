@@ -8,6 +8,7 @@ import type { Clause } from '../../src/spec/clauses.ts';
 import type { Check } from '../../src/engine/run/check.ts';
 import type { CheckReport } from '../../src/engine/run/report.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { INPUT_NAMES } from '../../src/cli/options.ts';
 
 const list = {
   '200': {
@@ -140,6 +141,7 @@ describe('clause domains', () => {
     merged: doc,
     operationOf,
     keysHeld: new Set(keys),
+    names: INPUT_NAMES,
     ledger: [
       { kind: 'vm' as const, id: 'vm-1', createdBy: 'setup', createdIn: created.seq, cleanup: 'deleted' as const },
     ],
@@ -233,6 +235,7 @@ describe('value classes in a domain', () => {
       merged: doc,
       operationOf,
       keysHeld: new Set(['primary']),
+      names: INPUT_NAMES,
       ledger: [],
     })[0]!;
 
@@ -277,7 +280,7 @@ describe('value classes at every position, and their pairs', () => {
       [passed('x.positions')],
       log,
       new Map(),
-      { merged: doc, operationOf, keysHeld: new Set(['primary']), ledger: [], pairs }
+      { merged: doc, operationOf, keysHeld: new Set(['primary']), ledger: [], pairs, names: INPUT_NAMES }
     );
 
   it('reads a query value after its key, a header as recorded (credentials redacted), a path of another shape as the operation it varies', () => {

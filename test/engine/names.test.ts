@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { admitsPrefix, arbitraryFromSchema } from '../../src/engine/generate/arbitrary.ts';
 import { RunObjects } from '../../src/engine/target/run-objects.ts';
 import { Ledger } from '../../src/engine/target/ledger.ts';
+import { INPUT_NAMES } from '../../src/cli/options.ts';
 import type { RunConfig } from '../../src/engine/config/config.ts';
 
 const PREFIX = 'cc-1a2b3c4d-declared-';
@@ -50,7 +51,7 @@ describe("the run's names", () => {
       async () => {
         throw new Error('no call');
       },
-      { runId: '1a2b3c4d', image: 'img', subnetId: 'sn' } as RunConfig,
+      { runId: '1a2b3c4d', image: 'img', subnetId: 'sn', names: INPUT_NAMES } as RunConfig,
       { task: {} } as never,
       new Ledger()
     );

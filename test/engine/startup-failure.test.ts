@@ -7,8 +7,14 @@ import {
   type StartupFailureKind,
 } from '../../src/engine/identity/startup-failure.ts';
 import type { Exchange, IncompleteResponse, RecordedResponse } from '../../src/engine/transport/exchange.ts';
+import { INPUT_NAMES } from '../../src/cli/options.ts';
 
-const LIMITS = { baseUrl: 'https://api.example.test', requestTimeoutSeconds: 3, maxBodyBytes: 8 * 1024 * 1024 };
+const LIMITS = {
+  baseUrl: 'https://api.example.test',
+  requestTimeoutSeconds: 3,
+  maxBodyBytes: 8 * 1024 * 1024,
+  names: INPUT_NAMES,
+};
 
 function exchange(outcome: {
   response?: Partial<RecordedResponse> & { status: number };
@@ -30,7 +36,7 @@ function exchange(outcome: {
       method: 'POST',
       url: 'https://api.example.test/v1/auth/tokens',
       headers: { 'content-type': 'application/json' },
-      body: '{"api_key":"[REDACTED api key --api-key]"}',
+      body: '{"api_key":"[REDACTED api key CONFORMANCE_API_KEY]"}',
     },
     response,
     transportError: outcome.transportError,
@@ -221,43 +227,44 @@ const CASES: Array<[string, Exchange, StartupFailureKind, RegExp]> = [
 
 describe('describeStartupFailure names what the target did', () => {
   it.each(CASES)('%s → %s', (_name, ex, kind, message) => {
-    const d = describeStartupFailure(ex, '--api-key', LIMITS);
+    const d = describeStartupFailure(ex, 'primary', LIMITS);
     expect(d.kind).toBe(kind);
     expect(d.message).toMatch(message);
   });
 
   it('suggests checking the key only for a refusal', () => {
     for (const [name, ex, kind] of CASES) {
-      const { message } = describeStartupFailure(ex, '--api-key', LIMITS);
+      const { message } = describeStartupFailure(ex, 'primary', LIMITS);
       expect(/check --api-key/.test(message), name).toBe(kind === 'refused');
     }
   });
 
   it('http:// to a port that speaks TLS (the note the runner adds after a bare handshake): names https://', () => {
     const ex = exchange({ transportError: `UND_ERR_SOCKET: other side closed; ${SPEAKS_TLS}` });
-    const d = describeStartupFailure(ex, '--api-key', { ...LIMITS, baseUrl: 'http://api.example.test:8443' });
+    const d = describeStartupFailure(ex, 'primary', { ...LIMITS, baseUrl: 'http://api.example.test:8443' });
     expect(d.message).toMatch(
       /speaks TLS and the request was plain HTTP: use --base-url https:\/\/api\.example\.test:8443$/
     );
     // Without the note a closed connection is only that.
     const closed = exchange({ transportError: 'UND_ERR_SOCKET: other side closed' });
-    expect(describeStartupFailure(closed, '--api-key', LIMITS).message).not.toMatch(/TLS/);
+    expect(describeStartupFailure(closed, 'primary', LIMITS).message).not.toMatch(/TLS/);
   });
 
-  it('names the flag of the key that was refused', () => {
+  it('names the key that was refused by its flag, the name the CLI gives its role', () => {
     const ex = CASES.find(([n]) => n === '401 with an error code')![1];
-    expect(describeStartupFailure(ex, '--api-key-b', LIMITS).message).toMatch(/for --api-key-b .*check --api-key-b/);
+    expect(describeStartupFailure(ex, 'second', LIMITS).message).toMatch(/for --api-key-b .*check --api-key-b/);
   });
 
   it('carries the exchange as evidence (request, response, curl line) and the facts behind the message', () => {
     const ex = CASES.find(([n]) => n === '201 with truncated JSON')![1];
-    const failure = new StartupFailure(ex, '--api-key', LIMITS);
-    expect(failure.message).toBe(describeStartupFailure(ex, '--api-key', LIMITS).message);
+    const failure = new StartupFailure(ex, 'primary', LIMITS);
+    expect(failure.message).toBe(describeStartupFailure(ex, 'primary', LIMITS).message);
     expect(failure.report.kind).toBe('not-json');
     const [shown] = failure.report.evidence.exchanges;
     expect(shown!.response?.status).toBe(201);
+    // The key as the variable the CLI reads it from, handed to curl on its standard input, never as an argument.
     expect(shown!.curl).toBe(
-      `curl -sS -i -X POST 'https://api.example.test/v1/auth/tokens' -H 'content-type: application/json' --data-raw '{"api_key":"'"$CONFORMANCE_API_KEY"'"}'`
+      `printf 'data-raw = "{\\\\"api_key\\\\":\\\\"%s\\\\"}"\\n' "$CONFORMANCE_API_KEY" | curl -sS -i -K - -X POST 'https://api.example.test/v1/auth/tokens' -H 'content-type: application/json'`
     );
     expect(failure.report.evidence.details).toEqual({
       status: 201,

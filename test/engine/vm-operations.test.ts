@@ -4,10 +4,11 @@ import { describe, it, expect } from 'vitest';
 import { RunObjects } from '../../src/engine/target/run-objects.ts';
 import type { CallOptions } from '../../src/engine/identity/call.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { INPUT_NAMES } from '../../src/cli/options.ts';
 import type { RunConfig } from '../../src/engine/config/config.ts';
 import { Ledger } from '../../src/engine/target/ledger.ts';
 
-const config = { runId: 'test', timeScale: 1000, taskTimeoutSeconds: 60 } as RunConfig;
+const config = { runId: 'test', timeScale: 1000, taskTimeoutSeconds: 60, names: INPUT_NAMES } as RunConfig;
 
 function answer(o: CallOptions, status: number, json: unknown): Exchange {
   return {

@@ -1,12 +1,60 @@
 /** The API keys a run may hold: the organization's, another organization's, a read-only one, one it may revoke. */
-export type KeyName = 'primary' | 'second' | 'readonly' | 'revocable';
+export const KEY_NAMES = ['primary', 'second', 'readonly', 'revocable'] as const;
 
-export const KEY_FLAGS: Record<KeyName, string> = {
-  primary: '--api-key',
-  second: '--api-key-b',
-  readonly: '--api-key-readonly',
-  revocable: '--api-key-revocable',
-};
+export type KeyName = (typeof KEY_NAMES)[number];
+
+/**
+ * The run's inputs by their role, for the texts that must name one to the user (a start-up failure's hint, a skipped
+ * check's "to verify"): the keys by role, the rest as RunConfig calls them.
+ */
+export const RUN_INPUTS = [
+  ...KEY_NAMES,
+  'baseUrl',
+  'image',
+  'subnetId',
+  'subnetIdB',
+  'overlay',
+  'profile',
+  'timeScale',
+  'seed',
+  'only',
+  'runs',
+  'allowWrites',
+  'requireComplete',
+  'maxCreates',
+  'taskTimeout',
+  'requestTimeout',
+  'maxBodyBytes',
+  'webhookListen',
+  'webhookUrl',
+  'expiredToken',
+  'readOnly',
+  'insecure',
+  'caFile',
+  'clientCert',
+  'clientKey',
+  'sequential',
+  'referenceTls',
+  's3Url',
+  's3AccessKey',
+  's3SecretKey',
+  's3Region',
+] as const;
+
+export type RunInput = (typeof RUN_INPUTS)[number];
+
+/**
+ * How the user gives each input, in the words of the front end that started the run (the CLI: its flags, from its
+ * option table). The engine names an input only through this: it holds no flag of its own, so it words a hint without
+ * knowing how the run was started.
+ */
+export type InputNames = Readonly<Record<RunInput, string>>;
+
+/**
+ * The environment variable each key is read from, as the printed lines name it (a redacted key in a request body is
+ * this variable in its curl line). The front end's too: the CLI reads the keys from them.
+ */
+export type KeyVariables = Readonly<Record<KeyName, string>>;
 
 /** quick: no long waits; full: also waits out windows and the token lifetime; certify: full, plus whatever makes each MUST check conclusive. */
 export type Profile = 'quick' | 'full' | 'certify';
@@ -53,7 +101,10 @@ export interface ConnectionSettings {
   proxy?: ProxySettings;
 }
 
-/** Everything a run needs, resolved from flags, environment and .env by the CLI. */
+/**
+ * Everything a run needs, resolved once from flags, environment and .env by the CLI, and frozen there: nothing
+ * downstream writes to it.
+ */
 export interface RunConfig {
   baseUrl: string;
   keys: Partial<Record<KeyName, string>>;
@@ -102,6 +153,10 @@ export interface RunConfig {
   referenceTls?: boolean;
   /** Object storage endpoint for the s3 group (--s3-url or the embedded s3rver). */
   s3?: S3Config;
+  /** How the user gives each input, for hints that name one. */
+  names: InputNames;
+  /** The variables the keys are read from, for the evidence's curl lines. */
+  keyVariables: KeyVariables;
 }
 
 /** Longest single wait the quick profile allows (real seconds). */

@@ -95,5 +95,5 @@ export function realReadingUnjudged(retryAfter, timeScale) {
   if (!mayMeanRealSeconds(retryAfter, timeScale) || retryAfter === 0) return undefined;
   const windowReal = WINDOW_SECONDS / timeScale;
   if (REAL_READING_TOLERANCE_SECONDS < windowReal) return undefined;
-  return `at time scale ${timeScale} a window lasts ${windowReal.toFixed(2)} real seconds, no longer than the ${REAL_READING_TOLERANCE_SECONDS} s a Retry-After read as real seconds is allowed: that reading cannot be told right or wrong (--time-scale ${Math.floor(WINDOW_SECONDS / REAL_READING_TOLERANCE_SECONDS) - 1} or lower judges it)`;
+  return `at time scale ${timeScale} a window lasts ${windowReal.toFixed(2)} real seconds, no longer than the ${REAL_READING_TOLERANCE_SECONDS} s a Retry-After read as real seconds is allowed: that reading cannot be told right or wrong (a time scale of ${Math.floor(WINDOW_SECONDS / REAL_READING_TOLERANCE_SECONDS) - 1} or lower judges it)`;
 }

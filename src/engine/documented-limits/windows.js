@@ -21,12 +21,13 @@ export const MIN_MEASURABLE_WINDOW_MS = 250;
 /**
  * Why a window is too short to measure at this time scale, or undefined when it is long enough.
  * @param {number} timeScale
+ * @param {string} scaleName  how the user sets the time scale, for the hint
  * @returns {string | undefined}
  */
-export function unmeasurableWindow(timeScale) {
+export function unmeasurableWindow(timeScale, scaleName) {
   const ms = windowRealMs(timeScale);
   if (ms >= MIN_MEASURABLE_WINDOW_MS) return undefined;
-  return `at time scale ${timeScale} a window lasts ${Math.round(ms)} ms of real time, too short to measure (at least ${MIN_MEASURABLE_WINDOW_MS} ms: --time-scale ${Math.floor(WINDOW_TARGET_MS / MIN_MEASURABLE_WINDOW_MS)} or lower)`;
+  return `at time scale ${timeScale} a window lasts ${Math.round(ms)} ms of real time, too short to measure (at least ${MIN_MEASURABLE_WINDOW_MS} ms: ${scaleName} ${Math.floor(WINDOW_TARGET_MS / MIN_MEASURABLE_WINDOW_MS)} or lower)`;
 }
 
 /**

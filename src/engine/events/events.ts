@@ -120,7 +120,7 @@ export class RunEvents {
     if (!decl)
       throw new Unavailable(
         'the overlay declares no webhook registration (x-webhook-registration)',
-        'declare the webhook registration (x-webhook-registration) in --overlay',
+        `declare the webhook registration (x-webhook-registration) in ${this.config.names.overlay}`,
         true
       );
     const url = `${new URL((await this.events()).main.url).origin}/cc-${this.config.runId}/${name}`;
@@ -173,7 +173,7 @@ export class RunEvents {
       if (!decl)
         throw new Unavailable(
           'the overlay declares no webhook registration (x-webhook-registration); see spec/README.md',
-          'declare the webhook registration (x-webhook-registration) in --overlay',
+          `declare the webhook registration (x-webhook-registration) in ${this.config.names.overlay}`,
           true
         );
       this.receiver = new WebhookReceiver(this.waits);
@@ -252,7 +252,7 @@ export class RunEvents {
       if (!decl)
         throw new Unavailable(
           'the overlay declares no way to make a metric alarm fire (x-alarm-firing-example); see spec/README.md',
-          'declare x-alarm-firing-example in --overlay',
+          `declare x-alarm-firing-example in ${this.config.names.overlay}`,
           true
         );
       await this.events();
@@ -273,7 +273,7 @@ export class RunEvents {
       if (!op)
         throw new Unavailable(
           'the overlay declares no operation that sends a test event (x-sends-test-event)',
-          'declare the test-event operation (x-sends-test-event) in --overlay',
+          `declare the test-event operation (x-sends-test-event) in ${this.config.names.overlay}`,
           true
         );
       if (!s.main.id)

@@ -7,7 +7,7 @@ import { classOfMethod } from '../documented-limits/limits.js';
 import type { Waits } from '../transport/waits.ts';
 import { retryAfterSeconds, retryWaitMs } from '../transport/retry-after.ts';
 import { Unavailable } from '../outcome/outcome.ts';
-import type { KeyName } from '../config/config.ts';
+import type { InputNames, KeyName } from '../config/config.ts';
 
 const MAX_429_RETRIES = 3;
 const MAX_RETRY_WAIT_SECONDS = 65;
@@ -35,20 +35,22 @@ export interface ApiDeps {
   pacer: Pacer;
   timeScale: number;
   readOnly: boolean;
-  /** Most VMs the run may create (--max-creates), and how many it has created so far (the ledger). */
+  /** Most VMs the run may create, and how many it has created so far (the ledger). */
   maxCreates?: number;
   createdVms(): number;
+  /** How the user gives the restrictions, for the reason a call is not sent. */
+  names: Pick<InputNames, 'readOnly' | 'maxCreates'>;
   /** Long waits (a 429's Retry-After), announced to whoever watches the run. */
   waits?: Waits;
 }
 
 /** Sends an authenticated API call on behalf of a check. */
 export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions): Promise<Exchange> {
-  const { http, tokens, pacer, timeScale, readOnly } = deps;
+  const { http, tokens, pacer, timeScale, readOnly, names } = deps;
   const { as = 'primary', bearer, retryOn429 = true, lane = 'main', authorizationAs, ...send } = opts;
   const written = authorizationAs ?? ((token: string) => `Bearer ${token}`);
-  // Exchanging a key for a token changes nothing on the target, so --read-only allows it.
-  // OPTIONS is safe (RFC 9110 §9.2.1): paced as a write, yet allowed under --read-only.
+  // Exchanging a key for a token changes nothing on the target, so a read-only run allows it.
+  // OPTIONS is safe (RFC 9110 §9.2.1): paced as a write, yet allowed in a read-only run.
   if (
     readOnly &&
     classOfMethod(send.method) === 'writes' &&
@@ -56,10 +58,10 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     send.path !== '/v1/auth/tokens'
   )
     throw new Unavailable(
-      `--read-only: this check needs a write (${send.method} ${send.path})`,
-      'a run without --read-only'
+      `${names.readOnly}: this check needs a write (${send.method} ${send.path})`,
+      `a run without ${names.readOnly}`
     );
-  // The create budget: once the run has created --max-creates VMs, nothing more is sent that could create one.
+  // The create budget: once the run has created as many VMs as it may, nothing more is sent that could create one.
   if (
     deps.maxCreates !== undefined &&
     send.method === 'POST' &&
@@ -67,8 +69,8 @@ export async function callApi(deps: ApiDeps, sentBy: string, opts: CallOptions):
     deps.createdVms() >= deps.maxCreates
   ) {
     throw new Unavailable(
-      `the create budget is spent (--max-creates ${deps.maxCreates})`,
-      `a larger --max-creates (this run created ${deps.createdVms()} VMs)`
+      `the create budget is spent (${names.maxCreates} ${deps.maxCreates})`,
+      `a larger ${names.maxCreates} (this run created ${deps.createdVms()} VMs)`
     );
   }
   let renewed = false;

@@ -2,7 +2,7 @@
 // refusal (401/403) points at the key; a broken answer is the target's, and the message says which way it broke.
 import type { Exchange } from '../transport/exchange.ts';
 import { evidenceOf, type Evidence } from '../outcome/outcome.ts';
-import type { ConnectionSettings } from '../config/config.ts';
+import type { ConnectionSettings, InputNames, KeyName } from '../config/config.ts';
 import { proxyFor, withoutCredentials } from '../transport/connection.ts';
 
 export type StartupFailureKind =
@@ -35,6 +35,8 @@ export interface StartupLimits {
   connection?: ConnectionSettings;
   /** The embedded target: reached directly whatever the proxy settings. */
   embedded?: boolean;
+  /** How the user gives the inputs a hint may name. */
+  names: Pick<InputNames, KeyName | 'baseUrl' | 's3Url' | 'caFile' | 'clientCert' | 'clientKey' | 'requestTimeout'>;
 }
 
 /** OpenSSL's codes for a certificate chain that does not lead to a trusted CA. */
@@ -44,24 +46,25 @@ const UNTRUSTED =
 /** What to do about a connection that failed for TLS or proxy reasons; empty for any other failure. */
 function connectionHint(transportError: string, limits: StartupLimits): string {
   const clientCert = limits.connection?.clientCert;
+  const { caFile, clientCert: certFlag, clientKey: keyFlag } = limits.names;
   if (UNTRUSTED.test(transportError)) {
     return limits.connection?.ca
-      ? `; the target's certificate is not signed by a CA the run trusts (${limits.connection.ca.file ? `--ca-file ${limits.connection.ca.file} or ` : ''}Node's own)`
-      : "; the target's certificate is not signed by a CA Node trusts: pass the CA that signed it with --ca-file FILE (or NODE_EXTRA_CA_CERTS=FILE)";
+      ? `; the target's certificate is not signed by a CA the run trusts (${limits.connection.ca.file ? `${caFile} ${limits.connection.ca.file} or ` : ''}Node's own)`
+      : `; the target's certificate is not signed by a CA Node trusts: pass the CA that signed it with ${caFile} FILE (or NODE_EXTRA_CA_CERTS=FILE)`;
   }
   if (/ERR_TLS_CERT_ALTNAME_INVALID/.test(transportError))
     return `; the certificate is for another host name than ${new URL(limits.baseUrl).hostname}`;
   if (/CERTIFICATE_REQUIRED/.test(transportError)) {
     return clientCert
-      ? `; the target refused the client certificate --client-cert ${clientCert.certFile}`
-      : '; the target requires a client certificate (mutual TLS): pass --client-cert FILE --client-key FILE';
+      ? `; the target refused the client certificate ${certFlag} ${clientCert.certFile}`
+      : `; the target requires a client certificate (mutual TLS): pass ${certFlag} FILE ${keyFlag} FILE`;
   }
   if (/(BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|HANDSHAKE_FAILURE)/.test(transportError) && clientCert)
-    return `; the target refused the client certificate --client-cert ${clientCert.certFile}`;
+    return `; the target refused the client certificate ${certFlag} ${clientCert.certFile}`;
   if (/right after the handshake/.test(transportError)) {
     return clientCert
-      ? `; a target that requires mutual TLS does so when it does not accept the client certificate --client-cert ${clientCert.certFile} (is it signed by the CA the target trusts?)`
-      : '; a target that requires mutual TLS may do so: pass --client-cert FILE --client-key FILE';
+      ? `; a target that requires mutual TLS does so when it does not accept the client certificate ${certFlag} ${clientCert.certFile} (is it signed by the CA the target trusts?)`
+      : `; a target that requires mutual TLS may do so: pass ${certFlag} FILE ${keyFlag} FILE`;
   }
   const scheme = schemeHint(transportError, limits);
   if (scheme) return scheme;
@@ -93,11 +96,11 @@ function schemeHint(transportError: string, limits: StartupLimits): string {
     const plain = limits.baseUrl.replace(/^https:/i, 'http:');
     // Through an https:// proxy the plain answer may be the proxy's.
     return proxy?.startsWith('https:')
-      ? `; the proxy ${withoutCredentials(proxy)} or ${url.host} answered without TLS: if the proxy is plain HTTP, give it as http://; if the target is, use --base-url ${plain}`
-      : `; ${url.host} answered without TLS (plain HTTP on that port?): use --base-url ${plain}`;
+      ? `; the proxy ${withoutCredentials(proxy)} or ${url.host} answered without TLS: if the proxy is plain HTTP, give it as http://; if the target is, use ${limits.names.baseUrl} ${plain}`
+      : `; ${url.host} answered without TLS (plain HTTP on that port?): use ${limits.names.baseUrl} ${plain}`;
   }
   if (url.protocol === 'http:' && transportError.includes(SPEAKS_TLS))
-    return `; ${url.host} speaks TLS and the request was plain HTTP: use --base-url ${limits.baseUrl.replace(/^http:/i, 'https:')}`;
+    return `; ${url.host} speaks TLS and the request was plain HTTP: use ${limits.names.baseUrl} ${limits.baseUrl.replace(/^http:/i, 'https:')}`;
   return '';
 }
 
@@ -147,10 +150,13 @@ function pageHint(ex: Exchange): string {
   return '';
 }
 
-/** Classifies the answer to a token request the run could not start with. Pure: the exchange is all it reads. */
-export function describeStartupFailure(ex: Exchange, flag: string, limits: StartupLimits): StartupFailureDescription {
+/**
+ * Classifies the answer to a token request the run could not start with, for the key of that role. Pure: the exchange
+ * is all it reads.
+ */
+export function describeStartupFailure(ex: Exchange, key: KeyName, limits: StartupLimits): StartupFailureDescription {
   const asked = `${ex.request.method} ${new URL(ex.request.url).pathname}`;
-  const timeout = `--request-timeout ${limits.requestTimeoutSeconds} s`;
+  const timeout = `${limits.names.requestTimeout} ${limits.requestTimeoutSeconds} s`;
   if (ex.incompleteResponse) return incompleteAnswer(ex, asked, timeout, ex.incompleteResponse);
   const res = ex.response;
   if (!res) return noAnswer(ex, timeout, limits);
@@ -162,7 +168,7 @@ export function describeStartupFailure(ex: Exchange, flag: string, limits: Start
       details: { status, contentType: header(ex, 'content-type'), capBytes: limits.maxBodyBytes },
     };
   }
-  if (status >= 300 && status < 400) return redirected(ex, asked, status);
+  if (status >= 300 && status < 400) return redirected(ex, asked, status, limits.names.baseUrl);
   if (status >= 500) {
     return {
       kind: 'server-error',
@@ -170,7 +176,7 @@ export function describeStartupFailure(ex: Exchange, flag: string, limits: Start
       details: { status, contentType: header(ex, 'content-type') },
     };
   }
-  if (status >= 400) return refusedAnswer(ex, asked, flag, status);
+  if (status >= 400) return refusedAnswer(ex, asked, status, { ...limits.names, key: limits.names[key] });
   if (status >= 200 && status < 300) return answerWithoutToken(ex, asked, status);
   return {
     kind: 'unexpected',
@@ -214,7 +220,7 @@ function noAnswer(ex: Exchange, timeout: string, limits: StartupLimits): Startup
 }
 
 /** A redirect is not followed, so the API key goes nowhere else. */
-function redirected(ex: Exchange, asked: string, status: number): StartupFailureDescription {
+function redirected(ex: Exchange, asked: string, status: number, baseUrlFlag: string): StartupFailureDescription {
   const location = ex.response?.headers['location'];
   let where = 'with no Location header';
   let otherOrigin = false;
@@ -225,7 +231,7 @@ function redirected(ex: Exchange, asked: string, status: number): StartupFailure
   }
   return {
     kind: 'redirect',
-    message: `the target redirected ${asked} (${status}) ${where}; redirects are not followed, so the API key goes nowhere else: if that address is the API, pass it as --base-url`,
+    message: `the target redirected ${asked} (${status}) ${where}; redirects are not followed, so the API key goes nowhere else: if that address is the API, pass it as ${baseUrlFlag}`,
     details: { status, location, otherOrigin },
   };
 }
@@ -245,7 +251,7 @@ export function mayBeSpentBudget(ex: Exchange): boolean {
 /** What came back instead of the seed's error object: the content type and what the page says. */
 const notAnError = (ex: Exchange) => `${contentType(ex)}, no error object${pageHint(ex)}`;
 
-/** The code of an S3 endpoint's error document, as an object storage URL given as --base-url answers. */
+/** The code of an S3 endpoint's error document, as an object storage URL given as the API's answers. */
 const s3ErrorCode = (ex: Exchange) =>
   /^\s*(<\?xml[^>]*>\s*)?<Error>[\s\S]*?<Code>([^<]{1,60})<\/Code>/.exec(ex.response?.body ?? '')?.[2];
 
@@ -253,9 +259,15 @@ const s3ErrorCode = (ex: Exchange) =>
 const PLAIN_TO_TLS = /plain HTTP request was sent to HTTPS port|HTTP request to an HTTPS server/i;
 
 /** A 4xx: the key refused (401, 403), or the request (a wrong host, a spent issuance budget). */
-function refusedAnswer(ex: Exchange, asked: string, flag: string, status: number): StartupFailureDescription {
+function refusedAnswer(
+  ex: Exchange,
+  asked: string,
+  status: number,
+  names: { key: string; baseUrl: string; s3Url: string }
+): StartupFailureDescription {
   const code = errorCode(ex.response?.json);
-  if (PLAIN_TO_TLS.test(ex.response?.body ?? '')) return plainToTls(ex, asked, status);
+  const { key: flag, baseUrl, s3Url } = names;
+  if (PLAIN_TO_TLS.test(ex.response?.body ?? '')) return plainToTls(ex, asked, status, baseUrl);
   const s3 = s3ErrorCode(ex) !== undefined;
   if ((status === 401 || status === 403) && !s3) {
     const message = errorMessage(ex.response?.json);
@@ -264,15 +276,15 @@ function refusedAnswer(ex: Exchange, asked: string, flag: string, status: number
       : `, ${notAnError(ex)}`;
     return {
       kind: 'refused',
-      message: `the target refused to issue a token for ${flag} (${status}${said}); check ${flag} and --base-url`,
+      message: `the target refused to issue a token for ${flag} (${status}${said}); check ${flag} and ${baseUrl}`,
       details: { status, errorCode: code },
     };
   }
   const notApi = !code && status !== 429;
   const hint = s3
-    ? ': that is an S3 endpoint; --base-url is the API host (paths begin with /v1), object storage goes in --s3-url'
+    ? `: that is an S3 endpoint; ${baseUrl} is the API host (paths begin with /v1), object storage goes in ${s3Url}`
     : status === 404 || status === 405 || notApi
-      ? `: is --base-url the API host (paths begin with /v1)?`
+      ? `: is ${baseUrl} the API host (paths begin with /v1)?`
       : status === 429
         ? `: the key's token issuances are spent for now (limit 10 per minute); wait a minute and rerun`
         : '';
@@ -284,11 +296,11 @@ function refusedAnswer(ex: Exchange, asked: string, flag: string, status: number
 }
 
 /** A plain http:// request reached a port that speaks TLS, and the server said so. */
-function plainToTls(ex: Exchange, asked: string, status: number): StartupFailureDescription {
+function plainToTls(ex: Exchange, asked: string, status: number, baseUrlFlag: string): StartupFailureDescription {
   const https = ex.request.url.replace(/^http:/i, 'https:').replace(/\/v1\/auth\/tokens$/, '');
   return {
     kind: 'rejected',
-    message: `the target answered ${asked} with ${status}: ${new URL(https).host} speaks TLS and the request was plain HTTP: use --base-url ${https}`,
+    message: `the target answered ${asked} with ${status}: ${new URL(https).host} speaks TLS and the request was plain HTTP: use ${baseUrlFlag} ${https}`,
     details: { status, errorCode: errorCode(ex.response?.json) },
   };
 }
@@ -324,10 +336,11 @@ export class StartupFailure extends Error {
   readonly report: StartupFailureReport;
   constructor(
     readonly exchange: Exchange,
-    readonly flag: string,
+    /** The role of the key whose first token the run asked for. */
+    readonly key: KeyName,
     limits: StartupLimits
   ) {
-    const d = describeStartupFailure(exchange, flag, limits);
+    const d = describeStartupFailure(exchange, key, limits);
     super(d.message);
     this.name = 'StartupFailure';
     this.kind = d.kind;

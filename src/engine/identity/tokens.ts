@@ -5,18 +5,29 @@ import { statusText } from '../transport/exchange.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Waits } from '../transport/waits.ts';
 import { retryAfterSeconds, retryWaitMs } from '../transport/retry-after.ts';
-import { KEY_FLAGS, type KeyName } from '../config/config.ts';
+import type { InputNames, KeyName, KeyVariables } from '../config/config.ts';
 import { TOKEN_LIFETIME_SECONDS } from '../documented-limits/limits.js';
 
 /** The token exchange gave no token for a key the user supplied (refused, or a broken answer: see startup-failure.ts). */
 export class CredentialError extends Error {
   constructor(
     readonly key: KeyName,
-    readonly exchange: Exchange
+    readonly exchange: Exchange,
+    /** How the user gave the key ("--api-key-b"), for the message. */
+    given: string
   ) {
-    super(`the target issued no token for ${KEY_FLAGS[key]} (${statusText(exchange)})`);
+    super(`the target issued no token for ${given} (${statusText(exchange)})`);
   }
 }
+
+/** How the user names each key: how it was given, for messages, and the variable it is read from, for the curl lines. */
+export interface KeyNaming {
+  names: Pick<InputNames, KeyName>;
+  keyVariables: KeyVariables;
+}
+
+/** The label a redacted key bears ("[REDACTED api key CONFORMANCE_API_KEY_B]"): its variable, which a curl line reads. */
+export const keyLabel = (variable: string): string => `api key ${variable}`;
 
 interface HeldToken {
   token: string;
@@ -44,9 +55,10 @@ export class TokenManager {
     private readonly keys: Partial<Record<KeyName, string>>,
     private readonly timeScale: number,
     private readonly redactor: Redactor,
-    private readonly waits?: Waits
+    private readonly waits: Waits | undefined,
+    private readonly naming: KeyNaming
   ) {
-    for (const [name, key] of Object.entries(keys)) redactor.add(key, `api key ${KEY_FLAGS[name as KeyName]}`);
+    for (const [name, key] of Object.entries(keys)) redactor.add(key, keyLabel(naming.keyVariables[name as KeyName]));
   }
 
   /** The key each token the run was issued belongs to (whose subject a request carrying it is). */
@@ -124,7 +136,7 @@ export class TokenManager {
     this.spares.set(key, spares);
     if (spare) return { token: spare.token, body: spare.body, exchange: spare.exchange };
     const secret = this.keys[key];
-    if (!secret) throw new Error(`no ${KEY_FLAGS[key]} configured`);
+    if (!secret) throw new Error(`no ${this.naming.names[key]} configured`);
     this.issued[key]++;
     let ex = await this.exchange(secret, sentBy);
     for (let attempt = 0; ex.response?.status === 429 && attempt < 3; attempt++) {
@@ -132,7 +144,7 @@ export class TokenManager {
       if (this.waits)
         await this.waits.sleep(
           waitMs,
-          `the Retry-After of a refused token issuance (${KEY_FLAGS[key]})`,
+          `the Retry-After of a refused token issuance (${this.naming.names[key]})`,
           sentBy,
           'retry-after'
         );
@@ -141,7 +153,7 @@ export class TokenManager {
     }
     const body = ex.response?.json as Record<string, unknown> | undefined;
     if (!ex.response || ex.response.status >= 300 || !body || typeof body['token'] !== 'string')
-      throw new CredentialError(key, ex);
+      throw new CredentialError(key, ex, this.naming.names[key]);
     return { token: body['token'] as string, body, exchange: ex };
   }
 

@@ -53,14 +53,14 @@ export async function observeCrossCharge(
   roundTripMs = 0
 ): Promise<CrossObservation | CrossSkipped> {
   const other: RequestClass = spent === 'reads' ? 'writes' : 'reads';
-  if (d.config.readOnly) return { skipped: '--read-only: a write would be sent' };
+  if (d.config.readOnly) return { skipped: `${d.config.names.readOnly}: a write would be sent` };
   const limited = rejection.response?.status;
   // A 401 is the token, not a limit; and a token that lives a few real seconds (a high --time-scale) may expire midway.
   if (limited === 401) return { skipped: `the ${spent} were refused with 401, which is no rate limit` };
   const lifetime = TOKEN_LIFETIME_SECONDS / d.config.timeScale;
   if (lifetime < MIN_REAL_LIFETIME_SECONDS)
     return {
-      skipped: `a token lives ${lifetime.toFixed(1)} real seconds at --time-scale ${d.config.timeScale}, too short to send ${PLANNED[other]} ${other} on it after the probe`,
+      skipped: `a token lives ${lifetime.toFixed(1)} real seconds at ${d.config.names.timeScale} ${d.config.timeScale}, too short to send ${PLANNED[other]} ${other} on it after the probe`,
     };
   const sentBy = 'limits.budgets-separate';
   // Refused by a limit: the status the spent class was refused with. Served: a read answered 2xx, a write anything else complete.

@@ -111,7 +111,8 @@ interface Deps {
 }
 
 const windowMs = (config: RunConfig) => windowRealMs(config.timeScale);
-const tooShort = (config: RunConfig): string | undefined => unmeasurableWindow(config.timeScale);
+const tooShort = (config: RunConfig): string | undefined =>
+  unmeasurableWindow(config.timeScale, config.names.timeScale);
 const is4xx = (ex: Exchange) => !!ex.response && ex.response.status >= 400 && ex.response.status < 500;
 
 const firstRejection = (bursts: Burst[]) => bursts.flatMap((b) => b.rejections)[0];
@@ -239,7 +240,7 @@ async function firstIssuanceBurst(d: Deps, send: () => Promise<Exchange>): Promi
   if (first.accepted === 0)
     throw new StartupFailure(
       first.exchanges.reduce((a, b) => (b.seq < a.seq ? b : a)),
-      '--api-key',
+      'primary',
       d.config
     );
   return first;
@@ -958,7 +959,7 @@ async function probeWithCreates(d: Deps, allowance: number): Promise<LimitProbe>
             kind: 'vm',
             name,
             createdBy: 'limits.write-limit',
-            note: 'write-limit probe (--allow-writes)',
+            note: `write-limit probe (${config.names.allowWrites})`,
           },
           ex
         );
@@ -990,6 +991,6 @@ async function probeWithCreates(d: Deps, allowance: number): Promise<LimitProbe>
     verdict,
     bursts,
     firstRejection: firstRejection(bursts),
-    note: `probed with real creates (at most ${allowance}: ${config.profile === 'certify' ? 'certify, within --max-creates' : `--allow-writes ${config.allowWrites}`})`,
+    note: `probed with real creates (at most ${allowance}: ${config.profile === 'certify' ? `certify, within ${config.names.maxCreates}` : `${config.names.allowWrites} ${config.allowWrites}`})`,
   };
 }

@@ -1,3 +1,4 @@
+import type { InputNames } from '../config/config.ts';
 import type { ClauseList } from '../../spec/clauses.ts';
 import type { Check } from './check.ts';
 import type { CheckReport, Coverage, NotVerified } from './report.ts';
@@ -14,7 +15,7 @@ export function computeCoverage(
   clauses: ClauseList,
   checks: readonly Check[],
   reports: readonly CheckReport[],
-  opts: { overlay: boolean; only?: string[] }
+  opts: { overlay: boolean; only?: readonly string[]; names?: Pick<InputNames, 'only'> }
 ): Coverage {
   const byId = new Map(reports.map((r) => [r.id, r]));
   const mustClauses = clauses.clauses.filter((c) => c.checkable !== false && !c.deferred);
@@ -47,7 +48,9 @@ export function computeCoverage(
           clause: clause.id,
           check: check.id,
           reason: `group ${check.group} was not selected`,
-          howToVerify: opts.only ? `add ${check.group} to --only` : `select group ${check.group}`,
+          howToVerify: opts.only
+            ? `add ${check.group} to ${opts.names?.only ?? 'the groups selected'}`
+            : `select group ${check.group}`,
           blocking,
         });
       } else if (r.status === 'skipped') {

@@ -12,6 +12,7 @@ import type { CheckReport, DomainCoverage, MissingPoint } from './report.ts';
 import type { Judged } from './attribution.ts';
 import { documentOperations, type DocumentOperation } from '../schema/operations.ts';
 import type { ServedOperation } from '../target/served-operations.ts';
+import { KEY_NAMES, type InputNames, type KeyName } from '../config/config.ts';
 import { VALUE_CLASSES } from '../../spec/value-classes.ts';
 
 export type { ClauseDomain, DomainCoverage, DomainDimension, MissingPoint };
@@ -26,6 +27,8 @@ export interface DomainInputs {
   served?: readonly ServedOperation[];
   /** Pairs of value classes are within this run's reach (certify sends them; quick varies one class at a time). */
   pairs?: boolean;
+  /** How the user gives each key, for the point a missing key leaves open. */
+  names: Pick<InputNames, KeyName | 'profile'>;
 }
 
 /** An operation of the domain: the document's, or the registry's, which says where the run learnt of it. */
@@ -34,12 +37,7 @@ type DomainOperation = DocumentOperation & Partial<Pick<ServedOperation, 'source
 /** An operation the run learnt of from the target or from convention, not from its document. */
 const discovered = (o: DomainOperation): boolean => o.source === 'allow' || o.source === 'conventional';
 
-const SUBJECT_FLAGS: Record<string, string> = {
-  primary: '--api-key',
-  second: '--api-key-b',
-  readonly: '--api-key-readonly',
-  revocable: '--api-key-revocable',
-};
+const isKey = (subject: string): subject is KeyName => (KEY_NAMES as readonly string[]).includes(subject);
 /** Keys of the second organization; every other key of the run belongs to the primary one. */
 const ORGANIZATION_OF: Record<string, string> = { second: 'B', primary: 'A', readonly: 'A', revocable: 'A' };
 /**
@@ -125,10 +123,14 @@ export function computeDomains(
     const d: ClauseDomain = clause.domain;
     const met = exercisedPoints(judging, log, judged, { classes: d.values ?? [], accepted: !!d.accepted }, seen);
     const coverage: DomainCoverage = { clause: clause.id, domain: {}, exercised: {}, missing: [] };
-    if (d.operations) coverOperations(coverage, clause.id, d.operations, ops, met.operations);
-    if (d.subjects) coverSubjects(coverage, clause.id, d.subjects, met.subjects, inputs.keysHeld);
-    if (d.objects) coverObjects(coverage, clause.id, d.objects, met.objects, inputs.keysHeld.has('second'));
-    if (d.values) coverValues(coverage, clause.id, d.values, met.values, met.refusedValues, inputs.pairs === true);
+    if (d.operations) coverOperations(coverage, clause.id, d.operations, ops, met.operations, inputs.names);
+    if (d.subjects) coverSubjects(coverage, clause.id, d.subjects, met.subjects, inputs);
+    if (d.objects) coverObjects(coverage, clause.id, d.objects, met.objects, inputs);
+    if (d.values)
+      coverValues(coverage, clause.id, d.values, met.values, met.refusedValues, {
+        pairs: inputs.pairs === true,
+        names: inputs.names,
+      });
     if (d.views) coverViews(coverage, clause.id, d.views, judging, judged);
     out.push(coverage);
   }
@@ -197,7 +199,7 @@ function exercisedPoints(
     const op = seen.operationOfSeq.get(ex.seq);
     if (op) operations.add(op);
     // Whose token it carried, or whose key it exchanged.
-    if (ex.subject && SUBJECT_FLAGS[ex.subject] && ex.response) subjects.add(ex.subject);
+    if (ex.subject && isKey(ex.subject) && ex.response) subjects.add(ex.subject);
     const condition = objectCondition(ex, op && seen.templateOf.get(op), seen.createdBy);
     if (condition) objects.add(condition);
     for (const name of values.classes) {
@@ -216,7 +218,8 @@ function coverOperations(
   clause: string,
   domain: readonly string[],
   ops: readonly DomainOperation[],
-  sent: ReadonlySet<string>
+  sent: ReadonlySet<string>,
+  names: Pick<InputNames, 'revocable'>
 ): void {
   const { inDocument, absent } = resolveOperations(domain, ops, sent);
   coverage.domain.operations = [...inDocument, ...absent];
@@ -235,12 +238,12 @@ function coverOperations(
             howToVerify: `declare it in the overlay${/^DELETE \/v1\/vms\//.test(o) ? ' (x-cleanup-for: createVm)' : ''}`,
           }
         : revokes.has(o)
-          ? // Sent with any key the run needs, it would end the run: only --api-key-revocable may, in security.revoked-key.
+          ? // Sent with any key the run needs, it would end the run: only the revocable key may, in security.revoked-key.
             {
               dimension: 'operations',
               point: o,
               possible: false,
-              reason: `${o} revokes the key it is sent with; the run sends it only once, with --api-key-revocable, to judge revocation`,
+              reason: `${o} revokes the key it is sent with; the run sends it only once, with ${names.revocable}, to judge revocation`,
               howToVerify: `a key of its own for each clause, which the suite does not ask for`,
             }
           : {
@@ -268,7 +271,7 @@ function coverSubjects(
   clause: string,
   domain: readonly string[],
   used: ReadonlySet<string>,
-  keysHeld: ReadonlySet<string>
+  { keysHeld, names }: Pick<DomainInputs, 'keysHeld' | 'names'>
 ): void {
   coverage.domain.subjects = [...domain];
   coverage.exercised.subjects = domain.filter((s) => used.has(s));
@@ -288,7 +291,7 @@ function coverSubjects(
             point: s,
             possible: false,
             reason: `the run holds no ${s} key`,
-            howToVerify: `give ${SUBJECT_FLAGS[s] ?? 'the key'}`,
+            howToVerify: `give ${isKey(s) ? names[s] : 'the key'}`,
           }
     );
   }
@@ -300,8 +303,9 @@ function coverObjects(
   clause: string,
   domain: readonly string[],
   met: ReadonlySet<string>,
-  holdsSecond: boolean
+  { keysHeld, names }: Pick<DomainInputs, 'keysHeld' | 'names'>
 ): void {
+  const holdsSecond = keysHeld.has('second');
   coverage.domain.objects = [...domain];
   coverage.exercised.objects = domain.filter((o) => met.has(o));
   for (const o of domain.filter((x) => !met.has(x))) {
@@ -313,7 +317,7 @@ function coverObjects(
       reason: possible
         ? `no check judging ${clause} met an object that is ${o === 'absent' ? 'absent' : o === 'exists' ? 'there' : "another organization's"}`
         : 'the run holds no key of a second organization',
-      howToVerify: possible ? `a check of ${clause} on such an object` : 'give --api-key-b',
+      howToVerify: possible ? `a check of ${clause} on such an object` : `give ${names.second}`,
     });
   }
 }
@@ -328,7 +332,7 @@ function coverValues(
   domain: readonly string[],
   sent: ReadonlySet<string>,
   refused: ReadonlySet<string>,
-  pairs: boolean
+  { pairs, names }: { pairs: boolean; names: Pick<InputNames, 'profile'> }
 ): void {
   coverage.domain.values = [...domain];
   coverage.exercised.values = domain.filter((v) => sent.has(v));
@@ -350,7 +354,7 @@ function coverValues(
         point: v,
         possible: false,
         reason: `pairs of classes are sent in certify; this profile varies one class at a time`,
-        howToVerify: '--profile certify',
+        howToVerify: `${names.profile} certify`,
       });
       continue;
     }

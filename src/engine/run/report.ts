@@ -129,9 +129,11 @@ export interface RunReport {
   safety: { readOnly: boolean; insecure: boolean };
   /** How the run reached its targets, when a CA file, a client certificate, a proxy or --reference-tls was in play. */
   connection?: ConnectionReport;
-  /** How to rerun this exact run (secrets left out). */
+  /** How to rerun this exact run, as the front end that started it printed it: no secret on it. */
   reproduce: string;
-  /** The shell line that sets CONFORMANCE_TOKEN for the evidence's curl lines (the key from CONFORMANCE_API_KEY). */
+  /** The environment variables (or .env entries) the rerun reads its secrets from. */
+  reproduceReads?: string[];
+  /** The shell line that sets the token variable of the evidence's curl lines, waiting out a spent issuance budget. */
   tokenCommand?: string;
   /** What the run said it would do to the target before it did it (the quota probe's creates, how many at most). */
   announcements?: Announcement[];
@@ -274,4 +276,24 @@ export function withDeleteCommands(left: readonly LeftBehind[], baseUrl: string,
 export function summarize(checks: readonly CheckReport[]): RunReport['summary'] {
   const count = (s: Status) => checks.filter((c) => c.status === s).length;
   return { passed: count('passed'), failed: count('failed'), skipped: count('skipped'), warnings: count('warning') };
+}
+
+/**
+ * How to do the run again, as the front end that started it prints it (the engine makes no command line): the rerun
+ * line, the variables it reads its secrets from, and the line that sets the token the evidence's curl lines read.
+ */
+export interface Reproduction {
+  rerun: string;
+  /** The environment variables (or .env entries) the rerun reads its secrets from: never on its command line. */
+  reads: readonly string[];
+  tokenCommand?: string;
+}
+
+/** The report's lines that do the run again, as the front end made them. */
+export function reproduced(r: Reproduction): Pick<RunReport, 'reproduce' | 'reproduceReads' | 'tokenCommand'> {
+  return {
+    reproduce: r.rerun,
+    ...(r.reads.length ? { reproduceReads: [...r.reads] } : {}),
+    ...(r.tokenCommand ? { tokenCommand: r.tokenCommand } : {}),
+  };
 }

@@ -13,10 +13,9 @@ import type { CallOptions } from '../identity/call.ts';
 import { HttpClient } from '../transport/http.ts';
 import { Redactor } from '../transport/redact.ts';
 import { connectionSecrets, probeTls, proxyFor, speaksTls, targetTls } from '../transport/connection.ts';
-import { toCurl, tokenCommand, type CurlTls, type Exchange } from '../transport/exchange.ts';
+import { toCurl, type CurlTls, type Exchange } from '../transport/exchange.ts';
 import type { Evidence } from '../outcome/outcome.ts';
 import { TokenManager, CredentialError } from '../identity/tokens.ts';
-import { KEY_FLAGS } from '../config/config.ts';
 import { SPEAKS_TLS, StartupFailure } from '../identity/startup-failure.ts';
 import { RunNotStarted, startupFailureReport } from './startup-report.ts';
 import { SchemaAsserter } from '../schema/schema.ts';
@@ -39,13 +38,17 @@ import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
 import { runScheduled } from './schedule.ts';
 import {
   connectionReport,
+  reproduced,
   summarize,
   type Announcement,
   verdictOf,
   withDeleteCommands,
   type CheckReport,
+  type Reproduction,
   type RunReport,
 } from './report.ts';
+
+export type { Reproduction } from './report.ts';
 import { limitTraces } from '../limits/trace.ts';
 import { specDigests } from './digests.ts';
 import { computeDomains, partlyVerified } from './domains.ts';
@@ -70,13 +73,12 @@ export function newRunId(): string {
   return randomBytes(4).toString('hex');
 }
 
-/** Selects checks by --only; a group that does not exist is a usage error. */
-export function selectChecks(all: Check[], only?: string[]): Check[] {
+/** The checks of the groups selected (all when none is); a group that does not exist is a usage error. */
+export function selectChecks(all: Check[], only?: readonly string[]): Check[] {
   if (!only || only.length === 0) return all;
   const groups = new Set(all.map((c) => c.group));
   const unknown = only.filter((g) => !groups.has(g));
-  if (unknown.length)
-    throw new UsageError(`--only: unknown group ${unknown.join(', ')} (groups: ${[...groups].join(', ')})`);
+  if (unknown.length) throw new UsageError(`unknown group ${unknown.join(', ')} (groups: ${[...groups].join(', ')})`);
   return all.filter((c) => only.includes(c.group));
 }
 
@@ -124,6 +126,7 @@ export function toReport(
 interface Run {
   config: RunConfig;
   hooks: RunHooks;
+  reproduction: Reproduction;
   spec: LoadedSpec;
   declarations: Declarations;
   http: HttpClient;
@@ -153,6 +156,7 @@ export async function runSuite(
   config: RunConfig,
   allChecks: Check[],
   tool: ToolInfo,
+  reproduction: Reproduction,
   hooks: RunHooks = {}
 ): Promise<RunReport> {
   const startedAt = new Date().toISOString();
@@ -160,7 +164,7 @@ export async function runSuite(
   // The clause list (a long YAML file) is read for the coverage at the end: parsed while the run waits, not after it.
   const clauses = loadClauses();
   clauses.catch(() => {});
-  const run = await openRun(config, hooks);
+  const run = await openRun(config, hooks, reproduction);
   try {
     const issuance = await preflight(run, checks, tool, startedAt);
     const certify = await prepareForCertify(run);
@@ -225,7 +229,7 @@ function inputRefusedStop(
     startedAt,
     log: run.http.log,
     tokensIssued: run.tokens.issued,
-    reproduce: reproduceLine(run.config),
+    reproduction: run.reproduction,
   });
   report.ledger = {
     entries: run.ledger.entries,
@@ -263,7 +267,7 @@ async function cleanupAfter(run: Run): Promise<CleanupOutcome> {
 }
 
 /** The run's parts, connected: the document and its declarations, the client, tokens, pacing, ledger and the run's objects. */
-async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
+async function openRun(config: RunConfig, hooks: RunHooks, reproduction: Reproduction): Promise<Run> {
   const spec = await loadSpec(config.overlayPath);
   const declarations = readDeclarations(spec);
   const redactor = new Redactor();
@@ -280,7 +284,7 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
     redactor
   );
   const waits = new Waits(hooks);
-  const tokens = new TokenManager(http, config.keys, config.timeScale, redactor, waits);
+  const tokens = new TokenManager(http, config.keys, config.timeScale, redactor, waits, config);
   const schema = new SchemaAsserter(spec);
   schema.compileAll();
   const ledger = new Ledger();
@@ -292,6 +296,7 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
     timeScale: config.timeScale,
     readOnly: config.readOnly,
     maxCreates: config.maxCreates,
+    names: config.names,
     createdVms: () => ledger.entries.filter((e) => e.kind === 'vm').length,
     waits,
   };
@@ -315,6 +320,7 @@ async function openRun(config: RunConfig, hooks: RunHooks): Promise<Run> {
     },
     config,
     hooks,
+    reproduction,
     spec,
     declarations,
     http,
@@ -349,9 +355,9 @@ async function preflight(
     await tokens.get('primary', 'setup');
     return undefined;
   } catch (err) {
-    let failure = err instanceof CredentialError ? new StartupFailure(err.exchange, KEY_FLAGS[err.key], config) : err;
+    let failure = err instanceof CredentialError ? new StartupFailure(err.exchange, err.key, config) : err;
     if (failure instanceof StartupFailure && (await addTlsDiagnosis(failure.exchange, config)))
-      failure = new StartupFailure(failure.exchange, failure.flag, config);
+      failure = new StartupFailure(failure.exchange, failure.key, config);
     if (failure instanceof StartupFailure)
       throw new RunNotStarted(
         failure,
@@ -361,7 +367,7 @@ async function preflight(
           startedAt,
           log: http.log,
           tokensIssued: tokens.issued,
-          reproduce: reproduceLine(config),
+          reproduction: run.reproduction,
         })
       );
     throw failure;
@@ -437,10 +443,10 @@ async function runCheck(
   } catch (err) {
     if (err instanceof Unavailable)
       outcome = err.undeclared
-        ? undeclared(err.message, err.howToVerify ?? 'declare it in --overlay')
+        ? undeclared(err.message, err.howToVerify ?? `declare it in ${config.names.overlay}`)
         : skip(err.message, err.howToVerify);
     else if (err instanceof CredentialError && err.key !== 'primary')
-      outcome = skip(err.message, `check ${KEY_FLAGS[err.key]}`);
+      outcome = skip(err.message, `check ${config.names[err.key]}`);
     // The target stopped issuing tokens mid-run (a window that never resets): this check cannot run, the others stand.
     else if (err instanceof CredentialError)
       outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
@@ -544,6 +550,7 @@ function assembleReport(
   const coverage = computeCoverage(done.clauses, done.allChecks, reports, {
     overlay: !!config.overlayPath,
     only: config.only,
+    names: config.names,
   });
   coverage.domains = computeDomains(done.clauses.clauses, done.allChecks, reports, http.log, done.judged, {
     merged: spec.merged,
@@ -556,6 +563,7 @@ function assembleReport(
     ),
     ledger: ledger.entries,
     pairs: config.profile === 'certify',
+    names: config.names,
   });
   coverage.partlyVerified = partlyVerified(coverage.verified, coverage.domains);
   // The s3 group's capability matrix travels as an observation and gets its own report field.
@@ -595,8 +603,7 @@ function assembleReport(
     },
     safety: { readOnly: config.readOnly, insecure: config.insecure },
     ...(connectionReport(config) ? { connection: connectionReport(config) } : {}),
-    reproduce: reproduceLine(config),
-    tokenCommand: tokenCommand(config.baseUrl, curlTls(config)),
+    ...reproduced(run.reproduction),
     ...(s3Capabilities ? { s3Capabilities } : {}),
     ...(run.announcements.length ? { announcements: run.announcements } : {}),
     ...(done.limits ? { limitProbes: limitTraces(done.limits) } : {}),
@@ -631,48 +638,6 @@ async function addTlsDiagnosis(exchange: Exchange, config: RunConfig): Promise<b
   return probe.alert !== undefined || probe.closedAfterHandshake === true;
 }
 
-function reproduceLine(config: RunConfig): string {
-  const parts = ['npx cloud-conformance run', `--profile ${config.profile}`, `--seed ${config.seed}`];
-  // Every input of the run, secrets as environment references (the variables the CLI itself reads).
-  if (!config.embedded) {
-    parts.push(`--base-url ${config.baseUrl}`, '--api-key "$CONFORMANCE_API_KEY"');
-    if (config.keys.second) parts.push('--api-key-b "$CONFORMANCE_API_KEY_B"');
-    if (config.keys.readonly) parts.push('--api-key-readonly "$CONFORMANCE_API_KEY_READONLY"');
-    if (config.keys.revocable) parts.push('--api-key-revocable "$CONFORMANCE_API_KEY_REVOCABLE"');
-    if (config.image) parts.push(`--image ${shellWord(config.image)}`);
-    if (config.subnetId) parts.push(`--subnet-id ${shellWord(config.subnetId)}`);
-    if (config.subnetIdB) parts.push(`--subnet-id-b ${shellWord(config.subnetIdB)}`);
-  }
-  if (config.runs !== DEFAULT_RUNS_OF_RUN) parts.push(`--runs ${config.runs}`);
-  if (config.allowWrites) parts.push(`--allow-writes ${config.allowWrites}`);
-  if (config.maxCreates !== undefined && config.profile !== 'certify') parts.push(`--max-creates ${config.maxCreates}`);
-  if (config.taskTimeoutSeconds !== 120) parts.push(`--task-timeout ${config.taskTimeoutSeconds}`);
-  if (config.requestTimeoutSeconds !== 15) parts.push(`--request-timeout ${config.requestTimeoutSeconds}`);
-  if (config.overlayPath && !config.overlayImplicit) parts.push(`--overlay ${config.overlayPath}`);
-  if (config.timeScale !== 1) parts.push(`--time-scale ${config.timeScale}`);
-  if (config.s3 && !config.s3.embedded) {
-    parts.push(
-      `--s3-url ${config.s3.url}`,
-      '--s3-access-key "$CONFORMANCE_S3_ACCESS_KEY"',
-      '--s3-secret-key "$CONFORMANCE_S3_SECRET_KEY"'
-    );
-    if (config.s3.region !== 'us-east-1') parts.push(`--s3-region ${config.s3.region}`);
-    if (!config.s3.forcePathStyle) parts.push('--s3-virtual-host');
-  }
-  if (config.only?.length) parts.push(`--only ${config.only.join(',')}`);
-  if (config.readOnly) parts.push('--read-only');
-  if (config.insecure) parts.push('--insecure');
-  if (config.referenceTls) parts.push('--reference-tls');
-  // File paths only: the files hold no secret of the run (a key file is the user's, named, never read out).
-  if (config.connection?.ca?.file) parts.push(`--ca-file ${config.connection.ca.file}`);
-  if (config.connection?.clientCert)
-    parts.push(
-      `--client-cert ${config.connection.clientCert.certFile}`,
-      `--client-key ${config.connection.clientCert.keyFile}`
-    );
-  return parts.join(' ');
-}
-
 /** The TLS files the run connected with, for its curl lines. */
 function curlTls(config: RunConfig): CurlTls {
   const c = config.connection;
@@ -694,14 +659,6 @@ function withCurlTls(report: CheckReport, tls: CurlTls): CheckReport {
     ...(report.evidence ? { evidence: redo(report.evidence) } : {}),
     ...(report.findings ? { findings: report.findings.map((f) => ({ ...f, evidence: redo(f.evidence) })) } : {}),
   };
-}
-
-/** The property phase's random cases when --runs is not given (src/cli/options.ts DEFAULT_RUNS). */
-const DEFAULT_RUNS_OF_RUN = 10;
-
-/** A value as one shell word: bare when it is plain, else in single quotes. */
-function shellWord(v: string): string {
-  return /^[A-Za-z0-9._:/@%+=,-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
 function countByEndpoint(

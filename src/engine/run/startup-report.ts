@@ -2,7 +2,7 @@
 import type { Exchange } from '../transport/exchange.ts';
 import type { RunConfig } from '../config/config.ts';
 import type { StartupFailureReport } from '../identity/startup-failure.ts';
-import { connectionReport, type RunReport } from './report.ts';
+import { connectionReport, reproduced, type Reproduction, type RunReport } from './report.ts';
 import { specDigests } from './digests.ts';
 
 /** Why the run stopped before it could judge: a first token the target would not give, or the user's own input it refused. */
@@ -17,7 +17,7 @@ export interface StartedRun {
   startedAt: string;
   log: readonly Exchange[];
   tokensIssued: Record<string, number>;
-  reproduce: string;
+  reproduction: Reproduction;
 }
 
 /** The report of a run that could not start: verdict `error`, no checks, the failure and its evidence. */
@@ -46,7 +46,7 @@ export function startupFailureReport(failure: RunStop, run: StartedRun): RunRepo
     },
     safety: { readOnly: config.readOnly, insecure: config.insecure },
     ...(connectionReport(config) ? { connection: connectionReport(config) } : {}),
-    reproduce: run.reproduce,
+    ...reproduced(run.reproduction),
     digests: specDigests(),
   };
 }

@@ -138,7 +138,11 @@ async function findTagShape(d: Deps, prep: CertifyPreparation, key: string): Pro
   }
   for (const [i, { field, shape }] of (await tagForms(d)).entries()) {
     if (budgetLeft(d) < 1) {
-      prep.tagAttempts.push({ field, shape, outcome: 'not tried: the create budget (--max-creates) is spent' });
+      prep.tagAttempts.push({
+        field,
+        shape,
+        outcome: `not tried: the create budget (${d.config.names.maxCreates}) is spent`,
+      });
       continue;
     }
     const { body } = d.objects.vmCreateBody(`tag-${i + 1}`);

@@ -33,7 +33,7 @@ interface CleanupDeps {
   ledger: Ledger;
   log: readonly Exchange[];
   objects: RunObjects;
-  config: Pick<RunConfig, 'runId' | 'timeScale' | 'taskTimeoutSeconds' | 'profile'>;
+  config: Pick<RunConfig, 'runId' | 'timeScale' | 'taskTimeoutSeconds' | 'profile' | 'names'>;
   waits: Waits;
   call: Call;
   /** The lanes the run holds a token in (at least main): none is opened just to delete. */

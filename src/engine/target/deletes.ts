@@ -19,7 +19,7 @@ export interface DeleteDeps {
   call(o: CallOptions): Promise<Exchange>;
   objects: RunObjects;
   declarations: Declarations;
-  config: Pick<RunConfig, 'timeScale' | 'taskTimeoutSeconds'>;
+  config: Pick<RunConfig, 'timeScale' | 'taskTimeoutSeconds' | 'names'>;
   waits: Waits;
   /** The exchange that created an entry, by its seq. */
   createdIn(e: LedgerEntry): Exchange | undefined;
@@ -113,7 +113,7 @@ async function createTaskEnded(e: LedgerEntry, d: DeleteDeps, lane?: string): Pr
 
 /**
  * Follows the task a delete answered, where it answered one (a 202 with a task id the target confirms): a task that
- * ends failed leaves the entry delete-failed; one still running at --task-timeout is said in its note. True when a
+ * ends failed leaves the entry delete-failed; one still running at the task timeout is said in its note. True when a
  * task was followed to its end.
  */
 export async function followDeleteTask(
@@ -130,7 +130,7 @@ export async function followDeleteTask(
       e.cleanup = 'delete-failed';
       e.note = `its delete was accepted, and its task ${task.id} ended ${outcome.state.value}`;
     } else if (outcome.timedOut)
-      e.note = `its delete was accepted; its task ${task.id} had not ended after --task-timeout ${d.config.taskTimeoutSeconds} s`;
+      e.note = `its delete was accepted; its task ${task.id} had not ended after ${d.config.names.taskTimeout} ${d.config.taskTimeoutSeconds} s`;
     return !outcome.timedOut;
   } catch {
     // No task found, or no token to ask with: the list says whether the VM went.

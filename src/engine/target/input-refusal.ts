@@ -1,13 +1,13 @@
 // The user's own mistakes are usage errors, never the target's failures: when the run's first VM create is refused and
-// the target's answer names one of the run's inputs (--image, --subnet-id, or the --api-key's role), the run stops with
-// one line naming the flag. Decided narrowly: only that create, only a 4xx, only an answer that names the input, and
+// the target's answer names one of the run's inputs (the image, the subnet, or the primary key's role), the run stops
+// with one line naming it as the user gave it (config.names). Decided narrowly: only that create, only a 4xx, only an answer that names the input, and
 // never when the target lists the value it refused among those it accepts.
 import type { RunConfig } from '../config/config.ts';
 import type { Exchange } from '../transport/exchange.ts';
 
-/** One of the run's inputs the target refused: the flag, the one line to print, and the answer that says so. */
+/** One of the run's inputs the target refused: its name as the user gave it, the one line to print, and the answer. */
 export interface InputRefusal {
-  flag: '--image' | '--subnet-id' | '--api-key';
+  flag: string;
   message: string;
   exchange: Exchange;
   /** The values the target says it accepts, where its answer lists them. */
@@ -62,9 +62,10 @@ const names = (text: string, word: RegExp, value: string | undefined): boolean =
  */
 export async function inputRefusalOf(
   attempts: readonly Exchange[],
-  config: Pick<RunConfig, 'image' | 'subnetId'>,
+  config: Pick<RunConfig, 'image' | 'subnetId' | 'names'>,
   facts: () => Promise<KeyFacts>
 ): Promise<InputRefusal | undefined> {
+  const { image, subnetId, primary, readOnly } = config.names;
   const last = attempts[attempts.length - 1];
   if (!last?.response || attempts.some((ex) => !ex.response || ex.response.status < 400 || ex.response.status >= 500))
     return undefined;
@@ -76,8 +77,8 @@ export async function inputRefusalOf(
     if (accepts?.includes(config.image ?? '')) return undefined;
     const also = accepts ? `; it accepts: ${accepts.join(', ')}` : '';
     return {
-      flag: '--image',
-      message: `--image ${config.image}: the target refused the run's first VM create (${said})${also}`,
+      flag: image,
+      message: `${image} ${config.image}: the target refused the run's first VM create (${said})${also}`,
       exchange: last,
       ...(accepts ? { accepts } : {}),
     };
@@ -87,13 +88,13 @@ export async function inputRefusalOf(
     if (accepts?.includes(config.subnetId ?? '')) return undefined;
     const org = (await facts()).organization;
     return {
-      flag: '--subnet-id',
-      message: `--subnet-id ${config.subnetId}: the target refused the run's first VM create (${said}); give a subnet of the organization of --api-key${org ? ` (${org})` : ''}${accepts ? `: it accepts ${accepts.join(', ')}` : ''}`,
+      flag: subnetId,
+      message: `${subnetId} ${config.subnetId}: the target refused the run's first VM create (${said}); give a subnet of the organization of ${primary}${org ? ` (${org})` : ''}${accepts ? `: it accepts ${accepts.join(', ')}` : ''}`,
       exchange: last,
       ...(accepts ? { accepts } : {}),
     };
   }
-  return keyRefusal(attempts, texts, said, facts);
+  return keyRefusal(attempts, texts, said, facts, { primary, readOnly });
 }
 
 /** Role words of an owner who reads and does not write. */
@@ -101,14 +102,15 @@ const READ_ONLY_ROLE = /view|read|audit|guest|observ|monitor/i;
 
 /**
  * A create refused 401 or 403 for the key's role: the answer names a role or permission, and the role the key's
- * token reports is a reader's (the --api-key-readonly key's own role, or a word that says so). A key whose role may
+ * token reports is a reader's (the read-only key's own role, or a word that says so). A key whose role may
  * write (or says nothing) refused a create is the target's to answer for.
  */
 async function keyRefusal(
   attempts: readonly Exchange[],
   texts: string[],
   said: string,
-  facts: () => Promise<KeyFacts>
+  facts: () => Promise<KeyFacts>,
+  names: { primary: string; readOnly: string }
 ): Promise<InputRefusal | undefined> {
   if (!attempts.every((ex) => [401, 403].includes(ex.response!.status)) || !texts.every((t) => ROLE.test(t)))
     return undefined;
@@ -116,8 +118,8 @@ async function keyRefusal(
   if (typeof role !== 'string' || /operator/i.test(role)) return undefined;
   if (role !== readonlyRole && !READ_ONLY_ROLE.test(role)) return undefined;
   return {
-    flag: '--api-key',
-    message: `--api-key: the target refused the run's first VM create with it (${said}); its tokens say role "${role}": give a key whose owner may create VMs (the seed's example role is operator), or run with --read-only`,
+    flag: names.primary,
+    message: `${names.primary}: the target refused the run's first VM create with it (${said}); its tokens say role "${role}": give a key whose owner may create VMs (the seed's example role is operator), or run with ${names.readOnly}`,
     exchange: attempts[attempts.length - 1]!,
   };
 }

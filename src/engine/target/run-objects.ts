@@ -219,13 +219,14 @@ export class RunObjects {
     return named;
   }
 
-  /** A create-VM request valid on the target, from --image and --subnet-id. */
+  /** A create-VM request valid on the target, from the image and subnet the run was given. */
   vmCreateBody(suffix: string): { body: Record<string, unknown>; tags?: Record<string, string> } {
-    if (this.config.readOnly) throw new Unavailable('--read-only: it would create a VM', 'a run without --read-only');
+    const { readOnly, image, subnetId } = this.config.names;
+    if (this.config.readOnly) throw new Unavailable(`${readOnly}: it would create a VM`, `a run without ${readOnly}`);
     if (!this.config.image || !this.config.subnetId) {
       throw new Unavailable(
-        'needs --image and --subnet-id (values valid on the target for creating a VM)',
-        '--image NAME --subnet-id ID (values valid on the target)'
+        `needs ${image} and ${subnetId} (values valid on the target for creating a VM)`,
+        `${image} NAME ${subnetId} ID (values valid on the target)`
       );
     }
     const body: Record<string, unknown> = {
@@ -393,7 +394,7 @@ export class RunObjects {
     if (!vm.accepted)
       throw new Unavailable(
         `creating a VM was refused (${statusText(vm.exchange)})`,
-        "a create-VM request the target accepts (check --image and --subnet-id, and the organization's quota)"
+        `a create-VM request the target accepts (check ${this.config.names.image} and ${this.config.names.subnetId}, and the organization's quota)`
       );
     return vm;
   }
@@ -460,7 +461,7 @@ export class RunObjects {
     const outcome = this.waits.upTo(
       this.pollUntilDone(taskId, reader, Date.now() + boundMs),
       boundMs,
-      `task ${taskId} to complete (--task-timeout ${this.config.taskTimeoutSeconds} s)`,
+      `task ${taskId} to complete (${this.config.names.taskTimeout} ${this.config.taskTimeoutSeconds} s)`,
       'tasks'
     );
     this.polling.set(taskId, outcome);
@@ -721,7 +722,7 @@ export class RunObjects {
     if (outcome.state.success === false)
       throw new Unavailable(
         `the created VM's task ended in ${outcome.state.value}`,
-        'a create that succeeds (check --image and --subnet-id)'
+        `a create that succeeds (check ${this.config.names.image} and ${this.config.names.subnetId})`
       );
     const id = matches[0]?.['id'];
     if (matches.length !== 1 || typeof id !== 'string')

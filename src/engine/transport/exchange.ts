@@ -93,43 +93,56 @@ export interface CurlTls {
   insecure?: boolean;
 }
 
-/**
- * A redacted API key in a body ("[REDACTED api key --api-key-b]") as the variable the CLI reads it from
- * (CONFORMANCE_API_KEY_B), spliced into the single-quoted body so the shell expands it.
- */
-const REDACTED_KEY = /\[REDACTED api key --(api-key(?:-[a-z]+)?)\]/g;
-const keyVariable = (_m: string, flag: string) => `'"$CONFORMANCE_${flag.toUpperCase().replace(/-/g, '_')}"'`;
+/** The shell variable the printed lines keep a bearer token in: the token line sets it, every curl line reads it. */
+export const TOKEN_VARIABLE = 'CONFORMANCE_TOKEN';
 
 /**
- * A curl line that replays the request; secrets are already redacted in the recorded request. The token is the shell
- * variable CONFORMANCE_TOKEN, in double quotes so the shell expands it (TOKEN_COMMAND sets it); an API key in a body
- * is the variable of its flag.
+ * A redacted API key ("[REDACTED api key CONFORMANCE_API_KEY_B]", tokens.ts keyLabel): its label names the variable
+ * the key is read from, which the curl line reads instead.
+ */
+const REDACTED_KEY = /\[REDACTED api key ([A-Z_][A-Z0-9_]*)\]/g;
+
+/** The escapes of a double-quoted value in a curl config file. */
+const CONFIG_ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** Text as the inside of a double-quoted value of a curl config file, then as a printf format (%s is left to splice). */
+const inConfig = (text: string): string =>
+  text.replace(/[\\"\n\r\t]/g, (c) => CONFIG_ESCAPES[c]!).replace(/[\\%]/g, (c) => (c === '%' ? '%%' : '\\\\'));
+
+/**
+ * A curl line that replays the request; secrets are already redacted in the recorded request. What stands for a secret
+ * (the bearer token, a key in a body) is read from its shell variable and handed to curl on its standard input, as a
+ * config file (`-K -`), never as an argument: `ps` shows every command's arguments to every user of the machine.
  */
 export function toCurl(req: RecordedRequest, tls: CurlTls = {}): string {
   const parts = ['curl', '-sS', '-i'];
   if (tls.caFile) parts.push('--cacert', shellQuote(tls.caFile));
   if (tls.certFile) parts.push('--cert', shellQuote(tls.certFile));
   if (tls.keyFile) parts.push('--key', shellQuote(tls.keyFile));
-  if (tls.insecure) parts.push('--insecure');
+  if (tls.insecure) parts.push('-k');
   parts.push('-X', req.method, shellQuote(req.url));
+  // Config lines with a %s per secret, and the variables that fill them, in order.
+  const secret: { lines: string[]; variables: string[] } = { lines: [], variables: [] };
   for (const [k, v] of Object.entries(req.headers)) {
     const redactedBearer = /^\[REDACTED|Bearer \[REDACTED\]/.test(v) && k.toLowerCase() === 'authorization';
-    parts.push('-H', redactedBearer ? `"${k}: Bearer $CONFORMANCE_TOKEN"` : shellQuote(`${k}: ${v}`));
+    if (!redactedBearer) parts.push('-H', shellQuote(`${k}: ${v}`));
+    else {
+      secret.lines.push(`header = "${inConfig(k)}: Bearer %s"`);
+      secret.variables.push(TOKEN_VARIABLE);
+    }
   }
-  if (req.body !== undefined) parts.push('--data-raw', shellQuote(req.body).replace(REDACTED_KEY, keyVariable));
-  return parts.join(' ');
-}
-
-/** The line that sets CONFORMANCE_TOKEN from CONFORMANCE_API_KEY, as the seed's token issuance answers (its token field). */
-export function tokenCommand(baseUrl: string, tls: CurlTls = {}): string {
-  const flags = [
-    tls.caFile ? `--cacert ${shellQuote(tls.caFile)}` : '',
-    tls.certFile ? `--cert ${shellQuote(tls.certFile)}` : '',
-    tls.keyFile ? `--key ${shellQuote(tls.keyFile)}` : '',
-    tls.insecure ? '--insecure' : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-  const url = shellQuote(`${baseUrl.replace(/\/+$/, '')}/v1/auth/tokens`);
-  return `export CONFORMANCE_TOKEN="$(curl -sS ${flags ? `${flags} ` : ''}-X POST ${url} -H 'content-type: application/json' --data-raw "{\\"api_key\\": \\"$CONFORMANCE_API_KEY\\"}" | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).token')"`;
+  const keys = req.body === undefined ? [] : [...req.body.matchAll(REDACTED_KEY)].map((m) => m[1]!);
+  if (req.body !== undefined && keys.length === 0) parts.push('--data-raw', shellQuote(req.body));
+  else if (req.body !== undefined) {
+    secret.lines.push(
+      `data-raw = "${req.body
+        .split(REDACTED_KEY)
+        .map((piece, i) => (i % 2 ? '%s' : inConfig(piece)))
+        .join('')}"`
+    );
+    secret.variables.push(...keys);
+  }
+  if (!secret.lines.length) return parts.join(' ');
+  const printf = `printf ${shellQuote(`${secret.lines.join('\\n')}\\n`)} ${secret.variables.map((v) => `"$${v}"`).join(' ')}`;
+  return `${printf} | ${parts.slice(0, 3).join(' ')} -K - ${parts.slice(3).join(' ')}`;
 }
