@@ -19,6 +19,14 @@ export function errorCode(ex: Exchange): string | undefined {
   return typeof body?.error?.code === 'string' ? body.error.code : undefined;
 }
 
+/**
+ * A create refused for want of room or rate (quota_exceeded, or 429): what it says is the organization's state, not
+ * the request's values, so an input-class check has not tried the class it carried.
+ */
+export function refusedForRoom(ex: Exchange | undefined): boolean {
+  return !!ex?.response && (ex.response.status === 429 || errorCode(ex) === 'quota_exceeded');
+}
+
 /** Refusals the seed documents for a valid request: a quota (quota_exceeded) or a rate limit. */
 export function documentedRefusal(ex: Exchange): string | undefined {
   if (errorCode(ex) === 'quota_exceeded') return 'quota_exceeded';

@@ -1,6 +1,7 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { VM_ROOM } from '../shares.ts';
 import { finding, judge, skip, Unavailable } from '../../src/engine/run/check.ts';
 import {
   classesOf,
@@ -12,7 +13,7 @@ import {
   type InputClass,
 } from '../../src/engine/generate/input-classes.ts';
 import { vmsOf } from '../../src/engine/target/run-objects.ts';
-import { describeExchange, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess, refusedForRoom } from '../support.ts';
 import { GENERATED_LANE } from './_create-cases.ts';
 import { settled, tagSetting, withTags } from './_tags.ts';
 
@@ -116,7 +117,7 @@ async function sendPairs(ctx: CheckContext, alone: readonly Tried[]): Promise<Tr
 }
 
 const describe = (t: Tried) =>
-  `${labelOf(t.combo)} ("${t.name}"): ${t.notSent ? `not sent (${t.notSent})` : accepted(t) ? 'accepted' : `refused ${t.ex!.response?.status ?? t.ex!.transportError}`}`;
+  `${labelOf(t.combo)} ("${t.name}"): ${t.notSent ? `not sent (${t.notSent})` : accepted(t) ? 'accepted' : refusedForRoom(t.ex) ? `no room (${t.ex!.response!.status}), not tried` : `refused ${t.ex!.response?.status ?? t.ex!.transportError}`}`;
 
 /**
  * VM names of each class, one at a time from the plain name the target accepted (its case, punctuation, letters
@@ -126,7 +127,7 @@ const describe = (t: Tried) =>
 export const nameClasses: Check = {
   id: 'vms.name-classes',
   group: 'vms',
-  shares: ['name-classes'],
+  shares: [VM_ROOM],
   clauses: ['VM-CREATE-FIELDS', 'VM-CREATE'],
   level: 'must',
   why: {
@@ -146,6 +147,11 @@ export const nameClasses: Check = {
     const findings: Finding[] = broken.map((t) =>
       finding('must', `a well-typed create named "${t.name}" answered ${describeExchange(t.ex!)}`, [t.ex!])
     );
+    if (made.length === 0 && findings.length === 0 && tried.some((t) => refusedForRoom(t.ex)))
+      return skip(
+        `the organization had no room for the names' creates (quota or rate): ${tried.map(describe).join('; ')}`,
+        `an organization with room for ${tried.length} more VMs`
+      );
     if (made.length === 0 && findings.length === 0)
       return skip(
         `no name of another class was accepted: ${tried.map(describe).join('; ')}`,

@@ -1,6 +1,8 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { VM_ROOM } from '../shares.ts';
+import { API_TARGET } from '../../src/engine/run/schedule.ts';
 import { skip, finding, judge, Unavailable, type CheckOutcome, type Finding } from '../../src/engine/run/check.ts';
 import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
 import { QUOTA_PROBE_CREATES } from '../../src/engine/target/certify.ts';
@@ -327,6 +329,7 @@ export const quotaRefusal: Check = {
     must: 'the seed names the error code quota_exceeded for resource quotas: a create refused for want of room that a delete makes room for is a quota refusal and must say so, and a create past the quota the target itself enforced (creates sent side by side once one VM is deleted, more of them accepted than the delete made room for) is one that must have been refused so',
   },
   title: 'A create refused by the VM quota says quota_exceeded, and creates side by side do not overrun the quota',
+  shares: [API_TARGET, VM_ROOM],
   reviewsLog: true,
   async run(ctx) {
     const quota = ctx.declarations.vmQuota;

@@ -1,6 +1,7 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
+import { VM_ROOM } from '../shares.ts';
 import { finding, judge, skip, Unavailable } from '../../src/engine/run/check.ts';
 import {
   classesOf,
@@ -12,7 +13,7 @@ import {
   type InputClass,
 } from '../../src/engine/generate/input-classes.ts';
 import { RUN_TAG_KEY, vmsOf } from '../../src/engine/target/run-objects.ts';
-import { describeExchange, isSuccess } from '../support.ts';
+import { describeExchange, isSuccess, refusedForRoom } from '../support.ts';
 import { GENERATED_LANE } from './_create-cases.ts';
 import { settled, tagSetting, withTags, type TagSetting } from './_tags.ts';
 import { tagsOf } from './tag-filter.ts';
@@ -158,7 +159,7 @@ async function judgeTag(ctx: CheckContext, setting: TagSetting, s: Set_, ex: Exc
 }
 
 const describe = (s: Set_) =>
-  `${labelOf(s.combo)}: ${s.notSent ? `not sent (${s.notSent})` : accepted(s) ? 'set' : `refused ${s.ex!.response?.status ?? s.ex!.transportError}`}`;
+  `${labelOf(s.combo)}: ${s.notSent ? `not sent (${s.notSent})` : accepted(s) ? 'set' : refusedForRoom(s.ex) ? `no room (${s.ex!.response!.status}), not tried` : `refused ${s.ex!.response?.status ?? s.ex!.transportError}`}`;
 
 /**
  * Tag values of each class, one at a time (then in pairs from a covering array in certify), set on VMs the run tags
@@ -168,7 +169,7 @@ const describe = (s: Set_) =>
 export const tagValueClasses: Check = {
   id: 'vms.tag-value-classes',
   group: 'vms',
-  shares: ['tag-value-classes'],
+  shares: [VM_ROOM],
   clauses: ['TAG-FILTER'],
   level: 'must',
   why: {
@@ -188,6 +189,11 @@ export const tagValueClasses: Check = {
     const alone = await setTags(ctx, setting, oneAtATime(TAG_CLASSES, certify), 1);
     const all = [...alone, ...(certify ? await setPairs(ctx, setting, alone) : [])];
     const set = all.filter(accepted);
+    if (set.length === 0 && all.some((s) => refusedForRoom(s.ex)))
+      return skip(
+        `the organization had no room for the tagged VMs' creates (quota or rate): ${all.map(describe).join('; ')}`,
+        'an organization with room for a few more VMs'
+      );
     if (set.length === 0)
       return skip(
         `no tag value of another class was set: ${all.map(describe).join('; ')}`,
