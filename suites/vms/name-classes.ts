@@ -12,8 +12,7 @@ import {
   type InputClass,
 } from '../../src/engine/generate/input-classes.ts';
 import { vmsOf } from '../../src/engine/target/run-objects.ts';
-import { describeExchange, isSuccess } from '../support.ts';
-import { GENERATED_LANE } from './_create-cases.ts';
+import { describeExchange, isSuccess, GENERATED_LANE } from '../support.ts';
 import { settled, tagSetting, withTags } from './_tags.ts';
 
 /**

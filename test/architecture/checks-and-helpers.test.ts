@@ -1,9 +1,10 @@
 // One check per file, helpers marked apart: in suites/<group>/, a file is the group's index, a check (one `Check`,
-// registered by the index), or a helper whose name starts with `_` and which defines no check.
+// registered by the index), or a helper whose name starts with `_` and which defines no check; nothing outside the
+// group imports its helpers (what another group or the CLI needs goes to suites/*.ts or the group's index.ts).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, sourcesUnder } from './imports.ts';
+import { ROOT, importGraph, sourcesUnder, type ImportGraph } from './imports.ts';
 
 interface Misplaced {
   file: string;
@@ -63,6 +64,38 @@ describe('suites/: one check per file, helpers marked apart', () => {
       'suites/g/helper.ts',
       'suites/g/_marked.ts',
       'suites/g/lost.ts',
+    ]);
+  });
+});
+
+/** Imports of a group's `_` helper (suites/<group>/_*.ts) from a file outside that group's folder. */
+export function foreignHelperImports(graph: ImportGraph): string[] {
+  const found: string[] = [];
+  for (const [from, deps] of graph)
+    for (const to of deps) {
+      const group = /^suites\/([^/]+)\/_[^/]+$/.exec(to)?.[1];
+      if (group && !from.startsWith(`suites/${group}/`)) found.push(`${from} → ${to}`);
+    }
+  return found;
+}
+
+describe("a group's `_` helpers are its own", () => {
+  // test/ is left out on purpose: a helper's unit test (test/suite/sweeps.test.ts, test/s3/s3.test.ts...) pins the
+  // helper itself without a target, and changes in the same commit as the helper; nothing that ships depends on it.
+  it('nothing in src/, suites/ (another group), scripts/, load/, bin/ or fixtures/ imports one', () => {
+    const graph = importGraph(sourcesUnder('src', 'suites', 'scripts', 'load', 'bin', 'fixtures'));
+    expect(foreignHelperImports(graph)).toEqual([]);
+  });
+
+  it("an import from another group or from src/ is found; one from the helper's own group is not", () => {
+    const graph: ImportGraph = new Map([
+      ['suites/g/check.ts', ['suites/g/_helper.ts', 'suites/support.ts']],
+      ['suites/h/other.ts', ['suites/g/_helper.ts', 'suites/g/index.ts']],
+      ['src/cli/run.ts', ['suites/g/_helper.ts']],
+    ]);
+    expect(foreignHelperImports(graph)).toEqual([
+      'suites/h/other.ts → suites/g/_helper.ts',
+      'src/cli/run.ts → suites/g/_helper.ts',
     ]);
   });
 });
