@@ -13,10 +13,10 @@ const USAGE = 'usage: npm run new-check <group>/<name> [-- --root DIR]';
 const NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
 /** The user's own wrong input: one line, exit 2. */
-export class ScaffoldRefused extends Error {}
+class ScaffoldRefused extends Error {}
 
 /** What a scaffold wrote, relative to the root. */
-export interface Scaffolded {
+interface Scaffolded {
   id: string;
   fault: string;
   files: { created: string[]; changed: string[] };
@@ -134,7 +134,7 @@ function refusal(root: string, spec: string): string | undefined {
 }
 
 /** Scaffolds <group>/<name> under root; throws ScaffoldRefused on input the user got wrong. */
-export async function newCheck(spec: string, root = REPO): Promise<Scaffolded> {
+async function newCheck(spec: string, root = REPO): Promise<Scaffolded> {
   const why = refusal(root, spec);
   if (why) throw new ScaffoldRefused(`new-check: ${why}`);
   const [group, name] = spec.split('/') as [string, string];
