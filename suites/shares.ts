@@ -50,12 +50,12 @@ export const FRAMING_PROBES = 'framing-probes';
  * they join the list before the API track's walks judge it, and their tasks end while the API track goes on.
  */
 export const COMPARISON_VMS = 'comparison-vms';
-/** Everything the API target holds: a check that reviews what all others did there (the audit trail) waits for them. */
 /**
  * The organization's room for VMs: the input-class checks create VMs of their own, and vms.quota-refusal fills the
  * quota and frees it again; they take turns, so under a small quota the classes' creates never race the probe's.
  */
 export const VM_ROOM = 'vm-room';
+/** Everything the API target holds: a check that reviews what all others did there (the audit trail) waits for them. */
 export const WHOLE_API = [API_TARGET, BACKUPS, EVENTS, ALARMS, REFUSAL_PROBES, FRAMING_PROBES, COMPARISON_VMS] as const;
 
 /** Gives a group's checks what they share, unless a check says otherwise. */

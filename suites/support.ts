@@ -8,6 +8,9 @@ import type { CallOptions } from '../src/engine/identity/call.ts';
 
 export { isSuccess, statusText };
 
+/** Coverage requests run on their own token, so they never eat the other checks' write budget. */
+export const GENERATED_LANE = 'generated';
+
 /** An exchange the target accepted although it should have been refused (any 2xx). Transport failures are not acceptance. */
 export function wasAccepted(ex: Exchange): boolean {
   return isSuccess(ex);

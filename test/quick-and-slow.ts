@@ -6,6 +6,7 @@
 export const QUICK_TESTS = [
   'test/architecture/',
   'test/engine/',
+  'test/scripts/',
   'test/spec/',
   'test/transport/',
   'test/docs.test.ts',

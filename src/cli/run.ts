@@ -24,7 +24,7 @@ import { renderOverlay } from '../report/overlay.ts';
 import { writeFile } from 'node:fs/promises';
 import { checkLine, leftBehindLines, quietSummaryLines, summaryLines } from '../report/terminal.ts';
 import { ProgressView, colourWanted, type Terminal } from './progress.ts';
-import { sweepS3, sweepAllS3 } from '../../suites/s3/_session.ts';
+import { sweepS3, sweepAllS3 } from '../../suites/s3/index.ts';
 import type { S3Config } from '../engine/config/config.ts';
 import { INPUT_NAMES, KEY_VARIABLES, type RunOptions } from './options.ts';
 import { rerunOf, tokenCommandOf } from './reproduce.ts';

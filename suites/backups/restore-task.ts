@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { describeLocation } from '../../src/engine/target/discover.ts';
 import { describeExchange, isSuccess, restoreOnVm } from '../support.ts';
-import { startOwnBackup } from './_own-backup.ts';
+import { startOwnBackup } from '../own-backup.ts';
 
 /** Restore backup returns a task id (seed §4), polled to a terminal state. */
 export const restoreTask: Check = {

@@ -5,7 +5,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, skip } from '../../src/engine/run/check.ts';
 import { backupOnVm, describeExchange, documentedRefusal, isSuccess } from '../support.ts';
 import { judgeField, objectWith, recordView, type Reading, type View } from '../read-back.ts';
-import { backupIdOf } from './_own-backup.ts';
+import { backupIdOf } from '../own-backup.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 

@@ -5,7 +5,7 @@ import type { CallOptions } from '../../src/engine/identity/call.ts';
 import { pass, skip, undeclared, judge, finding, Unavailable } from '../../src/engine/run/check.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
 import { alarmBodyFor, describeExchange, documentedRefusal, wasAccepted } from '../support.ts';
-import { startOwnBackup } from '../backups/_own-backup.ts';
+import { startOwnBackup } from '../own-backup.ts';
 import { FRAMING_PROBES } from '../shares.ts';
 
 /** A declared operation that takes a body, with a body valid in every respect, and what to record if it is acted on. */

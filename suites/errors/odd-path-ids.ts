@@ -4,9 +4,8 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { CallOptions } from '../../src/engine/identity/call.ts';
-import { describeExchange, absentId } from '../support.ts';
+import { describeExchange, absentId, GENERATED_LANE } from '../support.ts';
 import { documentOperations } from '../operations.ts';
-import { GENERATED_LANE } from '../vms/_create-cases.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
 /** Ids that break careless routing, decoding and query building (RESTler's invalid dynamic objects, among others). */

@@ -13,6 +13,9 @@ import { multipart } from './multipart.ts';
 import { presigned } from './presigned.ts';
 import { largeObject } from './large-object.ts';
 
+// The run's S3 cleanup, for the CLI: the session helpers stay private to the group.
+export { sweepS3, sweepAllS3 } from './_session.ts';
+
 /** Core checks (must: standard clients work unchanged), then the extended operations (should, in the capability matrix). */
 largeObject.shares = [S3_LARGE_OBJECT];
 export const s3Checks: Check[] = sharing(

@@ -4,7 +4,7 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { describeExchange, wasAccepted, observeErrorCase, isSuccess, alarmBodyFor } from '../support.ts';
-import { startOwnBackup } from '../backups/_own-backup.ts';
+import { startOwnBackup } from '../own-backup.ts';
 import { documentOperations } from '../operations.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
 import { createdId } from '../../src/engine/target/cleanup.ts';

@@ -1,9 +1,6 @@
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { isSuccess } from '../support.ts';
-
-/** Coverage requests run on their own token, so they never eat the other checks' write budget. */
-export const GENERATED_LANE = 'generated';
+import { GENERATED_LANE, isSuccess } from '../support.ts';
 
 /** The random phase (fuzzing, stateful sequences) has a token of its own too: shrinking may spend extra writes. */
 export const RANDOM_LANE = 'random';

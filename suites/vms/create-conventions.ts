@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { sendCreateCases, statusClass, GENERATED_LANE } from './_create-cases.ts';
-import { observeErrorCase } from '../support.ts';
+import { sendCreateCases, statusClass } from './_create-cases.ts';
+import { GENERATED_LANE, observeErrorCase } from '../support.ts';
 
 /**
  * Convention, not seed: sizes are positive and a name is not empty. The seed types these fields but shows no

@@ -13,8 +13,7 @@ import {
   type InputClass,
 } from '../../src/engine/generate/input-classes.ts';
 import { vmsOf } from '../../src/engine/target/run-objects.ts';
-import { describeExchange, isSuccess, refusedForRoom } from '../support.ts';
-import { GENERATED_LANE } from './_create-cases.ts';
+import { describeExchange, isSuccess, refusedForRoom, GENERATED_LANE } from '../support.ts';
 import { settled, tagSetting, withTags } from './_tags.ts';
 
 /**

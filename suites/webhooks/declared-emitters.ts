@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, undeclared, Unavailable } from '../../src/engine/run/check.ts';
 import { eventTypeOf } from '../../src/engine/events/events.ts';
-import { startOwnBackup } from '../backups/_own-backup.ts';
+import { startOwnBackup } from '../own-backup.ts';
 import { describeExchange, isSuccess, restoreOnVm } from '../support.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
 import { waitsLong } from '../../src/engine/config/config.ts';
 import { eventKeyOf } from '../../src/engine/events/events.ts';
-import { startOwnBackup } from '../backups/_own-backup.ts';
+import { startOwnBackup } from '../own-backup.ts';
 import { isSuccess } from '../support.ts';
 
 /** Real ms the receiver holds its answer beyond the declared timeout (at least; a fifth of the timeout when longer). */

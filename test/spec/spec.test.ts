@@ -94,6 +94,14 @@ describe('the clause list', () => {
     }
   });
 
+  // What npm run new-check leaves for the author: a check passes here only once written.
+  it('is cited by every check, and no check leaves a TODO in its title or reasons', () => {
+    expect(allChecks.filter((c) => c.clauses.length === 0).map((c) => c.id)).toEqual([]);
+    expect(
+      allChecks.filter((c) => /\bTODO\b/.test(`${c.title} ${Object.values(c.why).join(' ')}`)).map((c) => c.id)
+    ).toEqual([]);
+  });
+
   it('is cited only by ids that exist', async () => {
     const { clauses, unshown } = await loadClauses();
     const known = new Set([...clauses, ...unshown].map((c) => c.id));

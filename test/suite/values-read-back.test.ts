@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { compare, judgeField, type Reading } from '../../suites/read-back.ts';
-import { backupIdOf } from '../../suites/backups/_own-backup.ts';
+import { backupIdOf } from '../../suites/own-backup.ts';
 import { longDescription, namedVm } from '../../suites/backups/values-read-back.ts';
 
 const ex = {

@@ -1,9 +1,9 @@
 // A backup the check starts for itself, and where a start answer names it: shared by the checks that restore, delete
 // or read back a backup of their own, so each finds the id the same way (the declared link first).
-import type { CheckContext } from '../../src/engine/run/context.ts';
-import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { readLocation } from '../../src/engine/target/discover.ts';
-import { backupOnVm, describeExchange, isSuccess } from '../support.ts';
+import type { CheckContext } from '../src/engine/run/context.ts';
+import type { Exchange } from '../src/engine/transport/exchange.ts';
+import { readLocation } from '../src/engine/target/discover.ts';
+import { backupOnVm, describeExchange, isSuccess } from './support.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
