@@ -163,7 +163,11 @@ describe('docs/layout.md', () => {
   it('walks each question through at most 6 files, each of which exists and holds the function the walk names', () => {
     const doc = readFileSync(path.join(ROOT, 'docs/layout.md'), 'utf8');
     const walks = [...doc.matchAll(/^- \*\*(.+?)\*\* ([\s\S]+?)(?=\n- \*\*|\n\n|\n*(?![\s\S]))/gm)];
-    expect(walks.map((w) => w[1])).toEqual(['How is the write limit verified?', 'Where is the task id found?']);
+    expect(walks.map((w) => w[1])).toEqual([
+      'How is the write limit verified?',
+      'Where is the task id found?',
+      'What does `--time-scale` reach?',
+    ]);
     for (const [, , text] of walks) {
       const steps = [...text!.matchAll(/`((?:src|suites)\/[^`]+\.(?:ts|js))`((?: `\w+`(?: and `\w+`)?)?)/g)];
       const files = [...new Set(steps.map((m) => m[1]!))];
