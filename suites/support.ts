@@ -23,6 +23,20 @@ export function errorCode(ex: Exchange): string | undefined {
 }
 
 /**
+ * Where the overlay declares the VM quota and the organization is near it: why `need` more creates would take the
+ * room the quota probe (vms.quota-refusal) and the run's own VM need, and race the run's other creates for the last
+ * of it, so that which check got it would change from run to run. Undefined where there is room, or no quota declared.
+ */
+export async function nearDeclaredQuota(ctx: CheckContext, need: number): Promise<string | undefined> {
+  const quota = ctx.declarations.vmQuota;
+  if (quota === undefined) return undefined;
+  const { size } = await ctx.objects.listScale();
+  // The run's VM and the quota probe's first create come first.
+  if (size === undefined || quota - size >= need + 2) return undefined;
+  return `the overlay declares a quota of ${quota} VMs and the organization holds ${size}: ${need} more creates would take the room the run's VM and the quota probe need`;
+}
+
+/**
  * A create refused for want of room or rate (quota_exceeded, or 429): what it says is the organization's state, not
  * the request's values, so an input-class check has not tried the class it carried.
  */
