@@ -62,6 +62,13 @@ export function compare(type: 'string' | 'integer', sent: string | number, shown
   return n === sent ? 'equal' : n > (sent as number) ? 'larger' : 'smaller';
 }
 
+/** 1000 or 1024 where a size is shown that many times what was sent (a unit mistaken), else undefined. */
+function unitFactor(sent: unknown, shown: unknown): 1000 | 1024 | undefined {
+  const n = asNumber(shown);
+  if (typeof sent !== 'number' || sent <= 0 || n === undefined) return undefined;
+  return n === sent * 1024 ? 1024 : n === sent * 1000 ? 1000 : undefined;
+}
+
 /** How a field read back: the verdict and what it rests on. */
 export interface FieldVerdict {
   field: string;
@@ -108,6 +115,17 @@ export function judgeField(field: string, type: 'string' | 'integer', readings: 
       evidence: wrong.map((r) => r.view.ex),
     };
   }
+  // A size shown exactly 1,000 or 1,024 times what was sent, on every larger reading, is the size in another unit (MB,
+  // MiB under a field the seed names in gigabytes), not a size the target rounded up to.
+  const larger = compared.filter((r) => r.c === 'larger');
+  const unit = larger.length ? unitFactor(larger[0]!.sent, larger[0]!.shown) : undefined;
+  if (unit && larger.every((r) => unitFactor(r.sent, r.shown) === unit))
+    return {
+      field,
+      status: 'failed',
+      note: `${larger[0]!.of} was created with ${field} ${show(larger[0]!.sent)}, and ${larger[0]!.view.source} shows ${show(larger[0]!.shown)}: ${unit} times as much, the size in another unit than the field's`,
+      evidence: larger.map((r) => r.view.ex),
+    };
   const distinct = [...new Set(compared.map((r) => r.sent))];
   if (compared.every((r) => r.c === 'equal')) {
     return distinct.length > 1

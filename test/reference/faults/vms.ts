@@ -165,6 +165,16 @@ export const faults: FaultCase[] = [
     faulty: 1,
   },
   {
+    name: 'memory-shown-in-mib',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const c = await call(s, 'POST', '/v1/vms', { token: t, json: { ...vmBody(s), memory_gb: 4 } });
+      return (await call(s, 'GET', `/v1/vms/${c.body.vm_id}`, { token: t })).body.memory_gb;
+    },
+    clean: 4,
+    faulty: 4096,
+  },
+  {
     name: 'create-tags-partly-dropped',
     probe: async (s) => {
       const t = await tokenFor(s);
