@@ -3,6 +3,7 @@ import type { EvidenceExchange } from '../engine/run/check.ts';
 import {
   clauseCounts,
   ledgerOf,
+  levelShown,
   type CheckReport,
   type DomainCoverage,
   type LimitProbeTrace,
@@ -126,13 +127,12 @@ function exchangeHtml(ex: EvidenceExchange, i: number): string {
 <div class="lbl">curl</div><pre class="curl">${esc(ex.curl)}</pre></div>`;
 }
 
-function findingHtml(c: CheckReport, reproduce: string): string {
-  const ev = c.evidence;
+/** An assertion's details and exchanges: the first two shown, the rest folded (they are usually more of the same). */
+function evidenceHtml(ev: CheckReport['evidence']): string {
   const details =
     ev?.details && Object.keys(ev.details).length
       ? `<div class="lbl">details</div><pre class="details">${esc(cut(JSON.stringify(ev.details, null, 2)))}</pre>`
       : '';
-  // The first exchanges shown; the rest folded (they are usually more of the same).
   const SHOWN = 2;
   const all = ev?.exchanges ?? [];
   const exchanges = all.length
@@ -144,15 +144,30 @@ function findingHtml(c: CheckReport, reproduce: string): string {
             .join('\n')}</details>`
         : '')
     : '<p class="muted">No exchanges recorded.</p>';
+  return `${details}\n${exchanges}`;
+}
+
+/** The assertions that failed beside the lead one (JUnit carries them too), each at its own level with its evidence. */
+function secondaryHtml(c: CheckReport): string {
+  const rest = c.findings?.slice(1) ?? [];
+  if (!rest.length) return '';
+  const items = rest.map(
+    (f) =>
+      `<div class="secondary" data-level="${esc(f.level)}"><p>${badge(f.level === 'should' ? 'warning' : 'failed', `also (${f.level})`)} ${esc(f.message)}</p><details class="more"><summary>its evidence</summary>${evidenceHtml(f.evidence)}</details></div>`
+  );
+  return `<div class="lbl">other failed assertions (${rest.length})</div>${items.join('\n')}`;
+}
+
+function findingHtml(c: CheckReport, reproduce: string): string {
   const only = c.group ? `${reproduce.replace(/ --only \S+/, '')} --only ${c.group}` : reproduce;
   return `<article class="finding ${esc(c.status)}" id="f-${esc(c.id)}">
-<h3>${badge(c.status, c.status === 'warning' ? 'warning (should)' : `failed (${c.level})`)}${c.expected ? ` ${badge('skipped', 'expected')}` : ''} <code>${esc(c.id)}</code> <span class="muted">${esc(c.title)}</span></h3>
+<h3>${badge(c.status, `${c.status === 'warning' ? 'warning' : 'failed'} (${levelShown(c)})`)}${c.expected ? ` ${badge('skipped', 'expected')}` : ''} <code>${esc(c.id)}</code> <span class="muted">${esc(c.title)}</span></h3>
 ${c.expected ? `<p class="muted">Expected (the expectations file lists it)${c.expected.reason ? `: ${esc(c.expected.reason)}` : ''}${c.expected.reference ? ` — ${esc(c.expected.reference)}` : ''}</p>` : ''}
 <p class="clauses">Clauses: ${c.clauses.map((id) => `<a href="#c-${esc(id)}"><code>${esc(id)}</code></a>`).join(' ')}</p>
 <p class="msg">${esc(c.message)}</p>
 <div class="lbl">reproduce</div><pre class="curl">${esc(reproduce)}\n# or this check's group alone:\n${esc(only)}</pre>
-${details}
-${exchanges}
+${evidenceHtml(c.evidence)}
+${secondaryHtml(c)}
 </article>`;
 }
 

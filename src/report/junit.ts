@@ -1,5 +1,5 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
-import { ledgerOf, type RunReport } from '../engine/run/report.ts';
+import { ledgerOf, levelShown, type RunReport } from '../engine/run/report.ts';
 
 const xml = (s: string) =>
   s
@@ -37,14 +37,15 @@ export function renderJunit(report: RunReport): string {
       // A failure the expectations file lists is a skip with the reason: GitLab's, Jenkins' and GitHub's test reports
       // show it as neither passed nor failed (a red test tab on a job the gate passed misleads); the finding stays in the message.
       if (c.status === 'failed' && c.expected)
-        inner = `<skipped message="${xml(`expected${c.expected.reason ? `: ${c.expected.reason}` : ''}${c.expected.reference ? ` (${c.expected.reference})` : ''}: FAILED ${c.message}`)}"/>`;
+        inner = `<skipped message="${xml(`expected${c.expected.reason ? `: ${c.expected.reason}` : ''}${c.expected.reference ? ` (${c.expected.reference})` : ''}: FAILED (${levelShown(c)}) ${c.message}`)}"/>`;
       else if (c.status === 'failed')
-        inner = `<failure message="${xml(c.message)}" type="${c.findings?.[0]?.level ?? c.level}">${xml(JSON.stringify({ findings: c.findings, evidence: c.evidence ?? {} }, null, 2))}</failure>`;
+        inner = `<failure message="${xml(c.message)}" type="${levelShown(c)}">${xml(JSON.stringify({ findings: c.findings, evidence: c.evidence ?? {} }, null, 2))}</failure>`;
       // A skipped MUST check is a clause not verified: it says why, and what would verify it.
       else if (c.status === 'skipped')
         inner = `<skipped message="${xml(`${c.level === 'should' ? '' : 'NOT VERIFIED: '}${c.message}${c.howToVerify ? ` (to verify: ${c.howToVerify})` : ''}`)}"/>`;
       else if (c.status === 'error') inner = `<error message="${xml(c.message)}" type="error"/>`;
-      else if (c.status === 'warning') inner = `<system-out>${xml(`WARNING (should): ${c.message}`)}</system-out>`;
+      else if (c.status === 'warning')
+        inner = `<system-out>${xml(`WARNING (${levelShown(c)}): ${c.message}`)}</system-out>`;
       else inner = `<system-out>${xml(c.message)}</system-out>`;
       return `    <testcase classname="${xml(`cloud-conformance.${group}`)}" name="${xml(name)}" time="${time}">${inner}</testcase>`;
     });

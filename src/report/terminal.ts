@@ -1,5 +1,5 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
-import { clauseCounts, ledgerOf, type CheckReport, type RunReport } from '../engine/run/report.ts';
+import { clauseCounts, ledgerOf, levelShown, type CheckReport, type RunReport } from '../engine/run/report.ts';
 
 const MARK: Record<CheckReport['status'], string> = {
   passed: 'PASS',
@@ -10,8 +10,7 @@ const MARK: Record<CheckReport['status'], string> = {
 };
 
 export function checkLine(c: CheckReport): string {
-  const level = c.status === 'warning' && c.level !== 'should' ? 'should' : c.level;
-  return `${MARK[c.status]}  ${c.id.padEnd(34)} ${level.padEnd(8)} ${c.message}`;
+  return `${MARK[c.status]}  ${c.id.padEnd(34)} ${levelShown(c).padEnd(8)} ${c.message}`;
 }
 
 /** The "not verified" block under the verdict: what the run could not prove, and what would prove it. */
@@ -117,7 +116,7 @@ export function quietSummaryLines(report: RunReport): string[] {
     `verdict: ${report.verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped)`,
     ...report.checks
       .filter((c) => c.status === 'failed')
-      .map((c) => `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})${expectedNote(c)}: ${c.message}`),
+      .map((c) => `FAIL ${c.id} [${levelShown(c)}] (${c.clauses.join(', ')})${expectedNote(c)}: ${c.message}`),
     ...leftBehindLines(report),
   ];
 }
@@ -133,9 +132,11 @@ export function summaryLines(report: RunReport, colour = false): string[] {
     ...partlyVerifiedLines(report),
   ];
   for (const c of report.checks.filter((c) => c.status === 'failed')) {
-    lines.push('', `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})${expectedNote(c)}`, `  ${c.message}`);
+    lines.push('', `FAIL ${c.id} [${levelShown(c)}] (${c.clauses.join(', ')})${expectedNote(c)}`, `  ${c.message}`);
     const first = c.evidence?.exchanges[0];
     if (first) lines.push(`  reproduce: ${first.curl}`);
+    // The other assertions that failed beside the lead one, each at its own level.
+    for (const f of c.findings?.slice(1) ?? []) lines.push(`  also [${f.level}]: ${f.message}`);
   }
   const needsToken = report.checks.some(
     (c) => c.status === 'failed' && c.evidence?.exchanges[0]?.curl.includes('$CONFORMANCE_TOKEN')

@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import type { Check, CheckOutcome } from '../../src/engine/run/check.ts';
-import { judge, finding, pass, fail, skip, warn, undeclared } from '../../src/engine/run/check.ts';
+import { judge, finding, pass, fail, failAt, skip, warn, undeclared } from '../../src/engine/run/check.ts';
 import { computeCoverage, isIncomplete } from '../../src/engine/run/coverage.ts';
-import { verdictOf, EXIT_CODES, type CheckReport } from '../../src/engine/run/report.ts';
+import { verdictOf, EXIT_CODES, levelShown, type CheckReport } from '../../src/engine/run/report.ts';
 import { toReport } from '../../src/engine/run/runner.ts';
 import type { ClauseList } from '../../src/spec/clauses.ts';
 
@@ -46,6 +46,13 @@ describe('each assertion at its own level', () => {
     expect(report(mixed, warn('convention', [])).status).toBe('warning');
     expect(report(mixed, fail('seed', [])).status).toBe('failed');
     expect(report(check('x.should', ['A'], 'should'), fail('convention', [])).status).toBe('warning');
+  });
+  it("a failAt('declared') in a must check fails at declared: the check's level and the finding's are two fields", () => {
+    const r = report(mixed, failAt('declared', 'the declared task link is missing', []));
+    expect(r).toMatchObject({ status: 'failed', level: 'must', checkLevel: 'must', failedAt: 'declared' });
+    expect(levelShown(r)).toBe('declared');
+    expect(levelShown(report(mixed, warn('convention', [])))).toBe('should');
+    expect(levelShown(report(mixed, pass('ok')))).toBe('must');
   });
 });
 

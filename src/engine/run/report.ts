@@ -20,11 +20,19 @@ export interface CheckReport {
   id: string;
   group: string;
   clauses: string[];
+  /** The check's highest level (kept under this name for the JSON contract; checkLevel says the same by name). */
   level: Level;
+  /** The check's highest level: what it can hold a target to at most. */
+  checkLevel?: Level;
+  /** A failed or warning check: the level of the assertion that failed (its lead finding's), which every format shows. */
+  failedAt?: Level;
   status: Status;
   message: string;
   evidence?: Evidence;
-  /** Every failed assertion with its own level (the lead one first), when the check asserts at several levels. */
+  /**
+   * Every failed assertion with its own level (the lead one first), when the check asserts at several levels or failed
+   * below its own level; each finding's `level` is that assertion's, never the check's.
+   */
   findings?: Array<{ level: Level; message: string; evidence?: Evidence }>;
   /** For a skipped check: the flag, profile or declaration that would let it decide. */
   howToVerify?: string;
@@ -269,6 +277,13 @@ export function withDeleteCommands(left: readonly LeftBehind[], baseUrl: string,
       deleteCommand: l.owner === 'second' ? curl.replace('$CONFORMANCE_TOKEN"', '$CONFORMANCE_TOKEN_B"') : curl,
     };
   });
+}
+
+/** The level a check's result is shown at: a failure or warning at its finding's own level, anything else at the check's. */
+export function levelShown(c: Pick<CheckReport, 'status' | 'level' | 'failedAt'>): Level {
+  if (c.status === 'warning') return c.failedAt ?? 'should';
+  if (c.status === 'failed') return c.failedAt ?? c.level;
+  return c.level;
 }
 
 export function summarize(checks: readonly CheckReport[]): RunReport['summary'] {

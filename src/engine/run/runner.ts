@@ -26,7 +26,7 @@ import { ServedOperations } from '../target/served-operations.ts';
 import { cleanup, type CleanupOutcome } from '../target/cleanup.ts';
 import type { InputRefusal, KeyFacts } from '../target/input-refusal.ts';
 import type { LeftBehind } from '../target/ledger.ts';
-import { evidenceOf } from '../outcome/outcome.ts';
+import { LEVEL_RANK, evidenceOf } from '../outcome/outcome.ts';
 import type { Declarations } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
 import { Pacer } from '../transport/pacer.ts';
@@ -92,6 +92,7 @@ export function toReport(
     group: check.group,
     clauses: check.clauses,
     level: check.level,
+    checkLevel: check.level,
     title: check.title,
     durationMs,
     requestsAtEnd,
@@ -103,6 +104,8 @@ export function toReport(
     return {
       ...base,
       status: binding ? 'failed' : 'warning',
+      // The most severe assertion that failed (the lead one, as judge() orders them).
+      failedAt: findings.reduce((a, f) => (LEVEL_RANK[f.level] > LEVEL_RANK[a] ? f.level : a), lead.level),
       message: outcome.message,
       evidence: outcome.evidence,
       ...(findings.length > 1 || lead.level !== check.level ? { findings } : {}),
