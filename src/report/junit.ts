@@ -1,5 +1,5 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
-import { ledgerOf, levelShown, type RunReport } from '../engine/run/report.ts';
+import { ledgerOf, levelShown, overviewOf, type RunReport } from '../engine/run/report.ts';
 
 const xml = (s: string) =>
   s
@@ -28,6 +28,7 @@ function domainLines(report: RunReport, clauses: readonly string[]): string[] {
 /** JUnit XML: one testsuite per group, one testcase per check, clause ids in the name; the clauses' domains in each suite's system-out. */
 export function renderJunit(report: RunReport): string {
   const groups = [...new Set(report.checks.map((c) => c.group))];
+  const props = runProperties(report);
   const suites = groups.map((group) => {
     const checks = report.checks.filter((c) => c.group === group);
     const cases = checks.map((c) => {
@@ -54,7 +55,7 @@ export function renderJunit(report: RunReport): string {
     const errors = checks.filter((c) => c.status === 'error').length;
     const domains = domainLines(report, [...new Set(checks.flatMap((c) => c.clauses))]);
     const out = domains.length ? `\n    <system-out>${xml(domains.join('\n'))}</system-out>` : '';
-    return `  <testsuite name="${xml(group)}" tests="${checks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}">\n${cases.join('\n')}${out}\n  </testsuite>`;
+    return `  <testsuite name="${xml(group)}" tests="${checks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}">\n${props}${cases.join('\n')}${out}\n  </testsuite>`;
   });
   const failures = report.checks.filter((c) => c.status === 'failed' && !c.expected).length;
   const errors = report.checks.filter((c) => c.status === 'error').length;
@@ -73,6 +74,15 @@ export function renderJunit(report: RunReport): string {
   const extra = (f ? 1 : 0) + (left ? 1 : 0);
   const tests = report.checks.length + extra;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cloud-conformance" tests="${tests}" failures="${failures}" errors="${errors + extra}">\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+/** The run's verdict, its one clause count and what --expect made of the failures, as each testsuite's properties. */
+function runProperties(report: RunReport): string {
+  const o = overviewOf(report);
+  const props: Array<[string, string]> = [['verdict', o.verdict]];
+  if (o.clauses) props.push(['clauses', o.clauses.words]);
+  if (o.expected) props.push(['expectations', o.expected]);
+  return `    <properties>${props.map(([k, v]) => `<property name="${k}" value="${xml(v)}"/>`).join('')}</properties>\n`;
 }
 
 /** The cleanup testsuite when something was left behind: each resource, why, and the command that deletes it. */

@@ -1,5 +1,5 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
-import { clauseCounts, ledgerOf, levelShown, type CheckReport, type RunReport } from '../engine/run/report.ts';
+import { ledgerOf, levelShown, overviewOf, type CheckReport, type RunReport } from '../engine/run/report.ts';
 
 const MARK: Record<CheckReport['status'], string> = {
   passed: 'PASS',
@@ -13,38 +13,31 @@ export function checkLine(c: CheckReport): string {
   return `${MARK[c.status]}  ${c.id.padEnd(34)} ${levelShown(c).padEnd(8)} ${c.message}`;
 }
 
-/** The "not verified" block under the verdict: what the run could not prove, and what would prove it. */
+/** The "not verified" block under the verdict: what the run could not prove, and what would prove it (per clause). */
 export function notVerifiedLines(report: RunReport): string[] {
-  const open = report.coverage?.notVerified ?? [];
+  const { notVerified: open, clauses: counts } = overviewOf(report);
   const errors = report.errors ?? [];
-  if (!open.length && !errors.length)
-    return report.coverage
-      ? [
-          `every MUST clause${report.overlay ? ' and declared choice' : ''} was verified (${report.coverage.verified.length})`,
-        ]
-      : [];
-  const clauses = [...new Set(open.map((n) => n.clause))];
-  const counts = report.coverage ? clauseCounts(report.coverage) : undefined;
+  if (!open.clauses.length && !open.unselected.length && !errors.length)
+    return counts && !counts.failed
+      ? [`every MUST clause${report.overlay ? ' and declared choice' : ''} was verified (${counts.verified})`]
+      : counts
+        ? [`clauses: ${counts.words}`]
+        : [];
   const lines = [
-    `not verified: ${counts ? `${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)` : `${clauses.length} clause${clauses.length === 1 ? '' : 's'}`}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`,
+    `not verified: ${counts ? counts.words : `${open.clauses.length} clause${open.clauses.length === 1 ? '' : 's'}`}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`,
   ];
   for (const e of errors) lines.push(`  ERROR ${e.check}: ${e.message}`);
   // Groups left out with --only: one line, not one per clause.
-  const unselected = open.filter((n) => /^group \S+ was not selected$/.test(n.reason));
-  if (unselected.length) {
-    const groups = [...new Set(unselected.map((n) => n.reason.split(' ')[1]))];
+  if (open.unselected.length)
     lines.push(
-      `  ${new Set(unselected.map((n) => n.clause)).size} clauses need checks of groups this run did not select (--only): ${groups.join(', ')}`
+      `  ${open.unselectedClauses} clauses need checks of groups this run did not select (--only): ${open.unselected.map((g) => g.group).join(', ')}`
     );
-  }
-  for (const clause of clauses) {
-    for (const n of open.filter((x) => x.clause === clause && !unselected.includes(x))) {
+  for (const c of open.clauses)
+    for (const r of c.reasons)
       lines.push(
-        `  ${clause.padEnd(26)} ${n.check}: ${n.reason}${n.blocking ? '' : ' (not blocking)'}`,
-        `  ${''.padEnd(26)} to verify: ${n.howToVerify}`
+        `  ${c.clause.padEnd(26)} ${r.checks.join(', ')}: ${r.reason}${c.blocking ? '' : ' (not blocking)'}`,
+        `  ${''.padEnd(26)} to verify: ${r.howToVerify}`
       );
-    }
-  }
   return lines;
 }
 
@@ -109,11 +102,18 @@ export function leftBehindLines(report: RunReport): string[] {
   return lines;
 }
 
+/** Under --expect, what the file made of the failures and warnings, in the words every format uses. */
+function expectedLines(report: RunReport): string[] {
+  const words = overviewOf(report).expected;
+  return words ? [`expectations: ${words}`] : [];
+}
+
 /** What --quiet keeps: the verdict line and each failure, one line each (the evidence is in the reports). */
 export function quietSummaryLines(report: RunReport): string[] {
   const s = report.summary;
   return [
     `verdict: ${report.verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped)`,
+    ...expectedLines(report),
     ...report.checks
       .filter((c) => c.status === 'failed')
       .map((c) => `FAIL ${c.id} [${levelShown(c)}] (${c.clauses.join(', ')})${expectedNote(c)}: ${c.message}`),
@@ -127,6 +127,7 @@ export function summaryLines(report: RunReport, colour = false): string[] {
   const lines = [
     '',
     `verdict: ${verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${report.errors?.length ? `, ${report.errors.length} errors` : ''})`,
+    ...expectedLines(report),
     ...leftBehindLines(report),
     ...notVerifiedLines(report),
     ...partlyVerifiedLines(report),

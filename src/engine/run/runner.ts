@@ -38,6 +38,7 @@ import { runRequestStage } from '../limits/request-stage.ts';
 import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
 import { runScheduled } from './schedule.ts';
 import {
+  clauseCounts,
   connectionReport,
   summarize,
   type Announcement,
@@ -561,6 +562,7 @@ function assembleReport(
     pairs: config.profile === 'certify',
   });
   coverage.partlyVerified = partlyVerified(coverage.verified, coverage.domains);
+  coverage.counts = clauseCounts(coverage);
   // The s3 group's capability matrix travels as an observation and gets its own report field.
   const s3Capabilities = observations.s3Capabilities;
   delete observations.s3Capabilities;
