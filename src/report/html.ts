@@ -6,6 +6,7 @@ import {
   overviewOf,
   type CheckReport,
   type DomainCoverage,
+  type LimitProbeStats,
   type LimitProbeTrace,
   type RunReport,
 } from '../engine/run/report.ts';
@@ -450,7 +451,14 @@ ${dots}
 <text transform="translate(14 ${m.t + ph / 2}) rotate(-90)" text-anchor="middle" class="axis">requests sent</text>
 </svg>
 <div class="legend"><span><i style="background:${COLOURS.accepted}"></i>accepted ${counts.accepted}</span><span><i style="background:${COLOURS.rejected}"></i>rejected (limit) ${counts.rejected}</span><span><i style="background:${COLOURS.other}"></i>other ${counts.other}</span>${bursts > 1 ? '<span><i style="background:#fff;border:1.5px solid #57606a"></i>hollow: second burst on a fresh budget (numbered from 1)</span>' : ''}</div>
+${p.stats ? probeStatsHtml(p.stats) : ''}
 </figure>`;
+}
+
+/** A probe's numbers for an operator, as the model gives them (every duration in target seconds, labelled so). */
+function probeStatsHtml(s: LimitProbeStats): string {
+  const rows = s.parts.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('');
+  return `<table class="probe-stats" data-words="${esc(s.words)}"><tbody>${rows}</tbody></table><p class="muted">Target seconds: real seconds × time scale ${esc(s.timeScale)}.</p>`;
 }
 
 function s3Matrix(r: RunReport): string {

@@ -108,6 +108,13 @@ function expectedLines(report: RunReport): string[] {
   return words ? [`expectations: ${words}`] : [];
 }
 
+/** Each limit probe's requests, 429 share, latency, Retry-After values and waits (the model's words, target seconds). */
+export function limitProbeLines(report: RunReport): string[] {
+  const probes = (report.limitProbes ?? []).filter((p) => p.stats);
+  if (!probes.length) return [];
+  return ['limit probes (every duration in target seconds):', ...probes.map((p) => `  ${p.stats!.words}`)];
+}
+
 /** What --quiet keeps: the verdict line and each failure, one line each (the evidence is in the reports). */
 export function quietSummaryLines(report: RunReport): string[] {
   const s = report.summary;
@@ -131,6 +138,7 @@ export function summaryLines(report: RunReport, colour = false): string[] {
     ...leftBehindLines(report),
     ...notVerifiedLines(report),
     ...partlyVerifiedLines(report),
+    ...limitProbeLines(report),
   ];
   for (const c of report.checks.filter((c) => c.status === 'failed')) {
     lines.push('', `FAIL ${c.id} [${levelShown(c)}] (${c.clauses.join(', ')})${expectedNote(c)}`, `  ${c.message}`);

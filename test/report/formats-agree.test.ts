@@ -21,6 +21,9 @@ import { renderJson } from '../../src/report/json.ts';
 import { renderJunit } from '../../src/report/junit.ts';
 import { checkLine, summaryLines } from '../../src/report/terminal.ts';
 import { applyExpectations } from '../../src/cli/expect.ts';
+import { probeStats } from '../../src/engine/limits/stats.ts';
+import type { LimitProbe } from '../../src/engine/limits/limit-session.ts';
+import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { all, parseXml } from './xml.ts';
 
 const check = (id: string, clauses: string[], level: Check['level'] = 'must'): Check => ({
@@ -54,6 +57,25 @@ const cases: Array<[Check, CheckOutcome]> = [
   [check('s3.get', ['S3-PUT', 'S3-GET']), skip('no S3 endpoint', '--s3-url URL')],
 ];
 
+/** A read probe of three requests, the last refused with Retry-After, its budget back after it. */
+function readProbe(): LimitProbe {
+  const ex = (status: number, atMs: number, headers: Record<string, string> = {}) =>
+    ({
+      startedAt: new Date(Date.UTC(2026, 0, 1) + atMs).toISOString(),
+      durationMs: 20,
+      request: { method: 'GET', url: 'http://t/v1/vms', headers: {} },
+      response: { status, headers, body: '' },
+    }) as Exchange;
+  const burst = [ex(200, 0), ex(200, 1), ex(429, 2, { 'retry-after': '30' })];
+  return {
+    limit: 2,
+    what: 'reads',
+    verdict: { kind: 'exact' },
+    bursts: [{ exchanges: burst, accepted: 2, rejections: [burst[2]!], others: [], spanMs: 22 }],
+    reset: { rejection: burst[2]!, retryAfter: 30, afterRetryAfter: ex(200, 522), backAfter: 'retry-after' },
+  } as LimitProbe;
+}
+
 function model(): RunReport {
   const checks = cases.map(([c]) => c);
   const reports = cases.map(([c, o]) => toReport(c, o, 5, 1));
@@ -76,6 +98,15 @@ function model(): RunReport {
     traffic: { requests: 7, writes: 1, tokensIssued: {}, pacedWaitMs: 0 },
     safety: { readOnly: false, insecure: false },
     reproduce: 'cloud-conformance run --profile quick',
+    limitProbes: [
+      {
+        what: 'reads',
+        limit: 2,
+        verdict: 'exact',
+        points: [{ tMs: 0, outcome: 'accepted' }],
+        stats: probeStats(readProbe(), 60),
+      },
+    ],
   } as RunReport;
   // The auth failure is listed in an expectations file: expected in every format, the verdict unchanged.
   applyExpectations(report, 'expect.yaml', [{ check: 'auth.expired', reason: 'known', line: 1 }], false);
@@ -280,6 +311,27 @@ describe('one report model, four formats', () => {
     );
     expect(renderHtml(listed, clauses)).toContain('all 3 failures expected');
     expect(summaryLines(listed)).toContain(`expectations: ${overviewOf(listed).expected}`);
+  });
+
+  it('says each limit probe in the same words, every duration in target seconds, in the terminal, JSON and HTML', () => {
+    const words = report.limitProbes!.map((p) => p.stats!.words);
+    expect(words).toEqual([
+      'reads: requests sent 4; answered 429 1 (25%); latency, target s p50 1.2, p95 1.2, max 1.2; Retry-After received, target s 30 (1 answer); waits after a refusal, target s 30 after Retry-After: served (time scale 60)',
+    ]);
+    const lines = summaryLines(report);
+    const at = lines.indexOf('limit probes (every duration in target seconds):');
+    expect(lines.slice(at + 1, at + 1 + words.length)).toEqual(words.map((w) => `  ${w}`));
+    const json = JSON.parse(renderJson(report)) as RunReport;
+    expect(json.limitProbes!.map((p) => p.stats!.words)).toEqual(words);
+    const html = renderHtml(report, clauses);
+    expect([...html.matchAll(/<table class="probe-stats" data-words="([^"]*)">/g)].map((m) => text(m[1]!))).toEqual(
+      words
+    );
+    const rows = [...html.matchAll(/<tr><th>([^<]*)<\/th><td>([^<]*)<\/td><\/tr>/g)].map((m) => [
+      text(m[1]!),
+      text(m[2]!),
+    ]);
+    expect(rows).toEqual(report.limitProbes![0]!.stats!.parts);
   });
 
   it('lists each clause not verified once in the HTML and the terminal, whatever number of checks left it open', () => {

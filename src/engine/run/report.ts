@@ -3,10 +3,11 @@ import type { Observations, S3Capability } from '../outcome/observations.ts';
 import type { Digests } from './digests.ts';
 import type { StartupFailureReport } from '../identity/startup-failure.ts';
 import type { LimitProbeTrace } from '../limits/trace.ts';
+import type { LimitProbeStats } from '../limits/stats.ts';
 import type { DomainDimension } from '../../spec/clauses.ts';
 
 // The report names every type it carries, so src/report/ reads the model from here.
-export type { Digests, LimitProbeTrace, StartupFailureReport };
+export type { Digests, LimitProbeStats, LimitProbeTrace, StartupFailureReport };
 import type { LedgerReport, LeftBehind } from '../target/ledger.ts';
 export { ledgerOf } from '../target/ledger.ts';
 export type { LedgerReport };

@@ -604,7 +604,7 @@ function assembleReport(
     tokenCommand: tokenCommand(config.baseUrl, curlTls(config)),
     ...(s3Capabilities ? { s3Capabilities } : {}),
     ...(run.announcements.length ? { announcements: run.announcements } : {}),
-    ...(done.limits ? { limitProbes: limitTraces(done.limits) } : {}),
+    ...(done.limits ? { limitProbes: limitTraces(done.limits, config.timeScale) } : {}),
     digests: specDigests(),
   };
 }
