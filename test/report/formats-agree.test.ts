@@ -109,8 +109,7 @@ function model(): RunReport {
     ],
   } as RunReport;
   // The auth failure is listed in an expectations file: expected in every format, the verdict unchanged.
-  applyExpectations(report, 'expect.yaml', [{ check: 'auth.expired', reason: 'known', line: 1 }], false);
-  return report;
+  return applyExpectations(report, 'expect.yaml', [{ check: 'auth.expired', reason: 'known', line: 1 }], false).report;
 }
 
 /** What one format says: each failing or warning check at its level, its secondary findings, and the counts. */
@@ -299,13 +298,18 @@ describe('one report model, four formats', () => {
   });
 
   it('says "all N failures expected" when the file lists every failure', () => {
-    const listed = model();
-    applyExpectations(
-      listed,
+    const judged = model();
+    const before = JSON.stringify(judged);
+    const { report: listed, exitCode } = applyExpectations(
+      judged,
       'expect.yaml',
-      listed.checks.filter((c) => c.status === 'failed').map((c, i) => ({ check: c.id, line: i + 1 })),
+      judged.checks.filter((c) => c.status === 'failed').map((c, i) => ({ check: c.id, line: i + 1 })),
       false
     );
+    // A new report: the one it was given is as it was.
+    expect(JSON.stringify(judged)).toBe(before);
+    // Every failure expected: 0 (the clauses not verified count only under --require-complete).
+    expect(exitCode).toBe(0);
     expect(overviewOf(listed).expected).toBe(
       'all 3 failures expected; 0 of 1 warning expected, 1 not: errors.content-type (--expect expect.yaml)'
     );
