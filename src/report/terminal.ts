@@ -24,7 +24,7 @@ export function notVerifiedLines(report: RunReport): string[] {
         ? [`clauses: ${counts.words}`]
         : [];
   const lines = [
-    `not verified: ${counts ? counts.words : `${open.clauses.length} clause${open.clauses.length === 1 ? '' : 's'}`}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`,
+    `${counts ? `clauses: ${counts.words}` : `not verified: ${open.clauses.length} clause${open.clauses.length === 1 ? '' : 's'}`}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`,
   ];
   for (const e of errors) lines.push(`  ERROR ${e.check}: ${e.message}`);
   // Groups left out with --only: one line, not one per clause.

@@ -181,7 +181,7 @@ function fromTerminal(r: RunReport): Said {
     levels,
     secondary,
     expected: unique(expected),
-    clauseWords: /^not verified: (.*?)(;|$)/.exec(lines.find((l) => l.startsWith('not verified: '))!)![1]!,
+    clauseWords: /^clauses: (.*?)(;|$)/.exec(lines.find((l) => l.startsWith('clauses: '))!)![1]!,
     expectedWords: lines.find((l) => l.startsWith('expectations: '))!.slice('expectations: '.length),
     summary: `${p}/${f}/${w}/${s}`,
   };
