@@ -287,7 +287,7 @@ function clauseSummary(r: RunReport, rows: ClauseRow[]): string {
   const parts = (['not-checkable', 'deferred', 'uncovered', 'not-run', 'passed', 'warning', 'skipped'] as const)
     .filter((st) => count(st))
     .map((st) => `<span>${badge(st, STATUS_LABEL[st] ?? st)} ${count(st)}</span>`);
-  return `<p class="clause-summary">${counts ? `Clauses: <strong>${esc(counts.words)}</strong>.` : 'Clauses: not judged.'}${parts.length ? ` Beside them, ${beside.length} statements this run does not judge: ${parts.join(' ')}` : ''}</p>`;
+  return `<p class="clause-summary">${counts ? `<strong>${esc(counts.words)}</strong>.` : 'Clauses: not judged.'}${parts.length ? ` Beside them, ${beside.length} statements this run does not judge: ${parts.join(' ')}` : ''}</p>`;
 }
 
 function clauseMatrix(rows: ClauseRow[]): string {
@@ -347,7 +347,7 @@ function notVerifiedBanner(r: RunReport): string {
   const errors = r.errors ?? [];
   if (!open.clauses.length && !open.unselected.length && !errors.length)
     return counts
-      ? `<section class="banner proved" id="not-verified"><strong>${counts.failed ? `Clauses: ${esc(counts.words)}.` : `Every MUST clause${r.overlay ? ' and every declared choice' : ''} was verified.`}</strong></section>`
+      ? `<section class="banner proved" id="not-verified"><strong>${counts.failed ? `${esc(counts.words)}.` : `Every MUST clause${r.overlay ? ' and every declared choice' : ''} was verified.`}</strong></section>`
       : '';
   // Groups left out with --only: one line each, not one per clause and check.
   const groupItems = open.unselected.map(
@@ -368,7 +368,7 @@ function notVerifiedBanner(r: RunReport): string {
   const head = counts
     ? counts.words
     : `${open.clauses.length} clause${open.clauses.length === 1 ? '' : 's'} not verified`;
-  return `<section class="banner not-verified" id="not-verified"><strong>Clauses: ${esc(head)}${errors.length ? `, ${errors.length} check${errors.length === 1 ? '' : 's'} could not run` : ''}.</strong>${r.requireComplete ? ' This run requires every MUST clause verified.' : ''}<ul>${[...errs, ...items, ...groupItems].join('')}</ul></section>`;
+  return `<section class="banner not-verified" id="not-verified"><strong>${esc(head)}${errors.length ? `, ${errors.length} check${errors.length === 1 ? '' : 's'} could not run` : ''}.</strong>${r.requireComplete ? ' This run requires every MUST clause verified.' : ''}<ul>${[...errs, ...items, ...groupItems].join('')}</ul></section>`;
 }
 
 /** Every failure and warning in a line, linking to its evidence, and what --expect made of them: the report's opening. */
@@ -571,11 +571,11 @@ export function renderHtml(report: RunReport, clauses: ClauseList = loadClausesS
 <style>${CSS}</style></head><body><main>
 <h1>Cloud Platform REST API — conformance report</h1>
 <section class="verdict ${esc(report.verdict)}" id="verdict"><div class="v">Verdict: ${esc(report.verdict)}</div>
-<div class="counts"><span>${s.passed} passed</span><span>${s.failed} failed</span><span>${s.warnings} warnings</span><span>${s.skipped} skipped</span>${report.errors?.length ? `<span>${report.errors.length} errors</span>` : ''}</div>${counts ? `<div class="clauses">Clauses: ${esc(counts.words)}</div>` : ''}</section>
+<div class="counts"><span>${s.passed} passed</span><span>${s.failed} failed</span><span>${s.warnings} warnings</span><span>${s.skipped} skipped</span>${report.errors?.length ? `<span>${report.errors.length} errors</span>` : ''}</div>${counts ? `<div class="clauses">${esc(counts.words)}</div>` : ''}</section>
 ${leftBehindHtml(report)}
 ${glanceHtml(report)}
 ${notVerifiedBanner(report)}
-<nav class="toc"><a href="#findings">Findings (${findings.length})</a><a href="#not-verified">Clauses: ${counts ? esc(counts.words) : 'not judged'}</a><a href="#clauses">Clause coverage</a><a href="#checks">Checks (${report.checks.length})</a><a href="#limits">Limit probes (${probes.length})</a><a href="#s3">Object storage</a><a href="#ledger">Created resources (${ledgerOf(report).entries.length})</a><a href="#observations">Observations</a></nav>
+<nav class="toc"><a href="#findings">Findings (${findings.length})</a><a href="#not-verified">${counts ? esc(counts.words) : 'Clauses: not judged'}</a><a href="#clauses">Clause coverage</a><a href="#checks">Checks (${report.checks.length})</a><a href="#limits">Limit probes (${probes.length})</a><a href="#s3">Object storage</a><a href="#ledger">Created resources (${ledgerOf(report).entries.length})</a><a href="#observations">Observations</a></nav>
 
 <h2 id="findings">Findings</h2>
 ${report.startupFailure ? startupFailureHtml(report) : findings.length ? findings.map((c) => findingHtml(c, report.reproduce)).join('\n') : '<p>No check failed and none warned.</p>'}

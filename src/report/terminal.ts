@@ -21,10 +21,10 @@ export function notVerifiedLines(report: RunReport): string[] {
     return counts && !counts.failed
       ? [`every MUST clause${report.overlay ? ' and declared choice' : ''} was verified (${counts.verified})`]
       : counts
-        ? [`clauses: ${counts.words}`]
+        ? [counts.words]
         : [];
   const lines = [
-    `${counts ? `clauses: ${counts.words}` : `not verified: ${open.clauses.length} clause${open.clauses.length === 1 ? '' : 's'}`}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`,
+    `${counts ? counts.words : `not verified: ${open.clauses.length} clause${open.clauses.length === 1 ? '' : 's'}`}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`,
   ];
   for (const e of errors) lines.push(`  ERROR ${e.check}: ${e.message}`);
   // Groups left out with --only: one line, not one per clause.
@@ -32,12 +32,14 @@ export function notVerifiedLines(report: RunReport): string[] {
     lines.push(
       `  ${open.unselectedClauses} clauses need checks of groups this run did not select (--only): ${open.unselected.map((g) => g.group).join(', ')}`
     );
+  // The clause named once, then each reason its checks gave.
   for (const c of open.clauses)
-    for (const r of c.reasons)
+    c.reasons.forEach((r, i) =>
       lines.push(
-        `  ${c.clause.padEnd(26)} ${r.checks.join(', ')}: ${r.reason}${c.blocking ? '' : ' (not blocking)'}`,
+        `  ${(i ? '' : c.clause).padEnd(26)} ${r.checks.join(', ')}: ${r.reason}${c.blocking ? '' : ' (not blocking)'}`,
         `  ${''.padEnd(26)} to verify: ${r.howToVerify}`
-      );
+      )
+    );
   return lines;
 }
 

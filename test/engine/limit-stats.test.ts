@@ -44,7 +44,7 @@ describe('a limit probe in numbers (target seconds)', () => {
   const s = probeStats(probe, 60);
 
   it('counts the requests, the 429s and their share, the retries included', () => {
-    expect(s).toMatchObject({ requests: 11, answered429: 2, share429: 0.182, timeScale: 60 });
+    expect(s).toMatchObject({ requests: 11, answered429: 2, share429: 0.1818, timeScale: 60 });
   });
 
   it('gives latency percentiles in target seconds (nearest rank)', () => {
@@ -62,7 +62,7 @@ describe('a limit probe in numbers (target seconds)', () => {
 
   it('says it in one line, every duration labelled target seconds', () => {
     expect(s.words).toBe(
-      'reads: requests sent 11; answered 429 2 (18%); latency, target s p50 3, p95 6, max 6; Retry-After received, target s 29 (1 answer), 30 (1 answer); waits after a refusal, target s 30 after Retry-After: served (time scale 60)'
+      'reads: requests sent 11; answered 429 2 (18.2%); latency, target s p50 3, p95 6, max 6; Retry-After received, target s 29 (1 answer), 30 (1 answer); waits after a refusal, target s 30 after Retry-After: served (time scale 60)'
     );
   });
 

@@ -17,7 +17,7 @@ export interface LimitProbeStats {
   /** Every request the probe sent: its bursts, and the retries that watched its budget come back. */
   requests: number;
   answered429: number;
-  /** answered429 / requests (0 to 1). */
+  /** answered429 / requests (0 to 1, four decimals). */
   share429: number;
   /** From send to the whole answer, in target seconds (nearest-rank percentiles). */
   latencyTargetSeconds: { p50: number; p95: number; max: number };
@@ -72,7 +72,7 @@ export function probeStats(probe: LimitProbe, timeScale: number): LimitProbeStat
   const stats = {
     requests: sent.length,
     answered429,
-    share429: sent.length ? Math.round((answered429 / sent.length) * 1000) / 1000 : 0,
+    share429: sent.length ? Math.round((answered429 / sent.length) * 10000) / 10000 : 0,
     latencyTargetSeconds: {
       p50: percentile(latencies, 50),
       p95: percentile(latencies, 95),
@@ -95,7 +95,7 @@ function statsWords(
   const l = s.latencyTargetSeconds;
   const parts: Array<[string, string]> = [
     ['requests sent', String(s.requests)],
-    ['answered 429', `${s.answered429} (${Math.round(s.share429 * 100)}%)`],
+    ['answered 429', `${s.answered429} (${Math.round(s.share429 * 1000) / 10}%)`],
     ['latency, target s', `p50 ${l.p50}, p95 ${l.p95}, max ${l.max}`],
     [
       'Retry-After received, target s',
