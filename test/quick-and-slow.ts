@@ -11,6 +11,7 @@ export const QUICK_TESTS = [
   'test/transport/',
   'test/docs.test.ts',
   'test/docs-numbers.test.ts',
+  'test/report/formats-agree.test.ts',
   'test/cli/connection.test.ts',
   'test/cli/memory.test.ts',
   'test/cli/options.test.ts',
@@ -31,7 +32,8 @@ export const QUICK_TESTS = [
 /** Tests that run the suite, a fault, the reference's fault probes, a process or a load script against a target. */
 export const SLOW_TESTS = [
   'test/reference/',
-  'test/report/',
+  'test/report/html.test.ts',
+  'test/report/junit.test.ts',
   'test/zoo/',
   'test/cli/broken-start.test.ts',
   'test/cli/ci-templates.test.ts',

@@ -17,7 +17,7 @@ import { certifyBudget } from '../engine/target/certify.ts';
 import { RunNotStarted } from '../engine/run/startup-report.ts';
 import { allChecks } from '../../suites/index.ts';
 import { writeReports } from '../report/index.ts';
-import { readSigningKey, sealReport } from '../report/integrity.ts';
+import { readSigningKey, sealed } from '../report/integrity.ts';
 import { loadClauses } from '../spec/clauses.ts';
 import { applyExpectations, expectationLines, loadExpectations, writeExpectations } from './expect.ts';
 import { renderOverlay } from '../report/overlay.ts';
@@ -380,7 +380,7 @@ async function runAndReport(r: {
         `cloud-conformance ${tool.version}: ${embedded ? 'embedded reference target at ' : ''}${config.baseUrl}, profile ${opts.profile}, seed ${opts.seed}`
       );
     if (!opts.quiet && config.connection?.proxy) say(proxyLine(config));
-    const report = await runSuiteLeavingReports(
+    const judged = await runSuiteLeavingReports(
       config,
       { tool, reproduction: r.reproduction, hooks },
       inputs,
@@ -390,15 +390,12 @@ async function runAndReport(r: {
     await embeddedS3Started(embeddedS3);
     const s3Cleanup = await sweepS3(config);
     swept = true;
-    if (s3Cleanup) {
-      report.s3Cleanup = s3Cleanup;
-      if (!opts.quiet && s3Cleanup.failed.length)
-        say(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
-    }
+    if (s3Cleanup && !opts.quiet && s3Cleanup.failed.length)
+      say(`object storage: could not remove ${s3Cleanup.failed.map((f) => `${f.bucket} (${f.error})`).join(', ')}`);
     view?.close();
     const colour = view ? colourWanted(extra.env ?? {}, extra.terminal!.isTTY) : false;
-    const exitCode = await concludeRun(report, { opts, inputs, out, colour });
-    return { report, exitCode };
+    // Each step gives a new report (the S3 sweep, the expectations, the seal): none edits the one before it.
+    return await concludeRun(s3Cleanup ? { ...judged, s3Cleanup } : judged, { opts, inputs, out, colour });
   } finally {
     view?.close();
     if (!swept) await sweepS3(config).catch(() => undefined);
@@ -467,8 +464,7 @@ async function runSuiteLeavingReports(
 ): Promise<RunReport> {
   return runSuite(config, allChecks, run.tool, run.reproduction, run.hooks).catch(async (err: unknown) => {
     if (err instanceof RunNotStarted) {
-      err.runReport.integrity = sealReport(err.runReport, inputs.signingKey);
-      await writeReports(err.runReport, opts.reports);
+      await writeReports(sealed(err.runReport, inputs.signingKey), opts.reports);
       // A run that stopped on its own input may have made something before it stopped: never left unsaid.
       leftBehindLines(err.runReport).forEach((l) => out(l));
     }
@@ -487,20 +483,18 @@ async function embeddedS3Started(embeddedS3: EmbeddedS3 | undefined): Promise<vo
 
 /** The exit code (after --expect), the summary, the sealed reports, the overlay and expectations asked for. */
 async function concludeRun(
-  report: RunReport,
+  judged: RunReport,
   c: { opts: RunOptions; inputs: CheckedInputs; out: (line: string) => void; colour: boolean }
-): Promise<RunResult['exitCode']> {
+): Promise<RunResult> {
   const { opts, inputs, out } = c;
-  const exitCode = exitCodeOf(
-    report,
-    inputs.expectations
-      ? applyExpectations(report, opts.expect!, inputs.expectations, opts.strictExpect)
-      : EXIT_CODES[report.verdict]
-  );
-  (opts.quiet ? quietSummaryLines(report) : summaryLines(report, c.colour)).forEach((l) => out(l));
-  expectationLines(report).forEach((l) => out(l));
+  const expected = inputs.expectations
+    ? applyExpectations(judged, opts.expect!, inputs.expectations, opts.strictExpect)
+    : { report: judged, exitCode: EXIT_CODES[judged.verdict] };
+  (opts.quiet ? quietSummaryLines(expected.report) : summaryLines(expected.report, c.colour)).forEach((l) => out(l));
+  expectationLines(expected.report).forEach((l) => out(l));
   // Last: the digests cover everything the report says, expectations included.
-  report.integrity = sealReport(report, inputs.signingKey);
+  const report = sealed(expected.report, inputs.signingKey);
+  const exitCode = exitCodeOf(report, expected.exitCode);
   await writeReports(report, opts.reports);
   for (const rep of opts.reports) out(`report: ${rep.format} written to ${rep.path}`);
   if (opts.emitOverlay)
@@ -512,7 +506,7 @@ async function concludeRun(
       cannotWrite(`--write-expect ${opts.writeExpect}`)(err);
     }
   }
-  return exitCode;
+  return { report, exitCode };
 }
 
 /** A file checked writable at the start that could not be written at the end (a full disk, a folder removed): one line. */

@@ -1,10 +1,12 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
 import type { EvidenceExchange } from '../engine/run/check.ts';
 import {
-  clauseCounts,
   ledgerOf,
+  levelShown,
+  overviewOf,
   type CheckReport,
   type DomainCoverage,
+  type LimitProbeStats,
   type LimitProbeTrace,
   type RunReport,
 } from '../engine/run/report.ts';
@@ -134,13 +136,12 @@ function exchangeHtml(ex: EvidenceExchange, i: number): string {
 <div class="lbl">curl</div><pre class="curl">${esc(ex.curl)}</pre></div>`;
 }
 
-function findingHtml(c: CheckReport, reproduce: string): string {
-  const ev = c.evidence;
+/** An assertion's details and exchanges: the first two shown, the rest folded (they are usually more of the same). */
+function evidenceHtml(ev: CheckReport['evidence']): string {
   const details =
     ev?.details && Object.keys(ev.details).length
       ? `<div class="lbl">details</div><pre class="details">${esc(cut(JSON.stringify(ev.details, null, 2)))}</pre>`
       : '';
-  // The first exchanges shown; the rest folded (they are usually more of the same).
   const SHOWN = 2;
   const all = ev?.exchanges ?? [];
   const exchanges = all.length
@@ -152,15 +153,30 @@ function findingHtml(c: CheckReport, reproduce: string): string {
             .join('\n')}</details>`
         : '')
     : '<p class="muted">No exchanges recorded.</p>';
+  return `${details}\n${exchanges}`;
+}
+
+/** The assertions that failed beside the lead one (JUnit carries them too), each at its own level with its evidence. */
+function secondaryHtml(c: CheckReport): string {
+  const rest = c.findings?.slice(1) ?? [];
+  if (!rest.length) return '';
+  const items = rest.map(
+    (f) =>
+      `<div class="secondary" data-level="${esc(f.level)}"><p>${badge(f.level === 'should' ? 'warning' : 'failed', `also (${f.level})`)} ${esc(f.message)}</p><details class="more"><summary>its evidence</summary>${evidenceHtml(f.evidence)}</details></div>`
+  );
+  return `<div class="lbl">other failed assertions (${rest.length})</div>${items.join('\n')}`;
+}
+
+function findingHtml(c: CheckReport, reproduce: string): string {
   const only = c.group ? `${reproduce.replace(/ --only \S+/, '')} --only ${c.group}` : reproduce;
   return `<article class="finding ${esc(c.status)}" id="f-${esc(c.id)}">
-<h3>${badge(c.status, c.status === 'warning' ? 'warning (should)' : `failed (${c.level})`)}${c.expected ? ` ${badge('skipped', 'expected')}` : ''} <code>${esc(c.id)}</code> <span class="muted">${esc(c.title)}</span></h3>
+<h3>${badge(c.status, `${c.status === 'warning' ? 'warning' : 'failed'} (${levelShown(c)})`)}${c.expected ? ` ${badge('skipped', 'expected')}` : ''} <code>${esc(c.id)}</code> <span class="muted">${esc(c.title)}</span></h3>
 ${c.expected ? `<p class="muted">Expected (the expectations file lists it)${c.expected.reason ? `: ${esc(c.expected.reason)}` : ''}${c.expected.reference ? ` — ${esc(c.expected.reference)}` : ''}</p>` : ''}
 <p class="clauses">Clauses: ${c.clauses.map((id) => `<a href="#c-${esc(id)}"><code>${esc(id)}</code></a>`).join(' ')}</p>
 <p class="msg">${esc(c.message)}</p>
-<div class="lbl">reproduce</div><pre class="curl">${esc(reproduce)}\n# or this check's group alone:\n${esc(only)}</pre>
-${details}
-${exchanges}
+<details class="more rerun"><summary>rerun this run, or this check's group alone</summary><pre class="curl">${esc(reproduce)}\n# or this check's group alone:\n${esc(only)}</pre></details>
+${evidenceHtml(c.evidence)}
+${secondaryHtml(c)}
 </article>`;
 }
 
@@ -192,6 +208,8 @@ interface ClauseRow {
   /** Why the run could not verify the clause, and what would (from the report's coverage). */
   notVerified: Array<{ check: string; reason: string; howToVerify: string; blocking: boolean }>;
   verified: boolean;
+  /** A check holding it failed (the report's coverage.failed): shown failed, not verified. */
+  failed: boolean;
   /** The clause's domain and what the run exercised of it; partly: verified on part of it. */
   domain?: DomainCoverage;
   partly: boolean;
@@ -206,6 +224,7 @@ function clauseRows(r: RunReport, list: ClauseList): ClauseRow[] {
       .filter((n) => !r.checks.some((c) => c.id === n.check))
       .map((n) => n.check);
   const verified = (id: string) => r.coverage?.verified.includes(id) ?? false;
+  const failed = (id: string) => r.coverage?.failed?.includes(id) ?? false;
   const aggregate = (checks: CheckReport[]) =>
     checks.reduce((best, c) => ((STATUS_RANK[c.status] ?? 0) > (STATUS_RANK[best] ?? 0) ? c.status : best), 'skipped');
   const rows: ClauseRow[] = [];
@@ -233,6 +252,7 @@ function clauseRows(r: RunReport, list: ClauseList): ClauseRow[] {
       notRun: notRun(cl.id),
       notVerified: open(cl.id),
       verified: verified(cl.id),
+      failed: failed(cl.id),
       domain: r.coverage?.domains?.find((d) => d.clause === cl.id),
       partly: r.coverage?.partlyVerified?.includes(cl.id) ?? false,
     });
@@ -252,6 +272,7 @@ function clauseRows(r: RunReport, list: ClauseList): ClauseRow[] {
       notRun: notRun(u.id),
       notVerified: open(u.id),
       verified: verified(u.id),
+      failed: failed(u.id),
       partly: false,
     });
   }
@@ -265,15 +286,16 @@ const STATUS_LABEL: Record<string, string> = {
   uncovered: 'no check',
 };
 
-function clauseSummary(rows: ClauseRow[]): string {
-  const clauses = rows.filter((r) => r.kind === 'clause');
-  const count = (st: string) => clauses.filter((r) => r.status === st).length;
-  const parts = (
-    ['passed', 'failed', 'warning', 'skipped', 'not-run', 'not-checkable', 'deferred', 'uncovered'] as const
-  )
+/** The run's one clause count, then the statements of the list it does not judge (not checkable, deferred, no check). */
+function clauseSummary(r: RunReport, rows: ClauseRow[]): string {
+  const counts = overviewOf(r).clauses;
+  const judged = new Set([...(r.coverage?.verified ?? []), ...(r.coverage?.notVerified ?? []).map((n) => n.clause)]);
+  const beside = rows.filter((x) => x.kind === 'clause' && !judged.has(x.id));
+  const count = (st: string) => beside.filter((x) => x.status === st).length;
+  const parts = (['not-checkable', 'deferred', 'uncovered', 'not-run', 'passed', 'warning', 'skipped'] as const)
     .filter((st) => count(st))
     .map((st) => `<span>${badge(st, STATUS_LABEL[st] ?? st)} ${count(st)}</span>`);
-  return `<p class="clause-summary">${clauses.length} clauses: ${parts.join(' ')}</p>`;
+  return `<p class="clause-summary">${counts ? `<strong>${esc(counts.words)}</strong>.` : 'Clauses: not judged.'}${parts.length ? ` Beside them, ${beside.length} statements this run does not judge: ${parts.join(' ')}` : ''}</p>`;
 }
 
 function clauseMatrix(rows: ClauseRow[]): string {
@@ -295,14 +317,17 @@ function clauseMatrix(rows: ClauseRow[]): string {
         )
         .join('');
       const { domain, partly } = row;
-      const proof = row.verified
-        ? partly
-          ? badge('warning', 'partly verified')
-          : badge('passed', 'verified')
-        : row.notVerified.length
-          ? badge(row.notVerified.some((n) => n.blocking) ? 'not-verified' : 'skipped', 'not verified')
-          : '';
-      return `<tr class="${row.kind}" id="c-${esc(row.id)}" data-clause="${esc(row.id)}" data-kind="${row.kind}" data-verified="${row.verified ? 'yes' : row.notVerified.length ? 'no' : 'n/a'}"><td class="cid"><code>${esc(row.id)}</code><div class="muted">§ ${esc(row.section)}</div></td><td>${esc(row.text)}${row.note ? `<div class="muted">${esc(row.note)}</div>` : ''}${domain ? domainHtml(domain) : ''}</td><td><ul class="checks">${checks}${notRun}${why}</ul></td><td>${badge(row.status, STATUS_LABEL[row.status] ?? row.status)} ${proof}</td></tr>`;
+      // A failed clause shows failed (its status), never verified beside it.
+      const proof = row.failed
+        ? ''
+        : row.verified
+          ? partly
+            ? badge('warning', 'partly verified')
+            : badge('passed', 'verified')
+          : row.notVerified.length
+            ? badge(row.notVerified.some((n) => n.blocking) ? 'not-verified' : 'skipped', 'not verified')
+            : '';
+      return `<tr class="${row.kind}" id="c-${esc(row.id)}" data-clause="${esc(row.id)}" data-kind="${row.kind}" data-verified="${row.failed ? 'failed' : row.verified ? 'yes' : row.notVerified.length ? 'no' : 'n/a'}"><td class="cid"><code>${esc(row.id)}</code><div class="muted">§ ${esc(row.section)}</div></td><td>${esc(row.text)}${row.note ? `<div class="muted">${esc(row.note)}</div>` : ''}${domain ? domainHtml(domain) : ''}</td><td><ul class="checks">${checks}${notRun}${why}</ul></td><td>${badge(row.status, STATUS_LABEL[row.status] ?? row.status)} ${proof}</td></tr>`;
     })
     .join('\n');
   return `<table class="matrix"><thead><tr><th>Clause</th><th>Statement</th><th>Checks citing it</th><th>Status</th></tr></thead><tbody>\n${body}\n</tbody></table>`;
@@ -326,33 +351,44 @@ function domainHtml(d: DomainCoverage): string {
 }
 
 function notVerifiedBanner(r: RunReport): string {
-  const open = r.coverage?.notVerified ?? [];
+  const { notVerified: open, clauses: counts } = overviewOf(r);
   const errors = r.errors ?? [];
-  if (!open.length && !errors.length)
-    return r.coverage
-      ? `<section class="banner proved" id="not-verified"><strong>Every MUST clause${r.overlay ? ' and every declared choice' : ''} was verified.</strong></section>`
+  if (!open.clauses.length && !open.unselected.length && !errors.length)
+    return counts
+      ? `<section class="banner proved" id="not-verified"><strong>${counts.failed ? `${esc(counts.words)}.` : `Every MUST clause${r.overlay ? ' and every declared choice' : ''} was verified.`}</strong></section>`
       : '';
-  const counts = r.coverage
-    ? clauseCounts(r.coverage)
-    : { notVerified: new Set(open.map((n) => n.clause)).size, verified: 0, total: 0 };
   // Groups left out with --only: one line each, not one per clause and check.
-  const unselected = open.filter((n) => /^group \S+ was not selected$/.test(n.reason));
-  const groups = [...new Set(unselected.map((n) => n.reason.split(' ')[1]!))];
-  const groupItems = groups.map((g) => {
-    const of = new Set(unselected.filter((n) => n.reason.split(' ')[1] === g).map((n) => n.clause));
-    return `<li class="muted">group <code>${esc(g)}</code> not selected (<code>--only</code>): ${of.size} clause${of.size === 1 ? '' : 's'} need${of.size === 1 ? 's' : ''} its checks</li>`;
-  });
-  const items = open
-    .filter((n) => !unselected.includes(n))
-    .map(
-      (n) =>
-        `<li><a href="#c-${esc(n.clause)}"><code>${esc(n.clause)}</code></a> by <code>${esc(n.check)}</code>${n.blocking ? '' : ' <span class="muted">(not blocking)</span>'}: ${esc(n.reason)} <span class="how">to verify: ${esc(n.howToVerify)}</span></li>`
-    );
+  const groupItems = open.unselected.map(
+    (g) =>
+      `<li class="muted">group <code>${esc(g.group)}</code> not selected (<code>--only</code>): ${g.clauses} clause${g.clauses === 1 ? '' : 's'} need${g.clauses === 1 ? 's' : ''} its checks</li>`
+  );
+  // One line per clause: its checks that gave the same reason together.
+  const items = open.clauses.map(
+    (c) =>
+      `<li data-clause="${esc(c.clause)}"><a href="#c-${esc(c.clause)}"><code>${esc(c.clause)}</code></a>${c.blocking ? '' : ' <span class="muted">(not blocking)</span>'}: ${c.reasons
+        .map(
+          (x) =>
+            `${x.checks.map((id) => `<code>${esc(id)}</code>`).join(', ')}: ${esc(x.reason)} <span class="how">to verify: ${esc(x.howToVerify)}</span>`
+        )
+        .join('; ')}</li>`
+  );
   const errs = errors.map((e) => `<li><code>${esc(e.check)}</code> could not run: ${esc(e.message)}</li>`);
-  const head = r.coverage
-    ? `${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)`
-    : `${counts.notVerified} clause${counts.notVerified === 1 ? '' : 's'}`;
-  return `<section class="banner not-verified" id="not-verified"><strong>Not verified: ${head}${errors.length ? `, ${errors.length} check${errors.length === 1 ? '' : 's'} could not run` : ''}.</strong>${r.requireComplete ? ' This run requires every MUST clause verified.' : ''}<ul>${[...errs, ...items, ...groupItems].join('')}</ul></section>`;
+  const head = counts
+    ? counts.words
+    : `${open.clauses.length} clause${open.clauses.length === 1 ? '' : 's'} not verified`;
+  return `<section class="banner not-verified" id="not-verified"><strong>${esc(head)}${errors.length ? `, ${errors.length} check${errors.length === 1 ? '' : 's'} could not run` : ''}.</strong>${r.requireComplete ? ' This run requires every MUST clause verified.' : ''}<ul>${[...errs, ...items, ...groupItems].join('')}</ul></section>`;
+}
+
+/** Every failure and warning in a line, linking to its evidence, and what --expect made of them: the report's opening. */
+function glanceHtml(r: RunReport): string {
+  const o = overviewOf(r);
+  const expected = o.expected ? `<p class="expected-line"><strong>${esc(o.expected)}</strong></p>` : '';
+  if (!o.findings.length) return `<section id="at-a-glance">${expected}</section>`;
+  const items = o.findings.map(
+    (f) =>
+      `<li data-check="${esc(f.check)}" data-level="${esc(f.level)}">${badge(f.status, `${f.status === 'warning' ? 'warning' : 'failed'} (${f.level})`)}${f.expected ? ` ${badge('skipped', 'expected')}` : ''} <a href="#f-${esc(f.check)}"><code>${esc(f.check)}</code></a> ${esc(f.message)} <span class="muted">(${f.clauses.map(esc).join(', ')}${f.more ? `; ${f.more} more failed assertion${f.more === 1 ? '' : 's'}` : ''})</span></li>`
+  );
+  return `<section id="at-a-glance">${expected}<ol class="glance">${items.join('\n')}</ol></section>`;
 }
 
 function checksTable(checks: CheckReport[]): string {
@@ -423,7 +459,14 @@ ${dots}
 <text transform="translate(14 ${m.t + ph / 2}) rotate(-90)" text-anchor="middle" class="axis">requests sent</text>
 </svg>
 <div class="legend"><span><i style="background:${COLOURS.accepted}"></i>accepted ${counts.accepted}</span><span><i style="background:${COLOURS.rejected}"></i>rejected (limit) ${counts.rejected}</span><span><i style="background:${COLOURS.other}"></i>other ${counts.other}</span>${bursts > 1 ? '<span><i style="background:#fff;border:1.5px solid #57606a"></i>hollow: second burst on a fresh budget (numbered from 1)</span>' : ''}</div>
+${p.stats ? probeStatsHtml(p.stats) : ''}
 </figure>`;
+}
+
+/** A probe's numbers for an operator, as the model gives them (every duration in target seconds, labelled so). */
+function probeStatsHtml(s: LimitProbeStats): string {
+  const rows = s.parts.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('');
+  return `<table class="probe-stats" data-words="${esc(s.words)}"><tbody>${rows}</tbody></table><p class="muted">Target seconds: real seconds × time scale ${esc(s.timeScale)}.</p>`;
 }
 
 function s3Matrix(r: RunReport): string {
@@ -503,7 +546,7 @@ code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}code.hash{
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{border-bottom:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top}th{background:var(--bg2);position:sticky;top:0}
 .badge{display:inline-block;border-radius:10px;padding:0 .55rem;font-size:12px;font-weight:600;border:1px solid currentColor;white-space:nowrap}
 .badge.passed{color:var(--ok)}.badge.failed{color:var(--bad);background:#ffebe9}.badge.warning{color:var(--warn);background:#fff8c5}.badge.skipped,.badge.not-run,.badge.not-checkable,.badge.deferred,.badge.uncovered{color:var(--mute)}
-.muted{color:var(--mute)}td.cid code,a code{white-space:nowrap}td.cid{min-width:14rem}details.more summary{cursor:pointer;color:#0969da;margin:.4rem 0}.clause-summary span{margin-right:1rem}.lvl{color:var(--mute);font-size:12px}
+.muted{color:var(--mute)}td.cid code,a code{white-space:nowrap}td.cid{min-width:14rem}details.more summary{cursor:pointer;color:#0969da;margin:.4rem 0}.clause-summary span{margin-right:1rem}ol.glance{margin:.2rem 0 1rem;padding-left:1.6rem}ol.glance li{margin:.15rem 0}.secondary{border-top:1px dashed var(--line);margin-top:.5rem;padding-top:.3rem}.lvl{color:var(--mute);font-size:12px}
 ul.checks{list-style:none;margin:0;padding:0}ul.checks li{margin:.1rem 0}
 tr.unshown td:first-child code{font-style:italic}
 nav.toc{background:var(--bg2);border:1px solid var(--line);border-radius:6px;padding:.6rem 1rem;margin:1rem 0}nav.toc a{margin-right:1rem}
@@ -526,7 +569,7 @@ export function renderHtml(report: RunReport, clauses: ClauseList = loadClausesS
     .filter((c) => c.status === 'failed' || c.status === 'warning')
     .sort((a, b) => (STATUS_RANK[b.status] ?? 0) - (STATUS_RANK[a.status] ?? 0));
   const rows = clauseRows(report, clauses);
-  const counts = report.coverage ? clauseCounts(report.coverage) : undefined;
+  const counts = overviewOf(report).clauses;
   const probes = report.limitProbes ?? [];
   const title = `Conformance report: ${report.verdict} — ${report.target.baseUrl}`;
   return `<!doctype html>
@@ -536,21 +579,22 @@ export function renderHtml(report: RunReport, clauses: ClauseList = loadClausesS
 <style>${CSS}</style></head><body><main>
 <h1>Cloud Platform REST API — conformance report</h1>
 <section class="verdict ${esc(report.verdict)}" id="verdict"><div class="v">Verdict: ${esc(report.verdict)}</div>
-<div class="counts"><span>${s.passed} passed</span><span>${s.failed} failed</span><span>${s.warnings} warnings</span><span>${s.skipped} skipped</span>${report.errors?.length ? `<span>${report.errors.length} errors</span>` : ''}</div></section>
+<div class="counts"><span>${s.passed} passed</span><span>${s.failed} failed</span><span>${s.warnings} warnings</span><span>${s.skipped} skipped</span>${report.errors?.length ? `<span>${report.errors.length} errors</span>` : ''}</div>${counts ? `<div class="clauses">${esc(counts.words)}</div>` : ''}</section>
 ${leftBehindHtml(report)}
-<nav class="toc"><a href="#findings">Findings (${findings.length})</a><a href="#not-verified">Clauses: ${counts ? `${counts.verified} of ${counts.total} verified` : 'not judged'}</a><a href="#clauses">Clause coverage</a><a href="#checks">Checks (${report.checks.length})</a><a href="#limits">Limit probes (${probes.length})</a><a href="#s3">Object storage</a><a href="#ledger">Created resources (${ledgerOf(report).entries.length})</a><a href="#observations">Observations</a></nav>
+${glanceHtml(report)}
+${notVerifiedBanner(report)}
+<nav class="toc"><a href="#findings">Findings (${findings.length})</a><a href="#not-verified">${counts ? esc(counts.words) : 'Clauses: not judged'}</a><a href="#clauses">Clause coverage</a><a href="#checks">Checks (${report.checks.length})</a><a href="#limits">Limit probes (${probes.length})</a><a href="#s3">Object storage</a><a href="#ledger">Created resources (${ledgerOf(report).entries.length})</a><a href="#observations">Observations</a></nav>
 
 <h2 id="findings">Findings</h2>
 ${report.startupFailure ? startupFailureHtml(report) : findings.length ? findings.map((c) => findingHtml(c, report.reproduce)).join('\n') : '<p>No check failed and none warned.</p>'}
 
-${notVerifiedBanner(report)}
 <dl class="meta">
 ${metaRows(report)}
 </dl>
 
 <h2 id="clauses">Clause coverage</h2>
 <p class="muted">Every statement of the seed (<code>spec/clauses.yaml</code>), the checks that cite it and their status in this run; items the seed leaves unshown follow where a check cites them. A clause's status is its worst check's.</p>
-${clauseSummary(rows)}
+${clauseSummary(report, rows)}
 ${clauseMatrix(rows)}
 
 <h2 id="checks">Checks</h2>

@@ -127,6 +127,12 @@ export function sealReport(report: RunReport, signingKey?: KeyObject): Integrity
   };
 }
 
+/** A new report: this one with its integrity block (any earlier block replaced), signed when a key is given. */
+export function sealed(report: RunReport, signingKey?: KeyObject): RunReport {
+  const { integrity: _earlier, ...rest } = report;
+  return { ...rest, integrity: sealReport(rest, signingKey) };
+}
+
 /** True when the signature over the integrity block verifies with the key. */
 export function signatureHolds(integrity: Integrity, publicKey: KeyObject): boolean {
   if (!integrity.signature) return false;

@@ -1,5 +1,5 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
-import { ledgerOf, type RunReport } from '../engine/run/report.ts';
+import { ledgerOf, levelShown, overviewOf, type RunReport } from '../engine/run/report.ts';
 
 const xml = (s: string) =>
   s
@@ -28,6 +28,7 @@ function domainLines(report: RunReport, clauses: readonly string[]): string[] {
 /** JUnit XML: one testsuite per group, one testcase per check, clause ids in the name; the clauses' domains in each suite's system-out. */
 export function renderJunit(report: RunReport): string {
   const groups = [...new Set(report.checks.map((c) => c.group))];
+  const props = runProperties(report);
   const suites = groups.map((group) => {
     const checks = report.checks.filter((c) => c.group === group);
     const cases = checks.map((c) => {
@@ -37,14 +38,15 @@ export function renderJunit(report: RunReport): string {
       // A failure the expectations file lists is a skip with the reason: GitLab's, Jenkins' and GitHub's test reports
       // show it as neither passed nor failed (a red test tab on a job the gate passed misleads); the finding stays in the message.
       if (c.status === 'failed' && c.expected)
-        inner = `<skipped message="${xml(`expected${c.expected.reason ? `: ${c.expected.reason}` : ''}${c.expected.reference ? ` (${c.expected.reference})` : ''}: FAILED ${c.message}`)}"/>`;
+        inner = `<skipped message="${xml(`expected${c.expected.reason ? `: ${c.expected.reason}` : ''}${c.expected.reference ? ` (${c.expected.reference})` : ''}: FAILED (${levelShown(c)}) ${c.message}`)}"/>`;
       else if (c.status === 'failed')
-        inner = `<failure message="${xml(c.message)}" type="${c.findings?.[0]?.level ?? c.level}">${xml(JSON.stringify({ findings: c.findings, evidence: c.evidence ?? {} }, null, 2))}</failure>`;
+        inner = `<failure message="${xml(c.message)}" type="${levelShown(c)}">${xml(JSON.stringify({ findings: c.findings, evidence: c.evidence ?? {} }, null, 2))}</failure>`;
       // A skipped MUST check is a clause not verified: it says why, and what would verify it.
       else if (c.status === 'skipped')
         inner = `<skipped message="${xml(`${c.level === 'should' ? '' : 'NOT VERIFIED: '}${c.message}${c.howToVerify ? ` (to verify: ${c.howToVerify})` : ''}`)}"/>`;
       else if (c.status === 'error') inner = `<error message="${xml(c.message)}" type="error"/>`;
-      else if (c.status === 'warning') inner = `<system-out>${xml(`WARNING (should): ${c.message}`)}</system-out>`;
+      else if (c.status === 'warning')
+        inner = `<system-out>${xml(`WARNING (${levelShown(c)}): ${c.message}`)}</system-out>`;
       else inner = `<system-out>${xml(c.message)}</system-out>`;
       return `    <testcase classname="${xml(`cloud-conformance.${group}`)}" name="${xml(name)}" time="${time}">${inner}</testcase>`;
     });
@@ -53,7 +55,7 @@ export function renderJunit(report: RunReport): string {
     const errors = checks.filter((c) => c.status === 'error').length;
     const domains = domainLines(report, [...new Set(checks.flatMap((c) => c.clauses))]);
     const out = domains.length ? `\n    <system-out>${xml(domains.join('\n'))}</system-out>` : '';
-    return `  <testsuite name="${xml(group)}" tests="${checks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}">\n${cases.join('\n')}${out}\n  </testsuite>`;
+    return `  <testsuite name="${xml(group)}" tests="${checks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}">\n${props}${cases.join('\n')}${out}\n  </testsuite>`;
   });
   const failures = report.checks.filter((c) => c.status === 'failed' && !c.expected).length;
   const errors = report.checks.filter((c) => c.status === 'error').length;
@@ -72,6 +74,15 @@ export function renderJunit(report: RunReport): string {
   const extra = (f ? 1 : 0) + (left ? 1 : 0);
   const tests = report.checks.length + extra;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cloud-conformance" tests="${tests}" failures="${failures}" errors="${errors + extra}">\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+/** The run's verdict, its one clause count and what --expect made of the failures, as each testsuite's properties. */
+function runProperties(report: RunReport): string {
+  const o = overviewOf(report);
+  const props: Array<[string, string]> = [['verdict', o.verdict]];
+  if (o.clauses) props.push(['clauses', o.clauses.words]);
+  if (o.expected) props.push(['expectations', o.expected]);
+  return `    <properties>${props.map(([k, v]) => `<property name="${k}" value="${xml(v)}"/>`).join('')}</properties>\n`;
 }
 
 /** The cleanup testsuite when something was left behind: each resource, why, and the command that deletes it. */

@@ -1,5 +1,5 @@
 import { DOMAIN_DIMENSIONS } from '../spec/clauses.ts';
-import { clauseCounts, ledgerOf, type CheckReport, type RunReport } from '../engine/run/report.ts';
+import { ledgerOf, levelShown, overviewOf, type CheckReport, type RunReport } from '../engine/run/report.ts';
 
 const MARK: Record<CheckReport['status'], string> = {
   passed: 'PASS',
@@ -10,42 +10,36 @@ const MARK: Record<CheckReport['status'], string> = {
 };
 
 export function checkLine(c: CheckReport): string {
-  const level = c.status === 'warning' && c.level !== 'should' ? 'should' : c.level;
-  return `${MARK[c.status]}  ${c.id.padEnd(34)} ${level.padEnd(8)} ${c.message}`;
+  return `${MARK[c.status]}  ${c.id.padEnd(34)} ${levelShown(c).padEnd(8)} ${c.message}`;
 }
 
-/** The "not verified" block under the verdict: what the run could not prove, and what would prove it. */
+/** The "not verified" block under the verdict: what the run could not prove, and what would prove it (per clause). */
 export function notVerifiedLines(report: RunReport): string[] {
-  const open = report.coverage?.notVerified ?? [];
+  const { notVerified: open, clauses: counts } = overviewOf(report);
   const errors = report.errors ?? [];
-  if (!open.length && !errors.length)
-    return report.coverage
-      ? [
-          `every MUST clause${report.overlay ? ' and declared choice' : ''} was verified (${report.coverage.verified.length})`,
-        ]
-      : [];
-  const clauses = [...new Set(open.map((n) => n.clause))];
-  const counts = report.coverage ? clauseCounts(report.coverage) : undefined;
+  if (!open.clauses.length && !open.unselected.length && !errors.length)
+    return counts && !counts.failed
+      ? [`every MUST clause${report.overlay ? ' and declared choice' : ''} was verified (${counts.verified})`]
+      : counts
+        ? [counts.words]
+        : [];
   const lines = [
-    `not verified: ${counts ? `${counts.notVerified} of ${counts.total} clauses (${counts.verified} verified)` : `${clauses.length} clause${clauses.length === 1 ? '' : 's'}`}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`,
+    `${counts ? counts.words : `not verified: ${open.clauses.length} clause${open.clauses.length === 1 ? '' : 's'}`}${report.requireComplete ? '; this run requires every MUST clause verified' : ''}`,
   ];
   for (const e of errors) lines.push(`  ERROR ${e.check}: ${e.message}`);
   // Groups left out with --only: one line, not one per clause.
-  const unselected = open.filter((n) => /^group \S+ was not selected$/.test(n.reason));
-  if (unselected.length) {
-    const groups = [...new Set(unselected.map((n) => n.reason.split(' ')[1]))];
+  if (open.unselected.length)
     lines.push(
-      `  ${new Set(unselected.map((n) => n.clause)).size} clauses need checks of groups this run did not select (--only): ${groups.join(', ')}`
+      `  ${open.unselectedClauses} clauses need checks of groups this run did not select (--only): ${open.unselected.map((g) => g.group).join(', ')}`
     );
-  }
-  for (const clause of clauses) {
-    for (const n of open.filter((x) => x.clause === clause && !unselected.includes(x))) {
+  // The clause named once, then each reason its checks gave.
+  for (const c of open.clauses)
+    c.reasons.forEach((r, i) =>
       lines.push(
-        `  ${clause.padEnd(26)} ${n.check}: ${n.reason}${n.blocking ? '' : ' (not blocking)'}`,
-        `  ${''.padEnd(26)} to verify: ${n.howToVerify}`
-      );
-    }
-  }
+        `  ${(i ? '' : c.clause).padEnd(26)} ${r.checks.join(', ')}: ${r.reason}${c.blocking ? '' : ' (not blocking)'}`,
+        `  ${''.padEnd(26)} to verify: ${r.howToVerify}`
+      )
+    );
   return lines;
 }
 
@@ -110,14 +104,28 @@ export function leftBehindLines(report: RunReport): string[] {
   return lines;
 }
 
+/** Under --expect, what the file made of the failures and warnings, in the words every format uses. */
+function expectedLines(report: RunReport): string[] {
+  const words = overviewOf(report).expected;
+  return words ? [`expectations: ${words}`] : [];
+}
+
+/** Each limit probe's requests, 429 share, latency, Retry-After values and waits (the model's words, target seconds). */
+export function limitProbeLines(report: RunReport): string[] {
+  const probes = (report.limitProbes ?? []).filter((p) => p.stats);
+  if (!probes.length) return [];
+  return ['limit probes (every duration in target seconds):', ...probes.map((p) => `  ${p.stats!.words}`)];
+}
+
 /** What --quiet keeps: the verdict line and each failure, one line each (the evidence is in the reports). */
 export function quietSummaryLines(report: RunReport): string[] {
   const s = report.summary;
   return [
     `verdict: ${report.verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped)`,
+    ...expectedLines(report),
     ...report.checks
       .filter((c) => c.status === 'failed')
-      .map((c) => `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})${expectedNote(c)}: ${c.message}`),
+      .map((c) => `FAIL ${c.id} [${levelShown(c)}] (${c.clauses.join(', ')})${expectedNote(c)}: ${c.message}`),
     ...leftBehindLines(report),
   ];
 }
@@ -128,14 +136,18 @@ export function summaryLines(report: RunReport, colour = false): string[] {
   const lines = [
     '',
     `verdict: ${verdict}  (${s.passed} passed, ${s.failed} failed, ${s.warnings} warnings, ${s.skipped} skipped${report.errors?.length ? `, ${report.errors.length} errors` : ''})`,
+    ...expectedLines(report),
     ...leftBehindLines(report),
     ...notVerifiedLines(report),
     ...partlyVerifiedLines(report),
+    ...limitProbeLines(report),
   ];
   for (const c of report.checks.filter((c) => c.status === 'failed')) {
-    lines.push('', `FAIL ${c.id} [${c.level}] (${c.clauses.join(', ')})${expectedNote(c)}`, `  ${c.message}`);
+    lines.push('', `FAIL ${c.id} [${levelShown(c)}] (${c.clauses.join(', ')})${expectedNote(c)}`, `  ${c.message}`);
     const first = c.evidence?.exchanges[0];
     if (first) lines.push(`  reproduce: ${first.curl}`);
+    // The other assertions that failed beside the lead one, each at its own level.
+    for (const f of c.findings?.slice(1) ?? []) lines.push(`  also [${f.level}]: ${f.message}`);
   }
   const needsToken = report.checks.some(
     (c) => c.status === 'failed' && c.evidence?.exchanges[0]?.curl.includes('$CONFORMANCE_TOKEN')

@@ -3,7 +3,7 @@ import type { KeyObject } from 'node:crypto';
 import type { ClauseList } from '../spec/clauses.ts';
 import type { Check } from '../engine/run/check.ts';
 import { computeCoverage, isIncomplete } from '../engine/run/coverage.ts';
-import { summarize, verdictOf, type Digests, type RunReport } from '../engine/run/report.ts';
+import { clauseCounts, summarize, verdictOf, type Digests, type RunReport } from '../engine/run/report.ts';
 import { digestsOf, exchangesOf, keyFingerprint, signatureHolds } from './integrity.ts';
 
 export type VerifyStatus = 'ok' | 'FAILED' | 'not checked';
@@ -201,12 +201,23 @@ function coverageLine(report: RunReport, coverage: Coverage, installed: Installe
   for (const n of coverage.notVerified)
     if (!undecided(n.check))
       wrong.push(`${n.clause} is not verified for ${n.check}, which ${byId.get(n.check)!.status}`);
+  // The one clause count every format shows follows from the lists it counts.
+  if (coverage.counts) {
+    const again = clauseCounts({ ...coverage, counts: undefined });
+    if (JSON.stringify(again) !== JSON.stringify(coverage.counts))
+      wrong.push(`the clause count says "${coverage.counts.words}", the lists give "${again.words}"`);
+  }
   // The same version with the same clause list: recompute the coverage whole.
   const sameSuite = report.tool?.version === installed.version && report.digests?.clauses === installed.digests.clauses;
   if (sameSuite && !wrong.length) {
     const again = computeCoverage(installed.clauses, installed.checks, checks, { overlay: !!report.overlay });
+    // The failed clauses too, where the report records them (reports before coverage.failed do not).
     const key = (c: typeof coverage) =>
-      JSON.stringify([[...c.verified].sort(), c.notVerified.map((n) => `${n.clause}/${n.check}/${n.blocking}`).sort()]);
+      JSON.stringify([
+        [...c.verified].sort(),
+        c.notVerified.map((n) => `${n.clause}/${n.check}/${n.blocking}`).sort(),
+        coverage.failed ? [...(c.failed ?? [])].sort() : [],
+      ]);
     if (key(again) !== key(coverage)) {
       const missing = again.verified.filter((c) => !coverage.verified.includes(c));
       const extra = coverage.verified.filter((c) => !again.verified.includes(c));

@@ -34,13 +34,13 @@ export const windowLength: Check = {
         short
           .map(
             (o) =>
-              `${o.served} ${o.what} were served within ${o.spanSeconds.toFixed(1)} s: more than twice the limit of ${o.limit} in less than a minute, which no window of a minute allows (the budget came back too soon)`
+              `${o.served} ${o.what} were served within ${o.spanSeconds.toFixed(1)} target seconds: more than twice the limit of ${o.limit} in less than a minute, which no window of a minute allows (the budget came back too soon)`
           )
           .join('; '),
         short.flatMap((o) => [o.first, o.last])
       );
     }
-    const judged = observed.map((o) => `${o.what}: ${o.served} served in ${o.spanSeconds.toFixed(0)} s`);
+    const judged = observed.map((o) => `${o.what}: ${o.served} served in ${o.spanSeconds.toFixed(0)} target seconds`);
     return pass(
       `every budget seen to come back stayed within twice its limit in less than a minute (${judged.join('; ')})`
     );

@@ -100,5 +100,6 @@ describe('the rejection a reset is watched from', () => {
     expect(reset.rejection).toBe(from);
     expect(cls.accepted(reset.afterRetryAfter!)).toBe(true);
     expect(reset.afterWindow).toBeUndefined();
+    expect(reset.backAfter).toBe('retry-after');
   });
 });

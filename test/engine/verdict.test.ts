@@ -1,8 +1,15 @@
 import { describe, it, expect } from 'vitest';
 import type { Check, CheckOutcome } from '../../src/engine/run/check.ts';
-import { judge, finding, pass, fail, skip, warn, undeclared } from '../../src/engine/run/check.ts';
+import { judge, finding, pass, fail, failAt, skip, warn, undeclared } from '../../src/engine/run/check.ts';
 import { computeCoverage, isIncomplete } from '../../src/engine/run/coverage.ts';
-import { verdictOf, EXIT_CODES, type CheckReport } from '../../src/engine/run/report.ts';
+import {
+  verdictOf,
+  EXIT_CODES,
+  clauseCounts,
+  levelShown,
+  notVerifiedByClause,
+  type CheckReport,
+} from '../../src/engine/run/report.ts';
 import { toReport } from '../../src/engine/run/runner.ts';
 import type { ClauseList } from '../../src/spec/clauses.ts';
 
@@ -47,6 +54,13 @@ describe('each assertion at its own level', () => {
     expect(report(mixed, fail('seed', [])).status).toBe('failed');
     expect(report(check('x.should', ['A'], 'should'), fail('convention', [])).status).toBe('warning');
   });
+  it("a failAt('declared') in a must check fails at declared: the check's level and the finding's are two fields", () => {
+    const r = report(mixed, failAt('declared', 'the declared task link is missing', []));
+    expect(r).toMatchObject({ status: 'failed', level: 'must', checkLevel: 'must', failedAt: 'declared' });
+    expect(levelShown(r)).toBe('declared');
+    expect(levelShown(report(mixed, warn('convention', [])))).toBe('should');
+    expect(levelShown(report(mixed, pass('ok')))).toBe('must');
+  });
 });
 
 describe('coverage: what the run proved', () => {
@@ -76,6 +90,47 @@ describe('coverage: what the run proved', () => {
       { clause: 'A', check: 'g.a2', reason: 'list too short', howToVerify: '--profile certify', blocking: true },
     ]);
     expect(isIncomplete(cov)).toBe(true);
+    // B was decided against the target: counted failed, never verified.
+    expect(cov.failed).toEqual(['B']);
+    expect(clauseCounts(cov)).toEqual({
+      total: 3,
+      verified: 1,
+      failed: 1,
+      notVerified: 1,
+      words: '1 of 3 clauses verified, 1 failed, 1 not verified',
+    });
+  });
+
+  it('lists each clause not verified once, its checks with the same reason together, and the groups left out', () => {
+    const s3 = (check: string, clause: string) => ({
+      clause,
+      check,
+      reason: 'no S3 endpoint',
+      howToVerify: '--s3-url URL',
+      blocking: true,
+    });
+    const byClause = notVerifiedByClause({
+      verified: [],
+      notVerified: [
+        s3('s3.put', 'S3-PUT'),
+        s3('s3.get', 'S3-PUT'),
+        s3('s3.put', 'S3-GET'),
+        { ...s3('vms.create', 'VM-CREATE'), reason: 'group vms was not selected' },
+      ],
+    });
+    expect(byClause.clauses).toEqual([
+      {
+        clause: 'S3-PUT',
+        blocking: true,
+        reasons: [{ checks: ['s3.put', 's3.get'], reason: 'no S3 endpoint', howToVerify: '--s3-url URL' }],
+      },
+      {
+        clause: 'S3-GET',
+        blocking: true,
+        reasons: [{ checks: ['s3.put'], reason: 'no S3 endpoint', howToVerify: '--s3-url URL' }],
+      },
+    ]);
+    expect(byClause.unselected).toEqual([{ group: 'vms', clauses: 1 }]);
   });
 
   it('names the group that was not selected, and the error that stopped a check', () => {

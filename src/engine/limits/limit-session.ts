@@ -51,6 +51,8 @@ export interface ResetObservation {
   afterWindow?: Exchange;
   /** Why the real-seconds reading was not tried: its tolerance is no smaller than the window at this time scale. */
   realReadingUnjudged?: string;
+  /** Which wait the probe's own classifier saw the budget back after (none: not back even after a window). */
+  backAfter?: 'retry-after' | 'retry-after-real' | 'window';
 }
 
 export interface LimitProbe {
@@ -138,7 +140,7 @@ export async function observeReset(
       'limit-window'
     );
     obs.afterRetryAfter = await retry();
-    if (accepted(obs.afterRetryAfter)) return obs;
+    if (accepted(obs.afterRetryAfter)) return { ...obs, backAfter: 'retry-after' };
     // Read as real seconds (a scaled target may mean them), where the reading's tolerance is smaller than the window.
     obs.realReadingUnjudged = realReadingUnjudged(retryAfter, config.timeScale);
     if (mayMeanRealSeconds(retryAfter, config.timeScale) && retryAfter > 0 && !obs.realReadingUnjudged) {
@@ -149,7 +151,7 @@ export async function observeReset(
         'limit-window'
       );
       obs.afterRetryAfterReal = await retry();
-      if (accepted(obs.afterRetryAfterReal)) return obs;
+      if (accepted(obs.afterRetryAfterReal)) return { ...obs, backAfter: 'retry-after-real' };
     }
   }
   await waits.sleep(
@@ -159,7 +161,7 @@ export async function observeReset(
     'limit-window'
   );
   obs.afterWindow = await retry();
-  return obs;
+  return accepted(obs.afterWindow) ? { ...obs, backAfter: 'window' } : obs;
 }
 
 /**

@@ -1,6 +1,7 @@
 // A limit probe's requests over time, for the report's chart (the JSON report's limitProbes).
 import type { LimitsReport, LimitProbe } from './limit-session.ts';
 import { describeVerdict } from '../documented-limits/verdicts.js';
+import { probeStats, type LimitProbeStats } from './stats.ts';
 
 export interface LimitProbeTrace {
   what: string;
@@ -11,12 +12,14 @@ export interface LimitProbeTrace {
   detail?: string;
   /** Send time (ms since the probe's first request), outcome, burst (0 first, 1 the confirming burst on a fresh budget) and number within the burst. */
   points: Array<{ tMs: number; outcome: 'accepted' | 'rejected' | 'other'; burst?: number; n?: number }>;
+  /** Requests, the share answered 429, latency, Retry-After received and the waits that worked, in target seconds. */
+  stats?: LimitProbeStats;
 }
 
 const MAX_POINTS = 1000;
 
 /** A probe's requests over time for the report's chart: send time since the probe's first request, and how each was classified. */
-export function traceProbe(probe: LimitProbe): LimitProbeTrace {
+export function traceProbe(probe: LimitProbe, timeScale: number): LimitProbeTrace {
   // Each request: when it was sent, how it was classified, which burst it belongs to and its number in that burst.
   const all = probe.bursts.flatMap((b, burst) =>
     [...b.exchanges]
@@ -43,10 +46,13 @@ export function traceProbe(probe: LimitProbe): LimitProbeTrace {
     verdict: probe.verdict.kind,
     detail: describeVerdict(probe.limit, probe.what, probe.verdict),
     points: kept.map((p) => ({ tMs: p.at - t0, outcome: p.outcome, burst: p.burst, n: p.n })),
+    stats: probeStats(probe, timeScale),
   };
 }
 
-export function limitTraces(limits: LimitsReport | undefined): LimitProbeTrace[] | undefined {
+export function limitTraces(limits: LimitsReport | undefined, timeScale: number): LimitProbeTrace[] | undefined {
   if (!limits) return undefined;
-  return [limits.token, limits.read, limits.write].filter((p): p is LimitProbe => !!p).map(traceProbe);
+  return [limits.token, limits.read, limits.write]
+    .filter((p): p is LimitProbe => !!p)
+    .map((p) => traceProbe(p, timeScale));
 }

@@ -25,6 +25,7 @@ export function computeCoverage(
     ? clauses.unshown.filter((u) => checks.some((c) => c.level === 'declared' && c.clauses.includes(u.id)))
     : [];
   const verified: string[] = [];
+  const failed: string[] = [];
   const notVerified: NotVerified[] = [];
   for (const clause of [...mustClauses, ...declared]) {
     // A MUST clause is held by its must-level checks; only a clause no must check can observe (it needs an operation
@@ -39,6 +40,8 @@ export function computeCoverage(
         ? must
         : all;
     if (citing.length === 0) continue;
+    // A check holding the clause failed: the clause failed, whatever else decided or not (never also shown verified).
+    if (all.some((c) => byId.get(c.id)?.status === 'failed')) failed.push(clause.id);
     const open: NotVerified[] = [];
     for (const check of citing) {
       const r = byId.get(check.id);
@@ -74,7 +77,7 @@ export function computeCoverage(
     if (open.length === 0) verified.push(clause.id);
     else notVerified.push(...open);
   }
-  return { verified, notVerified };
+  return { verified, notVerified, failed };
 }
 
 /** True when a MUST or declared clause that a conforming target must show was left unverified. */

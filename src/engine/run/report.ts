@@ -3,10 +3,11 @@ import type { Observations, S3Capability } from '../outcome/observations.ts';
 import type { Digests } from './digests.ts';
 import type { StartupFailureReport } from '../identity/startup-failure.ts';
 import type { LimitProbeTrace } from '../limits/trace.ts';
+import type { LimitProbeStats } from '../limits/stats.ts';
 import type { DomainDimension } from '../../spec/clauses.ts';
 
 // The report names every type it carries, so src/report/ reads the model from here.
-export type { Digests, LimitProbeTrace, StartupFailureReport };
+export type { Digests, LimitProbeStats, LimitProbeTrace, StartupFailureReport };
 import type { LedgerReport, LeftBehind } from '../target/ledger.ts';
 export { ledgerOf } from '../target/ledger.ts';
 export type { LedgerReport };
@@ -20,11 +21,19 @@ export interface CheckReport {
   id: string;
   group: string;
   clauses: string[];
+  /** The check's highest level (kept under this name for the JSON contract; checkLevel says the same by name). */
   level: Level;
+  /** The check's highest level: what it can hold a target to at most. */
+  checkLevel?: Level;
+  /** A failed or warning check: the level of the assertion that failed (its lead finding's), which every format shows. */
+  failedAt?: Level;
   status: Status;
   message: string;
   evidence?: Evidence;
-  /** Every failed assertion with its own level (the lead one first), when the check asserts at several levels. */
+  /**
+   * Every failed assertion with its own level (the lead one first), when the check asserts at several levels or failed
+   * below its own level; each finding's `level` is that assertion's, never the check's.
+   */
   findings?: Array<{ level: Level; message: string; evidence?: Evidence }>;
   /** For a skipped check: the flag, profile or declaration that would let it decide. */
   howToVerify?: string;
@@ -71,7 +80,12 @@ export interface NotVerified {
 
 /** What the run proved, clause by clause (MUST clauses always; the declared unshown items when an overlay is given). */
 export interface Coverage {
+  /** Clauses the run decided: every check holding each reached a verdict (those that failed are in `failed` too). */
   verified: string[];
+  /** Decided clauses a check holding them failed: shown failed, never verified. */
+  failed?: string[];
+  /** The one clause count every format shows, computed once when the report is assembled. */
+  counts?: ClauseCounts;
   notVerified: NotVerified[];
   /** Verified clauses whose judging checks exercised part of their domain, the rest within this run's reach. */
   partlyVerified?: string[];
@@ -79,10 +93,63 @@ export interface Coverage {
   domains?: DomainCoverage[];
 }
 
-/** The clause counts every report format says alike: verified, not verified, and the clauses the run judged in all. */
-export function clauseCounts(c: Coverage): { verified: number; notVerified: number; total: number } {
-  const open = new Set(c.notVerified.map((n) => n.clause).filter((id) => !c.verified.includes(id)));
-  return { verified: c.verified.length, notVerified: open.size, total: c.verified.length + open.size };
+/** Each clause the run judged is exactly one of verified (decided and held), failed, or not verified. */
+export interface ClauseCounts {
+  /** Clauses the run judged: the MUST clauses, and the declared unshown items under an overlay. */
+  total: number;
+  verified: number;
+  failed: number;
+  notVerified: number;
+  /** The same in words, as every format says it. */
+  words: string;
+}
+
+/** The clause count (the one the report carries, else computed the same way from its coverage). */
+export function clauseCounts(c: Coverage): ClauseCounts {
+  if (c.counts) return c.counts;
+  const failed = new Set(c.failed ?? []);
+  const open = new Set(c.notVerified.map((n) => n.clause).filter((id) => !c.verified.includes(id) && !failed.has(id)));
+  const verified = c.verified.filter((id) => !failed.has(id)).length;
+  const total = verified + failed.size + open.size;
+  const words = `${verified} of ${total} clauses verified${failed.size ? `, ${failed.size} failed` : ''}, ${open.size} not verified`;
+  return { total, verified, failed: failed.size, notVerified: open.size, words };
+}
+
+/** The clauses not verified, one entry per clause (its checks with the same reason together), and the groups left out. */
+export interface NotVerifiedByClause {
+  clauses: Array<{
+    clause: string;
+    blocking: boolean;
+    reasons: Array<{ checks: string[]; reason: string; howToVerify: string }>;
+  }>;
+  /** Groups an --only run left out: how many clauses each would have judged. */
+  unselected: Array<{ group: string; clauses: number }>;
+  /** The clauses only the groups left out would judge, each once. */
+  unselectedClauses: number;
+}
+
+const UNSELECTED = /^group (\S+) was not selected$/;
+
+export function notVerifiedByClause(c: Coverage | undefined): NotVerifiedByClause {
+  const open = (c?.notVerified ?? []).filter((n) => !(c?.failed ?? []).includes(n.clause));
+  const left = open.filter((n) => UNSELECTED.test(n.reason));
+  const groups = [...new Set(left.map((n) => UNSELECTED.exec(n.reason)![1]!))];
+  const unselected = groups.map((group) => ({
+    group,
+    clauses: new Set(left.filter((n) => n.reason === `group ${group} was not selected`).map((n) => n.clause)).size,
+  }));
+  const rest = open.filter((n) => !left.includes(n));
+  const clauses = [...new Set(rest.map((n) => n.clause))].map((clause) => {
+    const of = rest.filter((n) => n.clause === clause);
+    const reasons: NotVerifiedByClause['clauses'][number]['reasons'] = [];
+    for (const n of of) {
+      const same = reasons.find((r) => r.reason === n.reason && r.howToVerify === n.howToVerify);
+      if (same) same.checks.push(n.check);
+      else reasons.push({ checks: [n.check], reason: n.reason, howToVerify: n.howToVerify });
+    }
+    return { clause, blocking: of.some((n) => n.blocking), reasons };
+  });
+  return { clauses, unselected, unselectedClauses: new Set(left.map((n) => n.clause)).size };
 }
 
 /**
@@ -271,6 +338,72 @@ export function withDeleteCommands(left: readonly LeftBehind[], baseUrl: string,
       deleteCommand: l.owner === 'second' ? curl.replace('$CONFORMANCE_TOKEN"', '$CONFORMANCE_TOKEN_B"') : curl,
     };
   });
+}
+
+/** The level a check's result is shown at: a failure or warning at its finding's own level, anything else at the check's. */
+export function levelShown(c: Pick<CheckReport, 'status' | 'level' | 'failedAt'>): Level {
+  if (c.status === 'warning') return c.failedAt ?? 'should';
+  if (c.status === 'failed') return c.failedAt ?? c.level;
+  return c.level;
+}
+
+/** One failure or warning, as the top of every report lists it: one line each, failures first. */
+export interface FindingLine {
+  check: string;
+  status: 'failed' | 'warning';
+  /** The level it failed at (levelShown). */
+  level: Level;
+  clauses: string[];
+  message: string;
+  /** Further failed assertions beside this one. */
+  more: number;
+  expected: boolean;
+}
+
+/** What every report opens with: the verdict, each failure and warning in a line, and what --expect made of them. */
+export interface Overview {
+  verdict: Verdict;
+  findings: FindingLine[];
+  /** Under expectations: "all 4 failures expected (expectations: FILE)", or how many were not. */
+  expected?: string;
+  clauses?: ClauseCounts;
+  notVerified: NotVerifiedByClause;
+}
+
+export function overviewOf(report: RunReport): Overview {
+  const lines = report.checks
+    .filter((c) => c.status === 'failed' || c.status === 'warning')
+    .map((c): FindingLine => ({
+      check: c.id,
+      status: c.status as FindingLine['status'],
+      level: levelShown(c),
+      clauses: c.clauses,
+      message: c.message,
+      more: Math.max(0, (c.findings?.length ?? 1) - 1),
+      expected: !!c.expected,
+    }));
+  const findings = [...lines.filter((l) => l.status === 'failed'), ...lines.filter((l) => l.status === 'warning')];
+  return {
+    verdict: report.verdict,
+    findings,
+    ...(report.expectations ? { expected: expectedWords(findings, report.expectations.file) } : {}),
+    ...(report.coverage ? { clauses: clauseCounts(report.coverage) } : {}),
+    notVerified: notVerifiedByClause(report.coverage),
+  };
+}
+
+/** What the expectations file made of the failures and warnings, in one line. */
+function expectedWords(findings: readonly FindingLine[], file: string): string {
+  const of = (status: FindingLine['status'], noun: string) => {
+    const all = findings.filter((f) => f.status === status);
+    const expected = all.filter((f) => f.expected);
+    const s = all.length === 1 ? '' : 's';
+    if (!all.length) return `no ${noun}s`;
+    if (expected.length === all.length) return `all ${all.length} ${noun}${s} expected`;
+    const unexpected = all.filter((f) => !f.expected).map((f) => f.check);
+    return `${expected.length} of ${all.length} ${noun}${s} expected, ${unexpected.length} not: ${unexpected.join(', ')}`;
+  };
+  return `${of('failed', 'failure')}; ${of('warning', 'warning')} (expectations: ${file})`;
 }
 
 export function summarize(checks: readonly CheckReport[]): RunReport['summary'] {

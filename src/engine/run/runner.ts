@@ -25,7 +25,7 @@ import { ServedOperations } from '../target/served-operations.ts';
 import { cleanup, type CleanupOutcome } from '../target/cleanup.ts';
 import type { InputRefusal, KeyFacts } from '../target/input-refusal.ts';
 import type { LeftBehind } from '../target/ledger.ts';
-import { evidenceOf } from '../outcome/outcome.ts';
+import { LEVEL_RANK, evidenceOf } from '../outcome/outcome.ts';
 import type { Declarations } from '../../spec/declarations.ts';
 import { callApi, type ApiDeps } from '../identity/call.ts';
 import { Pacer } from '../transport/pacer.ts';
@@ -37,6 +37,7 @@ import { runRequestStage } from '../limits/request-stage.ts';
 import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
 import { runScheduled } from './schedule.ts';
 import {
+  clauseCounts,
   connectionReport,
   reproduced,
   summarize,
@@ -94,6 +95,7 @@ export function toReport(
     group: check.group,
     clauses: check.clauses,
     level: check.level,
+    checkLevel: check.level,
     title: check.title,
     durationMs,
     requestsAtEnd,
@@ -105,6 +107,8 @@ export function toReport(
     return {
       ...base,
       status: binding ? 'failed' : 'warning',
+      // The most severe assertion that failed (the lead one, as judge() orders them).
+      failedAt: findings.reduce((a, f) => (LEVEL_RANK[f.level] > LEVEL_RANK[a] ? f.level : a), lead.level),
       message: outcome.message,
       evidence: outcome.evidence,
       ...(findings.length > 1 || lead.level !== check.level ? { findings } : {}),
@@ -566,6 +570,7 @@ function assembleReport(
     names: config.names,
   });
   coverage.partlyVerified = partlyVerified(coverage.verified, coverage.domains);
+  coverage.counts = clauseCounts(coverage);
   // The s3 group's capability matrix travels as an observation and gets its own report field.
   const s3Capabilities = observations.s3Capabilities;
   delete observations.s3Capabilities;
@@ -606,7 +611,7 @@ function assembleReport(
     ...reproduced(run.reproduction),
     ...(s3Capabilities ? { s3Capabilities } : {}),
     ...(run.announcements.length ? { announcements: run.announcements } : {}),
-    ...(done.limits ? { limitProbes: limitTraces(done.limits) } : {}),
+    ...(done.limits ? { limitProbes: limitTraces(done.limits, config.timeScale) } : {}),
     digests: specDigests(),
   };
 }
