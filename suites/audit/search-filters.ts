@@ -54,9 +54,17 @@ function ownEntries(a: AuditDeclaration, entries: Entry[], log: readonly Exchang
 }
 
 /**
+ * Real milliseconds between one request's answer and the next one's sending below which their entries' order is not
+ * judged: a target may write its entry a moment after it answers (a hook after the response is flushed), so a request
+ * sent 1 ms after another was answered may be logged first (ruby-webrick's audit).
+ */
+const ORDER_MARGIN_MS = 250;
+
+/**
  * Where the served order breaks the declared one, judged only where it is observable: between two entries of the run's
- * own requests that did not overlap (one answered before the other was sent). A target may time an entry at the start
- * or the end of its call, so requests in flight together may be logged either way round. `judged`: pairs compared.
+ * own requests that did not overlap (one answered ORDER_MARGIN_MS before the other was sent). A target may time an
+ * entry at the start or the end of its call, so requests in flight together may be logged either way round. `judged`:
+ * pairs compared.
  */
 export function orderBroken(
   a: AuditDeclaration,
@@ -71,12 +79,12 @@ export function orderBroken(
       const [first, later] = [mine[i]!, mine[j]!];
       // Served first: the newer of the two (newest first), or the older.
       const [older, newer] = newestFirst ? [later, first] : [first, later];
-      if (newer.to < older.from)
+      if (newer.to + ORDER_MARGIN_MS < older.from)
         return {
           broken: `entry ${first.index + 1} (${first.what}) comes before entry ${later.index + 1} (${later.what}), although the run's request for entry ${older.index + 1} was sent ${older.from - newer.to} ms after the one for entry ${newer.index + 1} had been answered`,
           judged: judged + 1,
         };
-      if (older.to < newer.from) judged++;
+      if (older.to + ORDER_MARGIN_MS < newer.from) judged++;
     }
   return { judged };
 }
