@@ -7,6 +7,7 @@ import { oversizedBody } from './oversized-body.ts';
 import { revokedKey } from './revoked-key.ts';
 import { declaredRoles } from './declared-roles.ts';
 import { crossOrgReference } from './cross-org-reference.ts';
+import { keySecretHidden } from './key-secret-hidden.ts';
 
 export const securityChecks: Check[] = [
   readonlyWriteRefused,
@@ -17,4 +18,5 @@ export const securityChecks: Check[] = [
   revokedKey,
   declaredRoles,
   crossOrgReference,
+  keySecretHidden,
 ];

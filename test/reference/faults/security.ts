@@ -5,6 +5,15 @@ import type { FaultCase } from './index.ts';
 
 export const faults: FaultCase[] = [
   {
+    name: 'api-key-echoed',
+    probe: async (s) => {
+      const r = await call(s, 'POST', '/v1/auth/tokens', { json: { api_key: s.apiKey } });
+      return [r.status, JSON.stringify(r.body).includes(s.apiKey)];
+    },
+    clean: [200, false],
+    faulty: [200, true],
+  },
+  {
     name: 'foreign-subnet-accepted',
     probe: async (s) =>
       (await call(s, 'POST', '/v1/vms', { token: await tokenFor(s), json: vmBody(s, { subnet_id: s.subnetIdB }) }))
