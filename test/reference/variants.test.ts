@@ -188,6 +188,14 @@ interface VariantCase {
 }
 
 const keysOf = (o: unknown) => Object.keys((o as object) ?? {}).sort();
+/** A field of an answer the harness's types do not name (a variant's own). */
+const fieldOf = (o: unknown, k: string): unknown => (o as Record<string, unknown> | undefined)?.[k];
+/** Creates a VM with `extra` in the body: the create's status, and the VM as read back where it was made. */
+const createdVm = async (s: ReferenceSettings, extra: Record<string, unknown>): Promise<[number, unknown]> => {
+  const t = await token(s);
+  const r = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, extra) });
+  return [r.status, r.status < 300 ? (await call(s, 'GET', `/v1/vms/${r.body.vm_id}`, { token: t })).body : undefined];
+};
 const taskHeaders = (r: Res) =>
   ['location', 'operation-location', 'x-task-id'].filter((h) => r.headers.get(h) !== null);
 const createShape = async (s: ReferenceSettings) => {
@@ -446,6 +454,36 @@ const cases: VariantCase[] = [
     variant: [400, 202],
   },
   {
+    // rocky-9 needs 40 GB: 30 is refused, naming the field and the image; debian-12's 10 GB is still served.
+    name: 'disk-minimum-per-image',
+    probe: async (s) => {
+      const r = await call(s, 'POST', '/v1/vms', {
+        token: await token(s),
+        json: vmBody(s, { image: 'rocky-9', system_disk_gb: 30 }),
+      });
+      const message = String(r.body.error?.message);
+      return [
+        r.status,
+        message.includes('system_disk_gb') && message.includes('rocky-9'),
+        await createStatus(s, { image: 'rocky-9', system_disk_gb: 40 }),
+        await createStatus(s, { image: 'debian-12', system_disk_gb: 10 }),
+      ];
+    },
+    clean: [202, false, 202, 202],
+    variant: [400, true, 202, 202],
+  },
+  {
+    name: 'vm-names-unique',
+    probe: async (s) => {
+      const t = await token(s);
+      const first = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name: 'twin-vm' }) });
+      const again = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name: 'twin-vm' }) });
+      return [first.status, again.status, again.body.error?.code, await createStatus(s, { name: 'other-vm' })];
+    },
+    clean: [202, 202, undefined, 202],
+    variant: [202, 409, 'already_exists', 202],
+  },
+  {
     name: 'pages-zero-based',
     probe: async (s) => [
       (await listed(s, '?page=0&per_page=1')).status,
@@ -580,6 +618,47 @@ const cases: VariantCase[] = [
     variant: 1,
   },
   {
+    // The search's fields (filtered by result), and the JSON export: a list, or the keys of the object holding it.
+    name: 'audit-events-envelope',
+    probe: async (s: ReferenceSettings) => {
+      const t = await token(s);
+      const searched = (await call(s, 'GET', '/v1/audit?result=success&per_page=5', { token: t })).body;
+      const exported: unknown = JSON.parse((await call(s, 'GET', '/v1/audit/export?format=json', { token: t })).text);
+      return [
+        keysOf(searched),
+        fieldOf(searched, 'applied_filters'),
+        Array.isArray(exported) ? 'a list' : keysOf(exported),
+      ];
+    },
+    clean: [['entries', 'page', 'per_page', 'total'], undefined, 'a list'],
+    variant: [
+      ['applied_filters', 'audit_events', 'page', 'per_page', 'total'],
+      ['result'],
+      ['audit_events', 'exported_at', 'total_count'],
+    ],
+  },
+  {
+    // Creates one after another, each entry paired with the VM its call made (the log's order): whether any entry is
+    // stamped before its VM was made (when its call began). The plain reference stamps when the call ended, never
+    // before; the variant's calls wait 0 to 5 ms after arriving, so of 20, some wait past the stamp's millisecond.
+    name: 'audit-time-at-start',
+    probe: async (s: ReferenceSettings) => {
+      const t = await token(s);
+      for (let i = 0; i < 20; i++)
+        await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { name: `audit-time-${i}` }) });
+      const made = (await call(s, 'GET', '/v1/vms?per_page=100&page=2', { token: t })).body.vms.filter((v) =>
+        v.name.startsWith('audit-time-')
+      );
+      const logged = (await call(s, 'GET', '/v1/audit?per_page=100', { token: t })).body.entries
+        .filter((e) => e.method === 'POST' && e.path === '/v1/vms')
+        .reverse();
+      const early = made.filter((vm, i) => Date.parse(logged[i]?.time ?? '') < Date.parse(vm.created_at));
+      return [made.length, logged.length, early.length > 0];
+    },
+    clean: [20, 20, false],
+    variant: [20, 20, true],
+  },
+  {
     // The certify profile's variant, probed here like the others of the population dimension.
     name: 'short-untagged-list',
     probe: async (s) => {
@@ -623,6 +702,68 @@ const cases: VariantCase[] = [
     },
     clean: [{ env: 'prod', team: 'alpha' }, undefined],
     variant: [undefined, { env: 'prod', team: 'alpha' }],
+  },
+  {
+    // Records still show a map; a create takes "key:value" strings as well as a map.
+    name: 'tags-map-or-strings',
+    probe: async (s) => {
+      const [status, vm] = await createdVm(s, { tags: ['env:blue'] });
+      return [
+        (await listed(s, '?per_page=1')).body.vms[0].tags,
+        status,
+        fieldOf(vm, 'tags'),
+        await createStatus(s, { tags: { env: 'blue' } }),
+      ];
+    },
+    clean: [{ env: 'prod', team: 'alpha' }, 400, undefined, 202],
+    variant: [{ env: 'prod', team: 'alpha' }, 202, { env: 'blue' }, 202],
+  },
+  {
+    name: 'tags-ec2-style',
+    probe: async (s) => {
+      const v = (await listed(s, '?per_page=1')).body.vms[0];
+      const [status, vm] = await createdVm(s, { Tags: [{ Key: 'env', Value: 'blue' }] });
+      return [v.tags, fieldOf(v, 'Tags'), status, fieldOf(vm, 'Tags'), fieldOf(vm, 'tags')];
+    },
+    clean: [{ env: 'prod', team: 'alpha' }, undefined, 202, undefined, {}],
+    variant: [
+      undefined,
+      [
+        { Key: 'env', Value: 'prod' },
+        { Key: 'team', Value: 'alpha' },
+      ],
+      202,
+      [{ Key: 'env', Value: 'blue' }],
+      undefined,
+    ],
+  },
+  {
+    name: 'tags-oci-freeform',
+    probe: async (s) => {
+      const v = (await listed(s, '?per_page=1')).body.vms[0];
+      const [status, vm] = await createdVm(s, { freeformTags: { env: 'blue' } });
+      return [v.tags, fieldOf(v, 'freeformTags'), status, fieldOf(vm, 'freeformTags'), fieldOf(vm, 'tags')];
+    },
+    clean: [{ env: 'prod', team: 'alpha' }, undefined, 202, undefined, {}],
+    variant: [undefined, { env: 'prod', team: 'alpha' }, 202, { env: 'blue' }, undefined],
+  },
+  {
+    // A key with a slash and a value with a space are refused, naming the tag; letters, digits, _ . and - pass.
+    name: 'tag-characters-plain',
+    probe: async (s) => {
+      const t = await token(s);
+      const key = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { tags: { 'env/stage': 'blue' } }) });
+      const value = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { tags: { env: 'blue green' } }) });
+      return [
+        key.status,
+        String(key.body.error?.message).includes('env/stage'),
+        value.status,
+        String(value.body.error?.message).includes('blue green'),
+        await createStatus(s, { tags: { 'team_1.a-b': 'x.y_z-2' } }),
+      ];
+    },
+    clean: [202, false, 202, false, 202],
+    variant: [400, true, 400, true, 202],
   },
   {
     name: 'vm-record-minimal',
@@ -1007,6 +1148,25 @@ const cases: VariantCase[] = [
     },
     clean: 202,
     variant: 409,
+  },
+  {
+    // A second backup of a VM while its first runs, and a backup of a VM still being created: refused 409 conflict.
+    name: 'vm-one-operation-at-a-time',
+    probe: async (s) => {
+      const t = await token(s);
+      const vm = (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].id;
+      const backup = () => call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x' } });
+      const first = await backup();
+      const second = await backup();
+      const created = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s) });
+      const ofNew = await call(s, 'POST', `/v1/vms/${created.body.vm_id}/backups`, {
+        token: t,
+        json: { description: 'x' },
+      });
+      return [first.status, second.status, second.body.error?.code, ofNew.status];
+    },
+    clean: [202, 202, undefined, 202],
+    variant: [202, 409, 'conflict', 409],
   },
   {
     name: 'backup-needs-stopped-vm',

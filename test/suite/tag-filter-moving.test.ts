@@ -3,7 +3,7 @@
 // out; one a later walk still shows carrying the tag is (go-nethttp's overlay run).
 import { describe, expect, it } from 'vitest';
 import type { CheckContext } from '../../src/engine/run/context.ts';
-import type { ListWalk } from '../../src/engine/target/run-objects.ts';
+import type { ListWalk, TagField } from '../../src/engine/target/run-objects.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { tagFilter } from '../../suites/vms/tag-filter.ts';
 
@@ -35,9 +35,12 @@ function context(walks: string[][], filtered: string[]): CheckContext {
     declarations: { tagsField: 'tags' },
     call: async () => none,
     observe: () => {},
+    view: () => {},
     objects: {
       listScale: async () => ({ whole: true, large: false, firstPage: none }),
       vm: async () => ({ accepted: true, name: 'vm-a', tags: { 'cc-run': 'r1' } }),
+      // What RunObjects.tagField answers where the overlay declares the field (declarations.tagsField above).
+      tagField: async (): Promise<TagField> => ({ field: 'tags', shape: 'map', how: 'declared' }),
       walk: async (_: number, query: Record<string, string> = {}) =>
         query['tag'] ? walk(filtered) : walk(walks[Math.min(n++, walks.length - 1)]!),
     },
