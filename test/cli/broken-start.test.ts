@@ -188,7 +188,12 @@ describe.concurrent('a target that breaks at the start', () => {
           expect(ex.request.method).toBe('POST');
           expect(ex.request.url).toBe(`${target.url}/v1/auth/tokens`);
           expect(ex.request.body).not.toContain(KEY);
-          expect(ex.curl).toMatch(/^curl .* -X POST '.*\/v1\/auth\/tokens'/);
+          // The key is read from the variable the CLI reads it from and handed to curl on its standard input (-K -),
+          // never an argument that `ps` would show, nor a placeholder that sends '[REDACTED …]'.
+          expect(ex.curl).toMatch(
+            /^printf 'data-raw = "[^']*%s[^']*"\\n' "\$CONFORMANCE_API_KEY" \| curl -sS -i -K - -X POST '.*\/v1\/auth\/tokens'/
+          );
+          expect(ex.curl).not.toMatch(/REDACTED/);
           c.evidence(ex, report.startupFailure.evidence.details);
           expect(readFileSync(`${dir}/r.json`, 'utf8')).not.toContain(KEY);
           // A CI gate reading JUnit sees an error, not zero tests; the HTML report says why nothing ran.

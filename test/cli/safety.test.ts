@@ -82,8 +82,14 @@ describe('production safety', () => {
       readOnly: true,
       only: ['auth', 'vms', 'tasks', 'pagination', 'errors', 'backups', 'security'],
     });
-    const writes = Object.entries(report.traffic.byEndpoint ?? {}).filter(
-      ([k]) => !k.startsWith('GET ') && !k.startsWith('HEAD ') && k !== 'POST /v1/auth/tokens'
+    const sent = Object.entries(report.traffic.byEndpoint ?? {});
+    // OPTIONS is safe (RFC 9110 §9.2.1): the served-operations registry asks it once per path, on ids that exist
+    // nowhere, under --read-only too (docs/checks-and-levels.md), and records what it learnt.
+    const options = sent.filter(([k]) => k.startsWith('OPTIONS '));
+    if (options.length) expect(report.observations.servedOperations?.operations.length).toBeGreaterThan(0);
+    const writes = sent.filter(
+      ([k]) =>
+        !k.startsWith('GET ') && !k.startsWith('HEAD ') && !k.startsWith('OPTIONS ') && k !== 'POST /v1/auth/tokens'
     );
     expect(writes).toEqual([]);
     expect(report.ledger).toEqual({ entries: [], leftBehind: [] });
