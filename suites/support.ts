@@ -3,6 +3,7 @@ import type { Exchange } from '../src/engine/transport/exchange.ts';
 import { isSuccess, statusText } from '../src/engine/transport/exchange.ts';
 import { Unavailable } from '../src/engine/run/check.ts';
 import { declaredTotalPointer } from '../src/engine/target/discover.ts';
+import { CHECK_CREATES } from '../src/engine/target/certify.ts';
 import type { ObservedCase } from '../src/engine/outcome/observations.ts';
 import type { CallOptions } from '../src/engine/identity/call.ts';
 
@@ -23,11 +24,16 @@ export function errorCode(ex: Exchange): string | undefined {
 }
 
 /**
- * Where the overlay declares the VM quota and the organization is near it: why `need` more creates would take the
- * room the quota probe (vms.quota-refusal) and the run's own VM need, and race the run's other creates for the last
- * of it, so that which check got it would change from run to run. Undefined where there is room, or no quota declared.
+ * Where the run knows the organization is near its VM quota: why `need` more creates would take the room the quota
+ * probe (vms.quota-refusal), the run's own VM and the other checks' creates need, and race them for the last of it, so
+ * that which check got it would change from run to run. Known from the overlay's declaration, or from certify meeting
+ * the quota while filling the list (it gives back at most QUOTA_RESERVE VMs' room, fewer than CHECK_CREATES). Undefined
+ * where there is room, or the quota is not known.
  */
-export async function nearDeclaredQuota(ctx: CheckContext, need: number): Promise<string | undefined> {
+export async function nearKnownQuota(ctx: CheckContext, need: number): Promise<string | undefined> {
+  const plan = ctx.certify?.plan;
+  if (plan && plan.deleted < CHECK_CREATES)
+    return `filling the list met the organization's VM quota (${plan.stoppedBy}) and certify gave back the room of ${plan.deleted} VMs, less than the ${CHECK_CREATES} the checks may create: this check's ${need} create${need === 1 ? '' : 's'} give way to the checks whose creates judge the create itself and the quota`;
   const quota = ctx.declarations.vmQuota;
   if (quota === undefined) return undefined;
   const { size } = await ctx.objects.listScale();

@@ -13,7 +13,7 @@ import {
   type InputClass,
 } from '../../src/engine/generate/input-classes.ts';
 import { vmsOf } from '../../src/engine/target/run-objects.ts';
-import { describeExchange, isSuccess, nearDeclaredQuota, refusedForRoom, GENERATED_LANE } from '../support.ts';
+import { describeExchange, isSuccess, nearKnownQuota, refusedForRoom, GENERATED_LANE } from '../support.ts';
 import { settled, tagSetting, withTags } from './_tags.ts';
 
 /**
@@ -139,8 +139,8 @@ export const nameClasses: Check = {
     // Once the run's VM is made (as the tag setting needs it): a burst of creates beside its task's polls would slow them.
     await ctx.objects.vmTaskOutcome().catch(() => undefined);
     const certify = ctx.config.profile === 'certify';
-    const near = await nearDeclaredQuota(ctx, oneAtATime(NAME_CLASSES, certify).length);
-    if (near) return skip(near, 'an organization with room for more VMs than its declared quota leaves it now');
+    const near = await nearKnownQuota(ctx, oneAtATime(NAME_CLASSES, certify).length);
+    if (near) return skip(near, 'an organization with more room under its VM quota than it has now');
     const alone = await sendNames(ctx, oneAtATime(NAME_CLASSES, certify), 1);
     const tried = [...alone, ...(certify ? await sendPairs(ctx, alone) : [])];
     const made = tried.filter(accepted);

@@ -13,7 +13,7 @@ import {
   type InputClass,
 } from '../../src/engine/generate/input-classes.ts';
 import { RUN_TAG_KEY, vmsOf } from '../../src/engine/target/run-objects.ts';
-import { describeExchange, isSuccess, nearDeclaredQuota, refusedForRoom, GENERATED_LANE } from '../support.ts';
+import { describeExchange, isSuccess, nearKnownQuota, refusedForRoom, GENERATED_LANE } from '../support.ts';
 import { settled, tagSetting, withTags, type TagSetting } from './_tags.ts';
 import { tagsOf } from './tag-filter.ts';
 
@@ -185,8 +185,8 @@ export const tagValueClasses: Check = {
         '--profile certify (finds how tags are set), or declare x-tags-field in --overlay'
       );
     const certify = ctx.config.profile === 'certify';
-    const near = await nearDeclaredQuota(ctx, 1);
-    if (near) return skip(near, 'an organization with room for more VMs than its declared quota leaves it now');
+    const near = await nearKnownQuota(ctx, 1);
+    if (near) return skip(near, 'an organization with more room under its VM quota than it has now');
     const alone = await setTags(ctx, setting, oneAtATime(TAG_CLASSES, certify), 1);
     const all = [...alone, ...(certify ? await setPairs(ctx, setting, alone) : [])];
     const set = all.filter(accepted);
