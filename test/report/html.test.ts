@@ -101,7 +101,7 @@ describe('the HTML report, rendered from a real run', () => {
         .evaluateAll((li) => li.map((l) => l.getAttribute('data-clause')));
       expect(listed.length).toBe(new Set(listed).size);
       // A clause no check can observe says so.
-      expect(await page.locator('tr[data-clause="KEY-CONSOLE-CREATED"]').innerText()).toContain('not checkable');
+      expect(await page.locator('tr[data-clause="CONSOLE-FEATURES"]').innerText()).toContain('not checkable');
     });
 
     it('draws each limit probe as an SVG chart with its requests', async () => {
