@@ -8,6 +8,6 @@ export default defineConfig({
     // Most of a test file's time is spent waiting on its targets' (scaled) clocks, not on a CPU: on CI's 2 cores the
     // default of one fork per core but one ran the files one after another (22 min wall, 8.5 min of CPU).
     pool: 'forks',
-    poolOptions: { forks: { minForks: 1, maxForks: 3 } },
+    poolOptions: { forks: { minForks: 1, maxForks: 2 } },
   },
 });
