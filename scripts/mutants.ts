@@ -193,7 +193,7 @@ for (const [key, run] of cleanConfigs) {
 
 // ---- the matrix ---------------------------------------------------------------------------------------------------
 console.log(
-  "\n== fault × checks that caught it ==  (* the catalogue's check, + named in alsoCaughtBy, ~ random phase, ! unexpected)"
+  "\n== fault × checks that caught it ==  (* the catalogue's check, + named in alsoCaughtBy or timingCaughtBy, ~ random phase, ! unexpected)"
 );
 const faultRows = results.filter(
   (x): x is { job: Extract<Job, { kind: 'fault' }>; result: RunResult } => x.job.kind === 'fault'
@@ -215,7 +215,13 @@ for (const { job, result } of faultRows.sort((a, b) => FAULTS.indexOf(a.job.faul
       ? result.checks.some((c) => c.status === 'warning')
       : result.verdict === 'nonconformant';
   const mark = (id: string) =>
-    id === f.check ? '*' : f.alsoCaughtBy?.includes(id) ? '+' : RANDOM_PHASE.includes(id) ? '~' : '!';
+    id === f.check
+      ? '*'
+      : f.alsoCaughtBy?.includes(id) || f.timingCaughtBy?.includes(id)
+        ? '+'
+        : RANDOM_PHASE.includes(id)
+          ? '~'
+          : '!';
   const cells = caught
     .sort((a, b) => (a.id === f.check ? -1 : b.id === f.check ? 1 : 0))
     .map((c) => `${mark(c.id)}${c.id}${c.status === 'warning' ? ' (warn)' : ''}`);

@@ -6,6 +6,12 @@ import { waitsLong } from '../../src/engine/config/config.ts';
 
 /** Reads right after completion: enough that a task answering otherwise every second read shows, though other checks poll it too. */
 const REPOLLS = 6;
+/**
+ * Reads sent at once after those: another check polling the same task in step with this one can take every second
+ * read, so each of ours lands on the same parity; with at most one read of each other poller in flight, four at once
+ * still land on both (three other pollers' worth of slack).
+ */
+const AT_ONCE = 4;
 /** Target-seconds after its completion at which a terminal task is read once more (a status cache of minutes may lapse by then). */
 const LATER_SECONDS = 301;
 /**
@@ -45,6 +51,11 @@ export const terminalStable: Check = {
       const wrong = await read(`poll ${i + 1} after completion`);
       if (wrong) return fail(wrong, polls.slice(-2));
     }
+    const together = await Promise.all(
+      Array.from({ length: AT_ONCE }, (_, i) => read(`read ${i + 1} of ${AT_ONCE} sent at once after completion`))
+    );
+    const wrongTogether = together.find((w) => w !== undefined);
+    if (wrongTogether) return fail(wrongTogether, polls.slice(-AT_ONCE));
     // Once more five minutes after completion (the quick profile waits a few real seconds at most, and says so).
     const sinceCompletion = () => ((Date.now() - terminalAt) * ctx.config.timeScale) / 1000;
     const elapsed = sinceCompletion();
