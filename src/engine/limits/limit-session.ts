@@ -97,13 +97,20 @@ export interface LimitsReport {
   windowKind?: WindowKindObservation;
 }
 
+/** A read the operations probe may spread its reads over: a GET, or a HEAD where the target served one (RFC 9110 §9.3.2). */
+export interface ReadRequest {
+  method: 'GET' | 'HEAD';
+  /** The path with its query, as the run sent it. */
+  path: string;
+}
+
 interface Deps {
   config: RunConfig;
   http: HttpClient;
   tokens: TokenManager;
   ledger: Ledger;
-  /** Paths of read operations besides the list that the run saw served (a task, a VM's record), for the operations probe. */
-  readPaths?: () => string[];
+  /** Read requests besides the list's GET that the run saw served (a task, a VM's record, HEAD), for the operations probe. */
+  readRequests?: () => ReadRequest[];
   /** Writes of every write operation of the document that change nothing (ids that exist nowhere, empty bodies). */
   writeRequests?: () => Array<{ method: string; path: string; json?: unknown }>;
   /** The window waits of the full profile, announced to whoever watches the run. */
@@ -776,13 +783,14 @@ async function probeReadDomain(
       'main',
       own
     );
-  const others = [...new Set(d.readPaths?.() ?? [])].slice(0, MAX_READ_PATHS);
-  const paths = ['/v1/vms?per_page=1', ...others];
+  const others = (d.readRequests?.() ?? []).slice(0, MAX_READ_PATHS);
+  const reads: ReadRequest[] = [{ method: 'GET', path: '/v1/vms?per_page=1' }, ...others];
   let n = 0;
   const spread = (t: string) => {
-    const [path, q] = paths[n++ % paths.length]!.split('?');
+    const read = reads[n++ % reads.length]!;
+    const [path, q] = read.path.split('?');
     return sendOwn(d, t, {
-      method: 'GET',
+      method: read.method,
       path: path!,
       ...(q ? { query: Object.fromEntries(new URLSearchParams(q)) } : {}),
       headers: auth(t),
@@ -810,7 +818,8 @@ async function probeReadDomain(
   const readBySubject = subjects.map((key, i) => ({ key, probe: probes[i]! }));
   const probe = probes[subjects.length];
   if (!probe) return { readBySubject };
-  return { readBySubject, readAcrossOperations: { ...probe, operations: paths.map((p) => `GET ${p.split('?')[0]}`) } };
+  const operations = reads.map((r) => `${r.method} ${r.path.split('?')[0]}`);
+  return { readBySubject, readAcrossOperations: { ...probe, operations } };
 }
 
 /** Runs the steps one after another, in order. */

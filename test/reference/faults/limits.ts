@@ -294,5 +294,5 @@ export const faults: FaultCase[] = [
     clean: [false, true],
     faulty: [true, true],
   },
-  ...servedOperationCases('vm-delete-not-counted-as-write', 'vm-read-charged-as-write'),
+  ...servedOperationCases('vm-delete-not-counted-as-write', 'vm-read-charged-as-write', 'head-charged-as-write'),
 ];

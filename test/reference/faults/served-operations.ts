@@ -94,6 +94,16 @@ const servedOperationFaults: FaultCase[] = [
     faulty: [60, 429],
   },
   {
+    name: 'head-charged-as-write',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const heads = await burst(60, () => call(s, 'HEAD', '/v1/vms?per_page=1', { token: t }));
+      return [count(heads, 200), (await emptyCreate(s, t)).status];
+    },
+    clean: [60, 400],
+    faulty: [60, 429],
+  },
+  {
     name: 'vm-delete-404-unwrapped',
     probe: async (s) => {
       const t = await tokenFor(s);
