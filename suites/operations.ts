@@ -74,7 +74,7 @@ export function pathWithAbsentIds(
  */
 export async function requestFor(
   ctx: CheckContext,
-  op: DocumentOperation,
+  op: Pick<DocumentOperation, 'method' | 'path' | 'takesBody'>,
   objects: 'own' | 'absent' = 'own'
 ): Promise<CallOptions> {
   let path = op.path;

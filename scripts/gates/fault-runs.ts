@@ -69,7 +69,6 @@ export const ALL_BUT_LIMITS = [...new Set(allChecks.map((c) => c.group))].filter
 const BITES_IN_DECLARED = new Set([
   'readonly-can-restore',
   'readonly-can-register-webhook',
-  'cross-org-vm-readable',
   'webhook-any-media-type',
   'restore-trailing-json-accepted',
   'alarm-trailing-json-accepted',

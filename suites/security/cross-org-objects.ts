@@ -3,7 +3,11 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { CallOptions } from '../../src/engine/identity/call.ts';
 import { pass, fail, skip, warn } from '../../src/engine/run/check.ts';
 import { describeExchange, isSuccess, observeErrorCase } from '../support.ts';
-import { documentOperations, requestFor } from '../operations.ts';
+import { documentOperations, requestFor, servedOperations, type DocumentOperation } from '../operations.ts';
+import { templateKey } from '../../src/engine/target/served-operations.ts';
+
+/** An item read, one id under a top-level collection: a nested read (a VM's metrics) may answer another's id emptily. */
+const ITEM_READ = /^\/v1\/[a-z][a-z0-9_-]*\/\{[^}]+\}$/;
 
 /**
  * Object-level authorization (OWASP API1): the second organization's key reaches none of the first organization's
@@ -45,25 +49,32 @@ export const crossOrgObjects: Check = {
         },
       });
     }
-    for (const op of [ctx.declarations.deleteVm && { ...ctx.declarations.deleteVm, method: 'GET' }].filter(
-      (o) => o !== undefined
-    )) {
-      // A declared id-addressed VM path: read it (never delete it) with the other organization's key.
+    // The run's objects by id, read only: the declared VM path read with GET, every declared id-addressed read (a
+    // backup, an alarm) where the run made one, and every item read the target served that the document lacks (an
+    // Allow listed GET /v1/vms/{id}): object-level authorization ranges over the operations served, not the document's.
+    const reads: Array<Pick<DocumentOperation, 'path'>> = [
+      ...(ctx.declarations.deleteVm ? [ctx.declarations.deleteVm] : []),
+      ...documentOperations(ctx).filter(
+        (o) => o.method === 'GET' && !o.public && /\{[^}]+\}/.test(o.path) && !/^\/v1\/(vms|tasks)\//.test(o.path)
+      ),
+      ...(await servedOperations(ctx)).filter(
+        (o) => o.method === 'GET' && !o.public && o.shown && ITEM_READ.test(o.path) && !o.path.startsWith('/v1/tasks/')
+      ),
+    ];
+    const seen = new Set<string>();
+    for (const op of reads) {
+      if (seen.has(templateKey(op.path))) continue;
+      seen.add(templateKey(op.path));
+      const path = op.path.startsWith('/v1/vms/')
+        ? op.path.replace(/\{[^}]+\}/, encodeURIComponent(vmId))
+        : (await requestFor(ctx, { method: 'GET', path: op.path, takesBody: false })).path;
+      if (path.includes(`cc-${ctx.config.runId}-absent-`)) continue;
+      const collection = op.path.split('/')[2]!.replace(/s$/, '');
       asked.push({
-        what: 'its VM record',
-        request: { as: 'second', method: 'GET', path: op.path.replace('{id}', encodeURIComponent(vmId)) },
+        what:
+          collection === 'vm' ? 'its VM record' : `its ${collection} ${decodeURIComponent(path.split('/')[3] ?? '')}`,
+        request: { as: 'second', method: 'GET', path },
       });
-    }
-    // The run's other objects by id, where a read is declared and the run made one (a backup, an alarm): read only.
-    for (const op of documentOperations(ctx).filter(
-      (o) => o.method === 'GET' && !o.public && /\{[^}]+\}/.test(o.path) && !/^\/v1\/(vms|tasks)\//.test(o.path)
-    )) {
-      const { path } = await requestFor(ctx, op);
-      if (!path.includes(`cc-${ctx.config.runId}-absent-`))
-        asked.push({
-          what: `its ${op.path.split('/')[2]!.replace(/s$/, '')} ${decodeURIComponent(path.split('/')[3] ?? '')}`,
-          request: { as: 'second', method: 'GET', path },
-        });
     }
     const answers = await ctx.callEach(asked.map((a) => a.request));
     const probes: Array<{ what: string; ex: Exchange }> = asked.map((a, i) => ({ what: a.what, ex: answers[i]! }));
