@@ -2,6 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { failAt, skip } from '../../src/engine/run/check.ts';
 import { limitOutcome } from './_verdict.ts';
 import { LIMITS } from '../../src/engine/documented-limits/limits.js';
+import { neverLimited } from '../../src/engine/documented-limits/verdicts.js';
 
 /**
  * 60 writes per minute per token, probed with create requests that create nothing. Whether those count is the target's
@@ -23,7 +24,8 @@ export const writeLimit: Check = {
       return skip('--read-only: the write limit can only be probed with writes', 'a run without --read-only');
     const probe = ctx.limits?.write;
     const refused = ctx.declarations.rateLimitAccounting?.refused;
-    const uncounted = probe?.verdict.kind === 'looser' && probe.verdict.accepted === 'unlimited' && !probe.note;
+    // Never limited, and not probed again with real creates (whose probe leaves a note).
+    const uncounted = neverLimited(probe?.verdict) && !probe?.note;
     if (uncounted && refused === 'counted') {
       const sent = probe!.bursts.reduce((n, b) => n + b.exchanges.length, 0);
       return failAt(

@@ -41,7 +41,7 @@ export const ROOMS: ReadonlyArray<{ room: string; holds: string }> = [
   {
     room: 'limits',
     holds:
-      'the rate-limit probes in two stages (issuance before the checks; reads and writes after them, their inputs taken from the run), bursts, cross-budget observation, traces and numbers (requests, 429 share, latency, Retry-After, waits) for the report',
+      'the rate-limit probes in two stages (issuance before the checks; reads and writes after them, their inputs taken from the run), their knobs in one place (`probe-knobs.ts`: burst sizes, in flight, widening, spacing, turns), bursts, cross-budget observation, traces and numbers (requests, 429 share, latency, Retry-After, waits) for the report',
   },
   {
     room: 'run',

@@ -130,6 +130,15 @@ export function judgeFreshWindow(limit, windowMs, burst) {
 }
 
 /**
+ * Whether the verdict says the requests were never refused at all: for writes that create nothing, a target that may
+ * not count them (only real creates can tell). Decided here once, for the probe that then creates and the check.
+ * @param {LimitVerdict | undefined} v
+ */
+export function neverLimited(v) {
+  return v !== undefined && v.kind === 'looser' && v.accepted === 'unlimited';
+}
+
+/**
  * A limit verdict in words.
  * @param {number} limit
  * @param {string} what   "reads", "token issuances"...

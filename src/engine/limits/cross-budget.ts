@@ -5,7 +5,8 @@ import type { RunConfig } from '../config/config.ts';
 import type { HttpClient } from '../transport/http.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess } from '../transport/exchange.ts';
-import { burst, burstConcurrency, type Burst } from './probes.ts';
+import { burst, type Burst } from './probes.ts';
+import { BURSTS, burstConcurrency } from './probe-knobs.ts';
 import { LIMITS, TOKEN_LIFETIME_SECONDS, type RequestClass } from '../documented-limits/limits.js';
 
 export interface CrossObservation {
@@ -68,7 +69,7 @@ export async function observeCrossCharge(
   const served = (ex: Exchange) =>
     !rejected(ex) && ex.response !== undefined && (other === 'reads' ? isSuccess(ex) : ex.response.status < 500);
   const b = await burst(
-    { max: PLANNED[other], concurrency: burstConcurrency(PLANNED[other], roundTripMs), stopAtFirstRejection: true },
+    BURSTS.upTo(PLANNED[other], burstConcurrency(PLANNED[other], roundTripMs)),
     () => send(d.http, other, token, sentBy),
     { accepted: served, rejected }
   );

@@ -7,15 +7,7 @@ import type { KeyName } from '../config/config.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
 import { kindCreatedAt, type Ledger } from '../target/ledger.ts';
-import {
-  burst,
-  burstConcurrency,
-  judgeFresh,
-  judgeLimit,
-  type Burst,
-  type Classifier,
-  type LimitVerdict,
-} from './probes.ts';
+import { burst, judgeFresh, judgeLimit, type Burst, type Classifier, type LimitVerdict } from './probes.ts';
 import {
   mayMeanRealSeconds,
   parseRetryAfter,
@@ -23,15 +15,14 @@ import {
   REAL_READING_TOLERANCE_SECONDS,
 } from '../transport/retry-after.ts';
 import { LIMITS, WINDOW_SECONDS } from '../documented-limits/limits.js';
+import { neverLimited } from '../documented-limits/verdicts.js';
 import { realMomentAfter, unmeasurableWindow, windowOverAfter, windowRealMs } from '../documented-limits/windows.js';
+import { BURSTS, PROBE_KNOBS, burstConcurrency } from './probe-knobs.ts';
 import { observeCrossCharge, type CrossObservation, type CrossSkipped } from './cross-budget.ts';
 import { probeWindowKind, type WindowKind, type WindowKindObservation } from './window-kind.ts';
 import { observeWindowLength, type WindowLengthObservation } from './window-length.ts';
 
-/** Requests a probe's burst keeps in flight. */
-const CONCURRENCY = 8;
-/** Bursts certify sends again when one was too slow to judge (each on a fresh token, so each spends an issuance). */
-const SLOW_BURST_RETRIES_CERTIFY = 4;
+const { inFlight: IN_FLIGHT, issuanceInFlight: ISSUANCE_IN_FLIGHT, windowSlackMs: WINDOW_SLACK_MS } = PROBE_KNOBS;
 
 export interface ResetObservation {
   /**
@@ -228,22 +219,18 @@ function adoptIssued(d: Deps, b: Burst, lanes: string[]): void {
 async function firstIssuanceBurst(d: Deps, send: () => Promise<Exchange>): Promise<Burst> {
   const cls = issuanceClassifier;
   // The whole first burst in flight at once: the run's preflight costs a distant target one round trip, not three.
-  let first = await burst(
-    { max: LIMITS.tokens.limit + 1, concurrency: LIMITS.tokens.limit + 1, stopAtFirstRejection: false },
-    send,
-    cls
-  );
+  let first = await burst(BURSTS.overfill(LIMITS.tokens.limit, LIMITS.tokens.limit + 1), send, cls);
   // No token at all, but refused as over a limit: the key is shared (a run just before, another pipeline) and its window
   // is spent. A window later the run can start, and owns that window. An answer that is not the API's (an HTML 404, a
   // page of another host) is conclusive at once: no wait changes it.
   if (first.accepted === 0 && first.rejections.some(mayBeSpentBudget) && !tooShort(d.config)) {
     await (d.waits ?? new Waits()).sleep(
-      windowMs(d.config) + 50,
+      windowMs(d.config) + WINDOW_SLACK_MS,
       "the key's issuance window, spent before the run began, to pass",
       'limits',
       'limit-window'
     );
-    first = await burst({ max: LIMITS.tokens.limit + 1, concurrency: 4, stopAtFirstRejection: false }, send, cls);
+    first = await burst(BURSTS.overfill(LIMITS.tokens.limit, ISSUANCE_IN_FLIGHT), send, cls);
   }
   // No token at all: the run cannot start; the first request sent says what the target did.
   if (first.accepted === 0)
@@ -302,16 +289,12 @@ async function judgeOwnedIssuanceWindow(
   bursts: Burst[]
 ): Promise<IssuanceJudgement> {
   await (d.waits ?? new Waits()).sleep(
-    windowMs(d.config) + 50,
+    windowMs(d.config) + WINDOW_SLACK_MS,
     'a fresh issuance window the run owns (a minute of target time)',
     'limits',
     'limit-window'
   );
-  const owned = await burst(
-    { max: LIMITS.tokens.limit + 1, concurrency: 4, stopAtFirstRejection: true },
-    send,
-    issuanceClassifier
-  );
+  const owned = await burst(BURSTS.respend(LIMITS.tokens.limit, ISSUANCE_IN_FLIGHT), send, issuanceClassifier);
   adoptIssued(d, owned, []);
   bursts.push(owned);
   let verdict = judgeFresh(LIMITS.tokens.limit, windowMs(d.config), owned);
@@ -338,16 +321,12 @@ async function judgeFreshIssuanceWindow(
   bursts: Burst[]
 ): Promise<Pick<IssuanceJudgement, 'verdict' | 'note'>> {
   await (d.waits ?? new Waits()).sleep(
-    windowMs(d.config) + 50,
+    windowMs(d.config) + WINDOW_SLACK_MS,
     'a fresh issuance window (a minute of target time)',
     'limits',
     'limit-window'
   );
-  const second = await burst(
-    { max: 2 * LIMITS.tokens.limit + 2, concurrency: 4, stopAtFirstRejection: true },
-    send,
-    issuanceClassifier
-  );
+  const second = await burst(BURSTS.untilRefusal(LIMITS.tokens.limit, ISSUANCE_IN_FLIGHT), send, issuanceClassifier);
   adoptIssued(d, second, []);
   bursts.push(second);
   return {
@@ -480,37 +459,25 @@ async function requestBursts(
 ): Promise<{ bursts: Burst[]; verdict: LimitVerdict; held: string; inFlight: number }> {
   const { t1, firstAnswer, token } = start;
   // As many in flight as the round trip needs for the burst to take about half a second (8 on a near target).
-  const inFlight = burstConcurrency(spec.limit, firstAnswer.durationMs, CONCURRENCY);
-  let first = await burst(
-    { max: spec.limit, concurrency: inFlight, stopAtFirstRejection: false },
-    () => spec.send(t1),
-    cls
-  );
+  const inFlight = burstConcurrency(spec.limit, firstAnswer.durationMs);
+  let first = await burst(BURSTS.fill(spec.limit, inFlight), () => spec.send(t1), cls);
   first = { ...first, exchanges: [firstAnswer, ...first.exchanges], accepted: first.accepted + 1 };
   let held = t1;
-  // Too slow to fill half a window: again, on a fresh token, four times as wide; certify, which must be conclusive,
-  // tries up to SLOW_BURST_RETRIES_CERTIFY times (a loaded machine slows some bursts, not all).
+  // Too slow to fill half a window: again, on a fresh token, wider (each retry spends an issuance).
+  const { slowBurstRetries, slowBurstWidening } = PROBE_KNOBS;
   for (
-    let retries = d.config.profile === 'certify' ? SLOW_BURST_RETRIES_CERTIFY : 1;
+    let retries = d.config.profile === 'certify' ? slowBurstRetries.certify : slowBurstRetries.otherwise;
     retries > 0 && first.spanMs >= windowMs(d.config) / 2;
     retries--
   ) {
     held = await token();
-    first = await burst(
-      { max: spec.limit + 1, concurrency: inFlight * 4, stopAtFirstRejection: false },
-      () => spec.send(held),
-      cls
-    );
+    first = await burst(BURSTS.overfill(spec.limit, inFlight * slowBurstWidening), () => spec.send(held), cls);
   }
   const bursts = [first];
   let verdict = judgeLimit(spec.limit, windowMs(d.config), first);
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && first.others.length === 0) {
     const t2 = await token();
-    const second = await burst(
-      { max: 2 * spec.limit + 2, concurrency: inFlight, stopAtFirstRejection: true },
-      () => spec.send(t2),
-      cls
-    );
+    const second = await burst(BURSTS.untilRefusal(spec.limit, inFlight), () => spec.send(t2), cls);
     bursts.push(second);
     verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
   }
@@ -556,9 +523,7 @@ export async function rejectionToWaitFrom(
   const first = probe.firstRejection!;
   const cross = probe.cross;
   if (!cross || 'skipped' in cross || cross.witnessRefused || !cls.accepted(cross.witness)) return first;
-  const again = await turns.run(() =>
-    burst({ max: probe.limit + 1, concurrency: 1, stopAtFirstRejection: true }, send, cls)
-  );
+  const again = await turns.run(() => burst(BURSTS.respend(probe.limit, PROBE_KNOBS.respendInFlight), send, cls));
   return again.rejections[0] ?? first;
 }
 
@@ -614,7 +579,14 @@ export async function runIssuanceProbe(d: Deps): Promise<IssuanceStage> {
             probe.reset = r;
             const first = probe.bursts.find((b) => b.rejections.includes(probe.firstRejection!));
             if (first)
-              probe.windowLength = await watchWindowLength(d, probe, first, issueWithPrimary(d), issuanceClassifier, 4);
+              probe.windowLength = await watchWindowLength(
+                d,
+                probe,
+                first,
+                issueWithPrimary(d),
+                issuanceClassifier,
+                ISSUANCE_IN_FLIGHT
+              );
           }
         )
       : Promise.resolve();
@@ -682,10 +654,7 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
   const domain = await probeReadDomain(d, turns, auth);
   const realCreates = realCreateAllowance(d);
   const checkedWrite =
-    write &&
-    write.verdict.kind === 'looser' &&
-    write.verdict.accepted === 'unlimited' &&
-    realCreates > LIMITS.writes.limit
+    write && neverLimited(write.verdict) && realCreates > LIMITS.writes.limit
       ? await probeWithCreates(d, realCreates)
       : write;
   const [writeBySubject, writeAcrossOperations] = windowHoldsSideBySide(d)
@@ -745,16 +714,13 @@ async function observeWindowKind(
     what: useReads ? 'reads' : 'writes',
     limit: useReads ? LIMITS.reads.limit : LIMITS.writes.limit,
     windowMs: windowMs(d.config),
-    concurrency: burstConcurrency(useReads ? LIMITS.reads.limit : LIMITS.writes.limit, first.durationMs, CONCURRENCY),
+    concurrency: burstConcurrency(useReads ? LIMITS.reads.limit : LIMITS.writes.limit, first.durationMs),
     send: () => (sentFirst ? send() : ((sentFirst = true), Promise.resolve(first))),
     cls,
     sleep: (ms, why) => waits.sleep(ms, why, 'limits', 'limit-window'),
   });
   return observation;
 }
-
-/** Read operations the operations probe spreads its reads over, besides the list: those the run saw served, bounded. */
-const MAX_READ_PATHS = 12;
 
 /**
  * LIMIT-READ-300 over its domain: the read probe again on the tokens of every other key the run holds, and
@@ -783,7 +749,7 @@ async function probeReadDomain(
       'main',
       own
     );
-  const others = (d.readRequests?.() ?? []).slice(0, MAX_READ_PATHS);
+  const others = (d.readRequests?.() ?? []).slice(0, PROBE_KNOBS.maxSpreadReads);
   const reads: ReadRequest[] = [{ method: 'GET', path: '/v1/vms?per_page=1' }, ...others];
   let n = 0;
   const spread = (t: string) => {
@@ -829,9 +795,7 @@ async function inSequence<T>(steps: ReadonlyArray<() => Promise<T>>): Promise<T[
   return out;
 }
 
-/** A window at least this long (real ms) holds the domain probes' bursts side by side with room to spare. */
-const SIDE_BY_SIDE_MIN_WINDOW_MS = 30_000;
-const windowHoldsSideBySide = (d: Pick<Deps, 'config'>) => windowMs(d.config) >= SIDE_BY_SIDE_MIN_WINDOW_MS;
+const windowHoldsSideBySide = (d: Pick<Deps, 'config'>) => windowMs(d.config) >= PROBE_KNOBS.sideBySideMinWindowMs;
 
 /**
  * Probes of the domain that share no token: side by side, each taking turns only with itself, where a window is long
@@ -978,21 +942,13 @@ async function probeWithCreates(d: Deps, allowance: number): Promise<LimitProbe>
     });
   };
   const cls: Classifier = { accepted: isSuccess, rejected: is4xx };
-  const first = await burst(
-    { max: LIMITS.writes.limit + 1, concurrency: CONCURRENCY, stopAtFirstRejection: false },
-    send,
-    cls
-  );
+  const first = await burst(BURSTS.overfill(LIMITS.writes.limit, IN_FLIGHT), send, cls);
   const bursts = [first];
   let verdict = judgeLimit(LIMITS.writes.limit, windowMs(config), first);
   const left = allowance - first.exchanges.length;
   if (verdict.kind === 'inconclusive' && first.rejections.length === 0 && left > LIMITS.writes.limit) {
     // limit + 1 in a fresh window settles it: two short bursts cannot both straddle a boundary.
-    const second = await burst(
-      { max: Math.min(left, LIMITS.writes.limit + 1), concurrency: CONCURRENCY, stopAtFirstRejection: true },
-      send,
-      cls
-    );
+    const second = await burst(BURSTS.upTo(Math.min(left, LIMITS.writes.limit + 1), IN_FLIGHT), send, cls);
     bursts.push(second);
     verdict = judgeLimit(LIMITS.writes.limit, windowMs(config), first, second);
   }

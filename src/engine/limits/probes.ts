@@ -27,19 +27,6 @@ export interface BurstPlan {
   stopAtFirstRejection: boolean;
 }
 
-/** How long a burst should take at most, whatever the round trip: far less than half of any window it is judged in. */
-const BURST_MS = 500;
-/** Requests in flight at most, on the slowest links (a limit probe is the only place the suite sends this many). */
-const MAX_IN_FLIGHT = 64;
-
-/**
- * Requests in flight for a burst of `count`: `base` against a near target; more where each answer takes longer, so that
- * the burst takes about half a second whatever the round trip (a target 100 ms away would otherwise take 4 s for 300 reads).
- */
-export function burstConcurrency(count: number, roundTripMs: number, base = 8): number {
-  return Math.min(MAX_IN_FLIGHT, Math.max(base, Math.ceil((count * Math.max(0, roundTripMs)) / BURST_MS)));
-}
-
 /** Sends up to plan.max requests, plan.concurrency at a time, and counts the answers. */
 export async function burst(plan: BurstPlan, send: (i: number) => Promise<Exchange>, cls: Classifier): Promise<Burst> {
   const exchanges: Exchange[] = [];

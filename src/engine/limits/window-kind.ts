@@ -4,6 +4,7 @@
 // second is still inside its window).
 import type { Exchange } from '../transport/exchange.ts';
 import { burst, type Burst, type Classifier } from './probes.ts';
+import { BURSTS } from './probe-knobs.ts';
 
 export type WindowKind = 'fixed' | 'sliding';
 
@@ -55,7 +56,7 @@ export async function probeWindowKind(p: WindowKindPlan): Promise<WindowKindObse
     ...extra,
   });
   const start1 = Date.now();
-  const first = await burst({ max: half, concurrency: p.concurrency, stopAtFirstRejection: true }, p.send, p.cls);
+  const first = await burst(BURSTS.upTo(half, p.concurrency), p.send, p.cls);
   bursts.push(first);
   if (first.accepted !== half)
     return out({ reason: `the first ${half} ${p.what} on a fresh token were not all served (${first.accepted})` });
@@ -63,11 +64,7 @@ export async function probeWindowKind(p: WindowKindPlan): Promise<WindowKindObse
     return out({ reason: `the first half took ${first.spanMs} ms, more than a quarter of a window` });
   await p.sleep(start1 + p.windowMs / 2 - Date.now(), `half a window after the first half of the ${p.what}`);
   const start2 = Date.now();
-  const second = await burst(
-    { max: p.limit - half + 1, concurrency: p.concurrency, stopAtFirstRejection: false },
-    p.send,
-    p.cls
-  );
+  const second = await burst(BURSTS.exactly(p.limit - half + 1, p.concurrency), p.send, p.cls);
   bursts.push(second);
   if (Date.now() > start1 + (p.windowMs * 3) / 4)
     return out({ reason: `the second half ended more than three quarters of a window after the first began` });
@@ -80,7 +77,7 @@ export async function probeWindowKind(p: WindowKindPlan): Promise<WindowKindObse
     start1 + first.spanMs + p.windowMs + p.windowMs / 20 - Date.now(),
     `a window after the first half of the ${p.what}`
   );
-  const third = await burst({ max: p.limit, concurrency: p.concurrency, stopAtFirstRejection: true }, p.send, p.cls);
+  const third = await burst(BURSTS.upTo(p.limit, p.concurrency), p.send, p.cls);
   bursts.push(third);
   // The second half leaves a sliding window a window after it was sent: the third burst must be over by then.
   if (Date.now() > start2 + p.windowMs)

@@ -6,6 +6,7 @@
 import type { Exchange } from '../transport/exchange.ts';
 import { WINDOW_TARGET_MS } from '../documented-limits/limits.js';
 import { burst, type Burst, type Classifier } from './probes.ts';
+import { BURSTS } from './probe-knobs.ts';
 
 export interface WindowLengthObservation {
   what: string;
@@ -62,11 +63,7 @@ export async function observeWindowLength(p: WindowLengthPlan): Promise<WindowLe
     last,
   });
   if (Date.now() >= lastSendAt) return observation();
-  const again = await burst(
-    { max: p.limit + 1, concurrency: p.concurrency, stopAtFirstRejection: true },
-    p.send,
-    p.cls
-  );
+  const again = await burst(BURSTS.respend(p.limit, p.concurrency), p.send, p.cls);
   served += again.accepted;
   const servedAgain = again.exchanges.filter(p.cls.accepted);
   if (servedAgain.length) last = servedAgain.reduce((a, b) => (endOf(b) > endOf(a) ? b : a));

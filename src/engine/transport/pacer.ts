@@ -9,7 +9,7 @@ export const HEADROOM = 0.1;
 /**
  * Keeps the suite's own traffic under the documented limits, per token: a sliding log of send times, and a wait
  * when the next request would pass 90% of a budget within any window. The limit probes use their own tokens and
- * are not paced.
+ * are not paced: how they send their bursts is set in limits/probe-knobs.ts.
  */
 export class Pacer {
   private readonly sent = new Map<string, number[]>();
