@@ -15,9 +15,11 @@ export function limitOutcome(
   if (!probe && error) throw error;
   if (!probe) return skip('the probe did not run', 'select the limits group');
   const message = describeVerdict(probe.limit, probe.what, probe.verdict);
-  const exchanges = [probe.firstRejection, ...probe.bursts.flatMap((b) => b.exchanges.slice(-1))].filter(
-    (x) => x !== undefined
-  );
+  const exchanges = [
+    probe.firstRejection,
+    ...probe.bursts.flatMap((b) => b.exchanges.slice(-1)),
+    probe.lateRefusal,
+  ].filter((x) => x !== undefined);
   const details = {
     bursts: probe.bursts.map((b) => ({
       sent: b.exchanges.length,

@@ -2,7 +2,14 @@
 // place a window and judge a count the same way, because they call the same functions.
 import { describe, expect, it } from 'vitest';
 import { readRetryAfter, retryAfterRealSeconds } from '../../src/engine/documented-limits/retry-after.js';
-import { countVerdict, judgeBursts, judgeWindow } from '../../src/engine/documented-limits/verdicts.js';
+import {
+  countVerdict,
+  describeVerdict,
+  judgeBursts,
+  judgeLateCount,
+  judgeWindow,
+  neverLimited,
+} from '../../src/engine/documented-limits/verdicts.js';
 import { parseRetryAfter } from '../../src/engine/transport/retry-after.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 
@@ -89,5 +96,27 @@ describe('one count, one verdict, for bursts and for windows', () => {
       kind: 'inconclusive',
       reason: '1 answers were neither served nor limited (e.g. 503)',
     });
+  });
+});
+
+describe('a burst never refused, judged once', () => {
+  const never = { kind: 'looser', accepted: 'unlimited' } as const;
+  it('is never limited only when no request was refused at all', () => {
+    expect(neverLimited(never)).toBe(true);
+    expect(neverLimited({ kind: 'looser', accepted: 88 })).toBe(false);
+    expect(neverLimited({ kind: 'exact' })).toBe(false);
+    expect(neverLimited(undefined)).toBe(false);
+  });
+  it('a request refused a moment after it shows the burst was counted late: more than the limit served', () => {
+    const v = judgeLateCount(never, 122, true, 1000);
+    expect(v).toMatchObject({ kind: 'looser', accepted: 122 });
+    expect(describeVerdict(60, 'writes', v)).toBe(
+      '122 writes served; the documented limit is 60 (none was refused, yet a request 1000 ms after the burst was: they were counted, late)'
+    );
+  });
+  it('a request served then leaves the verdict: the target may not count such requests', () => {
+    expect(judgeLateCount(never, 122, false, 1000)).toBe(never);
+    const exact = { kind: 'exact' } as const;
+    expect(judgeLateCount(exact, 60, true, 1000)).toBe(exact);
   });
 });

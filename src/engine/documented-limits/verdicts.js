@@ -29,7 +29,7 @@ export function countVerdict(limit, counts) {
 // ------------------------------------------------------------------ the engine's bursts
 
 /**
- * @typedef {{ kind: 'exact', note?: string } | { kind: 'stricter', accepted: number } | { kind: 'looser', accepted: number | 'unlimited' } | { kind: 'inconclusive', reason: string }} LimitVerdict
+ * @typedef {{ kind: 'exact', note?: string } | { kind: 'stricter', accepted: number } | { kind: 'looser', accepted: number | 'unlimited', note?: string } | { kind: 'inconclusive', reason: string }} LimitVerdict
  */
 
 /**
@@ -139,6 +139,25 @@ export function neverLimited(v) {
 }
 
 /**
+ * A burst never refused, then a request on its token a moment later refused as over the limit: the burst's requests
+ * were counted, only late (a counter that lags its check), so more than the limit were served in one window. A request
+ * served then, or refused otherwise, leaves the verdict as it was (the target may not count such requests).
+ * @param {LimitVerdict} v
+ * @param {number} served     requests the never-refused burst had served
+ * @param {boolean} refusedAfter  whether the later request was refused as over the limit
+ * @param {number} afterMs    real ms between the burst's end and that request
+ * @returns {LimitVerdict}
+ */
+export function judgeLateCount(v, served, refusedAfter, afterMs) {
+  if (!neverLimited(v) || !refusedAfter) return v;
+  return {
+    kind: 'looser',
+    accepted: served,
+    note: `none was refused, yet a request ${afterMs} ms after the burst was: they were counted, late`,
+  };
+}
+
+/**
  * A limit verdict in words.
  * @param {number} limit
  * @param {string} what   "reads", "token issuances"...
@@ -153,7 +172,7 @@ export function describeVerdict(limit, what, v) {
     case 'looser':
       return v.accepted === 'unlimited'
         ? `no limit: ${what} were never refused`
-        : `${v.accepted} ${what} served; the documented limit is ${limit}`;
+        : `${v.accepted} ${what} served; the documented limit is ${limit}${v.note ? ` (${v.note})` : ''}`;
     default:
       return `inconclusive: ${v.reason}`;
   }

@@ -15,7 +15,7 @@ import {
   REAL_READING_TOLERANCE_SECONDS,
 } from '../transport/retry-after.ts';
 import { LIMITS, WINDOW_SECONDS } from '../documented-limits/limits.js';
-import { neverLimited } from '../documented-limits/verdicts.js';
+import { judgeLateCount, neverLimited } from '../documented-limits/verdicts.js';
 import { realMomentAfter, unmeasurableWindow, windowOverAfter, windowRealMs } from '../documented-limits/windows.js';
 import { BURSTS, PROBE_KNOBS, burstConcurrency } from './probe-knobs.ts';
 import { observeCrossCharge, type CrossObservation, type CrossSkipped } from './cross-budget.ts';
@@ -54,6 +54,8 @@ export interface LimitProbe {
   windowLength?: WindowLengthObservation;
   bursts: Burst[];
   firstRejection?: Exchange;
+  /** After bursts never refused, a request on the same token a moment later that was: the bursts were counted late. */
+  lateRefusal?: Exchange;
   /** A request on another token (reads, writes) or key (issuance) right after this budget was spent. */
   scope?: Exchange;
   /** Issuance: an exchange of the read-only key (another key, perhaps of the same organization) right after. */
@@ -406,7 +408,7 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
   if (!served(firstAnswer))
     return unjudgedProbe(spec, `the first ${spec.what.replace(/s$/, '')} answered ${statusText(firstAnswer)}`);
   // The bursts take turns with the other probe's; the waits for a window's reset below overlap freely.
-  const { bursts, verdict, held, inFlight } = await turns.run(() =>
+  const { bursts, verdict, held, inFlight, lateRefusal } = await turns.run(() =>
     requestBursts(d, spec, cls, { t1, firstAnswer, token })
   );
   const probe: LimitProbe = {
@@ -415,6 +417,7 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
     verdict,
     bursts,
     firstRejection: firstRejection(bursts),
+    ...(lateRefusal ? { lateRefusal } : {}),
   };
   if (probe.firstRejection && !spec.judgeOnly)
     await observeAfterRefusal(d, spec, probe, { scopeLane, turns, cls, held, firstAnswer, inFlight });
@@ -456,7 +459,7 @@ async function requestBursts(
   spec: RequestProbeSpec,
   cls: Classifier,
   start: { t1: string; firstAnswer: Exchange; token: () => Promise<string> }
-): Promise<{ bursts: Burst[]; verdict: LimitVerdict; held: string; inFlight: number }> {
+): Promise<{ bursts: Burst[]; verdict: LimitVerdict; held: string; inFlight: number; lateRefusal?: Exchange }> {
   const { t1, firstAnswer, token } = start;
   // As many in flight as the round trip needs for the burst to take about half a second (8 on a near target).
   const inFlight = burstConcurrency(spec.limit, firstAnswer.durationMs);
@@ -480,8 +483,26 @@ async function requestBursts(
     const second = await burst(BURSTS.untilRefusal(spec.limit, inFlight), () => spec.send(t2), cls);
     bursts.push(second);
     verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
+    if (neverLimited(verdict)) {
+      const late = await askLateCount(d, spec, () => spec.send(t2));
+      verdict = judgeLateCount(verdict, second.accepted, cls.rejected(late.exchange), late.afterMs);
+      if (cls.rejected(late.exchange)) return { bursts, verdict, held, inFlight, lateRefusal: late.exchange };
+    }
   }
   return { bursts, verdict, held, inFlight };
+}
+
+/** One more request on a never-refused burst's token, a moment after it (PROBE_KNOBS.lateCountMs, within its window). */
+async function askLateCount(
+  d: Deps,
+  spec: RequestProbeSpec,
+  send: () => Promise<Exchange>
+): Promise<{ exchange: Exchange; afterMs: number }> {
+  const ms = Math.min(PROBE_KNOBS.lateCountMs, windowMs(d.config) / 10);
+  const ended = Date.now();
+  await (d.waits ?? new Waits()).sleep(ms, `whether the ${spec.what} were counted late`, 'limits', 'limit-window');
+  const exchange = await send();
+  return { exchange, afterMs: Date.parse(exchange.startedAt) - ended };
 }
 
 /**

@@ -26,6 +26,11 @@ export const PROBE_KNOBS = {
    * they take turns, one burst at a time (bursts slowing each other would decide a verdict).
    */
   sideBySideMinWindowMs: 30_000,
+  /**
+   * Real ms after a burst that was never refused before one more request on its token asks whether the burst was
+   * counted late (a counter behind its check); at most a tenth of a window, so the request stays in the burst's window.
+   */
+  lateCountMs: 1_000,
   /** Read operations the operations probe spreads its reads over, besides the list: those the run saw served. */
   maxSpreadReads: 12,
 } as const;

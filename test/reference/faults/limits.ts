@@ -282,7 +282,7 @@ export const faults: FaultCase[] = [
     clean: [true, null],
     faulty: [false, true],
   },
-  // Writes side by side, each checked before any is counted 30 ms later under the fault: [past the budget, at it].
+  // Writes side by side, each checked before any is counted 200 ms later under the fault: [past the budget, at it].
   {
     name: 'write-count-race',
     probe: async (s) => {
