@@ -103,7 +103,7 @@ interface Deps {
   tokens: TokenManager;
   ledger: Ledger;
   /** Read requests besides the list's GET that the run saw served (a task, a VM's record, HEAD), for the operations probe. */
-  readRequests?: () => ReadRequest[];
+  readRequests?: () => Promise<ReadRequest[]>;
   /** Writes of every write operation of the document that change nothing (ids that exist nowhere, empty bodies). */
   writeRequests?: () => Array<{ method: string; path: string; json?: unknown }>;
   /** The window waits of the full profile, announced to whoever watches the run. */
@@ -770,7 +770,7 @@ async function probeReadDomain(
       'main',
       own
     );
-  const others = (d.readRequests?.() ?? []).slice(0, PROBE_KNOBS.maxSpreadReads);
+  const others = ((await d.readRequests?.()) ?? []).slice(0, PROBE_KNOBS.maxSpreadReads);
   const reads: ReadRequest[] = [{ method: 'GET', path: '/v1/vms?per_page=1' }, ...others];
   let n = 0;
   const spread = (t: string) => {

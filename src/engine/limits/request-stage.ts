@@ -40,7 +40,6 @@ export async function runRequestStage(d: RequestStageDeps, issuance: IssuanceSta
     const ops = await d.operations.all();
     const operationOf = (method: string, pathname: string) => d.operations.operationFor(method, pathname)?.operationId;
     await readUnreadObjects(ops, operationOf, { declarations, ledger, objects: d.objects }, http.log, d.call);
-    await askHead(d.call);
     return await runRequestProbes(
       {
         config,
@@ -49,7 +48,7 @@ export async function runRequestStage(d: RequestStageDeps, issuance: IssuanceSta
         ledger,
         waits,
         declaredWindow: declarations.rateLimitAccounting?.window,
-        readRequests: () => servedReads(http.log, operationOf),
+        readRequests: () => Promise.resolve([...headReads(d.operations), ...servedReads(http.log, operationOf)]),
         writeRequests: () => harmlessWrites(ops, config.runId),
       },
       issuance
@@ -69,45 +68,41 @@ export async function runRequestStage(d: RequestStageDeps, issuance: IssuanceSta
 const MAX_SPREAD_ANSWER_BYTES = 64 * 1024;
 
 /**
- * Read requests besides the list's GET the run saw served by the primary key, one each: a task, a VM's or a backup's
- * record, every declared read (webhooks, alarms, the audit), and HEAD where it was served, so the read budget is spent
- * across all of them.
+ * Reads besides the list the run saw served by the primary key, one path each: a task, a VM's or a backup's record,
+ * and every declared read (webhooks, alarms, the audit), so the read budget is spent across all of them.
  */
 function servedReads(
   log: readonly Exchange[],
   operationOf: (method: string, pathname: string) => string | undefined
 ): ReadRequest[] {
-  const byOperation = new Map<string, { read: ReadRequest; bytes: number }>();
+  const byOperation = new Map<string, { path: string; bytes: number }>();
   for (const ex of log) {
-    const method = ex.request.method;
-    if ((method !== 'GET' && method !== 'HEAD') || !isSuccess(ex) || ex.caller !== 'primary') continue;
-    if (ex.sentBy.startsWith('limits.')) continue;
+    if (ex.request.method !== 'GET' || !isSuccess(ex) || ex.caller !== 'primary' || ex.sentBy.startsWith('limits.'))
+      continue;
     const url = new URL(ex.request.url);
     const op = operationOf('GET', url.pathname);
     const bytes = ex.response?.bodyBytes ?? 0;
-    const key = `${method} ${op}`;
     // The smallest answer each operation gave, and none above a bound: the burst must fit its window.
     if (
       !op ||
-      (method === 'GET' && url.pathname === '/v1/vms') ||
+      url.pathname === '/v1/vms' ||
       bytes > MAX_SPREAD_ANSWER_BYTES ||
-      (byOperation.get(key)?.bytes ?? Infinity) <= bytes
+      (byOperation.get(op)?.bytes ?? Infinity) <= bytes
     )
       continue;
-    byOperation.set(key, { read: { method, path: url.pathname + url.search }, bytes });
+    byOperation.set(op, { path: url.pathname + url.search, bytes });
   }
-  // HEAD first: the spread keeps the first reads it is given, and a HEAD is the read no check sends.
-  return [...byOperation.values()]
-    .map((v) => v.read)
-    .sort((a, b) => (a.method === b.method ? 0 : a.method === 'HEAD' ? -1 : 1));
+  return [...byOperation.values()].map((v) => ({ method: 'GET', path: v.path }));
 }
 
 /**
- * One HEAD of the list, which no check sends: where the target serves it (a 2xx), the read-budget probe spreads its
- * reads over it too, so a target that charges HEAD, a read (RFC 9110 §9.3.2), to the write budget shows.
+ * HEAD of the list, where an Allow the registry met listed HEAD on it: a read (RFC 9110 §9.3.2) no check sends, so a
+ * target that charges it to the write budget shows in the read probe's spread. Known without a request of its own:
+ * under a budget shared beyond the token, one would spend a read the probes count.
  */
-async function askHead(call: (opts: CallOptions) => Promise<Exchange>): Promise<void> {
-  await call({ method: 'HEAD', path: '/v1/vms', query: { per_page: 1 } }).catch(() => undefined);
+function headReads(operations: Pick<ServedOperations, 'headListed'>): ReadRequest[] {
+  const listed = operations.headListed().some((p) => p === '/v1/vms');
+  return listed ? [{ method: 'HEAD', path: '/v1/vms?per_page=1' }] : [];
 }
 
 /**

@@ -127,6 +127,8 @@ export class ServedOperations {
   private discovery: Promise<ServedOperation[]> | undefined;
   private resolved: ServedOperation[] | undefined;
   private readonly passedOver: OperationsRecord['passedOver'] = [];
+  /** Paths whose Allow listed HEAD: never ranged over as operations (a HEAD answer has no body to judge). */
+  private readonly headPaths: string[] = [];
 
   constructor(
     private readonly spec: LoadedSpec,
@@ -170,6 +172,11 @@ export class ServedOperations {
     return ops.sort((a, b) => params(a) - params(b))[0];
   }
 
+  /** The paths an Allow listed HEAD on (once discovery has run): a read no check sends, which the read probe spreads over. */
+  headListed(): readonly string[] {
+    return this.headPaths;
+  }
+
   /** The VM delete: declared, listed by an Allow, or the conventional one the cleanup relies on (not shown). */
   async vmDelete(): Promise<ServedOperation | undefined> {
     const del = this.declaredVmDelete ?? CONVENTIONAL_VM_DELETE;
@@ -189,6 +196,7 @@ export class ServedOperations {
     );
     paths.forEach((template, i) => {
       const ex = answers[i];
+      if (ex && allowOf(ex)?.includes('HEAD')) this.headPaths.push(template);
       for (const method of (ex && allowOf(ex)) ?? []) {
         if (!RANGED_METHODS.has(method) || have.has(`${method} ${templateKey(template)}`)) continue;
         have.add(`${method} ${templateKey(template)}`);
