@@ -5,7 +5,7 @@ import { VM_ROOM } from '../shares.ts';
 import { API_TARGET } from '../../src/engine/run/schedule.ts';
 import { skip, finding, judge, Unavailable, type CheckOutcome, type Finding } from '../../src/engine/run/check.ts';
 import { readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
-import { QUOTA_PROBE_CREATES } from '../../src/engine/target/certify.ts';
+import { QUOTA_PROBE_CREATES, QUOTA_SIZE_CREATES } from '../../src/engine/target/certify.ts';
 import { describeExchange, isSuccess, observeErrorCase, pathOf, taskEnd, declaredTotalPointerOf } from '../support.ts';
 import { bodyOf, makeRoom, shapeOf, type RoomMade } from '../room.ts';
 import { waitsLong, type RunConfig } from '../../src/engine/config/config.ts';
@@ -79,16 +79,18 @@ function createsLeft(ctx: CheckContext, most: number): number {
 async function reachQuota(
   ctx: CheckContext,
   most: number,
-  like?: Body
-): Promise<{ found?: Refusal; sent: number; why: string }> {
+  like?: Body,
+  sized?: { prefix: string; what: string }
+): Promise<Reached> {
   const budget = createsLeft(ctx, most);
+  const prefix = sized?.prefix ?? 'quota';
   if (budget > 1)
     ctx.announce(
-      `creating up to ${budget} VMs (${ctx.objects.vmName('quota001')}…) to reach the organization's VM quota (ERROR-QUOTA-EXCEEDED); each is deleted at the end`
+      `creating up to ${budget} VMs (${ctx.objects.vmName(`${prefix}001`)}…${sized ? `, ${sized.what}` : ''}) to reach the organization's ${sized ? 'quota' : 'VM quota'} (ERROR-QUOTA-EXCEEDED); each is deleted at the end`
     );
   let sent = 0;
   for (; sent < budget; sent++) {
-    const { body: fresh } = ctx.objects.vmCreateBody(`quota${String(sent + 1).padStart(3, '0')}`);
+    const { body: fresh } = ctx.objects.vmCreateBody(`${prefix}${String(sent + 1).padStart(3, '0')}`);
     const body = like ? { ...like, name: fresh['name'] } : fresh;
     const ex = await ctx.call({ method: 'POST', path: '/v1/vms', json: body });
     if (isSuccess(ex)) {
@@ -115,8 +117,35 @@ async function reachQuota(
   return {
     sent,
     why: `${sent} more valid create${sent === 1 ? ' was' : 's were'} accepted (${bound})`,
+    allAccepted: true,
     ...(budget < most ? { cutByMaxCreates: { budget, most } } : {}),
   };
+}
+
+/** The sizes a VM create carries: what a quota of vCPUs, memory or disk counts. */
+const SIZE_FIELDS = ['vcpus', 'memory_gb', 'system_disk_gb'] as const;
+
+/**
+ * The largest create the primary key had accepted in this run (its sizes against the standard VM's, summed), where it
+ * is larger than the standard VM: integers in every size field, a name of the run's. Undefined: none is larger.
+ */
+export function largestAccepted(log: readonly Exchange[], runId: string, standard: Body): Body | undefined {
+  const sizes = (b: Body) => SIZE_FIELDS.map((f) => b[f]);
+  const base = sizes(standard);
+  if (!base.every((n) => typeof n === 'number' && n > 0)) return undefined;
+  const score = (b: Body) => sizes(b).reduce((sum: number, n, i) => sum + (n as number) / (base[i] as number), 0);
+  let best: Body | undefined;
+  for (const ex of log) {
+    if (ex.request.method !== 'POST' || pathOf(ex) !== '/v1/vms' || ex.caller !== 'primary' || !isSuccess(ex)) continue;
+    const body = bodyOf(ex);
+    if (!body || !String(body['name'] ?? '').startsWith(`cc-${runId}-`)) continue;
+    if (!sizes(body).every((n) => Number.isInteger(n) && (n as number) > 0)) continue;
+    if (score(body) > (best ? score(best) : score(standard))) best = body;
+  }
+  if (!best) return undefined;
+  const out: Body = { ...standard };
+  for (const f of SIZE_FIELDS) out[f] = best[f];
+  return out;
 }
 
 /** What reaching the quota came to: the refusal, or how many creates were accepted and why the probe stopped. */
@@ -124,6 +153,8 @@ interface Reached {
   found?: { refused: Exchange; body: Body };
   sent: number;
   why: string;
+  /** Every create it could send was accepted: the count ran out, not an answer. */
+  allAccepted?: true;
   /** --max-creates left fewer creates than the probe makes (its `most`): only then would a larger one help. */
   cutByMaxCreates?: { budget: number; most: number };
 }
@@ -144,7 +175,7 @@ export function quotaHowToVerify(
     return `a larger --max-creates (it left room for ${cut.budget} of the ${cut.most} creates certify's quota probe makes), ${closer}`;
   // Stopped by an answer, not by the count: the reason says which; only an organization nearer its quota changes it.
   if (reached.sent < QUOTA_PROBE_CREATES) return 'an organization closer to its quota';
-  return `an organization within ${QUOTA_PROBE_CREATES} VMs of its VM quota (certify's quota probe creates at most ${QUOTA_PROBE_CREATES}, whatever --max-creates allows), or its quota declared with x-quota`;
+  return `an organization within ${QUOTA_PROBE_CREATES} VMs of its VM quota (certify's quota probe creates at most ${QUOTA_PROBE_CREATES}, and ${QUOTA_SIZE_CREATES} of the largest VM the run had accepted, whatever --max-creates allows), or its quota declared with x-quota`;
 }
 
 /**
@@ -341,12 +372,6 @@ export const quotaRefusal: Check = {
   },
 };
 
-/** How to reach a quota this run did not: what to give it. */
-const reachHow = (ctx: CheckContext) =>
-  ctx.config.profile === 'certify'
-    ? 'a larger --max-creates, or an organization closer to its quota'
-    : `--profile certify (which creates up to ${QUOTA_PROBE_CREATES} VMs to reach it, within --max-creates), or an organization closer to its quota`;
-
 /**
  * A refusal for want of room as it stands now: the declared probe's (just met), else met again by creating the body of
  * the run's own refused create (the organization may have room again since), else reached by the standard VM.
@@ -360,17 +385,45 @@ async function currentRefusal(
   const most = ctx.config.profile === 'certify' ? QUOTA_PROBE_CREATES : logged ? RECONFIRM_CREATES : 1;
   try {
     const reached = await reachQuota(ctx, most, logged?.body);
-    if (!reached.found)
-      return skip(
-        `no quota reached: ${logged ? `the run's own create was refused (${describeExchange(logged.refused)}), but ` : ''}${reached.why}`,
-        reachHow(ctx)
-      );
-    return { found: reached.found, probed: ` after ${reached.sent} create${reached.sent === 1 ? '' : 's'}` };
+    const probed = ` after ${reached.sent} create${reached.sent === 1 ? '' : 's'}`;
+    if (reached.found) return { found: reached.found, probed };
+    const bySize = await reachSizeQuota(ctx, reached, logged !== undefined);
+    if (bySize?.found)
+      return {
+        found: bySize.found,
+        probed: `${probed} of the standard VM and ${bySize.sent} of the largest the run had accepted`,
+      };
+    return skip(
+      `no quota reached: ${logged ? `the run's own create was refused (${describeExchange(logged.refused)}), but ` : ''}${reached.why}${bySize ? `; then ${sizedWhy(bySize)}` : ''}`,
+      quotaHowToVerify(ctx.config.profile, reached)
+    );
   } catch (err) {
     if (err instanceof Unavailable) return skip(err.message, err.howToVerify);
     throw err;
   }
 }
+
+/**
+ * Certify, where every standard create was accepted: creates of the largest VM the run had accepted, up to
+ * QUOTA_SIZE_CREATES, so a quota of vCPUs, memory or disk far past the count's reach is met. Undefined: not tried.
+ */
+async function reachSizeQuota(
+  ctx: CheckContext,
+  standard: Reached,
+  logged: boolean
+): Promise<(Reached & { what: string }) | undefined> {
+  if (ctx.config.profile !== 'certify' || logged || !standard.allAccepted || standard.cutByMaxCreates) return undefined;
+  const large = largestAccepted(ctx.log, ctx.config.runId, ctx.objects.vmCreateBody('quota-sized').body);
+  if (!large) return undefined;
+  const what = SIZE_FIELDS.map((f) => `${f} ${String(large[f])}`).join(', ');
+  return { ...(await reachQuota(ctx, QUOTA_SIZE_CREATES, large, { prefix: 'quotaL', what })), what };
+}
+
+/** Why the creates of the largest VM reached no quota, in words after the standard VM's. */
+const sizedWhy = (r: Reached & { what: string }): string =>
+  r.allAccepted
+    ? `${r.sent} of the largest VM the run had accepted (${r.what}) were accepted too (certify tries ${QUOTA_SIZE_CREATES})`
+    : `the largest VM the run had accepted (${r.what}): ${r.why}`;
 
 /** The MUST part: a refusal for want of room (the declared probe's, the run's own, or reached) says quota_exceeded. */
 async function judgeRefusal(ctx: CheckContext, declaredRefusal: Refusal | undefined): Promise<CheckOutcome> {

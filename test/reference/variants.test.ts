@@ -1055,6 +1055,20 @@ const cases: VariantCase[] = [
     variant: [45, 202, 403],
   },
   {
+    // 600 vCPUs beyond the seeded VMs': 18 VMs of 32 fit (576), the 19th does not; a small one still does.
+    name: 'vcpu-quota',
+    probe: async (s) => {
+      const t = await token(s);
+      const statuses: number[] = [];
+      for (let i = 0; i < 19; i++)
+        statuses.push((await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus: 32 }) })).status);
+      const small = (await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus: 16 }) })).status;
+      return [statuses[17], statuses[18], small];
+    },
+    clean: [202, 202, 202],
+    variant: [202, 403, 202],
+  },
+  {
     name: 'capacity-refusal',
     probe: async (s) => {
       const t = await token(s);

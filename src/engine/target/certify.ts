@@ -34,6 +34,12 @@ export const QUOTA_RESERVE = 20;
 /** Creates certify may spend reaching the VM quota (vms.quota-refusal), one write window's worth. */
 export const QUOTA_PROBE_CREATES = 60;
 
+/**
+ * Creates of the largest VM the run had accepted, where the standard VM's QUOTA_PROBE_CREATES reached no quota: a quota
+ * of vCPUs, memory or disk (an organization's 512 vCPUs) lies within a few of them where 60 more VMs did not reach it.
+ */
+export const QUOTA_SIZE_CREATES = 20;
+
 /** What certify creates at most by default: every part it may need, printed by --dry-run. */
 export function certifyBudget(): { total: number; parts: Array<{ what: string; creates: number }> } {
   const parts = [
@@ -56,6 +62,10 @@ export function certifyBudget(): { total: number; parts: Array<{ what: string; c
     {
       what: 'reaching the VM quota, when no create was refused before: a refusal a delete lifts must say quota_exceeded',
       creates: QUOTA_PROBE_CREATES,
+    },
+    {
+      what: 'reaching a quota of vCPUs, memory or disk with the largest VM the run had accepted, when the standard VM reached none',
+      creates: QUOTA_SIZE_CREATES,
     },
   ];
   return { total: parts.reduce((n, p) => n + p.creates, 0), parts };

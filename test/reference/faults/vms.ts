@@ -211,6 +211,21 @@ export const faults: FaultCase[] = [
     faulty: [202, 202, '403 limit_exceeded'],
   },
   {
+    // 600 vCPUs beyond the seeded VMs': 18 VMs of 32 fit (576), the 19th does not.
+    name: 'vcpu-quota-code-other',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const answers: unknown[] = [];
+      for (let i = 0; i < 19; i++) {
+        const r = await call(s, 'POST', '/v1/vms', { token: t, json: vmBody(s, { vcpus: 32 }) });
+        answers.push(r.status === 202 ? 202 : `${r.status} ${r.body.error.code}`);
+      }
+      return [answers[17], answers[18]];
+    },
+    clean: [202, 202],
+    faulty: [202, '403 limit_exceeded'],
+  },
+  {
     name: 'quota-429-resource-exhausted',
     probe: async (s) => {
       const t = await tokenFor(s);
