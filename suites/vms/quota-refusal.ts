@@ -89,6 +89,7 @@ async function reachQuota(
       `creating up to ${budget} VMs (${ctx.objects.vmName(`${prefix}001`)}…${sized ? `, ${sized.what}` : ''}) to reach the organization's ${sized ? 'quota' : 'VM quota'} (ERROR-QUOTA-EXCEEDED); each is deleted at the end`
     );
   let sent = 0;
+  let lastAccepted: Exchange | undefined;
   for (; sent < budget; sent++) {
     const { body: fresh } = ctx.objects.vmCreateBody(`${prefix}${String(sent + 1).padStart(3, '0')}`);
     const body = like ? { ...like, name: fresh['name'] } : fresh;
@@ -98,6 +99,7 @@ async function reachQuota(
         { kind: 'vm', name: String(body['name']), createdBy: ctx.checkId, note: 'reaching the VM quota' },
         ex
       );
+      lastAccepted = ex;
       continue;
     }
     if (refusedForRoom(ex)) return { found: { refused: ex, body }, sent: sent + 1, why: '' };
@@ -118,6 +120,7 @@ async function reachQuota(
     sent,
     why: `${sent} more valid create${sent === 1 ? ' was' : 's were'} accepted (${bound})`,
     allAccepted: true,
+    ...(lastAccepted ? { lastAccepted } : {}),
     ...(budget < most ? { cutByMaxCreates: { budget, most } } : {}),
   };
 }
@@ -155,6 +158,8 @@ interface Reached {
   why: string;
   /** Every create it could send was accepted: the count ran out, not an answer. */
   allAccepted?: true;
+  /** The last create accepted, where every one was: its task ending says the others' have had their time too. */
+  lastAccepted?: Exchange;
   /** --max-creates left fewer creates than the probe makes (its `most`): only then would a larger one help. */
   cutByMaxCreates?: { budget: number; most: number };
 }
@@ -416,7 +421,12 @@ async function reachSizeQuota(
   const large = largestAccepted(ctx.log, ctx.config.runId, ctx.objects.vmCreateBody('quota-sized').body);
   if (!large) return undefined;
   const what = SIZE_FIELDS.map((f) => `${f} ${String(large[f])}`).join(', ');
-  return { ...(await reachQuota(ctx, QUOTA_SIZE_CREATES, large, { prefix: 'quotaL', what })), what };
+  const sized = await reachQuota(ctx, QUOTA_SIZE_CREATES, large, { prefix: 'quotaL', what });
+  if (sized.found || !sized.allAccepted || !sized.lastAccepted) return { ...sized, what };
+  // A quota that counts only finished VMs lets creates still provisioning past it: once they have ended, one more shows it.
+  await taskEnd(ctx, sized.lastAccepted);
+  const after = await reachQuota(ctx, 1, large, { prefix: 'quotaE', what });
+  return { ...after, sent: sized.sent + after.sent, what };
 }
 
 /** Why the creates of the largest VM reached no quota, in words after the standard VM's. */
