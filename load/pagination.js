@@ -18,7 +18,7 @@ import {
   setupTokens,
   summarize,
 } from './lib/flow.js';
-import { checkResultsFromK6 } from './lib/verdicts.js';
+import { checkResultsFromK6 } from './lib/decisions.js';
 
 /** @typedef {import('./lib/flow.js').SetupData} SetupData */
 /** @typedef {import('./lib/flow.js').SummaryData} SummaryData */

@@ -18,7 +18,7 @@ export const QUICK_TESTS = [
   'test/cli/plan.test.ts',
   'test/cli/token.test.ts',
   'test/load/syntax.test.ts',
-  'test/load/verdicts.test.ts',
+  'test/load/decisions.test.ts',
   'test/s3/gaps.test.ts',
   'test/suite/conventions.test.ts',
   'test/suite/pagination-total.test.ts',

@@ -31,18 +31,18 @@ import {
   trafficThresholds,
   windowCountsFromMetrics,
   fieldOf,
-} from './verdicts.js';
+} from './decisions.js';
 import { buildSummary, summaryOutputs, thresholdResults } from './report.js';
 
-/** @typedef {import('./verdicts.js').LoadConfig} LoadConfig */
-/** @typedef {import('./verdicts.js').SegmentInfo} SegmentInfo */
-/** @typedef {import('./verdicts.js').CheckResult} CheckResult */
-/** @typedef {import('./verdicts.js').ProbeName} ProbeName */
+/** @typedef {import('./decisions.js').LoadConfig} LoadConfig */
+/** @typedef {import('./decisions.js').SegmentInfo} SegmentInfo */
+/** @typedef {import('./decisions.js').CheckResult} CheckResult */
+/** @typedef {import('./decisions.js').ProbeName} ProbeName */
 /** @typedef {import('../../src/engine/documented-limits/windows.js').ProbePlan} ProbePlan */
-/** @typedef {import('./verdicts.js').Outcome} Outcome */
-/** @typedef {import('./verdicts.js').WalkPage} WalkPage */
-/** @typedef {import('./verdicts.js').SummaryMetric} SummaryMetric */
-/** @typedef {import('./verdicts.js').K6Group} K6Group */
+/** @typedef {import('./decisions.js').Outcome} Outcome */
+/** @typedef {import('./decisions.js').WalkPage} WalkPage */
+/** @typedef {import('./decisions.js').SummaryMetric} SummaryMetric */
+/** @typedef {import('./decisions.js').K6Group} K6Group */
 
 // ------------------------------------------------------------------ the k6 boundary
 

@@ -4,7 +4,7 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { check, sleep } from 'k6';
 import { Counter } from 'k6/metrics';
-import { k6FeatureProblem, readConfig } from './verdicts.js';
+import { k6FeatureProblem, readConfig } from './decisions.js';
 
 /** @typedef {import('./flow.js').Io} Io */
 /** @typedef {import('./flow.js').Expect} Expect */

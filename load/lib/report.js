@@ -1,11 +1,11 @@
 // Pure rendering of the load scripts' end-of-test reports: summary.json, junit.xml and the text on stdout.
 // No k6 imports here (vitest imports this module). Secrets are removed by redact() before anything is returned.
-import { DEFAULT_OUT_DIR, reportPaths } from './verdicts.js';
+import { DEFAULT_OUT_DIR, reportPaths } from './decisions.js';
 
-/** @typedef {import('./verdicts.js').CheckResult} CheckResult */
-/** @typedef {import('./verdicts.js').RunError} RunError */
-/** @typedef {import('./verdicts.js').Traffic} Traffic */
-/** @typedef {import('./verdicts.js').ScenarioTraffic} ScenarioTraffic */
+/** @typedef {import('./decisions.js').CheckResult} CheckResult */
+/** @typedef {import('./decisions.js').RunError} RunError */
+/** @typedef {import('./decisions.js').Traffic} Traffic */
+/** @typedef {import('./decisions.js').ScenarioTraffic} ScenarioTraffic */
 
 /**
  * @typedef {object} ThresholdResult

@@ -326,7 +326,7 @@ function runConfig(opts: RunOptions, target: Target, s3: S3Config | undefined): 
     timeScale: opts.timeScale,
     seed: opts.seed,
     only: opts.only,
-    runs: opts.runs,
+    randomCases: opts.runs,
     allowWrites: opts.allowWrites,
     requireComplete: opts.requireComplete,
     // certify creates within a budget: --max-creates, else what it needs (printed by --dry-run).

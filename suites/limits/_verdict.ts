@@ -1,7 +1,7 @@
 import type { CheckOutcome } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { isSuccess } from '../support.ts';
-import type { LimitProbe } from '../../src/engine/limits/limit-session.ts';
+import type { LimitProbe } from '../../src/engine/limits/limit-probes.ts';
 import { describeVerdict } from '../../src/engine/documented-limits/verdicts.js';
 
 /** The outcome of a limit check from its probe: exact passes, stricter or looser fails, inconclusive skips. */

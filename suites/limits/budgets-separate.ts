@@ -1,6 +1,6 @@
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import { judge, finding, skip } from '../../src/engine/run/check.ts';
-import type { LimitProbe } from '../../src/engine/limits/limit-session.ts';
+import type { LimitProbe } from '../../src/engine/limits/limit-probes.ts';
 import type { CrossObservation } from '../../src/engine/limits/cross-budget.ts';
 import { refusedAcrossTokens } from './_verdict.ts';
 

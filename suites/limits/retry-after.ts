@@ -54,7 +54,7 @@ export const retryAfter: Check = {
           `${p!.what}: Retry-After ${reset!.retryAfter} was not met read as target seconds, and ${reset!.realReadingUnjudged}`
         );
       } else if (after && reset!.afterWindow) {
-        // The rejection waited from may be a later one than the first (limit-session.ts rejectionToWaitFrom).
+        // The rejection waited from may be a later one than the first (limit-probes.ts rejectionToWaitFrom).
         const waited = reset!.retryAfter!;
         const readings = reset!.afterRetryAfterReal
           ? ` (nor ${waited + 1} real seconds after; ${describeExchange(reset!.afterRetryAfterReal)})`

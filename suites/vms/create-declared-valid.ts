@@ -120,7 +120,7 @@ export const createDeclaredValid: Check = {
       failure = judged;
       return false;
     });
-    const runs = Math.max(3, Math.ceil(ctx.config.runs / 2));
+    const runs = Math.max(3, Math.ceil(ctx.config.randomCases / 2));
     const details = await fc.check(property, { seed: ctx.config.seed, numRuns: runs, endOnFailure: true });
     if (details.failed && failure)
       return fail(`${failure.failed} (seed ${ctx.config.seed})`, failure.evidence, {

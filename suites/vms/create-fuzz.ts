@@ -61,9 +61,9 @@ export const createFuzz: Check = {
     const sentFor = new Map<string, Exchange>();
     const shouldFindings = new Map<string, Finding>();
     let sent = 0;
-    const budget = ctx.config.runs + SHRINK_BUDGET;
+    const budget = ctx.config.randomCases + SHRINK_BUDGET;
     const send = prefetched(
-      fc.sample(arbitrary, { seed: ctx.config.seed, numRuns: ctx.config.runs }),
+      fc.sample(arbitrary, { seed: ctx.config.seed, numRuns: ctx.config.randomCases }),
       IN_FLIGHT,
       (body: Record<string, unknown>) => sendCreateCases(ctx, [{ label: 'generated', body }], RANDOM_LANE)
     );
@@ -77,7 +77,7 @@ export const createFuzz: Check = {
         shouldFindings.set(j.problem!, finding('should', `${j.problem} (seed ${ctx.config.seed})`, [c!.ex], { body }));
       return j.ok || j.level !== 'must';
     });
-    const details = await fc.check(property, { seed: ctx.config.seed, numRuns: ctx.config.runs });
+    const details = await fc.check(property, { seed: ctx.config.seed, numRuns: ctx.config.randomCases });
     const findings: Finding[] = [...shouldFindings.values()];
     if (details.failed && details.counterexample) {
       const [body] = details.counterexample;

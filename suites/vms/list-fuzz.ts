@@ -56,7 +56,7 @@ export const listFuzz: Check = {
     const problems = new Map<string, string>();
     const list = (q: Record<string, unknown>) =>
       ctx.call({ method: 'GET', path: '/v1/vms', query: q as Record<string, string | number | undefined> });
-    const send = prefetched(fc.sample(query, { seed: ctx.config.seed, numRuns: ctx.config.runs }), 4, list);
+    const send = prefetched(fc.sample(query, { seed: ctx.config.seed, numRuns: ctx.config.randomCases }), 4, list);
     const property = fc.asyncProperty(query, async (q) => {
       const key = JSON.stringify(q);
       const ex = await send(q);
@@ -84,7 +84,7 @@ export const listFuzz: Check = {
       if (problem) problems.set(key, problem);
       return !problem;
     });
-    const details = await fc.check(property, { seed: ctx.config.seed, numRuns: ctx.config.runs });
+    const details = await fc.check(property, { seed: ctx.config.seed, numRuns: ctx.config.randomCases });
     if (details.failed && details.counterexample) {
       const key = JSON.stringify(details.counterexample[0]);
       return fail(

@@ -3,7 +3,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { RunConfig } from '../../src/engine/config/config.ts';
 import type { CrossObservation } from '../../src/engine/limits/cross-budget.ts';
 import { Waits } from '../../src/engine/transport/waits.ts';
-import { observeReset, rejectionToWaitFrom } from '../../src/engine/limits/limit-session.ts';
+import { observeReset, rejectionToWaitFrom } from '../../src/engine/limits/limit-probes.ts';
 
 // A reset is watched from a rejection: the request sent once its Retry-After has passed must be served. Found by CI on
 // java-httpserver (a sliding log) at --time-scale 60: the cross-charge witness, sent after the first rejection, was

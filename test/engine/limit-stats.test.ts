@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import type { LimitProbe } from '../../src/engine/limits/limit-session.ts';
+import type { LimitProbe } from '../../src/engine/limits/limit-probes.ts';
 import { probeStats } from '../../src/engine/limits/stats.ts';
 
 // A probe's numbers for an operator, from a probe built by hand: 10 requests answered in 10..100 real ms, the last two

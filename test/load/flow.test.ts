@@ -31,7 +31,7 @@ import {
   trafficMetricNames,
   windowMetricNames,
   type LoadConfig,
-} from '../../load/lib/verdicts.js';
+} from '../../load/lib/decisions.js';
 import type { LoadSummary } from '../../load/lib/report.js';
 import { k6RootGroup, k6SummaryMetrics, type K6Sample } from './support/k6-summary.ts';
 import { startSyncReference, sleepUntil, type Recorded, type SyncReference } from './support/sync-reference.ts';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import * as acorn from 'acorn';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { MIN_K6_VERSION, parseSegment } from '../../load/lib/verdicts.js';
+import { MIN_K6_VERSION, parseSegment } from '../../load/lib/decisions.js';
 
 const readme = readFileSync(new URL('../../load/README.md', import.meta.url), 'utf8');
 const blocks = [...readme.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, text: m[2]! }));

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { join, relative } from 'node:path';
 import * as acorn from 'acorn';
 import { describe, expect, it } from 'vitest';
-import { MIN_K6_VERSION } from '../../load/lib/verdicts.js';
+import { MIN_K6_VERSION } from '../../load/lib/decisions.js';
 
 const loadDir = fileURLToPath(new URL('../../load/', import.meta.url));
 const sharedDir = fileURLToPath(new URL('../../src/engine/documented-limits/', import.meta.url));
@@ -87,7 +87,7 @@ describe(`k6 scripts load on k6 v${MIN_K6_VERSION} and later`, () => {
       expect.arrayContaining([
         'pagination.js',
         'rate-limits.js',
-        'lib/verdicts.js',
+        'lib/decisions.js',
         'lib/report.js',
         'lib/flow.js',
         'lib/k6common.js',

@@ -22,7 +22,7 @@ import { renderJunit } from '../../src/report/junit.ts';
 import { checkLine, summaryLines } from '../../src/report/terminal.ts';
 import { applyExpectations } from '../../src/cli/expect.ts';
 import { probeStats } from '../../src/engine/limits/stats.ts';
-import type { LimitProbe } from '../../src/engine/limits/limit-session.ts';
+import type { LimitProbe } from '../../src/engine/limits/limit-probes.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { all, parseXml } from './xml.ts';
 

@@ -120,7 +120,7 @@ export interface RunConfig {
   seed: number;
   only?: string[];
   /** Random cases of the property phase (generated requests); the deterministic coverage pass comes on top. */
-  runs: number;
+  randomCases: number;
   /** Real creates the write-limit probe may make when writes that create nothing are not counted (--allow-writes). */
   allowWrites: number;
   /** The verdict is incomplete (exit 3) when a MUST clause is not verified (--profile certify, --require-complete). */

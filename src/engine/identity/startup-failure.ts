@@ -27,7 +27,7 @@ export interface StartupFailureReport {
   evidence: Evidence;
 }
 
-export interface StartupLimits {
+export interface StartupSettings {
   baseUrl: string;
   requestTimeoutSeconds: number;
   maxBodyBytes: number;
@@ -44,16 +44,16 @@ const UNTRUSTED =
   /\b(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_UNTRUSTED)\b/;
 
 /** What to do about a connection that failed for TLS or proxy reasons; empty for any other failure. */
-function connectionHint(transportError: string, limits: StartupLimits): string {
-  const clientCert = limits.connection?.clientCert;
-  const { caFile, clientCert: certFlag, clientKey: keyFlag } = limits.names;
+function connectionHint(transportError: string, settings: StartupSettings): string {
+  const clientCert = settings.connection?.clientCert;
+  const { caFile, clientCert: certFlag, clientKey: keyFlag } = settings.names;
   if (UNTRUSTED.test(transportError)) {
-    return limits.connection?.ca
-      ? `; the target's certificate is not signed by a CA the run trusts (${limits.connection.ca.file ? `${caFile} ${limits.connection.ca.file} or ` : ''}Node's own)`
+    return settings.connection?.ca
+      ? `; the target's certificate is not signed by a CA the run trusts (${settings.connection.ca.file ? `${caFile} ${settings.connection.ca.file} or ` : ''}Node's own)`
       : `; the target's certificate is not signed by a CA Node trusts: pass the CA that signed it with ${caFile} FILE (or NODE_EXTRA_CA_CERTS=FILE)`;
   }
   if (/ERR_TLS_CERT_ALTNAME_INVALID/.test(transportError))
-    return `; the certificate is for another host name than ${new URL(limits.baseUrl).hostname}`;
+    return `; the certificate is for another host name than ${new URL(settings.baseUrl).hostname}`;
   if (/CERTIFICATE_REQUIRED/.test(transportError)) {
     return clientCert
       ? `; the target refused the client certificate ${certFlag} ${clientCert.certFile}`
@@ -66,11 +66,11 @@ function connectionHint(transportError: string, limits: StartupLimits): string {
       ? `; a target that requires mutual TLS does so when it does not accept the client certificate ${certFlag} ${clientCert.certFile} (is it signed by the CA the target trusts?)`
       : `; a target that requires mutual TLS may do so: pass ${certFlag} FILE ${keyFlag} FILE`;
   }
-  const scheme = schemeHint(transportError, limits);
+  const scheme = schemeHint(transportError, settings);
   if (scheme) return scheme;
   if (/\(407\)/.test(transportError)) {
     // Credentials given and refused are another matter than none given.
-    const proxy = proxyFor(limits.baseUrl, limits.connection?.proxy);
+    const proxy = proxyFor(settings.baseUrl, settings.connection?.proxy);
     const given = !!proxy && /^[a-z]+:\/\/[^/@]+@/i.test(proxy);
     return given
       ? '; the proxy refused the credentials in its URL: check the user and password (percent-encode special characters)'
@@ -86,21 +86,21 @@ export const SPEAKS_TLS = 'the port completes a TLS handshake';
  * https:// to a port that answers without TLS (OpenSSL reads the plain answer as a record of a wrong version), or
  * http:// to one that speaks TLS (closed without an answer; a bare handshake then completes): named, with the URL to use.
  */
-function schemeHint(transportError: string, limits: StartupLimits): string {
-  const url = new URL(limits.baseUrl);
+function schemeHint(transportError: string, settings: StartupSettings): string {
+  const url = new URL(settings.baseUrl);
   if (
     url.protocol === 'https:' &&
     /WRONG_VERSION_NUMBER|wrong version number|packet length too long/i.test(transportError)
   ) {
-    const proxy = limits.embedded ? undefined : proxyFor(limits.baseUrl, limits.connection?.proxy);
-    const plain = limits.baseUrl.replace(/^https:/i, 'http:');
+    const proxy = settings.embedded ? undefined : proxyFor(settings.baseUrl, settings.connection?.proxy);
+    const plain = settings.baseUrl.replace(/^https:/i, 'http:');
     // Through an https:// proxy the plain answer may be the proxy's.
     return proxy?.startsWith('https:')
-      ? `; the proxy ${withoutCredentials(proxy)} or ${url.host} answered without TLS: if the proxy is plain HTTP, give it as http://; if the target is, use ${limits.names.baseUrl} ${plain}`
-      : `; ${url.host} answered without TLS (plain HTTP on that port?): use ${limits.names.baseUrl} ${plain}`;
+      ? `; the proxy ${withoutCredentials(proxy)} or ${url.host} answered without TLS: if the proxy is plain HTTP, give it as http://; if the target is, use ${settings.names.baseUrl} ${plain}`
+      : `; ${url.host} answered without TLS (plain HTTP on that port?): use ${settings.names.baseUrl} ${plain}`;
   }
   if (url.protocol === 'http:' && transportError.includes(SPEAKS_TLS))
-    return `; ${url.host} speaks TLS and the request was plain HTTP: use ${limits.names.baseUrl} ${limits.baseUrl.replace(/^http:/i, 'https:')}`;
+    return `; ${url.host} speaks TLS and the request was plain HTTP: use ${settings.names.baseUrl} ${settings.baseUrl.replace(/^http:/i, 'https:')}`;
   return '';
 }
 
@@ -154,21 +154,25 @@ function pageHint(ex: Exchange): string {
  * Classifies the answer to a token request the run could not start with, for the key of that role. Pure: the exchange
  * is all it reads.
  */
-export function describeStartupFailure(ex: Exchange, key: KeyName, limits: StartupLimits): StartupFailureDescription {
+export function describeStartupFailure(
+  ex: Exchange,
+  key: KeyName,
+  settings: StartupSettings
+): StartupFailureDescription {
   const asked = `${ex.request.method} ${new URL(ex.request.url).pathname}`;
-  const timeout = `${limits.names.requestTimeout} ${limits.requestTimeoutSeconds} s`;
+  const timeout = `${settings.names.requestTimeout} ${settings.requestTimeoutSeconds} s`;
   if (ex.incompleteResponse) return incompleteAnswer(ex, asked, timeout, ex.incompleteResponse);
   const res = ex.response;
-  if (!res) return noAnswer(ex, timeout, limits);
+  if (!res) return noAnswer(ex, timeout, settings);
   const status = res.status;
   if (res.truncated) {
     return {
       kind: 'body-over-cap',
-      message: `the target answered ${asked} with ${status} (${contentType(ex)}) and a body over the ${mib(limits.maxBodyBytes)} cap; the suite stopped reading it there`,
-      details: { status, contentType: header(ex, 'content-type'), capBytes: limits.maxBodyBytes },
+      message: `the target answered ${asked} with ${status} (${contentType(ex)}) and a body over the ${mib(settings.maxBodyBytes)} cap; the suite stopped reading it there`,
+      details: { status, contentType: header(ex, 'content-type'), capBytes: settings.maxBodyBytes },
     };
   }
-  if (status >= 300 && status < 400) return redirected(ex, asked, status, limits.names.baseUrl);
+  if (status >= 300 && status < 400) return redirected(ex, asked, status, settings.names.baseUrl);
   if (status >= 500) {
     return {
       kind: 'server-error',
@@ -176,7 +180,7 @@ export function describeStartupFailure(ex: Exchange, key: KeyName, limits: Start
       details: { status, contentType: header(ex, 'content-type') },
     };
   }
-  if (status >= 400) return refusedAnswer(ex, asked, status, { ...limits.names, key: limits.names[key] });
+  if (status >= 400) return refusedAnswer(ex, asked, status, { ...settings.names, key: settings.names[key] });
   if (status >= 200 && status < 300) return answerWithoutToken(ex, asked, status);
   return {
     kind: 'unexpected',
@@ -208,13 +212,13 @@ function incompleteAnswer(
 }
 
 /** Nothing came back: where the run tried (through which proxy), and a hint for the connection error. */
-function noAnswer(ex: Exchange, timeout: string, limits: StartupLimits): StartupFailureDescription {
+function noAnswer(ex: Exchange, timeout: string, settings: StartupSettings): StartupFailureDescription {
   const why = ex.transportError === 'timed out' ? `no answer within ${timeout}` : (ex.transportError ?? 'no answer');
-  const proxy = limits.embedded ? undefined : proxyFor(limits.baseUrl, limits.connection?.proxy);
-  const where = proxy ? `${limits.baseUrl} through proxy ${withoutCredentials(proxy)}` : limits.baseUrl;
+  const proxy = settings.embedded ? undefined : proxyFor(settings.baseUrl, settings.connection?.proxy);
+  const where = proxy ? `${settings.baseUrl} through proxy ${withoutCredentials(proxy)}` : settings.baseUrl;
   return {
     kind: 'unreachable',
-    message: `target unreachable at ${where}: ${why}${connectionHint(why, limits)}`,
+    message: `target unreachable at ${where}: ${why}${connectionHint(why, settings)}`,
     details: { transportError: ex.transportError, ...(proxy ? { proxy: withoutCredentials(proxy) } : {}) },
   };
 }
@@ -338,9 +342,9 @@ export class StartupFailure extends Error {
     readonly exchange: Exchange,
     /** The role of the key whose first token the run asked for. */
     readonly key: KeyName,
-    limits: StartupLimits
+    settings: StartupSettings
   ) {
-    const d = describeStartupFailure(exchange, key, limits);
+    const d = describeStartupFailure(exchange, key, settings);
     super(d.message);
     this.name = 'StartupFailure';
     this.kind = d.kind;

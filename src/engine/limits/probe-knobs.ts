@@ -1,5 +1,5 @@
 // Every knob of how the limit probes send their bursts, in one place: how many requests a burst holds, how many are in
-// flight, how bursts are spaced and widened, and when probes take turns. Each probe (limit-session.ts, cross-budget.ts,
+// flight, how bursts are spaced and widened, and when probes take turns. Each probe (limit-probes.ts, cross-budget.ts,
 // window-kind.ts, window-length.ts) builds its bursts from these; none writes a size or an in-flight count of its own.
 // The probes are not paced by the run's pacer (transport/pacer.ts): spending a budget is what they are for.
 import type { BurstPlan } from './probes.ts';

@@ -1,6 +1,6 @@
 // The limits group's second stage, after every other check: the probes' inputs taken from what the run did (the read
 // operations it saw served, the objects of its own no check read, the writes that change nothing), then the read and
-// write probes (limit-session.ts). The first stage, the issuance probe, runs before the checks (runner.ts preflight).
+// write probes (limit-probes.ts). The first stage, the issuance probe, runs before the checks (runner.ts preflight).
 import type { Declarations, ResourceKind } from '../../spec/declarations.ts';
 import type { RunConfig } from '../config/config.ts';
 import type { CallOptions } from '../identity/call.ts';
@@ -12,7 +12,7 @@ import type { RunObjects } from '../target/run-objects.ts';
 import type { HttpClient } from '../transport/http.ts';
 import { isSuccess, type Exchange } from '../transport/exchange.ts';
 import type { Waits } from '../transport/waits.ts';
-import { runRequestProbes, type IssuanceStage, type LimitsReport, type ReadRequest } from './limit-session.ts';
+import { runRequestProbes, type IssuanceStage, type LimitsReport, type ReadRequest } from './limit-probes.ts';
 
 /** What the second stage reads of the run. */
 export interface RequestStageDeps {

@@ -3,7 +3,7 @@
 // Every duration is in target seconds (real seconds times the time scale), and says so.
 import type { Exchange } from '../transport/exchange.ts';
 import { parseRetryAfter } from '../transport/retry-after.ts';
-import type { LimitProbe, ResetObservation } from './limit-session.ts';
+import type { LimitProbe, ResetObservation } from './limit-probes.ts';
 
 /** A wait after a refusal, in target seconds from the refusal's answer to the retry's send, and whether it was served. */
 export interface ProbeWait {

@@ -1,5 +1,5 @@
 // A limit probe's requests over time, for the report's chart (the JSON report's limitProbes).
-import type { LimitsReport, LimitProbe } from './limit-session.ts';
+import type { LimitsReport, LimitProbe } from './limit-probes.ts';
 import { describeVerdict } from '../documented-limits/verdicts.js';
 import { probeStats, type LimitProbeStats } from './stats.ts';
 

@@ -11,7 +11,7 @@ import type { Ledger } from '../target/ledger.ts';
 import type { RunObjects } from '../target/run-objects.ts';
 import type { ServedOperations } from '../target/served-operations.ts';
 import type { CertifyPreparation } from '../target/certify.ts';
-import type { LimitsReport } from '../limits/limit-session.ts';
+import type { LimitsReport } from '../limits/limit-probes.ts';
 import type { RunEvents } from '../events/events.ts';
 import type { Undecided } from './attribution.ts';
 

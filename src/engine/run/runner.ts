@@ -32,7 +32,7 @@ import { Pacer } from '../transport/pacer.ts';
 import { inParallel } from '../transport/in-parallel.ts';
 import { Waits, type WaitListener, type WaitTotals } from '../transport/waits.ts';
 import { RunEvents } from '../events/events.ts';
-import { runIssuanceProbe, type IssuanceStage, type LimitsReport } from '../limits/limit-session.ts';
+import { runIssuanceProbe, type IssuanceStage, type LimitsReport } from '../limits/limit-probes.ts';
 import { runRequestStage } from '../limits/request-stage.ts';
 import { prepareCertify, type CertifyPreparation } from '../target/certify.ts';
 import { runScheduled } from './schedule.ts';

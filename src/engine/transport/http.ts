@@ -41,7 +41,7 @@ interface BodyRead {
   truncated: boolean;
 }
 
-export interface HttpLimits {
+export interface HttpSettings {
   /** Skip TLS certificate verification (--insecure); ignored when `tls` is given (it says so itself). */
   insecure?: boolean;
   /** Trusted CAs and client certificate (connection.ts targetTls); default: Node's CAs, no client certificate. */
@@ -109,13 +109,13 @@ export class HttpClient {
 
   constructor(
     readonly baseUrl: string,
-    private readonly limits: HttpLimits,
+    private readonly settings: HttpSettings,
     private readonly redactor: Redactor
   ) {
     this.agent = targetDispatcher({
-      timeoutMs: limits.timeoutSeconds * 1000,
-      tls: limits.tls ?? { rejectUnauthorized: !limits.insecure },
-      proxy: limits.proxy,
+      timeoutMs: settings.timeoutSeconds * 1000,
+      tls: settings.tls ?? { rejectUnauthorized: !settings.insecure },
+      proxy: settings.proxy,
     });
   }
 
@@ -192,7 +192,7 @@ export class HttpClient {
     started: number,
     reader?: BodyReader
   ): Promise<RecordedResponse> {
-    const deadline = new PausableDeadline(this.limits.timeoutSeconds * 1000);
+    const deadline = new PausableDeadline(this.settings.timeoutSeconds * 1000);
     try {
       return await this.receive(url, method, headers, body, started, deadline, reader);
     } finally {
@@ -221,7 +221,7 @@ export class HttpClient {
     // Without a reader the whole body is kept (to parse it as JSON); with one, or when its declared length is over the
     // cap (it will not be parsed), only what the record needs.
     const declaredLength = Number(res.headers['content-length']);
-    const keepAll = !reader && !(Number.isFinite(declaredLength) && declaredLength > this.limits.maxBodyBytes);
+    const keepAll = !reader && !(Number.isFinite(declaredLength) && declaredLength > this.settings.maxBodyBytes);
     const read: BodyRead = { kept: [], keptBytes: 0, size: 0, truncated: false };
     const turn = {};
     // Whatever ends the read: the turn goes to the next answer, and the kept bytes leave the count.
@@ -264,10 +264,10 @@ export class HttpClient {
     for await (const chunk of body) {
       let buf = chunk as Buffer;
       read.size += buf.length;
-      if (read.size > this.limits.maxBodyBytes) {
+      if (read.size > this.settings.maxBodyBytes) {
         read.truncated = true;
-        buf = buf.subarray(0, Math.max(0, buf.length - (read.size - this.limits.maxBodyBytes)));
-        read.size = this.limits.maxBodyBytes;
+        buf = buf.subarray(0, Math.max(0, buf.length - (read.size - this.settings.maxBodyBytes)));
+        read.size = this.settings.maxBodyBytes;
       }
       o.reader?.write(buf);
       // A body kept whole past the small share waits its turn (its socket paused, its deadline stopped).

@@ -2,7 +2,7 @@
 // and a submetric only where a threshold names it (k6 reports no other), each with the values k6 computes (count for
 // a counter; for a trend the statistics of summaryTrendStats, percentiles interpolated as k6's TrendSink does), and
 // the group tree with the checks made in setup() under the group "setup" (k6 runs setup() in that group).
-import type { K6Group, SummaryMetric } from '../../../load/lib/verdicts.js';
+import type { K6Group, SummaryMetric } from '../../../load/lib/decisions.js';
 
 export interface K6Sample {
   /** every tag k6 puts on the sample: the request's own, its scenario, its status */

@@ -39,7 +39,7 @@ import {
   type CheckResult,
   type ProbeName,
   type WalkPage,
-} from '../../load/lib/verdicts.js';
+} from '../../load/lib/decisions.js';
 import {
   buildSummary,
   escapeXml,

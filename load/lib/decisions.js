@@ -2,7 +2,7 @@
 // Pure logic of the k6 load scripts (rate-limits.js, pagination.js) that is theirs alone: settings, execution
 // segments, summary metrics, pagination verdicts. The documented limits, window arithmetic, Retry-After and the limit
 // verdicts are the engine's own modules (src/engine/documented-limits/), imported here and by flow.js.
-// No k6 imports here: vitest imports this module directly (test/load/verdicts.test.ts).
+// No k6 imports here: vitest imports this module directly (test/load/decisions.test.ts).
 // Written in ES2015 module syntax, with built-ins that k6 v0.38's JavaScript runtime has: test/load/syntax.test.ts.
 import { LIMITS, PER_PAGE_MAX } from '../../src/engine/documented-limits/limits.js';
 import { retryAfterRealSeconds } from '../../src/engine/documented-limits/retry-after.js';
