@@ -7,7 +7,15 @@ import type { KeyName } from '../config/config.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
 import { kindCreatedAt, type Ledger } from '../target/ledger.ts';
-import { burst, judgeFresh, judgeLimit, type Burst, type Classifier, type LimitVerdict } from './probes.ts';
+import {
+  burst,
+  judgeFresh,
+  judgeLimit,
+  type Burst,
+  type BurstPlan,
+  type Classifier,
+  type LimitVerdict,
+} from './probes.ts';
 import {
   mayMeanRealSeconds,
   parseRetryAfter,
@@ -283,6 +291,21 @@ async function judgeIssuance(
   return judged;
 }
 
+/** Waits out a whole issuance window, then sends a burst of `shape`: its tokens join the pool, the burst `bursts`. */
+async function issuanceBurstInFreshWindow(
+  d: Deps,
+  send: () => Promise<Exchange>,
+  bursts: Burst[],
+  shape: BurstPlan,
+  why: string
+): Promise<Burst> {
+  await (d.waits ?? new Waits()).sleep(windowMs(d.config) + WINDOW_SLACK_MS, why, 'limits', 'limit-window');
+  const b = await burst(shape, send, issuanceClassifier);
+  adoptIssued(d, b, []);
+  bursts.push(b);
+  return b;
+}
+
 /** Fewer than the limit served at first: a burst in a window the run waited out for itself is judged instead. */
 async function judgeOwnedIssuanceWindow(
   d: Deps,
@@ -290,15 +313,13 @@ async function judgeOwnedIssuanceWindow(
   first: Burst,
   bursts: Burst[]
 ): Promise<IssuanceJudgement> {
-  await (d.waits ?? new Waits()).sleep(
-    windowMs(d.config) + WINDOW_SLACK_MS,
-    'a fresh issuance window the run owns (a minute of target time)',
-    'limits',
-    'limit-window'
+  const owned = await issuanceBurstInFreshWindow(
+    d,
+    send,
+    bursts,
+    BURSTS.respend(LIMITS.tokens.limit, ISSUANCE_IN_FLIGHT),
+    'a fresh issuance window the run owns (a minute of target time)'
   );
-  const owned = await burst(BURSTS.respend(LIMITS.tokens.limit, ISSUANCE_IN_FLIGHT), send, issuanceClassifier);
-  adoptIssued(d, owned, []);
-  bursts.push(owned);
   let verdict = judgeFresh(LIMITS.tokens.limit, windowMs(d.config), owned);
   // Fewer again, in a window the run waited out for itself: the target's own limit is stricter.
   if (
@@ -322,15 +343,13 @@ async function judgeFreshIssuanceWindow(
   send: () => Promise<Exchange>,
   bursts: Burst[]
 ): Promise<Pick<IssuanceJudgement, 'verdict' | 'note'>> {
-  await (d.waits ?? new Waits()).sleep(
-    windowMs(d.config) + WINDOW_SLACK_MS,
-    'a fresh issuance window (a minute of target time)',
-    'limits',
-    'limit-window'
+  const second = await issuanceBurstInFreshWindow(
+    d,
+    send,
+    bursts,
+    BURSTS.untilRefusal(LIMITS.tokens.limit, ISSUANCE_IN_FLIGHT),
+    'a fresh issuance window (a minute of target time)'
   );
-  const second = await burst(BURSTS.untilRefusal(LIMITS.tokens.limit, ISSUANCE_IN_FLIGHT), send, issuanceClassifier);
-  adoptIssued(d, second, []);
-  bursts.push(second);
   return {
     verdict: judgeFresh(LIMITS.tokens.limit, windowMs(d.config), second),
     note: 'judged on a burst sent a whole window after the first',
@@ -623,6 +642,16 @@ function sendOwn(d: Deps, token: string, request: Parameters<Deps['http']['send'
   });
 }
 
+/** A create with an empty body on a probe's own token: it creates nothing, and a target that counts writes counts it. */
+function emptyCreate(
+  d: Deps,
+  token: string,
+  auth: (t: string) => Record<string, string>,
+  sentBy: string
+): Promise<Exchange> {
+  return sendOwn(d, token, { method: 'POST', path: '/v1/vms', json: {}, headers: auth(token), sentBy });
+}
+
 /**
  * The read and write probes run last, after every other check, each on tokens of its own: a target whose budgets are
  * not per token (or never come back) spends them at a point where the rest of the run has had its budget.
@@ -658,14 +687,7 @@ export async function runRequestProbes(d: Deps, issuance: IssuanceStage): Promis
             what: 'writes',
             sentBy: 'limits.write-limit',
             // An empty create body creates nothing; the target counts it if it counts writes after authentication.
-            send: (t) =>
-              sendOwn(d, t, {
-                method: 'POST',
-                path: '/v1/vms',
-                json: {},
-                headers: auth(t),
-                sentBy: 'limits.write-limit',
-              }),
+            send: (t) => emptyCreate(d, t, auth, 'limits.write-limit'),
             baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
           },
           'main',
@@ -721,7 +743,7 @@ async function observeWindowKind(
   const t = (await d.tokens.issue('primary', sentBy)).token;
   const send = useReads
     ? () => sendOwn(d, t, { method: 'GET', path: '/v1/vms', query: { per_page: 1 }, headers: auth(t), sentBy })
-    : () => sendOwn(d, t, { method: 'POST', path: '/v1/vms', json: {}, headers: auth(t), sentBy });
+    : () => emptyCreate(d, t, auth, sentBy);
   const first = await send();
   const served = (ex: Exchange) => ex.response?.status === first.response?.status;
   const cls: Classifier = {
@@ -900,14 +922,7 @@ async function probeWriteSubjects(
       sentBy: 'limits.write-limit-subjects',
       key: 'second',
       judgeOnly: true,
-      send: (t) =>
-        sendOwn(d, t, {
-          method: 'POST',
-          path: '/v1/vms',
-          json: {},
-          headers: auth(t),
-          sentBy: 'limits.write-limit-subjects',
-        }),
+      send: (t) => emptyCreate(d, t, auth, 'limits.write-limit-subjects'),
       baseline: (ex) => is4xx(ex) && ex.response!.status !== 429,
     },
     'main',
