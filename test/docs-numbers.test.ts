@@ -5,6 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LIMITS, TOKEN_LIFETIME_SECONDS } from '../src/engine/documented-limits/limits.js';
 import { HEADROOM } from '../src/engine/transport/pacer.ts';
+import { PROBE_KNOBS } from '../src/engine/limits/probe-knobs.ts';
 import { resolveRunOptions, runOptions, type RunOptions } from '../src/cli/options.ts';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -75,6 +76,26 @@ const CLAIMS: Claim[] = [
     file: 'docs/checks-and-levels.md',
     sentence: /a token still works just before (\d+) s/,
     actual: () => [TOKEN_LIFETIME_SECONDS],
+  },
+  {
+    what: "the limit probes' knobs, as docs/limits.md lists them, are PROBE_KNOBS",
+    file: 'docs/limits.md',
+    sentence:
+      /a burst's target\s+time of (\d+) ms, (\d+) in flight near and at most (\d+) far, (\d+) for issuance after the first burst, one at a time to meet a\s+fresh refusal, a slow burst widened (\d+) times and retried once, four times in certify, (\d+) ms of window slack, side by\s+side only where a window lasts (\d+) s or more, the late-count question after (\d+) s, (\d+) reads in the operations spread/,
+    actual: () => {
+      const k = PROBE_KNOBS;
+      return [
+        k.burstMs,
+        k.inFlight,
+        k.maxInFlight,
+        k.issuanceInFlight,
+        k.slowBurstWidening,
+        k.windowSlackMs,
+        k.sideBySideMinWindowMs / 1000,
+        k.lateCountMs / 1000,
+        k.maxSpreadReads,
+      ];
+    },
   },
 ];
 
