@@ -80,7 +80,7 @@ export const budgetsSeparate: Check = {
           finding(
             'must',
             `only ${c.burst.accepted} ${c.sent} were served ${what}, where a fresh token is served ${expected}: ${c.spent} are charged to the ${c.sent} budget`,
-            [p.firstRejection!, c.burst.rejections[0]!],
+            [p.crossAfter ?? p.firstRejection!, c.burst.rejections[0]!],
             { served: c.burst.accepted, expected }
           )
         );

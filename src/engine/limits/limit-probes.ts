@@ -70,6 +70,8 @@ export interface LimitProbe {
   scopeReadonly?: Exchange;
   /** Reads, writes: the other class sent on the token whose budget was spent (cross-budget.ts), or why not. */
   cross?: CrossObservation | CrossSkipped;
+  /** The refusal the cross observation followed, where the first one's witness found the budget back and it was sent again. */
+  crossAfter?: Exchange;
   reset?: ResetObservation;
   note?: string;
 }
@@ -538,10 +540,23 @@ async function observeAfterRefusal(
   probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, r.scopeLane));
   // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
   const spentBy = probe.bursts[0]!.rejections[0];
-  if (spentBy && cls.accepted(probe.scope))
-    probe.cross = await turns.run(() =>
-      observeCrossCharge(d, spec.what === 'reads' ? 'reads' : 'writes', held, spentBy, r.firstAnswer.durationMs)
-    );
+  if (spentBy && cls.accepted(probe.scope)) {
+    const spent = spec.what === 'reads' ? 'reads' : 'writes';
+    const observe = (after: Exchange) =>
+      turns.run(() => observeCrossCharge(d, spent, held, after, r.firstAnswer.durationMs));
+    probe.cross = await observe(spentBy);
+    // Its witness served: the spent budget came back in between (a window boundary; windows aligned to the clock meet
+    // one at any moment). Once more, from a refusal met anew on the token: the next window has room for all of it.
+    const c = probe.cross;
+    if (!('skipped' in c) && !c.witnessRefused && cls.accepted(c.witness)) {
+      const again = await turns.run(() => burst(BURSTS.respend(probe.limit, r.inFlight), () => spec.send(held), cls));
+      const refusal = again.rejections[0];
+      if (refusal) {
+        probe.crossAfter = refusal;
+        probe.cross = await observe(refusal);
+      }
+    }
+  }
   if (waitsLong(d.config)) {
     const from = await rejectionToWaitFrom(probe, () => spec.send(held), cls, turns);
     probe.reset = await observeReset(d, spec.what, from, () => spec.send(held), cls.accepted);
@@ -555,12 +570,12 @@ async function observeAfterRefusal(
  * for the run's own doing. The budget is spent again on the same token, and the reset watched from that refusal.
  */
 export async function rejectionToWaitFrom(
-  probe: Pick<LimitProbe, 'limit' | 'firstRejection' | 'cross'>,
+  probe: Pick<LimitProbe, 'limit' | 'firstRejection' | 'cross' | 'crossAfter'>,
   send: () => Promise<Exchange>,
   cls: Classifier,
   turns: Pick<Turns, 'run'> = new Turns()
 ): Promise<Exchange> {
-  const first = probe.firstRejection!;
+  const first = probe.crossAfter ?? probe.firstRejection!;
   const cross = probe.cross;
   if (!cross || 'skipped' in cross || cross.witnessRefused || !cls.accepted(cross.witness)) return first;
   const again = await turns.run(() => burst(BURSTS.respend(probe.limit, PROBE_KNOBS.respendInFlight), send, cls));
