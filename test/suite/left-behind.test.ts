@@ -1,6 +1,7 @@
 // Nothing left behind, ever silently: against a target whose lists are shaped unlike the reference's, the
 // run removes everything it made; against one that does not let it delete a VM, what it leaves is in every report
 // format, with the command that deletes it, and the exit code says so.
+import { QUOTA_PROBE_CREATES, QUOTA_SIZE_CREATES } from '../../src/engine/target/certify.ts';
 import { describe, it, expect } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,8 +43,16 @@ describe('nothing left behind', () => {
     expect(said?.message).toMatch(
       /^creating up to 60 VMs \(cc-[0-9a-f]{8}-quota001…\) to reach the organization's VM quota/
     );
-    expect(quota.length).toBeLessThanOrEqual(60 + 3);
+    // At most: the standard creates, the largest VM's (each set announced before its first create), one more once
+    // those have ended, and the three side by side at the quota.
+    expect(quota.length).toBeLessThanOrEqual(QUOTA_PROBE_CREATES + QUOTA_SIZE_CREATES + 1 + 3);
     expect(Math.min(...quota.map((e) => e.createdIn!))).toBeGreaterThan(said!.afterRequests);
+    const sized = quota.filter((e) => /-quotaL\d+$/.test(e.name ?? ''));
+    // The reference's quota (500 VMs) is out of reach: every create of the largest VM is made, announced first.
+    expect(sized).toHaveLength(QUOTA_SIZE_CREATES);
+    const saidSized = report.announcements?.find((a) => a.by === 'vms.quota-refusal' && /quotaL001/.test(a.message));
+    expect(saidSized?.message).toMatch(/^creating up to 20 VMs \(cc-[0-9a-f]{8}-quotaL001…, vcpus \d+, memory_gb \d+/);
+    expect(Math.min(...sized.map((e) => e.createdIn!))).toBeGreaterThan(saidSized!.afterRequests);
   }, 300_000);
 
   it('reports a forced leak in the terminal, JSON, JUnit and HTML, and exits 4 where it would exit 0', async () => {
