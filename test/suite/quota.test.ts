@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runAgainstReference, REFERENCE_OVERLAY, statusOf } from '../helpers.ts';
 import { allChecks } from '../../suites/index.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { quotaHowToVerify, roomRefusal } from '../../suites/vms/quota-refusal.ts';
+import { largestAccepted, quotaHowToVerify, roomRefusal } from '../../suites/vms/quota-refusal.ts';
 import { QUOTA_PROBE_CREATES } from '../../src/engine/target/certify.ts';
 
 const RUN = 'r1';
@@ -65,6 +65,35 @@ describe('which refusals of the run ask whether a quota was reached', () => {
     ['a rate-limit refusal', [create(`cc-${RUN}-vm1`, 202), create(`cc-${RUN}-x`, 429)], false],
     ["another run's VM", [create('cc-other-vm1', 202), create('cc-other-x', 403)], false],
   ])('%s', (_, log, asks) => expect(roomRefusal(log, RUN, 'vms.quota-refusal') !== undefined).toBe(asks));
+});
+
+/** A create of the run with sizes, as the sized quota probe reads them from the log. */
+function sized(name: string, status: number, sizes: Record<string, unknown>, caller = 'primary'): Exchange {
+  const ex = create(name, status, { caller });
+  ex.request.body = JSON.stringify({ name, image: 'i', subnet_id: 's', ...sizes });
+  return ex;
+}
+
+describe('the largest VM the run had accepted, which certify creates where 60 standard VMs reached no quota', () => {
+  const standard = { name: 'n', image: 'i', subnet_id: 's', vcpus: 1, memory_gb: 1, system_disk_gb: 20 };
+  const large = { vcpus: 32, memory_gb: 256, system_disk_gb: 1000 };
+  it('takes the sizes of the largest accepted create and keeps the rest of the standard body', () => {
+    const log = [
+      sized(`cc-${RUN}-a`, 202, { vcpus: 2, memory_gb: 4, system_disk_gb: 50 }),
+      sized(`cc-${RUN}-b`, 202, large),
+    ];
+    expect(largestAccepted(log, RUN, standard)).toEqual({ ...standard, ...large });
+  });
+  it.each([
+    ['a refused create', [sized(`cc-${RUN}-b`, 400, large)]],
+    ["another key's create", [sized(`cc-${RUN}-b`, 202, large, 'second')]],
+    ["another run's VM", [sized('cc-other-b', 202, large)]],
+    ['sizes sent as strings (coercible, not sizes)', [sized(`cc-${RUN}-b`, 202, { ...large, vcpus: '32' })]],
+    [
+      'nothing larger than the standard VM',
+      [sized(`cc-${RUN}-b`, 202, { vcpus: 1, memory_gb: 1, system_disk_gb: 20 })],
+    ],
+  ])('is none where the log holds only %s', (_, log) => expect(largestAccepted(log, RUN, standard)).toBeUndefined());
 });
 
 // Certify's quota probe makes at most QUOTA_PROBE_CREATES creates whatever --max-creates allows: a larger flag is what
