@@ -65,9 +65,8 @@ export const crossOrgObjects: Check = {
     for (const op of reads) {
       if (seen.has(templateKey(op.path))) continue;
       seen.add(templateKey(op.path));
-      const path = op.path.startsWith('/v1/vms/')
-        ? op.path.replace(/\{[^}]+\}/, encodeURIComponent(vmId))
-        : (await requestFor(ctx, { method: 'GET', path: op.path, takesBody: false })).path;
+      // The run's VM for a VM path, an object of the run's for another, else an id that exists nowhere.
+      const { path } = await requestFor(ctx, { method: 'GET', path: op.path, takesBody: false });
       if (path.includes(`cc-${ctx.config.runId}-absent-`)) continue;
       const collection = op.path.split('/')[2]!.replace(/s$/, '');
       asked.push({

@@ -138,12 +138,13 @@ export function largestAccepted(log: readonly Exchange[], runId: string, standar
   if (!base.every((n) => typeof n === 'number' && n > 0)) return undefined;
   const score = (b: Body) => sizes(b).reduce((sum: number, n, i) => sum + (n as number) / (base[i] as number), 0);
   let best: Body | undefined;
+  let bestScore = score(standard);
   for (const ex of log) {
     if (ex.request.method !== 'POST' || pathOf(ex) !== '/v1/vms' || ex.caller !== 'primary' || !isSuccess(ex)) continue;
     const body = bodyOf(ex);
     if (!body || !String(body['name'] ?? '').startsWith(`cc-${runId}-`)) continue;
     if (!sizes(body).every((n) => Number.isInteger(n) && (n as number) > 0)) continue;
-    if (score(body) > (best ? score(best) : score(standard))) best = body;
+    if (score(body) > bestScore) [best, bestScore] = [body, score(body)];
   }
   if (!best) return undefined;
   const out: Body = { ...standard };
@@ -432,7 +433,7 @@ async function reachSizeQuota(
 /** Why the creates of the largest VM reached no quota, in words after the standard VM's. */
 const sizedWhy = (r: Reached & { what: string }): string =>
   r.allAccepted
-    ? `${r.sent} of the largest VM the run had accepted (${r.what}) were accepted too (certify tries ${QUOTA_SIZE_CREATES})`
+    ? `${r.sent} of the largest VM the run had accepted (${r.what}) were accepted too (certify tries ${QUOTA_SIZE_CREATES}, and one more once they had ended)`
     : `the largest VM the run had accepted (${r.what}): ${r.why}`;
 
 /** The MUST part: a refusal for want of room (the declared probe's, the run's own, or reached) says quota_exceeded. */

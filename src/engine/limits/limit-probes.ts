@@ -100,7 +100,7 @@ export interface LimitsReport {
   windowKind?: WindowKindObservation;
 }
 
-/** A read the operations probe may spread its reads over: a GET, or a HEAD where the target served one (RFC 9110 §9.3.2). */
+/** A read the operations probe may spread its reads over: a GET, or a HEAD where an Allow listed it (RFC 9110 §9.3.2). */
 export interface ReadRequest {
   method: 'GET' | 'HEAD';
   /** The path with its query, as the run sent it. */
@@ -113,7 +113,7 @@ interface Deps {
   tokens: TokenManager;
   ledger: Ledger;
   /** Read requests besides the list's GET that the run saw served (a task, a VM's record, HEAD), for the operations probe. */
-  readRequests?: () => Promise<ReadRequest[]>;
+  readRequests?: () => ReadRequest[];
   /** Writes of every write operation of the document that change nothing (ids that exist nowhere, empty bodies). */
   writeRequests?: () => Array<{ method: string; path: string; json?: unknown }>;
   /** The window waits of the full profile, announced to whoever watches the run. */
@@ -506,8 +506,9 @@ async function requestBursts(
     verdict = judgeLimit(spec.limit, windowMs(d.config), first, second);
     if (neverLimited(verdict)) {
       const late = await askLateCount(d, spec, () => spec.send(t2));
-      verdict = judgeLateCount(verdict, second.accepted, cls.rejected(late.exchange), late.afterMs);
-      if (cls.rejected(late.exchange)) return { bursts, verdict, held, inFlight, lateRefusal: late.exchange };
+      const refused = cls.rejected(late.exchange);
+      verdict = judgeLateCount(verdict, second.accepted, refused, late.afterMs);
+      if (refused) return { bursts, verdict, held, inFlight, lateRefusal: late.exchange };
     }
   }
   return { bursts, verdict, held, inFlight };
@@ -807,7 +808,7 @@ async function probeReadDomain(
       'main',
       own
     );
-  const others = ((await d.readRequests?.()) ?? []).slice(0, PROBE_KNOBS.maxSpreadReads);
+  const others = (d.readRequests?.() ?? []).slice(0, PROBE_KNOBS.maxSpreadReads);
   const reads: ReadRequest[] = [{ method: 'GET', path: '/v1/vms?per_page=1' }, ...others];
   let n = 0;
   const spread = (t: string) => {

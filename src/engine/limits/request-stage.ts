@@ -48,7 +48,7 @@ export async function runRequestStage(d: RequestStageDeps, issuance: IssuanceSta
         ledger,
         waits,
         declaredWindow: declarations.rateLimitAccounting?.window,
-        readRequests: () => Promise.resolve([...headReads(d.operations), ...servedReads(http.log, operationOf)]),
+        readRequests: () => [...headReads(d.operations), ...servedReads(http.log, operationOf)],
         writeRequests: () => harmlessWrites(ops, config.runId),
       },
       issuance
@@ -101,8 +101,7 @@ function servedReads(
  * under a budget shared beyond the token, one would spend a read the probes count.
  */
 function headReads(operations: Pick<ServedOperations, 'headListed'>): ReadRequest[] {
-  const listed = operations.headListed().some((p) => p === '/v1/vms');
-  return listed ? [{ method: 'HEAD', path: '/v1/vms?per_page=1' }] : [];
+  return operations.headListed().includes('/v1/vms') ? [{ method: 'HEAD', path: '/v1/vms?per_page=1' }] : [];
 }
 
 /**
