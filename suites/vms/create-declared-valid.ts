@@ -21,7 +21,10 @@ export function fieldsNamed(ex: Exchange, fields: readonly string[]): string[] {
 }
 
 /** How a refusal of a declared-valid body was judged: the target's rule per image on some fields (not judged), or a failure. */
-type Judged = { excused: string; fields: string[] } | { failed: string; evidence: Exchange[] };
+type Judged =
+  | { excused: string; fields: string[] }
+  | { failed: string; evidence: Exchange[] }
+  | { undecided: string; refusal: Exchange };
 
 /**
  * A 4xx to a body valid by the declared schema, that names fields of it: the target's validation of those fields. The
@@ -43,6 +46,12 @@ async function judgeRefusal(ctx: CheckContext, body: Body, refused: Exchange, fi
     RANDOM_LANE
   );
   const values = changed.map((f) => `${f}=${JSON.stringify(body[f])}`).join(', ');
+  // The retry refused for the quota or the rate limit (another check's creates may have spent them): nothing is proved.
+  if (documentedRefusal(again!.ex))
+    return {
+      undecided: `${values} refused (${describeExchange(refused)}), and the same body with the run VM's values refused for a documented reason, so which rule refused it is not known`,
+      refusal: again!.ex,
+    };
   if (!isSuccess(again!.ex)) return { failed: refusal, evidence: [refused] };
   const image = ctx.config.image;
   if (image && JSON.stringify(refused.response?.json ?? refused.response?.body ?? '').includes(image))
@@ -117,6 +126,10 @@ export const createDeclaredValid: Check = {
         for (const f of judged.fields) pinned[f] = fixture[f];
         return excused.push(judged.excused) > 0;
       }
+      if ('undecided' in judged) {
+        refusal = judged.refusal;
+        return excused.push(judged.undecided) > 0;
+      }
       failure = judged;
       return false;
     });
@@ -130,7 +143,7 @@ export const createDeclaredValid: Check = {
     // The create budget spent, or --read-only: what was accepted so far stands, and the rest is said.
     const stopped = details.failed && details.errorInstance instanceof Unavailable ? details.errorInstance : undefined;
     if (details.failed && !stopped) return fail(`the generation stopped: ${String(details.errorInstance)}`, []);
-    const notJudged = `${excused.length ? `; not judged: ${excused.join('; ')}` : ''}${stopped ? `; stopped: ${stopped.message}` : ''}`;
+    const notJudged = `${excused.length ? `; not judged: ${[...new Set(excused)].join('; ')}` : ''}${stopped ? `; stopped: ${stopped.message}` : ''}`;
     // Nothing accepted proves nothing: a check that sent no body, or none it could judge, says why.
     if (accepted === 0)
       return skip(

@@ -69,3 +69,18 @@ describe('a disk minimum per image, above the declared minimum', () => {
     });
   });
 });
+
+describe('a refusal whose retry meets the quota', () => {
+  it('is not judged (the quota, which other creates spent, says nothing of the declaration), and never failed', async () => {
+    const report = await runAgainstReference({
+      variants: ['disk-minimum-per-image', 'vm-quota-low'],
+      overlay: REFERENCE_OVERLAY,
+      only: ['vms'],
+    });
+    const c = check(report, 'vms.create-declared-valid');
+    expect(c.status).not.toBe('failed');
+    expect(c.message).toMatch(
+      /system_disk_gb=\d+ refused \(POST \/v1\/vms → 400\), and the same body with the run VM's values refused for a documented reason/
+    );
+  });
+});

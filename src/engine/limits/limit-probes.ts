@@ -441,7 +441,7 @@ async function probeRequests(d: Deps, spec: RequestProbeSpec, scopeLane: string,
     ...(lateRefusal ? { lateRefusal } : {}),
   };
   if (probe.firstRejection && !spec.judgeOnly)
-    await observeAfterRefusal(d, spec, probe, { scopeLane, turns, cls, held, firstAnswer, inFlight });
+    await observeAfterRefusal(d, spec, probe, { scopeLane, turns, cls, held, firstAnswer, inFlight, token });
   return probe;
 }
 
@@ -531,13 +531,22 @@ async function askLateCount(
  * Once the budget was refused: the same request on another token (scope), the other class on the spent token (cross),
  * and in full and certify the reset and the window's length watched on it.
  */
-async function observeAfterRefusal(
-  d: Deps,
-  spec: RequestProbeSpec,
+export async function observeAfterRefusal(
+  d: Pick<Deps, 'config' | 'http' | 'tokens' | 'waits'>,
+  spec: Pick<RequestProbeSpec, 'what' | 'sentBy' | 'send'>,
   probe: LimitProbe,
-  r: { scopeLane: string; turns: Turns; cls: Classifier; held: string; firstAnswer: Exchange; inFlight: number }
+  r: {
+    scopeLane: string;
+    turns: Pick<Turns, 'run'>;
+    cls: Classifier;
+    held: string;
+    firstAnswer: Exchange;
+    inFlight: number;
+    token: () => Promise<string>;
+  }
 ): Promise<void> {
-  const { turns, cls, held } = r;
+  const { turns, cls } = r;
+  let held = r.held;
   probe.scope = await spec.send(await d.tokens.get('primary', spec.sentBy, r.scopeLane));
   // On the token whose budget the first burst spent, where the budget is per token (else the other probe's would pay), in a turn of its own.
   const spentBy = probe.bursts[0]!.rejections[0];
@@ -547,9 +556,11 @@ async function observeAfterRefusal(
       turns.run(() => observeCrossCharge(d, spent, held, after, r.firstAnswer.durationMs));
     probe.cross = await observe(spentBy);
     // Its witness served: the spent budget came back in between (a window boundary; windows aligned to the clock meet
-    // one at any moment). Once more, from a refusal met anew on the token: the next window has room for all of it.
+    // one at any moment). Once more, from a refusal met anew on a fresh token: the first observation's own requests
+    // of the other class may still be in the held token's window (a sliding one), and must not be charged to it.
     const c = probe.cross;
     if (!('skipped' in c) && !c.witnessRefused && cls.accepted(c.witness)) {
+      held = await r.token();
       const again = await turns.run(() => burst(BURSTS.respend(probe.limit, r.inFlight), () => spec.send(held), cls));
       const refusal = again.rejections[0];
       if (refusal) {
