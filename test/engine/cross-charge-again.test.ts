@@ -65,7 +65,7 @@ describe('the cross-charge observation made again after a served witness', () =>
     const probe: LimitProbe = {
       limit: 60,
       what: 'writes',
-      verdict: { kind: 'conformant' } as LimitProbe['verdict'],
+      verdict: { kind: 'exact' },
       bursts: [{ exchanges: [refusal], accepted: 60, rejections: [refusal], others: [], spanMs: 12_000 }],
       firstRejection: refusal,
     };
