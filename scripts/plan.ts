@@ -1,12 +1,14 @@
 // npm run plan: measures the plans --dry-run prints and commits them to suites/plan.json. Each selection (a profile,
 // the embedded reference's overlay or none, every group or one) is run as a dry run would measure it: against the
-// embedded reference in this process, at real time, seed 1. The full and certify profiles wait out real rate windows
-// (about 20 minutes); they run side by side with the quick selections, two of those at a time.
+// embedded reference in this process, seed 1, at the clock the run would assume (the embedded reference's own for its
+// overlay, real time for a --base-url without one). The full and certify profiles wait out rate windows; they run side
+// by side with the quick selections, two of those at a time.
 //   npm run plan                       every selection
 //   npm run plan -- --profiles quick   only these profiles' selections; the others are kept as they are
 import { existsSync, writeFileSync } from 'node:fs';
 import { allChecks } from '../suites/index.ts';
 import { runOptions } from '../src/cli/options.ts';
+import { EMBEDDED_TIME_SCALE, defaultTimeScale } from '../src/cli/defaults.ts';
 import { measureReport } from '../src/cli/run.ts';
 import {
   PLAN_FILE,
@@ -36,12 +38,14 @@ const selections: PlanSelection[] = profiles.flatMap((profile) =>
 
 async function measure(selection: PlanSelection): Promise<TrafficPlan> {
   const started = Date.now();
+  const baseUrl = selection.overlay === 'none' ? 'http://127.0.0.1:9' : undefined;
   const opts = runOptions({
     profile: selection.profile,
     seed: 1,
+    timeScale: defaultTimeScale(baseUrl),
     ...(selection.only ? { only: [selection.only] } : {}),
     // A --base-url without --overlay: the dry run measures the embedded reference without its overlay; nothing is sent here.
-    ...(selection.overlay === 'none' ? { baseUrl: 'http://127.0.0.1:9' } : {}),
+    ...(baseUrl ? { baseUrl } : {}),
   });
   const report = await measureReport(opts, { name: 'cloud-api-conformance', version: 'plan' });
   console.log(
@@ -65,8 +69,7 @@ async function measureAll(): Promise<TrafficPlan[]> {
 const kept = existsSync(PLAN_FILE) ? readPlanFile().plans.filter((p) => !profiles.includes(p.profile)) : [];
 const key = (p: PlanSelection) => `${['quick', 'full', 'certify'].indexOf(p.profile)} ${p.overlay} ${p.only ?? ''}`;
 const file: PlanFile = {
-  about:
-    'What --dry-run prints for each selection: measured by `npm run plan` against the embedded reference (seed 1, real time); test/cli/plan.test.ts holds it to the checks.',
+  about: `What --dry-run prints for each selection: measured by \`npm run plan\` against the embedded reference (seed 1, at the clock the run assumes: time scale ${EMBEDDED_TIME_SCALE} with its overlay, real time without); test/cli/plan.test.ts holds it to the checks.`,
   plans: [...kept, ...(await measureAll())].sort((a, b) => (key(a) < key(b) ? -1 : 1)),
 };
 writeFileSync(PLAN_FILE, JSON.stringify(file, null, 2) + '\n');

@@ -7,6 +7,17 @@ export const DEFAULT_PROFILE: Profile = 'quick';
 /** Target-seconds per real second: the target's own clock. */
 export const DEFAULT_TIME_SCALE = 1;
 
+/**
+ * The embedded reference's clock when --time-scale is not given: a simulation runs its clock as fast as the run can
+ * still judge it (a rate window is 6 real seconds, twice what a burst needs on a slow machine), so the README's first
+ * command ends in seconds. `--time-scale 1` runs it at real time.
+ */
+export const EMBEDDED_TIME_SCALE = 10;
+
+/** The clock a run assumes when --time-scale is not given: the target's own, or the embedded reference's. */
+export const defaultTimeScale = (baseUrl: string | undefined): number =>
+  baseUrl === undefined ? EMBEDDED_TIME_SCALE : DEFAULT_TIME_SCALE;
+
 /** Random cases of the property phase: small, because every case is a write against a 60/min budget. */
 export const DEFAULT_RUNS = 10;
 

@@ -25,6 +25,8 @@ import {
   DEFAULT_TASK_TIMEOUT_SECONDS,
   DEFAULT_TIME_SCALE,
   DEFAULT_WEBHOOK_LISTEN,
+  EMBEDDED_TIME_SCALE,
+  defaultTimeScale,
 } from './defaults.ts';
 
 /**
@@ -142,7 +144,7 @@ export const RUN_FLAGS = {
     input: 'timeScale',
     type: 'string',
     value: 'N',
-    help: `target-seconds per real second (default ${DEFAULT_TIME_SCALE})`,
+    help: `target-seconds per real second (default ${DEFAULT_TIME_SCALE}; ${EMBEDDED_TIME_SCALE} against the embedded reference)`,
   },
   seed: { input: 'seed', type: 'string', value: 'N', help: 'seed for generated data' },
   report: {
@@ -661,7 +663,7 @@ export function resolveRunOptions(
     overlay: setting('overlay'),
     only: onlyGroups(v['only'] as string | undefined),
     profile,
-    timeScale: positiveNumber('time-scale', v['time-scale'] as string | undefined, DEFAULT_TIME_SCALE),
+    timeScale: positiveNumber('time-scale', v['time-scale'] as string | undefined, defaultTimeScale(baseUrl)),
     seed,
     reports: ((v['report'] as string[] | undefined) ?? []).map(parseReportFlag),
     runs: positiveInteger('runs', v['runs'] as string | undefined, DEFAULT_RUNS),

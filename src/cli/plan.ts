@@ -10,7 +10,7 @@ import type { WaitTotals } from '../engine/transport/waits.ts';
 import { selectChecks } from '../engine/run/runner.ts';
 import { allChecks } from '../../suites/index.ts';
 import type { RunOptions } from './options.ts';
-import { DEFAULT_RUNS } from './defaults.ts';
+import { DEFAULT_RUNS, defaultTimeScale } from './defaults.ts';
 
 export const PLAN_FILE = fileURLToPath(new URL('../../suites/plan.json', import.meta.url));
 
@@ -48,7 +48,8 @@ export function planSelectionOf(opts: RunOptions): PlanSelection | { measure: st
     opts.overlay !== undefined && 'an overlay of your own decides which declared checks run',
     opts.readOnly && '--read-only',
     (opts.only?.length ?? 0) > 1 && 'several groups share their setup',
-    opts.timeScale !== 1 && '--time-scale',
+    // Real time, or the clock the run assumes (the embedded reference's 10): the same requests, within a few per cent.
+    opts.timeScale !== 1 && opts.timeScale !== defaultTimeScale(opts.baseUrl) && '--time-scale',
     opts.runs !== DEFAULT_RUNS && '--runs',
     opts.maxCreates !== undefined && '--max-creates',
   ].filter((r): r is string => typeof r === 'string');

@@ -18,13 +18,28 @@ import {
 } from '../../src/cli/options.ts';
 import { rerunOf, tokenCommandOf } from '../../src/cli/reproduce.ts';
 import { RUN_INPUTS } from '../../src/engine/config/config.ts';
-import { DEFAULT_MAX_BODY_BYTES } from '../../src/cli/defaults.ts';
+import { DEFAULT_MAX_BODY_BYTES, EMBEDDED_TIME_SCALE } from '../../src/cli/defaults.ts';
 import { usage } from '../../src/cli/help.ts';
 import { shortened, writeExpectations } from '../../src/cli/expect.ts';
 import type { RunReport } from '../../src/engine/run/report.ts';
 import { UsageError } from '../../src/spec/errors.ts';
 
 const parse = (...args: string[]) => resolveRunOptions(args, {}, '/nonexistent-cwd');
+
+describe('--time-scale', () => {
+  it("defaults to the target's own clock, and to 10 against the embedded reference, whose clock is ours", () => {
+    expect(parse('--base-url', 'https://api.example.test').timeScale).toBe(1);
+    expect(EMBEDDED_TIME_SCALE).toBe(10);
+    expect(parse().timeScale).toBe(EMBEDDED_TIME_SCALE);
+    // Given, it is what was given: the embedded reference at real time, or a target's scaled clock.
+    expect(parse('--time-scale', '1').timeScale).toBe(1);
+    expect(parse('--base-url', 'https://api.example.test', '--time-scale', '60').timeScale).toBe(60);
+  });
+
+  it('leaves the rerun line as given: the same default applies again', () => {
+    expect(rerunOf(parse('--seed', '3')).rerun).toBe('npx cloud-conformance run --profile quick --seed 3');
+  });
+});
 
 describe('--max-body-bytes', () => {
   it("defaults to 64 MiB, enough for a real deployment's audit export", () => {

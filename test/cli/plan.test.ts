@@ -86,10 +86,19 @@ describe('a dry run', () => {
     [{ overlay: 'mine.yaml' }, 'an overlay of your own decides which declared checks run'],
     [{ readOnly: true }, '--read-only'],
     [{ only: ['auth', 'vms'] }, 'several groups share their setup'],
-    [{ timeScale: 10 }, '--time-scale'],
+    [{ timeScale: 60 }, '--time-scale'],
+    [{ timeScale: 10, baseUrl: 'http://127.0.0.1:9' }, '--time-scale'],
     [{ runs: 3 }, '--runs'],
     [{ maxCreates: 5 }, '--max-creates'],
   ])('with %o is measured on the spot, and says why (%s)', (partial, reason) => {
     expect(planSelectionOf(runOptions({ dryRun: true, ...partial }))).toEqual({ measure: reason });
+  });
+
+  it("answers the embedded reference's own clock (10) and real time from the committed plan", () => {
+    for (const timeScale of [1, 10])
+      expect(planSelectionOf(runOptions({ dryRun: true, timeScale }))).toEqual({
+        profile: 'quick',
+        overlay: 'reference',
+      });
   });
 });
