@@ -9,7 +9,7 @@ import { absentId } from './support.ts';
 import { documentOperations as operationsOf, type DocumentOperation } from '../src/engine/schema/operations.ts';
 import type { ServedOperation } from '../src/engine/target/served-operations.ts';
 
-export type { DocumentOperation, ServedOperation };
+export type { DocumentOperation };
 
 /** An object of the kind the run made: its id from the ledger, else from the answer that made it (where the overlay says). */
 export function ledgerId(ctx: CheckContext, kind: LedgerEntry['kind'] | undefined): string | undefined {

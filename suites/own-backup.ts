@@ -17,7 +17,7 @@ export function backupIdOf(json: unknown): string | undefined {
   return undefined;
 }
 
-export type OwnBackup = { started: Exchange; id: string } | { started: Exchange; why: string; howToVerify: string };
+type OwnBackup = { started: Exchange; id: string } | { started: Exchange; why: string; howToVerify: string };
 
 /**
  * Starts a backup of the run's VM, records it in the ledger as the check's own and reads its id: from the declared

@@ -21,7 +21,7 @@ export interface Reading {
 }
 
 /** equal; larger or smaller (a number); other (a string, or a null: not what was sent); not comparable; absent. */
-export type Comparison = 'equal' | 'larger' | 'smaller' | 'other' | 'not-comparable' | 'absent';
+type Comparison = 'equal' | 'larger' | 'smaller' | 'other' | 'not-comparable' | 'absent';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 

@@ -31,7 +31,7 @@ export interface RoomMade {
   waited?: string;
 }
 
-export type Room = RoomMade | { why: string; attempts: Exchange[]; noOperation?: boolean };
+type Room = RoomMade | { why: string; attempts: Exchange[]; noOperation?: boolean };
 
 /** A create body without what differs from one valid create to the next (its name, its tags). */
 export function shapeOf(body: Body): string {
@@ -52,7 +52,7 @@ export function bodyOf(ex: Exchange): Body | undefined {
 }
 
 /** The exchange that created a VM of the ledger: by its seq, else the accepted create that named it. */
-export function creatingExchange(log: readonly Exchange[], entry: LedgerEntry): Exchange | undefined {
+function creatingExchange(log: readonly Exchange[], entry: LedgerEntry): Exchange | undefined {
   if (entry.createdIn !== undefined) {
     const bySeq = log.find((ex) => ex.seq === entry.createdIn);
     if (bySeq) return bySeq;
@@ -72,7 +72,7 @@ export function creatingExchange(log: readonly Exchange[], entry: LedgerEntry): 
  * same (names and tags aside). Deleting it frees room for one create of its own body, and at most one: whatever the
  * target counts, what it lacked for `wanted` it lacks for a second body at least as large.
  */
-export function covers(body: Body, wanted: Body): boolean {
+function covers(body: Body, wanted: Body): boolean {
   const keys = new Set(
     [...Object.keys(body), ...Object.keys(wanted)].filter((k) => k !== 'name' && !/tags|labels/i.test(k))
   );

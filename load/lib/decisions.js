@@ -28,7 +28,7 @@ export const DEFAULT_OUT_DIR = 'k6-out';
  * The k6 APIs the scripts call that older k6 lacks, with the release that brought each. k6 gives a script no
  * version number, so the scripts look for these instead.
  */
-export const K6_FEATURES = Object.freeze([
+const K6_FEATURES = Object.freeze([
   { name: 'http.expectedStatuses', since: '0.31.0' },
   { name: 'http.setResponseCallback', since: '0.31.0' },
   { name: 'exec.test.abort', since: '0.37.0' },
@@ -664,7 +664,7 @@ export function totalCandidatePaths(body) {
  * @param {string} path
  * @returns {unknown}
  */
-export function readPath(obj, path) {
+function readPath(obj, path) {
   /** @type {unknown} */
   let cur = obj;
   for (const key of path.split('.')) {
@@ -886,7 +886,7 @@ export function scopeCheck(v) {
  * @param {K6Group | undefined} group
  * @returns {Array<{ name: string, passes: number, fails: number }>}
  */
-export function k6Checks(group) {
+function k6Checks(group) {
   /** @type {Array<{ name: string, passes: number, fails: number }>} */
   const out = [];
   /** @param {K6Group | undefined} g */
@@ -900,7 +900,7 @@ export function k6Checks(group) {
 }
 
 /** Clauses and level of the checks the scripts report through k6 check() names. */
-export const CHECK_META = Object.freeze({
+const CHECK_META = Object.freeze({
   'pagination.per-page-100': { clauses: ['PAGE-MAX-100'], level: /** @type {'must'} */ ('must') },
   'pagination.per-page-101': { clauses: ['PAGE-MAX-100'], level: /** @type {'must'} */ ('must') },
   'pagination.per-page-1000': { clauses: ['PAGE-MAX-100'], level: /** @type {'must'} */ ('must') },
@@ -931,7 +931,7 @@ export function k6CheckName(text) {
  * to exec.test.abort nor, once setup() has aborted, any setup data; the checks made in setup() do reach it (in the
  * summary's group "setup"), so the cause travels as the name of a failed check.
  */
-export const ABORT_CHECK_PREFIX = 'aborted: ';
+const ABORT_CHECK_PREFIX = 'aborted: ';
 
 /**
  * The check() name that carries why the test was stopped.

@@ -108,7 +108,7 @@ function stop(io, message) {
  * @param {string} name
  * @returns {string | undefined}
  */
-export function header(answer, name) {
+function header(answer, name) {
   const want = name.toLowerCase();
   for (const key of Object.keys(answer.headers || {})) if (key.toLowerCase() === want) return answer.headers[key];
   return undefined;
@@ -124,7 +124,7 @@ export function header(answer, name) {
  * script, k6 warns `unknown field "noUsageReport"`.
  * @param {LoadConfig} cfg
  */
-export function baseOptions(cfg) {
+function baseOptions(cfg) {
   return {
     maxRedirects: 0,
     userAgent: 'cloud-api-conformance-load/0.1',
@@ -134,7 +134,7 @@ export function baseOptions(cfg) {
 }
 
 /** k6 scenario names of the limit probes. */
-export const SCENARIOS = Object.freeze({
+const SCENARIOS = Object.freeze({
   reads: 'reads_over',
   writes: 'writes_over',
   tokens: 'tokens_over',
@@ -159,7 +159,7 @@ export const PAGINATION_SCENARIO = 'pagination';
  * @param {number} timeScale
  * @returns {Record<ProbeName, ProbePlan>}
  */
-export function probePlans(timeScale) {
+function probePlans(timeScale) {
   return {
     reads: probePlan(LIMITS.reads.limit, timeScale),
     writes: probePlan(LIMITS.writes.limit, timeScale),
@@ -177,7 +177,7 @@ export function probePlans(timeScale) {
  * @param {number} startMs
  * @param {number} segments
  */
-export function arrivalScenario(plan, windows, fn, startMs, segments) {
+function arrivalScenario(plan, windows, fn, startMs, segments) {
   const perSecond = (plan.slotsPerWindow * 1000) / plan.windowMs;
   const pre = Math.ceil(perSecond * 0.5) + 2;
   const max = Math.max(pre, Math.ceil(perSecond * 2) + 4);
@@ -280,7 +280,7 @@ export function paginationOptions(cfg) {
  * @param {string} purpose  for messages only
  * @returns {string}
  */
-export function issueToken(io, cfg, apiKey, purpose) {
+function issueToken(io, cfg, apiKey, purpose) {
   const deadline = io.now() + 2 * windowRealMs(cfg.timeScale) + 30000;
   for (let attempt = 1; ; attempt++) {
     const answer = io.request({
@@ -311,7 +311,7 @@ export function issueToken(io, cfg, apiKey, purpose) {
  * This instance's execution segment, from k6's consolidated options.
  * @param {Io} io
  */
-export function currentSegment(io) {
+function currentSegment(io) {
   const s = io.executionSegment();
   return parseSegment(s.segment, s.sequence);
 }
@@ -350,7 +350,7 @@ export function setupTokens(io, cfg, purposes, opts) {
  * @param {unknown} data
  * @param {SegmentInfo} mine
  */
-export function setupDataProblem(data, mine) {
+function setupDataProblem(data, mine) {
   const segment = /** @type {Partial<SegmentInfo> | undefined} */ (fieldOf(data, 'segment'));
   const label = segment && typeof segment.label === 'string' ? segment.label : '(none)';
   if (label !== mine.label)
@@ -548,7 +548,7 @@ export function rateLimitResults(metrics, windows) {
  * @param {Record<string, number>} query
  * @param {Expect} expect
  */
-export function listVms(io, cfg, auth, query, expect) {
+function listVms(io, cfg, auth, query, expect) {
   const keys = Object.keys(query);
   const qs = keys.map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(String(query[k]))}`).join('&');
   for (let attempt = 0; ; attempt++) {
@@ -573,7 +573,7 @@ export function listVms(io, cfg, auth, query, expect) {
  * @param {HttpAnswer} answer
  * @returns {{ body: unknown, ids: unknown[] | undefined }}
  */
-export function vmIds(answer) {
+function vmIds(answer) {
   const body = parseJson(answer.body);
   const vms = fieldOf(body, 'vms');
   const ids = Array.isArray(vms) ? vms.map((v) => fieldOf(v, 'id')) : undefined;
@@ -660,7 +660,7 @@ export function reportChecks(io, results) {
  * @param {SummaryData} data
  * @returns {string[]}
  */
-export function secretsOf(cfg, data) {
+function secretsOf(cfg, data) {
   /** @type {string[]} */
   const out = [cfg.apiKey];
   if (cfg.apiKeyB) out.push(cfg.apiKeyB);

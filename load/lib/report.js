@@ -93,7 +93,7 @@ export function buildSummary(input) {
  * Where a stopped test stopped, as the reports name it.
  * @param {RunError} e
  */
-export function errorTitle(e) {
+function errorTitle(e) {
   return e.where === 'setup' ? 'setup() aborted' : 'test aborted';
 }
 
@@ -101,7 +101,7 @@ export function errorTitle(e) {
  * What a stop means for the checks.
  * @param {RunError} e
  */
-export function errorConsequence(e) {
+function errorConsequence(e) {
   return e.where === 'setup'
     ? 'The test never started: no check ran.'
     : 'The checks were judged on what ran before the stop.';
@@ -179,7 +179,7 @@ export function renderJUnit(s) {
  * The JSON report text.
  * @param {LoadSummary} s
  */
-export function renderJson(s) {
+function renderJson(s) {
   return JSON.stringify(s, null, 2) + '\n';
 }
 
@@ -187,7 +187,7 @@ export function renderJson(s) {
  * Plain text for stdout: one line per check and per threshold, then the verdict.
  * @param {LoadSummary} s
  */
-export function renderText(s) {
+function renderText(s) {
   const mark = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' };
   const lines = [
     `cloud-api-conformance load/${s.script} against ${s.target.baseUrl} (time scale ${s.timeScale}, segment ${s.segment})`,
@@ -220,7 +220,7 @@ export function renderText(s) {
  * @param {Traffic} t
  * @returns {string[]}
  */
-export function renderTraffic(t) {
+function renderTraffic(t) {
   const names = Object.keys(t.scenarios);
   const width = Math.max(10, ...names.map((n) => n.length));
   const ms = (/** @type {number | null} */ v) => (v === null ? '-' : v.toFixed(2));
@@ -306,7 +306,7 @@ export function summaryOutputs(s, secrets, paths) {
  * @param {Array<string | undefined | null>} secrets
  * @returns {unknown}
  */
-export function redactValue(value, secrets) {
+function redactValue(value, secrets) {
   if (typeof value === 'string') return redact(value, secrets);
   if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets));
   if (value !== null && typeof value === 'object') {

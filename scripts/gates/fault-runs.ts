@@ -12,14 +12,14 @@ export const ALT_OVERLAY = 'spec/overlays/reference-alt.yaml';
 export const CLAIMS_OVERLAY = 'spec/overlays/reference-claims.yaml';
 
 /** Quotas overrun by creates side by side, and a quota met while the VM to delete is still provisioning. */
-export const QUOTA_RACE_FAULTS = new Set(['quota-check-race', 'quota-counts-finished-only', 'quota-code-busy-delete']);
+const QUOTA_RACE_FAULTS = new Set(['quota-check-race', 'quota-counts-finished-only', 'quota-code-busy-delete']);
 
 /** The quota's size: the reference under variant vm-quota-low, its quota declared. */
-export const QUOTA_OVERLAY = 'spec/overlays/reference-quota.yaml';
-export const QUOTA_OVERLAY_FAULTS = new Set(['quota-one-over-declared', 'quota-status-drift']);
+const QUOTA_OVERLAY = 'spec/overlays/reference-quota.yaml';
+const QUOTA_OVERLAY_FAULTS = new Set(['quota-one-over-declared', 'quota-status-drift']);
 
 /** Faults of the third overlay's designs: run against the reference under CLAIMS_VARIANTS with CLAIMS_OVERLAY. */
-export const CLAIMS_OVERLAY_FAULTS = new Set([
+const CLAIMS_OVERLAY_FAULTS = new Set([
   'revoke-by-id-no-effect',
   'revoked-key-code-generic',
   'payload-too-large-400',
@@ -41,7 +41,7 @@ export const CLAIMS_OVERLAY_FAULTS = new Set([
 ]);
 
 /** Faults of the second overlay's designs: run against the reference under ALT_VARIANTS with ALT_OVERLAY. */
-export const ALT_OVERLAY_FAULTS = new Set([
+const ALT_OVERLAY_FAULTS = new Set([
   'signature-timestamp-unsigned',
   'signature-timestamp-stale',
   'retry-schedule-short',
@@ -79,7 +79,7 @@ const BITES_IN_DECLARED = new Set([
 ]);
 
 /** Faults whose check observes only through operations the seed does not show (declared in the overlay). */
-export function needsOverlay(fault: FaultDef): boolean {
+function needsOverlay(fault: FaultDef): boolean {
   return (
     fault.level === 'declared' ||
     ['webhooks', 'alarms', 'audit'].includes(fault.check.split('.')[0]!) ||
@@ -103,7 +103,7 @@ const SHAPE_VARIANT: Record<string, string> = {
 };
 
 /** Faults a quick run cannot tell from a window boundary (or that need a window to pass): judged in the full profile. */
-export const NEEDS_FULL = new Set([
+const NEEDS_FULL = new Set([
   'token-limit-9',
   'token-limit-11',
   'token-limit-missing',

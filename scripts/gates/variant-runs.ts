@@ -7,7 +7,7 @@ import { ALL_BUT_LIMITS } from './fault-runs.ts';
 import type { ReferenceRun } from './reference-run.ts';
 
 /** Dimensions whose choice the limit probes meet (issuance, rejections, headers, write bodies): their variants also run the limits group. */
-export const LIMIT_DIMENSIONS = new Set([
+const LIMIT_DIMENSIONS = new Set([
   'limit-window',
   'limit-refused',
   'retry-after-format',
@@ -24,7 +24,7 @@ export const LIMIT_DIMENSIONS = new Set([
 ]);
 
 /** Variants whose choice shows only once a window is waited out (Retry-After readings, resets): a full-profile limits run at time scale 10. */
-export const WAITING_VARIANTS = new Set([
+const WAITING_VARIANTS = new Set([
   'retry-after-http-date',
   'retry-after-real-seconds',
   'limit-sliding-window',

@@ -28,7 +28,7 @@ export interface MemberFault {
   description: string;
 }
 
-export interface StartedMember {
+interface StartedMember {
   settings: MemberSettings;
   stop(): Promise<void>;
 }

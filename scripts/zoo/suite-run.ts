@@ -28,13 +28,7 @@ export interface SuiteRun {
 
 const BIN = path.resolve('bin/cloud-conformance.js');
 
-export function suiteArgs(
-  s: MemberSettings,
-  profile: Profile,
-  timeScale: number,
-  out: string,
-  overlay?: string
-): string[] {
+function suiteArgs(s: MemberSettings, profile: Profile, timeScale: number, out: string, overlay?: string): string[] {
   return [
     'run',
     '--quiet',

@@ -6,7 +6,7 @@ import { findings } from './suite-run.ts';
 import YAML from 'yaml';
 
 /** A clean member's run: what would make it a false verdict. */
-export interface CleanJudgement {
+interface CleanJudgement {
   clean: boolean;
   /** Failed, warned or errored checks, each with its message: every one is a false verdict on a conforming target. */
   problems: string[];
@@ -42,7 +42,7 @@ export function caught(fault: MemberFault, run: SuiteRun, clean?: SuiteRun): { c
 /** How a fault can be reached (scripts/zoo/kinds.yaml): through the seed's operations, or only a declared one. */
 export type FaultKind = 'seed' | 'declared' | 'unobservable';
 
-export interface KindEntry {
+interface KindEntry {
   kind: FaultKind;
   /** For declared: the operation the document does not show; for unobservable: why. */
   because?: string;

@@ -50,7 +50,7 @@ function extraCaCerts(env: NodeJS.ProcessEnv): { pem: string[] } | undefined {
   }
 }
 
-export interface ConnectionFlags {
+interface ConnectionFlags {
   caFile?: string;
   clientCert?: string;
   clientKey?: string;

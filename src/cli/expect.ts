@@ -8,7 +8,7 @@ import { isIncomplete } from '../engine/run/coverage.ts';
 import { UsageError } from '../spec/errors.ts';
 
 /** One entry of an expectations file. */
-export interface Expectation {
+interface Expectation {
   check: string;
   clause?: string;
   reason?: string;

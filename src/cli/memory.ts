@@ -12,7 +12,7 @@ const HELD_BYTES_AFTER_A_YOUNG_COLLECTION = 16 * 1024 * 1024;
 type Collect = (options?: { type?: 'minor' | 'major' }) => void;
 
 /** What the reaper uses: the collector (globalThis.gc), how many ArrayBuffer bytes are held, and its timer. */
-export interface ReaperDeps {
+interface ReaperDeps {
   gc?: Collect;
   held(): number;
   every(fn: () => void, ms: number): () => void;

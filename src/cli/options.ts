@@ -415,7 +415,7 @@ export function parseArgsOptions(
   );
 }
 
-export const RUN_OPTIONS = parseArgsOptions(RUN_FLAGS);
+const RUN_OPTIONS = parseArgsOptions(RUN_FLAGS);
 
 /** Flag → environment variable. Flags win over the environment, which wins over .env. */
 export const ENV_OF: Record<string, string> = Object.fromEntries(
@@ -605,7 +605,7 @@ function readDotenv(cwd: string): Record<string, string> {
   }
 }
 
-export function parseReportFlag(value: string): ReportTarget {
+function parseReportFlag(value: string): ReportTarget {
   const i = value.indexOf(':');
   const format = value.slice(0, i) as ReportFormat;
   const path = value.slice(i + 1);

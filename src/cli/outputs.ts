@@ -49,7 +49,7 @@ const stat = (path: string) => statSync(path, { throwIfNoEntry: false });
  * changes nothing, and removed again if it was not there): permissions, read-only mounts and special file systems
  * answer as they will at the end of the run.
  */
-export function whyNotWritable(path: string, example: string): string | undefined {
+function whyNotWritable(path: string, example: string): string | undefined {
   const dir = dirname(path) || '.';
   try {
     const existing = stat(path);

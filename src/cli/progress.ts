@@ -20,7 +20,7 @@ export function colourWanted(env: Record<string, string | undefined>, isTTY: boo
 }
 
 const SGR = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
-export type Paint = (style: keyof typeof SGR, text: string) => string;
+type Paint = (style: keyof typeof SGR, text: string) => string;
 const painter =
   (on: boolean): Paint =>
   (style, text) =>
@@ -36,7 +36,7 @@ export function clock(ms: number): string {
 }
 
 /** The check lines in colour: what a failure, a warning, a skip looks like at a glance. */
-export function paintCheckLine(c: CheckReport, paint: Paint): string {
+function paintCheckLine(c: CheckReport, paint: Paint): string {
   const line = checkLine(c);
   const style =
     c.status === 'passed'
@@ -49,7 +49,7 @@ export function paintCheckLine(c: CheckReport, paint: Paint): string {
   return paint(style, line.slice(0, 4)) + line.slice(4);
 }
 
-export interface ProgressOptions {
+interface ProgressOptions {
   colour: boolean;
   now?: () => number;
   /** Calls fn every ms; returns how to stop it (tests pass a manual clock). */

@@ -46,6 +46,6 @@ function asFlags(g: GivenSetting): string[] {
 }
 
 /** A value as one shell word: bare when it is plain, else in single quotes. */
-export function shellWord(v: string): string {
+function shellWord(v: string): string {
   return /^[A-Za-z0-9._:/@%+=,-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }

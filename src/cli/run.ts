@@ -49,14 +49,14 @@ import {
 export const REFERENCE_OVERLAY_PATH = 'spec/overlays/reference.yaml';
 const REFERENCE_OVERLAY_FILE = fileURLToPath(new URL('../../spec/overlays/reference.yaml', import.meta.url));
 
-export interface RunResult {
+interface RunResult {
   report: RunReport;
   /** 0 conformant, 1 nonconformant, 2 could not run, 3 incomplete, 4 resources left behind (where it would be 0 or 3). */
   exitCode: ExitCode;
 }
 
 /** What runCommand takes beyond the options: the test harness's faults and variants, a terminal, the environment. */
-export interface RunExtras {
+interface RunExtras {
   faults?: string[];
   variants?: string[];
   noDefaultOverlay?: boolean;

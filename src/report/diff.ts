@@ -3,17 +3,17 @@
 import { ledgerOf, type CheckReport, type RunReport } from '../engine/run/report.ts';
 
 /** A clause's standing in one run: failed (a check citing it failed), verified, not verified, or absent. */
-export type ClauseStanding = 'failed' | 'verified' | 'not verified' | 'absent';
+type ClauseStanding = 'failed' | 'verified' | 'not verified' | 'absent';
 /** A check's standing: its status, or absent (not in that run). */
-export type CheckStanding = CheckReport['status'] | 'absent';
+type CheckStanding = CheckReport['status'] | 'absent';
 
-export interface Change<S> {
+interface Change<S> {
   id: string;
   from: S;
   to: S;
 }
 
-export interface ReportDiff {
+interface ReportDiff {
   /** What differs between the runs' suites and documents (empty when they are the same). */
   versions: string[];
   checks: {

@@ -6,13 +6,13 @@ import canonicalize from 'canonicalize';
 import type { CheckReport, EvidenceExchangeAt, Integrity, RunReport } from '../engine/run/report.ts';
 import { UsageError } from '../spec/errors.ts';
 
-export const INTEGRITY_ALGORITHM = 'sha256 over RFC 8785 canonical JSON' as const;
+const INTEGRITY_ALGORITHM = 'sha256 over RFC 8785 canonical JSON' as const;
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const canonical = (value: unknown) => canonicalize(value) ?? 'null';
 
 /** The report as its JSON file holds it: undefined fields dropped, as JSON.stringify drops them. */
-export function asWritten<T>(value: T): T {
+function asWritten<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
@@ -50,7 +50,7 @@ export function digestsOf(report: RunReport): Omit<Integrity, 'signature'> {
 }
 
 /** The bytes a signature covers: the canonical JSON of the integrity block without its signature. */
-export function signedBytes(integrity: Omit<Integrity, 'signature'>): Buffer {
+function signedBytes(integrity: Omit<Integrity, 'signature'>): Buffer {
   const { signature: _ignored, ...unsigned } = integrity as Integrity;
   return Buffer.from(canonical(unsigned), 'utf8');
 }

@@ -14,7 +14,7 @@ export function checkLine(c: CheckReport): string {
 }
 
 /** The "not verified" block under the verdict: what the run could not prove, and what would prove it (per clause). */
-export function notVerifiedLines(report: RunReport): string[] {
+function notVerifiedLines(report: RunReport): string[] {
   const { notVerified: open, clauses: counts } = overviewOf(report);
   const errors = report.errors ?? [];
   if (!open.clauses.length && !open.unselected.length && !errors.length)
@@ -44,7 +44,7 @@ export function notVerifiedLines(report: RunReport): string[] {
 }
 
 /** The "partly verified" block: verified clauses whose checks exercised part of their domain, and what is left. */
-export function partlyVerifiedLines(report: RunReport): string[] {
+function partlyVerifiedLines(report: RunReport): string[] {
   const partly = report.coverage?.partlyVerified ?? [];
   if (!partly.length) return [];
   const blocking = report.requireComplete ? ' (this run requires every MUST clause verified whole: incomplete)' : '';
@@ -111,7 +111,7 @@ function expectedLines(report: RunReport): string[] {
 }
 
 /** Each limit probe's requests, 429 share, latency, Retry-After values and waits (the model's words, target seconds). */
-export function limitProbeLines(report: RunReport): string[] {
+function limitProbeLines(report: RunReport): string[] {
   const probes = (report.limitProbes ?? []).filter((p) => p.stats);
   if (!probes.length) return [];
   return ['limit probes (every duration in target seconds):', ...probes.map((p) => `  ${p.stats!.words}`)];
@@ -162,7 +162,7 @@ export function summaryLines(report: RunReport, colour = false): string[] {
 }
 
 /** The rerun line, and once above it the variables it reads its secrets from (no secret is on it). */
-export function rerunLines(report: Pick<RunReport, 'reproduce' | 'reproduceReads'>): string[] {
+function rerunLines(report: Pick<RunReport, 'reproduce' | 'reproduceReads'>): string[] {
   const reads = report.reproduceReads ?? [];
   return [
     ...(reads.length

@@ -6,14 +6,14 @@ import { computeCoverage, isIncomplete } from '../engine/run/coverage.ts';
 import { clauseCounts, summarize, verdictOf, type Digests, type RunReport } from '../engine/run/report.ts';
 import { digestsOf, exchangesOf, keyFingerprint, signatureHolds } from './integrity.ts';
 
-export type VerifyStatus = 'ok' | 'FAILED' | 'not checked';
+type VerifyStatus = 'ok' | 'FAILED' | 'not checked';
 
-export interface VerifyLine {
+interface VerifyLine {
   status: VerifyStatus;
   what: string;
 }
 
-export interface Verification {
+interface Verification {
   verified: boolean;
   lines: VerifyLine[];
   /** What no offline check can establish, whatever the lines say. */
@@ -21,7 +21,7 @@ export interface Verification {
 }
 
 /** What verify compares the report with: this installation's version, documents and checks. */
-export interface Installed {
+interface Installed {
   version: string;
   digests: Digests;
   clauses: ClauseList;

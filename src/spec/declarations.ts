@@ -158,7 +158,7 @@ const x = (obj: unknown, name: string): unknown =>
 const str = (v: unknown, fallback?: string): string | undefined => (typeof v === 'string' ? v : fallback);
 
 /** A field name or a JSON pointer, as a pointer (dotted names reach into objects). */
-export function toPointer(fieldOrPointer: string): string {
+function toPointer(fieldOrPointer: string): string {
   return fieldOrPointer.startsWith('/')
     ? fieldOrPointer
     : '/' +
@@ -169,7 +169,7 @@ export function toPointer(fieldOrPointer: string): string {
 }
 
 /** Parses an OpenAPI runtime expression such as $response.body#/task_id or $response.header.Location. */
-export function parseRuntimeExpression(expr: unknown, template?: string): ValueLocation | undefined {
+function parseRuntimeExpression(expr: unknown, template?: string): ValueLocation | undefined {
   if (typeof expr !== 'string') return undefined;
   const body = /^\$response\.body#(\/.*)?$/.exec(expr);
   if (body) return { in: 'body', pointer: body[1] ?? '' };
@@ -198,11 +198,6 @@ const declared = ({ method, path, operationId }: DeclaredOperation): DeclaredOpe
   path,
   operationId,
 });
-
-export function findOperation(doc: OpenApiDocument, pred: (op: Ext) => boolean): DeclaredOperation | undefined {
-  const found = operations(doc).find((o) => pred(o.op));
-  return found && declared(found);
-}
 
 function operationWith(doc: OpenApiDocument, name: string, value?: unknown): FoundOperation | undefined {
   return operations(doc).find((o) => x(o.op, name) !== undefined && (value === undefined || x(o.op, name) === value));

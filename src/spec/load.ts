@@ -9,8 +9,6 @@ import { dependencyTreeStamp, digestOf, readDerived, writeDerived } from './cach
 import { UsageError } from './errors.ts';
 import { checkOverlay, OverlayInvalid, type OverlayProblem } from './overlay-check.ts';
 
-export type { OverlayAction } from './overlay-check.ts';
-
 export const SPEC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../spec');
 export const BASE_SPEC_PATH = path.join(SPEC_DIR, 'openapi.yaml');
 

@@ -24,7 +24,7 @@ const openapiOverlay = (doc: unknown, opts: { overlaySet: unknown }) =>
 const jsonPathPaths = (doc: unknown, path: string) =>
   (require('jsonpathly') as { paths(doc: unknown, path: string): string[] }).paths(doc, path);
 
-export interface OverlayAction {
+interface OverlayAction {
   target: string;
   description?: string;
   update?: unknown;
@@ -232,7 +232,7 @@ function segmentsOf(normalized: string): string[] {
   return out;
 }
 
-export function jsonPath(segments: readonly string[]): string {
+function jsonPath(segments: readonly string[]): string {
   return (
     '$' +
     segments
@@ -357,7 +357,7 @@ function problemsOf(o: Occurrence, finalIds: Set<string>): string[] {
   return [];
 }
 
-export interface CheckedOverlay {
+interface CheckedOverlay {
   /** The document after every action, $refs not resolved. */
   data: unknown;
   actions: number;

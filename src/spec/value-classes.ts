@@ -4,9 +4,9 @@
 // certify only: quick varies one class at a time.
 
 /** Where in a request a value class sits. */
-export type Position = 'body' | 'query' | 'header' | 'path';
+type Position = 'body' | 'query' | 'header' | 'path';
 
-export interface ValueClass {
+interface ValueClass {
   /** The operations whose requests carry it (a path class: the operations whose path was varied). */
   operations: readonly string[];
   position: Position;

@@ -67,13 +67,10 @@ const TIMEOUT_SECONDS = { type: 'number', exclusiveMinimum: 0, maximum: 60 };
 const EVENT_ID_HEADER = { type: 'string', pattern: '^[A-Za-z0-9-]+$' };
 
 /** Families a declared event (an entry of the document's top-level webhooks) can belong to. */
-export const EVENT_FAMILIES = ['backup-job', 'metric-alarm', 'test'] as const;
+const EVENT_FAMILIES = ['backup-job', 'metric-alarm', 'test'] as const;
 
 /** Fields of an audit entry the audit checks read, each located by a JSON pointer (or a top-level field name). */
-export const AUDIT_FIELDS = ['id', 'actor', 'source-ip', 'result', 'path', 'status', 'method', 'time'] as const;
-
-/** Placeholders of signature templates: the raw body, the signed timestamp, the delivery id, the signature itself. */
-export const SIGNATURE_PLACEHOLDERS = ['body', 'timestamp', 'id', 'signature'] as const;
+const AUDIT_FIELDS = ['id', 'actor', 'source-ip', 'result', 'path', 'status', 'method', 'time'] as const;
 
 const str = { type: 'string', minLength: 1 };
 const fieldOrPointer = { type: 'string', pattern: '^(/.*|[^/].*)$', minLength: 1 };

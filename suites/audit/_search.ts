@@ -75,7 +75,7 @@ const foundEntries = new WeakMap<AuditDeclaration, string>();
  * Whether the run knows where the entries are: declared, or found carrying the run's own requests. Until then an entry
  * the run looks for and does not find may sit elsewhere in the answer: that is not verified, never a failure.
  */
-export function entriesKnown(ctx: CheckContext): boolean {
+function entriesKnown(ctx: CheckContext): boolean {
   const a = auditOf(ctx);
   return a.entriesPointer !== undefined || foundEntries.has(a);
 }
@@ -115,7 +115,7 @@ export function locateEntries(ctx: CheckContext, body: unknown): { list: Entry[]
  * The entries of a search page (locateEntries): none where the declared field is absent (an empty page may leave it
  * out); when they cannot be told apart, what reads them is not verified, and says which declaration would verify it.
  */
-export function auditEntries(ctx: CheckContext, body: unknown): Entry[] {
+function auditEntries(ctx: CheckContext, body: unknown): Entry[] {
   const found = locateEntries(ctx, body);
   if ('list' in found) return found.list;
   if (auditOf(ctx).entriesPointer !== undefined) return [];

@@ -7,7 +7,7 @@ import { isSuccess, describeExchange } from '../support.ts';
 import { auditOf, auditProbes, field, locateEntries, searchAudit, unlessGuessed } from './_search.ts';
 
 /** How an export's media type is read: one JSON array, JSON Lines (one entry per line), or CSV. */
-export function exportKind(mediaType: string): 'json' | 'json-lines' | 'csv' | undefined {
+function exportKind(mediaType: string): 'json' | 'json-lines' | 'csv' | undefined {
   const t = mediaType.toLowerCase();
   if (/ndjson|jsonl|json-lines|jsonlines|json-seq/.test(t)) return 'json-lines';
   if (/csv/.test(t)) return 'csv';

@@ -94,7 +94,7 @@ export function orderBroken(
  * failing probe: its path's prefix, its method, and a time window that ends (to) or starts (from) at its time. Each
  * must return something and nothing it does not match. Returns the problem, or what each showed.
  */
-export async function judgeFurtherFilters(
+async function judgeFurtherFilters(
   ctx: CheckContext,
   entry: Entry
 ): Promise<{ problem?: string; pages: Exchange[]; shown: string[] }> {

@@ -16,7 +16,7 @@ const b64url = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
 const unb64url = (s: string) => Buffer.from(s, 'base64url').toString('utf8');
 
 /** Changes one character in the middle of a string to another of the same alphabet. */
-export function alterMiddle(s: string): string {
+function alterMiddle(s: string): string {
   const i = Math.floor(s.length / 2);
   const c = s[i]!;
   const replacement = c === 'A' ? 'B' : c === 'a' ? 'b' : c === '0' ? '1' : /[A-Za-z0-9]/.test(c) ? 'A' : 'x';

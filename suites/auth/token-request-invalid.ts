@@ -8,7 +8,7 @@ import { CredentialError } from '../../src/engine/identity/tokens.ts';
 const swapCase = (s: string) => [...s].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
 
 /** Strings that differ from the key by little: each is not the key, so none may be exchanged. */
-export function nearMisses(key: string): Array<{ name: string; value: string }> {
+function nearMisses(key: string): Array<{ name: string; value: string }> {
   if (key.length < 2) return [];
   const last = key[key.length - 1]!;
   const out = [

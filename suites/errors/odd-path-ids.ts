@@ -9,7 +9,7 @@ import { documentOperations } from '../operations.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
 /** Ids that break careless routing, decoding and query building (RESTler's invalid dynamic objects, among others). */
-export function oddIds(base: string): string[] {
+function oddIds(base: string): string[] {
   return [
     `${base}?x=1`,
     `${base}/`,

@@ -47,7 +47,7 @@ export async function countUpTo(
 }
 
 /** A tag to filter by, and where the run knows it from. */
-export interface ListTag {
+interface ListTag {
   tag: string;
   source: string;
 }

@@ -18,15 +18,15 @@ import {
   type ProxyAgentClasses,
 } from '../../src/engine/transport/node-agents.ts';
 
-export type S3Sdk = typeof import('@aws-sdk/client-s3');
-export type S3Presigner = typeof import('@aws-sdk/s3-request-presigner');
+type S3Sdk = typeof import('@aws-sdk/client-s3');
+type S3Presigner = typeof import('@aws-sdk/s3-request-presigner');
 
 let sdk: S3Sdk | undefined;
 let sdkLoading: Promise<S3Sdk> | undefined;
 let presignerLoading: Promise<S3Presigner> | undefined;
 
 /** The AWS S3 client module, imported on first use (once per process). */
-export function loadS3Sdk(): Promise<S3Sdk> {
+function loadS3Sdk(): Promise<S3Sdk> {
   sdkLoading ??= import('@aws-sdk/client-s3').then((m) => (sdk = m));
   return sdkLoading;
 }
@@ -49,7 +49,7 @@ function sdkNow(): S3Sdk {
   return sdk;
 }
 
-export interface S3Session {
+interface S3Session {
   config: S3Config;
   /** The loaded AWS SDK: the checks take their command classes from it. */
   sdk: S3Sdk;
@@ -69,7 +69,7 @@ const sessions = new WeakMap<RunConfig, S3Session>();
 /** Sessions not yet swept, for the end of the run and for Ctrl-C. */
 const live = new Set<{ run: RunConfig; session: S3Session }>();
 
-export const NEEDS_S3_URL = 'needs --s3-url (the object storage endpoint and its credentials)';
+const NEEDS_S3_URL = 'needs --s3-url (the object storage endpoint and its credentials)';
 
 /**
  * A standard client, configured only with the endpoint, the credentials and the addressing style. Checksums are
@@ -184,7 +184,7 @@ export interface S3Failure {
   transport: boolean;
 }
 
-export function failureOf(err: unknown): S3Failure {
+function failureOf(err: unknown): S3Failure {
   const e = err as {
     name?: string;
     message?: string;
@@ -303,7 +303,7 @@ async function removeBucketOnce(client: S3Client, bucket: string): Promise<strin
   }
 }
 
-export interface S3CleanupResult {
+interface S3CleanupResult {
   buckets: string[];
   removed: string[];
   failed: Array<{ bucket: string; error: string }>;

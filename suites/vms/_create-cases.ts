@@ -5,7 +5,7 @@ import { GENERATED_LANE, isSuccess } from '../support.ts';
 /** The random phase (fuzzing, stateful sequences) has a token of its own too: shrinking may spend extra writes. */
 export const RANDOM_LANE = 'random';
 
-export interface CreateCase {
+interface CreateCase {
   label: string;
   body: unknown;
 }

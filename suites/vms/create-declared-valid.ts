@@ -13,7 +13,7 @@ type Body = Record<string, unknown>;
 const SIZES = ['vcpus', 'memory_gb', 'system_disk_gb'];
 
 /** Where an error object names a field: details[].field (target, param, …), error.field (target, …), or its message. */
-export function fieldsNamed(ex: Exchange, fields: readonly string[]): string[] {
+function fieldsNamed(ex: Exchange, fields: readonly string[]): string[] {
   const error = (ex.response?.json as { error?: unknown } | undefined)?.error;
   const text = JSON.stringify(error ?? ex.response?.body ?? '');
   // A field named as a word: "system_disk_gb", body.system_disk_gb, /system_disk_gb; not inside a longer name.

@@ -24,7 +24,7 @@ interface Judged {
  * (must: the seed types every field, so any JSON body is a request the client can be told about); a value nobody
  * reads as its field's type refused (should: convention). Coercible values and conventions are not judged here.
  */
-export function judgeCase(v: Violations, ex: Exchange): Judged {
+function judgeCase(v: Violations, ex: Exchange): Judged {
   const cls = statusClass(ex);
   const answer = ex.response ? String(ex.response.status) : `no answer (${ex.transportError})`;
   if (cls === '5xx' || cls === 'other')

@@ -3,7 +3,7 @@ import { pass, fail } from '../../src/engine/run/check.ts';
 import { sendCreateCases, statusClass } from './_create-cases.ts';
 
 /** Strings and numbers valid by the seed's types that break careless handlers: length, planes, marks, NUL, size. */
-export function robustnessValues(prefix: string): Array<{ label: string; field: string; value: unknown }> {
+function robustnessValues(prefix: string): Array<{ label: string; field: string; value: unknown }> {
   return [
     { label: 'a 256-character name', field: 'name', value: (prefix + 'x'.repeat(256)).slice(0, 256) },
     { label: 'a 1000-character name', field: 'name', value: (prefix + 'y'.repeat(1000)).slice(0, 1000) },

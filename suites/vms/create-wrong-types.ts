@@ -8,7 +8,7 @@ import { sendCreateCases, statusClass } from './_create-cases.ts';
  * Values of another JSON type for a field of the given seed type: ones a lenient server may read as the type (a
  * numeric string for an integer, null as "absent") and ones nobody can (a fraction, a word, a number for a string).
  */
-export function wrongTypedValues(type: FieldType): Array<{ label: string; value: unknown }> {
+function wrongTypedValues(type: FieldType): Array<{ label: string; value: unknown }> {
   return type === 'integer'
     ? [
         { label: 'a numeric string', value: '2' },

@@ -9,7 +9,7 @@ import { tagFieldName, tagsOf } from './tag-filter.ts';
 type Vm = Record<string, unknown>;
 
 /** The value with the case of every letter turned (Prod → pROD); the same string where it has no letter. */
-export function swapCase(v: string): string {
+function swapCase(v: string): string {
   return [...v].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
 }
 

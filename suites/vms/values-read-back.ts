@@ -106,7 +106,7 @@ async function createSecond(
  * The large size class: well past the ladder's rungs, where a silent cap (vcpus clamped to what a host holds) or a
  * narrower integer type shows. Refused, it is the target's choice of sizes and is not sent again.
  */
-export const LARGE_SIZE = { vcpus: 32, memory_gb: 256, system_disk_gb: 1000 } as const;
+const LARGE_SIZE = { vcpus: 32, memory_gb: 256, system_disk_gb: 1000 } as const;
 
 /** A third VM of the large size class, beside the second: accepted, it is read back like the others. */
 async function createLarge(ctx: CheckContext): Promise<{ made?: Made; why?: string; broken?: Exchange }> {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-export const BIN = path.resolve('bin/cloud-conformance.js');
+const BIN = path.resolve('bin/cloud-conformance.js');
 
 /** What `cloud-conformance reference` prints on its first line. */
 export interface ReferenceSettingsLine {
@@ -44,7 +44,7 @@ const CONNECTION_VARIABLES = [
 ];
 
 /** This process's environment without the connection variables, with `env` on top. */
-export function environment(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+function environment(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   const base = { ...process.env };
   for (const name of CONNECTION_VARIABLES) delete base[name];
   return { ...base, ...env };

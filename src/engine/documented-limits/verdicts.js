@@ -273,7 +273,7 @@ function nonNegative(n) {
  * @param {WindowCounts[]} windows
  * @returns {WindowVerdict[]}
  */
-export function judgeWindows(limit, windows) {
+function judgeWindows(limit, windows) {
   const judged = windows.map((w, i) => judgeWindow(limit, w, i));
   return judged.map((v, i) => {
     const previous = judged[i - 1];

@@ -16,7 +16,7 @@ export function windowRealMs(timeScale) {
  * Below this, a window is too short to measure from the suite's side (event-loop lag, a loaded machine): at a time
  * scale that makes windows shorter, the probes do not judge and say so, rather than give a verdict timing decided.
  */
-export const MIN_MEASURABLE_WINDOW_MS = 250;
+const MIN_MEASURABLE_WINDOW_MS = 250;
 
 /**
  * Why a window is too short to measure at this time scale, or undefined when it is long enough.

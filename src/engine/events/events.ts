@@ -18,7 +18,7 @@ export const DELIVERY_SLACK_MS = 2000;
 /** Real ms a delivery may take at least, whatever the time scale (a loaded machine delays the target's scheduler). */
 const MIN_DELIVERY_WAIT_MS = 5000;
 
-export interface Registration {
+interface Registration {
   /** The receiver path this registration points at. */
   path: string;
   url: string;
@@ -29,7 +29,7 @@ export interface Registration {
   secret?: string;
 }
 
-export interface EventSession {
+interface EventSession {
   decl: WebhookDeclaration;
   receiver: WebhookReceiver;
   main: Registration;

@@ -9,13 +9,13 @@ const require = createRequire(import.meta.url);
 // standardwebhooks is CommonJS.
 const { Webhook: StandardWebhook } = require('standardwebhooks') as typeof import('standardwebhooks');
 
-export interface SignedDelivery {
+interface SignedDelivery {
   /** Lower-case header names. */
   headers: Record<string, string>;
   raw: Buffer;
 }
 
-export interface SignatureVerdict {
+interface SignatureVerdict {
   valid: boolean;
   /** Why it is not valid. */
   reason?: string;
@@ -31,7 +31,7 @@ export function newSecret(sig: Pick<SignatureDeclaration, 'secretFormat'> | unde
 }
 
 /** The HMAC key of a secret: whsec_<base64> decodes to its bytes, anything else is its UTF-8 text. */
-export function secretKey(secret: string, format: SignatureDeclaration['secretFormat']): Buffer {
+function secretKey(secret: string, format: SignatureDeclaration['secretFormat']): Buffer {
   return format === 'whsec' ? Buffer.from(secret.replace(/^whsec_/, ''), 'base64') : Buffer.from(secret, 'utf8');
 }
 

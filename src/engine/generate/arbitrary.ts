@@ -26,7 +26,7 @@ export interface SchemaLike {
 }
 
 /** Two schemas that must both hold, as one (properties and required lists joined; the second's keywords win). */
-export function mergeSchemas(a: SchemaLike, b: SchemaLike): SchemaLike {
+function mergeSchemas(a: SchemaLike, b: SchemaLike): SchemaLike {
   return {
     ...a,
     ...b,
@@ -50,7 +50,7 @@ function saysNothing(schema: SchemaLike): boolean {
   return keys.every((k) => k === 'type') && (schema.type === undefined || schema.type === 'object');
 }
 
-export interface ArbitraryOptions {
+interface ArbitraryOptions {
   /** Values only the target can supply (an image, a subnet id), by property name: used as they are. */
   supplied?: Record<string, unknown>;
   /** Prefix for the value of a property named "name", so everything the run creates is recognisable. */

@@ -3,7 +3,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 
 export type FieldType = 'string' | 'integer';
 
-export interface FieldSpec {
+interface FieldSpec {
   name: string;
   type: FieldType;
   /** A value only the target can supply (an image, a subnet id): taken from the configuration, never invented. */
@@ -95,7 +95,7 @@ const wrongTyped = (type: FieldType): fc.Arbitrary<unknown> =>
  * Values for one field: mostly well-typed and conservative (so a valid case asks for a small VM), sometimes
  * convention-invalid, sometimes large, sometimes of the wrong JSON type. Names carry the run's prefix.
  */
-export function fieldArbitrary(field: FieldSpec, namePrefix: string): fc.Arbitrary<unknown> {
+function fieldArbitrary(field: FieldSpec, namePrefix: string): fc.Arbitrary<unknown> {
   if (field.type === 'integer') {
     return fc.oneof(
       { arbitrary: fc.integer({ min: 1, max: 2 }), weight: 4 },

@@ -18,7 +18,7 @@ export interface InputOperation {
 }
 
 /** One invalid request: what is wrong, and the body or query that carries it. */
-export interface InvalidCase {
+interface InvalidCase {
   what: string;
   body?: unknown;
   query?: Record<string, string>;

@@ -27,7 +27,7 @@ export interface StartupFailureReport {
   evidence: Evidence;
 }
 
-export interface StartupSettings {
+interface StartupSettings {
   baseUrl: string;
   requestTimeoutSeconds: number;
   maxBodyBytes: number;
@@ -104,7 +104,7 @@ function schemeHint(transportError: string, settings: StartupSettings): string {
   return '';
 }
 
-export interface StartupFailureDescription {
+interface StartupFailureDescription {
   kind: StartupFailureKind;
   message: string;
   /** Facts behind the message, for the report (parse error, redirect target, content type...). */

@@ -21,7 +21,7 @@ export class CredentialError extends Error {
 }
 
 /** How the user names each key: how it was given, for messages, and the variable it is read from, for the curl lines. */
-export interface KeyNaming {
+interface KeyNaming {
   names: Pick<InputNames, KeyName>;
   keyVariables: KeyVariables;
 }

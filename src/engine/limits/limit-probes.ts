@@ -958,13 +958,8 @@ async function probeWriteSubjects(
   return [{ key: 'second', probe }];
 }
 
-/** Both stages back to back (tests and tools that probe the limits alone). */
-export async function runLimitProbes(d: Deps): Promise<LimitsReport> {
-  return runRequestProbes(d, await runIssuanceProbe(d));
-}
-
 /** Most real creates the write probe may make: --allow-writes, or in certify what it needs (two bursts of limit + 1) within the create budget. */
-export function realCreateAllowance(d: Pick<Deps, 'config' | 'ledger'>): number {
+function realCreateAllowance(d: Pick<Deps, 'config' | 'ledger'>): number {
   const { config } = d;
   const wanted =
     config.profile === 'certify' ? Math.max(config.allowWrites, 2 * (LIMITS.writes.limit + 1)) : config.allowWrites;

@@ -15,7 +15,7 @@ import type { Waits } from '../transport/waits.ts';
 import { runRequestProbes, type IssuanceStage, type LimitsReport, type ReadRequest } from './limit-probes.ts';
 
 /** What the second stage reads of the run. */
-export interface RequestStageDeps {
+interface RequestStageDeps {
   config: RunConfig;
   http: HttpClient;
   tokens: TokenManager;

@@ -19,7 +19,7 @@ export interface LimitProbeTrace {
 const MAX_POINTS = 1000;
 
 /** A probe's requests over time for the report's chart: send time since the probe's first request, and how each was classified. */
-export function traceProbe(probe: LimitProbe, timeScale: number): LimitProbeTrace {
+function traceProbe(probe: LimitProbe, timeScale: number): LimitProbeTrace {
   // Each request: when it was sent, how it was classified, which burst it belongs to and its number in that burst.
   const all = probe.bursts.flatMap((b, burst) =>
     [...b.exchanges]

@@ -18,7 +18,7 @@ export interface WindowKindObservation {
   reason?: string;
 }
 
-export interface WindowKindPlan {
+interface WindowKindPlan {
   what: string;
   limit: number;
   /** Real ms of one window at the run's time scale. */

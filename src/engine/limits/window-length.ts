@@ -26,7 +26,7 @@ export interface WindowLengthObservation {
 /** Target seconds before the minute is up when the last request is sent: its answer must arrive inside the minute. */
 const BEFORE_MINUTE_SECONDS = 5;
 
-export interface WindowLengthPlan {
+interface WindowLengthPlan {
   what: string;
   limit: number;
   timeScale: number;

@@ -3,22 +3,20 @@
 // log, and for list views from what the checks said they decided), and the rest: a verified clause exercised on part
 // of its domain is "partly verified", with what would complete it.
 import type { OpenAPIV3_1 } from 'openapi-types';
-import type { Clause, ClauseDomain, DomainDimension } from '../../spec/clauses.ts';
+import type { Clause, ClauseDomain } from '../../spec/clauses.ts';
 import { LIST_VIEWS } from '../../spec/clauses.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import type { LedgerEntry } from '../target/ledger.ts';
 import type { Check } from './check.ts';
-import type { CheckReport, DomainCoverage, MissingPoint } from './report.ts';
+import type { CheckReport, DomainCoverage } from './report.ts';
 import type { Judged } from './attribution.ts';
 import { documentOperations, type DocumentOperation } from '../schema/operations.ts';
 import type { ServedOperation } from '../target/served-operations.ts';
 import { KEY_NAMES, type InputNames, type KeyName } from '../config/config.ts';
 import { VALUE_CLASSES } from '../../spec/value-classes.ts';
 
-export type { ClauseDomain, DomainCoverage, DomainDimension, MissingPoint };
-
 /** What the run knows besides the log: the document after the overlay, the keys it holds, what it created. */
-export interface DomainInputs {
+interface DomainInputs {
   merged: OpenAPIV3_1.Document;
   operationOf: (method: string, pathname: string) => string | undefined;
   keysHeld: ReadonlySet<string>;
@@ -146,7 +144,7 @@ interface LogIndex {
 }
 
 /** A path of another shape brought back to the document's: slashes single, none at the end, the version and collection in lower case. */
-export function plainPath(pathname: string): string {
+function plainPath(pathname: string): string {
   const segments = pathname.split('/').filter((s) => s !== '');
   return '/' + segments.map((s, i) => (i < 2 ? s.toLowerCase() : s)).join('/');
 }

@@ -116,7 +116,7 @@ export function clauseCounts(c: Coverage): ClauseCounts {
 }
 
 /** The clauses not verified, one entry per clause (its checks with the same reason together), and the groups left out. */
-export interface NotVerifiedByClause {
+interface NotVerifiedByClause {
   clauses: Array<{
     clause: string;
     blocking: boolean;
@@ -348,7 +348,7 @@ export function levelShown(c: Pick<CheckReport, 'status' | 'level' | 'failedAt'>
 }
 
 /** One failure or warning, as the top of every report lists it: one line each, failures first. */
-export interface FindingLine {
+interface FindingLine {
   check: string;
   status: 'failed' | 'warning';
   /** The level it failed at (levelShown). */
@@ -361,7 +361,7 @@ export interface FindingLine {
 }
 
 /** What every report opens with: the verdict, each failure and warning in a line, and what --expect made of them. */
-export interface Overview {
+interface Overview {
   verdict: Verdict;
   findings: FindingLine[];
   /** Under expectations: "all 4 failures expected (expectations: FILE)", or how many were not. */

@@ -68,7 +68,7 @@ export interface ToolInfo {
 }
 
 /** Calls of one check in flight at once (CheckContext.callEach): a few per token, never beyond the pacer. */
-export const IN_FLIGHT_PER_CHECK = 8;
+const IN_FLIGHT_PER_CHECK = 8;
 
 export function newRunId(): string {
   return randomBytes(4).toString('hex');

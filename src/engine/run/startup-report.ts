@@ -11,7 +11,7 @@ interface RunStop {
   report: StartupFailureReport;
 }
 
-export interface StartedRun {
+interface StartedRun {
   tool: { name: string; version: string };
   config: RunConfig;
   startedAt: string;

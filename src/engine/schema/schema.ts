@@ -17,7 +17,7 @@ type StandaloneCode = (ajv: Ajv2020, refs: Record<string, string>) => string;
 const standaloneCode: StandaloneCode = ((standaloneModule as unknown as { default?: StandaloneCode }).default ??
   standaloneModule) as unknown as StandaloneCode;
 
-export interface SchemaVerdict {
+interface SchemaVerdict {
   operationId: string;
   /** Which response of the document applied ("2XX", "default", "404"...). */
   responseKey: string;
@@ -65,7 +65,7 @@ function pickResponse(
 }
 
 /** A JSON media type: application/json or a +json suffix (RFC 6839); a sequence of values (JSON Lines) is none. */
-export function isJsonMediaType(type: string): boolean {
+function isJsonMediaType(type: string): boolean {
   const t = type.split(';')[0]!.trim().toLowerCase();
   return t === 'application/json' || t.endsWith('+json');
 }

@@ -10,18 +10,18 @@ import { readTags } from './discover.ts';
 import { Unavailable } from '../outcome/outcome.ts';
 
 /** The list must hold more than the per_page maximum, so a missing cap shows; that also gives a second page. */
-export const POPULATION_TARGET = 101;
+const POPULATION_TARGET = 101;
 /**
  * Where per_page past 100 is served, the list and one tag must hold this many, so a missing cap shows on a later page
  * too (per_page=101 on page 2 of an uncapped list starts at item 102 and holds 101 items only where there are 202).
  */
-export const LATER_PAGE_POPULATION = 202;
+const LATER_PAGE_POPULATION = 202;
 /** The list shapes a tag field whose records all hold an empty list may take (a map shows itself even empty). */
 const LIST_SHAPES = TAG_SHAPES.filter((s) => s !== 'map');
 /** Creates certify may spend beyond the population: each tag form it tries (the field records show, then "tags"). */
-export const TAG_SHAPE_CREATES = LIST_SHAPES.length + TAG_SHAPES.length;
+const TAG_SHAPE_CREATES = LIST_SHAPES.length + TAG_SHAPES.length;
 /** Real creates the write-limit probe may need: limit + 1 in two windows. */
-export const WRITE_PROBE_CREATES = 2 * 61;
+const WRITE_PROBE_CREATES = 2 * 61;
 /**
  * Creates of the checks themselves (the fixture VM, stateful sequences, coercible values a target accepts, the input
  * classes: 17 VM names and 2 tagged VMs on the reference), measured on the reference (30 in certify) with headroom.
@@ -29,7 +29,7 @@ export const WRITE_PROBE_CREATES = 2 * 61;
 export const CHECK_CREATES = 60;
 
 /** Room certify gives back to the checks when filling the list ran into the quota: population VMs it deletes. */
-export const QUOTA_RESERVE = 20;
+const QUOTA_RESERVE = 20;
 
 /** Creates certify may spend reaching the VM quota (vms.quota-refusal), one write window's worth. */
 export const QUOTA_PROBE_CREATES = 60;

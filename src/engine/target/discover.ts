@@ -276,13 +276,13 @@ export function readTaskState(body: unknown, decl: TaskDeclaration): TaskState {
   return { terminal: false, declared: false };
 }
 
-export interface TotalCandidate {
+interface TotalCandidate {
   pointer: string;
   value: number;
 }
 
 /** Integer fields whose name says "total" or "count", up to three levels deep: where the list's total may sit. */
-export function totalCandidates(body: unknown): TotalCandidate[] {
+function totalCandidates(body: unknown): TotalCandidate[] {
   const out: TotalCandidate[] = [];
   const visit = (obj: unknown, pointer: string, depth: number) => {
     if (!obj || typeof obj !== 'object' || Array.isArray(obj) || depth > 2) return;

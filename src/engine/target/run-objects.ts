@@ -83,7 +83,7 @@ export interface ListWalk {
  * objects find them through the run's tag or at the ends of the list, and pagination is judged on a prefix and the
  * last page.
  */
-export interface ListScale {
+interface ListScale {
   /** VMs in the list by its total-like count (or by a first page that is not full). */
   size?: number;
   /** Where that count sits (a body pointer or header:name), when it came from one. */
@@ -96,7 +96,7 @@ export interface ListScale {
 }
 
 /** The tag every VM the run wants to find again carries, and how the run knows tags are set that way. */
-export interface RunTag {
+interface RunTag {
   field: string;
   /** How the create body carried it (a declared field takes a map). */
   shape: TagShape;
@@ -129,7 +129,7 @@ export const MAX_WALK_PAGES = 60;
 /** The most pages certify walks of the whole list (at per_page 100: 40,000 VMs), within its read budget. */
 export const CERTIFY_MAX_WALK_PAGES = 400;
 /** Lists longer than this are not walked whole in the quick and full profiles (see ListScale). */
-export const WHOLE_LIST_VMS = 1000;
+const WHOLE_LIST_VMS = 1000;
 /** The tag key of the run's own VMs (its value is the run id). */
 export const RUN_TAG_KEY = 'cc-run';
 /** Pages a walk reads ahead of the one it is judging, where the first page's total says they exist. */
@@ -158,7 +158,7 @@ const QUICK_POLL_MS = 250;
 export { TAG_SHAPES, tagsInShape, type TagShape };
 
 /** Real ms before the next poll of a task: a quarter second for the first few, then once a target-second. */
-export function pollIntervalMs(pollsSoFar: number, timeScale: number): number {
+function pollIntervalMs(pollsSoFar: number, timeScale: number): number {
   const cadence = Math.max(20, 1000 / timeScale);
   return pollsSoFar < QUICK_POLLS ? Math.min(QUICK_POLL_MS, cadence) : cadence;
 }

@@ -10,7 +10,7 @@ import { inParallel } from '../transport/in-parallel.ts';
 import { Unavailable } from '../outcome/outcome.ts';
 import type { OperationSource, OperationsRecord } from '../outcome/observations.ts';
 
-export type { OperationSource, OperationsRecord };
+export type { OperationSource };
 import { documentOperations, type DocumentOperation } from '../schema/operations.ts';
 
 export interface ServedOperation extends DocumentOperation {

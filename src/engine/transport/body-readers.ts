@@ -25,7 +25,7 @@ class Utf8Stream {
 }
 
 /** What a JSON Lines body held: each entry through `map`, or the first line that is not JSON. */
-export type JsonLinesResult<T> = { entries: T[]; lines: number } | { badLine: number; text: string };
+type JsonLinesResult<T> = { entries: T[]; lines: number } | { badLine: number; text: string };
 
 /**
  * JSON Lines (and JSON text sequences, RFC 7464: a leading RS per record): one JSON value per line, blank lines

@@ -115,7 +115,7 @@ export function routeOf(target: string, proxy: ProxySettings | undefined): strin
   return via ? `through proxy ${withoutCredentials(via)}` : 'directly';
 }
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   /** Bound on connecting (and on headers and body between reads). */
   timeoutMs: number;
   tls: TlsOptions;
@@ -148,7 +148,7 @@ export function targetDispatcher(opts: DispatcherOptions): Dispatcher {
 }
 
 /** How one bare TLS handshake with a target ended (no request is sent). */
-export interface TlsProbe {
+interface TlsProbe {
   /** The alert the server sent (OpenSSL's code), e.g. ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED. */
   alert?: string;
   /** The handshake completed and the server closed the connection within the wait, with nothing asked of it. */

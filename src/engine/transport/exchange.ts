@@ -66,10 +66,6 @@ export interface Exchange {
   superseded?: true;
 }
 
-export function isErrorStatus(ex: Exchange): boolean {
-  return ex.response !== undefined && ex.response.status >= 400;
-}
-
 export function isSuccess(ex: Exchange): boolean {
   return ex.response !== undefined && ex.response.status >= 200 && ex.response.status < 300;
 }

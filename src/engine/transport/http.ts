@@ -7,7 +7,7 @@ import type { Exchange, IncompleteResponse, RecordedRequest, RecordedResponse } 
 import type { BodyReader } from './body-readers.ts';
 
 /** Characters of a response body kept in the record (evidence, the log); a check reads the whole body. */
-export const RECORDED_BODY_CHARS = 65536;
+const RECORDED_BODY_CHARS = 65536;
 /** Bytes that always hold RECORDED_BODY_CHARS characters of UTF-8. */
 const RECORD_BYTES = RECORDED_BODY_CHARS * 4;
 /** Bytes of a body any answer in flight may keep whole; past them it waits for the large-body turn. */
@@ -41,7 +41,7 @@ interface BodyRead {
   truncated: boolean;
 }
 
-export interface HttpSettings {
+interface HttpSettings {
   /** Skip TLS certificate verification (--insecure); ignored when `tls` is given (it says so itself). */
   insecure?: boolean;
   /** Trusted CAs and client certificate (connection.ts targetTls); default: Node's CAs, no client certificate. */

@@ -31,7 +31,7 @@ export interface NodeAgentSettings {
   classes?: ProxyAgentClasses;
 }
 
-export interface NodeAgents {
+interface NodeAgents {
   httpAgent: http.Agent;
   httpsAgent: http.Agent;
 }

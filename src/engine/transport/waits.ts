@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Waits longer than this are announced: a person watching the run would wonder what it is doing. */
-export const LONG_WAIT_MS = 2000;
+const LONG_WAIT_MS = 2000;
 
 /** A wait the run is in: what for, who waits, and until when (real ms since the epoch). */
 export interface Wait {

@@ -4,7 +4,7 @@ import { Worker, MessageChannel, receiveMessageOnPort } from 'node:worker_thread
 import type { HttpAnswer, Io, RequestSpec } from '../../../load/lib/flow.js';
 import type { ReferenceSettings } from '../../../fixtures/reference/server.ts';
 
-export interface SyncReferenceOptions {
+interface SyncReferenceOptions {
   faults?: string[];
   timeScale?: number;
   /** answer a successful token issuance with this status instead of 200 (a target the suite did not write) */
