@@ -65,9 +65,9 @@ interface S3Session {
   capabilities: S3Capability[];
 }
 
-const sessions = new WeakMap<RunConfig, S3Session>();
+const sessions = new Map<string, S3Session>();
 /** Sessions not yet swept, for the end of the run and for Ctrl-C. */
-const live = new Set<{ run: RunConfig; session: S3Session }>();
+const live = new Set<{ runId: string; session: S3Session }>();
 
 const NEEDS_S3_URL = 'needs --s3-url (the object storage endpoint and its credentials)';
 
@@ -107,7 +107,7 @@ export function makeClient(
 /** The run's s3 session, opened (and the SDK loaded) on first use; Unavailable, before anything loads, without --s3-url. */
 export async function s3Session(ctx: CheckContext): Promise<S3Session> {
   const cfg = s3Config(ctx);
-  const session = sessions.get(ctx.config);
+  const session = sessions.get(ctx.config.runId);
   if (session) return session;
   const [s3] = await Promise.all([
     loadS3Sdk(),
@@ -119,7 +119,7 @@ export async function s3Session(ctx: CheckContext): Promise<S3Session> {
 let proxyClasses: ProxyAgentClasses | undefined;
 
 /** The proxies of the run for this endpoint: none for the embedded one (on this machine, out of a proxy's reach). */
-const proxyOf = (run: RunConfig, cfg: S3Config) => (cfg.embedded ? undefined : run.connection?.proxy);
+const proxyOf = (run: Pick<RunConfig, 'connection'>, cfg: S3Config) => (cfg.embedded ? undefined : run.connection?.proxy);
 
 function s3Config(ctx: CheckContext): S3Config {
   const cfg = ctx.config.s3;
@@ -129,7 +129,7 @@ function s3Config(ctx: CheckContext): S3Config {
 
 /** Synchronous: checks that asked for the session at the same time while the SDK loaded get the same one. */
 function openSession(ctx: CheckContext, cfg: S3Config, s3: S3Sdk): S3Session {
-  let session = sessions.get(ctx.config);
+  let session = sessions.get(ctx.config.runId);
   if (!session) {
     const timeoutMs = ctx.config.requestTimeoutSeconds * 1000;
     const tls = targetTls(ctx.config.connection, ctx.config.insecure);
@@ -147,8 +147,8 @@ function openSession(ctx: CheckContext, cfg: S3Config, s3: S3Sdk): S3Session {
       buckets: new Set(),
       capabilities: [],
     };
-    sessions.set(ctx.config, session);
-    live.add({ run: ctx.config, session });
+    sessions.set(ctx.config.runId, session);
+    live.add({ runId: ctx.config.runId, session });
     ctx.registerSecret(cfg.secretKey, 'S3 secret key');
   }
   return session;
@@ -166,7 +166,7 @@ export function bucketName(session: S3Session, suffix: string): string {
 /** Records an operation in the capability matrix (the latest finding for an operation wins). */
 export function record(ctx: CheckContext, operation: string, supported: boolean | 'unknown', evidence: string): void {
   const cfg = s3Config(ctx);
-  const session = sessions.get(ctx.config) ?? openSession(ctx, cfg, sdkNow());
+  const session = sessions.get(ctx.config.runId) ?? openSession(ctx, cfg, sdkNow());
   const existing = session.capabilities.find((c) => c.operation === operation);
   // A definite answer is not overwritten by a later "unknown".
   if (existing) {
@@ -310,10 +310,10 @@ interface S3CleanupResult {
 }
 
 /** Removes every bucket of the run: those it asked for and any cc-<run id>- bucket the endpoint lists. */
-export async function sweepS3(run: RunConfig): Promise<S3CleanupResult | undefined> {
-  const session = sessions.get(run);
+export async function sweepS3(run: Pick<RunConfig, 'runId'>): Promise<S3CleanupResult | undefined> {
+  const session = sessions.get(run.runId);
   if (!session) return undefined;
-  sessions.delete(run);
+  sessions.delete(run.runId);
   for (const l of live) if (l.session === session) live.delete(l);
   const prefix = `cc-${session.runId}-`;
   const removed = removedBy.get(session.client) ?? new Set<string>();
@@ -341,7 +341,7 @@ export async function sweepS3(run: RunConfig): Promise<S3CleanupResult | undefin
 
 /** Sweeps every run still in progress (Ctrl-C). */
 export async function sweepAllS3(): Promise<void> {
-  for (const l of [...live]) await sweepS3(l.run).catch(() => {});
+  for (const l of [...live]) await sweepS3({ runId: l.runId }).catch(() => {});
 }
 
 /** Core checks: what a standard client needs from {s3_url} (seed §1, §4). */

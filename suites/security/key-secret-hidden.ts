@@ -32,7 +32,7 @@ export const keySecretHidden: Check = {
   title: "No answer shows an API key's secret",
   reviewsLog: true,
   async run(ctx) {
-    const secrets = KEY_NAMES.filter((k) => ctx.config.keys[k] !== undefined).map(
+    const secrets = KEY_NAMES.filter((k) => ctx.tokens.has(k)).map(
       (k) => [k, `[REDACTED ${keyLabel(ctx.config.keyVariables[k])}]`] as const
     );
     const shown: Array<{ key: string; ex: Exchange; where: string }> = [];

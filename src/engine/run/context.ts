@@ -15,10 +15,33 @@ import type { LimitsReport } from '../limits/limit-probes.ts';
 import type { RunEvents } from '../events/events.ts';
 import type { Undecided } from './attribution.ts';
 
+/**
+ * The run's settings as a check sees them: what it judges by (scale, profile, seed, its inputs), never the keys (a
+ * check gets tokens from `tokens`), the receiver's address (the events room's) or how the run is scheduled.
+ */
+export type CheckSettings = Readonly<Omit<RunConfig, (typeof HIDDEN_FROM_CHECKS)[number]>>;
+
+const HIDDEN_FROM_CHECKS = [
+  'keys',
+  'webhookListen',
+  'webhookUrl',
+  'sequential',
+  'only',
+  'allowWrites',
+  'requireComplete',
+] as const;
+
+/** The run's settings without what checks may not see: built once per run, so a check that prints it prints no key. */
+export function checkSettings(config: RunConfig): CheckSettings {
+  const view: Partial<RunConfig> = { ...config };
+  for (const field of HIDDEN_FROM_CHECKS) delete view[field];
+  return Object.freeze(view as CheckSettings);
+}
+
 /** What a check can use. Built once per check, so every exchange is attributed to the check that sent it. */
 export interface CheckContext {
   readonly checkId: string;
-  readonly config: RunConfig;
+  readonly config: CheckSettings;
   readonly spec: LoadedSpec;
   readonly declarations: Declarations;
   readonly schema: SchemaAsserter;

@@ -8,7 +8,7 @@ import type { Check, CheckOutcome } from './check.ts';
 import { Unavailable, skip, undeclared } from './check.ts';
 import { computeCoverage, isIncomplete } from './coverage.ts';
 import { loadClauses, type ClauseList } from '../../spec/clauses.ts';
-import type { CheckContext } from './context.ts';
+import { checkSettings, type CheckContext, type CheckSettings } from './context.ts';
 import type { CallOptions } from '../identity/call.ts';
 import { HttpClient } from '../transport/http.ts';
 import { Redactor } from '../transport/redact.ts';
@@ -129,6 +129,8 @@ export function toReport(
 /** What one run is made of: the document, the client and tokens, the budgets, the run's own objects, what it observed. */
 interface Run {
   config: RunConfig;
+  /** What each check is given of the config (context.ts). */
+  settings: CheckSettings;
   hooks: RunHooks;
   reproduction: Reproduction;
   spec: LoadedSpec;
@@ -323,6 +325,7 @@ async function openRun(config: RunConfig, hooks: RunHooks, reproduction: Reprodu
       hooks.onAnnounce?.(`${by}: ${message}`);
     },
     config,
+    settings: checkSettings(config),
     hooks,
     reproduction,
     spec,
@@ -509,7 +512,7 @@ function contextFor(
   } = run;
   return {
     checkId: check.id,
-    config,
+    config: run.settings,
     spec,
     declarations,
     schema,
