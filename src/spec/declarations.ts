@@ -77,6 +77,16 @@ export interface AlarmDeclaration {
   create: DeclaredOperation;
   /** A request body that makes an alarm fire; "{vm_id}" stands for a VM the run created. */
   firingBody: Record<string, unknown>;
+  /** The request sent once the alarm is created that makes it fire (x-fires-alarm on a link of the create's answer). */
+  fire?: AlarmFiring;
+}
+
+/** A link's request: its operation, each path parameter a runtime expression of the create or a literal, its body. */
+export interface AlarmFiring {
+  operation: DeclaredOperation;
+  /** Path parameter → where its value is: the create's request body or response body (a pointer), or a literal. */
+  parameters: Record<string, { from: 'request' | 'response'; pointer: string } | { literal: string }>;
+  body?: unknown;
 }
 
 export type AuditField = 'id' | 'actor' | 'sourceIp' | 'result' | 'path' | 'status' | 'method' | 'time';
@@ -488,9 +498,31 @@ function readWebhooks(doc: OpenApiDocument): WebhookDeclaration | undefined {
 function readAlarms(doc: OpenApiDocument): AlarmDeclaration | undefined {
   const create = operationWith(doc, 'x-alarm-firing-example');
   if (!create) return undefined;
+  const fire = alarmFiring(doc, create);
   return {
     create: declared(create),
     firingBody: (x(create.op, 'x-alarm-firing-example') ?? {}) as Record<string, unknown>,
+    ...(fire ? { fire } : {}),
+  };
+}
+
+/** The link of the alarm create's success response marked x-fires-alarm, as a request the run can send. */
+function alarmFiring(doc: OpenApiDocument, create: FoundOperation): AlarmFiring | undefined {
+  const links = (successResponse(create.op)?.['links'] ?? {}) as Record<string, OpenAPIV3_1.LinkObject>;
+  const link = Object.values(links).find((l) => x(l, 'x-fires-alarm') === true);
+  const target = link && byOperationId(doc, link.operationId);
+  if (!link || !target) return undefined;
+  const parameters: AlarmFiring['parameters'] = {};
+  for (const [name, value] of Object.entries(link.parameters ?? {})) {
+    const expr = typeof value === 'string' ? /^\$(request|response)\.body#(\/.*)?$/.exec(value) : null;
+    parameters[name] = expr
+      ? { from: expr[1] as 'request' | 'response', pointer: expr[2] ?? '' }
+      : { literal: String(value) };
+  }
+  return {
+    operation: declared(target),
+    parameters,
+    ...(link.requestBody !== undefined ? { body: link.requestBody } : {}),
   };
 }
 

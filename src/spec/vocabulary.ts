@@ -444,6 +444,17 @@ export const TERMS: Term[] = [
     checks: ['alarms.fires'],
     unshown: ['U-EVENT-EMITTERS'],
   },
+  {
+    name: 'x-fires-alarm',
+    role: 'declaration',
+    where: ['link'],
+    schema: { const: true },
+    meaning:
+      'on a link of the alarm create\'s success response: the request that then makes the alarm fire (a metric sample pushed, a state set), sent once the alarm is created: the link\'s operation, its parameters runtime expressions of the create ($request.body#/vm_id, $response.body#/id) or literals, its requestBody a literal body, "{vm_id}" standing for the VM',
+    example: true,
+    checks: ['alarms.fires'],
+    unshown: ['U-EVENT-EMITTERS'],
+  },
   // ---- webhooks (events) ----
   {
     name: 'x-event-family',

@@ -1,4 +1,4 @@
-import type { Declarations, WebhookDeclaration } from '../../spec/declarations.ts';
+import type { AlarmFiring, Declarations, WebhookDeclaration } from '../../spec/declarations.ts';
 import type { RunConfig } from '../config/config.ts';
 import type { CallOptions } from '../identity/call.ts';
 import type { Exchange } from '../transport/exchange.ts';
@@ -78,6 +78,32 @@ export function targetClockAt(log: readonly Exchange[], receivedAt: number, time
   return timeScale === 1 ? receivedAt : undefined;
 }
 
+/** The run's alarm: its create, and the request that then made it fire where the overlay declares one. */
+interface FiredAlarm {
+  exchange: Exchange;
+  startedAt: number;
+  firing?: Exchange;
+}
+
+/** The declared firing request of an alarm just created: its path parameters read from the create, "{vm_id}" the VM. */
+function firingRequest(fire: AlarmFiring, body: Record<string, unknown>, created: Exchange, vmId: string): CallOptions {
+  let path = fire.operation.path;
+  for (const [name, p] of Object.entries(fire.parameters)) {
+    const value =
+      'literal' in p ? p.literal : readPointer(p.from === 'request' ? body : created.response?.json, p.pointer);
+    path = path.replace(
+      `{${name}}`,
+      encodeURIComponent(
+        String(value ?? '')
+          .split('{vm_id}')
+          .join(vmId)
+      )
+    );
+  }
+  const json = fire.body === undefined ? undefined : JSON.parse(JSON.stringify(fire.body).split('{vm_id}').join(vmId));
+  return { method: fire.operation.method, path, ...(json === undefined ? {} : { json }) };
+}
+
 /**
  * The run's webhook and alarm objects: a receiver run by the suite, registrations that point at it, and a backup and an
  * alarm triggered after registration. Made once per run, on first use; closed at the end of the run.
@@ -88,7 +114,7 @@ export class RunEvents {
   private base?: string;
   private session?: Promise<EventSession>;
   private backup?: Promise<{ exchange: Exchange; outcome?: TaskOutcome; startedAt: number }>;
-  private alarm?: Promise<{ exchange: Exchange; startedAt: number }>;
+  private alarm?: Promise<FiredAlarm>;
   private test?: Promise<{ exchange: Exchange; startedAt: number }>;
 
   constructor(
@@ -245,9 +271,12 @@ export class RunEvents {
       return { exchange, outcome, startedAt };
     })());
 
-  /** An alarm made to fire with the overlay's firing example, on the run's VM. */
+  /**
+   * An alarm made to fire with the overlay's firing example, on the run's VM; where the overlay links a request that
+   * then makes it fire (x-fires-alarm: a metric sample pushed, a state set), that request is sent once it is created.
+   */
   readonly firedAlarm = () =>
-    (this.alarm ??= (async () => {
+    (this.alarm ??= (async (): Promise<FiredAlarm> => {
       const decl = this.declarations.alarms;
       if (!decl)
         throw new Unavailable(
@@ -260,9 +289,10 @@ export class RunEvents {
       const body = JSON.parse(JSON.stringify(decl.firingBody).split('{vm_id}').join(vmId)) as Record<string, unknown>;
       const startedAt = Date.now();
       const exchange = await this.call({ method: decl.create.method, path: decl.create.path, json: body });
-      if (isSuccess(exchange))
-        this.ledger.record({ kind: 'alarm', createdBy: 'alarms', note: `on VM ${vmId}` }, exchange);
-      return { exchange, startedAt };
+      if (!isSuccess(exchange)) return { exchange, startedAt };
+      this.ledger.record({ kind: 'alarm', createdBy: 'alarms', note: `on VM ${vmId}` }, exchange);
+      if (!decl.fire) return { exchange, startedAt };
+      return { exchange, startedAt, firing: await this.call(firingRequest(decl.fire, body, exchange, vmId)) };
     })());
 
   /** The declared test-event operation, called for the main registration. */
