@@ -2,6 +2,7 @@
 // quota probe, a create refused for want of room). A VM still being provisioned may refuse deletes (a state the seed
 // does not show): that is temporary, so its create task is waited for and the delete sent again, and another VM of
 // the run's is tried next, rather than the evidence being dropped.
+import { taskTimeoutRealMs } from '../src/engine/config/config.ts';
 import type { CheckContext } from '../src/engine/run/context.ts';
 import type { Exchange } from '../src/engine/transport/exchange.ts';
 import type { LedgerEntry } from '../src/engine/target/ledger.ts';
@@ -177,7 +178,7 @@ async function deleteWhenIdle(
     if (isSuccess(ex)) return { deleted: ex, waited: `its create task to end (the first delete answered ${status})` };
     return {};
   }
-  const deadline = Date.now() + (ctx.config.taskTimeoutSeconds * 1000) / ctx.config.timeScale;
+  const deadline = Date.now() + taskTimeoutRealMs(ctx.config);
   for (let pause = 2; Date.now() < deadline; pause *= 2) {
     await ctx.sleepTarget(Math.min(pause, ctx.config.taskTimeoutSeconds), `${target.entry.name} to take a delete`);
     ex = await send();

@@ -1,3 +1,4 @@
+import { taskTimeoutRealMs } from '../../src/engine/config/config.ts';
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
@@ -53,7 +54,7 @@ export const createSecondOrganization: Check = {
       created
     );
     // Listed at once on most targets; some list a VM only once its task has ended: read again until the task timeout.
-    const deadline = Date.now() + (ctx.config.taskTimeoutSeconds * 1000) / ctx.config.timeScale;
+    const deadline = Date.now() + taskTimeoutRealMs(ctx.config);
     let pages: Exchange[] = [];
     for (;;) {
       // The second organization's own list, walked whole within the bound (the primary's list says nothing of its size).

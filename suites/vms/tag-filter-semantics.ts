@@ -1,3 +1,4 @@
+import { taskTimeoutRealMs } from '../../src/engine/config/config.ts';
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
@@ -233,7 +234,7 @@ async function judgeKeyEnd(ctx: CheckContext, keyEnd: 'first' | 'last'): Promise
     return {
       notJudged: `where the key ends (the create of a VM tagged ${key}=a:b was refused: ${refused.join('; ')})`,
     };
-  const deadline = Date.now() + (ctx.config.taskTimeoutSeconds * 1000) / ctx.config.timeScale;
+  const deadline = Date.now() + taskTimeoutRealMs(ctx.config);
   for (;;) {
     const mine = await ctx.objects.walk(100, { tag: `${RUN_TAG_KEY}:${ctx.config.runId}` });
     const missing = made.filter((m) => !mine.items.some((v) => v['name'] === m.name));

@@ -1,3 +1,4 @@
+import { taskTimeoutRealMs } from '../../src/engine/config/config.ts';
 import type { Check, Finding } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
@@ -243,7 +244,7 @@ async function judgeRunTagInBothOrganizations(ctx: CheckContext): Promise<BothOr
     created
   );
   // Listed at once on most targets, on some only once the create's task has ended: read until the task timeout.
-  const deadline = Date.now() + (ctx.config.taskTimeoutSeconds * 1000) / ctx.config.timeScale;
+  const deadline = Date.now() + taskTimeoutRealMs(ctx.config);
   let theirs = await ctx.objects.walkAs('second', 100, { tag: filter });
   while (!theirs.items.some((v) => v['name'] === name) && theirs.complete && Date.now() < deadline) {
     await ctx.sleepTarget(LIST_POLL_SECONDS);

@@ -62,6 +62,16 @@ export type Profile = 'quick' | 'full' | 'certify';
 /** The full and certify profiles wait out rate-limit windows and the token lifetime. */
 export const waitsLong = (config: { profile: Profile }): boolean => config.profile !== 'quick';
 
+/** Real milliseconds a task is always given: below it a stall of the run's own machine would read as a slow task. */
+const MIN_REAL_TASK_WAIT_MS = 2000;
+
+/**
+ * --task-timeout in real milliseconds at the run's time scale, never under MIN_REAL_TASK_WAIT_MS: at a high scale
+ * (1,200 in tests: 100 ms) a busy machine's pause is longer than the whole timeout, and the run would blame the target.
+ */
+export const taskTimeoutRealMs = (config: { taskTimeoutSeconds: number; timeScale: number }): number =>
+  Math.max(MIN_REAL_TASK_WAIT_MS, (config.taskTimeoutSeconds * 1000) / config.timeScale);
+
 /** The object storage endpoint ({s3_url}) and its credentials; absent when the s3 group cannot run. */
 export interface S3Config {
   url: string;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Declarations, ValueLocation } from '../../spec/declarations.ts';
-import type { RunConfig } from '../config/config.ts';
+import { taskTimeoutRealMs, type RunConfig } from '../config/config.ts';
 import type { CallOptions } from '../identity/call.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { isSuccess, statusText } from '../transport/exchange.ts';
@@ -454,10 +454,7 @@ export class RunObjects {
     const under = this.polling.get(taskId);
     if (under) return under;
     const { deadline, ...reader } = by;
-    const boundMs = Math.max(
-      0,
-      deadline !== undefined ? deadline - Date.now() : (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale
-    );
+    const boundMs = Math.max(0, deadline !== undefined ? deadline - Date.now() : taskTimeoutRealMs(this.config));
     const outcome = this.waits.upTo(
       this.pollUntilDone(taskId, reader, Date.now() + boundMs),
       boundMs,
@@ -495,7 +492,7 @@ export class RunObjects {
 
   /** The task timeout in real milliseconds. */
   private taskBoundMs(): number {
-    return (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale;
+    return taskTimeoutRealMs(this.config);
   }
 
   /**
@@ -567,7 +564,7 @@ export class RunObjects {
       findTask: (ex, declared, by) => this.findTask(ex, declared, by),
       pollTask: (id, by) => this.pollTask(id, by),
       task: this.declarations.task,
-      timeoutMs: (this.config.taskTimeoutSeconds * 1000) / this.config.timeScale,
+      timeoutMs: taskTimeoutRealMs(this.config),
     };
   }
 
