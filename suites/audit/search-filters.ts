@@ -14,6 +14,13 @@ import {
   type Entry,
 } from './_search.ts';
 
+/** A path only this run can have asked: it names the run (cc-<run id>-…) or an object the run created. */
+function ownedBy(ctx: CheckContext): (path: string) => boolean {
+  const mark = `cc-${ctx.config.runId}`;
+  const ids = ctx.ledger.entries.flatMap((e) => (e.id ? [e.id, encodeURIComponent(e.id)] : []));
+  return (path) => path.includes(mark) || ids.some((id) => path.split('/').includes(id));
+}
+
 /** When the run sent one of its requests, and when its answer had come (real ms). */
 const sentAt = (ex: Exchange) => Date.parse(ex.startedAt);
 const answeredAt = (ex: Exchange) => Date.parse(ex.startedAt) + ex.durationMs;
@@ -26,16 +33,26 @@ interface OwnEntry {
   what: string;
 }
 
+/** The run's own log, the primary key's actor, and which paths only this run can have asked (its names, its objects). */
+interface OwnRequests {
+  log: readonly Exchange[];
+  actor: unknown;
+  owns: (path: string) => boolean;
+}
+
 /**
  * The entries a request of the run's primary key made (its actor, its path, its method and status where the entry
- * shows them), each with the span from the first such request's sending to the last one's answer.
+ * shows them), each with the span from the first such request's sending to the last one's answer. Only a path only
+ * this run can have asked counts: the same key's earlier runs asked POST /v1/vms too, and their entries are no
+ * evidence of this run's order.
  */
-function ownEntries(a: AuditDeclaration, entries: Entry[], log: readonly Exchange[], actor: unknown): OwnEntry[] {
+function ownEntries(a: AuditDeclaration, entries: Entry[], own: OwnRequests): OwnEntry[] {
+  const { log, actor } = own;
   const byPath = new Map<string, Exchange[]>();
   for (const ex of log)
     if (ex.response && ex.subject === 'primary') {
       const path = new URL(ex.request.url).pathname;
-      byPath.set(path, [...(byPath.get(path) ?? []), ex]);
+      if (own.owns(path)) byPath.set(path, [...(byPath.get(path) ?? []), ex]);
     }
   return entries.flatMap((e, index) => {
     const path = field(a, e, 'path');
@@ -69,10 +86,10 @@ const ORDER_MARGIN_MS = 250;
 export function orderBroken(
   a: AuditDeclaration,
   entries: Entry[],
-  own: { log: readonly Exchange[]; actor: unknown }
+  own: OwnRequests
 ): { broken?: string; judged: number } {
   const newestFirst = readsNewestFirst(a);
-  const mine = ownEntries(a, entries, own.log, own.actor);
+  const mine = ownEntries(a, entries, own);
   let judged = 0;
   for (let i = 0; i < mine.length; i++)
     for (let j = i + 1; j < mine.length; j++) {
@@ -196,7 +213,7 @@ async function judgeSearch(ctx: CheckContext): Promise<CheckOutcome> {
     findings.push(...further.shown);
   }
   if ((a.order || a.sort) && ordered) {
-    const { broken, judged } = orderBroken(a, ordered.entries, { log: ctx.log, actor });
+    const { broken, judged } = orderBroken(a, ordered.entries, { log: ctx.log, actor, owns: ownedBy(ctx) });
     const order = readsNewestFirst(a) ? 'newest first' : 'oldest first';
     if (broken)
       return failAt(

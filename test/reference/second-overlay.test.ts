@@ -230,6 +230,24 @@ const variantCases: VariantCase[] = [
     byDefault: true,
     variant: false,
   },
+  {
+    name: 'alarm-fires-on-sample',
+    // By default the simulated cpu_utilization (50) fires an alarm at 10 within a virtual second; the variant waits for a sample.
+    timeScale: 1000,
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const vm = (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].id;
+      const json = { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold: 10 };
+      const a = (await call(s, 'POST', '/v1/alarms', { token: t, json })).body.id;
+      await new Promise((r) => setTimeout(r, 50));
+      const before = (await call(s, 'GET', `/v1/alarms/${a}`, { token: t })).body.state;
+      const push = { metric: 'cpu_utilization', value: 99 };
+      const pushed = (await call(s, 'POST', `/v1/vms/${vm}/metrics`, { token: t, json: push })).status;
+      return [before, pushed, (await call(s, 'GET', `/v1/alarms/${a}`, { token: t })).body.state];
+    },
+    byDefault: ['alarm', 404, 'alarm'],
+    variant: ['ok', 202, 'alarm'],
+  },
 ];
 
 describe('variants of the second overlay', () => {
