@@ -1154,6 +1154,18 @@ const cases: VariantCase[] = [
     variant: [201, ['backup', 'operation'], ['createdAt', 'description', 'id', 'sizeGb', 'state', 'vmId']],
   },
   {
+    name: 'backup-start-record',
+    probe: async (s) => {
+      const t = await token(s);
+      const vm = (await call(s, 'GET', '/v1/vms?per_page=1', { token: t })).body.vms[0].id;
+      const r = await call(s, 'POST', `/v1/vms/${vm}/backups`, { token: t, json: { description: 'x' } });
+      const id = r.body.backup_id ?? r.body.id;
+      return [r.status, keysOf(r.body), (await call(s, 'GET', `/v1/backups/${id}`, { token: t })).status];
+    },
+    clean: [202, ['backup_id', 'task_id'], 200],
+    variant: [202, ['created_at', 'description', 'id', 'status', 'task_id', 'vm_id'], 200],
+  },
+  {
     name: 'backup-needs-running-vm',
     probe: async (s) => {
       const t = await token(s);

@@ -26,6 +26,16 @@ describe('nothing left behind', () => {
     expect(report.ledger.sweeps?.find((s) => s.owner === 'primary')).toMatchObject({ complete: true, found: 0 });
   });
 
+  it('deletes every backup whose start answered the backup record itself (its own id, no backup_id)', async () => {
+    // Found by the newcomer trial on php-sockets (OCI style): 3 backups left, "no id", the delete said refused.
+    const report = await runAgainstReference({ variants: ['backup-start-record'], only: ['backups', 'vms'] });
+    const backups = report.ledger.entries.filter((e) => e.kind === 'backup');
+    expect(backups.length).toBeGreaterThan(0);
+    expect(backups.filter((e) => e.cleanup !== 'deleted').map((e) => `${e.id} ${e.note}`)).toEqual([]);
+    for (const e of backups) expect(e.id).toMatch(/^bk-/);
+    expect(report.ledger.leftBehind).toEqual([]);
+  });
+
   it('certify on that list leaves nothing either (the quota probe’s VMs included)', async () => {
     const report = await runAgainstReference({
       variants: ['list-other-dialect'],

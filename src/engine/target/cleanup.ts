@@ -119,7 +119,8 @@ async function cleanupDependents(d: CleanupDeps, deps: DeleteDeps, lanes: readon
     if (!del) {
       for (const e of pending.filter((x) => x.cleanup === 'pending')) {
         e.cleanup = 'not-declared';
-        e.note = `${e.note ? `${e.note}; ` : ''}not deleted: the overlay declares no delete operation for a ${kind} (x-cleanup-for)${kind === 'backup' ? ', and DELETE /v1/backups/{id} was not accepted' : ''}`;
+        const tried = e.id ? ', and DELETE /v1/backups/{id} was not accepted' : ', and its start answer named no id';
+        e.note = `${e.note ? `${e.note}; ` : ''}not deleted: the overlay declares no delete operation for a ${kind} (x-cleanup-for)${kind === 'backup' ? tried : ''}`;
       }
       continue;
     }
@@ -143,16 +144,31 @@ async function cleanupDependents(d: CleanupDeps, deps: DeleteDeps, lanes: readon
  * when the target accepts it. Undefined when it does not, or no backup's id is known.
  */
 async function backupDeleteOperation(pending: LedgerEntry[], deps: DeleteDeps): Promise<DeleteOp | undefined> {
-  for (const e of pending.filter((x) => !x.owner)) e.id ??= backupIdsNamedIn(deps.createdIn(e))[0];
-  const first = pending.find((e) => e.id && !e.owner);
+  const own = pending.filter((x) => !x.owner);
+  const named = new Map(own.map((e) => [e, backupIdsNamedIn(deps.createdIn(e))]));
+  const first = own.find((e) => e.id || named.get(e)!.length);
   if (!first) return undefined;
   const conventional = { method: 'DELETE', path: '/v1/backups/{id}' };
-  const ex = await deleteWaitingOut429(first, conventional, deps);
-  if (!ex || !isSuccess(ex)) {
+  // Each place the first backup's answer names an id, until the target deletes one: that place names the others'.
+  const tries = first.id ? [{ where: undefined, id: first.id }] : named.get(first)!;
+  let deleted: { where: string | undefined; ex: Exchange } | undefined;
+  for (const t of tries) {
+    first.id = t.id;
+    const ex = await deleteWaitingOut429(first, conventional, deps);
+    if (ex && isSuccess(ex)) {
+      deleted = { where: t.where, ex };
+      break;
+    }
     // Nothing was deleted: the entry is as it was, for the note every pending backup gets.
     first.cleanup = 'pending';
+  }
+  for (const e of own)
+    if (e !== first) e.id ??= (named.get(e)!.find((n) => n.where === deleted?.where) ?? named.get(e)![0])?.id;
+  if (!deleted) {
+    first.id = tries[0]!.id;
     return undefined;
   }
+  const ex = deleted.ex;
   first.note = `${first.note ? `${first.note}; ` : ''}deleted with DELETE /v1/backups/{id} (discovered: the seed shows no delete operation)`;
   await followDeleteTask(first, ex, deps);
   return conventional;

@@ -371,15 +371,26 @@ export function vmIdsNamedIn(ex: Exchange | undefined, name: string): Array<{ wh
 const BACKUP_PATH = /(?:^|\/)backups\/([^/?#\s]+)\/?(?:[?#].*)?$/;
 
 /** Where an answer that started a backup names the backup, beyond doubt: backup_id, a backup object's id, a backup path in Location. */
-export function backupIdsNamedIn(ex: Exchange | undefined): string[] {
+export function backupIdsNamedIn(ex: Exchange | undefined): Array<{ where: BackupIdPlace; id: string }> {
   const body = ex?.response?.json as Record<string, unknown> | undefined;
   const backup =
     body && typeof body['backup'] === 'object' ? (body['backup'] as Record<string, unknown> | null) : undefined;
   const location = BACKUP_PATH.exec(ex?.response?.headers['location'] ?? '')?.[1];
-  return [body?.['backup_id'], backup?.['id'], location && decoded(location)].filter(
-    (v, i, all): v is string => typeof v === 'string' && ID_LIKE.test(v) && all.indexOf(v) === i
+  const named: Array<[BackupIdPlace, unknown]> = [
+    ['backup_id', body?.['backup_id']],
+    ['backup.id', backup?.['id']],
+    ['location', location && decoded(location)],
+    // Last: the answer's own id, which is the backup's where the answer is the backup record (OCI, EC2), or a task's.
+    ['id', body?.['id']],
+  ];
+  const seen = new Set<string>();
+  return named.flatMap(([where, id]) =>
+    typeof id === 'string' && ID_LIKE.test(id) && !seen.has(id) && seen.add(id) ? [{ where, id }] : []
   );
 }
+
+/** Where a backup start's answer may name the backup: backup_id, a backup object, a Location path, its own id. */
+type BackupIdPlace = 'backup_id' | 'backup.id' | 'location' | 'id';
 
 /**
  * How tags travel, in records and create bodies: a map of strings ({env: prod}, Azure and GCE labels, OCI
