@@ -3,6 +3,8 @@ import { pass, fail, failAt, skip } from '../../src/engine/run/check.ts';
 import { waitsLong } from '../../src/engine/config/config.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { isSuccess } from '../support.ts';
+import { parseRetryAfter } from '../../src/engine/transport/retry-after.ts';
+import { clockRateOf } from '../../src/engine/documented-limits/verdicts.js';
 
 /**
  * The limits are per minute: once a window has passed, a spent budget is available again. Where the overlay declares
@@ -34,6 +36,26 @@ export const windowResets: Check = {
     const lastOf = (p: (typeof probes)[number]) =>
       (p!.reset!.afterWindow ?? p!.reset!.afterRetryAfterReal ?? p!.reset!.afterRetryAfter)!;
     const stuck = probes.filter((p) => !served(p, lastOf(p)));
+    // The target's own countdown moved at another rate than the run's clock: the run's --time-scale is not the
+    // target's (the user's input), and a window the run counted has not passed on the target. Read at the request sent
+    // once Retry-After had passed by the run's clock, the first the countdown cannot have wrapped before.
+    const { timeScale } = ctx.config;
+    const rates = stuck.flatMap((p) => {
+      const from = p!.reset!.rejection;
+      const last = p!.reset!.afterRetryAfter;
+      if (!last || served(p, last)) return [];
+      const elapsed = ((Date.parse(last.startedAt) - Date.parse(from.startedAt)) * timeScale) / 1000;
+      const rate = clockRateOf(p!.reset!.retryAfter, parseRetryAfter(last, timeScale), elapsed);
+      return rate === undefined ? [] : [{ p: p!, rate, elapsed, last }];
+    });
+    if (rates.length) {
+      const r = rates[0]!;
+      const scale = Math.round(timeScale * r.rate * 10) / 10;
+      return skip(
+        `not judged: the target's Retry-After for ${r.p.what} fell from ${r.p.reset!.retryAfter} to ${parseRetryAfter(r.last, timeScale)} s while the run counted ${Math.round(r.elapsed)} target-seconds at --time-scale ${timeScale}: the target's clock runs at about ${scale} times real time, not ${timeScale}`,
+        `rerun with the target's own time scale (--time-scale ${scale}, or 1 for a deployment at real time)`
+      );
+    }
     if (stuck.length)
       return fail(
         `still refused a whole window after the rejection: ${stuck.map((p) => p!.what).join(', ')}`,

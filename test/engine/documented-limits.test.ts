@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { readRetryAfter, retryAfterRealSeconds } from '../../src/engine/documented-limits/retry-after.js';
 import {
+  clockRateOf,
   countVerdict,
   describeVerdict,
   judgeBursts,
@@ -118,5 +119,20 @@ describe('a burst never refused, judged once', () => {
     expect(judgeLateCount(never, 122, false, 1000)).toBe(never);
     const exact = { kind: 'exact' } as const;
     expect(judgeLateCount(exact, 60, true, 1000)).toBe(exact);
+  });
+});
+
+describe("the target's clock against the run's", () => {
+  it("is read off a countdown that moved at another rate: a target at 10 run at 60 counts 10 of the run's 61 s", () => {
+    expect(clockRateOf(55, 45, 61)).toBeCloseTo(10 / 61);
+    expect(clockRateOf(55, 0, 10)).toBe(5.5);
+  });
+
+  it("is not read off a countdown that froze, or one near the run's rate: those are the target's own", () => {
+    expect(clockRateOf(55, 55, 61)).toBeUndefined();
+    expect(clockRateOf(600, 539, 61)).toBeUndefined();
+    expect(clockRateOf(55, 30, 61)).toBeUndefined();
+    expect(clockRateOf(undefined, 3, 61)).toBeUndefined();
+    expect(clockRateOf(55, 45, 0)).toBeUndefined();
   });
 });

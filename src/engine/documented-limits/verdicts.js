@@ -385,3 +385,19 @@ export function judgeScope(limit, a, b) {
     b: jb,
   };
 }
+
+/**
+ * The rate of the target's clock against the one the run assumes (--time-scale), where its own countdown shows them
+ * apart: its Retry-After fell from `first` to `later` target-seconds while the run counted `elapsed`. Read so only
+ * where the countdown moved, by under a third or over three times what the run counted (a frozen one, or one a little
+ * off, is the target's own doing and judged as such).
+ * @param {number | undefined} first    Retry-After of the refusal waited from
+ * @param {number | undefined} later    Retry-After of a later refusal
+ * @param {number} elapsed              target-seconds between them, by the run's clock
+ * @returns {number | undefined}
+ */
+export function clockRateOf(first, later, elapsed) {
+  if (first === undefined || later === undefined || !(first > later) || !(elapsed > 0)) return undefined;
+  const rate = (first - later) / elapsed;
+  return rate < 1 / 3 || rate > 3 ? rate : undefined;
+}
