@@ -53,14 +53,22 @@ export type CheckOutcome =
 
 const MAX_EVIDENCE_EXCHANGES = 5;
 
-export function evidenceOf(exchanges: Exchange[], details?: Record<string, unknown>): Evidence {
+/** Characters of a body a passed check's evidence keeps: what it saw, in short. A failure keeps what was recorded (64 KiB). */
+const PASSED_BODY_CHARS = 2048;
+
+/** The evidence of an outcome: its first exchanges, each body as recorded (a pass's cut to PASSED_BODY_CHARS). */
+export function evidenceOf(
+  exchanges: Exchange[],
+  details?: Record<string, unknown>,
+  bodyChars = Number.POSITIVE_INFINITY
+): Evidence {
   return {
     exchanges: exchanges.slice(0, MAX_EVIDENCE_EXCHANGES).map((ex) => ({
       request: ex.request,
       response: ex.response && {
         status: ex.response.status,
         headers: ex.response.headers,
-        body: ex.response.body.slice(0, 2048),
+        body: ex.response.body.length > bodyChars ? `${ex.response.body.slice(0, bodyChars)}…` : ex.response.body,
         ...(ex.response.bodyBytes !== undefined ? { bodyBytes: ex.response.bodyBytes } : {}),
       },
       transportError: ex.transportError,
@@ -74,7 +82,7 @@ export function evidenceOf(exchanges: Exchange[], details?: Record<string, unkno
 export const pass = (message: string, exchanges: Exchange[] = [], details?: Record<string, unknown>): CheckOutcome => ({
   status: 'passed',
   message,
-  evidence: exchanges.length || details ? evidenceOf(exchanges, details) : undefined,
+  evidence: exchanges.length || details ? evidenceOf(exchanges, details, PASSED_BODY_CHARS) : undefined,
 });
 
 /** A failed assertion at the check's own level. */
