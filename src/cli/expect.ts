@@ -154,7 +154,7 @@ export function expectationLines(report: RunReport): string[] {
 }
 
 /** --write-expect FILE: the run's failures and warnings as an expectations file, with a reason to fill in. */
-export function writeExpectations(report: RunReport, file: string): void {
+export function writeExpectations(report: RunReport, file: string): number {
   const entries = report.checks.filter(failingOrWarning).map((c) => ({
     check: c.id,
     reason: c.expected?.reason ?? `${c.status === 'failed' ? 'fails' : 'warns'}: ${shortened(c.message, 200)}`,
@@ -162,6 +162,7 @@ export function writeExpectations(report: RunReport, file: string): void {
   }));
   const head = `# cloud-conformance expectations, written from run ${report.startedAt} (${report.verdict}): known failures and warnings.\n# Fields: check (a check id), clause (optional), reason, reference (a ticket URL). Use with --expect.\n`;
   writeFileSync(file, head + (entries.length ? stringify(entries) : '[]\n'));
+  return entries.length;
 }
 
 /** At most `max` characters, cut after a whole word and marked with an ellipsis when cut. */

@@ -501,7 +501,10 @@ async function concludeRun(
     await writeFile(opts.emitOverlay, renderOverlay(report)).catch(cannotWrite(`--emit-overlay ${opts.emitOverlay}`));
   if (opts.writeExpect) {
     try {
-      writeExpectations(report, opts.writeExpect);
+      const n = writeExpectations(report, opts.writeExpect);
+      out(
+        `expectations: ${n} known ${n === 1 ? 'failure or warning' : 'failures and warnings'} written to ${opts.writeExpect}`
+      );
     } catch (err) {
       cannotWrite(`--write-expect ${opts.writeExpect}`)(err);
     }

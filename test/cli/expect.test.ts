@@ -28,6 +28,10 @@ describe('--expect', () => {
     expect(first.status, first.stderr).toBe(1);
     const written = readFileSync(file('expect.yaml'), 'utf8');
     expect(written).toContain('- check: errors.malformed-json');
+    // Said where it went, as every report is (the newcomer trial found it written in silence).
+    expect(first.stdout + first.stderr).toMatch(
+      /expectations: \d+ known failures? (and|or) warnings? written to .*expect\.yaml/
+    );
     const again = await run(...againstFaulty(), '--expect', file('expect.yaml'), '--report', `json:${file('r.json')}`);
     expect(again.status, again.stderr + again.stdout).toBe(0);
     const report = JSON.parse(readFileSync(file('r.json'), 'utf8'));

@@ -145,7 +145,7 @@ export async function observeReset(
   if (retryAfter !== undefined && retryAfter <= WINDOW_SECONDS) {
     await waits.sleep(
       realMomentAfter(rejectedAt, retryAfter + 1, config.timeScale) - Date.now(),
-      `the Retry-After of the ${what} rejection (${retryAfter} s)`,
+      `the Retry-After of the ${what} rejection (${retryAfter} target s)`,
       'limits',
       'limit-window'
     );
