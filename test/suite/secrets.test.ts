@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startReference } from '../../fixtures/reference/server.ts';
 import { runCommand } from '../../src/cli/run.ts';
-import { runOptions } from '../../src/cli/options.ts';
-import { TEST_TIME_SCALE } from '../helpers.ts';
+import { TEST_TIME_SCALE, optionsAgainst } from '../helpers.ts';
 
 describe('secrets', () => {
   it('never appear in terminal output or any report, even in failure evidence and curl lines', async () => {
@@ -20,13 +19,7 @@ describe('secrets', () => {
     try {
       const s = target.settings;
       const { report } = await runCommand(
-        runOptions({
-          baseUrl: s.baseUrl,
-          apiKey: s.apiKey,
-          apiKeyB: s.apiKeyB,
-          apiKeyReadonly: s.apiKeyReadonly,
-          image: s.image,
-          subnetId: s.subnetId,
+        optionsAgainst(s, {
           timeScale: TEST_TIME_SCALE,
           seed: 7,
           quiet: false,

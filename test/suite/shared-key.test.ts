@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReference } from '../../fixtures/reference/server.ts';
 import { runCommand } from '../../src/cli/run.ts';
-import { runOptions } from '../../src/cli/options.ts';
+import { optionsAgainst } from '../helpers.ts';
 
 const target = await startReference({ port: 0, timeScale: 60 });
 afterAll(() => target.close());
@@ -22,17 +22,7 @@ describe('a key shared with the run just before', () => {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ api_key: s.apiKey }),
         });
-      const opts = runOptions({
-        profile: 'quick',
-        timeScale: 60,
-        seed: i + 1,
-        baseUrl: s.baseUrl,
-        apiKey: s.apiKey,
-        apiKeyB: s.apiKeyB,
-        apiKeyReadonly: s.apiKeyReadonly,
-        image: s.image,
-        subnetId: s.subnetId,
-      });
+      const opts = optionsAgainst(s, { profile: 'quick', timeScale: 60, seed: i + 1 });
       const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, {});
       const token = report.checks.find((c) => c.id === 'limits.token-limit')!;
       outcomes.push(`${report.verdict}: token-limit ${token.status} (${token.message})`);

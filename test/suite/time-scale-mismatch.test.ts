@@ -5,26 +5,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReference } from '../../fixtures/reference/server.ts';
 import { runCommand } from '../../src/cli/run.ts';
-import { runOptions } from '../../src/cli/options.ts';
+import { optionsAgainst } from '../helpers.ts';
 
 const target = await startReference({ port: 0, timeScale: 10 });
 afterAll(() => target.close());
 
 describe('a --time-scale the target does not run at', () => {
   it('is said, with the scale the target runs at, and fails no check of the target', async () => {
-    const s = target.settings;
-    const opts = runOptions({
-      profile: 'full',
-      only: ['limits'],
-      timeScale: 60,
-      seed: 1,
-      baseUrl: s.baseUrl,
-      apiKey: s.apiKey,
-      apiKeyB: s.apiKeyB,
-      apiKeyReadonly: s.apiKeyReadonly,
-      image: s.image,
-      subnetId: s.subnetId,
-    });
+    const opts = optionsAgainst(target.settings, { profile: 'full', only: ['limits'], timeScale: 60, seed: 1 });
     const { report } = await runCommand(opts, { name: 'cloud-api-conformance', version: 'test' }, () => {}, {});
     expect(report.checks.filter((c) => c.status === 'failed').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
     const resets = report.checks.find((c) => c.id === 'limits.window-resets')!;
