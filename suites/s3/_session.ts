@@ -119,7 +119,8 @@ export async function s3Session(ctx: CheckContext): Promise<S3Session> {
 let proxyClasses: ProxyAgentClasses | undefined;
 
 /** The proxies of the run for this endpoint: none for the embedded one (on this machine, out of a proxy's reach). */
-const proxyOf = (run: Pick<RunConfig, 'connection'>, cfg: S3Config) => (cfg.embedded ? undefined : run.connection?.proxy);
+const proxyOf = (run: Pick<RunConfig, 'connection'>, cfg: S3Config) =>
+  cfg.embedded ? undefined : run.connection?.proxy;
 
 function s3Config(ctx: CheckContext): S3Config {
   const cfg = ctx.config.s3;

@@ -532,7 +532,12 @@ function contextFor(
     observe,
     registerSecret: (value, label) => redactor.add(value, label),
     sleepTarget: (seconds, what) =>
-      waits.sleep((seconds * 1000) / config.timeScale, what ?? `${Math.round(seconds * 10) / 10} target-seconds`, check.id, 'target-time'),
+      waits.sleep(
+        (seconds * 1000) / config.timeScale,
+        what ?? `${Math.round(seconds * 10) / 10} target-seconds`,
+        check.id,
+        'target-time'
+      ),
     announce: (message) => run.announce(check.id, message),
     view: (clause, view, undecided) => noteView(seen, clause, view, undecided),
   };
