@@ -459,10 +459,11 @@ async function runCheck(
       outcome = { status: 'error', message: `${err.message} in the middle of the run; this check could not run` };
     else outcome = { status: 'error', message: `internal error in the suite: ${(err as Error).message}` };
   }
-  if (await stoppedMeanwhile(run, check, outcome))
-    outcome = skip(`the run stopped: ${run.objects.inputRefused!.message}`);
+  const stopped = await stoppedMeanwhile(run, check, outcome);
+  if (stopped) outcome = skip(`the run stopped: ${run.objects.inputRefused!.message}`);
   const report = withCurlTls(toReport(check, outcome, Date.now() - started, http.log.length), curlTls(config));
-  run.hooks.onCheckEnd?.(report);
+  // A check the stop cut short says nothing of its own: the one line that names the refused input says it all.
+  if (!stopped) run.hooks.onCheckEnd?.(report);
   return report;
 }
 
