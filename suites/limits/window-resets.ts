@@ -45,7 +45,14 @@ export const windowResets: Check = {
       const last = p!.reset!.afterRetryAfter;
       if (!last || served(p, last)) return [];
       const elapsed = ((Date.parse(last.startedAt) - Date.parse(from.startedAt)) * timeScale) / 1000;
-      const rate = clockRateOf(p!.reset!.retryAfter, parseRetryAfter(last, timeScale), elapsed);
+      const dates = [from, last].map((ex) => Date.parse(ex.response?.headers['date'] ?? ''));
+      const dated = dates.some(Number.isNaN) ? undefined : (dates[1]! - dates[0]!) / 1000;
+      const rate = clockRateOf({
+        first: p!.reset!.retryAfter,
+        later: parseRetryAfter(last, timeScale),
+        dated,
+        elapsed,
+      });
       return rate === undefined ? [] : [{ p: p!, rate, elapsed, last }];
     });
     if (rates.length) {

@@ -123,16 +123,20 @@ describe('a burst never refused, judged once', () => {
 });
 
 describe("the target's clock against the run's", () => {
-  it("is read off a countdown that moved at another rate: a target at 10 run at 60 counts 10 of the run's 61 s", () => {
-    expect(clockRateOf(55, 45, 61)).toBeCloseTo(10 / 61);
-    expect(clockRateOf(55, 0, 10)).toBe(5.5);
+  it("is read where its countdown and its Date both say so: a target at 10 run at 60 counts 10 of the run's 61 s", () => {
+    expect(clockRateOf({ first: 55, later: 45, dated: 10, elapsed: 61 })).toBeCloseTo(10 / 61);
+    expect(clockRateOf({ first: 55, later: 0, dated: 60, elapsed: 10 })).toBe(5.5);
   });
 
-  it("is not read off a countdown that froze, or one near the run's rate: those are the target's own", () => {
-    expect(clockRateOf(55, 55, 61)).toBeUndefined();
-    expect(clockRateOf(600, 539, 61)).toBeUndefined();
-    expect(clockRateOf(55, 30, 61)).toBeUndefined();
-    expect(clockRateOf(undefined, 3, 61)).toBeUndefined();
-    expect(clockRateOf(55, 45, 0)).toBeUndefined();
+  it("is not read off a countdown that froze or wrapped beside a Date that kept time: that is the target's own", () => {
+    // A window that never resets: its nominal countdown wraps (55, then 50 a window on), while its Date kept time.
+    expect(clockRateOf({ first: 55, later: 50, dated: 61, elapsed: 61 })).toBeUndefined();
+    expect(clockRateOf({ first: 55, later: 55, dated: 10, elapsed: 61 })).toBeUndefined();
+    expect(clockRateOf({ first: 600, later: 539, dated: 61, elapsed: 61 })).toBeUndefined();
+  });
+
+  it('is not read without a Date, or over too short a time for its whole seconds', () => {
+    expect(clockRateOf({ first: 55, later: 45, elapsed: 61 })).toBeUndefined();
+    expect(clockRateOf({ first: 55, later: 54, dated: 0, elapsed: 5 })).toBeUndefined();
   });
 });

@@ -386,18 +386,24 @@ export function judgeScope(limit, a, b) {
   };
 }
 
+/** Target-seconds the run must have counted for a Date header's whole seconds to tell a clock's rate. */
+const CLOCK_READING_MIN_SECONDS = 10;
+
 /**
- * The rate of the target's clock against the one the run assumes (--time-scale), where its own countdown shows them
- * apart: its Retry-After fell from `first` to `later` target-seconds while the run counted `elapsed`. Read so only
- * where the countdown moved, by under a third or over three times what the run counted (a frozen one, or one a little
- * off, is the target's own doing and judged as such).
- * @param {number | undefined} first    Retry-After of the refusal waited from
- * @param {number | undefined} later    Retry-After of a later refusal
- * @param {number} elapsed              target-seconds between them, by the run's clock
+ * The rate of the target's clock against the one the run assumes (--time-scale), where two of the target's own
+ * readings show them apart: its Retry-After fell from `first` to `later` target-seconds, and its Date header advanced
+ * `dated` seconds, while the run counted `elapsed`. Read so only where both moved, both by under a third (or both by
+ * over three times) of what the run counted: a frozen or wrapped countdown (a window that never resets) beside a Date
+ * that kept time is the target's own doing, and judged as such.
+ * @param {{ first?: number, later?: number, dated?: number, elapsed: number }} r
  * @returns {number | undefined}
  */
-export function clockRateOf(first, later, elapsed) {
-  if (first === undefined || later === undefined || !(first > later) || !(elapsed > 0)) return undefined;
+export function clockRateOf({ first, later, dated, elapsed }) {
+  if (first === undefined || later === undefined || dated === undefined || !(first > later)) return undefined;
+  if (!(elapsed >= CLOCK_READING_MIN_SECONDS)) return undefined;
   const rate = (first - later) / elapsed;
-  return rate < 1 / 3 || rate > 3 ? rate : undefined;
+  const byDate = dated / elapsed;
+  const slow = (/** @type {number} */ x) => x < 1 / 3;
+  const fast = (/** @type {number} */ x) => x > 3;
+  return (slow(rate) && slow(byDate)) || (fast(rate) && fast(byDate)) ? rate : undefined;
 }
