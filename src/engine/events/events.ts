@@ -85,23 +85,23 @@ interface FiredAlarm {
   firing?: Exchange;
 }
 
+/** A declared value with "{vm_id}" standing for the run's VM, filled in wherever it stands. */
+const withVmId = <T>(value: T, vmId: string): T =>
+  JSON.parse(JSON.stringify(value).split('{vm_id}').join(JSON.stringify(vmId).slice(1, -1))) as T;
+
 /** The declared firing request of an alarm just created: its path parameters read from the create, "{vm_id}" the VM. */
 function firingRequest(fire: AlarmFiring, body: Record<string, unknown>, created: Exchange, vmId: string): CallOptions {
   let path = fire.operation.path;
   for (const [name, p] of Object.entries(fire.parameters)) {
     const value =
       'literal' in p ? p.literal : readPointer(p.from === 'request' ? body : created.response?.json, p.pointer);
-    path = path.replace(
-      `{${name}}`,
-      encodeURIComponent(
-        String(value ?? '')
-          .split('{vm_id}')
-          .join(vmId)
-      )
-    );
+    path = path.replace(`{${name}}`, encodeURIComponent(withVmId(String(value ?? ''), vmId)));
   }
-  const json = fire.body === undefined ? undefined : JSON.parse(JSON.stringify(fire.body).split('{vm_id}').join(vmId));
-  return { method: fire.operation.method, path, ...(json === undefined ? {} : { json }) };
+  return {
+    method: fire.operation.method,
+    path,
+    ...(fire.body === undefined ? {} : { json: withVmId(fire.body, vmId) }),
+  };
 }
 
 /**
@@ -286,7 +286,7 @@ export class RunEvents {
         );
       await this.events();
       const vmId = await this.objects.createdVmId();
-      const body = JSON.parse(JSON.stringify(decl.firingBody).split('{vm_id}').join(vmId)) as Record<string, unknown>;
+      const body = withVmId(decl.firingBody, vmId);
       const startedAt = Date.now();
       const exchange = await this.call({ method: decl.create.method, path: decl.create.path, json: body });
       if (!isSuccess(exchange)) return { exchange, startedAt };
