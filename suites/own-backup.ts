@@ -3,7 +3,7 @@
 import type { CheckContext } from '../src/engine/run/context.ts';
 import type { Exchange } from '../src/engine/transport/exchange.ts';
 import { readLocation } from '../src/engine/target/discover.ts';
-import { backupOnVm, describeExchange, isSuccess } from './support.ts';
+import { backupOnVm, describeExchange, isSuccess, ownDescription } from './support.ts';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -28,7 +28,7 @@ export async function startOwnBackup(
   o: { description: string; note: string; what: string }
 ): Promise<OwnBackup> {
   const vmId = await ctx.objects.createdVmId();
-  const started = await backupOnVm(ctx, vmId, { json: { description: `${o.description} ${ctx.config.runId}` } });
+  const started = await backupOnVm(ctx, vmId, { json: { description: ownDescription(ctx, o.description) } });
   if (!isSuccess(started))
     return {
       started,

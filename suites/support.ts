@@ -109,6 +109,11 @@ export async function restoreOnVm(
   return ctx.objects.onVm(vmId, () => ctx.call({ method: restore.method, path, ...opts }), restore.taskId);
 }
 
+/** A backup's description under the run's prefix (cc-<run id>-…), as its VMs are named: a person finds what it left. */
+export function ownDescription(ctx: CheckContext, what: string): string {
+  return `cc-${ctx.config.runId}-${what}`;
+}
+
 /** An id the target cannot know, for requests about resources that do not exist. */
 export function absentId(ctx: CheckContext, kind: string): string {
   return `cc-${ctx.config.runId}-absent-${kind}`;

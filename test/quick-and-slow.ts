@@ -73,6 +73,7 @@ export const SLOW_TESTS = [
   'test/suite/secrets.test.ts',
   'test/suite/seeds.test.ts',
   'test/suite/shared-key.test.ts',
+  'test/suite/own-names.test.ts',
   'test/suite/time-scale-mismatch.test.ts',
   'test/suite/under-load.test.ts',
   'test/suite/accepted-tasks.test.ts',

@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { UNAUTHENTICATED_PROBES } from '../shares.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, Unavailable } from '../../src/engine/run/check.ts';
-import { wasAccepted, describeExchange, absentId, observeErrorCase } from '../support.ts';
+import { wasAccepted, describeExchange, absentId, observeErrorCase, ownDescription } from '../support.ts';
 import { operationsSent, requestFor, servedOperations } from '../operations.ts';
 import { deleteNotOffered, tryDelete, vmToDelete } from '../vm-to-delete.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
@@ -60,7 +60,7 @@ export const bearerRequired: Check = {
               as: 'anonymous' as const,
               method: 'POST',
               path: `/v1/vms/${absentId(ctx, 'vm')}/backups`,
-              json: { description: 'conformance' },
+              json: { description: ownDescription(ctx, 'absent-vm') },
             },
             { as: 'anonymous' as const, method: 'POST', path: '/v1/vms', json: createBody },
           ]),

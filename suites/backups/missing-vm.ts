@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
-import { absentId, describeExchange } from '../support.ts';
+import { absentId, describeExchange, ownDescription } from '../support.ts';
 
 /** A backup of a VM that does not exist cannot start: the target refuses it with a 4xx. */
 export const missingVm: Check = {
@@ -16,7 +16,7 @@ export const missingVm: Check = {
     const ex = await ctx.call({
       method: 'POST',
       path: `/v1/vms/${absentId(ctx, 'vm')}/backups`,
-      json: { description: 'conformance' },
+      json: { description: ownDescription(ctx, 'absent-vm') },
     });
     const status = ex.response?.status;
     if (status === undefined || status < 400 || status >= 500) {

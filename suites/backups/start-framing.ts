@@ -1,7 +1,7 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { backupOnVm, describeExchange, documentedRefusal, wasAccepted } from '../support.ts';
+import { backupOnVm, describeExchange, documentedRefusal, wasAccepted, ownDescription } from '../support.ts';
 
 /**
  * Convention, not seed: a backup request is JSON like every other (RFC 8259 §2: one value). A route may have a parser
@@ -21,7 +21,7 @@ export const startFraming: Check = {
   async run(ctx) {
     // Only a VM this run created: the suite never writes to resources it did not make.
     const vmId = await ctx.objects.createdVmId();
-    const valid = JSON.stringify({ description: `cloud-conformance framing ${ctx.config.runId}` });
+    const valid = JSON.stringify({ description: ownDescription(ctx, 'framing') });
     const cases = [
       { name: 'a valid backup request labelled text/plain', rawBody: valid, type: 'text/plain' },
       {

@@ -1,6 +1,6 @@
 import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
-import { backupOnVm, describeExchange, documentedRefusal, isSuccess } from '../support.ts';
+import { backupOnVm, describeExchange, documentedRefusal, isSuccess, ownDescription } from '../support.ts';
 
 /** POST /v1/vms/{id}/backups with a description starts a backup of a VM the run created. */
 export const startBackup: Check = {
@@ -15,7 +15,7 @@ export const startBackup: Check = {
   async run(ctx) {
     // Only a VM this run created: the suite never writes to resources it did not make.
     const vmId = await ctx.objects.createdVmId();
-    const ex = await backupOnVm(ctx, vmId, { json: { description: `cloud-conformance run ${ctx.config.runId}` } });
+    const ex = await backupOnVm(ctx, vmId, { json: { description: ownDescription(ctx, 'start') } });
     if (!isSuccess(ex)) {
       const refusal = documentedRefusal(ex);
       if (refusal)

@@ -3,7 +3,7 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import { vmsOf } from '../../src/engine/target/run-objects.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { finding, judge, skip } from '../../src/engine/run/check.ts';
-import { backupOnVm, describeExchange, documentedRefusal, isSuccess } from '../support.ts';
+import { backupOnVm, describeExchange, documentedRefusal, isSuccess, ownDescription } from '../support.ts';
 import { judgeField, objectWith, recordView, type Reading, type View } from '../read-back.ts';
 import { backupIdOf } from '../own-backup.ts';
 
@@ -11,7 +11,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 
 /** A description of 120 characters with commas, quotes, a semicolon and letters beyond ASCII. */
 export function longDescription(runId: string): string {
-  const stem = `cc-${runId} read-back two: "quoted", commas, a semicolon; Zürich café, `;
+  const stem = `cc-${runId}-read-back two: "quoted", commas, a semicolon; Zürich café, `;
   return (stem + 'x'.repeat(120)).slice(0, 120);
 }
 
@@ -76,7 +76,7 @@ export const backupValuesReadBack: Check = {
     const vmId = await ctx.objects.createdVmId();
     // The second of other classes than the first: 120 characters (past a 64- or 100-character cut), punctuation, quotes
     // and letters beyond ASCII. A target may refuse it (a length or character rule is its own); taken, it must read back.
-    const sent = [`cc-${ctx.config.runId} read-back one`, longDescription(ctx.config.runId)];
+    const sent = [ownDescription(ctx, 'read-back one'), longDescription(ctx.config.runId)];
     const readings: Reading[] = [];
     const refused: string[] = [];
     const broken: Exchange[] = [];

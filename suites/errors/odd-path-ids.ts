@@ -4,7 +4,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { CallOptions } from '../../src/engine/identity/call.ts';
-import { describeExchange, absentId, GENERATED_LANE } from '../support.ts';
+import { describeExchange, absentId, GENERATED_LANE, ownDescription } from '../support.ts';
 import { documentOperations } from '../operations.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
 
@@ -94,7 +94,7 @@ export const oddPathIds: Check = {
       ...writes.map((id) => ({
         method: 'POST',
         path: `/v1/vms/${encodeURIComponent(id)}/backups`,
-        json: { description: 'conformance' },
+        json: { description: ownDescription(ctx, 'absent-vm') },
         lane: GENERATED_LANE,
       })),
       ...declared.map((d) => d.request),

@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { CallOptions } from '../../src/engine/identity/call.ts';
 import { pass, fail, skip, warn } from '../../src/engine/run/check.ts';
-import { describeExchange, isSuccess, observeErrorCase } from '../support.ts';
+import { describeExchange, isSuccess, observeErrorCase, ownDescription } from '../support.ts';
 import { documentOperations, requestFor, servedOperations, type DocumentOperation } from '../operations.ts';
 import { templateKey } from '../../src/engine/target/served-operations.ts';
 
@@ -45,7 +45,7 @@ export const crossOrgObjects: Check = {
           as: 'second',
           method: 'POST',
           path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
-          json: { description: 'cross-organization probe' },
+          json: { description: ownDescription(ctx, 'cross-organization probe') },
         },
       });
     }

@@ -2,7 +2,7 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
-import { describeExchange, isSuccess, observeErrorCase } from '../support.ts';
+import { describeExchange, isSuccess, observeErrorCase, ownDescription } from '../support.ts';
 import { documentOperations, pathWithAbsentIds } from '../operations.ts';
 import type { StreamedBody } from '../../src/engine/transport/http.ts';
 import { REFUSAL_PROBES } from '../shares.ts';
@@ -55,7 +55,7 @@ async function otherBodyOperations(ctx: CheckContext): Promise<Array<{ name: str
     const path = pathWithAbsentIds(ctx, op.path);
     const [body, field] = op.public
       ? [{ api_key: `cc-${ctx.config.runId}-no-such-key-` }, 'api_key']
-      : [{ description: `cc-${ctx.config.runId} oversized ` }, 'description'];
+      : [{ description: `${ownDescription(ctx, 'oversized')} ` }, 'description'];
     const ex = await ctx.call({
       method: op.method,
       path,

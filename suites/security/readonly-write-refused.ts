@@ -3,7 +3,14 @@ import { READONLY_PROBES } from '../shares.ts';
 import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
-import { describeExchange, wasAccepted, observeErrorCase, isSuccess, alarmBodyFor } from '../support.ts';
+import {
+  describeExchange,
+  wasAccepted,
+  observeErrorCase,
+  isSuccess,
+  alarmBodyFor,
+  ownDescription,
+} from '../support.ts';
 import { startOwnBackup } from '../own-backup.ts';
 import { documentOperations } from '../operations.ts';
 import { readLocation } from '../../src/engine/target/discover.ts';
@@ -82,7 +89,7 @@ export const readonlyWriteRefused: Check = {
         as: 'readonly',
         method: 'POST',
         path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
-        json: { description: 'read-only key probe' },
+        json: { description: ownDescription(ctx, 'read-only key probe') },
       });
       if (wasAccepted(ex))
         ctx.ledger.record(

@@ -4,7 +4,7 @@ import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import type { ValueLocation } from '../../src/spec/declarations.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { describeLocation } from '../../src/engine/target/discover.ts';
-import { backupOnVm, describeExchange, isSuccess } from '../support.ts';
+import { backupOnVm, describeExchange, isSuccess, ownDescription } from '../support.ts';
 import { documentOperations } from '../operations.ts';
 
 /** Operations the seed names as long-running have checks of their own (vms.create-returns-task, backups.restore-task). */
@@ -53,7 +53,7 @@ async function judgeTask(
 /** A backup of the run's VM (the seed's backup start, declared long-running). */
 async function startBackup(ctx: CheckContext): Promise<Tried['outcome']> {
   const vmId = await ctx.objects.createdVmId();
-  const started = await backupOnVm(ctx, vmId, { json: { description: `task ${ctx.config.runId}` } });
+  const started = await backupOnVm(ctx, vmId, { json: { description: ownDescription(ctx, 'task') } });
   if (isSuccess(started))
     ctx.ledger.record({ kind: 'backup', createdBy: ctx.checkId, note: `of VM ${vmId}, for its task` }, started);
   return judgeTask(ctx, 'startBackup', started, ctx.declarations.taskIdOnStartBackup);

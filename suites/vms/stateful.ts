@@ -4,7 +4,7 @@ import type { CheckContext } from '../../src/engine/run/context.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { pass, fail, skip, Unavailable } from '../../src/engine/run/check.ts';
 import { readTaskState, readTotal, totalCandidatesOf } from '../../src/engine/target/discover.ts';
-import { isSuccess, describeExchange, documentedRefusal } from '../support.ts';
+import { isSuccess, describeExchange, documentedRefusal, ownDescription } from '../support.ts';
 import { RANDOM_LANE } from './_create-cases.ts';
 import { tagFieldName, tagsOf } from './tag-filter.ts';
 import { NOT_FINISHED } from '../tasks/reaches-terminal.ts';
@@ -199,7 +199,7 @@ async function backup(real: Real, vm: ModelVm): Promise<void> {
   const ex = await ctx.call({
     method: 'POST',
     path: `/v1/vms/${encodeURIComponent(vm.id!)}/backups`,
-    json: { description: `stateful ${ctx.config.runId}` },
+    json: { description: ownDescription(ctx, 'stateful') },
     lane: RANDOM_LANE,
   });
   if (!isSuccess(ex)) {

@@ -249,7 +249,7 @@ export class RunEvents {
           this.call({
             method: 'POST',
             path: `/v1/vms/${encodeURIComponent(vmId)}/backups`,
-            json: { description: `cloud-conformance events ${this.config.runId}` },
+            json: { description: `cc-${this.config.runId}-events` },
           }),
         this.declarations.taskIdOnStartBackup
       );
