@@ -297,7 +297,7 @@ function gitlabJobNames(key: string, job: Pick<GitlabJob, 'parallel'>): string[]
 }
 
 interface GitlabPipeline {
-  source: 'merge_request_event' | 'push' | 'schedule' | 'web';
+  source: 'merge_request_event' | 'push' | 'schedule' | 'web' | 'api' | 'trigger';
   /** CI_JOB_NAME: the job's name as GitLab gives it (gitlabJobNames). */
   jobName: string;
   /** The project's CI/CD variables. */
@@ -489,10 +489,36 @@ describe('the GitLab CI template', () => {
     expect((job['rules'] as Array<{ if: string }>).map((r) => r.if)).toEqual([
       '$CI_PIPELINE_SOURCE == "merge_request_event"',
       '$CI_PIPELINE_SOURCE == "schedule" || $CI_PIPELINE_SOURCE == "web"',
+      '$CI_PIPELINE_SOURCE == "api" || $CI_PIPELINE_SOURCE == "trigger"',
       '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH',
     ]);
     expect(job.before_script!.join('\n')).toMatch(/^npm ci\b/);
     expect(job.artifacts.when).toBe('always');
+  });
+
+  it('runs in every pipeline its script gives a profile of its own: the ones run by hand, by the API or a trigger too', () => {
+    // The rules' `$A == "v" || …` and `$A == $B` forms, evaluated as GitLab does for a pipeline's variables.
+    const admits = (vars: Record<string, string>) =>
+      (job['rules'] as Array<{ if: string }>).some((r) =>
+        r.if.split('||').some((term) => {
+          const [a, b] = term.split('==').map((s) => s.trim());
+          const value = (s: string) => (s.startsWith('$') ? (vars[s.slice(1)] ?? '') : (JSON.parse(s) as string));
+          return value(a!) === value(b!);
+        })
+      );
+    const sources = ['merge_request_event', 'push', 'schedule', 'web', 'api', 'trigger', 'pipeline', 'chat'];
+    const branch = { CI_COMMIT_BRANCH: 'feature', CI_DEFAULT_BRANCH: 'main' };
+    expect(sources.filter((s) => admits({ ...branch, CI_PIPELINE_SOURCE: s }))).toEqual([
+      'merge_request_event',
+      'schedule',
+      'web',
+      'api',
+      'trigger',
+    ]);
+    expect(admits({ CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BRANCH: 'main', CI_DEFAULT_BRANCH: 'main' })).toBe(true);
+    // Each source the script's case names by hand is one the rules admit.
+    const byHand = /\n\s*([a-z_ |]+)\) profile="\$\{CONFORMANCE_PROFILE/.exec(job.script.join('\n'))![1]!;
+    for (const s of byHand.split('|').map((x) => x.trim())) expect(admits({ CI_PIPELINE_SOURCE: s }), s).toBe(true);
   });
 
   it('runs one such job at a time across pipelines, and a newer pipeline never cancels it', () => {
@@ -561,6 +587,8 @@ describe.concurrent('each trigger runs its own profile, and any nonzero exit fai
     ['schedule', {}, 'certify'],
     ['web', { CONFORMANCE_PROFILE: 'full' }, 'full'],
     ['web', {}, 'quick'],
+    ['api', { CONFORMANCE_PROFILE: 'certify' }, 'certify'],
+    ['trigger', {}, 'quick'],
   ];
   for (const [source, variables, profile] of gitlab)
     it(`gitlab-ci: ${source}${Object.keys(variables).length ? ` ${JSON.stringify(variables)}` : ''} → --profile ${profile}`, async () => {
