@@ -442,6 +442,9 @@ function probeChart(p: LimitProbeTrace, timeScale: number): string {
       // The confirming burst (fresh budget) is drawn hollow: its numbering starts again at 1.
       const style =
         b === 0 ? `fill="${COLOURS[pt.outcome]}"` : `fill="#fff" stroke="${COLOURS[pt.outcome]}" stroke-width="1.2"`;
+      // A retry that watched the budget come back is a square: the chart holds every request the stats count.
+      if (pt.retry)
+        return `<rect class="pt ${pt.outcome} retry" x="${fx(x(pt.tMs) - 4)}" y="${fx(y(seq) - 4)}" width="8" height="8" ${style}><title>retry after a refusal, request ${seq} at ${pt.tMs} ms: ${pt.outcome}</title></rect>`;
       return `<circle class="pt ${pt.outcome}" cx="${fx(x(pt.tMs))}" cy="${fx(y(seq))}" r="${pt.outcome === 'accepted' ? 2.6 : 4}" ${style}><title>${b ? 'second burst, ' : ''}request ${seq} at ${pt.tMs} ms: ${pt.outcome}</title></circle>`;
     })
     .join('');
@@ -458,9 +461,26 @@ ${dots}
 <text x="${m.l + pw / 2}" y="${H - 4}" text-anchor="middle" class="axis">time since the probe's first request (real time; time scale ${esc(timeScale)})</text>
 <text transform="translate(14 ${m.t + ph / 2}) rotate(-90)" text-anchor="middle" class="axis">requests sent</text>
 </svg>
-<div class="legend"><span><i style="background:${COLOURS.accepted}"></i>accepted ${counts.accepted}</span><span><i style="background:${COLOURS.rejected}"></i>rejected (limit) ${counts.rejected}</span><span><i style="background:${COLOURS.other}"></i>other ${counts.other}</span>${bursts > 1 ? '<span><i style="background:#fff;border:1.5px solid #57606a"></i>hollow: second burst on a fresh budget (numbered from 1)</span>' : ''}</div>
+<div class="legend"><span><i style="background:${COLOURS.accepted}"></i>accepted ${counts.accepted}</span><span><i style="background:${COLOURS.rejected}"></i>rejected (limit) ${counts.rejected}</span><span><i style="background:${COLOURS.other}"></i>other ${counts.other}</span>${bursts > 1 ? '<span><i style="background:#fff;border:1.5px solid #57606a"></i>hollow: second burst on a fresh budget (numbered from 1)</span>' : ''}${p.points.some((pt) => pt.retry) ? '<span><i style="border-radius:0;background:#57606a"></i>square: a retry after a refusal, watching the budget come back</span>' : ''}</div>
 ${p.stats ? probeStatsHtml(p.stats) : ''}
 </figure>`;
+}
+
+/** Each limit check's own requests, one row each, in the model's words (every duration in target seconds). */
+function limitChecksHtml(report: RunReport): string {
+  const checks = report.limitChecks ?? [];
+  if (!checks.length) return '';
+  const head = checks[0]!.stats.parts.map(([k]) => `<th>${esc(k)}</th>`).join('');
+  const rows = checks
+    .map(
+      (c) =>
+        `<tr data-limit-check="${esc(c.check)}" data-words="${esc(c.stats.words)}"><td><code>${esc(c.check)}</code></td>${c.stats.parts.map(([, v]) => `<td>${esc(v)}</td>`).join('')}</tr>`
+    )
+    .join('\n');
+  return `<h3>Each limit check's own requests</h3>
+<table class="limit-checks"><thead><tr><th>check</th>${head}</tr></thead><tbody>
+${rows}
+</tbody></table><p class="muted">Target seconds: real seconds × time scale ${esc(report.timeScale)}.</p>`;
 }
 
 /** A probe's numbers for an operator, as the model gives them (every duration in target seconds, labelled so). */
@@ -602,6 +622,7 @@ ${checksTable(report.checks)}
 
 <h2 id="limits">Limit probes</h2>
 ${probes.length ? `<p class="muted">Each dot is one request of a probe, placed at the time it was sent and at its number in the probe; the dashed line is the documented limit. A conformant target serves exactly the limit and refuses the next.</p>\n${probes.map((p) => probeChart(p, report.timeScale)).join('\n')}` : '<p class="muted">The limits group did not run.</p>'}
+${limitChecksHtml(report)}
 
 <h2 id="s3">Object storage capabilities</h2>
 ${s3Matrix(report)}

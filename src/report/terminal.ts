@@ -113,8 +113,15 @@ function expectedLines(report: RunReport): string[] {
 /** Each limit probe's requests, 429 share, latency, Retry-After values and waits (the model's words, target seconds). */
 function limitProbeLines(report: RunReport): string[] {
   const probes = (report.limitProbes ?? []).filter((p) => p.stats);
-  if (!probes.length) return [];
-  return ['limit probes (every duration in target seconds):', ...probes.map((p) => `  ${p.stats!.words}`)];
+  const checks = report.limitChecks ?? [];
+  return [
+    ...(probes.length
+      ? ['limit probes (every duration in target seconds):', ...probes.map((p) => `  ${p.stats!.words}`)]
+      : []),
+    ...(checks.length
+      ? ["limit checks, each one's own requests (target seconds):", ...checks.map((c) => `  ${c.stats.words}`)]
+      : []),
+  ];
 }
 
 /** What --quiet keeps: the verdict line and each failure, one line each (the evidence is in the reports). */

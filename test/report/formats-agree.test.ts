@@ -21,7 +21,7 @@ import { renderJson } from '../../src/report/json.ts';
 import { renderJunit } from '../../src/report/junit.ts';
 import { checkLine, summaryLines } from '../../src/report/terminal.ts';
 import { applyExpectations } from '../../src/cli/expect.ts';
-import { probeStats } from '../../src/engine/limits/stats.ts';
+import { probeStats, trafficStats } from '../../src/engine/limits/stats.ts';
 import type { LimitProbe } from '../../src/engine/limits/limit-probes.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { all, parseXml } from './xml.ts';
@@ -58,15 +58,17 @@ const cases: Array<[Check, CheckOutcome]> = [
 ];
 
 /** A read probe of three requests, the last refused with Retry-After, its budget back after it. */
+const ex = (status: number, atMs: number, headers: Record<string, string> = {}) =>
+  ({
+    startedAt: new Date(Date.UTC(2026, 0, 1) + atMs).toISOString(),
+    durationMs: 20,
+    request: { method: 'GET', url: 'http://t/v1/vms', headers: {} },
+    response: { status, headers, body: '' },
+  }) as Exchange;
+const readBurst = () => [ex(200, 0), ex(200, 1), ex(429, 2, { 'retry-after': '30' })];
+
 function readProbe(): LimitProbe {
-  const ex = (status: number, atMs: number, headers: Record<string, string> = {}) =>
-    ({
-      startedAt: new Date(Date.UTC(2026, 0, 1) + atMs).toISOString(),
-      durationMs: 20,
-      request: { method: 'GET', url: 'http://t/v1/vms', headers: {} },
-      response: { status, headers, body: '' },
-    }) as Exchange;
-  const burst = [ex(200, 0), ex(200, 1), ex(429, 2, { 'retry-after': '30' })];
+  const burst = readBurst();
   return {
     limit: 2,
     what: 'reads',
@@ -107,6 +109,7 @@ function model(): RunReport {
         stats: probeStats(readProbe(), 60),
       },
     ],
+    limitChecks: [{ check: 'limits.window-resets', stats: trafficStats('limits.window-resets', readBurst(), 60) }],
   } as RunReport;
   // The auth failure is listed in an expectations file: expected in every format, the verdict unchanged.
   return applyExpectations(report, 'expect.yaml', [{ check: 'auth.expired', reason: 'known', line: 1 }], false).report;
@@ -336,6 +339,21 @@ describe('one report model, four formats', () => {
       text(m[2]!),
     ]);
     expect(rows).toEqual(report.limitProbes![0]!.stats!.parts);
+  });
+
+  it("says each limit check's own requests in the same words in the terminal, JSON and HTML", () => {
+    const words = report.limitChecks!.map((c) => c.stats.words);
+    expect(words).toEqual([
+      'limits.window-resets: requests sent 3; answered 429 1 (33.3%); latency, target s p50 1.2, p95 1.2, max 1.2; Retry-After received, target s 30 (1 answer); waits after a refusal, target s none watched (time scale 60)',
+    ]);
+    const lines = summaryLines(report);
+    const at = lines.indexOf("limit checks, each one's own requests (target seconds):");
+    expect(lines.slice(at + 1, at + 1 + words.length)).toEqual(words.map((w) => `  ${w}`));
+    expect((JSON.parse(renderJson(report)) as RunReport).limitChecks!.map((c) => c.stats.words)).toEqual(words);
+    const html = renderHtml(report, clauses);
+    expect([...html.matchAll(/<tr data-limit-check="[^"]*" data-words="([^"]*)">/g)].map((m) => text(m[1]!))).toEqual(
+      words
+    );
   });
 
   it('lists each clause not verified once in the HTML and the terminal, whatever number of checks left it open', () => {

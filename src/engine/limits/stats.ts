@@ -59,9 +59,27 @@ function waitsOf(reset: ResetObservation | undefined, timeScale: number): ProbeW
 }
 
 export function probeStats(probe: LimitProbe, timeScale: number): LimitProbeStats {
+  return trafficStats(probe.what, [...probe.bursts.flatMap((b) => b.exchanges), ...resetRetries(probe)], timeScale, {
+    waits: waitsOf(probe.reset, timeScale),
+  });
+}
+
+/** The requests a probe sent after a refusal to watch its budget come back, in the order they were tried. */
+export function resetRetries(probe: LimitProbe): Exchange[] {
   const r = probe.reset;
-  const retries = [r?.afterRetryAfter, r?.afterRetryAfterReal, r?.afterWindow].filter((x): x is Exchange => !!x);
-  const sent = [...probe.bursts.flatMap((b) => b.exchanges), ...retries];
+  return [r?.afterRetryAfter, r?.afterRetryAfterReal, r?.afterWindow].filter((x): x is Exchange => !!x);
+}
+
+/**
+ * The same numbers for any set of requests (a limit check's own, read from the run's log by who sent them); `waits`
+ * only where a probe watched its budget come back ("none watched" otherwise).
+ */
+export function trafficStats(
+  what: string,
+  sent: readonly Exchange[],
+  timeScale: number,
+  o: { waits?: ProbeWait[] } = {}
+): LimitProbeStats {
   const answered429 = sent.filter((ex) => ex.response?.status === 429).length;
   const latencies = sent.map((ex) => targetSeconds(ex.durationMs, timeScale)).sort((a, b) => a - b);
   const received = new Map<number, number>();
@@ -81,10 +99,10 @@ export function probeStats(probe: LimitProbe, timeScale: number): LimitProbeStat
     retryAfterTargetSeconds: [...received]
       .sort(([a], [b]) => a - b)
       .map(([seconds, answers]) => ({ seconds, answers })),
-    waits: waitsOf(r, timeScale),
+    waits: o.waits ?? [],
     timeScale,
   };
-  return { ...stats, ...statsWords(probe.what, stats) };
+  return { ...stats, ...statsWords(what, stats) };
 }
 
 /** The numbers as labelled lines (every label says its unit) and as one line, for every format alike. */

@@ -210,6 +210,8 @@ export interface RunReport {
   s3Cleanup?: { buckets: string[]; removed: string[]; failed: Array<{ bucket: string; error: string }> };
   /** Each limit probe's requests over time (ms since the probe's first request), for the report's chart; at most ~1000 points each. */
   limitProbes?: LimitProbeTrace[];
+  /** Each limit check's own requests (the run's log, by the check that sent them), in target seconds: one line each. */
+  limitChecks?: Array<{ check: string; stats: LimitProbeStats }>;
   /** sha256 of the documents the run was judged against: the clause list, the OpenAPI document, and the seed where it is present. */
   digests?: Digests;
   /**

@@ -51,6 +51,7 @@ import {
 
 export type { Reproduction } from './report.ts';
 import { limitTraces } from '../limits/trace.ts';
+import { trafficStats } from '../limits/stats.ts';
 import { specDigests } from './digests.ts';
 import { computeDomains, partlyVerified } from './domains.ts';
 import { newJudged, noteView, recordingObjects, recordingLog, recordingTokens, type Judged } from './attribution.ts';
@@ -621,8 +622,23 @@ function assembleReport(
     ...(s3Capabilities ? { s3Capabilities } : {}),
     ...(run.announcements.length ? { announcements: run.announcements } : {}),
     ...(done.limits ? { limitProbes: limitTraces(done.limits, config.timeScale) } : {}),
+    ...limitChecksOf(reports, http.log, config.timeScale),
     digests: specDigests(),
   };
+}
+
+/** Each limit check that sent requests, with their numbers (report.limitChecks); nothing when none did. */
+function limitChecksOf(
+  checks: readonly CheckReport[],
+  log: readonly Exchange[],
+  timeScale: number
+): Pick<RunReport, 'limitChecks'> {
+  const limitChecks = checks
+    .filter((c) => c.group === 'limits')
+    .map((c) => ({ check: c.id, sent: log.filter((ex) => ex.sentBy === c.id) }))
+    .filter((c) => c.sent.length)
+    .map((c) => ({ check: c.check, stats: trafficStats(c.check, c.sent, timeScale) }));
+  return limitChecks.length ? { limitChecks } : {};
 }
 
 /**
