@@ -461,13 +461,16 @@ export function trafficThresholds(scenarios) {
  * @property {number} requests
  * @property {number} status429
  * @property {number | null} share429  status429 / requests (null without requests)
- * @property {Latency} latencyMs
+ * @property {Latency} latencyMs               real milliseconds, as k6 measures them
+ * @property {Latency} latencyTargetSeconds    the same in target seconds (real seconds × the time scale), as the suite's
+ *                                             own limit numbers are given
  */
 
 /**
  * @typedef {object} Traffic
  * @property {ScenarioTraffic} all                 every request of the run, setup()'s included
  * @property {Record<string, ScenarioTraffic>} scenarios
+ * @property {number} timeScale                   target seconds per real second
  */
 
 /**
@@ -475,21 +478,23 @@ export function trafficThresholds(scenarios) {
  * data. A figure k6 did not report (a scenario that sent nothing) is null.
  * @param {Record<string, SummaryMetric | undefined>} metrics
  * @param {string[]} scenarios
+ * @param {number} [timeScale]
  * @returns {Traffic}
  */
-export function trafficFromMetrics(metrics, scenarios) {
+export function trafficFromMetrics(metrics, scenarios, timeScale = 1) {
   /** @type {Record<string, ScenarioTraffic>} */
   const byScenario = {};
-  for (const s of scenarios) byScenario[s] = scenarioTraffic(metrics, trafficMetricNames(s));
-  return { all: scenarioTraffic(metrics, trafficMetricNames()), scenarios: byScenario };
+  for (const s of scenarios) byScenario[s] = scenarioTraffic(metrics, trafficMetricNames(s), timeScale);
+  return { all: scenarioTraffic(metrics, trafficMetricNames(), timeScale), scenarios: byScenario, timeScale };
 }
 
 /**
  * @param {Record<string, SummaryMetric | undefined>} metrics
  * @param {{ requests: string, status429: string, duration: string }} names
+ * @param {number} timeScale
  * @returns {ScenarioTraffic}
  */
-function scenarioTraffic(metrics, names) {
+function scenarioTraffic(metrics, names, timeScale) {
   const requests = countOf(metrics[names.requests]);
   const status429 = countOf(metrics[names.status429]);
   const m = metrics[names.duration];
@@ -499,11 +504,27 @@ function scenarioTraffic(metrics, names) {
     // Microseconds are the finest figure worth keeping.
     return typeof v === 'number' && Number.isFinite(v) && requests > 0 ? Math.round(v * 1000) / 1000 : null;
   };
+  const latencyMs = {
+    p50: stat('p(50)'),
+    p90: stat('p(90)'),
+    p95: stat('p(95)'),
+    p99: stat('p(99)'),
+    max: stat('max'),
+  };
+  /** @param {number | null} v */
+  const target = (v) => (v === null ? null : Math.round(v * timeScale) / 1000);
   return {
     requests,
     status429,
     share429: requests > 0 ? status429 / requests : null,
-    latencyMs: { p50: stat('p(50)'), p90: stat('p(90)'), p95: stat('p(95)'), p99: stat('p(99)'), max: stat('max') },
+    latencyMs,
+    latencyTargetSeconds: {
+      p50: target(latencyMs.p50),
+      p90: target(latencyMs.p90),
+      p95: target(latencyMs.p95),
+      p99: target(latencyMs.p99),
+      max: target(latencyMs.max),
+    },
   };
 }
 

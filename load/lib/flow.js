@@ -700,7 +700,7 @@ export function summarize(cfg, script, data, checks, details, scenarios) {
     checks: setupCompleted ? checks : [],
     error,
     thresholds: thresholdResults(metrics, Object.keys(trafficThresholds(scenarios))),
-    traffic: trafficFromMetrics(metrics, scenarios),
+    traffic: trafficFromMetrics(metrics, scenarios, cfg.timeScale),
     details,
     durationMs: data.state && data.state.testRunDurationMs ? data.state.testRunDurationMs : 0,
   });

@@ -251,7 +251,12 @@ function renderTraffic(t) {
       pad(ms(r.latencyMs.p99), 9),
       pad(ms(r.latencyMs.max), 9),
     ].join(' ');
-  return ['traffic (requests, answered 429, latency of http_req_duration in ms):', `  ${cells.join(' ')}`]
+  // k6 measures real time; at a time scale other than 1 the suite's own numbers are target seconds: say both.
+  const scale =
+    t.timeScale && t.timeScale !== 1
+      ? ` (time scale ${t.timeScale}: target seconds = real ms × ${t.timeScale} / 1000; summary JSON: latencyTargetSeconds)`
+      : '';
+  return [`traffic (requests, answered 429, latency of http_req_duration in real ms${scale}):`, `  ${cells.join(' ')}`]
     .concat(names.map((n) => `  ${row(n, t.scenarios[n])}`))
     .concat([`  ${row('all', t.all)}`, `  ('all' counts every request, setup()'s included)`]);
 }

@@ -799,12 +799,15 @@ describe('traffic figures from the summary data', () => {
       [all.requests]: { values: { count: 700 } },
       [all.duration]: { values: trend },
     };
-    expect(trafficFromMetrics(metrics, ['reads_over', 'writes_over'])).toEqual({
+    // Real ms as k6 measures them, and target seconds at the run's time scale (60: 2.081 real ms are 0.125 target s).
+    const latencyTargetSeconds = { p50: 0.125, p90: 0.314, p95: 0.436, p99: 1.014, max: 2.437 };
+    expect(trafficFromMetrics(metrics, ['reads_over', 'writes_over'], 60)).toEqual({
       all: {
         requests: 700,
         status429: 0,
         share429: 0,
         latencyMs: { p50: 2.081, p90: 5.24, p95: 7.26, p99: 16.9, max: 40.613 },
+        latencyTargetSeconds,
       },
       scenarios: {
         reads_over: {
@@ -812,14 +815,17 @@ describe('traffic figures from the summary data', () => {
           status429: 60,
           share429: 60 / 660,
           latencyMs: { p50: 2.081, p90: 5.24, p95: 7.26, p99: 16.9, max: 40.613 },
+          latencyTargetSeconds,
         },
         writes_over: {
           requests: 0,
           status429: 0,
           share429: null,
           latencyMs: { p50: null, p90: null, p95: null, p99: null, max: null },
+          latencyTargetSeconds: { p50: null, p90: null, p95: null, p99: null, max: null },
         },
       },
+      timeScale: 60,
     });
   });
 });

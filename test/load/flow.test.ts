@@ -643,6 +643,14 @@ describe('the end-of-test summary keeps latency percentiles and the share of 429
     // The traffic thresholds only keep the figures: the gate is the checks' alone.
     expect(summary.thresholds.map((t) => t.metric)).toEqual([]);
     expect(out['stdout']).toMatch(/scenario\s+requests\s+429\s+share\s+p50\s+p90\s+p95\s+p99\s+max/);
+    // k6 measures real time, and the table says so; at another time scale it says how to read target seconds.
+    expect(out['stdout']).toContain(
+      cfg.timeScale === 1
+        ? 'latency of http_req_duration in real ms):'
+        : `latency of http_req_duration in real ms (time scale ${cfg.timeScale}: target seconds`
+    );
+    const target = summary.traffic!.all.latencyTargetSeconds;
+    expect(target.max).toBeCloseTo((summary.traffic!.all.latencyMs.max! * cfg.timeScale) / 1000, 2);
     expect(out['stdout']).toMatch(
       new RegExp(`\\n  pagination\\s+${walked.length}\\s+0\\s+0\\.0%\\s+\\d+\\.\\d\\d\\s+\\d+\\.\\d\\d`)
     );
