@@ -47,4 +47,13 @@ describe('quick and slow tests (test/quick-and-slow.ts)', () => {
     const found = quick.flatMap((f) => slowImports(f).map((why) => `${f} ${why}`));
     expect(found, 'move these to SLOW_TESTS, or test the unit without the target').toEqual([]);
   });
+
+  it('starts npm test from measured durations that name test files which exist (npm run test:durations renews them)', () => {
+    const measured = JSON.parse(readFileSync(path.join(ROOT, 'test', 'durations.json'), 'utf8')) as Record<
+      string,
+      number
+    >;
+    expect(Object.keys(measured).filter((f) => !testFiles.includes(f))).toEqual([]);
+    expect(Object.values(measured).every((s) => Number.isInteger(s) && s > 0)).toBe(true);
+  });
 });
