@@ -1,5 +1,5 @@
 // Everything the run makes on a deployment carries its prefix (cc-<run id>-): a person, or the next run's cleanup,
-// finds what a run left by that prefix alone (issue 44). A forwarder in front of the reference keeps every create body.
+// finds what a run left by that prefix alone. A forwarder in front of the reference keeps every create body.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
