@@ -42,12 +42,14 @@ function traceProbe(probe: LimitProbe, timeScale: number): LimitProbeTrace {
   );
   const last = probe.bursts.length - 1;
   const lastCount = probe.bursts[last]?.exchanges.length ?? 0;
+  // A retry is refused as the probe's budget refused it (its status), served otherwise: a served write is a 400.
+  const refusedWith = probe.reset?.rejection.response?.status;
   const outcomeOf = (ex: Exchange) =>
-    ex.response?.status === 429
-      ? ('rejected' as const)
-      : ex.response && ex.response.status < 300
-        ? ('accepted' as const)
-        : ('other' as const);
+    !ex.response
+      ? ('other' as const)
+      : ex.response.status === refusedWith
+        ? ('rejected' as const)
+        : ('accepted' as const);
   const retries = resetRetries(probe).map((ex, i) => ({
     at: Date.parse(ex.startedAt),
     outcome: outcomeOf(ex),

@@ -633,11 +633,11 @@ function limitChecksOf(
   log: readonly Exchange[],
   timeScale: number
 ): Pick<RunReport, 'limitChecks'> {
+  const bySender = new Map<string, Exchange[]>();
+  for (const ex of log) (bySender.get(ex.sentBy) ?? bySender.set(ex.sentBy, []).get(ex.sentBy)!).push(ex);
   const limitChecks = checks
-    .filter((c) => c.group === 'limits')
-    .map((c) => ({ check: c.id, sent: log.filter((ex) => ex.sentBy === c.id) }))
-    .filter((c) => c.sent.length)
-    .map((c) => ({ check: c.check, stats: trafficStats(c.check, c.sent, timeScale) }));
+    .filter((c) => c.group === 'limits' && bySender.has(c.id))
+    .map((c) => ({ check: c.id, stats: trafficStats(c.id, bySender.get(c.id)!, timeScale) }));
   return limitChecks.length ? { limitChecks } : {};
 }
 
