@@ -75,8 +75,10 @@ export interface WebhookDeclaration {
 
 export interface AlarmDeclaration {
   create: DeclaredOperation;
-  /** A request body that makes an alarm fire; "{vm_id}" stands for a VM the run created. */
+  /** A request body that makes an alarm fire; "{vm_id}" stands for a VM the run created. The first of firingBodies. */
   firingBody: Record<string, unknown>;
+  /** Every firing example declared: one per comparison (or metric) the create takes, each of which must fire. */
+  firingBodies: ReadonlyArray<Record<string, unknown>>;
   /** The request sent once the alarm is created that makes it fire (x-fires-alarm on a link of the create's answer). */
   fire?: AlarmFiring;
 }
@@ -499,9 +501,12 @@ function readAlarms(doc: OpenApiDocument): AlarmDeclaration | undefined {
   const create = operationWith(doc, 'x-alarm-firing-example');
   if (!create) return undefined;
   const fire = alarmFiring(doc, create);
+  const example = x(create.op, 'x-alarm-firing-example') ?? {};
+  const firingBodies = (Array.isArray(example) ? example : [example]) as Array<Record<string, unknown>>;
   return {
     create: declared(create),
-    firingBody: (x(create.op, 'x-alarm-firing-example') ?? {}) as Record<string, unknown>,
+    firingBody: firingBodies[0] ?? {},
+    firingBodies,
     ...(fire ? { fire } : {}),
   };
 }

@@ -437,10 +437,13 @@ export const TERMS: Term[] = [
     name: 'x-alarm-firing-example',
     role: 'declaration',
     where: ['operation'],
-    schema: { type: 'object' },
+    schema: { oneOf: [{ type: 'object' }, { type: 'array', items: { type: 'object' }, minItems: 1 }] },
     meaning:
-      'on the operation that creates a metric alarm: a request body that makes the alarm fire, "{vm_id}" standing for a VM the run created',
-    example: { vm_id: '{vm_id}', metric: 'cpu_utilization', comparison: 'gt', threshold: 10 },
+      'on the operation that creates a metric alarm: a request body that makes the alarm fire, "{vm_id}" standing for a VM the run created; or a list of them, one per comparison (or metric) the create takes, each of which must fire',
+    example: [
+      { vm_id: '{vm_id}', metric: 'cpu_utilization', comparison: 'gt', threshold: 10 },
+      { vm_id: '{vm_id}', metric: 'cpu_utilization', comparison: 'lt', threshold: 100 },
+    ],
     checks: ['alarms.fires'],
     unshown: ['U-EVENT-EMITTERS'],
   },

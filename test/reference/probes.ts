@@ -131,11 +131,16 @@ export async function register(
   return r;
 }
 
-export async function alarm(s: ReferenceSettings, t: string, threshold = 40): Promise<Res> {
+export async function alarm(
+  s: ReferenceSettings,
+  t: string,
+  threshold = 40,
+  comparison: 'gt' | 'lt' = 'gt'
+): Promise<Res> {
   const vm = await firstVm(s, t);
   const r = await call(s, 'POST', '/v1/alarms', {
     token: t,
-    json: { vm_id: vm, metric: 'cpu_utilization', comparison: 'gt', threshold },
+    json: { vm_id: vm, metric: 'cpu_utilization', comparison, threshold },
   });
   expect(r.status).toBe(201);
   return r;

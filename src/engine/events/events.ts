@@ -114,7 +114,7 @@ export class RunEvents {
   private base?: string;
   private session?: Promise<EventSession>;
   private backup?: Promise<{ exchange: Exchange; outcome?: TaskOutcome; startedAt: number }>;
-  private alarm?: Promise<FiredAlarm>;
+  private readonly alarms: Array<Promise<FiredAlarm>> = [];
   private test?: Promise<{ exchange: Exchange; startedAt: number }>;
 
   constructor(
@@ -271,12 +271,16 @@ export class RunEvents {
       return { exchange, outcome, startedAt };
     })());
 
+  /** How many firing examples the overlay declares (x-alarm-firing-example: one body or a list). */
+  readonly firingExamples = (): number => this.declarations.alarms?.firingBodies.length ?? 0;
+
   /**
-   * An alarm made to fire with the overlay's firing example, on the run's VM; where the overlay links a request that
-   * then makes it fire (x-fires-alarm: a metric sample pushed, a state set), that request is sent once it is created.
+   * An alarm made to fire with the overlay's firing example `index`, on the run's VM; where the overlay links a request
+   * that then makes it fire (x-fires-alarm: a metric sample pushed, a state set), that request is sent once it is
+   * created. Each example is made once, when first asked for, so a check can wait for one alarm's event before the next.
    */
-  readonly firedAlarm = () =>
-    (this.alarm ??= (async (): Promise<FiredAlarm> => {
+  readonly firedAlarm = (index = 0) => {
+    const made = (this.alarms[index] ??= (async (): Promise<FiredAlarm> => {
       const decl = this.declarations.alarms;
       if (!decl)
         throw new Unavailable(
@@ -286,7 +290,7 @@ export class RunEvents {
         );
       await this.events();
       const vmId = await this.objects.createdVmId();
-      const body = withVmId(decl.firingBody, vmId);
+      const body = withVmId(decl.firingBodies[index] ?? decl.firingBody, vmId);
       const startedAt = Date.now();
       const exchange = await this.call({ method: decl.create.method, path: decl.create.path, json: body });
       if (!isSuccess(exchange)) return { exchange, startedAt };
@@ -294,6 +298,8 @@ export class RunEvents {
       if (!decl.fire) return { exchange, startedAt };
       return { exchange, startedAt, firing: await this.call(firingRequest(decl.fire, body, exchange, vmId)) };
     })());
+    return made;
+  };
 
   /** The declared test-event operation, called for the main registration. */
   readonly testEvent = () =>
