@@ -4,7 +4,7 @@ import { waitsLong } from '../../src/engine/config/config.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { isSuccess } from '../support.ts';
 import { parseRetryAfter } from '../../src/engine/transport/retry-after.ts';
-import { clockRateOf } from '../../src/engine/documented-limits/verdicts.js';
+import { clockRateOf, fasterClockOf } from '../../src/engine/documented-limits/verdicts.js';
 
 /**
  * The limits are per minute: once a window has passed, a spent budget is available again. Where the overlay declares
@@ -44,9 +44,7 @@ export const windowResets: Check = {
       const from = p!.reset!.rejection;
       const last = p!.reset!.afterRetryAfter;
       if (!last || served(p, last)) return [];
-      const elapsed = ((Date.parse(last.startedAt) - Date.parse(from.startedAt)) * timeScale) / 1000;
-      const dates = [from, last].map((ex) => Date.parse(ex.response?.headers['date'] ?? ''));
-      const dated = dates.some(Number.isNaN) ? undefined : (dates[1]! - dates[0]!) / 1000;
+      const { elapsed, dated } = readings(from, last, timeScale);
       const rate = clockRateOf({
         first: p!.reset!.retryAfter,
         later: parseRetryAfter(last, timeScale),
@@ -108,8 +106,22 @@ export const windowResets: Check = {
     const unjudgedClock =
       clock === 'wall' ? probes.find((p) => p!.reset!.realReadingUnjudged)?.reset?.realReadingUnjudged : undefined;
     const clockNote = unjudgedClock ? `; the declared wall-clock Retry-After not judged: ${unjudgedClock}` : '';
+    // A target whose clock runs faster than the run's --time-scale: every wait was longer than needed, so say so.
+    const faster = probes
+      .map((p) => fasterClockOf(readings(p!.reset!.rejection, lastOf(p), timeScale)))
+      .find((r) => r !== undefined);
+    const fasterNote = faster
+      ? `; the target's Date advanced about ${Math.round(faster * 10) / 10} times as fast as --time-scale ${timeScale} assumes, so each wait was that much longer than needed (--time-scale ${Math.round(timeScale * faster)} would match the target)`
+      : '';
     return pass(
-      `every spent budget came back (${probes.map((p) => p!.what).join(', ')}); ${byRetryAfter} of them as soon as Retry-After said${kindNote}${clockNote}`
+      `every spent budget came back (${probes.map((p) => p!.what).join(', ')}); ${byRetryAfter} of them as soon as Retry-After said${kindNote}${clockNote}${fasterNote}`
     );
   },
 };
+
+/** Target-seconds the run counted between two of its requests, and the seconds the target's Date advanced between them. */
+function readings(from: Exchange, last: Exchange, timeScale: number): { elapsed: number; dated?: number } {
+  const elapsed = ((Date.parse(last.startedAt) - Date.parse(from.startedAt)) * timeScale) / 1000;
+  const dates = [from, last].map((ex) => Date.parse(ex.response?.headers['date'] ?? ''));
+  return dates.some(Number.isNaN) ? { elapsed } : { elapsed, dated: (dates[1]! - dates[0]!) / 1000 };
+}

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { readRetryAfter, retryAfterRealSeconds } from '../../src/engine/documented-limits/retry-after.js';
 import {
   clockRateOf,
+  fasterClockOf,
   countVerdict,
   describeVerdict,
   judgeBursts,
@@ -133,6 +134,13 @@ describe("the target's clock against the run's", () => {
     expect(clockRateOf({ first: 55, later: 50, dated: 61, elapsed: 61 })).toBeUndefined();
     expect(clockRateOf({ first: 55, later: 55, dated: 10, elapsed: 61 })).toBeUndefined();
     expect(clockRateOf({ first: 600, later: 539, dated: 61, elapsed: 61 })).toBeUndefined();
+  });
+
+  it("is said where only its Date ran faster by over three times: the run's waits were longer than needed", () => {
+    expect(fasterClockOf({ dated: 600, elapsed: 60 })).toBe(10);
+    expect(fasterClockOf({ dated: 150, elapsed: 60 })).toBeUndefined();
+    expect(fasterClockOf({ dated: 100, elapsed: 5 })).toBeUndefined();
+    expect(fasterClockOf({ elapsed: 60 })).toBeUndefined();
   });
 
   it('is not read without a Date, or over too short a time for its whole seconds', () => {

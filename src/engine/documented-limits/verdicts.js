@@ -1,7 +1,7 @@
 // @ts-check
 // How a limit is judged from what a probe counted, once for the engine's bursts (limits/) and the k6 scripts' windows
 // (load/lib/). Counting is the caller's; this module only judges. ES2015, as limits.js says.
-import { tooSlowForWindow } from './windows.js';
+import { tooSlowByTargetClock, tooSlowForWindow } from './windows.js';
 
 // ------------------------------------------------------------------ one window's counts
 
@@ -40,6 +40,7 @@ export function countVerdict(limit, counts) {
  * @property {number} others
  * @property {string} [otherExample]  what the first of the others was (a status, a transport error)
  * @property {number} spanMs          real ms from the first send to the last answer
+ * @property {number} [datedSeconds]  seconds the target's Date header advanced from its first answer to its last
  */
 
 /** @param {BurstCounts} b */
@@ -67,6 +68,8 @@ export function judgeBursts(limit, windowMs, first, second) {
       kind: 'inconclusive',
       reason: `the burst took ${first.spanMs} ms, more than half a window (${Math.round(windowMs)} ms)`,
     };
+  const byTarget = tooSlowByTargetClock(first.datedSeconds) || tooSlowByTargetClock(second && second.datedSeconds);
+  if (byTarget) return { kind: 'inconclusive', reason: byTarget };
   const shown = countVerdict(limit, { sent: sentIn(first), accepted: first.accepted, refused: first.rejected });
   if (shown === 'not-filled')
     return {
@@ -126,6 +129,8 @@ export function judgeFreshWindow(limit, windowMs, burst) {
       kind: 'inconclusive',
       reason: `the burst in a fresh window took ${burst.spanMs} ms, more than half a window (${Math.round(windowMs)} ms)`,
     };
+  const byTarget = tooSlowByTargetClock(burst.datedSeconds);
+  if (byTarget) return { kind: 'inconclusive', reason: byTarget };
   return judgeSecondBurst(limit, burst, `a fresh window served only ${burst.accepted}`);
 }
 
@@ -406,4 +411,17 @@ export function clockRateOf({ first, later, dated, elapsed }) {
   const slow = (/** @type {number} */ x) => x < 1 / 3;
   const fast = (/** @type {number} */ x) => x > 3;
   return (slow(rate) && slow(byDate)) || (fast(rate) && fast(byDate)) ? rate : undefined;
+}
+
+/**
+ * How many times faster than the run assumes (--time-scale) the target's clock ran, where its Date header advanced
+ * `dated` seconds while the run counted `elapsed` target-seconds, and by over three times: the run waited longer than
+ * it needed (every verdict stands, each wait was a multiple of the target's), so it is said, not judged.
+ * @param {{ dated?: number, elapsed: number }} r
+ * @returns {number | undefined}
+ */
+export function fasterClockOf({ dated, elapsed }) {
+  if (dated === undefined || !(elapsed >= CLOCK_READING_MIN_SECONDS)) return undefined;
+  const rate = dated / elapsed;
+  return rate > 3 ? rate : undefined;
 }

@@ -60,6 +60,18 @@ export function tooSlowForWindow(spanMs, windowMs) {
 }
 
 /**
+ * Why a burst proves nothing by the target's own clock: its Date header advanced `datedSeconds` while it was sent, more
+ * than half a window (whole seconds: a difference of D shows at least D-1 passed). The run's time scale then is not the
+ * target's: a window the run thinks is a minute long came and went on the target inside the burst.
+ * @param {number | undefined} datedSeconds
+ * @returns {string | undefined}
+ */
+export function tooSlowByTargetClock(datedSeconds) {
+  if (datedSeconds === undefined || datedSeconds - 1 < WINDOW_SECONDS / 2) return undefined;
+  return `the target's Date advanced ${datedSeconds} s while the burst was sent, more than half its ${WINDOW_SECONDS}-s window: its clock runs faster than --time-scale assumes (rerun with the target's own time scale)`;
+}
+
+/**
  * @typedef {object} ProbePlan
  * @property {number} limit          documented accepted requests per window
  * @property {number} over           requests sent beyond the limit in each window ("just above" the rate)
