@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { computeDomains, partlyVerified } from '../../src/engine/run/domains.ts';
-import { newJudged, recordingObjects, recordingLog, type Judged } from '../../src/engine/run/attribution.ts';
+import { newExamined, recordingObjects, recordingLog, type Examined } from '../../src/engine/run/attribution.ts';
 import type { Clause } from '../../src/spec/clauses.ts';
 import type { Check } from '../../src/engine/run/check.ts';
 import type { CheckReport } from '../../src/engine/run/report.ts';
@@ -146,13 +146,13 @@ describe('clause domains', () => {
       { kind: 'vm' as const, id: 'vm-1', createdBy: 'setup', createdIn: created.seq, cleanup: 'deleted' as const },
     ],
   });
-  const run = (keys: string[], judged = new Map<string, Judged>()) =>
+  const run = (keys: string[], examined = new Map<string, Examined>()) =>
     computeDomains(
       clauses,
       checks,
       checks.map((c) => passed(c.id)),
       log,
-      judged,
+      examined,
       inputs(keys)
     );
 
@@ -192,17 +192,17 @@ describe('clause domains', () => {
     expect(d.missing).toEqual([]);
   });
 
-  it('counts what a check was handed (fixtures, the log) as judged, not only what it sent', async () => {
-    const judged = new Map([['pagination.walk', newJudged()]]);
+  it('counts what a check was handed (fixtures, the log) as examined, not only what it sent', async () => {
+    const examined = new Map([['pagination.walk', newExamined()]]);
     const fixtures = recordingObjects(
       { webhooks: async () => ({ exchange: ex('GET', '/v1/webhooks', 200, 'setup', 'primary') }) },
-      judged.get('pagination.walk')!
+      examined.get('pagination.walk')!
     );
     log.push((await fixtures.webhooks()).exchange);
-    const d = run(['primary'], judged).find((x) => x.clause === 'PAGE-PARAMS')!;
+    const d = run(['primary'], examined).find((x) => x.clause === 'PAGE-PARAMS')!;
     expect(d.exercised.operations).toEqual(['listVms', 'listWebhooks']);
     log.pop();
-    const seen = newJudged();
+    const seen = newExamined();
     const picked = recordingLog(log, seen).filter((e) => e.sentBy === 'setup');
     expect([...seen.seqs]).toEqual(picked.map((e) => e.seq));
   });

@@ -66,6 +66,8 @@ export type Answer = {
   webhooks: unknown[];
   entries: AuditEntryAnswer[];
   total: number;
+  /** The page size the list says it applied. */
+  per_page: number;
   /** Variants: the list's total elsewhere. */
   total_count?: number;
   count?: number;

@@ -8,7 +8,7 @@ export interface Undecided {
   howToVerify: string;
 }
 
-export interface Judged {
+export interface Examined {
   /** seq of every exchange the check was handed or picked. */
   seqs: Set<number>;
   /** Keys whose token answer the check read (ctx.tokens.response('readonly')): their issuance was judged. */
@@ -17,12 +17,12 @@ export interface Judged {
   views: Map<string, Map<string, true | Undecided>>;
 }
 
-export const newJudged = (): Judged => ({ seqs: new Set(), tokenKeys: new Set(), views: new Map() });
+export const newExamined = (): Examined => ({ seqs: new Set(), tokenKeys: new Set(), views: new Map() });
 
 /** Records a view of a clause as decided, or why not; once decided it stays decided. */
-export function noteView(judged: Judged, clause: string, view: string, undecided?: Undecided): void {
-  const views = judged.views.get(clause) ?? new Map<string, true | Undecided>();
-  judged.views.set(clause, views);
+export function noteView(examined: Examined, clause: string, view: string, undecided?: Undecided): void {
+  const views = examined.views.get(clause) ?? new Map<string, true | Undecided>();
+  examined.views.set(clause, views);
   if (views.get(view) !== true) views.set(view, undecided ?? true);
 }
 
@@ -33,19 +33,19 @@ const isExchange = (v: unknown): v is Exchange =>
   typeof (v as Exchange).request === 'object';
 
 /** Records the exchanges in a value a check was handed (an exchange, a list of them, an object holding them), two levels deep. */
-function note(value: unknown, judged: Judged, depth = 0): void {
+function note(value: unknown, examined: Examined, depth = 0): void {
   if (isExchange(value)) {
-    judged.seqs.add(value.seq);
+    examined.seqs.add(value.seq);
     return;
   }
   if (depth >= 2 || !value || typeof value !== 'object') return;
-  for (const v of Array.isArray(value) ? value : Object.values(value)) note(v, judged, depth + 1);
+  for (const v of Array.isArray(value) ? value : Object.values(value)) note(v, examined, depth + 1);
 }
 
 /** An object whose every method's answer is recorded as judged (after `before` has seen the call, when given). */
 function recording<T extends object>(
   target: T,
-  judged: Judged,
+  examined: Examined,
   before?: (prop: string | symbol, args: unknown[]) => void
 ): T {
   return new Proxy(target, {
@@ -55,8 +55,8 @@ function recording<T extends object>(
       return (...args: unknown[]) => {
         before?.(prop, args);
         const result = (value as (...a: unknown[]) => unknown).apply(t, args);
-        if (result instanceof Promise) return result.then((r) => (note(r, judged), r));
-        note(result, judged);
+        if (result instanceof Promise) return result.then((r) => (note(r, examined), r));
+        note(result, examined);
         return result;
       };
     },
@@ -64,19 +64,19 @@ function recording<T extends object>(
 }
 
 /** The run's objects as one check sees them: every answer they give it is recorded as judged by it. */
-export function recordingObjects<T extends object>(objects: T, judged: Judged): T {
-  return recording(objects, judged);
+export function recordingObjects<T extends object>(objects: T, examined: Examined): T {
+  return recording(objects, examined);
 }
 
 /** The token manager as one check sees it: a key whose token answer it reads is a subject it judged. */
-export function recordingTokens<T extends object>(tokens: T, judged: Judged): T {
-  return recording(tokens, judged, (prop, args) => {
-    if ((prop === 'response' || prop === 'issue') && typeof args[0] === 'string') judged.tokenKeys.add(args[0]);
+export function recordingTokens<T extends object>(tokens: T, examined: Examined): T {
+  return recording(tokens, examined, (prop, args) => {
+    if ((prop === 'response' || prop === 'issue') && typeof args[0] === 'string') examined.tokenKeys.add(args[0]);
   });
 }
 
 /** The run's log as one check sees it: what it picks out with filter, find or findLast is recorded as judged. */
-export function recordingLog(log: readonly Exchange[], judged: Judged): readonly Exchange[] {
+export function recordingLog(log: readonly Exchange[], examined: Examined): readonly Exchange[] {
   return new Proxy(log, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target) as unknown;
@@ -84,7 +84,7 @@ export function recordingLog(log: readonly Exchange[], judged: Judged): readonly
         return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
       return (...args: unknown[]) => {
         const result = (value as (...a: unknown[]) => unknown).apply(target, args);
-        note(result, judged);
+        note(result, examined);
         return result;
       };
     },

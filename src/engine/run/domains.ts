@@ -9,7 +9,7 @@ import type { Exchange } from '../transport/exchange.ts';
 import type { LedgerEntry } from '../target/ledger.ts';
 import type { Check } from './check.ts';
 import type { CheckReport, DomainCoverage } from './report.ts';
-import type { Judged } from './attribution.ts';
+import type { Examined } from './attribution.ts';
 import { documentOperations, type DocumentOperation } from '../schema/operations.ts';
 import type { ServedOperation } from '../target/served-operations.ts';
 import { KEY_NAMES, type InputNames, type KeyName } from '../config/config.ts';
@@ -97,7 +97,7 @@ export function computeDomains(
   checks: readonly Check[],
   reports: readonly CheckReport[],
   log: readonly Exchange[],
-  judged: ReadonlyMap<string, Judged>,
+  examined: ReadonlyMap<string, Examined>,
   inputs: DomainInputs
 ): DomainCoverage[] {
   const ops: readonly DomainOperation[] = inputs.served ?? documentOperations(inputs.merged);
@@ -119,7 +119,7 @@ export function computeDomains(
       (c) => (c.level === 'must' || c.level === 'declared') && c.clauses.includes(clause.id) && decided.has(c.id)
     );
     const d: ClauseDomain = clause.domain;
-    const met = exercisedPoints(judging, log, judged, { classes: d.values ?? [], accepted: !!d.accepted }, seen);
+    const met = exercisedPoints(judging, log, examined, { classes: d.values ?? [], accepted: !!d.accepted }, seen);
     const coverage: DomainCoverage = { clause: clause.id, domain: {}, exercised: {}, missing: [] };
     if (d.operations) coverOperations(coverage, clause.id, d.operations, ops, met.operations, inputs.names);
     if (d.subjects) coverSubjects(coverage, clause.id, d.subjects, met.subjects, inputs);
@@ -129,7 +129,7 @@ export function computeDomains(
         pairs: inputs.pairs === true,
         names: inputs.names,
       });
-    if (d.views) coverViews(coverage, clause.id, d.views, judging, judged);
+    if (d.views) coverViews(coverage, clause.id, d.views, judging, examined);
     out.push(coverage);
   }
   return out;
@@ -167,7 +167,7 @@ function creatorsOf(log: readonly Exchange[], ledger: readonly LedgerEntry[]): M
 function exercisedPoints(
   judging: readonly Check[],
   log: readonly Exchange[],
-  judged: ReadonlyMap<string, Judged>,
+  examined: ReadonlyMap<string, Examined>,
   values: { classes: readonly string[]; accepted: boolean },
   seen: LogIndex
 ): {
@@ -180,7 +180,7 @@ function exercisedPoints(
   const wholeLog = judging.some((c) => c.reviewsLog);
   const ids = new Set(judging.map((c) => c.id));
   // Sent by a judging check, or handed to it (the run's objects, the log, token answers): both were judged.
-  const handed = new Set(judging.flatMap((c) => [...(judged.get(c.id)?.seqs ?? [])]));
+  const handed = new Set(judging.flatMap((c) => [...(examined.get(c.id)?.seqs ?? [])]));
   const exchanges = log.filter((ex) => wholeLog || ids.has(ex.sentBy) || handed.has(ex.seq));
   const operations = new Set<string>();
   const subjects = new Set<string>();
@@ -188,7 +188,7 @@ function exercisedPoints(
   const exercised = new Set<string>();
   const refusedValues = new Set<string>();
   for (const c of judging) {
-    for (const key of judged.get(c.id)?.tokenKeys ?? []) {
+    for (const key of examined.get(c.id)?.tokenKeys ?? []) {
       subjects.add(key);
       operations.add('issueToken');
     }
@@ -227,7 +227,7 @@ function coverOperations(
   for (const o of inDocument.filter((o) => !sent.has(o))) {
     coverage.missing.push(
       unshown.has(o)
-        ? // Judged only where a 2xx shows it exists: on ids that exist nowhere its answer says nothing.
+        ? // Examined only where a 2xx shows it exists: on ids that exist nowhere its answer says nothing.
           {
             dimension: 'operations',
             point: o,
@@ -375,11 +375,11 @@ function coverViews(
   clause: string,
   domain: readonly string[],
   judging: readonly Check[],
-  judged: ReadonlyMap<string, Judged>
+  examined: ReadonlyMap<string, Examined>
 ): void {
   coverage.domain.views = [...domain];
   const notes = judging.flatMap((c) => {
-    const n = judged.get(c.id)?.views.get(clause);
+    const n = examined.get(c.id)?.views.get(clause);
     return n ? [n] : [];
   });
   const decided = (v: string) => notes.some((n) => n.get(v) === true);

@@ -54,7 +54,14 @@ import { limitTraces } from '../limits/trace.ts';
 import { trafficStats } from '../limits/stats.ts';
 import { specDigests } from './digests.ts';
 import { computeDomains, partlyVerified } from './domains.ts';
-import { newJudged, noteView, recordingObjects, recordingLog, recordingTokens, type Judged } from './attribution.ts';
+import {
+  newExamined,
+  noteView,
+  recordingObjects,
+  recordingLog,
+  recordingTokens,
+  type Examined,
+} from './attribution.ts';
 
 export interface RunHooks extends WaitListener {
   onCheckStart?(check: Check): void;
@@ -175,7 +182,7 @@ export async function runSuite(
   try {
     const issuance = await preflight(run, checks, tool, startedAt);
     const certify = await prepareForCertify(run);
-    const { reports, judged, limits } = await runChecks(run, checks, certify, issuance);
+    const { reports, examined, limits } = await runChecks(run, checks, certify, issuance);
     const left = await cleanupAfter(run);
     if (run.objects.inputRefused) throw inputRefusedStop(run, run.objects.inputRefused, tool, startedAt, left);
     return assembleReport(run, {
@@ -183,7 +190,7 @@ export async function runSuite(
       startedAt,
       allChecks,
       reports,
-      judged,
+      examined,
       limits,
       clauses: await clauses,
       cleanup: left,
@@ -407,12 +414,12 @@ async function runChecks(
   checks: readonly Check[],
   certify: CertifyPreparation | undefined,
   issuance: IssuanceStage | undefined
-): Promise<{ reports: CheckReport[]; judged: Map<string, Judged>; limits?: LimitsReport }> {
+): Promise<{ reports: CheckReport[]; examined: Map<string, Examined>; limits?: LimitsReport }> {
   const isLimits = (c: Check) => c.group === 'limits';
   // What each check judged besides what it sent (a clause's domain counts both).
-  const judged = new Map<string, Judged>();
+  const examined = new Map<string, Examined>();
   let limits: LimitsReport | undefined;
-  const runOne = (check: Check) => runCheck(run, check, judged, { certify, limits });
+  const runOne = (check: Check) => runCheck(run, check, examined, { certify, limits });
   const reports: CheckReport[] = await runScheduled(
     checks.filter((c) => !c.reviewsLog && !isLimits(c)),
     runOne,
@@ -426,14 +433,14 @@ async function runChecks(
     reports.push(await runOne(check));
   }
   reports.sort((a, b) => checks.findIndex((c) => c.id === a.id) - checks.findIndex((c) => c.id === b.id));
-  return { reports, judged, ...(limits ? { limits } : {}) };
+  return { reports, examined, ...(limits ? { limits } : {}) };
 }
 
 /** One check run in its context, its outcome (or the reason it could not run) made its report. */
 async function runCheck(
   run: Run,
   check: Check,
-  judged: Map<string, Judged>,
+  examined: Map<string, Examined>,
   stage: { certify?: CertifyPreparation; limits?: LimitsReport }
 ): Promise<CheckReport> {
   const { config, http } = run;
@@ -441,8 +448,8 @@ async function runCheck(
   if (run.objects.inputRefused)
     return toReport(check, skip(`the run stopped: ${run.objects.inputRefused.message}`), 0, http.log.length);
   run.hooks.onCheckStart?.(check);
-  const seen = newJudged();
-  judged.set(check.id, seen);
+  const seen = newExamined();
+  examined.set(check.id, seen);
   const ctx = contextFor(run, check, seen, stage);
   const started = Date.now();
   let outcome: CheckOutcome | { status: 'error'; message: string };
@@ -494,7 +501,7 @@ async function stoppedMeanwhile(
 function contextFor(
   run: Run,
   check: Check,
-  seen: Judged,
+  seen: Examined,
   stage: { certify?: CertifyPreparation; limits?: LimitsReport }
 ): CheckContext {
   const {
@@ -553,7 +560,7 @@ function assembleReport(
     startedAt: string;
     allChecks: Check[];
     reports: CheckReport[];
-    judged: Map<string, Judged>;
+    examined: Map<string, Examined>;
     limits?: LimitsReport;
     clauses: ClauseList;
     cleanup: CleanupOutcome;
@@ -566,7 +573,7 @@ function assembleReport(
     only: config.only,
     names: config.names,
   });
-  coverage.domains = computeDomains(done.clauses.clauses, done.allChecks, reports, http.log, done.judged, {
+  coverage.domains = computeDomains(done.clauses.clauses, done.allChecks, reports, http.log, done.examined, {
     merged: spec.merged,
     operationOf: (method, pathname) => run.operations.operationFor(method, pathname)?.operationId,
     served: run.operations.known(),
