@@ -68,7 +68,7 @@ export function tooSlowForWindow(spanMs, windowMs) {
  */
 export function tooSlowByTargetClock(datedSeconds) {
   if (datedSeconds === undefined || datedSeconds - 1 < WINDOW_SECONDS / 2) return undefined;
-  return `the target's Date advanced ${datedSeconds} s while the burst was sent, more than half its ${WINDOW_SECONDS}-s window: its clock runs faster than --time-scale assumes (rerun with the target's own time scale)`;
+  return `the target's Date advanced ${datedSeconds} s while the burst was sent, more than half its ${WINDOW_SECONDS}-s window: its clock runs faster than the run's time scale assumes (rerun at the target's own time scale)`;
 }
 
 /**
