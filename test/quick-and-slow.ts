@@ -75,6 +75,7 @@ export const SLOW_TESTS = [
   'test/suite/shared-key.test.ts',
   'test/suite/own-names.test.ts',
   'test/suite/time-scale-mismatch.test.ts',
+  'test/suite/empty-organization.test.ts',
   'test/suite/under-load.test.ts',
   'test/suite/accepted-tasks.test.ts',
   'test/suite/audit-entries.test.ts',

@@ -46,7 +46,9 @@ export const totalCount: Check = {
     const distinct = new Set(walk.items.map((v) => JSON.stringify(v['id']))).size;
     const rejected: string[] = [];
     for (const pointer of pointers) {
-      const values = walk.pages.filter((p) => vmsOf(p).length > 0).map((p) => readTotal(p, pointer));
+      // The pages that hold VMs; an empty list has one page, whose total must then be 0.
+      const holding = walk.pages.filter((p) => vmsOf(p).length > 0);
+      const values = (holding.length ? holding : walk.pages.slice(0, 1)).map((p) => readTotal(p, pointer));
       const problem = values.some((v) => typeof v !== 'number' || !Number.isInteger(v))
         ? `${pointer} is not an integer on every page (${JSON.stringify(values)})`
         : new Set(values).size > 1
