@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../spec/errors.ts';
-import { REPORT_FORMATS, type ReportTarget, type ReportFormat } from '../report/index.ts';
+import { REPORT_FORMATS, type ReportOutput, type ReportFormat } from '../report/index.ts';
 import {
   KEY_NAMES,
   RUN_INPUTS,
@@ -449,7 +449,7 @@ export interface RunOptions {
   profile: Profile;
   timeScale: number;
   seed: number;
-  reports: ReportTarget[];
+  reports: ReportOutput[];
   runs: number;
   allowWrites: number;
   webhookListen: string;
@@ -605,7 +605,7 @@ function readDotenv(cwd: string): Record<string, string> {
   }
 }
 
-function parseReportFlag(value: string): ReportTarget {
+function parseReportFlag(value: string): ReportOutput {
   const i = value.indexOf(':');
   const format = value.slice(0, i) as ReportFormat;
   const path = value.slice(i + 1);

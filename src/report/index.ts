@@ -7,11 +7,11 @@ import { renderHtml } from './html.ts';
 export const REPORT_FORMATS = { json: renderJson, junit: renderJunit, html: renderHtml } as const;
 export type ReportFormat = keyof typeof REPORT_FORMATS;
 
-export interface ReportTarget {
+export interface ReportOutput {
   format: ReportFormat;
   path: string;
 }
 
-export async function writeReports(report: RunReport, targets: ReportTarget[]): Promise<void> {
-  for (const t of targets) await writeFile(t.path, REPORT_FORMATS[t.format](report));
+export async function writeReports(report: RunReport, outputs: ReportOutput[]): Promise<void> {
+  for (const t of outputs) await writeFile(t.path, REPORT_FORMATS[t.format](report));
 }
