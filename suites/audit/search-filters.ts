@@ -106,6 +106,13 @@ export function orderBroken(
   return { judged };
 }
 
+/** One filter as the search is asked it: its query, and whether an entry matches it. */
+interface FilterTry {
+  what: string;
+  query: Record<string, string>;
+  matches: (e: Entry) => boolean;
+}
+
 /**
  * The filters beyond actor and result, each tried where declared, around the entry of the run's
  * failing probe: its path's prefix, its method, and a time window that ends (to) or starts (from) at its time. Each
@@ -114,14 +121,14 @@ export function orderBroken(
 async function judgeFurtherFilters(
   ctx: CheckContext,
   entry: Entry
-): Promise<{ problem?: string; pages: Exchange[]; shown: string[] }> {
+): Promise<{ problem?: string; pages: Exchange[]; shown: string[]; tries: FilterTry[] }> {
   const a = auditOf(ctx);
   const shown: string[] = [];
   const path = String(field(a, entry, 'path') ?? '');
   const method = field(a, entry, 'method');
   const time = field(a, entry, 'time');
   const at = Date.parse(String(time ?? ''));
-  const tries: Array<{ what: string; query: Record<string, string>; matches: (e: Entry) => boolean }> = [];
+  const tries: FilterTry[] = [];
   const prefix = path.replace(/[^/]*$/, '');
   if (a.filters.pathPrefix && prefix.length > 1)
     tries.push({
@@ -161,16 +168,52 @@ async function judgeFurtherFilters(
         problem: `${t.what} returned ${wrong.length} of ${r.entries.length} entries it does not match (e.g. ${JSON.stringify(wrong[0]).slice(0, 200)})`,
         pages: r.pages.slice(0, 1),
         shown,
+        tries,
       };
     if (r.entries.length === 0)
       return {
         problem: `${t.what} returned nothing, although the run's entry matches it`,
         pages: r.pages.slice(0, 1),
         shown,
+        tries,
       };
     shown.push(`${t.what}: ${r.entries.length} entries, all matching`);
   }
-  return { pages: [], shown };
+  return { pages: [], shown, tries };
+}
+
+/**
+ * Filters in pairs (one class at a time, then in pairs): a search given two filters returns only entries both match,
+ * and the run's own entry where it matches both (a target may drop one filter when another comes with it). Certify
+ * tries every pair; the other profiles the first pair only (result and actor, the filters every audit declares first).
+ */
+async function judgePairs(
+  ctx: CheckContext,
+  tries: FilterTry[],
+  entry: Entry | undefined
+): Promise<{ problem?: string; pages: Exchange[]; shown?: string }> {
+  const pairs: Array<[FilterTry, FilterTry]> = [];
+  for (let i = 0; i < tries.length; i++) for (let j = i + 1; j < tries.length; j++) pairs.push([tries[i]!, tries[j]!]);
+  const chosen = ctx.certify ? pairs : pairs.slice(0, 1);
+  for (const [x, y] of chosen) {
+    const what = `${x.what}&${y.what}`;
+    const r = await searchAudit(ctx, { ...x.query, ...y.query }, 3);
+    const wrong = r.entries.filter((e) => !x.matches(e) || !y.matches(e));
+    if (wrong.length) {
+      const dropped = wrong.every((e) => x.matches(e)) ? y.what : wrong.every((e) => y.matches(e)) ? x.what : undefined;
+      return {
+        problem: `${what} returned ${wrong.length} of ${r.entries.length} entries that do not match both${dropped ? ` (each matches the other filter: ${dropped} was dropped)` : ''}, although each filter alone returned only what it matches (e.g. ${JSON.stringify(wrong[0]).slice(0, 200)})`,
+        pages: r.pages.slice(0, 1),
+      };
+    }
+    if (r.entries.length === 0 && entry && x.matches(entry) && y.matches(entry))
+      return { problem: `${what} returned nothing, although the run's entry matches both`, pages: r.pages.slice(0, 1) };
+  }
+  if (chosen.length === 0) return { pages: [] };
+  return {
+    pages: [],
+    shown: `${chosen.length} pair${chosen.length === 1 ? '' : 's'} of filters together (${chosen.map(([x, y]) => `${x.what.split('=')[0]}+${y.what.split('=')[0]}`).join(', ')}), each returning only what both match${chosen.length < pairs.length ? `; ${pairs.length - chosen.length} more pairs in --profile certify` : ''}`,
+  };
 }
 
 /** The audit is searchable (seed §1): a filter returns only entries it matches, in the declared order. */
@@ -181,6 +224,7 @@ async function judgeSearch(ctx: CheckContext): Promise<CheckOutcome> {
   const probes = await auditProbes(ctx);
   const { entry } = await findEntry(ctx, new URL(probes.failing.request.url).pathname);
   const findings: string[] = [];
+  const tries: FilterTry[] = [];
   let ordered: { entries: Entry[]; page?: Exchange } | undefined;
   if (a.filters.result) {
     const r = await searchAudit(ctx, { [a.filters.result]: a.resultValues.failure }, 5);
@@ -196,6 +240,11 @@ async function judgeSearch(ctx: CheckContext): Promise<CheckOutcome> {
         r.pages.slice(0, 1)
       );
     findings.push(`${a.filters.result}=${a.resultValues.failure}: ${r.entries.length} entries, all failures`);
+    tries.push({
+      what: `${a.filters.result}=${a.resultValues.failure}`,
+      query: { [a.filters.result]: a.resultValues.failure },
+      matches: (e) => field(a, e, 'result') === a.resultValues.failure,
+    });
     ordered = { entries: r.entries, page: r.pages[0] };
   }
   const actor = entry === undefined ? undefined : field(a, entry, 'actor');
@@ -205,13 +254,22 @@ async function judgeSearch(ctx: CheckContext): Promise<CheckOutcome> {
     if (wrong.length)
       return fail(`${a.filters.actor}=${actor} returned ${wrong.length} entries of other actors`, r.pages.slice(0, 1));
     findings.push(`${a.filters.actor}=<this run's actor>: ${r.entries.length} entries, all its own`);
+    tries.push({
+      what: `${a.filters.actor}=${actor}`,
+      query: { [a.filters.actor]: String(actor) },
+      matches: (e) => field(a, e, 'actor') === actor,
+    });
     ordered ??= { entries: r.entries, page: r.pages[0] };
   }
   if (entry) {
     const further = await judgeFurtherFilters(ctx, entry);
     if (further.problem) return fail(further.problem, further.pages);
     findings.push(...further.shown);
+    tries.push(...further.tries);
   }
+  const paired = await judgePairs(ctx, tries, entry);
+  if (paired.problem) return fail(paired.problem, paired.pages);
+  if (paired.shown) findings.push(paired.shown);
   if ((a.order || a.sort) && ordered) {
     const { broken, judged } = orderBroken(a, ordered.entries, { log: ctx.log, actor, owns: ownedBy(ctx) });
     const order = readsNewestFirst(a) ? 'newest first' : 'oldest first';

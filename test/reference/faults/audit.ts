@@ -44,6 +44,20 @@ export const faults: FaultCase[] = [
     faulty: [[404, 200], [200], [404]],
   },
   {
+    name: 'audit-actor-dropped-with-result',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      const r = await tokenFor(s, s.apiKeyReadonly);
+      await call(s, 'GET', '/v1/vms/vm-nope', { token: t });
+      await call(s, 'GET', '/v1/vms/vm-nope-readonly', { token: r });
+      const actors = async (q: string) => new Set((await auditEntries(s, t, q)).map((e) => e.actor)).size;
+      const me = (await auditEntries(s, t, 'result=failure')).find((e) => e.path === '/v1/vms/vm-nope')!.actor;
+      return [await actors('result=failure'), await actors(`actor=${me}`), await actors(`actor=${me}&result=failure`)];
+    },
+    clean: [2, 1, 1],
+    faulty: [2, 1, 2],
+  },
+  {
     name: 'audit-export-truncated',
     probe: async (s) => {
       const t = await tokenFor(s);
