@@ -49,13 +49,20 @@ async function callEveryOperation(ctx: CheckContext): Promise<Sent[]> {
   return sent;
 }
 
-/** The calls no entry shows: same path, and same status where entries carry one (searched as the caller). */
-async function unlogged(ctx: CheckContext, sent: Sent[]): Promise<{ missing: Sent[]; pages: Exchange[] }> {
+/**
+ * The calls no entry shows: same path, and same status where entries carry one (searched as the caller); and the
+ * entry found for each of the others.
+ */
+async function unlogged(
+  ctx: CheckContext,
+  sent: Sent[]
+): Promise<{ missing: Sent[]; pages: Exchange[]; found: Array<{ sent: Sent; entry: Entry }> }> {
   const a = auditOf(ctx);
   let missing = sent.filter((s) => s.ex.response);
   let pages: Exchange[] = [];
-  const shows = (entries: Entry[], s: Sent) =>
-    entries.some(
+  const found: Array<{ sent: Sent; entry: Entry }> = [];
+  const entryOf = (entries: Entry[], s: Sent) =>
+    entries.find(
       (e) =>
         field(a, e, 'path') === new URL(s.ex.request.url).pathname &&
         (a.fields.status === undefined ||
@@ -67,10 +74,28 @@ async function unlogged(ctx: CheckContext, sent: Sent[]): Promise<{ missing: Sen
     for (const as of [...new Set(missing.map((m) => m.as))]) {
       const r = await entriesAtBothEnds(ctx, {}, RECENT_PAGES, as);
       pages = r.pages;
-      missing = missing.filter((m) => m.as !== as || !shows(r.entries, m));
+      missing = missing.filter((m) => {
+        const entry = m.as === as ? entryOf(r.entries, m) : undefined;
+        if (entry) found.push({ sent: m, entry });
+        return !entry;
+      });
     }
   }
-  return { missing, pages };
+  return { missing, pages, found };
+}
+
+/** The fields the seed names on every entry (actor, source IP, result) an entry leaves empty, by their labels. */
+function emptyFields(a: ReturnType<typeof auditOf>, entry: Entry): string[] {
+  return (
+    [
+      ['actor', 'actor'],
+      ['sourceIp', 'source IP'],
+      ['result', 'result'],
+    ] as const
+  ).flatMap(([name, label]) => {
+    const v = field(a, entry, name);
+    return (typeof v !== 'string' && typeof v !== 'number') || v === '' ? [label] : [];
+  });
 }
 
 /** Every API call, failed ones included, is logged with actor, source IP and result (seed §1). */
@@ -115,7 +140,24 @@ async function judgeLogged(ctx: CheckContext): Promise<CheckOutcome> {
   }
   // Every operation, and the second key: the clause is about every API call.
   const sent = await callEveryOperation(ctx);
-  const { missing, pages } = await unlogged(ctx, sent);
+  const { missing, pages, found } = await unlogged(ctx, sent);
+  // Every call's entry, writes included, carries actor, source IP and result: not the probes' reads alone.
+  const bare = found.flatMap((f) => {
+    const empty = emptyFields(a, f.entry);
+    return empty.length ? [{ ...f, empty }] : [];
+  });
+  if (bare.length) {
+    problems.push(
+      `the entries of ${bare.length} of ${found.length} other calls lack a field every entry has: ${bare
+        .slice(0, 5)
+        .map(
+          (b) =>
+            `${b.sent.ex.request.method} ${new URL(b.sent.ex.request.url).pathname} → ${b.sent.ex.response?.status} (no ${b.empty.join(', ')})`
+        )
+        .join('; ')}`
+    );
+    evidence.push(bare[0]!.sent.ex, ...pages.slice(0, 1));
+  }
   if (missing.length) {
     problems.push(
       `${missing.length} of ${sent.length} calls are not in the audit: ${missing

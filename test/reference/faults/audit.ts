@@ -16,6 +16,18 @@ export const faults: FaultCase[] = [
     faulty: [2, [null]],
   },
   {
+    name: 'audit-no-source-ip-on-writes',
+    probe: async (s) => {
+      const t = await tokenFor(s);
+      await call(s, 'GET', '/v1/vms/vm-nope', { token: t });
+      await call(s, 'POST', '/v1/vms', { token: t, json: {} });
+      const entries = await auditEntries(s, t);
+      return entries.map((e) => `${e.method} ${e.source_ip}`).sort();
+    },
+    clean: ['GET 127.0.0.1', 'GET 127.0.0.1', 'POST 127.0.0.1'],
+    faulty: ['GET 127.0.0.1', 'GET 127.0.0.1', 'POST null'],
+  },
+  {
     name: 'audit-missing-failures',
     probe: async (s) => {
       const t = await tokenFor(s);
