@@ -65,7 +65,7 @@ export interface WebhookDeclaration {
   /** Target-seconds before each retry of a failed delivery. */
   retry?: { delays: number[]; eventIdHeader?: string; timeoutSeconds?: number };
   /** Event names from the document's top-level webhooks, with their family. */
-  events: Array<{ name: string; family: string; emittedBy?: string[] }>;
+  events: Array<{ name: string; family: string; emittedBy?: string[]; emittedOn?: 'succeeded' | 'failed' }>;
   /** Values for the events field that subscribe to everything, or to one family (default: the names). */
   subscriptions: Record<string, string[]>;
   /** Where a delivery names its event type: a header, else a body pointer. */
@@ -462,6 +462,9 @@ function readWebhooks(doc: OpenApiDocument): WebhookDeclaration | undefined {
     family: str(x(item['post'], 'x-event-family'), 'unknown')!,
     ...(Array.isArray(x(item['post'], 'x-emitted-by'))
       ? { emittedBy: (x(item['post'], 'x-emitted-by') as unknown[]).map(String) }
+      : {}),
+    ...(x(item['post'], 'x-emitted-on') === 'succeeded' || x(item['post'], 'x-emitted-on') === 'failed'
+      ? { emittedOn: x(item['post'], 'x-emitted-on') as 'succeeded' | 'failed' }
       : {}),
   }));
   const remove = operations(doc).find(

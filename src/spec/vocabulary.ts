@@ -481,6 +481,17 @@ export const TERMS: Term[] = [
     checks: ['webhooks.declared-emitters'],
     unshown: ['U-EVENT-EMITTERS'],
   },
+  {
+    name: 'x-emitted-on',
+    role: 'declaration',
+    where: ['webhook-operation'],
+    schema: { enum: ['succeeded', 'failed'] },
+    meaning:
+      "on an event of the document's top-level webhooks (its post): the outcome of the emitting operation's task after which it is sent; the suite's backup, once its task has ended so, must deliver it",
+    example: 'succeeded',
+    checks: ['webhooks.backup-event'],
+    unshown: ['U-EVENT-EMITTERS'],
+  },
   // ---- operations: audit ----
   {
     name: 'x-audit',

@@ -1,5 +1,5 @@
 import type { Check } from '../../src/engine/run/check.ts';
-import { pass, fail, skip, undeclared } from '../../src/engine/run/check.ts';
+import { pass, fail, failAt, skip, undeclared } from '../../src/engine/run/check.ts';
 import { eventTypeOf } from '../../src/engine/events/events.ts';
 import { isSuccess } from '../support.ts';
 
@@ -40,8 +40,29 @@ export const backupEvent: Check = {
       );
     }
     ctx.observe('backupEventDelaySeconds', ((got.receivedAt - backup.startedAt) / 1000) * ctx.config.timeScale);
-    return pass(
-      `${eventTypeOf(got, s.decl)} arrived ${Math.round(((got.receivedAt - backup.startedAt) / 1000) * ctx.config.timeScale)} target-seconds after the backup started`
+    const arrived = `${eventTypeOf(got, s.decl)} arrived ${Math.round(((got.receivedAt - backup.startedAt) / 1000) * ctx.config.timeScale)} target-seconds after the backup started`;
+    // The event the overlay says follows the backup's outcome (x-emitted-on): a start event alone is not its end.
+    const success = backup.outcome?.state.terminal ? backup.outcome.state.success : undefined;
+    const outcome = success === true ? 'succeeded' : success === false ? 'failed' : undefined;
+    const due = s.decl.events.filter(
+      (e) =>
+        e.family === 'backup-job' &&
+        outcome &&
+        e.emittedOn === outcome &&
+        (e.emittedBy === undefined || e.emittedBy.includes('startBackup'))
     );
+    if (due.length === 0) return pass(arrived);
+    const dueNames = new Set(due.map((e) => e.name));
+    const end = await s.receiver.waitFor(
+      (d) => d.path === s.main.path && d.receivedAt >= backup.startedAt && dueNames.has(eventTypeOf(d, s.decl) ?? ''),
+      ctx.events.deliveryTimeoutMs()
+    );
+    if (!end)
+      return failAt(
+        'declared',
+        `the backup's task ${outcome}, and the overlay says ${[...dueNames].join('/')} is sent once it has (x-emitted-on: ${outcome}), but none reached ${s.main.url} within ${Math.round(ctx.events.deliveryTimeoutMs() / 1000)} s (${arrived})`,
+        [backup.exchange, ...(backup.outcome?.polls.slice(-1) ?? [])]
+      );
+    return pass(`${arrived}; ${eventTypeOf(end, s.decl)} once its task had ${outcome}, as declared`);
   },
 };

@@ -76,6 +76,22 @@ export const faults: FaultCase[] = [
     faulty: [['alarm.triggered'], 'succeeded'],
   },
   {
+    name: 'backup-event-outcome-swapped',
+    timeScale: 100,
+    probe: (s) =>
+      withReceiver(async (rcv) => {
+        const t = await tokenFor(s);
+        await register(s, t, rcv.url, ['backup.completed', 'backup.failed']);
+        const b = await call(s, 'POST', `/v1/vms/${await firstVm(s, t)}/backups`, { token: t, json: {} });
+        await until(() => rcv.posts.length >= 1, 1000);
+        await sleep(100);
+        const task = await call(s, 'GET', `/v1/tasks/${b.body.task_id}`, { token: t });
+        return [rcv.posts.map((p) => JSON.parse(p.body).type), task.body.status];
+      }),
+    clean: [['backup.completed'], 'succeeded'],
+    faulty: [['backup.failed'], 'succeeded'],
+  },
+  {
     name: 'webhook-unsigned',
     timeScale: 100,
     probe: signatureProbe,
