@@ -50,8 +50,42 @@ function suiteArgs(s: MemberSettings, profile: Profile, timeScale: number, out: 
   ];
 }
 
+/** The string under a field named secret (or key), at most two objects down: where the members put a new key's secret. */
+function secretIn(v: unknown, depth = 0): string | undefined {
+  if (!v || typeof v !== 'object' || depth > 2) return undefined;
+  for (const [k, x] of Object.entries(v))
+    if ((k === 'secret' || k === 'key') && typeof x === 'string' && x.length >= 16) return x;
+  for (const x of Object.values(v)) {
+    const found = secretIn(x, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A key set aside for the run to revoke, as a certifier makes one in the console before a run: made through the
+ * member's own key management (POST /v1/api-keys, which every member serves), else none (revocation not verified).
+ */
+async function revocableKey(s: MemberSettings): Promise<string | undefined> {
+  try {
+    const post = (p: string, body: unknown, token?: string) =>
+      fetch(`${s.baseUrl}${p}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+      }).then((r) => r.json() as Promise<Record<string, unknown>>);
+    const issued = await post('/v1/auth/tokens', { api_key: s.apiKey });
+    const token = issued['token'] ?? issued['access_token'];
+    if (typeof token !== 'string') return undefined;
+    return secretIn(await post('/v1/api-keys', { name: 'cc-zoo-revocable' }, token));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Runs the CLI; keys go through the environment, as the docs advise (never on a command line). */
-export function runSuite(
+export async function runSuite(
   s: MemberSettings,
   profile: Profile,
   timeScale: number,
@@ -60,12 +94,15 @@ export function runSuite(
 ): Promise<SuiteRun> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cc-zoo-'));
   const out = path.join(dir, 'report.json');
+  // With the member's overlay (which declares how a key is revoked), a key of its own for the run to revoke.
+  const revocable = overlay ? await revocableKey(s) : undefined;
   const started = Date.now();
   const env = {
     ...process.env,
     CONFORMANCE_API_KEY: s.apiKey,
     CONFORMANCE_API_KEY_B: s.apiKeyB,
     CONFORMANCE_API_KEY_READONLY: s.apiKeyReadonly,
+    ...(revocable ? { CONFORMANCE_API_KEY_REVOCABLE: revocable } : {}),
     NO_COLOR: '1',
   };
   return new Promise((resolve) => {
