@@ -111,6 +111,17 @@ interface FilterTry {
   what: string;
   query: Record<string, string>;
   matches: (e: Entry) => boolean;
+  /** Its search alone returned the run's entry: only then is a pair's empty answer the pair's doing. */
+  sawEntry?: boolean;
+}
+
+/** Whether a search returned this entry (the same id where entries carry one, else the same record). */
+function returned(a: AuditDeclaration, entries: Entry[], entry: Entry | undefined): boolean {
+  if (!entry) return false;
+  const id = field(a, entry, 'id');
+  const key = (e: Entry) => (id === undefined ? JSON.stringify(e) : field(a, e, 'id'));
+  const want = key(entry);
+  return entries.some((e) => key(e) === want);
 }
 
 /**
@@ -178,6 +189,7 @@ async function judgeFurtherFilters(
         tries,
       };
     shown.push(`${t.what}: ${r.entries.length} entries, all matching`);
+    t.sawEntry = returned(a, r.entries, entry);
   }
   return { pages: [], shown, tries };
 }
@@ -189,8 +201,7 @@ async function judgeFurtherFilters(
  */
 async function judgePairs(
   ctx: CheckContext,
-  tries: FilterTry[],
-  entry: Entry | undefined
+  tries: FilterTry[]
 ): Promise<{ problem?: string; pages: Exchange[]; shown?: string }> {
   const pairs: Array<[FilterTry, FilterTry]> = [];
   for (let i = 0; i < tries.length; i++) for (let j = i + 1; j < tries.length; j++) pairs.push([tries[i]!, tries[j]!]);
@@ -206,8 +217,12 @@ async function judgePairs(
         pages: r.pages.slice(0, 1),
       };
     }
-    if (r.entries.length === 0 && entry && x.matches(entry) && y.matches(entry))
-      return { problem: `${what} returned nothing, although the run's entry matches both`, pages: r.pages.slice(0, 1) };
+    // Empty although each alone returned the run's entry: a bound's inclusiveness is the target's, its own answers tell.
+    if (r.entries.length === 0 && x.sawEntry && y.sawEntry)
+      return {
+        problem: `${what} returned nothing, although each filter alone returned the run's entry`,
+        pages: r.pages.slice(0, 1),
+      };
   }
   if (chosen.length === 0) return { pages: [] };
   return {
@@ -244,6 +259,7 @@ async function judgeSearch(ctx: CheckContext): Promise<CheckOutcome> {
       what: `${a.filters.result}=${a.resultValues.failure}`,
       query: { [a.filters.result]: a.resultValues.failure },
       matches: (e) => field(a, e, 'result') === a.resultValues.failure,
+      sawEntry: returned(a, r.entries, entry),
     });
     ordered = { entries: r.entries, page: r.pages[0] };
   }
@@ -258,6 +274,7 @@ async function judgeSearch(ctx: CheckContext): Promise<CheckOutcome> {
       what: `${a.filters.actor}=${actor}`,
       query: { [a.filters.actor]: String(actor) },
       matches: (e) => field(a, e, 'actor') === actor,
+      sawEntry: returned(a, r.entries, entry),
     });
     ordered ??= { entries: r.entries, page: r.pages[0] };
   }
@@ -267,7 +284,7 @@ async function judgeSearch(ctx: CheckContext): Promise<CheckOutcome> {
     findings.push(...further.shown);
     tries.push(...further.tries);
   }
-  const paired = await judgePairs(ctx, tries, entry);
+  const paired = await judgePairs(ctx, tries);
   if (paired.problem) return fail(paired.problem, paired.pages);
   if (paired.shown) findings.push(paired.shown);
   if ((a.order || a.sort) && ordered) {
