@@ -102,7 +102,6 @@ const LONG_LIST_FAULTS = new Set([
 const SHAPE_VARIANT: Record<string, string> = {
   'tag-filter-later-pages-unfiltered': 'vm-record-minimal',
   'tag-filter-cross-org-labels': 'tags-as-labels',
-  'per-page-reported-as-asked': 'per-page-over-max-clamp',
 };
 
 /** Faults a quick run cannot tell from a window boundary (or that need a window to pass): judged in the full profile. */

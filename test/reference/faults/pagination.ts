@@ -27,16 +27,6 @@ export const faults: FaultCase[] = [
     faulty: [200, 101],
   },
   {
-    name: 'per-page-reported-as-asked',
-    variants: ['per-page-over-max-clamp'],
-    probe: async (s) => {
-      const r = await call(s, 'GET', '/v1/vms?per_page=500', { token: await tokenFor(s) });
-      return [r.status, r.body.per_page];
-    },
-    clean: [200, 100],
-    faulty: [200, 500],
-  },
-  {
     name: 'per-page-cap-skipped-with-filter',
     probe: async (s) => {
       const t = await tokenFor(s);
