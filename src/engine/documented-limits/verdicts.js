@@ -68,7 +68,9 @@ export function judgeBursts(limit, windowMs, first, second) {
       kind: 'inconclusive',
       reason: `the burst took ${first.spanMs} ms, more than half a window (${Math.round(windowMs)} ms)`,
     };
-  const byTarget = tooSlowByTargetClock(first.datedSeconds) || tooSlowByTargetClock(second && second.datedSeconds);
+  const byTarget =
+    tooSlowByTargetClock(first.datedSeconds, first.spanMs, windowMs) ||
+    (second && tooSlowByTargetClock(second.datedSeconds, second.spanMs, windowMs));
   if (byTarget) return { kind: 'inconclusive', reason: byTarget };
   const shown = countVerdict(limit, { sent: sentIn(first), accepted: first.accepted, refused: first.rejected });
   if (shown === 'not-filled')
@@ -129,7 +131,7 @@ export function judgeFreshWindow(limit, windowMs, burst) {
       kind: 'inconclusive',
       reason: `the burst in a fresh window took ${burst.spanMs} ms, more than half a window (${Math.round(windowMs)} ms)`,
     };
-  const byTarget = tooSlowByTargetClock(burst.datedSeconds);
+  const byTarget = tooSlowByTargetClock(burst.datedSeconds, burst.spanMs, windowMs);
   if (byTarget) return { kind: 'inconclusive', reason: byTarget };
   return judgeSecondBurst(limit, burst, `a fresh window served only ${burst.accepted}`);
 }

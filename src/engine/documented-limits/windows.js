@@ -61,14 +61,19 @@ export function tooSlowForWindow(spanMs, windowMs) {
 
 /**
  * Why a burst proves nothing by the target's own clock: its Date header advanced `datedSeconds` while it was sent, more
- * than half a window (whole seconds: a difference of D shows at least D-1 passed). The run's time scale then is not the
- * target's: a window the run thinks is a minute long came and went on the target inside the burst.
+ * than half a window (whole seconds: a difference of D shows at least D-1 passed), and over three times what the run's
+ * clock counted for it. The run's time scale then is not the target's: a window the run thinks is a minute long came
+ * and went on the target inside the burst. A burst that was itself slow is not the clock's doing.
  * @param {number | undefined} datedSeconds
+ * @param {number} spanMs    real ms the burst took
+ * @param {number} windowMs  real ms of a window at the run's time scale
  * @returns {string | undefined}
  */
-export function tooSlowByTargetClock(datedSeconds) {
+export function tooSlowByTargetClock(datedSeconds, spanMs, windowMs) {
   if (datedSeconds === undefined || datedSeconds - 1 < WINDOW_SECONDS / 2) return undefined;
-  return `the target's Date advanced ${datedSeconds} s while the burst was sent, more than half its ${WINDOW_SECONDS}-s window: its clock runs faster than the run's time scale assumes (rerun at the target's own time scale)`;
+  const counted = (spanMs / windowMs) * WINDOW_SECONDS;
+  if (datedSeconds - 1 <= 3 * counted) return undefined;
+  return `the target's Date advanced ${datedSeconds} s while the burst was sent, more than half its ${WINDOW_SECONDS}-s window, where the run's clock counted ${Math.round(counted)} s: its clock runs faster than the run's time scale assumes (rerun at the target's own time scale)`;
 }
 
 /**
