@@ -3,7 +3,7 @@
 // is still being made. A stub target answers, so each case is exactly the list it describes.
 import { describe, it, expect } from 'vitest';
 import { sweepList } from '../../src/engine/target/list-sweep.ts';
-import { cleanup } from '../../src/engine/target/cleanup.ts';
+import { cleanup, createdId } from '../../src/engine/target/cleanup.ts';
 import { RunObjects, MAX_WALK_PAGES } from '../../src/engine/target/run-objects.ts';
 import { Ledger } from '../../src/engine/target/ledger.ts';
 import { Waits } from '../../src/engine/transport/waits.ts';
@@ -294,5 +294,19 @@ describe('the first page number, on a list that moves while it is asked', () => 
   it('counts from 1 where page 0 is page 1 again, however the list shifts', async () => {
     expect(await moving(1, 3, 4).firstPage()).toBe(1);
     expect(await moving(1, 3, 1000).firstPage()).toBe(1);
+  });
+});
+
+describe('the id of what a create made, where the overlay does not say where it is', () => {
+  const answer = (json: unknown) => ({ response: { status: 201, headers: {}, body: '', json } }) as unknown as Exchange;
+  const none = { cleanup: {} } as unknown as Declarations;
+  it('is the answer’s id, or the id of the object named after the kind, or of the only object holding one', () => {
+    expect(createdId(none, 'webhook', answer({ id: 'wh-1', url: 'x' }))).toBe('wh-1');
+    expect(createdId(none, 'webhook', answer({ webhook: { id: 'wh-2' }, secret: 's' }))).toBe('wh-2');
+    expect(createdId(none, 'alarm', answer({ data: { id: 'al-3' }, links: [] }))).toBe('al-3');
+    expect(createdId(none, 'alarm', answer({ a: { id: 'x' }, b: { id: 'y' } }))).toBeUndefined();
+  });
+  it('is never guessed for a VM, whose create may answer with its task’s id at the top', () => {
+    expect(createdId(none, 'vm', answer({ id: 'task-1', status: 'pending' }))).toBeUndefined();
   });
 });

@@ -50,9 +50,28 @@ export function createdId(
   ex: Exchange | undefined
 ): string | undefined {
   const loc = declarations.cleanup[kind]?.id;
-  if (!ex || !loc) return undefined;
-  const v = readLocation(ex, loc);
-  return typeof v === 'string' && v !== '' ? v : undefined;
+  if (!ex) return undefined;
+  const v = loc ? readLocation(ex, loc) : undefined;
+  if (typeof v === 'string' && v !== '') return v;
+  // A VM's create may answer with its task's id at the top: its own is found by its name (vmIdsNamedIn), never guessed.
+  return kind === 'alarm' || kind === 'webhook' ? answeredId(ex, kind) : undefined;
+}
+
+/**
+ * The id a create answered with, where the overlay says nothing (or nothing there): a field named id at its top, in
+ * the object named after the kind ({"webhook": {"id": …}}), or in the only object it holds that has one.
+ */
+function answeredId(ex: Exchange, kind: ResourceKind): string | undefined {
+  const body = ex.response?.json;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const idOf = (o: unknown) =>
+    o && typeof o === 'object' && typeof (o as Record<string, unknown>)['id'] === 'string'
+      ? ((o as Record<string, unknown>)['id'] as string)
+      : undefined;
+  const top = body as Record<string, unknown>;
+  const nested = Object.values(top).filter((v) => idOf(v) !== undefined);
+  const id = idOf(top) ?? idOf(top[kind]) ?? (nested.length === 1 ? idOf(nested[0]) : undefined);
+  return id !== '' ? id : undefined;
 }
 
 // Children before parents: an alarm or a backup may hold its VM.
