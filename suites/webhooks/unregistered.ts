@@ -42,6 +42,21 @@ export function strayDeliveries<D extends { path: string; receivedAt: number; ra
   });
 }
 
+/** A stray delivery as a certifier needs it: where, when against the deletion, and what it named that was made after. */
+function describeStray(
+  d: { path: string; receivedAt: number; raw: Buffer },
+  deleted: { path: string; deletedAt: number } | undefined,
+  madeAfter: readonly string[]
+): string {
+  const body = d.raw.toString('utf8');
+  const when =
+    deleted && d.path === deleted.path
+      ? `, ${d.receivedAt - deleted.deletedAt} ms after its deletion`
+      : ', never registered';
+  const named = madeAfter.filter((id) => body.includes(id));
+  return `${d.path}${when}${named.length ? `, naming ${named.join(', ')}, made after it` : ''}: ${body.slice(0, 300)}`;
+}
+
 /** A registration deleted as declared is deleted: nothing reaches it afterwards, nor any endpoint never registered. */
 export const unregistered: Check = {
   id: 'webhooks.unregistered',
@@ -66,11 +81,16 @@ export const unregistered: Check = {
       .filter((p) => p !== undefined && p !== s.deleted?.path);
     const live = new Set([s.main.path, s.family?.path, s.undeletable?.path, ...others].filter((p) => p !== undefined));
     // Ids the target made after the deletion (the event backup's): no event about them can have been under way before it.
-    const madeAfter = backup ? idsIn(backup.exchange.response?.json) : [];
+    // Only ids no answer named before the deletion: the backup's VM (and its alarms' events) are older than it.
+    const deletedAt = s.deleted?.deletedAt ?? 0;
+    const before = ctx.log.filter((ex) => Date.parse(ex.startedAt) + ex.durationMs < deletedAt);
+    const madeAfter = (backup ? idsIn(backup.exchange.response?.json) : []).filter(
+      (id) => !before.some((ex) => ex.response?.body.includes(id) || ex.request.url.includes(id))
+    );
     const stray = strayDeliveries(s.receiver.deliveries, live, s.deleted, madeAfter);
     if (stray.length)
       return fail(
-        `${stray.length} deliveries reached endpoints that were deleted or never registered (e.g. ${stray[0]!.path})`,
+        `${stray.length} deliveries reached endpoints that were deleted or never registered (e.g. ${describeStray(stray[0]!, s.deleted, madeAfter)})`,
         s.deleted ? [s.deleted.deletion] : []
       );
     if (s.undeletable)
