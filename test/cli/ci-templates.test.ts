@@ -655,6 +655,13 @@ describe.concurrent("a quick or full run that exits 0 passes only when complete 
     howToVerify,
     blocking,
   });
+  // A clause's domain with one point the run could have exercised, and how (coverage.domains).
+  const missing = (clause: string, howToVerify: string) => ({
+    clause,
+    domain: {},
+    exercised: {},
+    missing: [{ dimension: 'values', point: 'x', possible: true, reason: 'not sent', howToVerify }],
+  });
   const cases: Array<[string, Record<string, unknown>, number, RegExp?]> = [
     [
       'only clauses a longer profile verifies',
@@ -704,9 +711,28 @@ describe.concurrent("a quick or full run that exits 0 passes only when complete 
     ],
     [
       'a clause partly exercised by a run of every group',
-      { checks: [check('auth.token-shape')], coverage: { notVerified: [], partlyVerified: ['AUTH-TOKEN-SIGNED'] } },
+      {
+        checks: [check('auth.token-shape')],
+        coverage: {
+          notVerified: [],
+          partlyVerified: ['AUTH-TOKEN-SIGNED'],
+          domains: [missing('AUTH-TOKEN-SIGNED', 'set --api-key-b')],
+        },
+      },
       3,
       /^ {2}AUTH-TOKEN-SIGNED {2}partly verified/m,
+    ],
+    [
+      'a clause partly exercised, whose missing part only a longer profile exercises (pairs of classes in certify)',
+      {
+        checks: [check('vms.tag-filter')],
+        coverage: {
+          notVerified: [],
+          partlyVerified: ['TAG-FILTER'],
+          domains: [missing('TAG-FILTER', '--profile certify')],
+        },
+      },
+      0,
     ],
   ];
   for (const [what, fields, exit, said] of cases)
