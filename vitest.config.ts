@@ -12,5 +12,7 @@ export default defineConfig({
     poolOptions: { forks: { minForks: 1, maxForks: 2 } },
     // Longest files first, as measured, so the forks end together (test/sequencer.ts).
     sequence: { sequencer: LongestFirst },
+    // No contributor's CONFORMANCE_* variables or .env reach a test (test/isolated-env.ts).
+    setupFiles: ['test/isolated-env.ts'],
   },
 });

@@ -330,6 +330,8 @@ export const KEY_VARIABLES: KeyVariables = Object.freeze(
 
 /** The variable --expired-token's token is read from when the flag is absent (a token: no flag's [VARIABLE] of --help). */
 const EXPIRED_TOKEN_VARIABLE = 'CONFORMANCE_EXPIRED_TOKEN';
+/** The variable naming the dotenv file to read instead of ./.env (empty: none; the tests read none). */
+const ENV_FILE_VARIABLE = 'CONFORMANCE_ENV_FILE';
 
 /** The variable a flag's value may come from instead: its own, or the expired token's. */
 export function variableOf(flag: string): string | undefined {
@@ -349,6 +351,10 @@ export const OTHER_VARIABLES: ReadonlyArray<{ names: readonly string[]; help: st
   {
     names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],
     help: 'proxies for the API and object storage (or lower case; not for the embedded targets, which are on this machine); from the environment only, not .env',
+  },
+  {
+    names: [ENV_FILE_VARIABLE],
+    help: 'the dotenv file to read instead of ./.env (empty: none); from the environment only',
   },
   { names: ['NODE_EXTRA_CA_CERTS'], help: "Node's own: a PEM file of CAs trusted besides Node's" },
   { names: ['NO_COLOR', 'FORCE_COLOR'], help: 'colour of the live view on a terminal' },
@@ -595,8 +601,12 @@ function parseWebhookUrl(raw: string | undefined): string | undefined {
   throw new UsageError(`--webhook-url must be an http or https URL, got ${JSON.stringify(raw)}`);
 }
 
-function readDotenv(cwd: string): Record<string, string> {
-  const file = `${cwd}/.env`;
+function readDotenv(cwd: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const named = env[ENV_FILE_VARIABLE];
+  if (named === '') return {};
+  const file = named ?? `${cwd}/.env`;
+  if (named !== undefined && !existsSync(file))
+    throw new UsageError(`${ENV_FILE_VARIABLE} names ${file}, which does not exist`);
   if (!existsSync(file)) return {};
   try {
     return parseDotenv(readFileSync(file));
@@ -637,7 +647,7 @@ export function resolveRunOptions(
   cwd = process.cwd()
 ): RunOptions {
   const { values: v } = parseCliArgs(args, RUN_OPTIONS);
-  const dotenv = readDotenv(cwd);
+  const dotenv = readDotenv(cwd, env);
   const given = givenSettings(v, env, dotenv);
   const setting: Setting = (flag) => {
     const fromFlag = v[flag] as string | undefined;
