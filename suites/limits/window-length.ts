@@ -2,13 +2,11 @@ import type { Check } from '../../src/engine/run/check.ts';
 import { pass, fail, skip } from '../../src/engine/run/check.ts';
 import { waitsLong } from '../../src/engine/config/config.ts';
 import { windowTooShort, type WindowLengthObservation } from '../../src/engine/limits/window-length.ts';
+import { dateAdvance } from '../../src/engine/limits/probes.ts';
 import { fasterClockOf } from '../../src/engine/documented-limits/verdicts.js';
 
-/** Seconds the target's Date advanced over an observation (its first request to its last), where both carry one. */
-function dated(o: WindowLengthObservation): number | undefined {
-  const [a, b] = [o.first, o.last].map((ex) => Date.parse(ex.response?.headers['date'] ?? ''));
-  return a === undefined || b === undefined || Number.isNaN(a) || Number.isNaN(b) ? undefined : (b - a) / 1000;
-}
+/** Seconds the target's Date advanced over an observation (its first request to its last). */
+const dated = (o: WindowLengthObservation) => dateAdvance([o.first, o.last]);
 
 /**
  * The limits are per minute, so a spent budget stays spent as long as a minute's window holds it: no window of a

@@ -4,6 +4,7 @@ import { waitsLong } from '../../src/engine/config/config.ts';
 import type { Exchange } from '../../src/engine/transport/exchange.ts';
 import { isSuccess } from '../support.ts';
 import { parseRetryAfter } from '../../src/engine/transport/retry-after.ts';
+import { dateAdvance } from '../../src/engine/limits/probes.ts';
 import { clockRateOf, fasterClockOf } from '../../src/engine/documented-limits/verdicts.js';
 
 /**
@@ -122,6 +123,6 @@ export const windowResets: Check = {
 /** Target-seconds the run counted between two of its requests, and the seconds the target's Date advanced between them. */
 function readings(from: Exchange, last: Exchange, timeScale: number): { elapsed: number; dated?: number } {
   const elapsed = ((Date.parse(last.startedAt) - Date.parse(from.startedAt)) * timeScale) / 1000;
-  const dates = [from, last].map((ex) => Date.parse(ex.response?.headers['date'] ?? ''));
-  return dates.some(Number.isNaN) ? { elapsed } : { elapsed, dated: (dates[1]! - dates[0]!) / 1000 };
+  const dated = dateAdvance([from, last]);
+  return dated === undefined ? { elapsed } : { elapsed, dated };
 }

@@ -59,12 +59,12 @@ function countsOf(b: Burst): BurstCounts {
     others: b.others.length,
     otherExample: other ? String(other.response?.status ?? other.transportError) : undefined,
     spanMs: b.spanMs,
-    datedSeconds: datedSeconds(b.exchanges),
+    datedSeconds: dateAdvance(b.exchanges),
   };
 }
 
-/** Seconds the target's Date header advanced over a burst's answers (its earliest to its latest), where it sent one. */
-function datedSeconds(exchanges: Exchange[]): number | undefined {
+/** Seconds the target's Date header advanced over these answers (the earliest to the latest), where it sent one. */
+export function dateAdvance(exchanges: readonly Exchange[]): number | undefined {
   const dates = exchanges.map((ex) => Date.parse(ex.response?.headers['date'] ?? '')).filter((t) => !Number.isNaN(t));
   return dates.length < 2 ? undefined : (Math.max(...dates) - Math.min(...dates)) / 1000;
 }
