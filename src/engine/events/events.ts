@@ -279,8 +279,8 @@ export class RunEvents {
    * that then makes it fire (x-fires-alarm: a metric sample pushed, a state set), that request is sent once it is
    * created. Each example is made once, when first asked for, so a check can wait for one alarm's event before the next.
    */
-  readonly firedAlarm = (index = 0) => {
-    const made = (this.alarms[index] ??= (async (): Promise<FiredAlarm> => {
+  readonly firedAlarm = (index = 0) =>
+    (this.alarms[index] ??= (async (): Promise<FiredAlarm> => {
       const decl = this.declarations.alarms;
       if (!decl)
         throw new Unavailable(
@@ -298,8 +298,6 @@ export class RunEvents {
       if (!decl.fire) return { exchange, startedAt };
       return { exchange, startedAt, firing: await this.call(firingRequest(decl.fire, body, exchange, vmId)) };
     })());
-    return made;
-  };
 
   /** The declared test-event operation, called for the main registration. */
   readonly testEvent = () =>
